@@ -1,0 +1,40 @@
+# make run / make test bootstrap .venv themselves (Python >= 3.11 on PATH).
+PYTHON ?= $(shell command -v python3.11 || command -v python3)
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.PHONY: run test lint dev bench clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --upgrade pip
+
+$(STAMP): $(BIN)/python pyproject.toml
+	$(BIN)/python -m pip install -q -e '.[dev]'
+	touch $(STAMP)
+
+DEMO ?= $(CURDIR)/.demo/demo.sqlite
+
+run: $(STAMP)
+	@test -f $(DEMO) || (mkdir -p $(dir $(DEMO)) && $(BIN)/mqconsole --embedded $(DEMO) init --name QM1 --demo)
+	$(BIN)/mqconsole --embedded $(DEMO) tui
+
+dev: $(STAMP)
+	@test -f $(DEMO) || (mkdir -p $(dir $(DEMO)) && $(BIN)/mqconsole --embedded $(DEMO) init --name QM1 --demo)
+	$(BIN)/textual run --dev "mqconsole.tui.app:run_dev" $(DEMO)
+
+lint: $(STAMP)
+	$(BIN)/ruff check mqconsole tests bench tools
+	$(BIN)/lint-imports
+
+test: $(STAMP)
+	$(BIN)/ruff check mqconsole tests bench tools
+	$(BIN)/lint-imports
+	$(BIN)/python -m pytest -n auto -q
+
+bench: $(STAMP)
+	for f in bench/bench_*.py; do $(BIN)/python $$f; done
+
+clean:
+	rm -rf $(VENV) .demo

@@ -1,0 +1,3 @@
+"""mqconsole: a terminal console for IBM MQ operators."""
+
+__version__ = "0.1.0"

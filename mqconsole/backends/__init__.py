@@ -1,0 +1,1 @@
+"""Backends: one QueueManager protocol, the embedded queue manager and real IBM MQ."""

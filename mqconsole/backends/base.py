@@ -1,0 +1,122 @@
+"""The one protocol every backend implements, designed so each method is one MQI or PCF call.
+
+See ``docs/backends.md`` for the method → MQI/PCF mapping table. Rules every backend keeps
+(real-mq.md, "Things that lose or confuse messages"):
+
+* Browsing is forward only: a cursor starts before the first message and moves on; there is
+  no random access and no offset.
+* A put ignores the BackoutCount it is given; the message arrives with 0.
+* MsgIds need not be unique: take a browsed message with ``BrowseCursor.get_current`` (the
+  message under the cursor), keep ``get_by_msgid`` for single messages.
+* Everything that changes a queue may run under syncpoint on the connection; ``backout``
+  raises the backout count of every message got in the unit of work.
+* Every failure is one ``MQError`` carrying the MQ reason code.
+"""
+
+from __future__ import annotations
+
+from enum import Enum
+from typing import Protocol, runtime_checkable
+
+from mqconsole.mq.message import Message
+from mqconsole.mq.queue import QMgrInfo, QueueAttrs, QueueStatus
+
+
+class Context(str, Enum):
+    """Which context a put gives the message."""
+
+    SET_ALL = "set_all"  # MQPMO_SET_ALL_CONTEXT: keep the MD's identity and origin context
+    NEW = "new"  # MQPMO_NEW_MSG_ID-free default context: the putter's user, time, application
+    SET_IDENTITY = "set_identity"  # MQPMO_SET_IDENTITY_CONTEXT
+
+
+@runtime_checkable
+class BrowseCursor(Protocol):
+    """A browse handle on one queue (MQOPEN browse+input, MQGET BROWSE_FIRST/NEXT)."""
+
+    queue: str
+
+    def next(self) -> Message | None:
+        """The next message (BROWSE_FIRST, then BROWSE_NEXT), or None at the end (2033)."""
+
+    def next_batch(self, n: int) -> list[Message]:
+        """Up to ``n`` next messages; fewer means the end was reached."""
+
+    def get_current(self, *, syncpoint: bool = True) -> Message:
+        """Destructively get the message under the cursor (MQGMO_MSG_UNDER_CURSOR).
+
+        Raises MQError 2034 (NO_MSG_UNDER_CURSOR) when another consumer took it.
+        """
+
+    def close(self) -> None: ...
+
+    def __enter__(self) -> BrowseCursor: ...
+
+    def __exit__(self, *exc: object) -> None: ...
+
+
+@runtime_checkable
+class QueueManager(Protocol):
+    """A connection to one queue manager (MQCONNX). Units of work are per connection."""
+
+    @property
+    def name(self) -> str: ...
+
+    def inquire_qmgr(self) -> QMgrInfo:
+        """MQINQ on the queue manager: name, DEADQ, platform, command level."""
+
+    def list_queues(self, pattern: str = "*") -> list[QueueAttrs]:
+        """PCF MQCMD_INQUIRE_Q with a generic name; depth None on non-local queues."""
+
+    def inquire_queue(self, name: str) -> QueueAttrs:
+        """PCF MQCMD_INQUIRE_Q for one queue; 2085 when it does not exist."""
+
+    def queue_status(self, name: str) -> QueueStatus:
+        """PCF MQCMD_INQUIRE_Q_STATUS."""
+
+    def define_queue(self, attrs: QueueAttrs, *, replace: bool = False) -> None:
+        """PCF MQCMD_CREATE_Q (MQCMD_COPY_Q semantics not offered)."""
+
+    def change_queue(self, name: str, **changes: object) -> QueueAttrs:
+        """PCF MQCMD_CHANGE_Q with only the given attributes; returns the new attributes."""
+
+    def delete_queue(self, name: str) -> None:
+        """PCF MQCMD_DELETE_Q (refuses a queue holding messages: 2055)."""
+
+    def browse(self, queue: str) -> BrowseCursor:
+        """MQOPEN with MQOO_BROWSE | MQOO_INPUT_SHARED (input only used by get_current)."""
+
+    def get_by_msgid(self, queue: str, msg_id: bytes, correl_id: bytes | None = None, *,
+                     syncpoint: bool = True) -> Message:
+        """MQGET with MQMO_MATCH_MSG_ID (+CORREL_ID), GMO v2; 2033 when none matches."""
+
+    def get(self, queue: str, *, syncpoint: bool = True) -> Message:
+        """MQGET of the first message; 2033 when the queue is empty."""
+
+    def put(self, queue: str, message: Message, *, context: Context = Context.SET_ALL,
+            syncpoint: bool = True, qmgr_name: str = "", new_msg_id: bool = False) -> Message:
+        """MQPUT1 (or MQPUT on a cached handle). Returns the message as put (MD filled in).
+
+        ``qmgr_name`` sets ObjectQMgrName: the queue manager resolves it (transmission queue
+        or queue manager alias). A message with a blank MsgId gets a new one.
+        """
+
+    def commit(self) -> None:
+        """MQCMIT. 2003 = backed out instead; 2549 = outcome unknown (never guessed)."""
+
+    def backout(self) -> None:
+        """MQBACK: undo the unit of work; messages got in it get BackoutCount + 1."""
+
+    @property
+    def in_unit_of_work(self) -> bool: ...
+
+    def new_connection(self) -> QueueManager:
+        """Another MQCONNX to the same queue manager with the same credentials.
+
+        Its units of work are its own (give browsing its own connection: real-mq.md rule 9).
+        For the embedded ``:memory:`` queue manager it is the only way to reach the same
+        queues from a second connection.
+        """
+
+    def close(self) -> None:
+        """MQDISC (an open unit of work is backed out)."""

@@ -1,0 +1,107 @@
+"""``mqconsole browse``, ``show`` and ``summary``: read-only looks at a queue."""
+
+from __future__ import annotations
+
+import click
+
+from mqconsole.cli.errors import CliError
+from mqconsole.cli.output import emit_json, safe, say, table
+
+from .common import json_option, parse_hex, session_of
+
+
+def _compile(where: str | None):
+    if not where:
+        return None
+    from mqconsole.ops.where import compile_where
+
+    return compile_where(where)
+
+
+@click.command("browse")
+@click.argument("queue")
+@click.option("--limit", type=click.IntRange(min=1), default=None,
+              help="At most N messages (default 50 in text mode, all with --json).")
+@click.option("--where", "where", metavar="EXPR", help="Filter, e.g. 'reason = Q_FULL and "
+              "age > 2h' (see docs/where.md).")
+@json_option
+@click.pass_context
+def browse(ctx: click.Context, queue: str, limit: int | None, where: str | None,
+           as_json: bool) -> None:
+    """Browse QUEUE without consuming anything, from its first message on."""
+    from mqconsole.ops.browse import iter_views
+
+    predicate = _compile(where)
+    qm = session_of(ctx).connect()
+    qm.inquire_queue(queue)  # unknown queue → one clear error before anything else
+    if as_json:
+        rows = [v.row() for v in iter_views(qm, queue, where=predicate, limit=limit)]
+        emit_json(rows)
+        if not rows:
+            say(f"no message on {queue} matched" if where else f"{queue} is empty")
+        return
+    limit = limit or 50
+    body = []
+    for v in iter_views(qm, queue, where=predicate, limit=limit):
+        r = v.row()
+        dlh = r["dlh"] or {}
+        body.append([r["position"], (r["put_time"] or "")[:19], r["msgid"][-16:], r["format"],
+                     r["length"], r["backout_count"], dlh.get("reason_name", ""),
+                     dlh.get("dest_q", ""), r["preview"]])
+    if not body:
+        say(f"no message on {queue} matched" if where else f"{queue} is empty")
+        return
+    click.echo(table(["POS", "PUT TIME", "MSGID (end)", "FORMAT", "LEN", "BO", "REASON", "DEST",
+                      "PREVIEW"], body, max_width={6: 28, 7: 24, 8: 40}))
+    if len(body) == limit:
+        say(f"showing the first {limit}; use --limit or --where for more")
+
+
+@click.command("show")
+@click.argument("queue")
+@click.argument("msgid")
+@json_option
+@click.pass_context
+def show(ctx: click.Context, queue: str, msgid: str, as_json: bool) -> None:
+    """Show one message in full: every MQMD field, its headers and its payload."""
+    from mqconsole.ops.browse import find_by_msgid
+
+    msg_id = parse_hex(msgid, "MsgId", 24)
+    qm = session_of(ctx).connect()
+    qm.inquire_queue(queue)
+    found = find_by_msgid(qm, queue, msg_id)
+    if not found:
+        raise CliError(f"no message with MsgId {msgid.upper()} on {queue}")
+    if len(found) > 1:
+        say(f"{len(found)} messages on {queue} share this MsgId; showing the first "
+            f"(position {found[0].position})")
+    doc = found[0].show()
+    if as_json:
+        emit_json(doc)
+        return
+    from mqconsole.ops.views import format_show_text
+
+    click.echo(format_show_text(doc))
+
+
+@click.command("summary")
+@click.argument("queue")
+@json_option
+@click.pass_context
+def summary(ctx: click.Context, queue: str, as_json: bool) -> None:
+    """What is on QUEUE at a glance: reasons × destinations, formats, ages, sizes."""
+    from mqconsole.ops.browse import iter_views
+    from mqconsole.ops.summary import format_summary_text, summarize
+
+    qm = session_of(ctx).connect()
+    qm.inquire_queue(queue)
+    doc = summarize(iter_views(qm, queue))
+    doc["queue"] = queue
+    if as_json:
+        emit_json(doc)
+    else:
+        click.echo(format_summary_text(doc))
+
+
+COMMANDS = [browse, show, summary]
+_ = safe

@@ -1,0 +1,144 @@
+"""``mqconsole queues`` and ``mqconsole queue define|set|show``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import click
+
+from mqconsole.cli.errors import CliError
+from mqconsole.cli.output import emit_json, safe, say, table
+
+from .common import json_option, session_of
+
+
+@click.command("queues")
+@click.argument("pattern", default="*", required=False)
+@json_option
+@click.pass_context
+def queues(ctx: click.Context, pattern: str, as_json: bool) -> None:
+    """List queues (optionally matching PATTERN, e.g. 'APP.*') with depth and backout settings."""
+    from mqconsole.ops.queues import queue_rows
+
+    qm = session_of(ctx).connect()
+    rows = queue_rows(qm, pattern)
+    if as_json:
+        emit_json(rows)
+        return
+    info = qm.inquire_qmgr()
+    say(f"queue manager {safe(info.name)}, dead-letter queue {safe(info.dead_letter_queue) or '-'}")
+    body = []
+    for r in rows:
+        marks = []
+        if r["is_dead_letter_queue"]:
+            marks.append("DLQ")
+        if r["backout_queue_for"]:
+            marks.append("BOQ for " + ",".join(r["backout_queue_for"]))
+        inhibit = ("P" if r["put_inhibited"] else "-") + ("G" if r["get_inhibited"] else "-")
+        depth = "" if r["depth"] is None else f"{r['depth']}/{r['max_depth']}"
+        body.append([r["name"], r["type"], depth, inhibit, r["bothresh"], r["boqname"] or "-",
+                     "Y" if r["hardenbo"] else "N", " ".join(marks)])
+    click.echo(table(["QUEUE", "TYPE", "DEPTH", "INH", "BOTHRESH", "BOQNAME", "HARDENBO", ""],
+                     body))
+
+
+@click.group("queue")
+def queue() -> None:
+    """Define, change and show one queue."""
+
+
+def _attr_options(fn):
+    opts = [
+        click.option("--max-depth", type=click.IntRange(min=0), help="MAXDEPTH."),
+        click.option("--max-msg-length", type=click.IntRange(min=0), help="MAXMSGL (bytes)."),
+        click.option("--bothresh", type=click.IntRange(min=0),
+                     help="BOTHRESH: backout threshold (0 = none)."),
+        click.option("--boqname", help="BOQNAME: the backout requeue queue."),
+        click.option("--hardenbo/--no-hardenbo", default=None, help="HARDENBO."),
+        click.option("--put-inhibited/--put-enabled", default=None, help="PUT(DISABLED|ENABLED)."),
+        click.option("--get-inhibited/--get-enabled", default=None, help="GET(DISABLED|ENABLED)."),
+        click.option("--description", help="DESCR."),
+    ]
+    for o in reversed(opts):
+        fn = o(fn)
+    return fn
+
+
+def _changes(**kw: Any) -> dict[str, Any]:
+    return {k: v for k, v in kw.items() if v is not None}
+
+
+@queue.command("define")
+@click.argument("name")
+@_attr_options
+@json_option
+@click.pass_context
+def define(ctx: click.Context, name: str, as_json: bool, **attrs: Any) -> None:
+    """Define a local queue NAME."""
+    from mqconsole.ops.queues import define_queue, queue_doc
+
+    session = session_of(ctx)
+    session.refuse_if_read_only(f"defining queue {name}")
+    _check_name(name)
+    qm = session.connect()
+    define_queue(qm, name, **_changes(**attrs))
+    if as_json:
+        emit_json(queue_doc(qm, name))
+    else:
+        say(f"defined queue {name}")
+
+
+@queue.command("set")
+@click.argument("name")
+@_attr_options
+@json_option
+@click.pass_context
+def set_(ctx: click.Context, name: str, as_json: bool, **attrs: Any) -> None:
+    """Change attributes of queue NAME (only the options given)."""
+    from mqconsole.ops.queues import queue_doc, set_queue
+
+    changes = _changes(**attrs)
+    if not changes:
+        raise CliError("queue set needs at least one attribute option (see --help)")
+    session = session_of(ctx)
+    session.refuse_if_read_only(f"changing queue {name}")
+    qm = session.connect()
+    before, after = set_queue(qm, name, **changes)
+    if as_json:
+        emit_json(queue_doc(qm, name))
+    else:
+        for key in sorted(changes):
+            say(f"{name}: {key} {getattr(before, key)!r} -> {getattr(after, key)!r}")
+
+
+@queue.command("show")
+@click.argument("name")
+@json_option
+@click.pass_context
+def show(ctx: click.Context, name: str, as_json: bool) -> None:
+    """Show every attribute and the status of queue NAME."""
+    from mqconsole.ops.queues import queue_doc
+
+    doc = queue_doc(session_of(ctx).connect(), name)
+    if as_json:
+        emit_json(doc)
+        return
+    status = doc.pop("status", None)
+    width = max(len(k) for k in doc)
+    for key, value in doc.items():
+        if isinstance(value, list):
+            value = ", ".join(value) or "-"
+        click.echo(f"{key.ljust(width)}  {safe(value)}")
+    if status:
+        for key, value in status.items():
+            click.echo(f"{key.ljust(width)}  {safe(value if value is not None else '-')}")
+
+
+def _check_name(name: str) -> None:
+    import re
+
+    if not re.fullmatch(r"[A-Za-z0-9._/%]{1,48}", name):
+        raise CliError(f"{name!r} is not a valid MQ queue name (1-48 of A-Z a-z 0-9 . _ / %)")
+
+
+COMMANDS = [queues, queue]

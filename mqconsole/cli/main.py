@@ -1,0 +1,87 @@
+"""The ``mqconsole`` command: global options, the command table, and error handling.
+
+Every command parses, asks, shows and calls ``ops/``; nothing here talks SQL or MQI.
+Imports are kept lazy so ``mqconsole queues`` starts fast (no textual on that path).
+"""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+from .errors import report
+from .exit_codes import ExitCode
+from .session import Session
+
+CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
+
+
+@click.group(context_settings=CONTEXT_SETTINGS, invoke_without_command=True)
+@click.option("--config", "config_file", metavar="FILE", help="Configuration file "
+              "(else $MQCONSOLE_CONFIG, else the user config directory).")
+@click.option("--profile", "profile_name", metavar="NAME", help="Profile of the config to use.")
+@click.option("--embedded", "embedded_path", metavar="PATH",
+              help="Use the embedded queue manager in this file (':memory:' for RAM).")
+@click.version_option(package_name="mqconsole")
+@click.pass_context
+def cli(ctx: click.Context, config_file: str | None, profile_name: str | None,
+        embedded_path: str | None) -> None:
+    """mqconsole: a console for IBM MQ dead-letter and backout queues.
+
+    Without a command, opens the terminal console. Exit codes: 0 done, 1 some messages
+    failed (and stayed where they were), 2 usage or bad input, 3 cannot connect,
+    4 refused (read-only, not authorized, missing --yes), 5 outcome unknown (check the
+    queues).
+    """
+    session = Session(config_file=config_file, profile_name=profile_name,
+                      embedded_path=embedded_path)
+    ctx.obj = session
+    ctx.call_on_close(session.close)
+    if ctx.invoked_subcommand is None:
+        from .commands.tui_cmd import run_tui
+
+        run_tui(session)
+
+
+def _register() -> None:
+    from .commands import browse_cmd, config_cmd, init_cmd, put_cmd, queue_cmd, tui_cmd
+
+    for mod in (init_cmd, queue_cmd, put_cmd, browse_cmd, config_cmd, tui_cmd):
+        for command in mod.COMMANDS:
+            cli.add_command(command)
+
+
+_register()
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Console-script entry point: run, map every known error to one line and an exit code."""
+    try:
+        cli.main(args=argv, prog_name="mqconsole", standalone_mode=False)
+    except click.exceptions.Exit as e:
+        return int(e.exit_code)
+    except click.ClickException as e:
+        e.show()
+        return int(ExitCode.USAGE) if e.exit_code == 2 else int(e.exit_code)
+    except click.exceptions.Abort:
+        print("mqconsole: aborted", file=sys.stderr)
+        return int(ExitCode.REFUSED)
+    except KeyboardInterrupt:
+        print("mqconsole: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return 0
+    except BaseException as e:
+        if isinstance(e, SystemExit):
+            return int(e.code or 0) if isinstance(e.code, int) else 0
+        return report(e)
+    return 0
+
+
+def entry() -> None:  # pragma: no cover - thin wrapper
+    sys.exit(main())
+
+
+if __name__ == "__main__":  # pragma: no cover
+    entry()

@@ -1,0 +1,44 @@
+"""Output helpers: JSON on stdout, narration on stderr, text made safe for a terminal."""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Any
+
+from mqconsole.mq.payload import safe_text
+
+
+def emit_json(data: Any) -> None:
+    # ensure_ascii escapes every control character: message bytes never reach the terminal raw
+    sys.stdout.write(json.dumps(data, indent=2, ensure_ascii=True, default=str) + "\n")
+
+
+def say(text: str) -> None:
+    """Narration for a human, on stderr."""
+    print(text, file=sys.stderr)
+
+
+def safe(value: object) -> str:
+    """Any value that may come from message bytes, made safe to print."""
+    return safe_text("" if value is None else str(value))
+
+
+def table(headers: list[str], rows: list[list[object]], *, max_width: dict[int, int] | None = None
+          ) -> str:
+    """A plain text table (cells made safe, long cells cut with …)."""
+    max_width = max_width or {}
+    cells = [[safe(c) for c in r] for r in rows]
+    for r in cells:
+        for i, c in enumerate(r):
+            w = max_width.get(i)
+            if w and len(c) > w:
+                r[i] = c[: w - 1] + "…"
+    widths = [len(h) for h in headers]
+    for r in cells:
+        for i, c in enumerate(r):
+            widths[i] = max(widths[i], len(c))
+    lines = ["  ".join(h.ljust(widths[i]) for i, h in enumerate(headers)).rstrip()]
+    for r in cells:
+        lines.append("  ".join(c.ljust(widths[i]) for i, c in enumerate(r)).rstrip())
+    return "\n".join(lines)

@@ -1,0 +1,93 @@
+"""What the global options resolve to: the config, the profile, and a connection."""
+
+from __future__ import annotations
+
+import contextlib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from .errors import CliError
+from .exit_codes import ExitCode
+
+if TYPE_CHECKING:
+    from mqconsole.backends.base import QueueManager
+    from mqconsole.config import Config, Profile
+
+
+@dataclass
+class Session:
+    config_file: str | None = None
+    profile_name: str | None = None
+    embedded_path: str | None = None
+    _config: Config | None = None
+    _qm: QueueManager | None = None
+    _extra: list[QueueManager] = field(default_factory=list)
+
+    # -- configuration -----------------------------------------------------------------
+    @property
+    def config(self) -> Config:
+        if self._config is None:
+            from mqconsole.config import load_config
+
+            self._config = load_config(self.config_file)
+        return self._config
+
+    @property
+    def profile(self) -> Profile:
+        if self.embedded_path is not None:
+            from mqconsole.config import embedded_profile
+
+            return embedded_profile(self.embedded_path)
+        return self.config.profile(self.profile_name)
+
+    @property
+    def read_only(self) -> bool:
+        return bool(self.profile.read_only)
+
+    def refuse_if_read_only(self, what: str) -> None:
+        if self.read_only:
+            raise CliError(f"profile {self.profile.name} is read-only: {what} refused",
+                           ExitCode.REFUSED)
+
+    def embedded_file(self) -> str:
+        prof = self.profile
+        if prof.backend.type != "embedded":
+            raise CliError(f"profile {prof.name} is not an embedded queue manager")
+        return str(prof.backend.path)
+
+    # -- connection --------------------------------------------------------------------
+    def connect(self) -> QueueManager:
+        if self._qm is None:
+            self._qm = self._open()
+        return self._qm
+
+    def new_connection(self) -> QueueManager:
+        qm = self.connect().new_connection()
+        self._extra.append(qm)
+        return qm
+
+    def _open(self) -> QueueManager:
+        prof = self.profile
+        backend = prof.backend
+        if backend.type == "embedded":
+            from mqconsole.backends.open import open_embedded
+
+            path = str(backend.path)
+            if path != ":memory:" and not Path(path).exists():
+                raise CliError(
+                    f"no embedded queue manager at {path}: create one with "
+                    f"'mqconsole --embedded {path} init' (add --demo for sample data)",
+                    ExitCode.UNAVAILABLE)
+            return open_embedded(path, principal=getattr(backend, "principal", None))
+        from mqconsole.backends.open import open_profile
+
+        return open_profile(prof)
+
+    def close(self) -> None:
+        for qm in [*self._extra, self._qm]:
+            if qm is not None:
+                with contextlib.suppress(Exception):  # closing never masks the outcome
+                    qm.close()
+        self._qm = None
+        self._extra.clear()

@@ -1,0 +1,1 @@
+"""What operators do, written once against the QueueManager protocol (CLI and TUI share it)."""

@@ -1,0 +1,43 @@
+"""Browsing a queue forward (the only way MQ allows) into MessageViews, filtered and limited."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import UTC, datetime
+
+from mqconsole.backends.base import QueueManager
+from mqconsole.ops.views import MessageView
+from mqconsole.ops.where import Where
+
+BATCH = 200
+
+
+def iter_views(qm: QueueManager, queue: str, *, where: Where | None = None,
+               limit: int | None = None, now: datetime | None = None,
+               batch: int = BATCH) -> Iterator[MessageView]:
+    """Browse ``queue`` from its start, yielding views that match ``where``, at most ``limit``."""
+    now = now or datetime.now(UTC)
+    yielded = 0
+    position = 0
+    if limit is not None and limit <= 0:
+        return
+    with qm.browse(queue) as cursor:
+        while True:
+            messages = cursor.next_batch(batch)
+            for message in messages:
+                position += 1
+                view = MessageView(position, message, now)
+                if where is not None and not where.matches(view):
+                    continue
+                yield view
+                yielded += 1
+                if limit is not None and yielded >= limit:
+                    return
+            if len(messages) < batch:
+                return
+
+
+def find_by_msgid(qm: QueueManager, queue: str, msg_id: bytes, *,
+                  now: datetime | None = None) -> list[MessageView]:
+    """Every message on ``queue`` with this MsgId (MsgIds need not be unique), by browsing."""
+    return [v for v in iter_views(qm, queue, now=now) if v.message.md.msg_id == msg_id]

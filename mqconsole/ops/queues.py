@@ -1,0 +1,115 @@
+"""Queue listing and attributes as operators see them (which queue is the DLQ, who names a BOQ)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from mqconsole.backends.base import QueueManager
+from mqconsole.mq.queue import CHANGEABLE, QueueAttrs, QueueType
+
+
+def backout_queue_map(queues: list[QueueAttrs]) -> dict[str, list[str]]:
+    """Backout queue name → the queues whose BOQNAME names it."""
+    out: dict[str, list[str]] = {}
+    for q in queues:
+        boq = q.boqname.strip()
+        if boq:
+            out.setdefault(boq, []).append(q.name)
+    return out
+
+
+def queue_row(q: QueueAttrs, *, dlq: str, boq_map: dict[str, list[str]]) -> dict[str, Any]:
+    return {
+        "name": q.name,
+        "type": q.type.value if isinstance(q.type, QueueType) else str(q.type),
+        "depth": q.depth,
+        "max_depth": q.max_depth,
+        "put_inhibited": q.put_inhibited,
+        "get_inhibited": q.get_inhibited,
+        "bothresh": q.bothresh,
+        "boqname": q.boqname.strip(),
+        "hardenbo": q.hardenbo,
+        "is_dead_letter_queue": bool(dlq) and q.name == dlq,
+        "backout_queue_for": sorted(boq_map.get(q.name, [])),
+    }
+
+
+def queue_rows(qm: QueueManager, pattern: str = "*") -> list[dict[str, Any]]:
+    """The rows of ``mqconsole queues``: every queue with DLQ and backout-queue marks."""
+    info = qm.inquire_qmgr()
+    all_queues = qm.list_queues("*")
+    boq_map = backout_queue_map(all_queues)
+    dlq = info.dead_letter_queue.strip()
+    if pattern != "*":
+        import fnmatch
+
+        all_queues = [q for q in all_queues if fnmatch.fnmatchcase(q.name, pattern)]
+    ordered = sorted(all_queues, key=lambda q: q.name)
+    return [queue_row(q, dlq=dlq, boq_map=boq_map) for q in ordered]
+
+
+def queue_doc(qm: QueueManager, name: str) -> dict[str, Any]:
+    """Everything about one queue: attributes, status, and its DLQ/backout relations."""
+    q = qm.inquire_queue(name)
+    info = qm.inquire_qmgr()
+    boq_map = backout_queue_map(qm.list_queues("*"))
+    doc: dict[str, Any] = {
+        "name": q.name,
+        "type": q.type.value,
+        "depth": q.depth,
+        "max_depth": q.max_depth,
+        "max_msg_length": q.max_msg_length,
+        "put_inhibited": q.put_inhibited,
+        "get_inhibited": q.get_inhibited,
+        "bothresh": q.bothresh,
+        "boqname": q.boqname.strip(),
+        "hardenbo": q.hardenbo,
+        "description": q.description,
+        "usage": q.usage.value,
+        "default_persistence": q.default_persistence,
+        "default_priority": q.default_priority,
+        "is_dead_letter_queue": q.name == info.dead_letter_queue.strip(),
+        "backout_queue_for": sorted(boq_map.get(q.name, [])),
+    }
+    if q.type == QueueType.ALIAS:
+        doc["target_q"] = q.target_q
+    if q.type == QueueType.REMOTE:
+        doc.update(remote_q_name=q.remote_q_name, remote_qmgr_name=q.remote_qmgr_name,
+                   xmit_q=q.xmit_q)
+    if q.type == QueueType.LOCAL:
+        st = qm.queue_status(name)
+        doc["status"] = {
+            "open_input_count": st.open_input_count,
+            "open_output_count": st.open_output_count,
+            "uncommitted_messages": st.uncommitted_messages,
+            "oldest_message_age": st.oldest_message_age,
+            "last_get": st.last_get.isoformat() if st.last_get else None,
+            "last_put": st.last_put.isoformat() if st.last_put else None,
+        }
+    return doc
+
+
+def validate_changes(changes: dict[str, Any]) -> dict[str, Any]:
+    """Drop unset options and refuse unknown attributes (a bug, not user input)."""
+    out = {k: v for k, v in changes.items() if v is not None}
+    unknown = set(out) - CHANGEABLE
+    if unknown:
+        raise ValueError(f"not a changeable queue attribute: {', '.join(sorted(unknown))}")
+    for key in ("max_depth", "max_msg_length", "bothresh"):
+        if key in out and int(out[key]) < 0:
+            raise ValueError(f"{key} must not be negative")
+    return out
+
+
+def define_queue(qm: QueueManager, name: str, **attrs: Any) -> QueueAttrs:
+    changes = validate_changes(attrs)
+    qm.define_queue(QueueAttrs(name=name, **changes))
+    return qm.inquire_queue(name)
+
+
+def set_queue(qm: QueueManager, name: str, **attrs: Any) -> tuple[QueueAttrs, QueueAttrs]:
+    """Change attributes; returns (before, after) so callers can record the change."""
+    changes = validate_changes(attrs)
+    before = qm.inquire_queue(name)
+    after = qm.change_queue(name, **changes) if changes else before
+    return before, after

@@ -1,0 +1,1 @@
+"""The Textual console: screens, widgets, themes. Calls ops/ only."""

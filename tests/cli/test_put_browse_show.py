@@ -1,0 +1,115 @@
+from __future__ import annotations
+
+import json
+
+DLQ = "SYSTEM.DEAD.LETTER.QUEUE"
+
+
+def test_put_then_browse_json(cli):
+    r = cli("queue", "define", "T.Q")
+    assert r.code == 0, r.err
+    r = cli("put", "T.Q", "--text", '{"a": 1}', "--count", "3", "--priority", "5",
+            "--correlid", "ABCD", "--json")
+    assert r.code == 0, r.err
+    assert r.json["put"] == 3 and len(set(r.json["msgids"])) == 3
+    rows = cli("browse", "T.Q", "--json").json
+    assert [row["position"] for row in rows] == [1, 2, 3]
+    row = rows[0]
+    assert set(row) >= {"position", "msgid", "correlid", "put_time", "format", "persistence",
+                        "priority", "backout_count", "length", "user", "put_appl_name", "dlh",
+                        "preview"}
+    assert row["format"] == "MQSTR" and row["priority"] == 5 and row["length"] == 8
+    assert row["correlid"].startswith("ABCD") and row["correlid"] == row["correlid"].upper()
+    assert row["dlh"] is None and row["preview"] == '{"a": 1}'
+    assert row["put_time"].endswith("Z") or "+00:00" in row["put_time"]
+
+
+def test_put_hex_and_file_and_fixed_msgid(cli, tmp_path):
+    cli("queue", "define", "T.Q")
+    f = tmp_path / "body.bin"
+    f.write_bytes(b"\x00\x01\x02binary")
+    assert cli("put", "T.Q", "--file", str(f), "--msgid", "01" * 24).code == 0
+    assert cli("put", "T.Q", "--hex", "48656C6C6F", "--format", "MQSTR").code == 0
+    rows = cli("browse", "T.Q", "--json").json
+    assert rows[0]["msgid"] == "01" * 24 and rows[0]["length"] == 9
+    assert rows[1]["preview"] == "Hello"
+
+
+def test_browse_where_and_limit(cli):
+    rows = cli("browse", DLQ, "--json", "--where", "reason = Q_FULL").json
+    assert rows and all(r["dlh"]["reason"] == 2053 for r in rows)
+    limited = cli("browse", DLQ, "--json", "--where", "reason = 2053", "--limit", "5").json
+    assert len(limited) == 5 and limited == rows[:5]
+    combo = cli("browse", DLQ, "--json", "--where",
+                "(reason = PUT_INHIBITED or reason = 2035) and not dest_q = 'APP.SECURE'").json
+    assert combo and {r["dlh"]["reason"] for r in combo} == {2051}
+
+
+def test_browse_text_mode(cli):
+    r = cli("browse", DLQ, "--limit", "3")
+    assert r.code == 0, r.err
+    assert "REASON" in r.out and "MQRC_" in r.out
+    assert len(r.out.strip().splitlines()) == 4
+
+
+def test_browse_empty_queue_says_so(cli):
+    cli("queue", "define", "EMPTY.Q")
+    r = cli("browse", "EMPTY.Q", "--json")
+    assert r.code == 0 and r.json == [] and "empty" in r.err
+
+
+def test_browse_no_match_exit_0_with_note(cli):
+    r = cli("browse", DLQ, "--where", "backout > 1000")
+    assert r.code == 0 and "matched" in r.err
+
+
+def test_show_json_has_md_headers_payload(cli):
+    row = cli("browse", DLQ, "--json", "--where", "format = MQHRF2", "--limit", "1").json[0]
+    r = cli("show", DLQ, row["msgid"], "--json")
+    assert r.code == 0, r.err
+    doc = r.json
+    assert doc["md"]["MsgId"] == row["msgid"] and doc["md"]["Format"] == "MQDEAD"
+    types = [h["type"] for h in doc["headers"]]
+    assert types[:2] == ["MQDLH", "MQRFH2"]
+    assert doc["headers"][0]["reason"] == row["dlh"]["reason"]
+    assert doc["payload"]["format"].strip() == "MQSTR" and doc["payload"]["text"]
+    text = cli("show", DLQ, row["msgid"])
+    assert text.code == 0 and "MQDLH" in text.out
+
+
+def test_show_ebcdic_message_decodes_text(cli):
+    row = cli("browse", DLQ, "--json", "--where", "dest_q = ZOS.INBOUND", "--limit", "1").json[0]
+    doc = cli("show", DLQ, row["msgid"], "--json").json
+    assert doc["md"]["Encoding"] == 785 and doc["md"]["CodedCharSetId"] == 500
+    assert doc["headers"][0]["dest_q"] == "ZOS.INBOUND"
+    assert doc["payload"]["ccsid"] == 500 and doc["payload"]["text"].startswith("ACCT")
+
+
+def test_summary_json_and_text(cli):
+    r = cli("summary", DLQ, "--json")
+    assert r.code == 0, r.err
+    doc = r.json
+    total = len(cli("browse", DLQ, "--json").json)
+    assert doc["total"] == total
+    assert sum(x["count"] for x in doc["by_reason_and_dest"]) == total
+    assert sum(doc["by_format"].values()) == total
+    assert sum(doc["by_age"].values()) == total and sum(doc["by_size"].values()) == total
+    assert doc["oldest"]["put_time"] <= doc["youngest"]["put_time"]
+    text = cli("summary", DLQ)
+    assert text.code == 0 and "APP.SMALL" in text.out
+
+
+def test_payload_escape_sequences_never_reach_terminal(cli):
+    cli("queue", "define", "EVIL.Q")
+    evil = "\x1b[2J\x1b]0;pwned\x07[bold red]boom[/] \x9b31m"
+    assert cli("put", "EVIL.Q", "--text", evil).code == 0
+    for args in (("browse", "EVIL.Q"), ("browse", "EVIL.Q", "--json")):
+        r = cli(*args)
+        assert r.code == 0
+        assert "\x1b" not in r.out and "\x07" not in r.out and "\x9b" not in r.out
+    msgid = cli("browse", "EVIL.Q", "--json").json[0]["msgid"]
+    r = cli("show", "EVIL.Q", msgid)
+    assert "\x1b" not in r.out and "\x07" not in r.out
+    assert "[bold red]boom[/]" in r.out  # markup shown literally
+    doc = json.loads(cli("show", "EVIL.Q", msgid, "--json").out)
+    assert doc["payload"]["text"] == evil  # JSON keeps the data exact (escaped)

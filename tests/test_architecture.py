@@ -1,0 +1,49 @@
+"""The rooms of architecture.md hold: the core never imports textual or pyspark."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_import_linter_contracts_hold() -> None:
+    lint = Path(sys.executable).parent / "lint-imports"
+    result = subprocess.run([str(lint)], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "Contracts: " in result.stdout and " broken" in result.stdout
+
+
+def test_core_imports_leave_textual_and_pyspark_unloaded() -> None:
+    """Importing every core room in a fresh interpreter loads neither textual nor pyspark."""
+    code = (
+        "import sys, pkgutil, importlib\n"
+        "import mqconsole\n"
+        "for room in ('mq', 'backends', 'ops', 'model'):\n"
+        "    pkg = importlib.import_module('mqconsole.' + room)\n"
+        "    for m in pkgutil.walk_packages(pkg.__path__, pkg.__name__ + '.'):\n"
+        "        importlib.import_module(m.name)\n"
+        "bad = sorted(n for n in sys.modules if n.split('.')[0] in ('textual', 'pyspark'))\n"
+        "print(','.join(bad))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True,
+                         timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == ""
+
+
+def test_cli_queues_path_does_not_import_textual() -> None:
+    code = (
+        "import sys\n"
+        "from mqconsole.cli import main\n"
+        "from mqconsole.cli.commands import queue_cmd, browse_cmd\n"
+        "import mqconsole.ops.queues, mqconsole.ops.browse\n"
+        "print(','.join(sorted(n for n in sys.modules if n.split('.')[0] in "
+        "('textual', 'pyspark'))))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True,
+                         timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == ""
