@@ -79,7 +79,7 @@ def show(ctx: click.Context, queue: str, msgid: str, as_json: bool) -> None:
     if as_json:
         emit_json(doc)
         return
-    from mqconsole.ops.views import format_show_text
+    from mqconsole.cli.render import format_show_text
 
     click.echo(format_show_text(doc))
 

@@ -1,0 +1,49 @@
+"""Text renderings of ops documents for the terminal (every value made safe first)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from mqconsole.mq.payload import hex_dump, safe_text
+
+
+def _kv(pairs: dict[str, Any], indent: str = "  ") -> list[str]:
+    if not pairs:
+        return []
+    width = max(len(k) for k in pairs)
+    out = []
+    for key, value in pairs.items():
+        if isinstance(value, dict | list):
+            value = json.dumps(value, ensure_ascii=True, default=str)
+        out.append(f"{indent}{key.ljust(width)}  {safe_text(str(value))}")
+    return out
+
+
+def format_show_text(doc: dict[str, Any]) -> str:
+    """``mqconsole show`` without --json: MQMD, headers, then the payload (text or hex dump)."""
+    lines = ["MQMD"]
+    lines += _kv(doc.get("md", {}))
+    for h in doc.get("headers", []):
+        h = dict(h)
+        lines.append("")
+        lines.append(str(h.pop("type", "header")))
+        folders = h.pop("folders", None)
+        lines += _kv(h)
+        for f in folders or []:
+            lines.append(f"  folder {safe_text(str(f.get('name', '')))}: "
+                         f"{safe_text(str(f.get('content', '')))}")
+    if doc.get("header_error"):
+        lines += ["", f"header error: {safe_text(str(doc['header_error']))}"]
+    p = doc.get("payload", {})
+    lines.append("")
+    lines.append(f"Payload  format {safe_text(str(p.get('format', '')).strip()) or '(none)'}  "
+                 f"ccsid {p.get('ccsid')}  encoding {p.get('encoding')}  "
+                 f"length {p.get('length')}  kind {p.get('kind')}")
+    if p.get("note"):
+        lines.append(f"  ({safe_text(str(p['note']))})")
+    if p.get("text") is not None:
+        lines.append(safe_text(p["text"]))
+    else:
+        lines.append(hex_dump(bytes.fromhex(p.get("hex", ""))))
+    return "\n".join(lines)
