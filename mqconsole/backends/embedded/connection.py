@@ -1,0 +1,1052 @@
+"""The embedded queue manager: one ``EmbeddedQueueManager`` per connection (MQCONNX).
+
+Units of work are kept in the rows themselves, not in a long SQLite transaction: every
+call is one short ``BEGIN IMMEDIATE … COMMIT``, and a message put or got under syncpoint
+is marked with the connection (``put_by``/``got_by``). Marked messages are invisible to
+every browse and get (the putter's and getter's own included, as in MQ); ``commit``
+clears the marks (deleting got messages), ``backout`` deletes uncommitted puts and
+returns got messages to their place with BackoutCount + 1. So two connections, in one
+process or several, hold units of work at the same time, and no SQLite lock is ever held
+across a call. A connection whose process died is backed out by the next connection
+that notices (at connect and at queue_status). See docs/backends.md.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import getpass
+import itertools
+import math
+import os
+import sqlite3
+import threading
+import time
+import weakref
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from functools import wraps
+from pathlib import Path
+from typing import Any, TypeVar
+
+from mqconsole.mq.errors import MQError
+from mqconsole.mq.md import BLANK_MSGID, MQMD
+from mqconsole.mq.message import Message
+from mqconsole.mq.queue import (
+    CHANGEABLE,
+    TYPE_ATTRIBUTES,
+    QMgrInfo,
+    QueueAttrs,
+    QueueStatus,
+    QueueType,
+    Usage,
+    check_attribute,
+    is_valid_name,
+)
+from mqconsole.mq.xqh import FORMAT_MDE, FORMAT_XQH, MQMDE, MQXQH
+
+from ..base import Context
+from . import auth
+from .auth import QMGR, QUEUE, AuthorityRecord
+from .cursor import EmbeddedCursor, message_from_row
+from .schema import QUEUE_COLUMNS
+from .store import (
+    DEFAULT_BUSY_TIMEOUT,
+    DEFAULT_DLQ,
+    MEMORY,
+    MemoryStore,
+    create_file,
+    insert_queue,
+    open_db,
+    process_alive,
+    process_identity,
+    sqlite_error,
+)
+
+# MQ reason codes used here (values from CMQC; names via mqconsole.mq.names).
+MQRC_ALIAS_BASE_Q_TYPE_ERROR = 2001
+MQRC_BACKED_OUT = 2003
+MQRC_EXPIRY_ERROR = 2013
+MQRC_GET_INHIBITED = 2016
+MQRC_HCONN_ERROR = 2018
+MQRC_MSG_TOO_BIG_FOR_Q = 2030
+MQRC_NO_MSG_AVAILABLE = 2033
+MQRC_NO_MSG_UNDER_CURSOR = 2034
+MQRC_OBJECT_IN_USE = 2042
+MQRC_OBJECT_TYPE_ERROR = 2043
+MQRC_OPTION_NOT_VALID_FOR_TYPE = 2045
+MQRC_PERSISTENCE_ERROR = 2047
+MQRC_PRIORITY_ERROR = 2050
+MQRC_PUT_INHIBITED = 2051
+MQRC_Q_DELETED = 2052
+MQRC_Q_FULL = 2053
+MQRC_Q_NOT_EMPTY = 2055
+MQRC_SELECTOR_ERROR = 2067
+MQRC_UNKNOWN_ALIAS_BASE_Q = 2082
+MQRC_UNKNOWN_OBJECT_NAME = 2085
+MQRC_UNKNOWN_REMOTE_Q_MGR = 2087
+MQRC_XMIT_Q_USAGE_ERROR = 2092
+MQRC_OBJECT_ALREADY_EXISTS = 2100
+MQRC_RESOURCE_PROBLEM = 2102
+MQRC_OBJECT_NAME_ERROR = 2152
+MQRC_UNKNOWN_XMIT_Q = 2196
+
+MQAT_UNIX = 6
+PUT_APPL_NAME = "mqconsole"
+_VISIBLE = "put_by IS NULL AND got_by IS NULL"
+_MSG_COLS = "id, npri, backout_count, expires_at, md, body"
+
+T = TypeVar("T")
+
+
+# -- small helpers -----------------------------------------------------------------------
+
+def default_principal() -> str:
+    """The operating-system user, as MQ takes it for a local bindings connection."""
+    try:
+        return getpass.getuser()
+    except Exception:  # no user name in this environment
+        return "mqconsole"
+
+
+class _MsgIds:
+    """MQ-style MsgIds: ``AMQ `` + queue manager name (12) + 8 bytes unique to this process."""
+
+    def __init__(self) -> None:
+        self.reseed()
+        os.register_at_fork(after_in_child=self.reseed)
+
+    def reseed(self) -> None:
+        self._base = int.from_bytes(os.urandom(8), "big")
+        self._count = itertools.count()
+
+    def new(self, qmgr: str) -> bytes:
+        n = (self._base + next(self._count)) % (1 << 64)
+        return b"AMQ " + qmgr[:12].ljust(12).encode("ascii", "replace") + n.to_bytes(8, "big")
+
+
+MSG_IDS = _MsgIds()
+
+
+def npri(priority: int) -> int:
+    """Ascending sort key of MQ's priority order (priorities above 9 deliver as 9)."""
+    return 9 - min(max(priority, 0), 9)
+
+
+def _dt(ts: float | None) -> datetime | None:
+    return None if ts is None else datetime.fromtimestamp(ts, UTC)
+
+
+def _put_date_time(now: float) -> tuple[str, str]:
+    t = time.gmtime(now)
+    hundredths = int((now - math.floor(now)) * 100)
+    return time.strftime("%Y%m%d", t), time.strftime("%H%M%S", t) + f"{hundredths:02d}"
+
+
+def _attrs(row: sqlite3.Row) -> QueueAttrs:
+    qtype = QueueType(row["type"])
+    return QueueAttrs(
+        name=row["name"], type=qtype,
+        depth=row["curdepth"] if qtype is QueueType.LOCAL else None,
+        max_depth=row["max_depth"], max_msg_length=row["max_msg_length"],
+        put_inhibited=bool(row["put_inhibited"]), get_inhibited=bool(row["get_inhibited"]),
+        bothresh=row["bothresh"], boqname=row["boqname"], hardenbo=bool(row["hardenbo"]),
+        description=row["description"], usage=Usage(row["usage"]),
+        default_persistence=row["default_persistence"],
+        default_priority=row["default_priority"], target_q=row["target_q"],
+        remote_q_name=row["remote_q_name"], remote_qmgr_name=row["remote_qmgr_name"],
+        xmit_q=row["xmit_q"], create_time=_dt(row["create_time"]),
+        alter_time=_dt(row["alter_time"]),
+    )
+
+
+def _backout_connection(db: sqlite3.Connection, conn_id: int) -> None:
+    """Undo one connection's unit of work (inside the caller's write transaction)."""
+    db.execute("UPDATE messages SET got_by = NULL, backout_count = backout_count + 1 "
+               "WHERE got_by = ? AND got_by IS NOT NULL", (conn_id,))
+    db.execute("DELETE FROM messages WHERE put_by = ? AND put_by IS NOT NULL", (conn_id,))
+
+
+def _release(db: sqlite3.Connection, ids: list[int], memory: MemoryStore | None,
+             owner_pid: int, lock: threading.RLock) -> None:
+    """MQDISC: back out, drop handles and the connection record, close; free a RAM store."""
+    if os.getpid() != owner_pid:
+        return  # a forked child must not touch its parent's connection
+    conn_id = ids[0]
+    got = lock.acquire(timeout=5)
+    try:
+        db.execute("BEGIN IMMEDIATE")
+        _backout_connection(db, conn_id)
+        db.execute("DELETE FROM handles WHERE conn = ?", (conn_id,))
+        db.execute("DELETE FROM connections WHERE id = ?", (conn_id,))
+        db.execute("COMMIT")
+    except sqlite3.Error:
+        with contextlib.suppress(sqlite3.Error):
+            db.execute("ROLLBACK")
+    finally:
+        with contextlib.suppress(sqlite3.Error):
+            db.close()
+        if got:
+            lock.release()
+        if memory is not None:
+            memory.release()
+
+
+def _api(fn: Callable[..., T]) -> Callable[..., T]:
+    """Serialise calls on a connection, refuse a closed one, turn sqlite errors into MQError."""
+
+    @wraps(fn)
+    def wrapper(self: EmbeddedQueueManager, *args: Any, **kwargs: Any) -> T:
+        with self._guard():
+            return fn(self, *args, **kwargs)
+
+    return wrapper
+
+
+@dataclass(slots=True)
+class _Dest:
+    """Where a put lands: the local queue row, the objects whose PUT attribute applies, the
+    object whose defaults apply, and a transmission header when it goes to another qmgr."""
+
+    row: sqlite3.Row
+    opened: sqlite3.Row
+    inhibit: list[sqlite3.Row] = field(default_factory=list)
+    remote_q: str = ""
+    remote_qmgr: str = ""
+
+
+class EmbeddedQueueManager:
+    """A connection to an embedded queue manager (see the module docstring and
+    docs/backends.md). Open one with ``mqconsole.backends.open.open_embedded``."""
+
+    backend = "embedded"
+
+    def __init__(self, path: str | os.PathLike[str], *, principal: str | None = None,
+                 busy_timeout: float = DEFAULT_BUSY_TIMEOUT,
+                 _memory: MemoryStore | None = None) -> None:
+        self._path = Path(os.fspath(path))
+        self._memory = _memory
+        self._busy = busy_timeout
+        self._principal = principal or default_principal()
+        self._lock = threading.RLock()
+        self._closed = True
+        self._uow = False
+        if _memory is not None:
+            _memory.acquire()
+        try:
+            self._db = open_db(self._path, busy_timeout)
+        except BaseException:
+            if _memory is not None:
+                _memory.release()
+            raise
+        self._db.row_factory = sqlite3.Row
+        try:
+            meta = self._meta()
+            self._name = meta["qmgr_name"]
+            self._ccsid = int(meta.get("ccsid", "1208"))
+            self._ids = [self._register()]
+        except BaseException as exc:
+            self._db.close()
+            if _memory is not None:
+                _memory.release()
+            if isinstance(exc, sqlite3.Error):
+                raise sqlite_error(exc, self.location, busy_timeout) from exc
+            raise
+        self._closed = False
+        self._finalizer = weakref.finalize(self, _release, self._db, self._ids, _memory,
+                                           os.getpid(), self._lock)
+
+    # -- plumbing --------------------------------------------------------------------------
+    @property
+    def _conn_id(self) -> int:
+        return self._ids[0]
+
+    @property
+    def location(self) -> str:
+        return ":memory:" if self._memory is not None else str(self._path)
+
+    @contextlib.contextmanager
+    def _guard(self) -> Iterator[None]:
+        with self._lock:
+            if self._closed:
+                raise MQError(MQRC_HCONN_ERROR,
+                              "this connection to the embedded queue manager is closed")
+            try:
+                yield
+            except sqlite3.Error as exc:
+                raise sqlite_error(exc, self.location, self._busy) from exc
+
+    @contextlib.contextmanager
+    def _write(self) -> Iterator[sqlite3.Connection]:
+        db = self._db
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            yield db
+            db.execute("COMMIT")
+        except BaseException:
+            if db.in_transaction:
+                db.execute("ROLLBACK")
+            raise
+
+    def _meta(self) -> dict[str, str]:
+        return {r[0]: r[1] for r in self._db.execute("SELECT key, value FROM meta")}
+
+    def _register(self) -> int:
+        pid, start, ns = process_identity()
+        with self._write() as db:
+            self._purge_stale_in(db, ns, own=None)
+            row = db.execute(
+                "INSERT INTO connections (pid, proc_start, host, principal, appl, started) "
+                "VALUES (?, ?, ?, ?, ?, ?) RETURNING id",
+                (pid, start, ns, self._principal, PUT_APPL_NAME, time.time())).fetchall()
+        return int(row[0][0])
+
+    @staticmethod
+    def _purge_stale_in(db: sqlite3.Connection, ns: str, own: int | None) -> int:
+        rows = db.execute("SELECT id, pid, proc_start FROM connections WHERE host = ?",
+                          (ns,)).fetchall()
+        dead = [r[0] for r in rows if r[0] != own and not process_alive(r[1], r[2])]
+        for cid in dead:
+            _backout_connection(db, cid)
+            db.execute("DELETE FROM handles WHERE conn = ?", (cid,))
+            db.execute("DELETE FROM connections WHERE id = ?", (cid,))
+        return len(dead)
+
+    def _purge_stale(self) -> None:
+        """Back out units of work of connections whose process has died."""
+        _, _, ns = process_identity()
+        rows = self._db.execute("SELECT pid, proc_start FROM connections WHERE host = ? "
+                                "AND id != ?", (ns, self._conn_id)).fetchall()
+        if any(not process_alive(r[0], r[1]) for r in rows):
+            with self._write() as db:
+                self._purge_stale_in(db, ns, self._conn_id)
+
+    def _queue(self, name: str) -> sqlite3.Row | None:
+        return self._db.execute("SELECT * FROM queues WHERE name = ?", (name,)).fetchone()
+
+    def _auth_records(self) -> list[AuthorityRecord] | None:
+        rows = self._db.execute(
+            "SELECT principal, object_type, profile, auths FROM authorities").fetchall()
+        if not rows:
+            return None
+        return [AuthorityRecord(r[0], r[1], r[2], frozenset(r[3].split())) for r in rows]
+
+    def _require(self, records: list[AuthorityRecord] | None, what: str, object_type: str,
+                 name: str) -> None:
+        if records is None:
+            return
+        if what not in auth.granted(records, self._principal, object_type, name):
+            raise auth.refuse(self._principal, what, object_type, name)
+
+    def _require_context(self, records: list[AuthorityRecord] | None, context: Context,
+                         name: str) -> None:
+        need = {Context.SET_ALL: "setall", Context.SET_IDENTITY: "setid"}.get(context)
+        if need:
+            self._require(records, need, QUEUE, name)
+            self._require(records, need, QMGR, self._name)
+
+    def _unknown(self, name: str) -> MQError:
+        return MQError(MQRC_UNKNOWN_OBJECT_NAME, f"queue {name!r} does not exist on {self._name}")
+
+    # -- queue manager ---------------------------------------------------------------------
+    @property
+    def name(self) -> str:
+        return self._name
+
+    @property
+    def principal(self) -> str:
+        return self._principal
+
+    @property
+    def path(self) -> Path:
+        """The SQLite file (for ``:memory:`` the private RAM file)."""
+        return self._path
+
+    @property
+    def is_memory(self) -> bool:
+        return self._memory is not None
+
+    @_api
+    def inquire_qmgr(self) -> QMgrInfo:
+        meta = self._meta()
+        return QMgrInfo(
+            name=meta["qmgr_name"], dead_letter_queue=meta.get("dead_letter_queue", ""),
+            platform=meta.get("platform", "UNIX"),
+            command_level=int(meta.get("command_level", "940")),
+            ccsid=int(meta.get("ccsid", "1208")), encoding=int(meta.get("encoding", "546")),
+            description=meta.get("description", ""), backend=self.backend)
+
+    @_api
+    def change_qmgr(self, *, dead_letter_queue: str | None = None,
+                    description: str | None = None) -> QMgrInfo:
+        """PCF MQCMD_CHANGE_Q_MGR (DEADQ, DESCR); needs +chg on the queue manager."""
+        changes: dict[str, str] = {}
+        if dead_letter_queue is not None:
+            dlq = dead_letter_queue.strip()
+            if dlq and not is_valid_name(dlq):
+                raise ValueError(f"dead-letter queue {dlq!r} is not an MQ name")
+            changes["dead_letter_queue"] = dlq
+        if description is not None:
+            if len(description) > 64:
+                raise ValueError("description is at most 64 characters")
+            changes["description"] = description
+        with self._write() as db:
+            self._require(self._auth_records(), "chg", QMGR, self._name)
+            db.executemany("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)",
+                           changes.items())
+        return self.inquire_qmgr()
+
+    # -- queues ----------------------------------------------------------------------------
+    @_api
+    def list_queues(self, pattern: str = "*") -> list[QueueAttrs]:
+        records = self._auth_records()
+        pattern = (pattern or "*").strip()
+        out = []
+        for row in self._db.execute("SELECT * FROM queues ORDER BY name"):
+            name = row["name"]
+            if not auth.matches(pattern, name):
+                continue
+            if records is not None and "inq" not in auth.granted(records, self._principal,
+                                                                 QUEUE, name):
+                continue  # as PCF does: generic inquiries leave out what you may not see
+            out.append(_attrs(row))
+        return out
+
+    @_api
+    def inquire_queue(self, name: str) -> QueueAttrs:
+        row = self._queue(name)
+        if row is None:
+            raise self._unknown(name)
+        self._require(self._auth_records(), "inq", QUEUE, name)
+        return _attrs(row)
+
+    @_api
+    def queue_status(self, name: str) -> QueueStatus:
+        row = self._queue(name)
+        if row is None:
+            raise self._unknown(name)
+        self._require(self._auth_records(), "dsp", QUEUE, name)
+        if row["type"] != QueueType.LOCAL.value:
+            raise MQError(MQRC_OPTION_NOT_VALID_FOR_TYPE,
+                          f"queue status is kept for local queues; {name!r} is "
+                          f"{row['type']}")
+        self._purge_stale()
+        db = self._db
+        db.execute("BEGIN")  # one snapshot for every figure below
+        try:
+            row = self._queue(name)
+            assert row is not None
+            uncommitted = db.execute(
+                "SELECT (SELECT count(*) FROM messages INDEXED BY messages_put_by "
+                "WHERE put_by IS NOT NULL AND queue = ?) + (SELECT count(*) FROM messages "
+                "INDEXED BY messages_got_by WHERE got_by IS NOT NULL AND queue = ?)",
+                (name, name)).fetchone()[0]
+            firsts = " UNION ALL ".join(
+                f"SELECT (SELECT min(id) FROM messages WHERE queue = :q AND npri = {p} "
+                f"AND {_VISIBLE}) AS m" for p in range(10))
+            oldest = db.execute(
+                f"SELECT put_time FROM messages WHERE id = (SELECT min(m) FROM ({firsts}))",
+                {"q": name}).fetchone()
+            handles = db.execute(
+                "SELECT h.id, h.browse, h.input, h.output, h.opened, c.id, c.pid, "
+                "c.principal, c.appl FROM handles h JOIN connections c ON c.id = h.conn "
+                "WHERE h.queue = ? ORDER BY h.id", (name,)).fetchall()
+            uow_conns = {r[0] for r in db.execute(
+                "SELECT put_by FROM messages INDEXED BY messages_put_by WHERE put_by IS NOT "
+                "NULL AND queue = ? UNION SELECT got_by FROM messages INDEXED BY "
+                "messages_got_by WHERE got_by IS NOT NULL AND queue = ?", (name, name))}
+        finally:
+            db.execute("COMMIT")
+        now = time.time()
+        return QueueStatus(
+            name=name, depth=row["curdepth"],
+            open_input_count=sum(1 for h in handles if h[2]),
+            open_output_count=sum(1 for h in handles if h[3]),
+            uncommitted_messages=uncommitted,
+            oldest_message_age=None if oldest is None else max(0, int(now - oldest[0])),
+            last_get=_dt(row["last_get"]), last_put=_dt(row["last_put"]),
+            handles=[{
+                "handle": h[0], "browse": bool(h[1]), "input": bool(h[2]),
+                "output": bool(h[3]), "opened": _dt(h[4]), "conn": h[5], "pid": h[6],
+                "user_id": h[7], "appl_tag": h[8], "uow": h[5] in uow_conns,
+                "this_connection": h[5] == self._conn_id,
+            } for h in handles],
+        )
+
+    def _checked(self, qtype: QueueType, attrs: dict[str, object]) -> dict[str, object]:
+        return {k: check_attribute(qtype, k, v) for k, v in attrs.items()}
+
+    @_api
+    def define_queue(self, attrs: QueueAttrs, *, replace: bool = False) -> None:
+        name = attrs.name
+        if not is_valid_name(name):
+            raise MQError(MQRC_OBJECT_NAME_ERROR,
+                          f"{name!r} is not an MQ queue name (1-48 of A-Z a-z 0-9 . / _ %)")
+        qtype = QueueType(attrs.type)
+        values = self._checked(qtype, {a: getattr(attrs, a) for a in TYPE_ATTRIBUTES[qtype]})
+        if qtype is QueueType.ALIAS and not values.get("target_q"):
+            raise ValueError(f"alias queue {name!r} needs a target queue (target_q)")
+        now = time.time()
+        with self._write() as db:
+            self._require(self._auth_records(), "chg", QUEUE, name)
+            old = self._queue(name)
+            if old is not None and not replace:
+                raise MQError(MQRC_OBJECT_ALREADY_EXISTS, f"queue {name!r} already exists")
+            if old is not None and old["type"] != qtype.value:
+                raise MQError(MQRC_OBJECT_TYPE_ERROR,
+                              f"queue {name!r} exists as a {old['type']} queue; replace "
+                              f"cannot make it a {qtype.value} queue")
+            full = QueueAttrs(name=name, type=qtype)
+            for k, v in values.items():
+                setattr(full, k, v)
+            if old is None:
+                insert_queue(db, full, now)
+            else:
+                self._update_queue(db, name, values, now)
+
+    def _update_queue(self, db: sqlite3.Connection, name: str, values: dict[str, object],
+                      now: float) -> None:
+        sets, params = [], []
+        for k, v in values.items():
+            assert k in QUEUE_COLUMNS
+            sets.append(f"{k} = ?")
+            params.append(v.value if isinstance(v, Usage) else (int(v) if isinstance(v, bool)
+                                                                 else v))
+        sets.append("alter_time = ?")
+        params.extend([now, name])
+        db.execute(f"UPDATE queues SET {', '.join(sets)} WHERE name = ?", params)
+
+    @_api
+    def change_queue(self, name: str, **changes: object) -> QueueAttrs:
+        unknown = sorted(set(changes) - CHANGEABLE)
+        if unknown:
+            raise MQError(MQRC_SELECTOR_ERROR,
+                          f"not queue attributes: {', '.join(unknown)} "
+                          f"(known: {', '.join(sorted(CHANGEABLE))})")
+        now = time.time()
+        with self._write() as db:
+            row = self._queue(name)
+            if row is None:
+                raise self._unknown(name)
+            self._require(self._auth_records(), "chg", QUEUE, name)
+            values = self._checked(QueueType(row["type"]), dict(changes))
+            if values:
+                self._update_queue(db, name, values, now)
+            return _attrs(self._queue(name))  # type: ignore[arg-type]
+
+    @_api
+    def delete_queue(self, name: str) -> None:
+        self._purge_stale()
+        with self._write() as db:
+            row = self._queue(name)
+            if row is None:
+                raise self._unknown(name)
+            self._require(self._auth_records(), "chg", QUEUE, name)
+            if db.execute("SELECT 1 FROM messages WHERE queue = ? LIMIT 1",
+                          (name,)).fetchone():
+                raise MQError(MQRC_Q_NOT_EMPTY,
+                              f"queue {name!r} holds {row['curdepth']} message(s) "
+                              "(uncommitted ones included): it is not deleted")
+            if db.execute("SELECT 1 FROM handles WHERE queue = ? LIMIT 1",
+                          (name,)).fetchone():
+                raise MQError(MQRC_OBJECT_IN_USE, f"queue {name!r} is open (a browse cursor)")
+            db.execute("DELETE FROM queues WHERE name = ?", (name,))
+
+    # -- resolution ------------------------------------------------------------------------
+    def _xmitq(self, name: str, *, explicit: bool, qmgr: str) -> sqlite3.Row:
+        row = self._queue(name)
+        if row is None:
+            if explicit:
+                raise MQError(MQRC_UNKNOWN_XMIT_Q, f"transmission queue {name!r} does not "
+                              f"exist (route to {qmgr!r})")
+            raise MQError(MQRC_UNKNOWN_REMOTE_Q_MGR,
+                          f"no route to queue manager {qmgr!r}: no transmission queue or "
+                          f"queue manager alias of that name on {self._name}")
+        if row["type"] != QueueType.LOCAL.value or row["usage"] != Usage.XMITQ.value:
+            raise MQError(MQRC_XMIT_Q_USAGE_ERROR,
+                          f"{name!r} is not a transmission queue (USAGE(XMITQ)) "
+                          f"(route to {qmgr!r})")
+        return row
+
+    def _route_qmgr(self, qmgr: str) -> tuple[sqlite3.Row | None, str, str]:
+        """ObjectQMgrName resolution: (transmission queue, destination qmgr, object whose
+        authority applies); the queue row is None when the name resolves to this qmgr."""
+        if not qmgr or qmgr == self._name:
+            return None, self._name, qmgr
+        row = self._queue(qmgr)
+        if row is not None and row["type"] == QueueType.REMOTE.value \
+                and not row["remote_q_name"]:  # a queue manager alias
+            target = row["remote_qmgr_name"] or qmgr
+            if target == self._name:
+                return None, self._name, qmgr
+            xname = row["xmit_q"] or target
+            return self._xmitq(xname, explicit=bool(row["xmit_q"]), qmgr=target), target, qmgr
+        if row is not None and row["type"] == QueueType.LOCAL.value:
+            return self._xmitq(qmgr, explicit=False, qmgr=qmgr), qmgr, qmgr
+        raise MQError(MQRC_UNKNOWN_REMOTE_Q_MGR,
+                      f"no route to queue manager {qmgr!r}: no transmission queue or queue "
+                      f"manager alias of that name on {self._name}")
+
+    def _resolve_put(self, queue: str, qmgr_name: str, records: list[AuthorityRecord] | None,
+                     context: Context) -> _Dest:
+        xrow, target_qmgr, _ = self._route_qmgr(qmgr_name)
+        if xrow is not None:
+            self._require(records, "put", QUEUE, xrow["name"])
+            self._require_context(records, context, xrow["name"])
+            return _Dest(row=xrow, opened=xrow, inhibit=[xrow], remote_q=queue,
+                         remote_qmgr=target_qmgr)
+        row = self._queue(queue)
+        if row is None:
+            raise self._unknown(queue)
+        self._require(records, "put", QUEUE, queue)
+        self._require_context(records, context, queue)
+        opened, inhibit = row, [row]
+        if row["type"] == QueueType.ALIAS.value:
+            target = self._queue(row["target_q"])
+            if target is None:
+                raise MQError(MQRC_UNKNOWN_ALIAS_BASE_Q,
+                              f"alias {queue!r} names {row['target_q']!r}, which does not "
+                              "exist")
+            if target["type"] not in (QueueType.LOCAL.value, QueueType.REMOTE.value):
+                raise MQError(MQRC_ALIAS_BASE_Q_TYPE_ERROR,
+                              f"alias {queue!r} resolves to a {target['type']} queue")
+            row = target
+            inhibit.append(row)
+        if row["type"] == QueueType.REMOTE.value:
+            rname, rqm = row["remote_q_name"], row["remote_qmgr_name"]
+            if not rname:
+                raise MQError(MQRC_UNKNOWN_OBJECT_NAME,
+                              f"{row['name']!r} is a queue manager alias, not a queue: put "
+                              "to it by naming it as the queue manager")
+            if row["xmit_q"] and rqm and rqm != self._name:
+                xrow = self._xmitq(row["xmit_q"], explicit=True, qmgr=rqm)
+            else:
+                xrow, rqm, _ = self._route_qmgr(rqm)
+            if xrow is not None:
+                inhibit.append(xrow)
+                return _Dest(row=xrow, opened=opened, inhibit=inhibit, remote_q=rname,
+                             remote_qmgr=rqm)
+            local = self._queue(rname)
+            if local is None or local["type"] != QueueType.LOCAL.value:
+                raise self._unknown(rname)
+            inhibit.append(local)
+            return _Dest(row=local, opened=opened, inhibit=inhibit)
+        if row["type"] != QueueType.LOCAL.value:
+            raise MQError(MQRC_OPTION_NOT_VALID_FOR_TYPE,
+                          f"{row['name']!r} is a {row['type']} queue: nothing can be put "
+                          "to it here (the embedded queue manager makes no dynamic queues)")
+        return _Dest(row=row, opened=opened, inhibit=inhibit)
+
+    def _open_input(self, queue: str, records: list[AuthorityRecord] | None,
+                    what: str) -> list[sqlite3.Row]:
+        """MQOPEN for input or browse: the opened object, then the local queue behind it."""
+        row = self._queue(queue)
+        if row is None:
+            raise self._unknown(queue)
+        self._require(records, what, QUEUE, queue)
+        rows = [row]
+        if row["type"] == QueueType.ALIAS.value:
+            target = self._queue(row["target_q"])
+            if target is None:
+                raise MQError(MQRC_UNKNOWN_ALIAS_BASE_Q,
+                              f"alias {queue!r} names {row['target_q']!r}, which does not "
+                              "exist")
+            rows.append(target)
+            row = target
+        if row["type"] != QueueType.LOCAL.value:
+            raise MQError(MQRC_OPTION_NOT_VALID_FOR_TYPE,
+                          f"{queue!r} resolves to a {row['type']} queue, which cannot be "
+                          "read (only local queues hold messages)")
+        return rows
+
+    def _check_get_inhibited(self, names: Iterable[str]) -> None:
+        """MQ's GET(DISABLED) stops gets and browses alike (2016)."""
+        for name in names:
+            row = self._queue(name)
+            if row is None:
+                raise MQError(MQRC_Q_DELETED, f"queue {name!r} was deleted")
+            if row["get_inhibited"]:
+                raise MQError(MQRC_GET_INHIBITED, f"queue {name!r} is get-inhibited")
+
+    # -- put -------------------------------------------------------------------------------
+    def _put_md(self, given: MQMD, context: Context, new_msg_id: bool, opened: sqlite3.Row,
+                now: float) -> MQMD:
+        ch: dict[str, object] = {"backout_count": 0}
+        pri = given.priority
+        if pri == -1:
+            ch["priority"] = opened["default_priority"]
+        elif pri < -1:
+            raise MQError(MQRC_PRIORITY_ERROR, f"Priority {pri} is not valid")
+        per = given.persistence
+        if per == 2:
+            ch["persistence"] = opened["default_persistence"]
+        elif per not in (0, 1):
+            raise MQError(MQRC_PERSISTENCE_ERROR, f"Persistence {per} is not valid")
+        if given.expiry == 0 or given.expiry < -1:
+            raise MQError(MQRC_EXPIRY_ERROR, f"Expiry {given.expiry} is not valid")
+        if new_msg_id or given.msg_id == BLANK_MSGID:
+            ch["msg_id"] = MSG_IDS.new(self._name)
+        if context is not Context.SET_ALL:
+            date, tod = _put_date_time(now)
+            ch.update(put_appl_type=MQAT_UNIX, put_appl_name=PUT_APPL_NAME, put_date=date,
+                      put_time=tod, appl_origin_data="")
+        if context is Context.NEW:
+            ch.update(user_identifier=self._principal[:12], accounting_token=b"\x00" * 32,
+                      appl_identity_data="")
+        return given.copy(**ch)
+
+    def _with_xqh(self, md: MQMD, body: bytes, remote_q: str, remote_qmgr: str
+                  ) -> tuple[MQMD, bytes]:
+        """The message as a transmission queue holds it: MQXQH (+ MQMDE) + body."""
+        ccsid = self._ccsid
+        v2_fields = md.version >= 2 and (
+            md.group_id != BLANK_MSGID or md.msg_seq_number != 1 or md.offset != 0
+            or md.msg_flags != 0 or md.original_length != -1)
+        if v2_fields:
+            mde = MQMDE(encoding=md.encoding, ccsid=md.ccsid, format=md.format,
+                        group_id=md.group_id, msg_seq_number=md.msg_seq_number,
+                        offset=md.offset, msg_flags=md.msg_flags,
+                        original_length=md.original_length)
+            inner = md.copy(version=1, format=FORMAT_MDE, encoding=546, ccsid=ccsid)
+            tail = mde.pack(big_endian=False, ccsid=ccsid) + body
+        else:
+            inner, tail = md.copy(version=1), body
+        xqh = MQXQH(remote_q_name=remote_q, remote_qmgr_name=remote_qmgr, md=inner)
+        data = xqh.pack(big_endian=False, ccsid=ccsid) + tail
+        return md.copy(format=FORMAT_XQH, encoding=546, ccsid=ccsid), data
+
+    @_api
+    def put(self, queue: str, message: Message, *, context: Context = Context.SET_ALL,
+            syncpoint: bool = True, qmgr_name: str = "", new_msg_id: bool = False) -> Message:
+        context = Context(context)
+        qmgr_name = (qmgr_name or "").strip()
+        body = bytes(message.body)
+        now = time.time()
+        with self._write() as db:
+            dest = self._resolve_put(queue, qmgr_name, self._auth_records(), context)
+            md = self._put_md(message.md, context, new_msg_id, dest.opened, now)
+            if dest.remote_qmgr:
+                stored_md, stored = self._with_xqh(md, body, dest.remote_q, dest.remote_qmgr)
+            else:
+                stored_md, stored = md, body
+            for r in dest.inhibit:
+                if r["put_inhibited"]:
+                    raise MQError(MQRC_PUT_INHIBITED, f"queue {r['name']!r} is put-inhibited")
+            row = dest.row
+            if len(stored) > row["max_msg_length"]:
+                raise MQError(MQRC_MSG_TOO_BIG_FOR_Q,
+                              f"{len(stored)} bytes exceed MAXMSGL {row['max_msg_length']} "
+                              f"of {row['name']!r}")
+            if row["curdepth"] >= row["max_depth"]:
+                raise MQError(MQRC_Q_FULL, f"queue {row['name']!r} is full (MAXDEPTH "
+                              f"{row['max_depth']})")
+            expires = None if md.expiry == -1 else now + md.expiry / 10
+            db.execute(
+                "INSERT INTO messages (queue, npri, priority, expires_at, msg_id, correl_id, "
+                "put_time, length, put_by, md, body) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+                (row["name"], npri(md.priority), md.priority, expires, md.msg_id,
+                 md.correl_id, now, len(stored), self._conn_id if syncpoint else None,
+                 stored_md.pack(ccsid=819), stored))  # a trigger sets depth and last_put
+        if syncpoint:
+            self._uow = True
+        return Message(md, body)
+
+    # -- get -------------------------------------------------------------------------------
+    def _take(self, db: sqlite3.Connection, row_id: int, syncpoint: bool,
+              now: float) -> Message | None:
+        """Destructively get one row (marked under syncpoint); None when it is gone."""
+        if syncpoint:
+            rows = db.execute(
+                f"UPDATE messages SET got_by = ? WHERE id = ? AND {_VISIBLE} "
+                "RETURNING md, body, backout_count, expires_at",
+                (self._conn_id, row_id)).fetchall()
+        else:
+            rows = db.execute(
+                f"DELETE FROM messages WHERE id = ? AND {_VISIBLE} "
+                "RETURNING md, body, backout_count, expires_at", (row_id,)).fetchall()
+        if not rows:
+            return None
+        r = rows[0]
+        return message_from_row(r[0], r[1], r[2], r[3], now)
+
+    def _get(self, queue: str, msg_id: bytes | None, correl_id: bytes | None,
+             syncpoint: bool) -> Message:
+        hint = "" if msg_id is None else " INDEXED BY messages_msg_id"
+        sql = f"SELECT id, expires_at FROM messages{hint} WHERE queue = ? AND {_VISIBLE}"
+        params: list[object] = []
+        if msg_id is not None:
+            sql += " AND msg_id = ?"
+            params.append(bytes(msg_id[:24]).ljust(24, b"\x00"))
+        if correl_id is not None:
+            sql += " AND correl_id = ?"
+            params.append(bytes(correl_id[:24]).ljust(24, b"\x00"))
+        sql += " ORDER BY npri, id LIMIT 1"
+        now = time.time()
+        msg: Message | None = None
+        with self._write() as db:
+            rows = self._open_input(queue, self._auth_records(), "get")
+            self._check_get_inhibited(r["name"] for r in rows)
+            local = rows[-1]["name"]
+            while msg is None:
+                found = db.execute(sql, [local, *params]).fetchone()
+                if found is None:
+                    break
+                if found[1] is not None and found[1] <= now:  # expired: MQ discards it
+                    db.execute("DELETE FROM messages WHERE id = ?", (found[0],))
+                    continue
+                msg = self._take(db, found[0], syncpoint, now)
+            if msg is not None:
+                db.execute("UPDATE queues SET last_get = ? WHERE name = ?", (now, local))
+        if msg is None:
+            what = "" if msg_id is None else " matching that MsgId" + (
+                "" if correl_id is None else " and CorrelId")
+            raise MQError(MQRC_NO_MSG_AVAILABLE, f"no message{what} on {queue!r}")
+        if syncpoint:
+            self._uow = True
+        return msg
+
+    @_api
+    def get(self, queue: str, *, syncpoint: bool = True) -> Message:
+        return self._get(queue, None, None, syncpoint)
+
+    @_api
+    def get_by_msgid(self, queue: str, msg_id: bytes, correl_id: bytes | None = None, *,
+                     syncpoint: bool = True) -> Message:
+        return self._get(queue, msg_id, correl_id, syncpoint)
+
+    # -- browse ----------------------------------------------------------------------------
+    @_api
+    def browse(self, queue: str) -> EmbeddedCursor:
+        rows = self._open_input(queue, self._auth_records(), "browse")
+        names = [r["name"] for r in rows]
+        with self._write() as db:
+            handle = db.execute(
+                "INSERT INTO handles (conn, queue, browse, input, output, opened) "
+                "VALUES (?, ?, 1, 1, 0, ?) RETURNING id",
+                (self._conn_id, names[-1], time.time())).fetchall()[0][0]
+        return EmbeddedCursor(self, queue, names, handle)
+
+    def _browse_rows(self, local: str, after: tuple[int, int] | None,
+                     n: int) -> list[sqlite3.Row]:
+        if after is None:
+            return self._db.execute(
+                f"SELECT {_MSG_COLS} FROM messages WHERE queue = ? AND {_VISIBLE} "
+                "ORDER BY npri, id LIMIT ?", (local, n)).fetchall()
+        return self._db.execute(
+            f"SELECT * FROM (SELECT {_MSG_COLS} FROM messages WHERE queue = :q AND "
+            f"npri = :p AND id > :i AND {_VISIBLE} ORDER BY id LIMIT :n) "
+            f"UNION ALL SELECT * FROM (SELECT {_MSG_COLS} FROM messages WHERE queue = :q "
+            f"AND npri > :p AND {_VISIBLE} ORDER BY npri, id LIMIT :n) "
+            "ORDER BY npri, id LIMIT :n",
+            {"q": local, "p": after[0], "i": after[1], "n": n}).fetchall()
+
+    def _discard_expired(self, ids: list[int], now: float) -> None:
+        with self._write() as db:
+            db.executemany(f"DELETE FROM messages WHERE id = ? AND {_VISIBLE} AND "
+                           "expires_at <= ?", [(i, now) for i in ids])
+
+    def _take_under_cursor(self, names: list[str], row_id: int, syncpoint: bool
+                           ) -> Message | None:
+        now = time.time()
+        with self._write() as db:
+            self._check_get_inhibited(names)
+            found = db.execute("SELECT expires_at FROM messages WHERE id = ? AND queue = ?",
+                               (row_id, names[-1])).fetchone()
+            if found is None:
+                return None
+            if found[0] is not None and found[0] <= now:
+                db.execute(f"DELETE FROM messages WHERE id = ? AND {_VISIBLE}", (row_id,))
+                return None
+            msg = self._take(db, row_id, syncpoint, now)
+            if msg is not None:
+                db.execute("UPDATE queues SET last_get = ? WHERE name = ?", (now, names[-1]))
+        if msg is not None and syncpoint:
+            self._uow = True
+        return msg
+
+    def _close_handle(self, handle: int) -> None:
+        with self._write() as db:
+            db.execute("DELETE FROM handles WHERE id = ?", (handle,))
+
+    # -- units of work ---------------------------------------------------------------------
+    @property
+    def in_unit_of_work(self) -> bool:
+        return self._uow
+
+    @_api
+    def commit(self) -> None:
+        if not self._uow:
+            return
+        try:
+            with self._write() as db:
+                alive = db.execute("SELECT 1 FROM connections WHERE id = ?",
+                                   (self._conn_id,)).fetchone()
+                if alive is None:
+                    raise _Recovered
+                db.execute("DELETE FROM messages WHERE got_by = ? AND got_by IS NOT NULL",
+                           (self._conn_id,))
+                db.execute("UPDATE messages SET put_by = NULL WHERE put_by = ? "
+                           "AND put_by IS NOT NULL", (self._conn_id,))
+        except _Recovered:
+            self._uow = False
+            self._ids[0] = self._register()
+            raise MQError(MQRC_BACKED_OUT, "the unit of work was backed out: another "
+                          "connection took this one for dead and recovered it") from None
+        except sqlite3.Error as exc:
+            # SQLite rolled the commit transaction back: nothing of it happened.
+            try:
+                with self._write() as db:
+                    _backout_connection(db, self._conn_id)
+            except sqlite3.Error:
+                raise MQError(
+                    MQRC_RESOURCE_PROBLEM,
+                    f"commit failed ({sqlite_error(exc, self.location, self._busy)}) and so "
+                    "did the backout: nothing was committed and the unit of work is still "
+                    "open; call backout()") from exc
+            self._uow = False
+            raise MQError(MQRC_BACKED_OUT,
+                          f"commit failed ({sqlite_error(exc, self.location, self._busy)}); "
+                          "the unit of work was backed out") from exc
+        self._uow = False
+
+    @_api
+    def backout(self) -> None:
+        with self._write() as db:
+            _backout_connection(db, self._conn_id)
+        self._uow = False
+
+    # -- connections -----------------------------------------------------------------------
+    def new_connection(self, *, principal: str | None = None) -> EmbeddedQueueManager:
+        """Another connection to this queue manager (the same principal unless given)."""
+        with self._guard():
+            return EmbeddedQueueManager(self._path, principal=principal or self._principal,
+                                        busy_timeout=self._busy, _memory=self._memory)
+
+    def close(self) -> None:
+        with self._lock:
+            if self._closed:
+                return
+            self._closed = True
+        self._finalizer()
+
+    def __enter__(self) -> EmbeddedQueueManager:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        state = "closed" if self._closed else f"conn {self._conn_id}"
+        return (f"<EmbeddedQueueManager {self._name} at {self.location} as "
+                f"{self._principal!r}, {state}>")
+
+    # -- authorities (setmqaut / dspmqaut; not themselves checked) --------------------------
+    def _profile(self, object_name: str, object_type: str) -> str:
+        if object_type not in auth.OBJECT_TYPES:
+            raise ValueError(f"object_type must be 'queue' or 'qmgr', not {object_type!r}")
+        if object_type == QMGR:
+            return object_name or self._name
+        if not object_name or not is_valid_name(object_name.replace("*", "A")):
+            raise ValueError(f"{object_name!r} is not a queue name or generic profile")
+        return object_name
+
+    @_api
+    def set_authority(self, principal: str, object_name: str,
+                      authorities: Iterable[str] | str, *, object_type: str = QUEUE
+                      ) -> AuthorityRecord:
+        """Grant exactly ``authorities`` (MQ names, ``+`` optional; ``all``/``none``) to
+        ``principal`` on a queue, a generic profile (``APP.*``) or the queue manager
+        (``object_type="qmgr"``). Replaces that record; an empty set still counts as
+        defined (everyone else is then checked too)."""
+        if not principal:
+            raise ValueError("principal must not be empty")
+        profile = self._profile(object_name, object_type)
+        auths = auth.normalize(authorities)
+        with self._write() as db:
+            db.execute("INSERT OR REPLACE INTO authorities (principal, object_type, profile, "
+                       "auths) VALUES (?, ?, ?, ?)",
+                       (principal, object_type, profile, " ".join(sorted(auths))))
+        return AuthorityRecord(principal, object_type, profile, auths)
+
+    @_api
+    def delete_authority(self, principal: str, object_name: str, *,
+                         object_type: str = QUEUE) -> bool:
+        profile = self._profile(object_name, object_type)
+        with self._write() as db:
+            cur = db.execute("DELETE FROM authorities WHERE principal = ? AND object_type = ? "
+                             "AND profile = ?", (principal, object_type, profile))
+        return cur.rowcount > 0
+
+    @_api
+    def clear_authorities(self) -> None:
+        """Remove every record: everyone may do everything again."""
+        with self._write() as db:
+            db.execute("DELETE FROM authorities")
+
+    @_api
+    def authorities(self, principal: str | None = None) -> list[AuthorityRecord]:
+        records = self._auth_records() or []
+        return sorted((r for r in records if principal is None or r.principal == principal),
+                      key=lambda r: (r.principal, r.object_type, r.profile))
+
+    @_api
+    def effective_authorities(self, principal: str, object_name: str, *,
+                              object_type: str = QUEUE) -> frozenset[str] | None:
+        """What ``principal`` may do on one object; None when no authority is defined at
+        all (then everyone may do everything)."""
+        records = self._auth_records()
+        if records is None:
+            return None
+        return auth.granted(records, principal, object_type,
+                            self._profile(object_name, object_type))
+
+
+class _Recovered(Exception):
+    """This connection's record was removed by another connection's recovery."""
+
+
+def open_embedded(path: str | os.PathLike[str], *, principal: str | None = None,
+                  create: bool = False, name: str = "QM1",
+                  dead_letter_queue: str = DEFAULT_DLQ,
+                  busy_timeout: float = DEFAULT_BUSY_TIMEOUT) -> EmbeddedQueueManager:
+    """Connect to the embedded queue manager at ``path`` as ``principal`` (default: the OS
+    user).
+
+    ``":memory:"`` makes a new private queue manager named ``name`` in RAM; reach it from
+    a second connection with ``qm.new_connection()``. For a file, ``create=True`` creates
+    it (named ``name``) when missing; otherwise a missing or foreign file raises MQError
+    2058 (MQRC_Q_MGR_NAME_ERROR) and an unusable one 2059, with a sentence saying why.
+    """
+    if os.fspath(path) == MEMORY:
+        store = MemoryStore(name, dead_letter_queue)
+        try:
+            return EmbeddedQueueManager(store.path, principal=principal,
+                                        busy_timeout=busy_timeout, _memory=store)
+        finally:
+            if store.refs == 0:
+                store.remove()
+    p = Path(os.fspath(path)).expanduser()
+    if create and not p.exists():
+        with contextlib.suppress(FileExistsError):  # another process was first: open theirs
+            create_file(p, name, dead_letter_queue)
+    return EmbeddedQueueManager(p, principal=principal, busy_timeout=busy_timeout)
+
+
+def create_queue_manager(path: str | os.PathLike[str], name: str = "QM1",
+                         dead_letter_queue: str = DEFAULT_DLQ, *, description: str = "",
+                         principal: str | None = None) -> EmbeddedQueueManager:
+    """crtmqm + connect: create a new embedded queue manager file and return a connection
+    to it (close it when done). ``dead_letter_queue`` is defined as a local queue and made
+    the queue manager's DEADQ (``""`` for none).
+
+    An existing path is refused with QueueManagerExistsError (both an MQError 2100 and a
+    FileExistsError); nothing is overwritten. ``":memory:"`` gives a new RAM queue manager.
+    """
+    if os.fspath(path) == MEMORY:
+        qm = open_embedded(MEMORY, principal=principal, name=name,
+                           dead_letter_queue=dead_letter_queue)
+        if description:
+            qm.change_qmgr(description=description)
+        return qm
+    p = create_file(path, name, dead_letter_queue, description=description)
+    return EmbeddedQueueManager(p, principal=principal)

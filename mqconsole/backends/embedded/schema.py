@@ -1,0 +1,127 @@
+"""The embedded queue manager's SQLite file: its schema, version and identity.
+
+One file holds one queue manager. ``PRAGMA application_id`` marks it as mqconsole's and
+``PRAGMA user_version`` is the schema version (also kept in ``meta``).
+
+Message rows keep the packed MQMD (324 or 364 bytes, as put) and the body bytes exactly;
+the other columns are what queries need. ``npri`` is ``9 - priority`` (clamped to 0..9) so
+that ascending ``(npri, id)`` is MQ's delivery order: priority, then arrival (``id`` grows
+with every put and is never reused: AUTOINCREMENT). A message in a unit of work carries
+the owning connection in ``put_by`` (an uncommitted put) or ``got_by`` (an uncommitted
+get); either makes it invisible to every browse and get. ``queues.curdepth`` is kept by
+triggers and counts every message not got (uncommitted puts included), as MQ's CURDEPTH;
+the put trigger also keeps ``queues.last_put``.
+"""
+
+from __future__ import annotations
+
+APPLICATION_ID = 0x4D51434E  # "MQCN"
+SCHEMA_VERSION = 1
+
+DDL = """
+CREATE TABLE meta (
+    key   TEXT PRIMARY KEY,
+    value TEXT NOT NULL
+) WITHOUT ROWID;
+
+CREATE TABLE queues (
+    name                TEXT PRIMARY KEY,
+    type                TEXT NOT NULL,
+    max_depth           INTEGER NOT NULL,
+    max_msg_length      INTEGER NOT NULL,
+    put_inhibited       INTEGER NOT NULL,
+    get_inhibited       INTEGER NOT NULL,
+    bothresh            INTEGER NOT NULL,
+    boqname             TEXT NOT NULL,
+    hardenbo            INTEGER NOT NULL,
+    description         TEXT NOT NULL,
+    usage               TEXT NOT NULL,
+    default_persistence INTEGER NOT NULL,
+    default_priority    INTEGER NOT NULL,
+    target_q            TEXT NOT NULL,
+    remote_q_name       TEXT NOT NULL,
+    remote_qmgr_name    TEXT NOT NULL,
+    xmit_q              TEXT NOT NULL,
+    create_time         REAL NOT NULL,
+    alter_time          REAL NOT NULL,
+    curdepth            INTEGER NOT NULL DEFAULT 0,
+    last_get            REAL,
+    last_put            REAL
+);
+
+CREATE TABLE messages (
+    id            INTEGER PRIMARY KEY AUTOINCREMENT,
+    queue         TEXT NOT NULL,
+    npri          INTEGER NOT NULL,
+    priority      INTEGER NOT NULL,
+    backout_count INTEGER NOT NULL DEFAULT 0,
+    expires_at    REAL,
+    msg_id        BLOB NOT NULL,
+    correl_id     BLOB NOT NULL,
+    put_time      REAL NOT NULL,
+    length        INTEGER NOT NULL,
+    put_by        INTEGER,
+    got_by        INTEGER,
+    md            BLOB NOT NULL,
+    body          BLOB NOT NULL
+);
+CREATE INDEX messages_visible ON messages(queue, npri, id)
+    WHERE put_by IS NULL AND got_by IS NULL;
+CREATE INDEX messages_msg_id ON messages(queue, msg_id);
+CREATE INDEX messages_correl_id ON messages(queue, correl_id);
+CREATE INDEX messages_put_by ON messages(put_by) WHERE put_by IS NOT NULL;
+CREATE INDEX messages_got_by ON messages(got_by) WHERE got_by IS NOT NULL;
+
+CREATE TRIGGER depth_put AFTER INSERT ON messages WHEN NEW.got_by IS NULL BEGIN
+    UPDATE queues SET curdepth = curdepth + 1, last_put = NEW.put_time
+    WHERE name = NEW.queue;
+END;
+CREATE TRIGGER depth_delete AFTER DELETE ON messages WHEN OLD.got_by IS NULL BEGIN
+    UPDATE queues SET curdepth = curdepth - 1 WHERE name = OLD.queue;
+END;
+CREATE TRIGGER depth_get AFTER UPDATE OF got_by ON messages
+    WHEN OLD.got_by IS NULL AND NEW.got_by IS NOT NULL BEGIN
+    UPDATE queues SET curdepth = curdepth - 1 WHERE name = NEW.queue;
+END;
+CREATE TRIGGER depth_backout AFTER UPDATE OF got_by ON messages
+    WHEN OLD.got_by IS NOT NULL AND NEW.got_by IS NULL BEGIN
+    UPDATE queues SET curdepth = curdepth + 1 WHERE name = NEW.queue;
+END;
+
+CREATE TABLE authorities (
+    principal   TEXT NOT NULL,
+    object_type TEXT NOT NULL,
+    profile     TEXT NOT NULL,
+    auths       TEXT NOT NULL,
+    PRIMARY KEY (principal, object_type, profile)
+) WITHOUT ROWID;
+
+CREATE TABLE connections (
+    id         INTEGER PRIMARY KEY AUTOINCREMENT,
+    pid        INTEGER NOT NULL,
+    proc_start TEXT,
+    host       TEXT NOT NULL,
+    principal  TEXT NOT NULL,
+    appl       TEXT NOT NULL,
+    started    REAL NOT NULL
+);
+
+CREATE TABLE handles (
+    id     INTEGER PRIMARY KEY AUTOINCREMENT,
+    conn   INTEGER NOT NULL,
+    queue  TEXT NOT NULL,
+    browse INTEGER NOT NULL,
+    input  INTEGER NOT NULL,
+    output INTEGER NOT NULL,
+    opened REAL NOT NULL
+);
+CREATE INDEX handles_queue ON handles(queue);
+CREATE INDEX handles_conn ON handles(conn);
+"""
+
+QUEUE_COLUMNS = (
+    "name", "type", "max_depth", "max_msg_length", "put_inhibited", "get_inhibited",
+    "bothresh", "boqname", "hardenbo", "description", "usage", "default_persistence",
+    "default_priority", "target_q", "remote_q_name", "remote_qmgr_name", "xmit_q",
+    "create_time", "alter_time",
+)

@@ -1,0 +1,90 @@
+"""Contract: authorities named as MQ names them; a missing one is MQRC_NOT_AUTHORIZED (2035)."""
+
+from __future__ import annotations
+
+import pytest
+from contract_support import bodies, mq_error, msg, put_bodies
+
+from mqconsole.backends.base import Context, QueueManager
+from mqconsole.mq.queue import QueueAttrs
+
+USER = "ctuser"
+
+
+@pytest.fixture
+def restricted(backend, queue: str):
+    backend.restrict()
+    return backend
+
+
+def test_put_needs_put(restricted, connect, queue: str) -> None:
+    bob = connect(USER)
+    with mq_error(2035):
+        bob.put(queue, msg("x"), context=Context.NEW)
+    restricted.grant(USER, queue, {"put"})
+    bob.put(queue, msg("x"), context=Context.NEW, syncpoint=False)
+
+
+def test_set_all_context_needs_setall_on_queue_and_qmgr(restricted, connect,
+                                                        queue: str) -> None:
+    bob = connect(USER)
+    restricted.grant(USER, queue, {"put"})
+    with mq_error(2035):
+        bob.put(queue, msg("x"), context=Context.SET_ALL)
+    restricted.grant(USER, queue, {"put", "setall"})
+    with mq_error(2035):  # not yet on the queue manager
+        bob.put(queue, msg("x"), context=Context.SET_ALL)
+    restricted.grant(USER, "", {"setall"}, object_type="qmgr")
+    kept = bob.put(queue, msg("x", user_identifier="alice"), context=Context.SET_ALL,
+                   syncpoint=False)
+    assert kept.md.user_identifier.strip() == "alice"
+
+
+def test_browse_get_inq_dsp_chg(restricted, connect, qm: QueueManager, queue: str) -> None:
+    put_bodies(qm, queue, "a", "b")
+    bob = connect(USER)
+    for call in (lambda: bob.browse(queue), lambda: bob.get(queue),
+                 lambda: bob.get_by_msgid(queue, b"x" * 24), lambda: bob.inquire_queue(queue),
+                 lambda: bob.queue_status(queue), lambda: bob.change_queue(queue, max_depth=9),
+                 lambda: bob.delete_queue(queue)):
+        with mq_error(2035):
+            call()
+    assert bob.list_queues(queue) == []  # a generic inquiry leaves it out
+
+    restricted.grant(USER, queue, {"browse", "inq", "dsp"})
+    assert bodies(bob, queue) == [b"a", b"b"]
+    assert bob.inquire_queue(queue).depth == 2
+    assert [q.name for q in bob.list_queues(queue)] == [queue]
+    assert bob.queue_status(queue).depth == 2
+    with bob.browse(queue) as cur:
+        cur.next()
+        with mq_error(2035):  # browsing is not getting
+            cur.get_current()
+    restricted.grant(USER, queue, {"browse", "get", "inq", "dsp"})
+    assert bob.get(queue, syncpoint=False).body == b"a"
+    with mq_error(2035):
+        bob.change_queue(queue, max_depth=9)
+    restricted.grant(USER, queue, {"chg"})
+    assert bob.change_queue(queue, max_depth=9).max_depth == 9
+
+
+def test_generic_profiles(restricted, connect, make_queue) -> None:
+    a = make_queue("GEN.A")
+    b = make_queue("GEN.B")
+    prefix = a.rsplit(".", 1)[0]
+    restricted.grant(USER, prefix + ".*", "+put +inq")
+    bob = connect(USER)
+    bob.put(a, msg("x"), context=Context.NEW, syncpoint=False)
+    bob.put(b, msg("y"), context=Context.NEW, syncpoint=False)
+    assert {q.name for q in bob.list_queues(prefix + ".*")} == {a, b}
+
+
+def test_define_needs_chg(restricted, connect, make_queue) -> None:
+    bob = connect(USER)
+    with mq_error(2035):
+        bob.define_queue(QueueAttrs(name="CT.NOT.ALLOWED"))
+
+
+def test_admin_principal_still_works(restricted, qm: QueueManager, queue: str) -> None:
+    put_bodies(qm, queue, "ok")
+    assert bodies(qm, queue) == [b"ok"]
