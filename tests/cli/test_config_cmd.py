@@ -21,7 +21,7 @@ def test_config_validate_and_show(tmp_path):
     cfg = tmp_path / "c.yaml"
     cfg.write_text("profiles:\n  - name: test\n    backend:\n      type: mq\n"
                    "      queue_manager: QM1\n      connection_name: host(1414)\n"
-                   "      channel: DEV.APP.SVRCONN\n      password_env: MQPW\n")
+                   "      channel: DEV.APP.SVRCONN\n      user: app\n      password_env: MQPW\n")
     r = run_cli("--config", str(cfg), "config", "validate", "--json", home=tmp_path,
                 env={"MQPW": "s3cret"})
     assert r.code == 0 and r.json["valid"] and r.json["profiles"] == ["test"]

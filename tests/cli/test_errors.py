@@ -25,7 +25,7 @@ DLQ = "SYSTEM.DEAD.LETTER.QUEUE"
         (("put", "APP.ORDERS", "--file", "/no/such/file"), "/no/such/file"),
         (("browse", DLQ, "--where", "reason = "), "position"),
         (("browse", DLQ, "--where", "colour = red"), "colour"),
-        (("browse", DLQ, "--where", "text ~ '('"), "regex"),
+        (("browse", DLQ, "--where", "text ~ '('"), "regular expression"),
         (("show", DLQ, "00" * 24), "no message"),
         (("frobnicate",), "No such command"),
     ],

@@ -64,7 +64,8 @@ def test_browse_no_match_exit_0_with_note(cli):
 
 
 def test_show_json_has_md_headers_payload(cli):
-    row = cli("browse", DLQ, "--json", "--where", "format = MQHRF2", "--limit", "1").json[0]
+    args = ("browse", DLQ, "--json", "--where", "original_format = MQHRF2", "--limit", "1")
+    row = cli(*args).json[0]
     r = cli("show", DLQ, row["msgid"], "--json")
     assert r.code == 0, r.err
     doc = r.json
