@@ -15,6 +15,26 @@ if TYPE_CHECKING:
     from mqconsole.config import Config, Profile
 
 
+@dataclass(frozen=True)
+class _AdHocEmbedded:
+    path: str
+    type: str = "embedded"
+    principal: str | None = None
+
+
+@dataclass(frozen=True)
+class _AdHocProfile:
+    """The profile ``--embedded PATH`` stands for (shaped like ``config.Profile``)."""
+
+    backend: _AdHocEmbedded
+    name: str = "embedded"
+    read_only: bool = False
+    theme: str | None = None
+    banner: str | None = None
+    environment: str | None = None
+    description: str = ""
+
+
 @dataclass
 class Session:
     config_file: str | None = None
@@ -36,9 +56,11 @@ class Session:
     @property
     def profile(self) -> Profile:
         if self.embedded_path is not None:
-            from mqconsole.config import embedded_profile
-
-            return embedded_profile(self.embedded_path)
+            # --embedded needs no configuration file: skip loading pydantic (fast start)
+            path = self.embedded_path
+            if path != ":memory:":
+                path = str(Path(path).expanduser().absolute())
+            return _AdHocProfile(backend=_AdHocEmbedded(path=path))
         return self.config.profile(self.profile_name)
 
     @property
