@@ -1,0 +1,107 @@
+"""The outcome of an operation on messages: what went where, what failed and why.
+
+Every changing operation (move, copy, resubmit, delete, edit, load, save --remove) returns
+an ``OperationResult``; the CLI prints ``to_json()`` with ``--json`` and the TUI shows it.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from mqconsole.mq.names import reason_name
+
+
+@dataclass(slots=True)
+class Failure:
+    """One message that was not handled and stayed where it was."""
+
+    msgid: str
+    position: int
+    reason: int
+    reason_name: str = ""
+    detail: str = ""
+    destination: str | None = None
+
+    def __post_init__(self) -> None:
+        if not self.reason_name:
+            self.reason_name = reason_name(self.reason)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"msgid": self.msgid, "position": self.position, "reason": self.reason,
+                "reason_name": self.reason_name}
+
+
+@dataclass(slots=True)
+class OperationResult:
+    operation: str
+    source: str | None
+    destination: str | None = None  # None when several
+    moved_to: dict[str, int] = field(default_factory=dict)
+    selected: int = 0
+    done: int = 0
+    failed: list[Failure] = field(default_factory=list)
+    skipped: int = 0
+    dry_run: bool = False
+    backup: str | None = None
+    warnings: list[str] = field(default_factory=list)
+    plan: list[dict[str, Any]] = field(default_factory=list)  # dry run: what would happen
+    done_msgids: list[str] = field(default_factory=list)
+    outcome_unknown: bool = False  # a commit MQ could not confirm (2549)
+    cancelled: bool = False
+
+    @property
+    def all_done(self) -> bool:
+        return not self.failed and not self.outcome_unknown
+
+    def record_done(self, msgid: str, destination: str | None) -> None:
+        self.done += 1
+        self.done_msgids.append(msgid)
+        if destination is not None:
+            self.moved_to[destination] = self.moved_to.get(destination, 0) + 1
+
+    def to_json(self) -> dict[str, Any]:
+        dests = list(self.moved_to)
+        destination = self.destination
+        if destination is None and len(dests) == 1:
+            destination = dests[0]
+        return {
+            "operation": self.operation,
+            "source": self.source,
+            "destination": destination,
+            "moved_to": dict(self.moved_to),
+            "selected": self.selected,
+            "done": self.done,
+            "failed": [f.to_json() for f in self.failed],
+            "skipped": self.skipped,
+            "dry_run": self.dry_run,
+            "backup": self.backup,
+            "warnings": list(self.warnings),
+            "outcome_unknown": self.outcome_unknown,
+            "cancelled": self.cancelled,
+        }
+
+
+ProgressFn = Callable[[int, int | None], None]  # (messages handled so far, total if known)
+
+
+@dataclass
+class Control:
+    """What a caller passes to a long operation: progress reports and a cancel switch.
+
+    Cancelling stops at the next unit-of-work boundary: what is committed stays committed,
+    the open unit of work is finished (committed) first, and the result says ``cancelled``.
+    """
+
+    progress: ProgressFn | None = None
+    cancel: threading.Event = field(default_factory=threading.Event)
+
+    def report(self, done: int, total: int | None) -> None:
+        if self.progress is not None:
+            self.progress(done, total)
+
+    @property
+    def cancelled(self) -> bool:
+        return self.cancel.is_set()
