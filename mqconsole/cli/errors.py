@@ -45,6 +45,8 @@ def exit_code_for_mq(err: MQError) -> ExitCode:
 def describe(exc: BaseException) -> tuple[str, ExitCode] | None:
     """One sentence and an exit code for errors we know; None for bugs."""
     from mqconsole.config import ConfigError
+    from mqconsole.ops.dmpfile import DmpFileError, DmpWriteError
+    from mqconsole.ops.selection import SelectionError
     from mqconsole.ops.where import WhereError
 
     if isinstance(exc, CliError):
@@ -55,7 +57,8 @@ def describe(exc: BaseException) -> tuple[str, ExitCode] | None:
             text += (" — the commit's outcome is unknown: browse the source and destination "
                      "queues to see where the messages are before retrying")
         return text, exit_code_for_mq(exc)
-    if isinstance(exc, ConfigError | WhereError | HeaderError):
+    if isinstance(exc, ConfigError | WhereError | HeaderError | SelectionError | DmpFileError
+                  | DmpWriteError):
         return str(exc), ExitCode.USAGE
     if isinstance(exc, OSError):
         where = f" {exc.filename}" if getattr(exc, "filename", None) else ""
