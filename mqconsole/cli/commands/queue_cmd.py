@@ -104,6 +104,9 @@ def set_(ctx: click.Context, name: str, as_json: bool, **attrs: Any) -> None:
     session.refuse_if_read_only(f"changing queue {name}")
     qm = session.connect()
     before, after = set_queue(qm, name, **changes)
+    from .journal_cmd import record_queue_set
+
+    record_queue_set(session, qm.name, name, before, after, list(changes))
     if as_json:
         emit_json(queue_doc(qm, name))
     else:

@@ -1,0 +1,130 @@
+"""``mqconsole journal``: show the change journal (who changed what, when, with what outcome)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import click
+
+from mqconsole.cli.errors import CliError
+from mqconsole.cli.output import emit_json, safe, say
+
+from .common import json_option, session_of
+
+if TYPE_CHECKING:
+    from mqconsole.cli.session import Session
+    from mqconsole.ops.journal import Journal, JournalEntry
+
+
+def journal_of(session: Session) -> Journal:
+    """The journal this session writes: the config's, or the default one with --embedded
+    (which runs without a configuration file)."""
+    from mqconsole.ops.journal import Journal
+
+    path = None if session.embedded_path is not None else session.config.journal.path
+    return Journal(path)
+
+
+def record_queue_set(session: Session, qmgr: str, queue: str, before: Any, after: Any,
+                     keys: list[str]) -> None:
+    """Append the ``queue-set`` record: before and after of each attribute asked to change."""
+    from mqconsole.ops.journal import JournalEntry
+
+    changes = {k: {"before": _plain(getattr(before, k)), "after": _plain(getattr(after, k))}
+               for k in sorted(keys)}
+    journal_of(session).append(JournalEntry(
+        operation="queue-set", qmgr=qmgr, profile=session.profile.name, source=queue,
+        details={"changes": changes}))
+
+
+def _plain(value: Any) -> Any:
+    from enum import Enum
+
+    if isinstance(value, Enum):
+        return value.value
+    if isinstance(value, bytes):
+        return value.hex().upper()
+    if isinstance(value, str):
+        return value.rstrip()
+    return value
+
+
+def entry_line(entry: JournalEntry) -> str:
+    """One line: time, operator, operation, source → destinations, counts, backup."""
+    from mqconsole.ops.journal import format_time
+
+    who = entry.operator or "?"
+    if entry.sudo_user:
+        who += f" (sudo: {entry.sudo_user})"
+    dests = ", ".join(entry.destinations) or "-"
+    parts = [format_time(entry.time), who, entry.operation]
+    if entry.profile:
+        parts.append(f"[{entry.profile}]")
+    parts.append(f"{entry.source or '-'} → {dests}")
+    details = entry.details or {}
+    changes = details.get("changes")
+    if entry.operation == "queue-set" and isinstance(changes, dict):
+        parts.append(", ".join(
+            f"{k} {_show(v.get('before'))}→{_show(v.get('after'))}" if isinstance(v, dict)
+            else f"{k} {_show(v)}" for k, v in changes.items()))
+    else:
+        counts = entry.counts()
+        selected = details.get("selected")
+        text = f"done {counts['done']} failed {counts['failed']} skipped " \
+               f"{details.get('skipped', counts['skipped'])}"
+        if isinstance(selected, int):
+            text = f"selected {selected} " + text
+        parts.append(text)
+    if entry.backup:
+        parts.append(f"backup {entry.backup}")
+    if entry.dry_run:
+        parts.append("(dry run)")
+    return safe("  ".join(parts))
+
+
+def _show(value: Any) -> str:
+    return repr(value) if isinstance(value, str) else str(value)
+
+
+@click.command("journal")
+@json_option
+@click.option("--since", metavar="WHEN", help="Only entries since WHEN: 2h, 30m, 3d, "
+              "today, 2026-11-01 or an ISO time.")
+@click.option("--operation", metavar="NAME", help="Only this operation (move, delete, edit, "
+              "load, queue-set, …).")
+@click.option("--limit", type=click.IntRange(min=1), default=None,
+              help="Only the last N entries.")
+@click.pass_context
+def journal(ctx: click.Context, as_json: bool, since: str | None, operation: str | None,
+            limit: int | None) -> None:
+    """Show the journal of changes: one line per change, oldest first.
+
+    Every change (move, copy, resubmit, delete, edit, load, save --remove, queue set) is
+    recorded with its time (UTC), operator, profile, queue manager, queues, message ids
+    and the outcome of each message, and the backup file of a delete.
+    """
+    from mqconsole.ops.journal import parse_since
+
+    when = None
+    if since is not None:
+        try:
+            when = parse_since(since)
+        except ValueError as e:
+            raise CliError(str(e)) from None
+    j = journal_of(session_of(ctx))
+    entries = list(j.read(since=when, operation=operation))
+    if limit is not None:
+        entries = entries[-limit:]
+    for problem in j.problems:
+        say(f"warning: {problem}")
+    if as_json:
+        emit_json([e.to_dict() for e in entries])
+        return
+    if not entries:
+        say(f"no journal entries{' matching' if (since or operation) else ''} in {j.path}")
+        return
+    for e in entries:
+        click.echo(entry_line(e))
+
+
+COMMANDS = [journal]

@@ -1,0 +1,211 @@
+"""Deleting messages: save them to a file first, then remove exactly those.
+
+1. Browse the queue and write every selected message to the backup file (dmpmqmsg
+   format), completely, fsynced, published without overwriting anything
+   (:func:`mqconsole.ops.savefile.write_messages_file`). If that fails, nothing is removed.
+2. Browse again with a cursor; each message that is one of those saved (same MsgId,
+   descriptor and body: :func:`~mqconsole.ops.savefile.message_key`) is got under the
+   cursor under syncpoint, checked to be the one browsed, and the unit of work committed
+   every ``batch`` messages. Messages that arrived meanwhile are never touched, even with a
+   MsgId that was saved.
+
+A failed get or commit backs the unit of work out (its messages go back, their backout
+count one higher) and the batch is redone once, from a fresh cursor; a second failure stops
+the delete and reports every message not yet removed as failed — they are still on the
+queue, and the backup file holds them all. A saved message another consumer took meanwhile
+(2034 under the cursor, or no longer found) is counted as skipped. A commit whose outcome MQ
+cannot tell (2549) stops the delete with ``outcome_unknown``.
+
+``save --remove`` is the same operation with a file the operator names.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from collections import Counter
+from pathlib import Path
+
+from mqconsole import paths
+from mqconsole.backends.base import QueueManager
+from mqconsole.mq.errors import MQError
+from mqconsole.ops.result import Control, Failure, OperationResult
+from mqconsole.ops.savefile import (
+    DEFAULT_BATCH,
+    SavedMessage,
+    message_key,
+    new_backup_path,
+    save_selected,
+)
+from mqconsole.ops.selection import Selection
+
+MQRC_NO_MSG_UNDER_CURSOR = 2034
+MQRC_UNKNOWN_OUTCOME = 2549
+
+
+class _WrongMessage(MQError):
+    """The message got under the cursor is not the one browsed (never expected)."""
+
+    def __init__(self) -> None:
+        super().__init__(MQRC_NO_MSG_UNDER_CURSOR,
+                         "the message under the cursor is not the one browsed")
+
+
+def default_backup(qm: QueueManager, queue: str, folder: str | os.PathLike | None = None
+                   ) -> Path:
+    """A new file name in ``folder`` (default: the state folder's ``backups``), created."""
+    target = Path(folder) if folder is not None else paths.default_backup_dir()
+    paths.ensure_dir(target)
+    return new_backup_path(target, qm.name, queue)
+
+
+def delete_messages(qm: QueueManager, queue: str, selection: Selection, *,
+                    backup: str | os.PathLike | None = None,
+                    backup_dir: str | os.PathLike | None = None, force: bool = False,
+                    dry_run: bool = False, batch: int = DEFAULT_BATCH,
+                    control: Control | None = None, operation: str = "delete"
+                    ) -> OperationResult:
+    """Save the selected messages of ``queue`` to ``backup`` (default: a new file in
+    ``backup_dir``), then remove exactly those. See the module doc for every outcome.
+
+    ``force`` lets ``backup`` overwrite an existing file (``save --remove --force``).
+    Raises before removing anything when the backup cannot be written (OSError,
+    DmpWriteError, TargetExistsError) or the queue cannot be browsed (MQError).
+    """
+    control = control or Control()
+    result = OperationResult(operation=operation, source=queue, destination=None,
+                             dry_run=dry_run)
+    if dry_run:
+        report = save_selected(qm, queue, None, selection, control=control)
+        result.selected = report.count
+        result.plan = [{"position": s.position, "msgid": s.msgid, "action": "delete"}
+                       for s in report.saved]
+        return result
+    if backup is None:
+        target = default_backup(qm, queue, backup_dir)
+    else:
+        target = Path(backup)
+    saved = _save_first(qm, queue, target, selection, force=force, control=control)
+    result.selected = len(saved)
+    if not saved:
+        return result  # nothing matched: no file left behind
+    result.backup = str(target.absolute())
+    if control.cancelled:  # cancelled while saving: the file holds them, nothing removed
+        result.cancelled = True
+        result.skipped = len(saved)
+        return result
+    remove_saved(qm, queue, saved, result, batch=batch, control=control)
+    return result
+
+
+def _save_first(qm: QueueManager, queue: str, target: Path, selection: Selection, *,
+                force: bool, control: Control) -> list[SavedMessage]:
+    report = save_selected(qm, queue, target, selection, force=force, control=control)
+    if report.count == 0:
+        with contextlib.suppress(OSError):
+            target.unlink()  # an empty backup says nothing: remove it
+    return report.saved
+
+
+def remove_saved(qm: QueueManager, queue: str, saved: list[SavedMessage],
+                 result: OperationResult, *, batch: int = DEFAULT_BATCH,
+                 control: Control | None = None) -> None:
+    """Remove from ``queue`` the messages ``saved`` describes, recording into ``result``."""
+    control = control or Control()
+    batch = max(1, batch)
+    remaining: Counter = Counter(s.key for s in saved)
+    info = {}  # key -> (position, msgid) for reporting
+    for s in saved:
+        info.setdefault(s.key, (s.position, s.msgid))
+    total = len(saved)
+    redo_left = 1
+    stop: MQError | None = None
+    while result.done < total and stop is None:
+        pending: list[tuple] = []
+        claimed: Counter = Counter()  # keys got in the open unit of work
+        try:
+            with qm.browse(queue) as cursor:
+                while result.done + len(pending) < total:
+                    if control.cancelled:
+                        result.cancelled = True
+                        break
+                    browsed = cursor.next()
+                    if browsed is None:
+                        break
+                    key = message_key(browsed)
+                    if remaining[key] - claimed[key] <= 0:
+                        continue
+                    try:
+                        got = cursor.get_current(syncpoint=True)
+                    except MQError as exc:
+                        if exc.reason != MQRC_NO_MSG_UNDER_CURSOR:
+                            raise
+                        continue  # another consumer took it: found missing at the end
+                    if message_key(got) != key:
+                        raise _WrongMessage()
+                    pending.append(key)
+                    claimed[key] += 1
+                    if len(pending) >= batch:
+                        _commit(qm, pending, remaining, info, result)
+                        pending = []
+                        claimed.clear()
+                        redo_left = 1
+                        control.report(result.done, total)
+                if pending:
+                    _commit(qm, pending, remaining, info, result)
+                    pending = []
+                    control.report(result.done, total)
+        except MQError as exc:
+            if exc.reason == MQRC_UNKNOWN_OUTCOME:
+                result.outcome_unknown = True
+                for key in pending:
+                    remaining[key] -= 1
+                result.warnings.append(
+                    f"the commit of {len(pending)} removal(s) has an unknown outcome "
+                    f"({exc.reason_name}): browse {queue} to see which are still there "
+                    "(the backup file holds them all)")
+                break
+            _backout(qm)
+            if redo_left > 0:
+                redo_left -= 1
+                continue  # redo from a fresh cursor
+            stop = exc
+            break
+        except BaseException:
+            _backout(qm)
+            raise
+        else:
+            break  # the queue was browsed to its end (or cancelled)
+    if stop is not None:
+        for key, count in (+remaining).items():
+            position, msgid = info[key]
+            for _ in range(count):
+                result.failed.append(Failure(msgid, position, stop.reason, detail=stop.detail))
+        remaining.clear()
+    left = sum((+remaining).values())
+    if left:
+        result.skipped += left
+        if result.cancelled or result.outcome_unknown:
+            result.warnings.append(f"{left} selected message(s) were not removed: they are "
+                                   f"still on {queue}")
+        else:
+            result.warnings.append(f"{left} saved message(s) were no longer on {queue} "
+                                   "(another application took them): not removed by this "
+                                   "delete")
+
+
+def _commit(qm: QueueManager, pending: list, remaining: Counter, info: dict,
+            result: OperationResult) -> None:
+    qm.commit()
+    for key in pending:
+        remaining[key] -= 1
+        result.record_done(info[key][1], None)
+
+
+def _backout(qm: QueueManager) -> None:
+    if qm.in_unit_of_work:
+        with contextlib.suppress(MQError):
+            qm.backout()
+
+
+__all__ = ["default_backup", "delete_messages", "remove_saved"]

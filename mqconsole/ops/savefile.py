@@ -1,0 +1,413 @@
+"""Saving queues to dmpmqmsg files and loading files onto queues (on top of ``ops.dmpfile``).
+
+Saving browses (it never changes the queue): the selected messages are written to a
+temporary file next to the target, flushed and fsynced, then published under the target's
+name with a link that fails when the name exists (so a file is never overwritten unless
+``force``, and never seen half-written). Deleting (``ops.delete``) saves first with the same
+function and removes only what the file holds.
+
+Loading reads the whole file once to check it (a malformed file is rejected, naming the
+line, before anything is put), then reads it again and puts each message under syncpoint,
+committing every ``batch``. Context is set-all by default: the descriptor in the file goes
+on the queue as it is — except BackoutCount, which is an output of MQGET only (every put
+starts it at 0), and Priority/Persistence "as queue default" (-1/2), which the queue
+resolves.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import hashlib
+import operator
+import os
+from collections import Counter
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+
+from mqconsole.backends.base import Context, QueueManager
+from mqconsole.mq.errors import MQError
+from mqconsole.mq.md import LAYOUT
+from mqconsole.mq.message import Message
+from mqconsole.ops.dmpfile import DmpReader, DmpWriter
+from mqconsole.ops.result import Control, Failure, OperationResult
+from mqconsole.ops.selection import Selection
+from mqconsole.ops.views import MessageView
+
+DEFAULT_BATCH = 100
+MAX_REFUSALS_IN_A_ROW = 10  # a queue that refused this many puts in a row is given up on
+MQRC_UNKNOWN_OUTCOME = 2549
+BROWSE_BATCH = 200
+
+
+# -- identity of a message ------------------------------------------------------------------
+
+_KEY_FIELDS = operator.attrgetter(*(a for a, *_ in LAYOUT
+                                     if a not in ("backout_count", "expiry")))
+
+
+def message_key(message: Message) -> tuple:
+    """What identifies one message between a browse and a later get: its MsgId, every
+    descriptor field but those MQ changes meanwhile (BackoutCount rises when a unit of work
+    is backed out; Expiry counts down), and a digest of its body."""
+    md = message.md
+    return md.msg_id, _KEY_FIELDS(md), hashlib.sha256(message.body).digest()
+
+
+@dataclass(slots=True)
+class SavedMessage:
+    """One message written to a file: where it was on the queue and how to recognise it."""
+
+    position: int
+    msgid: str
+    key: tuple
+
+
+@dataclass(slots=True)
+class SaveReport:
+    path: Path | None  # None for a dry run
+    saved: list[SavedMessage] = field(default_factory=list)
+    bytes: int = 0  # body bytes written
+
+    @property
+    def count(self) -> int:
+        return len(self.saved)
+
+
+# -- file names -----------------------------------------------------------------------------
+
+def _safe_part(name: str) -> str:
+    out = "".join(c if c.isalnum() or c in "._-" else "_" for c in name.strip())
+    return out or "_"
+
+
+def backup_file_name(qmgr: str, queue: str, when: datetime | None = None) -> str:
+    """``QM1-APP.DLQ-20261102T091403.512Z.dmp`` (UTC)."""
+    when = (when or datetime.now(UTC)).astimezone(UTC)
+    stamp = when.strftime("%Y%m%dT%H%M%S") + f".{when.microsecond // 1000:03d}Z"
+    return f"{_safe_part(qmgr)}-{_safe_part(queue)}-{stamp}.dmp"
+
+
+def new_backup_path(folder: Path, qmgr: str, queue: str, when: datetime | None = None
+                    ) -> Path:
+    """A name in ``folder`` that does not exist yet (``-2``, ``-3`` … added when needed).
+
+    Publishing still refuses to overwrite, so two processes choosing the same name at once
+    cannot overwrite each other (see :func:`write_messages_file`).
+    """
+    base = backup_file_name(qmgr, queue, when)
+    candidate = folder / base
+    n = 1
+    while candidate.exists():
+        n += 1
+        candidate = folder / f"{base[:-4]}-{n}.dmp"
+    return candidate
+
+
+# -- writing a file safely ------------------------------------------------------------------
+
+class TargetExistsError(FileExistsError):
+    """The file to write exists (and ``force`` was not given)."""
+
+
+def _fsync_dir(folder: Path) -> None:
+    with contextlib.suppress(OSError):  # not every platform/file system can sync a folder
+        fd = os.open(folder, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+
+def _publish(tmp: Path, target: Path, *, force: bool) -> None:
+    if force:
+        os.replace(tmp, target)
+        return
+    try:
+        os.link(tmp, target)  # fails with EEXIST: never overwrites, even in a race
+    except FileExistsError:
+        raise TargetExistsError(f"{target} exists (give --force to overwrite it)") from None
+    except OSError:
+        # a file system without hard links: the best we can do is check, then rename
+        if target.exists():
+            raise TargetExistsError(f"{target} exists (give --force to overwrite it)") from None
+        os.rename(tmp, target)
+        return
+    os.unlink(tmp)
+
+
+def write_messages_file(path: str | os.PathLike, messages, *, qmgr: str | None,
+                        queue: str | None, force: bool = False) -> int:
+    """Write ``messages`` (an iterable) to a dmpmqmsg file at ``path``, completely or not at all.
+
+    The file is written under a temporary name in the same folder (mode 0600), fsynced,
+    then published as ``path``; an existing ``path`` raises :class:`TargetExistsError`
+    unless ``force``. On any failure the temporary file is removed and ``path`` is untouched.
+    Returns how many messages were written.
+    """
+    target = Path(path)
+    if not force and target.exists():
+        raise TargetExistsError(f"{target} exists (give --force to overwrite it)")
+    folder = target.parent if str(target.parent) else Path(".")
+    if not folder.is_dir():
+        raise FileNotFoundError(errno.ENOENT, "no such folder", str(folder))
+    tmp = folder / f".{target.name}.{os.getpid()}.partial"
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0),
+                 0o600)
+    fp = os.fdopen(fd, "w", encoding="latin-1", newline="\n")
+    try:
+        with fp:
+            writer = DmpWriter(fp, qmgr=qmgr, queue=queue)
+            count = writer.write_all(messages)
+            writer.close()
+            fp.flush()
+            os.fsync(fp.fileno())
+        _publish(tmp, target, force=force)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            tmp.unlink()
+        raise
+    _fsync_dir(folder)
+    return count
+
+
+# -- save -----------------------------------------------------------------------------------
+
+def iter_selected(qm: QueueManager, queue: str, selection: Selection,
+                  control: Control | None = None) -> Iterator[tuple[int, Message]]:
+    """Browse ``queue`` and yield ``(position, message)`` of every selected message."""
+    control = control or Control()
+    now = datetime.now(UTC)
+    total = None
+    with contextlib.suppress(MQError):
+        total = qm.inquire_queue(queue).depth
+    taken = 0
+    position = 0
+    if selection.limit is not None and selection.limit <= 0:
+        return
+    with qm.browse(queue) as cursor:
+        while True:
+            batch = cursor.next_batch(BROWSE_BATCH)
+            for message in batch:
+                position += 1
+                if selection.all or selection.matches(MessageView(position, message, now)):
+                    yield position, message
+                    taken += 1
+                    if selection.limit is not None and taken >= selection.limit:
+                        control.report(position, position)
+                        return
+            control.report(position, max(total or 0, position))
+            if len(batch) < BROWSE_BATCH or control.cancelled:
+                return
+
+
+def save_selected(qm: QueueManager, queue: str, path: str | os.PathLike | None,
+                  selection: Selection, *, force: bool = False,
+                  control: Control | None = None) -> SaveReport:
+    """Browse ``queue`` and write the selected messages to ``path`` (None: only count them).
+
+    Nothing on the queue changes. The file is complete and on disk when this returns.
+    """
+    report = SaveReport(path=None if path is None else Path(path))
+
+    def chosen() -> Iterator[Message]:
+        for position, message in iter_selected(qm, queue, selection, control):
+            report.saved.append(SavedMessage(position, message.msg_id_hex,
+                                             message_key(message)))
+            report.bytes += len(message.body)
+            yield message
+
+    if path is None:
+        for _ in chosen():
+            pass
+    else:
+        write_messages_file(path, chosen(), qmgr=qm.name, queue=queue, force=force)
+    return report
+
+
+def save_queue(qm: QueueManager, queue: str, path: str | os.PathLike, selection: Selection,
+               *, force: bool = False, dry_run: bool = False,
+               control: Control | None = None) -> OperationResult:
+    """``mqconsole save`` without ``--remove``: browse and write; the queue is unchanged."""
+    result = OperationResult(operation="save", source=queue, destination=None,
+                             dry_run=dry_run)
+    if dry_run and not force and Path(path).exists():
+        result.warnings.append(f"{path} exists: the save would be refused without --force")
+    report = save_selected(qm, queue, None if dry_run else path, selection, force=force,
+                           control=control)
+    result.selected = report.count
+    if dry_run:
+        result.plan = [{"position": s.position, "msgid": s.msgid, "action": "save"}
+                       for s in report.saved]
+        return result
+    result.backup = str(Path(path).absolute())
+    for s in report.saved:
+        result.record_done(s.msgid, None)
+    return result
+
+
+# -- load -----------------------------------------------------------------------------------
+
+@dataclass(slots=True)
+class FileCheck:
+    """What the first reading of a file found: its messages' count and the reader's notes."""
+
+    count: int
+    tool: str | None
+    qmgr: str | None
+    queue: str | None
+    warnings: list[str]
+
+
+def check_file(path: str | os.PathLike) -> FileCheck:
+    """Read the whole file (one message in memory at a time); raise DmpFileError if bad."""
+    with DmpReader(path) as reader:
+        count = sum(1 for _ in reader)
+        return FileCheck(count, reader.info.tool, reader.info.qmgr, reader.info.queue,
+                         list(reader.warnings))
+
+
+def load_to_queue(qm: QueueManager, path: str | os.PathLike, queue: str, *,
+                  new_context: bool = False, dry_run: bool = False,
+                  batch: int = DEFAULT_BATCH, control: Control | None = None
+                  ) -> OperationResult:
+    """Put every message of a dmpmqmsg/qload file (or amqsbcg output) on ``queue``.
+
+    The file is checked completely first (DmpFileError names the line; nothing is put).
+    Each message is put under syncpoint, the unit of work committed every ``batch``. A put
+    the queue refuses leaves nothing to undo: that message is recorded as failed and the
+    load goes on, until the queue has refused ``MAX_REFUSALS_IN_A_ROW`` in a row. A failed
+    commit (backed out) is redone once; a commit whose outcome MQ cannot tell (2549) stops
+    the load and sets ``outcome_unknown``.
+    """
+    control = control or Control()
+    batch = max(1, batch)
+    checked = check_file(path)
+    qm.inquire_queue(queue)  # an unknown queue: 2085 before anything is put
+    result = OperationResult(operation="load", source=str(Path(path).absolute()),
+                             destination=queue, selected=checked.count, dry_run=dry_run)
+    result.warnings.extend(checked.warnings)
+    if dry_run:
+        with DmpReader(path) as reader:
+            result.plan = [{"position": i, "msgid": m.msg_id_hex, "action": f"put to {queue}"}
+                           for i, m in enumerate(reader, 1)]
+        return result
+    context = Context.NEW if new_context else Context.SET_ALL
+    pending: list[tuple[int, Message]] = []  # put in the open unit of work
+    refused_in_a_row = 0
+    stopped: str | None = None
+    unknown = [0]  # messages whose commit has an unknown outcome
+
+    def commit() -> bool:
+        """Commit the open unit of work (redo it once if it was backed out)."""
+        nonlocal pending
+        for attempt in (1, 2):
+            try:
+                qm.commit()
+            except MQError as exc:
+                if exc.reason == MQRC_UNKNOWN_OUTCOME:
+                    result.outcome_unknown = True
+                    result.warnings.append(
+                        f"the commit of {len(pending)} message(s) has an unknown outcome "
+                        f"({exc.reason_name}): browse {queue} before loading again")
+                    unknown[0] = len(pending)
+                    pending = []
+                    return False
+                _backout_quietly(qm)
+                if attempt == 2:
+                    for position, message in pending:
+                        result.failed.append(Failure(message.msg_id_hex, position, exc.reason,
+                                                     detail=exc.detail, destination=queue))
+                    pending = []
+                    return False
+                if not _reput(qm, queue, pending, context, result):
+                    pending = []
+                    return False
+                continue
+            for _position, message in pending:
+                result.record_done(message.msg_id_hex, queue)
+            pending = []
+            control.report(result.done + len(result.failed), checked.count)
+            return True
+        return False  # pragma: no cover - the loop always returns
+
+    try:
+        with DmpReader(path) as reader:
+            for position, message in enumerate(reader, 1):
+                if control.cancelled:
+                    result.cancelled = True
+                    break
+                try:
+                    qm.put(queue, message, context=context, syncpoint=True)
+                except MQError as exc:
+                    result.failed.append(Failure(message.msg_id_hex, position, exc.reason,
+                                                 detail=exc.detail, destination=queue))
+                    refused_in_a_row += 1
+                    if refused_in_a_row >= MAX_REFUSALS_IN_A_ROW:
+                        stopped = exc.reason_name
+                        break
+                    continue
+                refused_in_a_row = 0
+                pending.append((position, message))
+                if len(pending) >= batch and not commit():
+                    stopped = "commit failed"
+                    break
+            if pending and not commit():
+                stopped = stopped or "commit failed"
+    except BaseException:
+        _backout_quietly(qm)
+        raise
+    if stopped is not None or result.cancelled:
+        result.skipped = max(0, checked.count - result.done - len(result.failed) - unknown[0])
+        if stopped and stopped != "commit failed":
+            result.warnings.append(f"{queue} refused {MAX_REFUSALS_IN_A_ROW} puts in a row "
+                                   f"({stopped}): the load stopped")
+        if result.skipped:
+            result.warnings.append(f"{result.skipped} message(s) of the file were not put")
+    return result
+
+
+def _reput(qm: QueueManager, queue: str, pending: list[tuple[int, Message]],
+           context: Context, result: OperationResult) -> bool:
+    """Put again what a backed-out unit of work held; a refusal now fails that message."""
+    kept = []
+    for position, message in pending:
+        try:
+            qm.put(queue, message, context=context, syncpoint=True)
+        except MQError as exc:
+            result.failed.append(Failure(message.msg_id_hex, position, exc.reason,
+                                         detail=exc.detail, destination=queue))
+            continue
+        kept.append((position, message))
+    pending[:] = kept
+    return True
+
+
+def _backout_quietly(qm: QueueManager) -> None:
+    if qm.in_unit_of_work:
+        with contextlib.suppress(MQError):
+            qm.backout()
+
+
+def keys_counter(saved: list[SavedMessage]) -> Counter:
+    return Counter(s.key for s in saved)
+
+
+__all__ = [
+    "DEFAULT_BATCH",
+    "FileCheck",
+    "SaveReport",
+    "SavedMessage",
+    "TargetExistsError",
+    "backup_file_name",
+    "check_file",
+    "iter_selected",
+    "load_to_queue",
+    "message_key",
+    "new_backup_path",
+    "save_queue",
+    "save_selected",
+    "write_messages_file",
+]

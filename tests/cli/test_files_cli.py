@@ -1,0 +1,96 @@
+"""``mqconsole save`` and ``mqconsole load``, run for real on a copy of the demo."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from mqconsole.ops.dmpfile import check_dmp_file, load_file
+
+REAL = Path("/work/shared/testdata/dmpmqmsg/dmpmqmsg-10.0-real.txt")
+DLQ = "SYSTEM.DEAD.LETTER.QUEUE"
+
+
+def rows(cli, queue: str) -> list[dict]:
+    r = cli("browse", queue, "--json", "--limit", "100000")
+    assert r.code == 0, r.err
+    return r.json
+
+
+def test_save_then_load_round_trips(cli, tmp_path):
+    path = tmp_path / "dlq.dmp"
+    before = rows(cli, DLQ)
+    r = cli("save", DLQ, str(path), "--json")  # no selection: everything; no --yes needed
+    assert r.code == 0, r.err
+    assert (r.json["selected"], r.json["done"]) == (len(before), len(before))
+    assert r.json["backup"] == str(path) and check_dmp_file(path) == []
+    assert rows(cli, DLQ) == before  # saving only browses
+    assert cli("queue", "define", "T.COPY").code == 0
+    r = cli("load", str(path), "T.COPY", "--yes", "--json")
+    assert r.code == 0, r.err
+    assert (r.json["operation"], r.json["done"], r.json["destination"]) == \
+        ("load", len(before), "T.COPY")
+    after = rows(cli, "T.COPY")
+    strip = ("position", "backout_count")
+    assert [{k: v for k, v in x.items() if k not in strip} for x in after] == \
+        [{k: v for k, v in x.items() if k not in strip} for x in before]
+    assert {x["backout_count"] for x in after} == {0}  # a put starts it at 0
+    r = cli("save", "T.COPY", str(tmp_path / "again.dmp"))
+    assert r.code == 0, r.err
+    assert [m.body for m in load_file(tmp_path / "again.dmp")] == \
+        [m.body for m in load_file(path)]
+
+
+def test_save_refuses_existing_file_unless_forced_and_remove_needs_a_selection(cli, tmp_path):
+    path = tmp_path / "x.dmp"
+    path.write_text("precious")
+    r = cli("save", "APP.ORDERS", str(path))
+    assert r.code == 2 and "exists" in r.err and path.read_text() == "precious"
+    r = cli("save", "APP.ORDERS", str(path), "--force", "--where", "text ~ 'ORD-10000[0-4]'")
+    assert r.code == 0, r.err
+    assert 0 < len(load_file(path)) < 40
+    r = cli("save", "APP.ORDERS", str(tmp_path / "y.dmp"), "--remove", "--yes")
+    assert r.code == 2 and "--all" in r.err and not (tmp_path / "y.dmp").exists()
+    assert len(rows(cli, "APP.ORDERS")) == 40
+
+
+def test_save_remove_writes_the_file_then_removes(cli, tmp_path):
+    path = tmp_path / "boq.dmp"
+    ids = [x["msgid"] for x in rows(cli, "APP.SHARED.BOQ")]
+    r = cli("save", "APP.SHARED.BOQ", str(path), "--all", "--remove", "--yes", "--json")
+    assert r.code == 0, r.err
+    assert r.json["done"] == len(ids) and r.json["backup"] == str(path)
+    assert rows(cli, "APP.SHARED.BOQ") == []
+    assert [m.msg_id_hex for m in load_file(path)] == ids
+
+
+def test_real_dmpmqmsg_file_loads(cli):
+    expected = load_file(REAL)
+    r = cli("load", str(REAL), "APP.AUDIT", "--yes")
+    assert r.code == 0, r.err
+    got = rows(cli, "APP.AUDIT")
+    assert [x["msgid"] for x in got] == [m.msg_id_hex for m in expected]
+    assert [x["length"] for x in got] == [len(m.body) for m in expected]
+
+
+def test_malformed_file_is_refused_naming_the_line_before_any_put(cli, tmp_path):
+    text = REAL.read_text(encoding="latin-1")
+    lines = text.split("\n")
+    lines += lines[4:]  # a second message, then break it
+    n = len(lines) - 3
+    lines[n - 1] = "Q what is this"
+    bad = tmp_path / "bad.txt"
+    bad.write_text("\n".join(lines), encoding="latin-1")
+    r = cli("load", str(bad), "APP.AUDIT", "--yes")
+    assert r.code == 2 and f"line {n}" in r.err and "Traceback" not in r.err
+    assert rows(cli, "APP.AUDIT") == []
+
+
+def test_load_refused_puts_exit_1(cli, tmp_path):
+    path = tmp_path / "o.dmp"
+    assert cli("save", "APP.ORDERS", str(path), "--limit", "12").code == 0
+    r = cli("load", str(path), "APP.LEGACY", "--yes", "--json")  # put-inhibited
+    assert r.code == 1
+    assert len(r.json["failed"]) == 10 and r.json["skipped"] == 2 and r.json["done"] == 0
+    assert {f["reason_name"] for f in r.json["failed"]} == {"MQRC_PUT_INHIBITED"}
+    r = cli("load", str(path), "NO.SUCH.QUEUE", "--yes")
+    assert r.code == 2 and "2085" in r.err

@@ -1,0 +1,61 @@
+"""``mqconsole journal``, and the records that delete, edit, load and queue set append."""
+
+from __future__ import annotations
+
+from .conftest import run_cli
+
+
+def test_changes_are_journaled_and_shown(cli, tmp_path):
+    assert cli("journal").code == 0  # an empty journal is not an error
+    r = cli("delete", "APP.ORDERS.BOQ", "--all", "--yes", "--json",
+            env={"SUDO_USER": "alice"})
+    assert r.code == 0, r.err
+    backup = r.json["backup"]
+    assert cli("queue", "set", "APP.ORDERS", "--bothresh", "7", "--boqname", "X.BOQ").code == 0
+    msgid = cli("browse", "APP.ORDERS", "--json", "--limit", "1").json[0]["msgid"]
+    assert cli("edit", "APP.ORDERS", msgid, "--set", "Priority=1", "--yes").code == 0
+
+    r = cli("journal")
+    assert r.code == 0, r.err
+    lines = r.out.splitlines()
+    assert len(lines) == 3
+    assert "delete" in lines[0] and "APP.ORDERS.BOQ → -" in lines[0]
+    assert "done 5 failed 0" in lines[0] and f"backup {backup}" in lines[0]
+    assert "(sudo: alice)" in lines[0] and lines[0][:4].isdigit() and "Z" in lines[0][:25]
+    assert "queue-set" in lines[1] and "bothresh 3→7" in lines[1] and "boqname" in lines[1]
+    assert "edit" in lines[2] and "APP.ORDERS → APP.ORDERS" in lines[2]
+
+    docs = cli("journal", "--json").json
+    assert [d["operation"] for d in docs] == ["delete", "queue-set", "edit"]
+    delete, qset, edit = docs
+    assert delete["sudo_user"] == "alice" and delete["qmgr"] == "QM1"
+    assert delete["backup"] == backup and len(delete["msgids"]) == 5
+    assert {o["outcome"] for o in delete["outcomes"]} == {"done"}
+    assert qset["details"]["changes"] == {
+        "bothresh": {"before": 3, "after": 7},
+        "boqname": {"before": "APP.ORDERS.BOQ", "after": "X.BOQ"}}
+    assert edit["msgids"] == [msgid]
+    assert edit["details"]["changes"]["priority"]["after"] == 1
+
+    assert [d["operation"] for d in cli("journal", "--json", "--operation", "edit").json] \
+        == ["edit"]
+    assert [d["operation"] for d in cli("journal", "--json", "--limit", "2").json] == \
+        ["queue-set", "edit"]
+    assert len(cli("journal", "--json", "--since", "1h").json) == 3
+    assert cli("journal", "--json", "--since", "2999-01-01").json == []
+    r = cli("journal", "--since", "soon")
+    assert r.code == 2 and "--since" in r.err
+
+
+def test_config_journal_path_is_used(tmp_path, demo):
+    journal = tmp_path / "audit" / "changes.jsonl"
+    cfg = tmp_path / "c.yaml"
+    cfg.write_text(f"profiles:\n  - name: ops\n    backend:\n      type: embedded\n"
+                   f"      path: {demo}\njournal:\n  path: {journal}\n")
+    r = run_cli("--config", str(cfg), "queue", "set", "APP.AUDIT", "--max-depth", "9",
+                home=tmp_path / "home")
+    assert r.code == 0, r.err
+    assert journal.exists()
+    r = run_cli("--config", str(cfg), "journal", "--json", home=tmp_path / "home")
+    [doc] = r.json
+    assert doc["profile"] == "ops" and doc["details"]["changes"]["max_depth"]["after"] == 9
