@@ -1,0 +1,139 @@
+"""``mqconsole replay`` and ``mqconsole doctor``, as real invocations."""
+
+from __future__ import annotations
+
+import shlex
+from pathlib import Path
+
+from .conftest import run_cli
+
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLES = ROOT / "examples"
+
+
+def test_replay_scenario_json_needs_no_queue_manager(tmp_path):
+    r = run_cli("replay", str(EXAMPLES / "scenarios" / "shared-counter.yaml"), "--json",
+                home=tmp_path)
+    assert r.code == 0, r.err
+    doc = r.json
+    assert set(doc) == {"events", "final", "summary"}
+    assert doc["events"][0] == {"seq": 1, "t_ms": 0, "type": "deliver", "message": "p1",
+                                "endpoint": "InMDB", "session": 1, "queue": "APP.IN",
+                                "backout_count": 0}
+    assert doc["final"]["endpoints"] == {"InMDB": {"state": "stopped", "rollback_counter": 2}}
+    assert doc["summary"]["stopped_by"] == "all_endpoints_stopped"
+
+
+def test_replay_text_is_a_timeline_and_a_summary(tmp_path):
+    r = run_cli("replay", str(EXAMPLES / "scenarios" / "backout-queue-unusable.yaml"),
+                home=tmp_path)
+    assert r.code == 0, r.err
+    assert "dead_lettered" in r.out and "MQRC_PUT_INHIBITED (2051)" in r.out
+    assert "Summary: 1 deliveries" in r.out and "DLQ: poison(0)" in r.out
+
+
+def test_replay_limits_can_be_overridden(tmp_path):
+    r = run_cli("replay", str(EXAMPLES / "scenarios" / "sib-blocked-retry.yaml"), "--json",
+                "--max-events", "3", home=tmp_path)
+    assert r.code == 0, r.err
+    assert len(r.json["events"]) <= 3 and r.json["summary"]["stopped_by"] == "limits"
+    assert r.json["final"]["in_flight"]
+
+
+def test_scenario_errors_exit_2_with_field_and_line(tmp_path):
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("queues:\n  - name: Q\nendpoints:\n  - name: E\n    queue: Q\n"
+                   "    provider: mq_activation_spec\n    max_server_session: 3\n")
+    r = run_cli("replay", str(bad), "--json", home=tmp_path)
+    assert r.code == 2
+    assert r.out == ""  # no partial result
+    assert f"{bad} line 7: endpoints[0].max_server_session: unknown field" in r.err
+    assert "did you mean max_server_sessions?" in r.err
+    bad.write_text("queues: [{name: Q}]\nmessages:\n  - {id: m1, queue: R}\n")
+    code, out, err = in_process("replay", str(bad))
+    assert code == 2 and out == ""
+    assert "line 3: messages[0].queue: queue R is not defined" in err
+    bad.write_text("queues: [{name: Q, bothresh: high}]\n")
+    code, _, err = in_process("replay", str(bad))
+    assert code == 2 and "line 1: queues[0].bothresh: must be a whole number" in err
+
+
+def in_process(*args: str) -> tuple[int, str, str]:
+    """Run the command in this interpreter (usage errors need no subprocess)."""
+    import contextlib
+    import io
+
+    from mqconsole.cli.main import main
+
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = main(list(args))
+    return code, out.getvalue(), err.getvalue()
+
+
+def test_replay_usage_errors(tmp_path):
+    for args in ([], ["x.yaml", "--queue", "Q"], ["--queue", "Q"],
+                 [str(EXAMPLES / "scenarios" / "sca-export.yaml"), "--fail", "first=1"]):
+        code, _, err = in_process("replay", *args)
+        assert code == 2, (args, err)
+    code, _, err = in_process("replay", str(tmp_path / "missing.yaml"))
+    assert code == 2 and "missing.yaml" in err
+
+
+def test_replay_from_a_live_queue_changes_nothing(cli, demo):
+    before = cli("browse", "APP.ORDERS", "--json").json
+    r = cli("replay", "--queue", "APP.ORDERS", "--endpoints",
+            str(EXAMPLES / "endpoints" / "demo.yaml"), "--fail", "position=1", "--json")
+    assert r.code == 0, r.err
+    doc = r.json
+    head = before[0]["msgid"]
+    assert [m["message"] for m in doc["final"]["queues"]["APP.ORDERS.BOQ"]] == [head]
+    assert doc["summary"]["successes"] == 39
+    assert cli("browse", "APP.ORDERS", "--json").json == before
+    code, _, err = in_process("--embedded", str(demo), "replay", "--queue", "APP.ORDERS",
+                              "--endpoints", str(EXAMPLES / "endpoints" / "demo.yaml"),
+                              "--fail", "between=9")
+    assert code == 2 and "FROM:TO" in err
+    code, _, err = in_process("--embedded", str(demo), "replay", "--queue", "APP.AUDIT",
+                              "--endpoints", str(EXAMPLES / "endpoints" / "demo.yaml"))
+    assert code == 2 and "no endpoint" in err
+
+
+def test_doctor_json_flags_the_demo_and_its_fixes_pass(cli):
+    r = cli("doctor", "--json")
+    assert r.code == 0, r.err
+    entries = {e["queue"]: e for e in r.json}
+    for e in entries.values():
+        assert {"queue", "verdict", "finding", "fixes"} <= set(e)
+        assert e["verdict"] in ("ok", "warn", "bad")
+    assert entries["APP.PAYMENTS"]["verdict"] == "bad"
+    assert entries["APP.INVOICES"]["verdict"] == "warn"
+    assert entries["APP.SHIPPING"]["verdict"] == "warn"
+    assert entries["APP.ORDERS"]["verdict"] == "ok"
+    assert any(f.startswith("ALTER QLOCAL(APP.PAYMENTS) BOTHRESH(3)")
+               for f in entries["APP.PAYMENTS"]["fixes"])
+    named = ("APP.PAYMENTS", "APP.INVOICES", "APP.SHIPPING")
+    lines = dict.fromkeys(f for q in named for f in entries[q]["fixes"]
+                          if f.startswith("mqconsole "))
+    assert any(line.startswith("mqconsole queue set ") for line in lines)
+    for line in sorted(lines, key=lambda c: 0 if " define " in c else 1):
+        done = cli(*shlex.split(line)[1:])
+        assert done.code == 0, (line, done.err)
+    again = {e["queue"]: e for e in cli("doctor", "--json").json}
+    for q in named:
+        assert again[q]["verdict"] == "ok", again[q]["finding"]
+        assert again[q]["fixes"] == []
+    assert again["APP.ORDERS"]["verdict"] == "ok"
+
+
+def test_doctor_text_and_endpoints_errors(cli, tmp_path):
+    r = cli("doctor", "--endpoints", str(EXAMPLES / "endpoints" / "demo.yaml"))
+    assert r.code == 0, r.err
+    assert "APP.PAYMENTS" in r.out and "BAD" in r.out
+    assert "stops PaymentsMDB at every restart" in r.out
+    assert "ok," in r.err and "bad" in r.err
+    bad = tmp_path / "eps.yaml"
+    bad.write_text("endpoints:\n  - name: E\n    queue: APP.ORDERS\n    provider: mdb\n")
+    r = cli("doctor", "--endpoints", str(bad), "--json")
+    assert r.code == 2 and r.out == ""
+    assert "line 4: endpoints[0].provider: must be one of" in r.err
