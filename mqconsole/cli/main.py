@@ -50,6 +50,19 @@ def _register() -> None:
     for mod in (init_cmd, queue_cmd, put_cmd, browse_cmd, config_cmd, tui_cmd):
         for command in mod.COMMANDS:
             cli.add_command(command)
+    from .commands import delete_cmd, edit_cmd, files_cmd, journal_cmd
+
+    for mod in (delete_cmd, edit_cmd, files_cmd, journal_cmd):
+        for command in mod.COMMANDS:
+            cli.add_command(command)
+    from .commands.transfer_cmd import COMMANDS as transfer_commands  # move, copy, resubmit
+
+    for command in transfer_commands:
+        cli.add_command(command)
+    from .commands import model_cmd
+
+    for command in model_cmd.COMMANDS:
+        cli.add_command(command)
 
 
 _register()

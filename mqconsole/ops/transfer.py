@@ -1,0 +1,916 @@
+"""Move and copy messages between queues — and the engine that resubmit shares.
+
+One engine, used by the CLI and the TUI, that never loses a message (real-mq.md, "Order
+inside a unit of work"):
+
+* The source is browsed with a cursor. For each message the selection matches, the message
+  is **put** to its destination under syncpoint and **only then got under the cursor**
+  under syncpoint (a copy does no get). The message got is checked against the one browsed
+  (same descriptor and body; only BackoutCount and the Expiry left may differ). The unit
+  of work is committed every ``batch`` messages.
+* A put that fails (2053 full, 2051 inhibited, 2035 not authorized, 2030 too big, …) leaves
+  that message untouched on the source with nothing to back out: it is recorded as failed
+  and the operation goes on. After a destination refused ``REFUSALS_BEFORE_STOP`` messages
+  in a row it is not tried again: the rest of its messages are *skipped* (they stay) and a
+  warning says why.
+* A failed get or commit backs the unit of work out and redoes it once: the unit's messages
+  are back on the source at their positions (BackoutCount + 1), found again with a fresh
+  cursor — at the position they must have now (the messages passed before them that stayed)
+  and checked by identity (MsgId, the whole descriptor but BackoutCount and Expiry, the
+  body's hash), so duplicate MsgIds never make it take another message — and moved again.
+  If the redo fails too, the operation stops and reports the unit's messages as failed
+  (they are on the source).
+* A commit answered with 2549 (or 2009 — the connection broke during the commit) has an
+  unknown outcome: the operation stops at once, ``outcome_unknown`` is set and the unit's
+  MsgIds are listed (as failures with that reason, and in a warning).
+* Messages of a group or segmented message (MsgFlags ``MQMF_MSG_IN_GROUP``,
+  ``MQMF_LAST_MSG_IN_GROUP``, ``MQMF_SEGMENT``, ``MQMF_LAST_SEGMENT``; GroupId) move together
+  within one unit of work or not at all. A group is looked at once with a second cursor
+  when its first message comes up: when not every message of it is on the queue (its last
+  one included), or not every one is selected, or it would not fit in ``--limit``, it is
+  skipped with a warning. When one member cannot be put, the members already in the unit
+  of work are backed out and the whole group stays.
+* Between two queue managers (``dest_qm``) nothing is atomic: each unit is committed on
+  the destination first and then on the source, so a crash or a failed source commit in
+  between leaves a duplicate on both queues, never a loss. A failed source commit after the
+  destination committed is redone as gets only; if that fails as well the messages are
+  reported as duplicates.
+* Cancelling (``control.cancel``) stops at the next unit-of-work boundary; what is in the
+  open unit of work is committed first.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+from mqconsole.backends.base import BrowseCursor, Context, QueueManager
+from mqconsole.mq.chain import format_key, strip_dead_letter_header
+from mqconsole.mq.errors import HeaderError, MQError
+from mqconsole.mq.md import LAYOUT
+from mqconsole.mq.message import Message
+from mqconsole.mq.names import reason_name
+from mqconsole.ops.result import Control, Failure, OperationResult
+from mqconsole.ops.selection import Selection
+from mqconsole.ops.views import MessageView
+
+__all__ = [
+    "REFUSALS_BEFORE_STOP", "Route", "TransferError", "Unroutable", "dlh_changes",
+    "identity", "is_grouped", "local_prediction", "run_engine", "same_message",
+    "stopped_early", "transfer",
+]
+
+REFUSALS_BEFORE_STOP = 10
+
+MQMF_SEGMENT = 0x02
+MQMF_LAST_SEGMENT = 0x04
+MQMF_MSG_IN_GROUP = 0x08
+MQMF_LAST_MSG_IN_GROUP = 0x10
+GROUP_FLAGS = MQMF_SEGMENT | MQMF_LAST_SEGMENT | MQMF_MSG_IN_GROUP | MQMF_LAST_MSG_IN_GROUP
+
+MQRC_BACKED_OUT = 2003
+MQRC_CONNECTION_BROKEN = 2009
+MQRC_NO_MSG_UNDER_CURSOR = 2034
+MQRC_HEADER_ERROR = 2142
+MQRC_CALL_INTERRUPTED = 2549
+
+# A commit answered with one of these may or may not have happened.
+UNKNOWN_OUTCOME_REASONS = frozenset({MQRC_CALL_INTERRUPTED, MQRC_CONNECTION_BROKEN})
+# A put or get failing with one of these says nothing about the destination: the connection
+# (and with it the unit of work) is in trouble. Backed out and redone, not "refused".
+CONNECTION_REASONS = frozenset({
+    2009,  # CONNECTION_BROKEN
+    2018,  # HCONN_ERROR
+    2058, 2059,  # Q_MGR_NAME_ERROR, Q_MGR_NOT_AVAILABLE
+    2102,  # RESOURCE_PROBLEM
+    2161, 2162,  # Q_MGR_QUIESCING, Q_MGR_STOPPING
+    2195,  # UNEXPECTED_ERROR
+    2202, 2203,  # CONNECTION_QUIESCING, CONNECTION_STOPPING
+    2548, 2549,  # RECONNECT_FAILED, CALL_INTERRUPTED
+})
+
+_BROWSE_BATCH = 500
+STOPPED_EARLY = "stopped early"
+
+
+def stopped_early(result: OperationResult) -> bool:
+    """Did the operation stop before examining every message (a failure, an unknown
+    outcome, a cancel)? Then not everything selected was handled."""
+    return result.cancelled or any(w.startswith(STOPPED_EARLY) for w in result.warnings)
+_SAME_FIELDS = tuple(attr for attr, *_ in LAYOUT if attr not in ("backout_count", "expiry"))
+
+
+class TransferError(ValueError):
+    """An operation that cannot start (one sentence for the user); nothing was changed."""
+
+
+class Unroutable(Exception):
+    """The planner cannot send this message anywhere: it stays, with this MQ reason."""
+
+    def __init__(self, reason: int, detail: str = "", destination: str | None = None) -> None:
+        super().__init__(detail or reason_name(reason))
+        self.reason = reason
+        self.detail = detail
+        self.destination = destination
+
+
+@dataclass(slots=True)
+class Route:
+    """Where one message goes and as what.
+
+    ``queue`` and ``qmgr_name`` are the put's object (``qmgr_name`` is ObjectQMgrName: the
+    queue manager resolves it through a transmission queue or a queue manager alias);
+    ``label`` names the destination in results (``QUEUE`` or ``QUEUE@QMGR``); ``message`` is
+    what is put; ``changes`` says what differs from the browsed message (for plans) and
+    ``notes`` are counted into warnings once the message is done.
+    """
+
+    queue: str
+    label: str
+    message: Message
+    qmgr_name: str = ""
+    changes: tuple[str, ...] = ()
+    notes: tuple[str, ...] = ()
+
+
+Planner = Callable[[Message, MessageView], Route]
+
+
+def identity(message: Message) -> bytes:
+    """What makes a browsed message this one and no other: the MsgId, the whole descriptor
+    except BackoutCount (a backout raises it) and Expiry (it counts down), and the body."""
+    md = message.md.copy(backout_count=0, expiry=0)
+    h = hashlib.blake2b(md.pack(big_endian=False, ccsid=819), digest_size=20)
+    h.update(message.body)
+    return h.digest()
+
+
+def same_message(got: Message, browsed: Message) -> bool:
+    """``got`` is ``browsed`` (only BackoutCount and the Expiry left may differ)."""
+    if got.body != browsed.body:
+        return False
+    a, b = got.md, browsed.md
+    if a.backout_count == b.backout_count and a.expiry == b.expiry:
+        return a == b  # the usual case: one dataclass comparison
+    return all(getattr(a, f) == getattr(b, f) for f in _SAME_FIELDS)
+
+
+def is_grouped(message: Message) -> bool:
+    md = message.md
+    return md.version >= 2 and bool(md.msg_flags & GROUP_FLAGS)
+
+
+# -- the engine's private state -------------------------------------------------------------
+
+@dataclass(slots=True)
+class _Item:
+    """A message put (and, for a move, got) in the open unit of work."""
+
+    message: Message  # as browsed
+    position: int
+    passed_before: int  # messages the walk passed before this one
+    route: Route
+    group: bytes | None = None
+    digest: bytes | None = None
+
+    @property
+    def msgid(self) -> str:
+        return self.message.md.msg_id.hex().upper()
+
+    def ident(self) -> bytes:
+        if self.digest is None:
+            self.digest = identity(self.message)
+        return self.digest
+
+
+@dataclass(slots=True)
+class _GroupScan:
+    members: list[tuple[int, int, int]] = field(default_factory=list)  # (seq, offset, flags)
+    unselected: int = 0
+
+
+@dataclass(slots=True)
+class _Group:
+    gid: bytes
+    size: int
+    why_not: str | None  # None: the group can move
+    state: str = "new"  # new | open | done | failed | skipped
+    remaining: int = 0
+    fail_reason: int = 0
+    fail_detail: str = ""
+    warned: bool = False
+
+    @property
+    def gid_hex(self) -> str:
+        return self.gid.hex().upper()
+
+
+class _UnitFailure(Exception):
+    """The open unit of work cannot be committed as it is: back it out (and redo it)."""
+
+    def __init__(self, error: MQError, *, exclude_groups: frozenset[bytes] = frozenset(),
+                 source_only: bool = False) -> None:
+        super().__init__(str(error))
+        self.error = error
+        self.exclude_groups = exclude_groups
+        self.source_only = source_only  # cross-QM: the destination has committed
+
+
+class _Stop(Exception):
+    """The operation stops here (what happened is in the result)."""
+
+
+def _group_problem(members: list[tuple[int, int, int]]) -> str | None:
+    """Why these messages of one group are not the whole group (None: they are)."""
+    logical: dict[int, list[tuple[int, int]]] = {}
+    for seq, offset, flags in members:
+        logical.setdefault(seq, []).append((offset, flags))
+    in_group = any(f & (MQMF_MSG_IN_GROUP | MQMF_LAST_MSG_IN_GROUP) for _, _, f in members)
+    if in_group:
+        lasts = sorted({s for s, _, f in members if f & MQMF_LAST_MSG_IN_GROUP})
+        if not lasts:
+            return "its last message (MQMF_LAST_MSG_IN_GROUP) is not on the queue"
+        if len(lasts) > 1:
+            return f"it has more than one last message (sequence numbers {lasts})"
+        n = lasts[0]
+        missing = sorted(set(range(1, n + 1)) - set(logical))
+        if missing:
+            shown = ", ".join(str(s) for s in missing[:5]) + (" …" if len(missing) > 5 else "")
+            return f"message(s) {shown} of its {n} are not on the queue"
+        if max(logical) > n:
+            return f"it has messages after its last one ({n})"
+    for seq, segs in sorted(logical.items()):
+        segmented = any(f & (MQMF_SEGMENT | MQMF_LAST_SEGMENT) for _, f in segs)
+        if not segmented:
+            if len(segs) > 1:
+                return f"message {seq} of the group is on the queue {len(segs)} times"
+            continue
+        segs.sort()
+        offsets = [o for o, _ in segs]
+        if len(set(offsets)) != len(offsets):
+            return f"a segment of message {seq} is on the queue twice"
+        if offsets[0] != 0:
+            return f"the first segment (offset 0) of message {seq} is not on the queue"
+        last = [o for o, f in segs if f & MQMF_LAST_SEGMENT]
+        if not last:
+            return f"the last segment of message {seq} is not on the queue"
+        if last != [offsets[-1]]:
+            return f"message {seq} has segments after its last one"
+    return None
+
+
+class _Engine:
+    def __init__(self, qm: QueueManager, source: str, selection: Selection, planner: Planner,
+                 *, operation: str, destination: str | None, copy: bool, batch: int,
+                 context: Context, dry_run: bool, control: Control | None,
+                 dest_qm: QueueManager | None, note_texts: dict[str, str],
+                 done_destinations: dict[str, str] | None,
+                 predict: Callable[[Route], int | None] | None = None) -> None:
+        if batch < 1:
+            raise ValueError("batch must be at least 1")
+        self.qm = qm
+        self.source = source
+        self.selection = selection
+        self.planner = planner
+        self.copy = copy
+        self.batch = batch
+        self.context = context
+        self.dry_run = dry_run
+        self.control = control or Control()
+        self.put_qm = dest_qm if dest_qm is not None else qm
+        self.cross = dest_qm is not None and dest_qm is not qm
+        self.note_texts = note_texts
+        self.done_destinations = done_destinations
+        self.predict = predict
+        self.result = OperationResult(operation=operation, source=source,
+                                      destination=destination, dry_run=dry_run)
+        self.now = datetime.now(UTC)
+        self.limit = selection.limit
+        self.cursor: BrowseCursor | None = None
+        self.passed = 0  # messages the main walk browsed
+        self.matched = 0  # selected messages (a group counts all its members when opened)
+        self.extra_selected = 0  # selected members of groups that were never opened
+        self.removed = 0  # messages committed away from the source
+        self.unit: list[_Item] = []
+        self.redoing = False
+        self.groups: dict[bytes, _Group] = {}
+        self.open_groups: dict[bytes, _Group] = {}
+        self.refusals: dict[str, int] = {}
+        self.stopped: dict[str, MQError] = {}
+        self.skipped_for: dict[str, int] = {}
+        self.notes: dict[str, int] = {}
+        self.duplicates: list[str] = []
+        self.total: int | None = None
+        self.stopped_early: str | None = None
+
+    # -- the walk ---------------------------------------------------------------------------
+    def run(self) -> OperationResult:
+        if not self.dry_run and (self.qm.in_unit_of_work
+                                 or (self.cross and self.put_qm.in_unit_of_work)):
+            raise TransferError("the connection holds an open unit of work: commit or back "
+                                "it out first (this operation commits its own)")
+        with contextlib.suppress(MQError):
+            self.total = self.qm.inquire_queue(self.source).depth
+        self.cursor = self.qm.browse(self.source)  # an MQError here: nothing has changed
+        try:
+            self._walk()
+        except _Stop:
+            pass
+        finally:
+            with contextlib.suppress(Exception):
+                self.cursor.close()
+            self._abandon_open_unit()
+        self._finish()
+        return self.result
+
+    def _limit_full(self) -> bool:
+        return self.limit is not None and self.matched >= self.limit
+
+    def _walk(self) -> None:
+        while True:
+            try:
+                if not self.open_groups:
+                    if len(self.unit) >= self.batch:
+                        self._commit_unit()
+                    if self.control.cancelled:
+                        self._commit_unit()
+                        self.result.cancelled = True
+                        self.stopped_early = "cancelled"
+                        return
+                    if self._limit_full():
+                        break
+                try:
+                    m = self.cursor.next()  # type: ignore[union-attr]
+                except MQError as e:
+                    self._browse_failed(e)
+                if m is None:
+                    break
+                self.passed += 1
+                if self.passed % 1000 == 0:
+                    self._report()
+                self._consider(m, MessageView(self.passed, m, self.now))
+            except _UnitFailure as f:
+                self._recover(f)
+        while True:
+            try:
+                if self.open_groups:
+                    self._groups_incomplete()
+                self._commit_unit()
+                break
+            except _UnitFailure as f:
+                self._recover(f)
+        self._report()
+
+    def _report(self) -> None:
+        self.control.report(self.passed, self.total)
+
+    def _browse_failed(self, e: MQError) -> None:
+        """The cursor failed mid-walk: back out the open unit (its messages stay) and stop.
+        Before anything happened it is the caller's error to report (nothing changed)."""
+        self._backout()
+        res = self.result
+        if not (self.unit or res.done or res.failed or res.skipped or res.plan):
+            raise e
+        for it in self.unit:
+            self._fail(it.message, it.position, e.reason, f"browsing the source failed: {e}",
+                       it.route.label)
+        self.unit = []
+        self.stopped_early = f"browsing {self.source} failed: {e}"
+        raise _Stop
+
+    # -- one browsed message ----------------------------------------------------------------
+    def _consider(self, m: Message, view: MessageView) -> None:
+        if is_grouped(m):
+            self._consider_member(m, view)
+            return
+        if self._limit_full():
+            return  # only members of open groups are taken now
+        if not self.selection.matches(view):
+            return
+        self.matched += 1
+        self._handle(m, view, None)
+
+    def _consider_member(self, m: Message, view: MessageView) -> None:
+        gid = m.md.group_id
+        g = self.groups.get(gid)
+        if g is None:
+            try:
+                self._scan_groups()
+            except MQError as e:
+                self._browse_failed(e)
+            g = self.groups.get(gid)
+            if g is None:  # arrived after the scan and gone again: leave it
+                g = self.groups[gid] = _Group(gid, 0, "it changed while it was looked at")
+        if g.state == "new":
+            if g.why_not is None and self.limit is not None and self.matched + g.size > self.limit:
+                g.why_not = f"its {g.size} messages do not fit in --limit {self.limit}"
+            if g.why_not is not None:
+                g.state = "skipped"
+            else:
+                if not self.open_groups and self.unit and not self.dry_run:
+                    try:  # the group gets a unit of work of its own
+                        self._commit_unit()
+                    except _UnitFailure as f:
+                        self._recover(f)  # (the cursor stays on this message)
+                g.state = "open"
+                g.remaining = g.size
+                self.open_groups[gid] = g
+                self.matched += g.size
+        if g.state in ("skipped", "done"):
+            # never opened (or already moved): a selected member is counted and stays
+            if not self.selection.matches(view):
+                return
+            self.extra_selected += 1
+            self.result.skipped += 1
+            if not g.warned:
+                g.warned = True
+                why = g.why_not if g.state == "skipped" else (
+                    "a message of it arrived after the group was moved")
+                self.result.warnings.append(f"group {g.gid_hex}: {why}; its selected "
+                                            f"messages stayed on {self.source}")
+            return
+        if g.state == "failed":  # opened, then one member could not go: the rest stays
+            self._fail(m, view.position, g.fail_reason,
+                       f"its group was not moved: {g.fail_detail}", None)
+            return
+        if g.state == "dropped":  # opened, then its destination was no longer tried
+            self.result.skipped += 1
+            return
+        g.remaining -= 1
+        if g.remaining <= 0:
+            g.state = "done"
+            del self.open_groups[gid]
+        self._handle(m, view, gid)
+
+    def _scan_groups(self) -> None:
+        """Look at every group on the queue once, with a cursor of its own."""
+        scans: dict[bytes, _GroupScan] = {}
+        base = self.removed + (0 if self.copy else len(self.unit))
+        with self.qm.browse(self.source) as cur:
+            pos = 0
+            while True:
+                batch = cur.next_batch(_BROWSE_BATCH)
+                for m in batch:
+                    pos += 1
+                    if not is_grouped(m):
+                        continue
+                    md = m.md
+                    s = scans.setdefault(md.group_id, _GroupScan())
+                    s.members.append((md.msg_seq_number, md.offset, md.msg_flags))
+                    if not self.selection.matches(MessageView(pos + base, m, self.now)):
+                        s.unselected += 1
+                if len(batch) < _BROWSE_BATCH:
+                    break
+        for gid, s in scans.items():
+            if gid in self.groups:
+                continue
+            why = _group_problem(s.members)
+            if why is None and s.unselected:
+                why = (f"{s.unselected} of its {len(s.members)} messages are not selected "
+                       "(a group moves whole or not at all)")
+            self.groups[gid] = _Group(gid, len(s.members), why)
+
+    def _handle(self, m: Message, view: MessageView, gid: bytes | None) -> None:
+        try:
+            route = self.planner(m, view)
+        except Unroutable as u:
+            self._fail(m, view.position, u.reason, u.detail, u.destination)
+            if gid is not None:
+                self._group_failed(gid, u.reason, u.detail or reason_name(u.reason))
+            return
+        stopped = self.stopped.get(route.label)
+        if stopped is not None:
+            self.result.skipped += 1
+            self.skipped_for[route.label] = self.skipped_for.get(route.label, 0) + 1
+            if gid is not None:
+                self._group_failed(gid, stopped.reason,
+                                   f"{route.label} is no longer tried", count_as_failed=False)
+            return
+        if self.dry_run:
+            self._plan(m, view.position, route)
+            return
+        item = _Item(m, view.position, self.passed - 1, route, gid)
+        self._process(item, self.cursor)  # type: ignore[arg-type]
+
+    def _plan(self, m: Message, position: int, route: Route) -> None:
+        entry: dict[str, Any] = {"msgid": m.msg_id_hex, "position": position,
+                                 "destination": route.label, "changes": list(route.changes)}
+        reason = self.predict(route) if self.predict is not None else None
+        if reason:
+            entry["would_fail"] = {"reason": reason, "reason_name": reason_name(reason)}
+        self.result.plan.append(entry)
+
+    def _process(self, item: _Item, cursor: BrowseCursor, *, put: bool = True) -> None:
+        r = item.route
+        if put:
+            try:
+                self.put_qm.put(r.queue, r.message, context=self.context, syncpoint=True,
+                                qmgr_name=r.qmgr_name)
+            except MQError as e:
+                if e.reason in CONNECTION_REASONS:
+                    self.unit.append(item)  # not put, but redone with the unit
+                    raise _UnitFailure(e) from None
+                self._refused(item, e)
+                return
+            self.refusals[r.label] = 0
+        self.unit.append(item)
+        if self.copy:
+            return
+        try:
+            got = cursor.get_current(syncpoint=True)
+        except MQError as e:
+            raise _UnitFailure(e) from None
+        if not same_message(got, item.message):
+            raise _UnitFailure(MQError(
+                MQRC_NO_MSG_UNDER_CURSOR,
+                f"the message got under the cursor ({got.msg_id_hex}) is not the one browsed "
+                f"({item.msgid})"))
+
+    def _refused(self, item: _Item, e: MQError) -> None:
+        label = item.route.label
+        self._fail(item.message, item.position, e.reason, e.detail, label)
+        n = self.refusals.get(label, 0) + 1
+        self.refusals[label] = n
+        if n >= REFUSALS_BEFORE_STOP and label not in self.stopped:
+            self.stopped[label] = e
+        if item.group is not None:
+            self._group_failed(item.group, e.reason, f"{label} refused a message of it: "
+                               f"{e.reason_name}")
+
+    def _group_failed(self, gid: bytes, reason: int, detail: str, *,
+                      count_as_failed: bool = True) -> None:
+        """One member of an open group cannot go: the whole group stays."""
+        g = self.groups[gid]
+        g.state = "failed" if count_as_failed else "dropped"
+        g.fail_reason, g.fail_detail = reason, detail
+        self.open_groups.pop(gid, None)
+        self.result.warnings.append(f"group {g.gid_hex}: not moved ({detail}); its messages "
+                                    f"stayed on {self.source}")
+        if any(it.group == gid for it in self.unit):
+            raise _UnitFailure(MQError(reason, detail), exclude_groups=frozenset({gid}))
+
+    def _fail(self, m: Message, position: int, reason: int, detail: str,
+              destination: str | None) -> None:
+        self.result.failed.append(Failure(msgid=m.msg_id_hex, position=position, reason=reason,
+                                          detail=detail, destination=destination))
+
+    # -- units of work ----------------------------------------------------------------------
+    def _backout(self, *, source_only: bool = False) -> None:
+        qms = [self.qm] if source_only or not self.cross else [self.put_qm, self.qm]
+        for qm in qms:
+            with contextlib.suppress(MQError):
+                qm.backout()
+
+    def _abandon_open_unit(self) -> None:
+        """Leaving with an open unit (an unexpected error): back it out, nothing is lost."""
+        if self.unit or self.qm.in_unit_of_work or (self.cross and self.put_qm.in_unit_of_work):
+            self._backout()
+
+    def _commit_unit(self) -> None:
+        items = self.unit
+        if not items:
+            # only refused puts since the last commit: nothing is in the unit of work
+            return
+        if self.cross:
+            try:
+                self.put_qm.commit()
+            except MQError as e:
+                if e.reason in UNKNOWN_OUTCOME_REASONS:
+                    self._backout(source_only=True)
+                    self._unknown(items, e, "the destination's commit")
+                raise _UnitFailure(e) from None
+            try:
+                self.qm.commit()
+            except MQError as e:
+                if e.reason in UNKNOWN_OUTCOME_REASONS:
+                    self._unknown(items, e, "the source's commit (the destination committed)")
+                raise _UnitFailure(e, source_only=True) from None
+        else:
+            try:
+                self.qm.commit()
+            except MQError as e:
+                if e.reason in UNKNOWN_OUTCOME_REASONS:
+                    self._unknown(items, e, "the commit")
+                raise _UnitFailure(e) from None
+        self._committed(items)
+
+    def _committed(self, items: list[_Item]) -> None:
+        res = self.result
+        for it in items:
+            res.record_done(it.msgid, it.route.label)
+            if self.done_destinations is not None:
+                self.done_destinations[it.msgid] = it.route.label
+            for note in it.route.notes:
+                self.notes[note] = self.notes.get(note, 0) + 1
+        if not self.copy:
+            self.removed += len(items)
+        self.unit = []
+        self.redoing = False
+        self._report()
+
+    def _unknown(self, items: list[_Item], e: MQError, what: str) -> None:
+        self.result.outcome_unknown = True
+        ids = [it.msgid for it in items]
+        for it in items:
+            self._fail(it.message, it.position, e.reason, f"outcome unknown: {e}",
+                       it.route.label)
+        shown = ", ".join(ids[:20]) + (f" and {len(ids) - 20} more" if len(ids) > 20 else "")
+        self.result.warnings.append(
+            f"the outcome of {what} is unknown ({e.reason_name}, {e.reason}): these "
+            f"{len(ids)} message(s) may be on {self.source} or on the destination — check "
+            f"both before retrying: {shown}")
+        self.unit = []
+        self.stopped_early = "a commit's outcome is unknown"
+        raise _Stop
+
+    def _recover(self, f: _UnitFailure) -> None:
+        """Back the unit out and redo it once (without the groups that cannot go)."""
+        self._backout(source_only=f.source_only)
+        items, self.unit = self.unit, []
+        keep: list[_Item] = []
+        for it in items:
+            if it.group is not None and it.group in f.exclude_groups:
+                g = self.groups[it.group]
+                self._fail(it.message, it.position, g.fail_reason,
+                           f"its group was not moved: {g.fail_detail}", it.route.label)
+            else:
+                keep.append(it)
+        if not keep:
+            return
+        if self.redoing:
+            self._give_up(keep, f.error, f.source_only)
+        self.redoing = True
+        settled_from = len(self.result.failed)
+        try:
+            try:
+                self._redo(keep, f.error, put=not f.source_only)
+            except MQError as browse_error:  # the redo's cursor failed
+                raise _UnitFailure(browse_error) from None
+            if self.open_groups:
+                return  # a group is half-way: its unit is committed when the group is whole
+            self._commit_unit()
+        except _UnitFailure as again:
+            self._backout(source_only=f.source_only or again.source_only)
+            self.unit = []
+            settled = {x.position for x in self.result.failed[settled_from:]}
+            self._give_up([it for it in keep if it.position not in settled], again.error,
+                          f.source_only or again.source_only)
+        self.redoing = False  # (also reset by every commit)
+
+    def _give_up(self, items: list[_Item], e: MQError, duplicates: bool) -> None:
+        for it in items:
+            detail = f"backed out twice: {e}"
+            if duplicates:
+                detail += " (also on the destination: a duplicate)"
+                self.duplicates.append(it.msgid)
+            self._fail(it.message, it.position, e.reason, detail, it.route.label)
+        self.stopped_early = f"a unit of work failed twice ({e.reason_name})"
+        raise _Stop
+
+    def _redo(self, items: list[_Item], e: MQError, *, put: bool) -> None:
+        """Find the unit's messages again (a fresh cursor) and move them again."""
+        # where each one must be now: after the messages passed before it that stayed
+        expected = [it.passed_before - self.removed + 1 for it in items]
+        found = self._locate(items, expected)
+        if len(found) < len(items):  # the queue changed before them: by identity alone
+            found = self._locate(items, [1] * len(items))
+        missing = [it for j, it in enumerate(items) if j not in found]
+        for it in missing:
+            self._fail(it.message, it.position, MQRC_NO_MSG_UNDER_CURSOR,
+                       "not found on the source again after the unit of work was backed out "
+                       f"({e.reason_name}): another application took it", it.route.label)
+        broken = {it.group for it in missing if it.group is not None}
+        for gid in broken:  # a group missing a member stays whole where it is
+            g = self.groups[gid]
+            g.state, g.fail_reason = "failed", MQRC_NO_MSG_UNDER_CURSOR
+            g.fail_detail = "one of its messages left the source during the operation"
+            self.open_groups.pop(gid, None)
+            self.result.warnings.append(f"group {g.gid_hex}: not moved ({g.fail_detail})")
+            for j in [j for j in found if items[j].group == gid]:
+                it = items[j]
+                self._fail(it.message, it.position, g.fail_reason,
+                           f"its group was not moved: {g.fail_detail}", it.route.label)
+                del found[j]
+        if not found:
+            return
+        by_ordinal = {o: items[j] for j, o in found.items()}
+        last = max(by_ordinal)
+        with self.qm.browse(self.source) as cur:
+            ordinal = 0
+            while ordinal < last:
+                m = cur.next()
+                if m is None:
+                    raise _UnitFailure(MQError(MQRC_NO_MSG_UNDER_CURSOR,
+                                               "messages of the unit of work vanished"))
+                ordinal += 1
+                old = by_ordinal.get(ordinal)
+                if old is None:
+                    continue
+                if identity(m) != old.ident():
+                    raise _UnitFailure(MQError(MQRC_NO_MSG_UNDER_CURSOR,
+                                               "the source changed during the redo"))
+                route = old.route
+                if put:
+                    try:
+                        route = self.planner(m, MessageView(old.position, m, self.now))
+                    except Unroutable:
+                        route = old.route
+                item = _Item(m, old.position, old.passed_before, route, old.group, old.digest)
+                self._process(item, cur, put=put)
+
+    def _locate(self, items: list[_Item], expected: list[int]) -> dict[int, int]:
+        """Index in ``items`` -> ordinal on the source, browsing with a cursor of its own.
+        Each item is the first message with its identity at or after its expected ordinal
+        and after the previous item."""
+        found: dict[int, int] = {}
+        with self.qm.browse(self.source) as cur:
+            ordinal = 0
+            i = 0
+            while i < len(items):
+                m = cur.next()
+                if m is None:
+                    break
+                ordinal += 1
+                if ordinal < expected[i]:
+                    continue
+                if identity(m) == items[i].ident():
+                    found[i] = ordinal
+                    i += 1
+        return found
+
+    def _groups_incomplete(self) -> None:
+        """The walk ended with groups open: members vanished. Those groups stay."""
+        gids = frozenset(self.open_groups)
+        for gid in gids:
+            g = self.groups[gid]
+            g.state = "failed"
+            g.fail_reason = MQRC_NO_MSG_UNDER_CURSOR
+            g.fail_detail = "some of its messages left the source during the operation"
+            self.result.warnings.append(f"group {g.gid_hex}: not moved ({g.fail_detail})")
+        self.open_groups.clear()
+        if any(it.group in gids for it in self.unit):
+            raise _UnitFailure(MQError(MQRC_NO_MSG_UNDER_CURSOR, "incomplete group"),
+                               exclude_groups=gids)
+
+    # -- the end ----------------------------------------------------------------------------
+    def _finish(self) -> None:
+        res = self.result
+        res.selected = self.matched + self.extra_selected
+        for label, e in self.stopped.items():
+            n = self.skipped_for.get(label, 0)
+            res.warnings.append(
+                f"{label} refused {REFUSALS_BEFORE_STOP} messages in a row (last: "
+                f"{e.reason_name}, {e.reason}); it was not tried again: {n} more message(s) "
+                f"for it were skipped and stayed on {self.source}")
+        for note, n in self.notes.items():
+            text = self.note_texts.get(note)
+            if text:
+                res.warnings.append(text.format(n=n))
+        if self.duplicates:
+            ids = sorted(set(self.duplicates))
+            res.warnings.append(
+                f"{len(ids)} message(s) are now on both {self.source} and the destination "
+                "(the source's commit failed after the destination's): remove the copies "
+                f"you do not want: {', '.join(ids[:20])}" + (" …" if len(ids) > 20 else ""))
+        if self.stopped_early:
+            res.warnings.append(f"{STOPPED_EARLY} ({self.stopped_early}): messages after "
+                                f"position {self.passed} were not examined")
+
+
+def run_engine(qm: QueueManager, source: str, selection: Selection, planner: Planner, *,
+               operation: str, destination: str | None, copy: bool = False, batch: int = 100,
+               context: Context = Context.SET_ALL, dry_run: bool = False,
+               control: Control | None = None, dest_qm: QueueManager | None = None,
+               note_texts: dict[str, str] | None = None,
+               done_destinations: dict[str, str] | None = None,
+               predict: Callable[[Route], int | None] | None = None) -> OperationResult:
+    """Walk ``source`` and send every selected message where ``planner`` says (see the
+    module docstring for the rules). Shared by :func:`transfer` and resubmit."""
+    engine = _Engine(qm, source, selection, planner, operation=operation,
+                     destination=destination, copy=copy, batch=batch, context=context,
+                     dry_run=dry_run, control=control, dest_qm=dest_qm,
+                     note_texts=note_texts or {}, done_destinations=done_destinations,
+                     predict=predict)
+    return engine.run()
+
+
+# -- move and copy ----------------------------------------------------------------------------
+
+def dlh_changes(before: Message, after: Message) -> tuple[str, ...]:
+    """What stripping a dead-letter header changes, in words (for plans)."""
+    a, b = before.md, after.md
+    out = [f"remove MQDLH ({len(before.body) - len(after.body)} bytes)"]
+    if a.format != b.format:
+        out.append(f"Format {format_key(a.format) or 'MQFMT_NONE'} -> "
+                   f"{format_key(b.format) or 'MQFMT_NONE'}")
+    if a.encoding != b.encoding:
+        out.append(f"Encoding {a.encoding} -> {b.encoding}")
+    if a.ccsid != b.ccsid:
+        out.append(f"CodedCharSetId {a.ccsid} -> {b.ccsid}")
+    return tuple(out)
+
+
+def local_prediction(qm: QueueManager) -> Callable[[Route], int | None]:
+    """For dry runs: the reason a put to a local queue would most likely fail with (queue
+    unknown, put-inhibited, full, message too long), counting the plan's own messages."""
+    attrs: dict[str, Any] = {}
+    planned: dict[str, int] = {}
+
+    def predict(route: Route) -> int | None:
+        if route.qmgr_name:
+            return None
+        name = route.queue
+        if name not in attrs:
+            try:
+                attrs[name] = qm.inquire_queue(name)
+            except MQError as e:
+                attrs[name] = e.reason
+        a = attrs[name]
+        if isinstance(a, int):
+            return a
+        if a.put_inhibited:
+            return 2051
+        if a.max_msg_length is not None and len(route.message.body) > a.max_msg_length:
+            return 2030
+        if (a.depth is not None and a.max_depth is not None
+                and a.depth + planned.get(name, 0) >= a.max_depth):
+            return 2053
+        planned[name] = planned.get(name, 0) + 1
+        return None
+
+    return predict
+
+
+def _name_of(qm: QueueManager | None) -> str | None:
+    try:
+        return None if qm is None else qm.name
+    except MQError:
+        return None
+
+
+def _local_queue(qm: QueueManager, name: str) -> str:
+    """The local queue a name resolves to on this queue manager (an alias's target, a
+    remote definition pointing back here); the name itself when it cannot tell."""
+    try:
+        attrs = qm.inquire_queue(name)
+    except MQError:
+        return name
+    kind = getattr(attrs.type, "value", attrs.type)
+    if kind == "alias" and attrs.target_q:
+        return attrs.target_q
+    if kind == "remote" and attrs.remote_q_name and attrs.remote_qmgr_name in ("", qm.name):
+        return attrs.remote_q_name
+    return name
+
+
+def transfer(qm: QueueManager, source: str, dest: str, selection: Selection, *,
+             copy: bool = False, batch: int = 100, new_context: bool = False,
+             strip_dlh: bool = False, dry_run: bool = False, control: Control | None = None,
+             dest_qm: QueueManager | None = None) -> OperationResult:
+    """Move (or ``copy``) the selected messages of ``source`` to ``dest``.
+
+    ``dest_qm``: the destination is on another queue manager (another connection); the
+    move is then not atomic — a crash between the destination's commit and the source's
+    leaves a duplicate, never a loss. ``new_context``: the messages get the mover's context
+    instead of keeping theirs (set-all). ``strip_dlh``: remove a dead-letter header and
+    restore Format, Encoding and CCSID from it (messages without one go unchanged; a
+    warning counts them).
+
+    Raises :class:`TransferError` for an operation that cannot start (source and
+    destination the same queue) and ``MQError`` when the source cannot be browsed at all;
+    in both cases nothing changed. Everything else is in the result.
+    """
+    same_qm = dest_qm is None or dest_qm is qm
+    if same_qm or _name_of(dest_qm) == _name_of(qm):
+        src_local, dst_local = _local_queue(qm, source), _local_queue(dest_qm or qm, dest)
+        if src_local == dst_local:
+            also = "" if source == dest else f" ({source} and {dest} are both {src_local})"
+            raise TransferError(f"{source} is both the source and the destination{also}")
+    label = dest if same_qm else f"{dest}@{dest_qm.name}"  # type: ignore[union-attr]
+
+    def planner(m: Message, view: MessageView) -> Route:
+        if not strip_dlh:
+            return Route(dest, label, m)
+        if format_key(m.md.format) != "MQDEAD":
+            return Route(dest, label, m, notes=("no_dlh",))
+        try:
+            md, body = strip_dead_letter_header(m.md, m.body)
+        except HeaderError as e:
+            raise Unroutable(MQRC_HEADER_ERROR, f"its dead-letter header is not valid: {e}",
+                             label) from None
+        out = Message(md, body)
+        return Route(dest, label, out, changes=dlh_changes(m, out))
+
+    notes = {"no_dlh": "{n} message(s) had no dead-letter header and were "
+                       + ("copied" if copy else "moved") + " unchanged (--strip-dlh)"}
+    return run_engine(qm, source, selection, planner, operation="copy" if copy else "move",
+                      destination=label, copy=copy, batch=batch,
+                      context=Context.NEW if new_context else Context.SET_ALL,
+                      dry_run=dry_run, control=control, dest_qm=None if same_qm else dest_qm,
+                      note_texts=notes,
+                      predict=local_prediction(qm if same_qm else dest_qm))  # type: ignore[arg-type]
+

@@ -1,0 +1,225 @@
+"""``mqconsole move``, ``copy`` and ``resubmit`` as real invocations on the demo queue
+manager: JSON summaries, exit codes, safety, the journal, and the queues afterwards."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from .conftest import run_cli
+
+DLQ = "SYSTEM.DEAD.LETTER.QUEUE"
+JSON_KEYS = {"operation", "source", "destination", "moved_to", "selected", "done", "failed",
+             "skipped", "dry_run", "backup"}
+
+
+def rows(cli, queue: str) -> list[dict]:
+    r = cli("browse", queue, "--json")
+    assert r.code == 0, r.err
+    return r.json
+
+
+def test_move_json_summary_and_queues(cli):
+    before = rows(cli, "APP.ORDERS")
+    r = cli("move", "APP.ORDERS", "APP.AUDIT", "--where", "priority = 0", "--yes", "--json",
+            "--batch", "7")
+    assert r.code == 0, r.err
+    doc = r.json
+    assert set(doc) >= JSON_KEYS
+    moved = [x for x in before if x["priority"] == 0]
+    assert doc["operation"] == "move" and doc["source"] == "APP.ORDERS"
+    assert doc["destination"] == "APP.AUDIT" and doc["moved_to"] == {"APP.AUDIT": len(moved)}
+    assert (doc["selected"], doc["done"], doc["failed"], doc["skipped"]) == (
+        len(moved), len(moved), [], 0)
+    assert doc["dry_run"] is False and doc["backup"] is None
+    audit = rows(cli, "APP.AUDIT")
+    assert [x["msgid"] for x in audit] == [x["msgid"] for x in moved]
+    # context kept: user, application and put time are the originals'
+    for a, b in zip(audit, moved, strict=True):
+        assert (a["user"], a["put_appl_name"], a["put_time"]) == (
+            b["user"], b["put_appl_name"], b["put_time"])
+    assert len(rows(cli, "APP.ORDERS")) == len(before) - len(moved)
+
+
+def test_move_human_summary(cli):
+    r = cli("move", "APP.ORDERS", "APP.AUDIT", "--all", "--limit", "4", "--yes")
+    assert r.code == 0 and r.out == ""
+    assert "moved 4 of 4 selected message(s) from APP.ORDERS" in r.err
+    assert "-> APP.AUDIT" in r.err
+
+
+def test_copy_leaves_the_source(cli):
+    before = rows(cli, "APP.PAYMENTS")
+    r = cli("copy", "APP.PAYMENTS", "APP.AUDIT", "--all", "--yes", "--json")
+    assert r.code == 0, r.err
+    assert r.json["operation"] == "copy" and r.json["done"] == len(before)
+    assert rows(cli, "APP.PAYMENTS") == before
+    assert [x["msgid"] for x in rows(cli, "APP.AUDIT")] == [x["msgid"] for x in before]
+
+
+def test_move_strip_dlh(cli):
+    r = cli("move", DLQ, "APP.AUDIT", "--where", "dest_q = 'ZOS.INBOUND'", "--strip-dlh",
+            "--yes", "--json")
+    assert r.code == 0, r.err
+    assert r.json["done"] == 20
+    audit = rows(cli, "APP.AUDIT")
+    assert {(x["format"], x["dlh"] is None) for x in audit} == {("MQSTR", True)}
+    assert all(x["preview"].startswith("ACCT") for x in audit)  # read as EBCDIC (CCSID 500)
+
+
+def test_full_destination_exit_1(cli):
+    r = cli("move", DLQ, "APP.SMALL", "--where", "reason = Q_FULL", "--yes", "--json")
+    assert r.code == 1, r.err
+    doc = r.json
+    assert doc["done"] == 0 and len(doc["failed"]) == 10 and doc["skipped"] == 70
+    f = doc["failed"][0]
+    assert set(f) == {"msgid", "position", "reason", "reason_name"}
+    assert (f["reason"], f["reason_name"]) == (2053, "MQRC_Q_FULL")
+    assert len(rows(cli, DLQ)) == 240
+
+
+def test_unknown_queues_exit_2_and_change_nothing(cli):
+    for args in (("move", "NO.SUCH.Q", "APP.AUDIT"), ("move", "APP.ORDERS", "NO.SUCH.Q"),
+                 ("copy", "APP.ORDERS", "NO.SUCH.Q"), ("resubmit", "NO.SUCH.Q"),
+                 ("resubmit", "APP.SHARED.BOQ", "--to", "NO.SUCH.Q")):
+        r = cli(*args, "--all", "--yes")
+        assert r.code == 2, (args, r.err)
+        [line] = r.err.strip().splitlines()
+        assert "NO.SUCH.Q" in line and "does not exist" in line
+    assert len(rows(cli, "APP.ORDERS")) == 40
+
+
+def test_usage_errors(cli):
+    assert cli("move", "APP.ORDERS", "APP.AUDIT", "--yes").code == 2  # no selection
+    r = cli("move", "APP.ORDERS", "APP.ORDERS", "--all", "--yes")
+    assert r.code == 2 and "both the source and the destination" in r.err
+
+
+def test_nothing_matched_exit_0(cli):
+    r = cli("move", "APP.ORDERS", "APP.AUDIT", "--where", "priority = 99", "--yes")
+    assert r.code == 0 and "matched" in r.err
+
+
+def test_safety(tmp_path, demo, cli):
+    r = cli("move", "APP.ORDERS", "APP.AUDIT", "--all")  # stdin is not a terminal
+    assert r.code == 4 and "--yes" in r.err
+    r = cli("resubmit", DLQ, "--all")
+    assert r.code == 4
+    cfg = tmp_path / "c.yaml"
+    cfg.write_text(f"profiles:\n  - name: prod\n    read_only: true\n    backend:\n"
+                   f"      type: embedded\n      path: {demo}\n")
+    for args in (("move", "APP.ORDERS", "APP.AUDIT"), ("copy", "APP.ORDERS", "APP.AUDIT"),
+                 ("resubmit", DLQ)):
+        r = run_cli("--config", str(cfg), *args, "--all", "--yes", home=tmp_path / "h")
+        assert r.code == 4 and "read-only" in r.err, r.err
+    assert len(rows(cli, "APP.ORDERS")) == 40 and rows(cli, "APP.AUDIT") == []
+
+
+def test_dry_run_plans_and_is_journaled(cli):
+    before = rows(cli, DLQ)
+    r = cli("resubmit", DLQ, "--all", "--dry-run", "--json")
+    assert r.code == 0, r.err
+    doc = r.json
+    assert doc["dry_run"] is True and doc["done"] == 0 and len(doc["plan"]) == 240
+    assert rows(cli, DLQ) == before
+    r = cli("move", "APP.ORDERS", "APP.AUDIT", "--all", "--limit", "2", "--dry-run")
+    assert r.code == 0 and len(r.out.strip().splitlines()) == 2
+    assert "dry run" in r.err
+    j = cli("journal", "--json")
+    assert j.code == 0, j.err
+    ops = [(e["operation"], e["dry_run"]) for e in j.json]
+    assert ("resubmit", True) in ops and ("move", True) in ops
+
+
+def test_resubmit_demo_dlq(cli):
+    r = cli("resubmit", DLQ, "--all", "--yes", "--json")
+    assert r.code == 1, r.err  # some could not go: they stayed
+    doc = r.json
+    assert doc["destination"] is None
+    assert doc["moved_to"] == {"APP.SECURE": 25, "APP.PAYMENTS": 20, "APP.TINY": 20,
+                               "ZOS.INBOUND": 20, "APP.INVOICES": 10}
+    reasons = Counter(f["reason_name"] for f in doc["failed"])
+    assert reasons == {"MQRC_Q_FULL": 10, "MQRC_PUT_INHIBITED": 10,
+                       "MQRC_UNKNOWN_OBJECT_NAME": 10, "MQRC_UNKNOWN_REMOTE_Q_MGR": 10}
+    assert doc["skipped"] == 105 and doc["selected"] == 240
+    left = rows(cli, DLQ)
+    assert len(left) == 145
+    assert {x["dlh"]["dest_q"] for x in left} == {"APP.SMALL", "APP.LEGACY", "APP.ORDRES",
+                                                  "APP.ORDERS"}
+    zos = rows(cli, "ZOS.INBOUND")
+    assert len(zos) == 20 and {x["format"] for x in zos} == {"MQSTR"}
+    assert all(x["preview"].startswith("ACCT") for x in zos)  # CCSID 500 restored
+    # the journal says where each message went
+    [entry] = [e for e in cli("journal", "--json").json if e["operation"] == "resubmit"]
+    done = [o for o in entry["outcomes"] if o["outcome"] == "done"]
+    assert len(done) == 95 and {o["destination"] for o in done} == set(doc["moved_to"])
+    failed = [o for o in entry["outcomes"] if o["outcome"] == "failed"]
+    assert len(failed) == 40 and all(o["reason"] for o in failed)
+
+
+def test_resubmit_shared_backout_queue(cli):
+    r = cli("resubmit", "APP.SHARED.BOQ", "--all", "--yes")
+    assert r.code == 2
+    [line] = r.err.strip().splitlines()
+    assert "APP.INVOICES" in line and "APP.SHIPPING" in line and "--to" in line
+    assert len(rows(cli, "APP.SHARED.BOQ")) == 6
+    before = len(rows(cli, "APP.INVOICES"))
+    r = cli("resubmit", "APP.SHARED.BOQ", "--all", "--to", "APP.INVOICES", "--yes", "--json")
+    assert r.code == 0, r.err
+    assert r.json["moved_to"] == {"APP.INVOICES": 6} and r.json["destination"] == "APP.INVOICES"
+    assert rows(cli, "APP.SHARED.BOQ") == [] and len(rows(cli, "APP.INVOICES")) == before + 6
+
+
+def test_resubmit_dedicated_backout_queue(cli):
+    r = cli("resubmit", "APP.ORDERS.BOQ", "--all", "--yes")
+    assert r.code == 0, r.err
+    assert "APP.ORDERS" in r.err and rows(cli, "APP.ORDERS.BOQ") == []
+
+
+def test_move_to_another_queue_manager(tmp_path, cli):
+    other = tmp_path / "other.sqlite"
+    home = tmp_path / "home"
+    assert run_cli("--embedded", str(other), "init", "--name", "QM2", home=home).code == 0
+    assert run_cli("--embedded", str(other), "queue", "define", "IN.Q", home=home).code == 0
+    before = rows(cli, "APP.SHIPPING")
+    r = cli("move", "APP.SHIPPING", "IN.Q", "--all", "--dest-embedded", str(other), "--yes",
+            "--json")
+    assert r.code == 0, r.err
+    assert r.json["moved_to"] == {"IN.Q@QM2": len(before)}
+    assert rows(cli, "APP.SHIPPING") == []
+    there = run_cli("--embedded", str(other), "browse", "IN.Q", "--json", home=home).json
+    assert [x["msgid"] for x in there] == [x["msgid"] for x in before]
+    r = cli("move", "APP.ORDERS", "NOPE", "--all", "--dest-embedded", str(other), "--yes")
+    assert r.code == 2 and "QM2" in r.err
+
+
+def test_exit_codes_and_summary_of_results():
+    from mqconsole.cli.commands.transfer_cmd import exit_code_of, summary_lines
+    from mqconsole.ops.result import Failure, OperationResult
+
+    ok = OperationResult("move", "A", "B", moved_to={"B": 3}, selected=3, done=3)
+    assert exit_code_of(ok) == 0
+    assert summary_lines(ok, "moved")[:2] == ["moved 3 of 3 selected message(s) from A",
+                                              "  -> B  3"]
+    part = OperationResult("move", "A", "B", selected=3, done=1, skipped=1,
+                           failed=[Failure("AB" * 24, 2, 2053)])
+    assert exit_code_of(part) == 1
+    text = "\n".join(summary_lines(part, "moved"))
+    assert "1 x MQRC_Q_FULL (2053)" in text and "skipped: 1" in text
+    unknown = OperationResult("move", "A", "B", selected=2, outcome_unknown=True,
+                              failed=[Failure("AB" * 24, 1, 2549)])
+    assert exit_code_of(unknown) == 5
+    assert "outcome unknown" in "\n".join(summary_lines(unknown, "moved"))
+    stopped = OperationResult("move", "A", "B", selected=100, done=100,
+                              warnings=["stopped early (browsing A failed): …"])
+    assert exit_code_of(stopped) == 1
+    cancelled = OperationResult("move", "A", "B", selected=5, done=5, cancelled=True)
+    assert exit_code_of(cancelled) == 1
+    would = {"reason": 2051, "reason_name": "MQRC_PUT_INHIBITED"}
+    dry = OperationResult("move", "A", "B", selected=2, dry_run=True,
+                          plan=[{"msgid": "x", "position": 1, "destination": "B",
+                                 "changes": [], "would_fail": would}])
+    assert exit_code_of(dry) == 0
+    assert "1 would likely fail on B: MQRC_PUT_INHIBITED (2051)" in "\n".join(
+        summary_lines(dry, "moved"))
+    none = OperationResult("move", "A", "B")
+    assert exit_code_of(none) == 0 and "matched" in summary_lines(none, "moved")[0]

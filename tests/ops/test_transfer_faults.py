@@ -1,0 +1,210 @@
+"""Faults injected at every step of a move or copy — put, get, commit, the browse, the
+destination filling up or being put-inhibited after N messages, commits backed out or with
+an unknown outcome — and every message still ends up exactly once, on the source or on the
+destination, with its body and context unchanged (only its BackoutCount may rise)."""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+
+import pytest
+
+from mqconsole.backends.open import open_embedded
+from mqconsole.mq.message import Message
+from mqconsole.mq.queue import QueueAttrs
+from mqconsole.ops.selection import Selection
+from mqconsole.ops.transfer import transfer
+from tests.support.faulty import (
+    Faults,
+    FaultyQueueManager,
+    assert_exactly_once,
+    browse_all,
+    fill,
+    key,
+    make_message,
+)
+
+SRC, DST = "APP.SRC", "APP.DST"
+N, BATCH = 250, 50
+
+
+def _messages() -> list[Message]:
+    out = []
+    for i in range(N):
+        m = make_message(i)
+        md = m.md.copy(priority=5)
+        if i % 25 == 24:  # a MsgId shared with the message before it, another body
+            md = md.copy(msg_id=out[-1].md.msg_id)
+        out.append(Message(md, m.body))
+    out[200] = Message(out[199].md, out[199].body)  # an exact twin
+    return out
+
+
+@dataclass
+class Case:
+    faults: Faults
+    done: int
+    failed: int = 0
+    skipped: int = 0
+    unknown: bool = False
+    reasons: set[int] = field(default_factory=set)
+    copy: bool = False
+    stopped: bool = False
+
+
+def F(**kw) -> Faults:
+    return Faults(**kw)
+
+
+CASES: dict[str, Case] = {
+    # a refused put: that message stays, nothing is backed out, the rest moves
+    **{f"put_{reason}_at_{n}": Case(F(put={n: reason}), N - 1, 1, reasons={reason})
+       for reason in (2053, 2051, 2035, 2030) for n in (1, 50, 51, 250)},
+    "put_refused_twice_in_a_unit": Case(F(put={3: 2053, 40: 2035}), N - 2, 2,
+                                        reasons={2053, 2035}),
+    # a put failing because of the connection: the unit is backed out and redone
+    "put_connection_broken_at_75": Case(F(put={75: 2009}), N),
+    # a failed get: backed out, redone once
+    **{f"get_{reason}_at_{n}": Case(F(get={n: reason}), N)
+       for reason in (2009, 2034, 2102) for n in (1, 50, 51, 137, 250)},
+    "got_a_different_message": Case(F(wrong_get={60}), N),
+    "put_refused_and_get_failed_in_one_unit": Case(F(put={55: 2053}, get={57: 2009}),
+                                                   N - 1, 1, reasons={2053}),
+    # the redo fails too: stop, the unit's messages stay and are reported
+    "get_fails_in_the_redo_too": Case(F(get={60: 2009, 61: 2009}), 50, 10,
+                                      reasons={2009}, stopped=True),
+    # commits backed out (2003): redone
+    **{f"commit_2003_at_{n}": Case(F(commit={n: 2003}), N) for n in (1, 3, 5)},
+    "commit_2003_twice": Case(F(commit={2: 2003, 3: 2003}), 50, 50, reasons={2003},
+                              stopped=True),
+    "commit_fails_then_redo_get_fails": Case(F(commit={2: 2003}, get={101: 2009}), 50, 50,
+                                             reasons={2009}, stopped=True),
+    # unknown outcome: stop at once, say which messages (either outcome is exactly-once)
+    "commit_2549_not_committed": Case(F(commit={2: 2549}), 50, 50, unknown=True,
+                                      reasons={2549}, stopped=True),
+    "commit_2549_committed": Case(F(commit_after={2: 2549}), 50, 50, unknown=True,
+                                  reasons={2549}, stopped=True),
+    "commit_2009_connection_broken": Case(F(commit={3: 2009}), 100, 50, unknown=True,
+                                          reasons={2009}, stopped=True),
+    # the destination fills up / is put-inhibited after N messages
+    "full_after_120": Case(F(full_after={DST: 120}), 120, 10, 120, reasons={2053}),
+    "full_after_0": Case(F(full_after={DST: 0}), 0, 10, 240, reasons={2053}),
+    "inhibited_after_70": Case(F(inhibit_after={DST: 70}), 70, 10, 170, reasons={2051}),
+    "inhibited_after_245": Case(F(inhibit_after={DST: 245}), 245, 5, 0, reasons={2051}),
+    # the browse fails mid-walk: the open unit is backed out, its messages reported
+    "browse_fails_at_130": Case(F(browse_next={130: 2009}), 100, 29, reasons={2009},
+                                stopped=True),
+    # copies
+    "copy_commit_2003": Case(F(commit={2: 2003}), N, copy=True),
+    "copy_put_connection_broken": Case(F(put={77: 2009}), N, copy=True),
+    "copy_full_after_30": Case(F(full_after={DST: 30}), 30, 10, 210, reasons={2053},
+                               copy=True),
+    "copy_commit_2549": Case(F(commit={1: 2549}), 0, 50, unknown=True, reasons={2549},
+                             copy=True, stopped=True),
+}
+
+
+@pytest.fixture
+def qm():
+    q = open_embedded(":memory:")
+    for name in (SRC, DST):
+        q.define_queue(QueueAttrs(name=name, max_depth=100_000))
+    yield q
+    q.close()
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_fault_matrix(qm, name):
+    case = CASES[name]
+    original = _messages()
+    fill(qm, SRC, original)
+    fq = FaultyQueueManager(qm, case.faults)
+    r = transfer(fq, SRC, DST, Selection.build(all_=True), batch=BATCH, copy=case.copy)
+    assert case.faults.injected, "the fault was never reached"
+    assert not qm.in_unit_of_work
+    src, dst = browse_all(qm, SRC), browse_all(qm, DST)
+
+    # every message exactly once, body and context unchanged
+    if case.copy:
+        assert_exactly_once(original, src)
+        assert [m.md.backout_count for m in src] == [0] * N
+        _each_copied_once(original, dst)
+    else:
+        assert_exactly_once(original, src, dst)
+    assert all(m.md.backout_count == 0 for m in dst), "a put starts BackoutCount at 0"
+    assert all(m.md.backout_count <= 2 for m in src)
+
+    # the result says what happened
+    assert (r.done, len(r.failed), r.skipped, r.outcome_unknown) == (
+        case.done, case.failed, case.skipped, case.unknown), (r.warnings, r.failed[:3])
+    assert {f.reason for f in r.failed} == case.reasons
+    assert r.done == len(dst) or case.unknown
+    if not case.stopped:
+        assert r.selected == N == r.done + len(r.failed) + r.skipped
+    else:
+        assert any("stopped early" in w for w in r.warnings)
+    if not case.unknown:
+        on_source = {m.msg_id_hex for m in src}
+        assert {f.msgid for f in r.failed} <= on_source, "failed messages stayed"
+    else:
+        assert any("outcome of" in w and "unknown" in w for w in r.warnings)
+    # positions name the message as it was browsed
+    by_pos = {i + 1: m for i, m in enumerate(original)}
+    for f in r.failed:
+        assert by_pos[f.position].msg_id_hex == f.msgid
+
+
+def _each_copied_once(original: list[Message], dst: list[Message]) -> None:
+    """A copy put only what was on the source, each message at most once."""
+    have = Counter(key(m) for m in dst)
+    want = Counter(key(m) for m in original)
+    assert not (have - want), "a copy put something twice, or something not on the source"
+
+
+def test_backout_counts_rise_only_for_backed_out_units(qm):
+    original = _messages()
+    fill(qm, SRC, original)
+    fq = FaultyQueueManager(qm, Faults(commit={2: 2003, 3: 2003}))
+    transfer(fq, SRC, DST, Selection.build(all_=True), batch=BATCH)
+    src = browse_all(qm, SRC)
+    # units 2 was backed out twice (once by the first commit, once by the redo's)
+    counts = [m.md.backout_count for m in src]
+    assert counts[:50] == [2] * 50 and counts[50:] == [0] * 150
+
+
+def test_a_stopped_move_can_be_run_again_to_finish(qm):
+    original = _messages()
+    fill(qm, SRC, original)
+    fq = FaultyQueueManager(qm, Faults(commit={2: 2003, 3: 2003}))
+    first = transfer(fq, SRC, DST, Selection.build(all_=True), batch=BATCH)
+    assert first.done == 50
+    second = transfer(qm, SRC, DST, Selection.build(all_=True), batch=BATCH)
+    assert second.done == 200 and second.all_done
+    assert_exactly_once(original, browse_all(qm, DST))
+    assert browse_all(qm, SRC) == []
+
+
+def test_a_browse_failing_before_anything_is_the_callers_error(qm):
+    from mqconsole.mq.errors import MQError
+
+    original = _messages()
+    fill(qm, SRC, original)
+    fq = FaultyQueueManager(qm, Faults(browse_next={1: 2016}))
+    with pytest.raises(MQError) as e:
+        transfer(fq, SRC, DST, Selection.build(all_=True))
+    assert e.value.reason == 2016
+    assert_exactly_once(original, browse_all(qm, SRC))
+
+
+def test_the_redo_cursor_failing_stops_with_the_unit_reported(qm):
+    original = _messages()
+    fill(qm, SRC, original)
+    # the 5th get fails; the redo's first browse (the 6th next) fails too
+    fq = FaultyQueueManager(qm, Faults(get={5: 2009}, browse_next={6: 2009}))
+    r = transfer(fq, SRC, DST, Selection.build(all_=True), batch=BATCH)
+    assert r.done == 0 and len(r.failed) == 5 and {f.reason for f in r.failed} == {2009}
+    assert any("stopped early" in w for w in r.warnings)
+    src = browse_all(qm, SRC)
+    assert_exactly_once(original, src)
+    assert [m.md.backout_count for m in src[:5]] == [1, 1, 1, 1, 0]  # the 5th was not got
