@@ -51,6 +51,13 @@ class OperationResult:
     done_msgids: list[str] = field(default_factory=list)
     outcome_unknown: bool = False  # a commit MQ could not confirm (2549)
     cancelled: bool = False
+    stopped_early: str | None = None  # why the operation stopped before every message
+
+    @property
+    def complete(self) -> bool:
+        """Every selected message was handled: nothing failed, skipped or left unexamined."""
+        return (not self.failed and not self.skipped and not self.outcome_unknown
+                and not self.cancelled and self.stopped_early is None)
 
     @property
     def all_done(self) -> bool:
@@ -81,6 +88,7 @@ class OperationResult:
             "warnings": list(self.warnings),
             "outcome_unknown": self.outcome_unknown,
             "cancelled": self.cancelled,
+            "stopped_early": self.stopped_early,
         }
 
 

@@ -100,7 +100,9 @@ STOPPED_EARLY = "stopped early"
 def stopped_early(result: OperationResult) -> bool:
     """Did the operation stop before examining every message (a failure, an unknown
     outcome, a cancel)? Then not everything selected was handled."""
-    return result.cancelled or any(w.startswith(STOPPED_EARLY) for w in result.warnings)
+    return result.cancelled or result.stopped_early is not None
+
+
 _SAME_FIELDS = tuple(attr for attr, *_ in LAYOUT if attr not in ("backout_count", "expiry"))
 
 
@@ -777,6 +779,7 @@ class _Engine:
                 "(the source's commit failed after the destination's): remove the copies "
                 f"you do not want: {', '.join(ids[:20])}" + (" …" if len(ids) > 20 else ""))
         if self.stopped_early:
+            res.stopped_early = self.stopped_early
             res.warnings.append(f"{STOPPED_EARLY} ({self.stopped_early}): messages after "
                                 f"position {self.passed} were not examined")
 
