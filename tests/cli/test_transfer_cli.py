@@ -210,7 +210,7 @@ def test_exit_codes_and_summary_of_results():
     assert exit_code_of(unknown) == 5
     assert "outcome unknown" in "\n".join(summary_lines(unknown, "moved"))
     stopped = OperationResult("move", "A", "B", selected=100, done=100,
-                              warnings=["stopped early (browsing A failed): …"])
+                              stopped_early="browsing A failed")
     assert exit_code_of(stopped) == 1
     cancelled = OperationResult("move", "A", "B", selected=5, done=5, cancelled=True)
     assert exit_code_of(cancelled) == 1
