@@ -25,20 +25,28 @@ def open_from_spec(spec: Mapping[str, object]) -> QueueManager:
                              principal=str(principal) if principal else None,
                              create=bool(spec.get("create", False)),
                              name=str(spec.get("name", "QM1")))
-    raise ValueError(f"unknown backend {kind!r} (known: embedded)")
+    if kind == "mq":  # the real IBM MQ backend (imports ibmmq/pymqi only now)
+        from .mqi import MQConnectSettings, open_mq
+
+        return open_mq(MQConnectSettings.from_mapping(spec))
+    raise ValueError(f"unknown backend {kind!r} (known: embedded, mq)")
 
 
 def open_profile(profile: object, *, principal: str | None = None) -> QueueManager:
     """Open the backend a configuration profile names (read by duck typing: ``backend.type``
-    ``"embedded"`` with ``path`` and ``principal``, or ``"mq"``)."""
+    ``"embedded"`` with ``path`` and ``principal``, or ``"mq"``: a real queue manager, whose
+    user is the profile's, so ``principal`` applies to embedded profiles only)."""
     backend = getattr(profile, "backend", profile)
     kind = getattr(backend, "type", "embedded")
     if kind == "embedded":
         return open_embedded(str(backend.path),  # type: ignore[attr-defined]
                              principal=principal or getattr(backend, "principal", None))
+    if kind == "mq":  # the real IBM MQ backend: a missing MQ client library is MQError 2059
+        from .mqi import open_profile_mq
+
+        return open_profile_mq(profile)
     name = getattr(profile, "name", "?")
-    raise MQError(2059, f"profile {name!r} uses the real IBM MQ backend ({kind!r}), which "
-                        "this version of mqconsole does not include yet")
+    raise MQError(2059, f"profile {name!r} uses an unknown backend {kind!r}")
 
 
 __all__ = ["DEFAULT_BUSY_TIMEOUT", "DEFAULT_DLQ", "EmbeddedQueueManager", "open_embedded",

@@ -118,6 +118,12 @@ BACKENDS: dict[str, Callable[[Path], Backend]] = {
     "embedded-memory": EmbeddedMemory,
 }
 
+# -- the real-MQ backend (ibmmq/pymqi on the stand-in; a real queue manager when
+# MQCONSOLE_TEST_QMGR is set): tests/contract/mqi_backend.py --------------------------------
+from mqi_backend import MQI_BACKENDS  # noqa: E402
+
+BACKENDS.update(MQI_BACKENDS)  # type: ignore[arg-type]
+
 
 @pytest.fixture(params=list(BACKENDS))
 def backend(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Backend]:

@@ -1,0 +1,28 @@
+"""The real IBM MQ backend over IBM's ``ibmmq`` package, or ``pymqi`` (docs/real-mq.md).
+
+Importing this package imports neither library: :func:`shim.load` does, when a connection
+is opened, and says in one sentence what is missing when IBM's MQ client library is not
+installed (``shim.MQLibraryMissing``).
+"""
+
+from .connection import (
+    MQConnectSettings,
+    MQIQueueManager,
+    open_mq,
+    open_profile_mq,
+    settings_from_profile,
+)
+from .cursor import MQICursor
+from .shim import MQLibrary, MQLibraryMissing, load
+
+__all__ = [
+    "MQConnectSettings",
+    "MQICursor",
+    "MQIQueueManager",
+    "MQLibrary",
+    "MQLibraryMissing",
+    "load",
+    "open_mq",
+    "open_profile_mq",
+    "settings_from_profile",
+]

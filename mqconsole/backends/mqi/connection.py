@@ -1,0 +1,699 @@
+"""The real IBM MQ backend: the ``QueueManager`` protocol over MQI and PCF (docs/backends.md
+has the method → call table; docs/real-mq.md says how to connect).
+
+One ``MQIQueueManager`` is one MQCONNX. It is made with ``MQCNO_HANDLE_SHARE_BLOCK`` (rule 8:
+usable from the TUI's worker threads; calls are also serialised here), and browsing in the
+TUI should use its own connection (``new_connection()``; rule 9). Messages travel as bytes
+exactly as MQ holds them: every get asks for ``MQGMO_PROPERTIES_FORCE_MQRFH2`` so message
+properties arrive as an RFH2 in the body and a put sends them back unchanged.
+
+Things MQ does that this class keeps honest:
+
+* ``close()`` issues MQBACK before MQDISC: a normal MQDISC *commits* on distributed MQ, the
+  protocol promises a backout. A connection object dropped without ``close()`` is backed out
+  the same way by its finalizer.
+* A put returns the message as stored: BackoutCount 0 (MQ ignores it on a put and leaves the
+  caller's value in the MD).
+* ``commit()`` reports 2003 (backed out instead) and 2549 (reconnecting client: the outcome is
+  unknown) exactly; it never guesses.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import threading
+import weakref
+from collections.abc import Iterator, Mapping
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from mqconsole.mq.ccsid import codec_for
+from mqconsole.mq.errors import MQError
+from mqconsole.mq.message import Message
+from mqconsole.mq.queue import (
+    CHANGEABLE,
+    TYPE_ATTRIBUTES,
+    QMgrInfo,
+    QueueAttrs,
+    QueueStatus,
+    QueueType,
+    check_attribute,
+    is_valid_name,
+)
+
+from ..base import Context
+from . import shim
+from ._structs import blank_md, gmo, md_to_lib, message_from_lib, name_bytes
+from .cursor import MQICursor
+from .pcf import PCFSession
+
+log = logging.getLogger(__name__)
+
+DEFAULT_BUFFER = 64 * 1024  # first MQGET buffer; 2080 grows it to the message's length
+MAX_REMEMBERED_BUFFER = 4 * 1024 * 1024
+_PLATFORM_NAMES = ("UNIX", "ZOS", "WINDOWS_NT", "OS400", "NSK", "APPLIANCE", "WINDOWS",
+                   "VMS", "OS2", "VSE", "TPF", "OPEN_TP1", "VM")
+# Hints added to the sentence of an MQError, by reason.
+_HINTS = {
+    2009: "the connection to the queue manager broke",
+    2058: "no queue manager of that name answers on this connection (check queue_manager, "
+          "the channel definition table or MQSERVER)",
+    2059: "the queue manager is not available (is it running, and its listener?)",
+    2161: "the queue manager is quiescing", 2162: "the queue manager is stopping",
+    2538: "nothing accepted the connection at that host and port (is the listener up?)",
+    2539: "the channel definition is not usable (check channel and connection_name)",
+    2540: "the server-connection channel refused the client (check its definition and "
+          "CHLAUTH rules)",
+    2393: "TLS could not start: check cipher_spec (the channel's SSLCIPH), key_repository "
+          "and certificate_label",
+    2381: "the key repository could not be used (key_repository is the stem, without .kdb)",
+    2397: "the TLS handshake failed: the CipherSpec does not match the channel's SSLCIPH",
+    2003: "the unit of work was backed out instead of committed",
+    2549: "the connection was lost during the call and re-established: MQ cannot tell "
+          "whether the unit of work was committed",
+}
+
+
+@dataclass(frozen=True)
+class MQConnectSettings:
+    """How to reach one queue manager (the ``mq`` profile's backend settings).
+
+    Client: ``channel`` + ``connection_name`` (``host(port)[,host(port)…]``), with TLS through
+    ``cipher_spec`` (at most 32 characters), ``key_repository`` (the key database stem) and
+    ``certificate_label``; or a client channel definition table (``ccdt_url``); or neither,
+    and the MQ client takes ``MQSERVER``/``MQCCDTURL``/``MQCHLLIB`` from the environment.
+    ``bindings=True`` connects locally (the program runs on the queue manager's machine).
+    ``password`` is never logged or shown (it is left out of ``repr``).
+    """
+
+    queue_manager: str = ""
+    connection_name: str | None = None
+    channel: str | None = None
+    cipher_spec: str | None = None
+    key_repository: str | None = None
+    certificate_label: str | None = None
+    ccdt_url: str | None = None
+    bindings: bool = False
+    user: str | None = None
+    password: str | None = field(default=None, repr=False)
+    password_env: str | None = None  # for spec(): a child reads the password from here
+    library: str = "auto"  # "auto" (ibmmq, then pymqi), "ibmmq" or "pymqi"
+    response_wait_interval: int = 5000  # ms to wait for a PCF reply
+    model_queue: str = "SYSTEM.DEFAULT.MODEL.QUEUE"
+    dynamic_queue: str = "MQCONSOLE.*"
+    command_queue: str = "SYSTEM.ADMIN.COMMAND.QUEUE"
+    buffer_size: int = DEFAULT_BUFFER
+
+    def __post_init__(self) -> None:
+        if self.cipher_spec is not None and len(self.cipher_spec) > 32:
+            raise MQError(2393, f"cipher_spec {self.cipher_spec!r} is {len(self.cipher_spec)} "
+                                "characters; MQ takes at most 32 (a longer name is cut "
+                                "silently and the connection fails with 2393)")
+        if self.channel is not None and len(self.channel) > 20:
+            raise MQError(2539, f"channel {self.channel!r} is longer than 20 characters")
+        if self.connection_name is not None and len(self.connection_name) > 264:
+            raise MQError(2539, "connection_name is longer than 264 characters")
+        if self.buffer_size < 1:
+            raise ValueError("buffer_size must be positive")
+
+    @property
+    def mode(self) -> str:
+        """``bindings``, ``client`` (channel + connection name), ``ccdt`` or ``environment``
+        (MQSERVER / MQCCDTURL / MQCHLLIB)."""
+        if self.bindings:
+            return "bindings"
+        if self.channel and self.connection_name:
+            return "client"
+        if self.ccdt_url:
+            return "ccdt"
+        return "environment"
+
+    def resolved_password(self) -> str | None:
+        if self.password is not None:
+            return self.password
+        if self.password_env:
+            return os.environ.get(self.password_env)
+        return None
+
+    def to_spec(self) -> dict[str, object]:
+        """A picklable description for ``open_from_spec`` (the password only by its
+        environment variable, never itself)."""
+        out: dict[str, object] = {"backend": "mq"}
+        for k, v in asdict(self).items():
+            if k != "password" and v is not None:
+                out[k] = v
+        return out
+
+    @classmethod
+    def from_mapping(cls, spec: Mapping[str, object]) -> MQConnectSettings:
+        known = {f for f in cls.__dataclass_fields__}
+        kw = {k: v for k, v in spec.items() if k in known}
+        return cls(**kw)  # type: ignore[arg-type]
+
+
+def _release(lib: shim.MQLibrary, qmgr: Any, pcf: list[PCFSession | None]) -> None:
+    """MQBACK then MQDISC (distributed MQ would commit on a plain MQDISC)."""
+    session = pcf[0]
+    if session is not None:
+        session.close()
+    for step in ("backout", "disconnect"):
+        try:
+            getattr(qmgr, step)()
+        except Exception:  # nothing to be done about a failing disconnect
+            log.debug("%s at close failed", step, exc_info=True)
+
+
+class MQIQueueManager:
+    """A connection to a real IBM MQ queue manager (protocol ``QueueManager``)."""
+
+    backend = "mq"
+
+    def __init__(self, settings: MQConnectSettings, *, library: shim.MQLibrary | None = None
+                 ) -> None:
+        self.settings = settings
+        self.lib = library or shim.load(settings.library)
+        self._lock = threading.RLock()
+        self._closed = True
+        self._uow = False
+        self._buffer = settings.buffer_size
+        self._name = settings.queue_manager.strip()
+        self._ccsid = 1208
+        self._pcf_holder: list[PCFSession | None] = [None]
+        #: queues the last list_queues left out because their inquiry failed (name → MQRC)
+        self.last_listing_failures: dict[str, int] = {}
+        self._qmgr = self._connect()
+        self._closed = False
+        self._finalizer = weakref.finalize(self, _release, self.lib, self._qmgr,
+                                           self._pcf_holder)
+        with contextlib.suppress(MQError):  # +inq on the queue manager may be missing
+            info = self.inquire_qmgr()
+            self._name, self._ccsid = info.name or self._name, info.ccsid
+
+    # -- connecting --------------------------------------------------------------------
+    def _cd(self) -> Any:
+        s, X = self.settings, self.lib.CMQXC
+        cd = self.lib.module.CD()
+        cd.ChannelName = (s.channel or "").encode("ascii")
+        cd.ConnectionName = (s.connection_name or "").encode("ascii")
+        # rule 3: MQCHT_*, MQXPT_* and MQCD_VERSION_* live in CMQXC
+        cd.ChannelType = X.MQCHT_CLNTCONN
+        cd.TransportType = X.MQXPT_TCP
+        if s.cipher_spec:
+            cd.SSLCipherSpec = s.cipher_spec.encode("ascii")
+            cd.Version = max(int(cd.Version), X.MQCD_VERSION_7)
+        if s.certificate_label and hasattr(cd, "CertificateLabel"):
+            cd.CertificateLabel = s.certificate_label.encode("utf-8")
+            cd.Version = max(int(cd.Version), X.MQCD_VERSION_10)
+        return cd
+
+    def _sco(self) -> Any:
+        s = self.settings
+        sco = self.lib.module.SCO()
+        if s.key_repository:
+            sco.KeyRepository = s.key_repository.encode("utf-8")
+        if s.certificate_label:
+            if not hasattr(sco, "CertificateLabel"):
+                raise MQError(2393, f"{self.lib.name} {self.lib.version} was built without "
+                                    "MQSCO.CertificateLabel: certificate_label cannot be sent")
+            sco.CertificateLabel = s.certificate_label.encode("utf-8")
+        return sco
+
+    def _connect(self) -> Any:
+        s, lib, C = self.settings, self.lib, self.lib.CMQC
+        options = C.MQCNO_HANDLE_SHARE_BLOCK  # rule 8 (pymqi does not add it)
+        kwargs: dict[str, Any] = {}
+        if s.bindings:
+            options |= C.MQCNO_LOCAL_BINDING
+        else:
+            options |= C.MQCNO_CLIENT_BINDING
+            if s.mode == "client":
+                kwargs["cd"] = self._cd()
+            if s.key_repository or s.certificate_label:
+                kwargs["sco"] = self._sco()
+        if s.user:
+            kwargs["user"] = s.user
+            kwargs["password"] = s.resolved_password() or ""
+        if lib.name == "ibmmq":
+            cno = lib.module.CNO()
+            cno.Options = options
+            if s.ccdt_url and not s.bindings and s.mode != "client":
+                cno.Version = max(int(cno.Version), C.MQCNO_VERSION_6)
+                cno.CCDTUrl = s.ccdt_url.encode("utf-8")
+            kwargs["cno"] = cno
+        else:
+            kwargs["opts"] = options
+            if s.ccdt_url and not s.bindings and s.mode != "client":
+                os.environ["MQCCDTURL"] = s.ccdt_url  # pymqi's MQCNO has no CCDTUrl
+        qmgr = lib.module.QueueManager(None)
+        where = s.queue_manager or "the default queue manager"
+        try:
+            qmgr.connect_with_options(name_bytes(s.queue_manager, "queue manager"), **kwargs)
+        except lib.MQMIError as exc:
+            raise self._error(exc.reason, exc.comp, f"connect to {where} ({self._describe()})",
+                              obj=where) from exc
+        return qmgr
+
+    def _describe(self) -> str:
+        s = self.settings
+        if s.mode == "client":
+            tls = f", TLS {s.cipher_spec}" if s.cipher_spec else ""
+            return f"client, channel {s.channel} at {s.connection_name}{tls}"
+        if s.mode == "ccdt":
+            return f"client, channel definition table {s.ccdt_url}"
+        if s.mode == "bindings":
+            return "bindings mode"
+        return "client, MQSERVER/MQCCDTURL/MQCHLLIB from the environment"
+
+    # -- plumbing ----------------------------------------------------------------------
+    def _error(self, reason: int, comp: int, what: str, *, auth: str = "", obj: str = "",
+               hint: str = "") -> MQError:
+        text = f"cannot {what}"
+        user = self.settings.user or "the connecting user"
+        if reason == 2035 and auth:
+            text += f": {user} needs {auth} on {obj!r}" if obj else f": {user} needs {auth}"
+            text += hint
+        elif reason == 2085 and obj:
+            text += f": {obj!r} does not exist on {self._name or 'the queue manager'}"
+        elif reason in _HINTS:
+            text += f": {_HINTS[reason]}"
+        return MQError(reason, text, completion=comp or 2)
+
+    @contextlib.contextmanager
+    def _call(self, what: str, *, auth: str = "", obj: str = "", hint: str = ""
+              ) -> Iterator[None]:
+        with self._lock:
+            if self._closed:
+                raise MQError(2018, f"cannot {what}: this connection to "
+                                    f"{self._name or 'the queue manager'} is closed")
+            try:
+                yield
+            except self.lib.MQMIError as exc:
+                raise self._error(exc.reason, exc.comp, what, auth=auth, obj=obj,
+                                  hint=hint) from exc
+            except self.lib.PYIFError as exc:
+                raise MQError(2018, f"cannot {what}: {exc}") from exc
+
+    def _pcf(self) -> PCFSession:
+        session = self._pcf_holder[0]
+        if session is None:
+            s = self.settings
+            session = PCFSession(self.lib, self._qmgr,
+                                 response_wait_interval=s.response_wait_interval,
+                                 model_queue=s.model_queue, dynamic_queue=s.dynamic_queue,
+                                 command_queue=s.command_queue,
+                                 encoding=codec_for(self._ccsid) or "latin-1")
+            self._pcf_holder[0] = session
+        return session
+
+    def _pcf_reason(self, exc: Exception) -> int:
+        return self._pcf().mq_reason(getattr(exc, "reason", 2195))
+
+    def _pcf_error(self, exc: Any, what: str, *, auth: str = "", obj: str = "") -> MQError:
+        """An MQError for a failed PCF command (PCF reasons mapped to the protocol's)."""
+        reason = self._pcf_reason(exc)
+        if reason == 2033:
+            wait = self.settings.response_wait_interval / 1000
+            return MQError(2033, f"cannot {what}: the command server sent no reply within "
+                                 f"{wait:g} s (is it running? strmqcsv {self._name})",
+                           completion=exc.comp)
+        return self._error(reason, exc.comp, what, auth=auth, obj=obj)
+
+    def _open(self, queue: str, options: int) -> Any:
+        od = self.lib.module.OD(ObjectName=name_bytes(queue))
+        return self.lib.module.Queue(self._qmgr, od, options | self.lib.CMQC.MQOO_FAIL_IF_QUIESCING)
+
+    def _close_handle(self, handle: Any) -> None:
+        with self._lock:
+            if self._closed:
+                return  # MQDISC closed it
+            with contextlib.suppress(self.lib.MQMIError, self.lib.PYIFError):
+                handle.close()
+
+    def _get(self, handle: Any, options: int, match: int, *, size: int | None = None,
+             msg_id: bytes | None = None, correl_id: bytes | None = None,
+             empty_ok: bool = False) -> Message | None:
+        """One MQGET with a fresh MD and GMO; a 2080 grows the buffer to the message's length
+        and repeats the same call (the message, or the cursor, stayed where it was). Returns
+        None for 2033 (no message) when ``empty_ok``; other reasons raise."""
+        lib = self.lib
+        length = max(size or 0, self._buffer)
+        while True:
+            md = blank_md(lib, msg_id=msg_id, correl_id=correl_id)
+            g = gmo(lib, options, match)
+            try:
+                body = handle.get(length, md, g)
+            except lib.MQMIError as exc:
+                if exc.reason == lib.CMQC.MQRC_TRUNCATED_MSG_FAILED:
+                    grown = int(getattr(exc, "original_length", 0) or 0)
+                    length = grown if grown > length else length * 2
+                    self._buffer = max(self._buffer, min(length, MAX_REMEMBERED_BUFFER))
+                    continue
+                if empty_ok and exc.reason == lib.CMQC.MQRC_NO_MSG_AVAILABLE:
+                    return None
+                raise
+            return message_from_lib(md, body)
+
+    # -- the queue manager -------------------------------------------------------------
+    @property
+    def name(self) -> str:
+        return self._name
+
+    def _platform(self, code: int) -> str:
+        for short in _PLATFORM_NAMES:
+            if getattr(self.lib.CMQC, f"MQPL_{short}", None) == code:
+                return short
+        return str(code)
+
+    def inquire_qmgr(self) -> QMgrInfo:
+        with self._call("inquire the queue manager", auth="+inq",
+                        obj=self._name or "the queue manager"):
+            C = self.lib.CMQC
+            q = self._qmgr
+
+            def text(selector: int) -> str:
+                v = q.inquire(selector)
+                return v.strip(b" \x00").decode("latin-1") if isinstance(v, bytes) else str(v)
+
+            name = text(C.MQCA_Q_MGR_NAME)
+            platform = self._platform(int(q.inquire(C.MQIA_PLATFORM)))
+            info = QMgrInfo(
+                name=name, dead_letter_queue=text(C.MQCA_DEAD_LETTER_Q_NAME),
+                platform=platform, command_level=int(q.inquire(C.MQIA_COMMAND_LEVEL)),
+                ccsid=int(q.inquire(C.MQIA_CODED_CHAR_SET_ID)),
+                # MQINQ has no encoding: z/OS is 785; elsewhere this client's native one
+                encoding=785 if platform == "ZOS" else int(C.MQENC_NATIVE),
+                description=text(C.MQCA_Q_MGR_DESC), backend=self.backend)
+            return info
+
+    # -- queues (PCF) --------------------------------------------------------------------
+    def list_queues(self, pattern: str = "*") -> list[QueueAttrs]:
+        pattern = (pattern or "*").strip()
+        with self._call(f"list queues {pattern!r}", auth="+dsp", obj=pattern):
+            try:
+                listing = self._pcf().list_queues(pattern)
+            except self.lib.MQMIError as exc:
+                raise self._pcf_error(exc, f"list queues {pattern!r}",
+                                  auth="+dsp", obj=pattern) from exc
+        for name, reason in listing.failed.items():
+            log.warning("queue %s left out of the listing: %s", name, MQError(reason))
+        self.last_listing_failures = dict(listing.failed)
+        return listing.queues
+
+    def inquire_queue(self, name: str) -> QueueAttrs:
+        with self._call(f"inquire queue {name!r}", auth="+inq +dsp", obj=name):
+            if "*" in name or not name.strip():
+                raise MQError(2085, f"{name!r} is not a queue name")
+            try:
+                return self._pcf().inquire_queue(name)
+            except self.lib.MQMIError as exc:
+                raise self._pcf_error(exc, f"inquire queue {name!r}",
+                                  auth="+inq +dsp", obj=name) from exc
+
+    def queue_status(self, name: str) -> QueueStatus:
+        with self._call(f"show the status of queue {name!r}", auth="+dsp", obj=name):
+            try:
+                return self._pcf().queue_status(name)
+            except self.lib.MQMIError as exc:
+                reason = self._pcf_reason(exc)
+                what = f"show the status of queue {name!r}"
+                if reason == 2045:
+                    raise MQError(2045, f"cannot {what}: queue status is kept for local "
+                                        "queues only") from exc
+                raise self._pcf_error(exc, what, auth="+dsp", obj=name) from exc
+
+    def define_queue(self, attrs: QueueAttrs, *, replace: bool = False) -> None:
+        name = attrs.name
+        if not is_valid_name(name):
+            raise MQError(2152, f"{name!r} is not an MQ queue name (1-48 of A-Z a-z 0-9 . / "
+                                "_ %)")
+        qtype = QueueType(attrs.type)
+        values = {a: check_attribute(qtype, a, getattr(attrs, a)) for a in TYPE_ATTRIBUTES[qtype]}
+        if qtype is QueueType.ALIAS and not values.get("target_q"):
+            raise ValueError(f"alias queue {name!r} needs a target queue (target_q)")
+        what = f"define queue {name!r}"
+        with self._call(what, auth="+crt (and +chg)", obj=name):
+            try:
+                self._pcf().create_queue(name, qtype, values, replace=replace)
+            except self.lib.MQMIError as exc:
+                reason = self._pcf_reason(exc)
+                if reason == 2100:
+                    raise MQError(2100, f"cannot {what}: it already exists") from exc
+                if reason == 2043:
+                    raise MQError(2043, f"cannot {what}: it exists as another type of queue, "
+                                        f"and replace cannot make it a {qtype.value} queue"
+                                  ) from exc
+                raise self._pcf_error(exc, what, auth="+crt (and +chg)", obj=name) from exc
+
+    def change_queue(self, name: str, **changes: object) -> QueueAttrs:
+        """MQCMD_CHANGE_Q with name, type, then the changes; returns the new attributes.
+
+        The type comes from an inquiry; a principal with +chg but without +dsp is answered by
+        trying the types in turn (the command server refuses a wrong one with 4002), and then
+        gets back only what it changed (the rest of the returned attributes are defaults).
+        """
+        unknown = sorted(set(changes) - CHANGEABLE)
+        if unknown:
+            raise MQError(2067, f"not queue attributes: {', '.join(unknown)} (known: "
+                                f"{', '.join(sorted(CHANGEABLE))})")
+        what = f"change queue {name!r}"
+        with self._call(what, auth="+chg", obj=name):
+            pcf = self._pcf()
+            try:
+                current: QueueAttrs | None = pcf.inquire_queue(name)
+            except self.lib.MQMIError as exc:
+                if self._pcf_reason(exc) != 2035:
+                    raise self._pcf_error(exc, what, auth="+chg",
+                                      obj=name) from exc
+                current = None
+            except MQError as exc:
+                if exc.reason != 2035:
+                    raise
+                current = None
+            if current is not None:
+                values = {k: check_attribute(current.type, k, v) for k, v in changes.items()}
+                if values:
+                    self._change(pcf, name, current.type, values, what)
+                return pcf.inquire_queue(name)
+            return self._change_blind(pcf, name, changes, what)
+
+    def _change(self, pcf: PCFSession, name: str, qtype: QueueType, values: dict[str, object],
+                what: str) -> None:
+        try:
+            pcf.change_queue(name, qtype, values)
+        except self.lib.MQMIError as exc:
+            raise self._pcf_error(exc, what, auth="+chg",
+                              obj=name) from exc
+
+    def _change_blind(self, pcf: PCFSession, name: str, changes: Mapping[str, object],
+                      what: str) -> QueueAttrs:
+        """CHANGE_Q without +dsp: try each queue type the changes fit."""
+        first_error: Exception | None = None
+        for qtype in (QueueType.LOCAL, QueueType.ALIAS, QueueType.REMOTE, QueueType.MODEL):
+            try:
+                values = {k: check_attribute(qtype, k, v) for k, v in changes.items()}
+            except (MQError, ValueError) as exc:
+                first_error = first_error or exc
+                continue
+            try:
+                pcf.change_queue(name, qtype, values)
+            except self.lib.MQMIError as exc:
+                if self._pcf_reason(exc) == 2043:  # MQRCCF_OBJECT_WRONG_TYPE: not this type
+                    continue
+                raise self._pcf_error(exc, what, auth="+chg",
+                                  obj=name) from exc
+            try:
+                return pcf.inquire_queue(name)
+            except (self.lib.MQMIError, MQError):
+                out = QueueAttrs(name=name, type=qtype, depth=None)
+                for k, v in values.items():
+                    setattr(out, k, v)
+                return out
+        if first_error is not None:
+            raise first_error
+        raise MQError(2085, f"cannot {what}: no queue of a type these changes fit")
+
+    def delete_queue(self, name: str) -> None:
+        what = f"delete queue {name!r}"
+        with self._call(what, auth="+dlt (and +chg)", obj=name):
+            try:
+                self._pcf().delete_queue(name)
+            except self.lib.MQMIError as exc:
+                reason = self._pcf_reason(exc)
+                if reason == 2055:
+                    raise MQError(2055, f"cannot {what}: it holds messages (uncommitted ones "
+                                        "included)") from exc
+                if reason == 2042:
+                    raise MQError(2042, f"cannot {what}: it is open") from exc
+                raise self._pcf_error(exc, what, auth="+dlt (and +chg)", obj=name) from exc
+
+    # -- messages (MQI) ------------------------------------------------------------------
+    def browse(self, queue: str) -> MQICursor:
+        C = self.lib.CMQC
+        with self._call(f"browse {queue!r}", auth="+browse", obj=queue):
+            try:
+                handle = self._open(queue, C.MQOO_BROWSE | C.MQOO_INPUT_SHARED)
+                can_get = True
+            except self.lib.MQMIError as exc:
+                if exc.reason != C.MQRC_NOT_AUTHORIZED:
+                    raise
+                # allowed to browse but not to get: a browse-only handle
+                handle = self._open(queue, C.MQOO_BROWSE)
+                can_get = False
+            return MQICursor(self, queue, handle, can_get=can_get)
+
+    def _get_from(self, queue: str, *, syncpoint: bool, msg_id: bytes | None = None,
+                  correl_id: bytes | None = None) -> Message:
+        C = self.lib.CMQC
+        handle = self._open(queue, C.MQOO_INPUT_SHARED)
+        try:
+            match = C.MQMO_NONE
+            if msg_id is not None:
+                match |= C.MQMO_MATCH_MSG_ID
+            if correl_id is not None:
+                match |= C.MQMO_MATCH_CORREL_ID
+            options = C.MQGMO_NO_WAIT | (C.MQGMO_SYNCPOINT if syncpoint else
+                                         C.MQGMO_NO_SYNCPOINT)
+            msg = self._get(handle, options, match, msg_id=msg_id, correl_id=correl_id)
+            assert msg is not None
+            if syncpoint:
+                self._uow = True
+            return msg
+        finally:
+            with contextlib.suppress(self.lib.MQMIError, self.lib.PYIFError):
+                handle.close()
+
+    def get(self, queue: str, *, syncpoint: bool = True) -> Message:
+        with self._call(f"get a message from {queue!r}", auth="+get", obj=queue):
+            return self._get_from(queue, syncpoint=syncpoint)
+
+    def get_by_msgid(self, queue: str, msg_id: bytes, correl_id: bytes | None = None, *,
+                     syncpoint: bool = True) -> Message:
+        with self._call(f"get message {bytes(msg_id).hex().upper()} from {queue!r}",
+                        auth="+get", obj=queue):
+            return self._get_from(queue, syncpoint=syncpoint, msg_id=bytes(msg_id),
+                                  correl_id=None if correl_id is None else bytes(correl_id))
+
+    def put(self, queue: str, message: Message, *, context: Context = Context.SET_ALL,
+            syncpoint: bool = True, qmgr_name: str = "", new_msg_id: bool = False) -> Message:
+        context = Context(context)
+        C = self.lib.CMQC
+        target = f"{queue!r}" + (f" on {qmgr_name}" if qmgr_name.strip() else "")
+        auth, hint = {
+            Context.SET_ALL: ("+put and +setall", " and +setall on the queue manager (to keep "
+                              "the message's context); or put with --new-context to give it "
+                              "a new one"),
+            Context.SET_IDENTITY: ("+put and +setid", " and +setid on the queue manager"),
+            Context.NEW: ("+put", "")}[context]
+        with self._call(f"put to {target}", auth=auth, obj=queue, hint=hint):
+            od = self.lib.module.OD(ObjectName=name_bytes(queue),
+                                    ObjectQMgrName=name_bytes(qmgr_name or "", "queue manager"))
+            md = md_to_lib(self.lib, message.md.copy(backout_count=0))
+            options = (C.MQPMO_SYNCPOINT if syncpoint else C.MQPMO_NO_SYNCPOINT) | \
+                C.MQPMO_FAIL_IF_QUIESCING | {
+                    Context.SET_ALL: C.MQPMO_SET_ALL_CONTEXT,
+                    Context.SET_IDENTITY: C.MQPMO_SET_IDENTITY_CONTEXT,
+                    Context.NEW: C.MQPMO_DEFAULT_CONTEXT}[context]
+            if new_msg_id:
+                options |= C.MQPMO_NEW_MSG_ID
+            pmo = self.lib.module.PMO(Options=options)
+            body = bytes(message.body)
+            self._qmgr.put1(od, body, md, pmo)
+            if syncpoint:
+                self._uow = True
+            put = message_from_lib(md, body)
+            put.md.backout_count = 0  # MQ stores 0 and leaves the caller's value in the MD
+            return put
+
+    # -- units of work -------------------------------------------------------------------
+    @property
+    def in_unit_of_work(self) -> bool:
+        return self._uow
+
+    def commit(self) -> None:
+        with self._call("commit"):
+            try:
+                self._qmgr.commit()
+            except self.lib.MQMIError as exc:
+                self._uow = False  # 2003: backed out; 2549: the UOW is gone, outcome unknown
+                if exc.reason == self.lib.CMQC.MQRC_BACKED_OUT:
+                    raise MQError(2003, "commit failed: the unit of work was backed out "
+                                        "instead (nothing of it happened)",
+                                  completion=exc.comp) from exc
+                if exc.reason == self.lib.CMQC.MQRC_CALL_INTERRUPTED:
+                    raise MQError(2549, "commit interrupted: the connection was lost and "
+                                        "re-established, and MQ cannot tell whether the unit "
+                                        "of work was committed or backed out",
+                                  completion=exc.comp) from exc
+                raise
+            self._uow = False
+
+    def backout(self) -> None:
+        with self._call("back out"):
+            try:
+                self._qmgr.backout()
+            finally:
+                self._uow = False
+
+    # -- connections ---------------------------------------------------------------------
+    def new_connection(self) -> MQIQueueManager:
+        """Another MQCONNX with the same settings (give browsing its own: rule 9)."""
+        with self._call("open another connection"):
+            pass
+        return MQIQueueManager(self.settings, library=self.lib)
+
+    def close(self) -> None:
+        with self._lock:
+            if self._closed:
+                return
+            self._closed = True
+            self._uow = False
+        self._finalizer()  # MQBACK, then MQDISC
+
+    def __enter__(self) -> MQIQueueManager:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        state = "closed" if self._closed else "connected"
+        return (f"<MQIQueueManager {self._name or '?'} via {self.lib.name} "
+                f"({self._describe()}), {state}>")
+
+
+def open_mq(settings: MQConnectSettings, *, library: shim.MQLibrary | None = None
+            ) -> MQIQueueManager:
+    """Connect to a real queue manager (raises ``shim.MQLibraryMissing`` without MQ's client
+    library, MQError for a failed connection)."""
+    return MQIQueueManager(settings, library=library)
+
+
+def settings_from_profile(profile: object, *, password: str | None = None
+                          ) -> MQConnectSettings:
+    """MQConnectSettings from a profile's ``mq`` backend (read by duck typing)."""
+    b = getattr(profile, "backend", profile)
+
+    def opt(name: str) -> Any:
+        return getattr(b, name, None)
+
+    return MQConnectSettings(
+        queue_manager=opt("queue_manager") or "", connection_name=opt("connection_name"),
+        channel=opt("channel"), cipher_spec=opt("cipher_spec"),
+        key_repository=None if opt("key_repository") is None else str(opt("key_repository")),
+        certificate_label=opt("certificate_label"),
+        ccdt_url=None if opt("ccdt_url") is None else str(opt("ccdt_url")),
+        bindings=bool(opt("bindings")), user=opt("user"), password=password,
+        password_env=opt("password_env"), library=opt("library") or "auto")
+
+
+def open_profile_mq(profile: object) -> MQIQueueManager:
+    """Open an ``mq`` profile: the library first (so a missing one is said before any password
+    prompt), then the password (environment variable or prompt), then MQCONNX."""
+    lib = shim.load(getattr(getattr(profile, "backend", profile), "library", None) or "auto")
+    password = None
+    resolve = getattr(profile, "resolve_password", None)
+    if callable(resolve):
+        password = resolve()
+    return MQIQueueManager(settings_from_profile(profile, password=password), library=lib)

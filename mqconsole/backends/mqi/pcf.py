@@ -1,0 +1,377 @@
+"""PCF: queue administration through the command server (MQCMD_INQUIRE_Q and friends).
+
+``PCFExecute`` is built with keywords only (portability rule 5: the positional parameters of
+ibmmq and pymqi differ) and ``convert=True`` (replies of a big-endian queue manager — AIX,
+z/OS — are converted by MQGET; pymqi's default is False). Every string of a reply is
+stripped of blanks and NULs (rule 6: MQ pads them to their full length), and replies without
+``MQCA_Q_NAME`` are dropped where queues are expected (rule 6: the extra replies of z/OS as
+pymqi hands them back).
+
+ibmmq keeps reading replies after an error reply when given ``responses=[]``; pymqi raises
+at the first one. A generic inquiry where one queue fails (damaged, say) therefore falls
+back, on pymqi, to MQCMD_INQUIRE_Q_NAMES and one inquiry per queue, skipping the failing
+ones: one damaged queue never aborts a listing.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from mqconsole.mq.errors import MQError
+from mqconsole.mq.queue import QueueAttrs, QueueStatus, QueueType, Usage
+
+from .shim import MQLibrary
+
+log = logging.getLogger(__name__)
+
+# QueueAttrs field → (MQ selector name, kind). Kinds: int, text, and the flag tables below.
+ATTRIBUTES: dict[str, tuple[str, str]] = {
+    "max_depth": ("MQIA_MAX_Q_DEPTH", "int"),
+    "max_msg_length": ("MQIA_MAX_MSG_LENGTH", "int"),
+    "put_inhibited": ("MQIA_INHIBIT_PUT", "put"),
+    "get_inhibited": ("MQIA_INHIBIT_GET", "get"),
+    "bothresh": ("MQIA_BACKOUT_THRESHOLD", "int"),
+    "boqname": ("MQCA_BACKOUT_REQ_Q_NAME", "text"),
+    "hardenbo": ("MQIA_HARDEN_GET_BACKOUT", "harden"),
+    "description": ("MQCA_Q_DESC", "text"),
+    "usage": ("MQIA_USAGE", "usage"),
+    "default_persistence": ("MQIA_DEF_PERSISTENCE", "int"),
+    "default_priority": ("MQIA_DEF_PRIORITY", "int"),
+    "target_q": ("MQCA_BASE_Q_NAME", "text"),
+    "remote_q_name": ("MQCA_REMOTE_Q_NAME", "text"),
+    "remote_qmgr_name": ("MQCA_REMOTE_Q_MGR_NAME", "text"),
+    "xmit_q": ("MQCA_XMIT_Q_NAME", "text"),
+}
+_FLAGS = {
+    "put": ("MQQA_PUT_ALLOWED", "MQQA_PUT_INHIBITED"),
+    "get": ("MQQA_GET_ALLOWED", "MQQA_GET_INHIBITED"),
+    "harden": ("MQQA_BACKOUT_NOT_HARDENED", "MQQA_BACKOUT_HARDENED"),
+}
+_TYPES = {QueueType.LOCAL: "MQQT_LOCAL", QueueType.MODEL: "MQQT_MODEL",
+          QueueType.ALIAS: "MQQT_ALIAS", QueueType.REMOTE: "MQQT_REMOTE"}
+_EXTRA_ATTRS = ("MQCA_Q_NAME", "MQIA_Q_TYPE", "MQIA_CURRENT_Q_DEPTH", "MQCA_CREATION_DATE",
+                "MQCA_CREATION_TIME", "MQCA_ALTERATION_DATE", "MQCA_ALTERATION_TIME")
+# PCF reasons that mean what the protocol says with an MQRC (docs/backends.md).
+PCF_REASONS = {
+    "MQRCCF_OBJECT_ALREADY_EXISTS": 2100,  # MQRC_OBJECT_ALREADY_EXISTS
+    "MQRCCF_OBJECT_WRONG_TYPE": 2043,  # MQRC_OBJECT_TYPE_ERROR
+    "MQRCCF_OBJECT_OPEN": 2042,  # MQRC_OBJECT_IN_USE
+    "MQRCCF_Q_WRONG_TYPE": 2045,  # MQRC_OPTION_NOT_VALID_FOR_TYPE
+    "MQRCCF_UNKNOWN_OBJECT_NAME": 2085,  # MQRC_UNKNOWN_OBJECT_NAME
+    "MQRCCF_OBJECT_NAME_ERROR": 2152,  # MQRC_OBJECT_NAME_ERROR
+}
+
+
+def const(lib: MQLibrary, name: str) -> int:
+    """An MQ constant from the library that loaded (CMQC, then CMQCFC, then CMQXC)."""
+    for mod in (lib.CMQC, lib.CMQCFC, lib.CMQXC):
+        if hasattr(mod, name):
+            return int(getattr(mod, name))
+    raise AttributeError(f"{lib.name} defines no {name}")
+
+
+def clean(value: Any) -> Any:
+    """Strip MQ's padding from PCF strings (rule 6) and make them text."""
+    if isinstance(value, bytes):
+        raw = value.strip(b" \x00")
+        try:
+            return raw.decode("utf-8")
+        except UnicodeDecodeError:
+            return raw.decode("latin-1")
+    if isinstance(value, list):
+        return [clean(v) for v in value]
+    if isinstance(value, dict):
+        return {k: clean(v) for k, v in value.items()}
+    return value
+
+
+@dataclass
+class Reply:
+    """One PCF response: its parameters (cleaned) and the MQCFH CompCode/Reason."""
+
+    params: dict[int, Any]
+    comp: int = 0
+    reason: int = 0
+
+
+@dataclass
+class Listing:
+    """Queues of a generic inquiry, and the ones that failed (name → reason)."""
+
+    queues: list[QueueAttrs] = field(default_factory=list)
+    failed: dict[str, int] = field(default_factory=dict)
+
+
+class PCFSession:
+    """Commands to one queue manager's command server over one connection."""
+
+    def __init__(self, lib: MQLibrary, qmgr: Any, *, response_wait_interval: int = 5000,
+                 model_queue: str = "SYSTEM.DEFAULT.MODEL.QUEUE",
+                 dynamic_queue: str = "MQCONSOLE.*",
+                 command_queue: str = "SYSTEM.ADMIN.COMMAND.QUEUE",
+                 encoding: str = "utf-8") -> None:
+        self._lib = lib
+        self._qmgr = qmgr
+        self._wait = response_wait_interval
+        self._model = model_queue
+        self._dynamic = dynamic_queue
+        self._command = command_queue
+        self._text = encoding
+        self._exec: Any = None
+
+    # -- plumbing ----------------------------------------------------------------------
+    def executor(self) -> Any:
+        if self._exec is None:
+            # keywords only (rule 5); convert=True for big-endian queue managers
+            self._exec = self._lib.module.PCFExecute(
+                self._qmgr,
+                model_queue_name=self._model.encode("ascii"),
+                dynamic_queue_name=self._dynamic.encode("ascii"),
+                command_queue_name=self._command.encode("ascii"),
+                response_wait_interval=self._wait,
+                convert=True)
+        return self._exec
+
+    def close(self) -> None:
+        """Close the reply queue (``pcf.disconnect()`` does only that; MQDISC is ours)."""
+        if self._exec is not None:
+            ex, self._exec = self._exec, None
+            try:
+                ex.disconnect()
+            except Exception:  # the connection may already be gone
+                log.debug("closing the PCF reply queue failed", exc_info=True)
+
+    def k(self, name: str) -> int:
+        return const(self._lib, name)
+
+    def text(self, value: str) -> bytes:
+        return value.encode(self._text, errors="replace")
+
+    def mq_reason(self, pcf_reason: int) -> int:
+        """The protocol's MQRC for a PCF-only reason (4001 → 2100, …); others unchanged."""
+        for name, rc in PCF_REASONS.items():
+            if hasattr(self._lib.CMQCFC, name) and pcf_reason == getattr(self._lib.CMQCFC, name):
+                return rc
+        return pcf_reason
+
+    def command(self, command: str, params: Mapping[int, Any]) -> list[Reply]:
+        """Send ``MQCMD_…`` with ``params`` (in order) and return every reply.
+
+        Raises the library's MQMIError for an MQI failure (2033: no reply in time — is the
+        command server running?) and for an error reply when nothing else came back; error
+        replies among good ones are returned (``Reply.comp`` != 0).
+        """
+        method = getattr(self.executor(), command)
+        args = dict(params)
+        if not self._lib.pcf_collects_errors:
+            return [Reply(clean(r)) for r in method(args)]
+        collected: list[Any] = []
+        error: Exception | None = None
+        try:
+            method(args, responses=collected)
+        except self._lib.MQMIError as exc:
+            error = exc
+        replies = [Reply(clean(res), int(cfh.CompCode), int(cfh.Reason))
+                   for res, cfh in collected]
+        if error is not None:
+            reason = getattr(error, "reason", None)
+            pcf_error = any(r.comp and r.reason == reason for r in replies)
+            if not pcf_error or not any(r.comp == 0 for r in replies):
+                raise error
+        return replies
+
+    # -- queues ------------------------------------------------------------------------
+    def _attr_selectors(self) -> list[int]:
+        out = [self.k(n) for n in _EXTRA_ATTRS]
+        out += [self.k(sel) for sel, _ in ATTRIBUTES.values()]
+        return out
+
+    def queue_type(self, code: int) -> QueueType | None:
+        for qtype, name in _TYPES.items():
+            if code == self.k(name):
+                return qtype
+        return None
+
+    def attrs_from(self, params: Mapping[int, Any]) -> QueueAttrs | None:
+        """QueueAttrs from an INQUIRE_Q reply; None for a reply that is not a queue of a
+        type mqconsole knows (cluster queues, z/OS extra replies)."""
+        name = params.get(self.k("MQCA_Q_NAME"))
+        qtype = self.queue_type(params.get(self.k("MQIA_Q_TYPE"), -1))
+        if not name or qtype is None:
+            return None
+        attrs = QueueAttrs(name=name, type=qtype)
+        for attr, (sel, kind) in ATTRIBUTES.items():
+            key = self.k(sel)
+            if key not in params:
+                continue
+            value = params[key]
+            if kind in _FLAGS:
+                value = value == self.k(_FLAGS[kind][1])
+            elif kind == "usage":
+                value = Usage.XMITQ if value == self.k("MQUS_TRANSMISSION") else Usage.NORMAL
+            setattr(attrs, attr, value)
+        attrs.depth = params.get(self.k("MQIA_CURRENT_Q_DEPTH"), 0) \
+            if qtype is QueueType.LOCAL else None
+        attrs.create_time = mq_datetime(params.get(self.k("MQCA_CREATION_DATE")),
+                                        params.get(self.k("MQCA_CREATION_TIME")))
+        attrs.alter_time = mq_datetime(params.get(self.k("MQCA_ALTERATION_DATE")),
+                                       params.get(self.k("MQCA_ALTERATION_TIME")))
+        return attrs
+
+    def inquire_q(self, name: str) -> list[Reply]:
+        # MQCA_Q_NAME first: distributed queue managers want required parameters in order
+        return self.command("MQCMD_INQUIRE_Q", {
+            self.k("MQCA_Q_NAME"): self.text(name),
+            self.k("MQIACF_Q_ATTRS"): self._attr_selectors(),
+        })
+
+    def list_queues(self, pattern: str) -> Listing:
+        out = Listing()
+        try:
+            replies = self.inquire_q(pattern)
+        except self._lib.MQMIError as exc:
+            reason = self.mq_reason(exc.reason)
+            if reason == 2085 or (reason == 2035 and "*" not in pattern):
+                return out  # nothing matches, or nothing the user may see (as generic names)
+            if reason in (2033, 2035, 2059, 2009, 2018, 2161, 2162) or \
+                    self._lib.pcf_collects_errors:
+                raise
+            return self._list_one_by_one(pattern)  # pymqi stopped at an error reply
+        self._collect(replies, out)
+        out.queues.sort(key=lambda q: q.name)
+        return out
+
+    def _collect(self, replies: Iterable[Reply], out: Listing) -> None:
+        qname = self.k("MQCA_Q_NAME")
+        for r in replies:
+            if qname not in r.params:
+                continue  # z/OS extra replies (rule 6)
+            if r.comp:
+                out.failed[str(r.params[qname])] = self.mq_reason(r.reason)
+                continue
+            attrs = self.attrs_from(r.params)
+            if attrs is not None:
+                out.queues.append(attrs)
+
+    def _list_one_by_one(self, pattern: str) -> Listing:
+        out = Listing()
+        names = self.command("MQCMD_INQUIRE_Q_NAMES", {
+            self.k("MQCA_Q_NAME"): self.text(pattern),
+            self.k("MQIA_Q_TYPE"): self.k("MQQT_ALL"),
+        })
+        key = self.k("MQCACF_Q_NAMES")
+        for reply in names:
+            for name in reply.params.get(key, []) or []:
+                try:
+                    self._collect(self.inquire_q(name), out)
+                except self._lib.MQMIError as exc:
+                    out.failed[name] = self.mq_reason(exc.reason)
+        out.queues.sort(key=lambda q: q.name)
+        return out
+
+    def inquire_queue(self, name: str) -> QueueAttrs:
+        listing = Listing()
+        self._collect(self.inquire_q(name), listing)
+        for q in listing.queues:
+            if q.name == name:
+                return q
+        if name in listing.failed:
+            raise MQError(listing.failed[name], f"cannot inquire queue {name!r}")
+        raise MQError(2085, f"queue {name!r} does not exist")
+
+    def value(self, attr: str, value: Any) -> tuple[int, Any]:
+        sel, kind = ATTRIBUTES[attr]
+        if kind in _FLAGS:
+            return self.k(sel), self.k(_FLAGS[kind][1 if value else 0])
+        if kind == "usage":
+            return self.k(sel), self.k("MQUS_TRANSMISSION" if Usage(value) is Usage.XMITQ
+                                       else "MQUS_NORMAL")
+        if kind == "text":
+            return self.k(sel), self.text(str(value))
+        return self.k(sel), int(value)
+
+    def _object(self, name: str, qtype: QueueType) -> dict[int, Any]:
+        # the queue name, then its type: the order the command server requires
+        return {self.k("MQCA_Q_NAME"): self.text(name),
+                self.k("MQIA_Q_TYPE"): self.k(_TYPES[qtype])}
+
+    def create_queue(self, name: str, qtype: QueueType, values: Mapping[str, Any], *,
+                     replace: bool) -> None:
+        params = self._object(name, qtype)
+        for attr, v in values.items():
+            key, val = self.value(attr, v)
+            params[key] = val
+        if replace:
+            params[self.k("MQIACF_REPLACE")] = self.k("MQRP_YES")
+        self.command("MQCMD_CREATE_Q", params)
+
+    def change_queue(self, name: str, qtype: QueueType, values: Mapping[str, Any]) -> None:
+        params = self._object(name, qtype)
+        for attr, v in values.items():
+            key, val = self.value(attr, v)
+            params[key] = val
+        self.command("MQCMD_CHANGE_Q", params)
+
+    def delete_queue(self, name: str) -> None:
+        self.command("MQCMD_DELETE_Q", {self.k("MQCA_Q_NAME"): self.text(name)})
+
+    def queue_status(self, name: str) -> QueueStatus:
+        qname = self.k("MQCA_Q_NAME")
+        status = self.command("MQCMD_INQUIRE_Q_STATUS", {
+            qname: self.text(name),
+            self.k("MQIACF_Q_STATUS_TYPE"): self.k("MQIACF_Q_STATUS"),
+        })
+        mine = [r.params for r in status if r.params.get(qname) == name and not r.comp]
+        if not mine:
+            raise MQError(2085, f"no status for queue {name!r}")
+        p = mine[0]
+        depth = int(p.get(self.k("MQIA_CURRENT_Q_DEPTH"), 0))
+        age = p.get(self.k("MQIACF_OLDEST_MSG_AGE"))
+        out = QueueStatus(
+            name=name, depth=depth,
+            open_input_count=int(p.get(self.k("MQIA_OPEN_INPUT_COUNT"), 0)),
+            open_output_count=int(p.get(self.k("MQIA_OPEN_OUTPUT_COUNT"), 0)),
+            uncommitted_messages=int(p.get(self.k("MQIACF_UNCOMMITTED_MSGS"), 0)),
+            oldest_message_age=None if depth == 0 or age is None or age < 0 else int(age),
+            last_get=mq_datetime(p.get(self.k("MQCACF_LAST_GET_DATE")),
+                                 p.get(self.k("MQCACF_LAST_GET_TIME"))),
+            last_put=mq_datetime(p.get(self.k("MQCACF_LAST_PUT_DATE")),
+                                 p.get(self.k("MQCACF_LAST_PUT_TIME"))),
+        )
+        handles = self.command("MQCMD_INQUIRE_Q_STATUS", {
+            qname: self.text(name),
+            self.k("MQIACF_Q_STATUS_TYPE"): self.k("MQIACF_Q_HANDLE"),
+        })
+        for r in handles:
+            h = r.params
+            if h.get(qname) != name or r.comp:
+                continue
+            out.handles.append({
+                "pid": h.get(self.k("MQIACF_PROCESS_ID")),
+                "user_id": h.get(self.k("MQCACF_USER_IDENTIFIER"), ""),
+                "appl_tag": h.get(self.k("MQCACF_APPL_TAG"), ""),
+                "channel": h.get(self.k("MQCACH_CHANNEL_NAME"), ""),
+                "conn_name": h.get(self.k("MQCACH_CONNECTION_NAME"), ""),
+                "browse": h.get(self.k("MQIACF_OPEN_BROWSE")) == self.k("MQQSO_YES"),
+                "input": h.get(self.k("MQIACF_OPEN_INPUT_TYPE"), 0) != self.k("MQQSO_NO"),
+                "output": h.get(self.k("MQIACF_OPEN_OUTPUT")) == self.k("MQQSO_YES"),
+                "uow": bool(h.get(self.k("MQCACF_UOW_START_DATE"))),
+            })
+        return out
+
+
+def mq_datetime(date: str | None, time: str | None) -> datetime | None:
+    """``2024-01-02`` + ``03.04.05`` (the queue manager's local time) → an aware datetime
+    in this machine's zone; None when blank."""
+    if not date or not date.strip():
+        return None
+    t = (time or "00.00.00").strip() or "00.00.00"
+    try:
+        naive = datetime.strptime(f"{date.strip()} {t}", "%Y-%m-%d %H.%M.%S")
+    except ValueError:
+        return None
+    return naive.astimezone()

@@ -1,0 +1,127 @@
+"""Fixtures of the MQI backend tests: the stand-in, a queue manager behind it, connections.
+
+``library`` runs a test once per Python MQ library that can be loaded here: ibmmq (always:
+it is a dev dependency) and pymqi (when its sdist is at hand: tests/backends/mqi/standin.py).
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Callable, Iterator
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import pytest
+import standin
+from fake_ibmmqc import ENGINE, Engine, QMgrDef
+
+from mqconsole.backends.embedded import create_queue_manager
+from mqconsole.backends.embedded.connection import open_embedded
+from mqconsole.backends.mqi import MQConnectSettings, MQIQueueManager, open_mq
+from mqconsole.backends.mqi import shim as shim_mod
+
+ADMIN = "mqadmin"
+PASSWORD = "s3cret-pw"
+
+LIBRARIES = ["ibmmq"] + (["pymqi"] if standin.pymqi_source() is not None else [])
+
+
+def load_library(name: str) -> shim_mod.MQLibrary:
+    if name == "ibmmq":
+        standin.install_ibmmq()
+    else:
+        assert standin.install_pymqi() is not None
+    return shim_mod.load(name)
+
+
+@pytest.fixture(params=LIBRARIES)
+def library(request: pytest.FixtureRequest) -> shim_mod.MQLibrary:
+    return load_library(request.param)
+
+
+@pytest.fixture
+def ibmmq_lib() -> shim_mod.MQLibrary:
+    return load_library("ibmmq")
+
+
+@pytest.fixture
+def engine() -> Iterator[Engine]:
+    ENGINE.clear_calls()
+    yield ENGINE
+    errors, ENGINE.internal_errors[:] = list(ENGINE.internal_errors), []
+    ENGINE.faults.clear()
+    assert not errors, f"the stand-in failed inside: {errors}"
+
+
+class QMgr:
+    """A queue manager behind the stand-in: its definition, its file, and connections."""
+
+    def __init__(self, tmp_path: Path, engine: Engine, lib: shim_mod.MQLibrary,
+                 name: str, **qdef: Any) -> None:
+        self.name = name
+        self.path = tmp_path / f"{name}.qm"
+        create_queue_manager(self.path, name).close()
+        qdef.setdefault("password", PASSWORD)
+        self.qdef = engine.register(QMgrDef.for_file(name, self.path, ADMIN, **qdef))
+        self.engine = engine
+        self.lib = lib
+        self.settings = MQConnectSettings(
+            queue_manager=name, channel="DEV.APP.SVRCONN",
+            connection_name="mqhost(1414),mqhost2(1414)", user=ADMIN, password=PASSWORD,
+            library=lib.name)
+        self.opened: list[MQIQueueManager] = []
+        self._admin: Any = None
+        self._token = uuid.uuid4().hex[:6].upper()
+        self._count = 0
+
+    def connect(self, **changes: Any) -> MQIQueueManager:
+        qm = open_mq(replace(self.settings, **changes), library=self.lib)
+        self.opened.append(qm)
+        return qm
+
+    def admin(self):
+        """The embedded queue manager underneath (setmqaut, and looking behind the scenes)."""
+        if self._admin is None:
+            self._admin = open_embedded(self.path, principal=ADMIN)
+        return self._admin
+
+    def queue(self, label: str = "Q", **attrs: Any) -> str:
+        from mqconsole.mq.queue import QueueAttrs
+
+        self._count += 1
+        name = f"T.{self._token}.{label}" if label != "Q" else f"T.{self._token}.Q{self._count}"
+        self.admin().define_queue(QueueAttrs(name=name, **attrs))
+        return name
+
+    def close(self) -> None:
+        for qm in self.opened:
+            qm.close()
+        if self._admin is not None:
+            self._admin.close()
+        self.engine.unregister(self.name)
+
+
+@pytest.fixture
+def make_qmgr(tmp_path: Path, engine: Engine, library: shim_mod.MQLibrary
+              ) -> Iterator[Callable[..., QMgr]]:
+    made: list[QMgr] = []
+
+    def _make(name: str = "QMT", lib: shim_mod.MQLibrary | None = None, **qdef: Any) -> QMgr:
+        q = QMgr(tmp_path, engine, lib or library, name, **qdef)
+        made.append(q)
+        return q
+
+    yield _make
+    for q in made:
+        q.close()
+
+
+@pytest.fixture
+def qmgr(make_qmgr: Callable[..., QMgr]) -> QMgr:
+    return make_qmgr()
+
+
+@pytest.fixture
+def qm(qmgr: QMgr) -> MQIQueueManager:
+    return qmgr.connect()

@@ -1,0 +1,278 @@
+"""Connecting (client, TLS, CCDT, MQSERVER, bindings, user and password), reporting
+failures (2003, 2549, 2035 with the authority named, 2033 from a silent command server), and
+what the stand-in refuses the way MQ does."""
+
+from __future__ import annotations
+
+import gc
+import logging
+
+import pytest
+
+from mqconsole.backends.base import Context
+from mqconsole.backends.mqi import MQConnectSettings, open_mq
+from mqconsole.backends.open import open_from_spec, open_profile
+from mqconsole.mq.errors import MQError
+from mqconsole.mq.md import MQMD
+from mqconsole.mq.message import Message
+
+ADMIN = "mqadmin"
+
+
+def _msg(body: str, **md: object) -> Message:
+    fields: dict[str, object] = {"format": "MQSTR", **md}
+    return Message(MQMD(**fields), body.encode())  # type: ignore[arg-type]
+
+
+def _last_connx(engine):
+    return engine.calls_named("MQCONNX")[-1].info
+
+
+# -- connection modes ----------------------------------------------------------------------
+
+def test_client_connection_with_tls(qmgr, engine) -> None:
+    qm = qmgr.connect(cipher_spec="TLS_AES_128_GCM_SHA256", key_repository="/var/mqm/key",
+                      certificate_label="ibmwebspheremqapp")
+    info = _last_connx(engine)
+    C = qmgr.lib.CMQC
+    assert info["options"] & C.MQCNO_CLIENT_BINDING
+    assert info["options"] & C.MQCNO_HANDLE_SHARE_BLOCK
+    assert info["cd"]["ChannelName"] == "DEV.APP.SVRCONN"
+    assert info["cd"]["ConnectionName"] == "mqhost(1414),mqhost2(1414)"  # a list
+    assert info["cd"]["SSLCipherSpec"] == "TLS_AES_128_GCM_SHA256"
+    assert info["sco"]["KeyRepository"] == "/var/mqm/key"
+    assert info["sco"]["CertificateLabel"] == "ibmwebspheremqapp"
+    assert (info["user"], info["password_given"]) == (ADMIN, True)
+    assert qm.name == "QMT" and qm.inquire_qmgr().name == "QMT"
+
+
+def test_tls_without_key_repository_is_refused(qmgr, monkeypatch) -> None:
+    monkeypatch.delenv("MQSSLKEYR", raising=False)
+    with pytest.raises(MQError) as info:
+        qmgr.connect(cipher_spec="TLS_AES_128_GCM_SHA256")
+    assert info.value.reason == 2381
+
+
+def test_cipher_spec_longer_than_32_is_refused_before_connecting(qmgr, engine) -> None:
+    engine.clear_calls()
+    with pytest.raises(MQError) as info:
+        qmgr.connect(cipher_spec="TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384_X")
+    assert info.value.reason == 2393 and "32" in str(info.value)
+    assert engine.calls_named("MQCONNX") == []
+
+
+def test_ccdt(qmgr, engine, library, monkeypatch) -> None:
+    monkeypatch.delenv("MQCCDTURL", raising=False)
+    qmgr.connect(channel=None, connection_name=None, ccdt_url="file:///etc/mq/ccdt.json")
+    info = _last_connx(engine)
+    assert "cd" not in info
+    assert info["options"] & library.CMQC.MQCNO_CLIENT_BINDING
+    if library.name == "ibmmq":
+        assert info["ccdt_url"] == "file:///etc/mq/ccdt.json"  # MQCNO.CCDTUrl
+    else:
+        import os
+
+        assert os.environ["MQCCDTURL"] == "file:///etc/mq/ccdt.json"  # pymqi has no CCDTUrl
+
+
+def test_mqserver_from_the_environment(qmgr, engine, library, monkeypatch) -> None:
+    for var in ("MQSERVER", "MQCCDTURL", "MQCHLLIB"):
+        monkeypatch.delenv(var, raising=False)
+    with pytest.raises(MQError) as info:
+        qmgr.connect(channel=None, connection_name=None)
+    assert info.value.reason == 2058  # no channel definition anywhere
+    monkeypatch.setenv("MQSERVER", "DEV.APP.SVRCONN/TCP/mqhost(1414)")
+    qm = qmgr.connect(channel=None, connection_name=None)
+    assert qm.settings.mode == "environment"
+    assert _last_connx(engine)["options"] & library.CMQC.MQCNO_CLIENT_BINDING
+
+
+def test_bindings(qmgr, engine, library) -> None:
+    qm = qmgr.connect(channel=None, connection_name=None, bindings=True, user=None,
+                      password=None)
+    info = _last_connx(engine)
+    assert info["options"] & library.CMQC.MQCNO_LOCAL_BINDING
+    assert not info["options"] & library.CMQC.MQCNO_CLIENT_BINDING
+    assert "cd" not in info
+    assert qm.settings.mode == "bindings"
+
+
+def test_wrong_password_is_2035_and_never_shown(qmgr, caplog) -> None:
+    caplog.set_level(logging.DEBUG)
+    with pytest.raises(MQError) as info:
+        qmgr.connect(password="not-the-password")
+    assert info.value.reason == 2035
+    text = str(info.value) + repr(qmgr.settings) + caplog.text
+    assert "not-the-password" not in text and "s3cret-pw" not in text
+    good = qmgr.connect()
+    assert "s3cret-pw" not in repr(good) + repr(good.settings) + str(good.settings.to_spec())
+
+
+def test_unknown_queue_manager(qmgr) -> None:
+    with pytest.raises(MQError) as info:
+        qmgr.connect(queue_manager="QMNONE")
+    assert info.value.reason == 2058 and "QMNONE" in str(info.value)
+
+
+def test_open_from_spec_reads_the_password_from_the_environment(qmgr, monkeypatch) -> None:
+    monkeypatch.setenv("MQT_PW", "s3cret-pw")
+    spec = MQConnectSettings(queue_manager="QMT", channel="DEV.APP.SVRCONN",
+                             connection_name="mqhost(1414)", user=ADMIN, password_env="MQT_PW",
+                             library=qmgr.lib.name).to_spec()
+    assert "password" not in spec and spec["backend"] == "mq"
+    qm = open_from_spec(spec)
+    try:
+        assert qm.inquire_qmgr().name == "QMT"
+    finally:
+        qm.close()
+
+
+@pytest.mark.parametrize("how", ["env", "prompt"])
+def test_open_profile(qmgr, monkeypatch, how) -> None:
+    from mqconsole.config import Profile
+
+    backend = {"type": "mq", "queue_manager": "QMT", "channel": "DEV.APP.SVRCONN",
+               "connection_name": "mqhost(1414)", "user": ADMIN}
+    if how == "env":
+        backend["password_env"] = "MQT_PROFILE_PW"
+        monkeypatch.setenv("MQT_PROFILE_PW", "s3cret-pw")
+    else:
+        backend["password_prompt"] = True
+        monkeypatch.setattr("getpass.getpass", lambda prompt: "s3cret-pw")
+    profile = Profile.model_validate({"name": "test", "backend": backend})
+    qm = open_profile(profile)
+    try:
+        assert qm.name == "QMT" and qm.backend == "mq"
+    finally:
+        qm.close()
+
+
+# -- units of work -------------------------------------------------------------------------
+
+def test_commit_2003_is_reported_and_the_work_backed_out(qmgr, qm, engine) -> None:
+    q = qmgr.queue()
+    qm.put(q, _msg("a"), syncpoint=False)
+    assert qm.get(q).body == b"a"
+    qm.put(q, _msg("b"))
+    engine.fail_next("MQCMIT", 2003, effect="backout")
+    with pytest.raises(MQError) as info:
+        qm.commit()
+    assert info.value.reason == 2003 and "backed out" in str(info.value)
+    assert not qm.in_unit_of_work
+    m = qm.get(q, syncpoint=False)
+    assert (m.body, m.md.backout_count) == (b"a", 1)
+    with pytest.raises(MQError):
+        qm.get(q, syncpoint=False)  # b was never committed
+
+
+@pytest.mark.parametrize("outcome", ["commit", "backout"])
+def test_commit_2549_is_reported_never_guessed(qmgr, qm, engine, outcome) -> None:
+    q = qmgr.queue()
+    qm.put(q, _msg("x"))
+    engine.fail_next("MQCMIT", 2549, effect=outcome)
+    with pytest.raises(MQError) as info:
+        qm.commit()
+    assert info.value.reason == 2549 and "cannot tell" in str(info.value)
+    assert not qm.in_unit_of_work
+    from mqconsole.cli.errors import exit_code_for_mq
+    from mqconsole.cli.exit_codes import ExitCode
+
+    assert exit_code_for_mq(info.value) == ExitCode.UNKNOWN_OUTCOME
+
+
+def test_close_backs_out_although_mqdisc_would_commit(qmgr, qm) -> None:
+    q = qmgr.queue()
+    other = qmgr.connect()
+    other.put(q, _msg("lost"))
+    other.close()
+    assert qmgr.admin().inquire_queue(q).depth == 0
+
+
+def test_a_dropped_connection_is_backed_out(qmgr) -> None:
+    q = qmgr.queue()
+    other = open_mq(qmgr.settings, library=qmgr.lib)
+    other.put(q, _msg("lost"))
+    del other
+    gc.collect()
+    assert qmgr.admin().inquire_queue(q).depth == 0
+
+
+def test_mqdisc_commits_in_the_stand_in(qmgr, library) -> None:
+    """Why close() backs out first: a plain MQDISC commits (distributed MQ)."""
+    q = qmgr.queue()
+    qm = qmgr.connect()
+    qm.put(q, _msg("kept"))
+    qm._qmgr.disconnect()  # MQDISC without MQBACK
+    qm._closed = True
+    assert qmgr.admin().inquire_queue(q).depth == 1
+
+
+# -- errors named as MQ names them ---------------------------------------------------------
+
+def test_set_all_2035_names_setall_and_new_context(qmgr, qm) -> None:
+    q = qmgr.queue()
+    admin = qmgr.admin()
+    admin.set_authority(ADMIN, "*", "all")
+    admin.set_authority(ADMIN, "", "all", object_type="qmgr")
+    admin.set_authority("bob", q, {"put"})
+    bob = qmgr.connect(user="bob")
+    with pytest.raises(MQError) as info:
+        bob.put(q, _msg("x", user_identifier="alice"), context=Context.SET_ALL)
+    assert info.value.reason == 2035
+    assert "+setall" in str(info.value) and "--new-context" in str(info.value)
+    bob.put(q, _msg("x"), context=Context.NEW, syncpoint=False)
+
+
+def test_browse_without_get_authority(qmgr) -> None:
+    q = qmgr.queue()
+    admin = qmgr.admin()
+    admin.set_authority(ADMIN, "*", "all")
+    admin.set_authority("bob", q, {"browse"})
+    qmgr.connect().put(q, _msg("x"), context=Context.NEW, syncpoint=False)
+    bob = qmgr.connect(user="bob")
+    with bob.browse(q) as cur:
+        assert cur.next().body == b"x"
+        with pytest.raises(MQError) as info:
+            cur.get_current()
+    assert info.value.reason == 2035 and "+get" in str(info.value)
+
+
+def test_silent_command_server_is_2033_with_a_hint(make_qmgr) -> None:
+    qmgr = make_qmgr("QMS", command_server=False)
+    qm = qmgr.connect(response_wait_interval=150)
+    with pytest.raises(MQError) as info:
+        qm.list_queues()
+    assert info.value.reason == 2033 and "command server" in str(info.value)
+
+
+def test_closed_connection_is_2018(qmgr) -> None:
+    qm = qmgr.connect()
+    qm.close()
+    qm.close()
+    with pytest.raises(MQError) as info:
+        qm.get("ANY")
+    assert info.value.reason == 2018
+
+
+def test_queue_status_handles(qmgr, qm) -> None:
+    q = qmgr.queue()
+    qm.put(q, _msg("a"), syncpoint=False)
+    with qm.browse(q) as cur:
+        cur.next()
+        st = qm.queue_status(q)
+    assert st.open_input_count >= 1
+    assert any(h["browse"] and h["input"] and h["user_id"] == ADMIN for h in st.handles)
+    assert st.depth == 1 and st.oldest_message_age is not None
+    with pytest.raises(MQError) as info:
+        qm.queue_status("NO.SUCH.Q")
+    assert info.value.reason == 2085
+
+
+def test_change_without_display_authority(qmgr) -> None:
+    q = qmgr.queue()
+    admin = qmgr.admin()
+    admin.set_authority(ADMIN, "*", "all")
+    admin.set_authority("bob", q, {"chg"})
+    bob = qmgr.connect(user="bob")
+    assert bob.change_queue(q, max_depth=9).max_depth == 9
+    assert admin.inquire_queue(q).max_depth == 9
