@@ -28,7 +28,13 @@ lint: $(STAMP)
 	$(BIN)/ruff check mqconsole tests bench tools
 	$(BIN)/lint-imports
 
-test: $(STAMP)
+# pymqi's sdist (pure-Python part) so the contract suite also runs on pymqi's real code
+PYMQI_STAMP := $(VENV)/.pymqi
+$(PYMQI_STAMP): $(STAMP)
+	$(BIN)/python tests/backends/mqi/standin.py --fetch-pymqi >/dev/null
+	touch $(PYMQI_STAMP)
+
+test: $(STAMP) $(PYMQI_STAMP)
 	$(BIN)/ruff check mqconsole tests bench tools
 	$(BIN)/lint-imports
 	$(BIN)/python -m pytest -n auto -q
