@@ -133,3 +133,48 @@ def test_closed_connection_refuses_calls(qm: QueueManager, queue: str) -> None:
     other.close()  # twice is fine
     with mq_error(2018):
         other.inquire_queue(queue)
+
+
+def test_two_connections_interleave_units_of_work_in_one_thread(
+        qm: QueueManager, qm2: QueueManager, queue: str, make_queue) -> None:
+    """One thread drives both connections, each with a unit of work open: neither call
+    waits for the other's commit (the embedded queue manager holds SQLite's write lock
+    per unit of work, and hands it over between connections of one process)."""
+    other = make_queue("OTHER")
+    put_bodies(qm, queue, "a", "b", "c", "d")
+    qm.put(other, msg("1-first"))
+    assert qm.get(queue).body == b"a"
+    qm2.put(other, msg("2-first"))  # qm's unit of work is open: qm2 must not wait for it
+    assert qm2.get(queue).body == b"b"
+    qm.put(other, msg("1-second"))
+    assert qm.get(queue).body == b"c"
+    assert bodies(qm2, other) == []  # nothing committed yet
+    assert qm.inquire_queue(other).depth == 3  # uncommitted puts count in CURDEPTH
+    qm2.commit()
+    assert bodies(qm, other) == [b"2-first"]
+    assert bodies(qm, queue) == [b"d"]
+    qm.put(other, msg("1-third"))
+    qm.backout()
+    assert bodies(qm2, other) == [b"2-first"]
+    assert [(m.body, m.md.backout_count) for m in browse_all(qm2, queue)] == \
+        [(b"a", 1), (b"c", 1), (b"d", 0)]
+    assert not qm.in_unit_of_work and not qm2.in_unit_of_work
+
+
+def test_non_syncpoint_call_inside_a_unit_of_work_keeps_both(qm: QueueManager,
+                                                            qm2: QueueManager,
+                                                            queue: str, make_queue) -> None:
+    log = make_queue("LOG")
+    put_bodies(qm, queue, "a", "b")
+    assert qm.get(queue).body == b"a"
+    qm.put(log, msg("noted"), syncpoint=False)  # takes effect now, whatever happens next
+    assert qm.get(queue).body == b"b"
+    assert bodies(qm2, log) == [b"noted"] and bodies(qm2, queue) == []
+    qm.backout()
+    assert [(m.body, m.md.backout_count) for m in browse_all(qm2, queue)] == \
+        [(b"a", 1), (b"b", 1)]
+    assert bodies(qm2, log) == [b"noted"]
+    assert qm.get(queue).body == b"a"
+    qm.put(log, msg("again"), syncpoint=False)
+    qm.commit()
+    assert bodies(qm2, queue) == [b"b"] and bodies(qm2, log) == [b"noted", b"again"]

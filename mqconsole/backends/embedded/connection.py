@@ -1,14 +1,21 @@
 """The embedded queue manager: one ``EmbeddedQueueManager`` per connection (MQCONNX).
 
-Units of work are kept in the rows themselves, not in a long SQLite transaction: every
-call is one short ``BEGIN IMMEDIATE … COMMIT``, and a message put or got under syncpoint
-is marked with the connection (``put_by``/``got_by``). Marked messages are invisible to
-every browse and get (the putter's and getter's own included, as in MQ); ``commit``
-clears the marks (deleting got messages), ``backout`` deletes uncommitted puts and
-returns got messages to their place with BackoutCount + 1. So two connections, in one
-process or several, hold units of work at the same time, and no SQLite lock is ever held
-across a call. A connection whose process died is backed out by the next connection
-that notices (at connect and at queue_status). See docs/backends.md.
+Units of work are kept in the rows: a message put or got under syncpoint is marked with
+the connection (``put_by``/``got_by``). Marked messages are invisible to every browse and
+get (the putter's and getter's own included, as in MQ); ``commit`` clears the marks
+(deleting got messages), ``backout`` deletes uncommitted puts and returns got messages
+to their place with BackoutCount + 1.
+
+For speed, a unit of work keeps one SQLite write transaction open from its first
+syncpoint call to MQ commit or backout, and inside it the marks stay in memory until
+needed (session.py): the transaction can be flushed — marks written, SQLite COMMIT — at
+any moment without changing what anyone sees or what a backout does. It is, before a
+non-syncpoint call of the same connection (which must take effect at once and survive a
+backout or a crash), when another connection of the process wants the file, and when it
+has been idle for a moment. A process that dies with the transaction open leaves nothing
+of the unflushed part (SQLite rolls it back); flushed marks of a connection whose process
+died are backed out by the next connection that notices (at connect and at
+queue_status). See docs/backends.md.
 """
 
 from __future__ import annotations
@@ -19,10 +26,9 @@ import itertools
 import math
 import os
 import sqlite3
-import threading
 import time
 import weakref
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from functools import wraps
@@ -49,7 +55,10 @@ from ..base import Context
 from . import auth
 from .auth import QMGR, QUEUE, AuthorityRecord
 from .cursor import EmbeddedCursor, message_from_row
-from .schema import QUEUE_COLUMNS
+from .mdfast import clone as clone_md
+from .mdfast import pack819 as pack_md
+from .schema import QUEUE_COLUMNS, UPGRADE_1_TO_2
+from .session import _UNSET, GOT_COLS, SelfDeadlock, Session, backout_marks, run_later
 from .store import (
     DEFAULT_BUSY_TIMEOUT,
     DEFAULT_DLQ,
@@ -93,8 +102,19 @@ MQRC_UNKNOWN_XMIT_Q = 2196
 
 MQAT_UNIX = 6
 PUT_APPL_NAME = "mqconsole"
+_PUT_APPL_NAME_FIELD = PUT_APPL_NAME.ljust(28)
+_NO_ACCOUNTING_TOKEN = b"\x00" * 32
 _VISIBLE = "put_by IS NULL AND got_by IS NULL"
-_MSG_COLS = "id, npri, backout_count, expires_at, md, body"
+# what a browse reads: the first six for the message, the rest (never changed after the
+# put) to take it under the cursor without reading it again
+_MSG_COLS = ("id, npri, backout_count, expires_at, md, body, priority, msg_id, correl_id, "
+             "put_time, length")
+
+_TAKE_ROW = (f"DELETE FROM messages WHERE id = ? AND queue = ? AND {_VISIBLE} AND "
+             "(expires_at IS NULL OR expires_at > ?)")
+_TAKE_ROW_RETURNING = _TAKE_ROW + " RETURNING backout_count"
+_DISCARD_EXPIRED_ROW = (f"DELETE FROM messages WHERE id = ? AND queue = ? AND {_VISIBLE} "
+                        "AND expires_at <= ?")
 
 T = TypeVar("T")
 
@@ -137,10 +157,18 @@ def _dt(ts: float | None) -> datetime | None:
     return None if ts is None else datetime.fromtimestamp(ts, UTC)
 
 
+_put_second: list = [None, "", ""]  # the last second formatted: [second, date, HHMMSS]
+
+
 def _put_date_time(now: float) -> tuple[str, str]:
-    t = time.gmtime(now)
-    hundredths = int((now - math.floor(now)) * 100)
-    return time.strftime("%Y%m%d", t), time.strftime("%H%M%S", t) + f"{hundredths:02d}"
+    """PutDate ``YYYYMMDD`` and PutTime ``HHMMSSTH`` (GMT) of ``now``."""
+    second = math.floor(now)
+    cached = _put_second
+    if cached[0] != second:
+        t = time.gmtime(second)
+        cached[1:] = time.strftime("%Y%m%d", t), time.strftime("%H%M%S", t)
+        cached[0] = second
+    return cached[1], cached[2] + f"{int((now - second) * 100):02d}"
 
 
 def _attrs(row: sqlite3.Row) -> QueueAttrs:
@@ -160,36 +188,39 @@ def _attrs(row: sqlite3.Row) -> QueueAttrs:
     )
 
 
-def _backout_connection(db: sqlite3.Connection, conn_id: int) -> None:
-    """Undo one connection's unit of work (inside the caller's write transaction)."""
-    db.execute("UPDATE messages SET got_by = NULL, backout_count = backout_count + 1 "
-               "WHERE got_by = ? AND got_by IS NOT NULL", (conn_id,))
-    db.execute("DELETE FROM messages WHERE put_by = ? AND put_by IS NOT NULL", (conn_id,))
-
-
-def _release(db: sqlite3.Connection, ids: list[int], memory: MemoryStore | None,
-             owner_pid: int, lock: threading.RLock) -> None:
+def _release(s: Session, ids: list[int], memory: MemoryStore | None) -> None:
     """MQDISC: back out, drop handles and the connection record, close; free a RAM store."""
-    if os.getpid() != owner_pid:
+    if os.getpid() != s.owner_pid:
         return  # a forked child must not touch its parent's connection
     conn_id = ids[0]
-    got = lock.acquire(timeout=5)
+    db = s.db
+    got = s.lock.acquire(timeout=5)
     try:
-        db.execute("BEGIN IMMEDIATE")
-        _backout_connection(db, conn_id)
+        if not s.held:
+            s.begin()
+        s.backout_work()  # the open transaction's work and the marks alike
         db.execute("DELETE FROM handles WHERE conn = ?", (conn_id,))
         db.execute("DELETE FROM connections WHERE id = ?", (conn_id,))
-        db.execute("COMMIT")
-    except sqlite3.Error:
-        with contextlib.suppress(sqlite3.Error):
-            db.execute("ROLLBACK")
-    finally:
-        with contextlib.suppress(sqlite3.Error):
-            db.close()
+        s.end(commit=True)
+    except SelfDeadlock:
+        # the garbage collector ran this in the middle of a call of this thread on the
+        # connection that holds the write lock: finish once that call has ended
         if got:
-            lock.release()
-        if memory is not None:
-            memory.release()
+            s.lock.release()
+        run_later(lambda: _release(s, ids, memory))
+        return
+    except (sqlite3.Error, MQError):
+        with contextlib.suppress(sqlite3.Error, MQError):
+            if s.held:
+                s.end(commit=False)
+    s.work_done()
+    with contextlib.suppress(sqlite3.Error):
+        db.close()
+    s.close()
+    if got:
+        s.lock.release()
+    if memory is not None:
+        memory.release()
 
 
 def _api(fn: Callable[..., T]) -> Callable[..., T]:
@@ -197,10 +228,119 @@ def _api(fn: Callable[..., T]) -> Callable[..., T]:
 
     @wraps(fn)
     def wrapper(self: EmbeddedQueueManager, *args: Any, **kwargs: Any) -> T:
-        with self._guard():
-            return fn(self, *args, **kwargs)
+        # what _Call does, inlined: this runs for every call
+        s = self._s
+        s.lock.acquire()
+        try:
+            if self._closed:
+                raise MQError(MQRC_HCONN_ERROR,
+                              "this connection to the embedded queue manager is closed")
+            s.depth += 1
+            try:
+                if s.depth == 1 and s.file.owner is not None:
+                    s.flush_others()
+                return fn(self, *args, **kwargs)
+            except sqlite3.Error as exc:
+                s.rolled_back()
+                raise sqlite_error(exc, self.location, self._busy) from exc
+            finally:
+                s.depth -= 1
+                if s.depth == 0:
+                    s.call_ended()
+        finally:
+            s.lock.release()
 
     return wrapper
+
+
+class _Call:
+    """The guard of every call of a connection (``with qm._call:``): takes the
+    connection's lock, refuses a closed connection, flushes another idle connection of
+    this process first (so its work is seen), turns SQLite errors into MQError."""
+
+    __slots__ = ("qm",)
+
+    def __init__(self, qm: EmbeddedQueueManager) -> None:
+        self.qm = qm
+
+    def __enter__(self) -> None:
+        qm = self.qm
+        s = qm._s
+        s.lock.acquire()
+        if qm._closed:
+            s.lock.release()
+            raise MQError(MQRC_HCONN_ERROR,
+                          "this connection to the embedded queue manager is closed")
+        s.depth += 1
+        if s.depth == 1 and s.file.owner is not None:
+            s.flush_others()
+
+    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None,
+                 tb: object) -> None:
+        qm = self.qm
+        s = qm._s
+        try:
+            if exc is not None and isinstance(exc, sqlite3.Error):
+                s.rolled_back()
+                raise sqlite_error(exc, qm.location, qm._busy) from exc
+        finally:
+            s.depth -= 1
+            if s.depth == 0:
+                s.call_ended()
+            s.lock.release()
+
+
+class _OwnTx:
+    """``with _OwnTx(session, durable) as db``: see ``EmbeddedQueueManager._write``."""
+
+    __slots__ = ("durable", "s")
+
+    def __init__(self, s: Session, durable: bool) -> None:
+        self.s = s
+        self.durable = durable
+
+    def __enter__(self) -> sqlite3.Connection:
+        s = self.s
+        s.flush()
+        s.begin()
+        s.sync_after = self.durable
+        return s.db
+
+    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None,
+                 tb: object) -> None:
+        s = self.s
+        s.end(commit=exc is None)
+        if exc is None and s.sync_after:
+            s.sync_wal()
+
+
+class _UowTx:
+    """``with _UowTx(session) as db``: a syncpoint call inside the unit of work's
+    transaction, begun when none is open; what it puts or gets goes into the session's
+    deferred work. A failed check (MQError) keeps the transaction, unless the unit of
+    work is empty: then, as when the call did nothing, the lock is given up at once.
+    Anything else rolls the transaction back, which takes its unflushed work with it
+    (``lost``: the unit of work can then only be backed out)."""
+
+    __slots__ = ("s",)
+
+    def __init__(self, s: Session) -> None:
+        self.s = s
+
+    def __enter__(self) -> sqlite3.Connection:
+        s = self.s
+        if not s.held:
+            s.begin()
+        return s.db
+
+    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None,
+                 tb: object) -> None:
+        s = self.s
+        if exc is None or isinstance(exc, MQError):
+            if not s.work and s.held:
+                s.end(commit=True)
+        elif s.held:
+            s.end(commit=False)
 
 
 @dataclass(slots=True)
@@ -213,6 +353,20 @@ class _Dest:
     inhibit: list[sqlite3.Row] = field(default_factory=list)
     remote_q: str = ""
     remote_qmgr: str = ""
+
+
+@dataclass(slots=True)
+class _Target:
+    """A resolved and checked put destination, with what each put checks."""
+
+    dest: _Dest
+    name: str  # the local queue the message lands on
+    default_priority: int  # of the object opened (an alias's own)
+    default_persistence: int
+    inhibited: str | None  # the first put-inhibited object on the way, if any
+    max_msg_length: int
+    max_depth: int
+    depth: int  # CURDEPTH when read
 
 
 class EmbeddedQueueManager:
@@ -228,9 +382,7 @@ class EmbeddedQueueManager:
         self._memory = _memory
         self._busy = busy_timeout
         self._principal = principal or default_principal()
-        self._lock = threading.RLock()
         self._closed = True
-        self._uow = False
         if _memory is not None:
             _memory.acquire()
         try:
@@ -240,21 +392,28 @@ class EmbeddedQueueManager:
                 _memory.release()
             raise
         self._db.row_factory = sqlite3.Row
+        # a RAM queue manager is private to this process: no cross-process flags
+        self._s = Session(self._db, self._path, busy_timeout, flags=_memory is None)
+        self._lock = self._s.lock
+        self._call = _Call(self)
         try:
             meta = self._meta()
             self._name = meta["qmgr_name"]
             self._ccsid = int(meta.get("ccsid", "1208"))
             self._ids = [self._register()]
         except BaseException as exc:
+            with contextlib.suppress(sqlite3.Error, MQError):
+                if self._s.held:
+                    self._s.end(commit=False)
             self._db.close()
+            self._s.close()
             if _memory is not None:
                 _memory.release()
             if isinstance(exc, sqlite3.Error):
                 raise sqlite_error(exc, self.location, busy_timeout) from exc
             raise
         self._closed = False
-        self._finalizer = weakref.finalize(self, _release, self._db, self._ids, _memory,
-                                           os.getpid(), self._lock)
+        self._finalizer = weakref.finalize(self, _release, self._s, self._ids, _memory)
 
     # -- plumbing --------------------------------------------------------------------------
     @property
@@ -265,49 +424,54 @@ class EmbeddedQueueManager:
     def location(self) -> str:
         return ":memory:" if self._memory is not None else str(self._path)
 
-    @contextlib.contextmanager
-    def _guard(self) -> Iterator[None]:
-        with self._lock:
-            if self._closed:
-                raise MQError(MQRC_HCONN_ERROR,
-                              "this connection to the embedded queue manager is closed")
-            try:
-                yield
-            except sqlite3.Error as exc:
-                raise sqlite_error(exc, self.location, self._busy) from exc
+    def _guard(self) -> _Call:
+        """Every call: serialised with the connection's others, refused when closed,
+        SQLite errors as MQError."""
+        return self._call
 
-    @contextlib.contextmanager
-    def _write(self) -> Iterator[sqlite3.Connection]:
-        db = self._db
-        db.execute("BEGIN IMMEDIATE")
-        try:
-            yield db
-            db.execute("COMMIT")
-        except BaseException:
-            if db.in_transaction:
-                db.execute("ROLLBACK")
-            raise
+    def _write(self, durable: bool = False) -> _OwnTx:
+        """A write outside the unit of work, in a transaction of its own that commits at
+        once. An open unit-of-work transaction is flushed first (its marks stay), so the
+        write survives a later backout and a crash. ``durable`` (or ``sync_after`` set
+        inside): on disk when the call returns (see ``Session.sync_wal``)."""
+        return _OwnTx(self._s, durable)
+
+    def _uow_write(self) -> _UowTx:
+        """A syncpoint call, inside the unit of work's transaction (begun when none is
+        open); see ``_UowTx``."""
+        return _UowTx(self._s)
 
     def _meta(self) -> dict[str, str]:
         return {r[0]: r[1] for r in self._db.execute("SELECT key, value FROM meta")}
 
     def _register(self) -> int:
         pid, start, ns = process_identity()
+        s = self._s
         with self._write() as db:
+            version = db.execute("PRAGMA user_version").fetchone()[0]
+            s.triggers = version == 1  # a schema-1 file keeps depth with triggers
             self._purge_stale_in(db, ns, own=None)
+            if version == 1 and db.execute("SELECT 1 FROM connections LIMIT 1").fetchone() \
+                    is None:
+                # no one else uses the file (nor, then, an older mqconsole): upgrade it
+                for statement in UPGRADE_1_TO_2.split(";"):
+                    if statement.strip():
+                        db.execute(statement)
+                s.triggers = False
             row = db.execute(
                 "INSERT INTO connections (pid, proc_start, host, principal, appl, started) "
                 "VALUES (?, ?, ?, ?, ?, ?) RETURNING id",
                 (pid, start, ns, self._principal, PUT_APPL_NAME, time.time())).fetchall()
-        return int(row[0][0])
+        s.conn_id = int(row[0][0])
+        return s.conn_id
 
-    @staticmethod
-    def _purge_stale_in(db: sqlite3.Connection, ns: str, own: int | None) -> int:
+    def _purge_stale_in(self, db: sqlite3.Connection, ns: str, own: int | None) -> int:
         rows = db.execute("SELECT id, pid, proc_start FROM connections WHERE host = ?",
                           (ns,)).fetchall()
         dead = [r[0] for r in rows if r[0] != own and not process_alive(r[1], r[2])]
         for cid in dead:
-            _backout_connection(db, cid)
+            for queue, n in backout_marks(db, cid).items():
+                self._s.count(queue, n)
             db.execute("DELETE FROM handles WHERE conn = ?", (cid,))
             db.execute("DELETE FROM connections WHERE id = ?", (cid,))
         return len(dead)
@@ -324,12 +488,30 @@ class EmbeddedQueueManager:
     def _queue(self, name: str) -> sqlite3.Row | None:
         return self._db.execute("SELECT * FROM queues WHERE name = ?", (name,)).fetchone()
 
+    def _queue_attrs(self, name: str) -> sqlite3.Row | None:
+        """A queue's row for the checks of put, get and browse: kept while the write
+        transaction is held (nothing else can change it then). Its ``curdepth`` is as it
+        was read; ``Session.added`` counts the puts made since (see ``put``)."""
+        s = self._s
+        if not s.held:
+            return self._queue(name)
+        try:
+            return s.queues[name]
+        except KeyError:
+            row = s.queues[name] = self._queue(name)
+            return row
+
     def _auth_records(self) -> list[AuthorityRecord] | None:
+        s = self._s
+        if s.held and s.auth is not _UNSET:
+            return s.auth  # type: ignore[return-value]
         rows = self._db.execute(
             "SELECT principal, object_type, profile, auths FROM authorities").fetchall()
-        if not rows:
-            return None
-        return [AuthorityRecord(r[0], r[1], r[2], frozenset(r[3].split())) for r in rows]
+        records = None if not rows else [
+            AuthorityRecord(r[0], r[1], r[2], frozenset(r[3].split())) for r in rows]
+        if s.held:
+            s.auth = records
+        return records
 
     def _require(self, records: list[AuthorityRecord] | None, what: str, object_type: str,
                  name: str) -> None:
@@ -390,15 +572,21 @@ class EmbeddedQueueManager:
             if len(description) > 64:
                 raise ValueError("description is at most 64 characters")
             changes["description"] = description
-        with self._write() as db:
+        with self._write(durable=True) as db:
             self._require(self._auth_records(), "chg", QMGR, self._name)
             db.executemany("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)",
                            changes.items())
         return self.inquire_qmgr()
 
     # -- queues ----------------------------------------------------------------------------
+    def _own_view(self) -> None:
+        """Before reading figures that count uncommitted messages (depth, status): write
+        this connection's deferred work into its open transaction."""
+        self._s.own_view()
+
     @_api
     def list_queues(self, pattern: str = "*") -> list[QueueAttrs]:
+        self._own_view()
         records = self._auth_records()
         pattern = (pattern or "*").strip()
         out = []
@@ -414,6 +602,7 @@ class EmbeddedQueueManager:
 
     @_api
     def inquire_queue(self, name: str) -> QueueAttrs:
+        self._own_view()
         row = self._queue(name)
         if row is None:
             raise self._unknown(name)
@@ -432,7 +621,11 @@ class EmbeddedQueueManager:
                           f"{row['type']}")
         self._purge_stale()
         db = self._db
-        db.execute("BEGIN")  # one snapshot for every figure below
+        snapshot = not self._s.held  # a held write transaction is a snapshot already
+        if snapshot:
+            db.execute("BEGIN")  # one snapshot for every figure below
+        else:
+            self._own_view()
         try:
             row = self._queue(name)
             assert row is not None
@@ -456,7 +649,8 @@ class EmbeddedQueueManager:
                 "NULL AND queue = ? UNION SELECT got_by FROM messages INDEXED BY "
                 "messages_got_by WHERE got_by IS NOT NULL AND queue = ?", (name, name))}
         finally:
-            db.execute("COMMIT")
+            if snapshot:
+                db.execute("COMMIT")
         now = time.time()
         return QueueStatus(
             name=name, depth=row["curdepth"],
@@ -487,7 +681,7 @@ class EmbeddedQueueManager:
         if qtype is QueueType.ALIAS and not values.get("target_q"):
             raise ValueError(f"alias queue {name!r} needs a target queue (target_q)")
         now = time.time()
-        with self._write() as db:
+        with self._write(durable=True) as db:
             self._require(self._auth_records(), "chg", QUEUE, name)
             old = self._queue(name)
             if old is not None and not replace:
@@ -524,7 +718,7 @@ class EmbeddedQueueManager:
                           f"not queue attributes: {', '.join(unknown)} "
                           f"(known: {', '.join(sorted(CHANGEABLE))})")
         now = time.time()
-        with self._write() as db:
+        with self._write(durable=True) as db:
             row = self._queue(name)
             if row is None:
                 raise self._unknown(name)
@@ -537,7 +731,7 @@ class EmbeddedQueueManager:
     @_api
     def delete_queue(self, name: str) -> None:
         self._purge_stale()
-        with self._write() as db:
+        with self._write(durable=True) as db:
             row = self._queue(name)
             if row is None:
                 raise self._unknown(name)
@@ -554,7 +748,7 @@ class EmbeddedQueueManager:
 
     # -- resolution ------------------------------------------------------------------------
     def _xmitq(self, name: str, *, explicit: bool, qmgr: str) -> sqlite3.Row:
-        row = self._queue(name)
+        row = self._queue_attrs(name)
         if row is None:
             if explicit:
                 raise MQError(MQRC_UNKNOWN_XMIT_Q, f"transmission queue {name!r} does not "
@@ -573,7 +767,7 @@ class EmbeddedQueueManager:
         authority applies); the queue row is None when the name resolves to this qmgr."""
         if not qmgr or qmgr == self._name:
             return None, self._name, qmgr
-        row = self._queue(qmgr)
+        row = self._queue_attrs(qmgr)
         if row is not None and row["type"] == QueueType.REMOTE.value \
                 and not row["remote_q_name"]:  # a queue manager alias
             target = row["remote_qmgr_name"] or qmgr
@@ -595,14 +789,14 @@ class EmbeddedQueueManager:
             self._require_context(records, context, xrow["name"])
             return _Dest(row=xrow, opened=xrow, inhibit=[xrow], remote_q=queue,
                          remote_qmgr=target_qmgr)
-        row = self._queue(queue)
+        row = self._queue_attrs(queue)
         if row is None:
             raise self._unknown(queue)
         self._require(records, "put", QUEUE, queue)
         self._require_context(records, context, queue)
         opened, inhibit = row, [row]
         if row["type"] == QueueType.ALIAS.value:
-            target = self._queue(row["target_q"])
+            target = self._queue_attrs(row["target_q"])
             if target is None:
                 raise MQError(MQRC_UNKNOWN_ALIAS_BASE_Q,
                               f"alias {queue!r} names {row['target_q']!r}, which does not "
@@ -626,7 +820,7 @@ class EmbeddedQueueManager:
                 inhibit.append(xrow)
                 return _Dest(row=xrow, opened=opened, inhibit=inhibit, remote_q=rname,
                              remote_qmgr=rqm)
-            local = self._queue(rname)
+            local = self._queue_attrs(rname)
             if local is None or local["type"] != QueueType.LOCAL.value:
                 raise self._unknown(rname)
             inhibit.append(local)
@@ -640,13 +834,13 @@ class EmbeddedQueueManager:
     def _open_input(self, queue: str, records: list[AuthorityRecord] | None,
                     what: str) -> list[sqlite3.Row]:
         """MQOPEN for input or browse: the opened object, then the local queue behind it."""
-        row = self._queue(queue)
+        row = self._queue_attrs(queue)
         if row is None:
             raise self._unknown(queue)
         self._require(records, what, QUEUE, queue)
         rows = [row]
         if row["type"] == QueueType.ALIAS.value:
-            target = self._queue(row["target_q"])
+            target = self._queue_attrs(row["target_q"])
             if target is None:
                 raise MQError(MQRC_UNKNOWN_ALIAS_BASE_Q,
                               f"alias {queue!r} names {row['target_q']!r}, which does not "
@@ -659,41 +853,50 @@ class EmbeddedQueueManager:
                           "read (only local queues hold messages)")
         return rows
 
-    def _check_get_inhibited(self, names: Iterable[str]) -> None:
+    def _check_get_inhibited(self, names: list[str]) -> None:
         """MQ's GET(DISABLED) stops gets and browses alike (2016)."""
+        s = self._s
+        key = tuple(names)
+        if s.held and key in s.readable:
+            return  # checked in this transaction: nothing can have changed it
         for name in names:
-            row = self._queue(name)
+            row = self._queue_attrs(name)
             if row is None:
                 raise MQError(MQRC_Q_DELETED, f"queue {name!r} was deleted")
             if row["get_inhibited"]:
                 raise MQError(MQRC_GET_INHIBITED, f"queue {name!r} is get-inhibited")
+        if s.held:
+            s.readable.add(key)
 
     # -- put -------------------------------------------------------------------------------
-    def _put_md(self, given: MQMD, context: Context, new_msg_id: bool, opened: sqlite3.Row,
-                now: float) -> MQMD:
-        ch: dict[str, object] = {"backout_count": 0}
+    def _put_md(self, given: MQMD, context: Context, new_msg_id: bool, default_priority: int,
+                default_persistence: int, now: float) -> MQMD:
         pri = given.priority
-        if pri == -1:
-            ch["priority"] = opened["default_priority"]
-        elif pri < -1:
+        if pri < -1:
             raise MQError(MQRC_PRIORITY_ERROR, f"Priority {pri} is not valid")
         per = given.persistence
-        if per == 2:
-            ch["persistence"] = opened["default_persistence"]
-        elif per not in (0, 1):
+        if per not in (0, 1, 2):
             raise MQError(MQRC_PERSISTENCE_ERROR, f"Persistence {per} is not valid")
         if given.expiry == 0 or given.expiry < -1:
             raise MQError(MQRC_EXPIRY_ERROR, f"Expiry {given.expiry} is not valid")
+        md = clone_md(given)  # every value set below is already padded as MQMD pads it
+        md.backout_count = 0
+        if pri == -1:
+            md.priority = default_priority
+        if per == 2:
+            md.persistence = default_persistence
         if new_msg_id or given.msg_id == BLANK_MSGID:
-            ch["msg_id"] = MSG_IDS.new(self._name)
+            md.msg_id = MSG_IDS.new(self._name)
         if context is not Context.SET_ALL:
-            date, tod = _put_date_time(now)
-            ch.update(put_appl_type=MQAT_UNIX, put_appl_name=PUT_APPL_NAME, put_date=date,
-                      put_time=tod, appl_origin_data="")
+            md.put_date, md.put_time = _put_date_time(now)
+            md.put_appl_type = MQAT_UNIX
+            md.put_appl_name = _PUT_APPL_NAME_FIELD
+            md.appl_origin_data = "    "
         if context is Context.NEW:
-            ch.update(user_identifier=self._principal[:12], accounting_token=b"\x00" * 32,
-                      appl_identity_data="")
-        return given.copy(**ch)
+            md.user_identifier = self._principal[:12].ljust(12)
+            md.accounting_token = _NO_ACCOUNTING_TOKEN
+            md.appl_identity_data = " " * 32
+        return md
 
     def _with_xqh(self, md: MQMD, body: bytes, remote_q: str, remote_qmgr: str
                   ) -> tuple[MQMD, bytes]:
@@ -715,59 +918,100 @@ class EmbeddedQueueManager:
         data = xqh.pack(big_endian=False, ccsid=ccsid) + tail
         return md.copy(format=FORMAT_XQH, encoding=546, ccsid=ccsid), data
 
+    def _target(self, queue: str, qmgr_name: str, context: Context) -> _Target:
+        """Where a put to ``queue`` lands, checked (2085, 2035, resolution): kept while the
+        write transaction is held, like the rows it comes from."""
+        s = self._s
+        key = (queue, qmgr_name, context)
+        target = s.targets.get(key)
+        if target is None:
+            dest = self._resolve_put(queue, qmgr_name, self._auth_records(), context)
+            row = dest.row
+            inhibited = next((r["name"] for r in dest.inhibit if r["put_inhibited"]), None)
+            target = _Target(dest, row["name"], dest.opened["default_priority"],
+                             dest.opened["default_persistence"], inhibited,
+                             row["max_msg_length"], row["max_depth"], row["curdepth"])
+            if s.held:
+                s.targets[key] = target
+        return target
+
     @_api
     def put(self, queue: str, message: Message, *, context: Context = Context.SET_ALL,
             syncpoint: bool = True, qmgr_name: str = "", new_msg_id: bool = False) -> Message:
-        context = Context(context)
-        qmgr_name = (qmgr_name or "").strip()
-        body = bytes(message.body)
+        if context.__class__ is not Context:
+            context = Context(context)
+        qmgr_name = qmgr_name.strip() if qmgr_name else ""
+        body = message.body
+        if body.__class__ is not bytes:
+            body = bytes(body)
         now = time.time()
-        with self._write() as db:
-            dest = self._resolve_put(queue, qmgr_name, self._auth_records(), context)
-            md = self._put_md(message.md, context, new_msg_id, dest.opened, now)
+        s = self._s
+        with self._uow_write() if syncpoint else self._write() as db:
+            t = self._target(queue, qmgr_name, context)
+            md = self._put_md(message.md, context, new_msg_id, t.default_priority,
+                              t.default_persistence, now)
+            dest = t.dest
             if dest.remote_qmgr:
                 stored_md, stored = self._with_xqh(md, body, dest.remote_q, dest.remote_qmgr)
             else:
                 stored_md, stored = md, body
-            for r in dest.inhibit:
-                if r["put_inhibited"]:
-                    raise MQError(MQRC_PUT_INHIBITED, f"queue {r['name']!r} is put-inhibited")
-            row = dest.row
-            if len(stored) > row["max_msg_length"]:
-                raise MQError(MQRC_MSG_TOO_BIG_FOR_Q,
-                              f"{len(stored)} bytes exceed MAXMSGL {row['max_msg_length']} "
-                              f"of {row['name']!r}")
-            if row["curdepth"] >= row["max_depth"]:
-                raise MQError(MQRC_Q_FULL, f"queue {row['name']!r} is full (MAXDEPTH "
-                              f"{row['max_depth']})")
-            expires = None if md.expiry == -1 else now + md.expiry / 10
-            db.execute(
-                "INSERT INTO messages (queue, npri, priority, expires_at, msg_id, correl_id, "
-                "put_time, length, put_by, md, body) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
-                (row["name"], npri(md.priority), md.priority, expires, md.msg_id,
-                 md.correl_id, now, len(stored), self._conn_id if syncpoint else None,
-                 stored_md.pack(ccsid=819), stored))  # a trigger sets depth and last_put
-        if syncpoint:
-            self._uow = True
+            if t.inhibited is not None:
+                raise MQError(MQRC_PUT_INHIBITED, f"queue {t.inhibited!r} is put-inhibited")
+            name = t.name
+            size = len(stored)
+            if size > t.max_msg_length:
+                raise MQError(MQRC_MSG_TOO_BIG_FOR_Q, f"{size} bytes exceed MAXMSGL "
+                              f"{t.max_msg_length} of {name!r}")
+            # The depth read with the target, plus the puts since, is an upper bound (only
+            # this connection's puts raise it meanwhile); when it reaches MAXDEPTH, count
+            # exactly: the stored depth, this transaction's changes not yet written, and
+            # the uncommitted puts not yet inserted.
+            if t.depth + s.added.get(name, 0) >= t.max_depth:
+                depth = db.execute("SELECT curdepth FROM queues WHERE name = ?",
+                                   (name,)).fetchone()[0]
+                depth += s.delta.get(name, 0) + s.pending_count.get(name, 0)
+                if depth >= t.max_depth:
+                    raise MQError(MQRC_Q_FULL,
+                                  f"queue {name!r} is full (MAXDEPTH {t.max_depth})")
+            pri = md.priority
+            values = (name, npri(pri), pri,
+                      None if md.expiry == -1 else now + md.expiry / 10, md.msg_id,
+                      md.correl_id, now, size, pack_md(stored_md), stored)
+            if syncpoint:
+                s.defer_put(values, size)  # inserted at commit (session.py)
+                if md.persistence == 1:
+                    s.durable = True
+            else:
+                s.sync_after = md.persistence == 1
+                db.execute("INSERT INTO messages (queue, npri, priority, expires_at, msg_id, "
+                           "correl_id, put_time, length, md, body) "
+                           "VALUES (?,?,?,?,?,?,?,?,?,?)", values)
+                s.count(name, 1)
+                s.arrived(name, now)
+            s.added[name] = s.added.get(name, 0) + 1
         return Message(md, body)
 
     # -- get -------------------------------------------------------------------------------
     def _take(self, db: sqlite3.Connection, row_id: int, syncpoint: bool,
-              now: float) -> Message | None:
-        """Destructively get one row (marked under syncpoint); None when it is gone."""
-        if syncpoint:
-            rows = db.execute(
-                f"UPDATE messages SET got_by = ? WHERE id = ? AND {_VISIBLE} "
-                "RETURNING md, body, backout_count, expires_at",
-                (self._conn_id, row_id)).fetchall()
-        else:
-            rows = db.execute(
-                f"DELETE FROM messages WHERE id = ? AND {_VISIBLE} "
-                "RETURNING md, body, backout_count, expires_at", (row_id,)).fetchall()
+              now: float, where: str = "", params: tuple = ()) -> Message | None:
+        """Destructively get one visible row (kept for a backout under syncpoint, see
+        session.py); None when it is gone. ``where`` adds conditions."""
+        rows = db.execute(f"DELETE FROM messages WHERE id = ? AND {_VISIBLE}{where} "
+                          f"RETURNING {GOT_COLS}", (row_id, *params)).fetchall()
         if not rows:
             return None
+        s = self._s
+        s.takes += 1
         r = rows[0]
-        return message_from_row(r[0], r[1], r[2], r[3], now)
+        s.count(r[1], -1)
+        msg = message_from_row(r[10], r[11], r[4], r[5], now)
+        if syncpoint:
+            s.defer_got(r)
+            if msg.md.persistence == 1:
+                s.durable = True
+        elif msg.md.persistence == 1:
+            s.sync_after = True  # MQ hardens the get of a persistent message
+        return msg
 
     def _get(self, queue: str, msg_id: bytes | None, correl_id: bytes | None,
              syncpoint: bool) -> Message:
@@ -783,9 +1027,9 @@ class EmbeddedQueueManager:
         sql += " ORDER BY npri, id LIMIT 1"
         now = time.time()
         msg: Message | None = None
-        with self._write() as db:
+        with self._uow_write() if syncpoint else self._write() as db:
             rows = self._open_input(queue, self._auth_records(), "get")
-            self._check_get_inhibited(r["name"] for r in rows)
+            self._check_get_inhibited([r["name"] for r in rows])
             local = rows[-1]["name"]
             while msg is None:
                 found = db.execute(sql, [local, *params]).fetchone()
@@ -793,16 +1037,16 @@ class EmbeddedQueueManager:
                     break
                 if found[1] is not None and found[1] <= now:  # expired: MQ discards it
                     db.execute("DELETE FROM messages WHERE id = ?", (found[0],))
+                    self._s.takes += 1
+                    self._s.count(local, -1)
                     continue
                 msg = self._take(db, found[0], syncpoint, now)
             if msg is not None:
-                db.execute("UPDATE queues SET last_get = ? WHERE name = ?", (now, local))
+                self._s.last_get[local] = now
         if msg is None:
             what = "" if msg_id is None else " matching that MsgId" + (
                 "" if correl_id is None else " and CorrelId")
             raise MQError(MQRC_NO_MSG_AVAILABLE, f"no message{what} on {queue!r}")
-        if syncpoint:
-            self._uow = True
         return msg
 
     @_api
@@ -827,41 +1071,74 @@ class EmbeddedQueueManager:
         return EmbeddedCursor(self, queue, names, handle)
 
     def _browse_rows(self, local: str, after: tuple[int, int] | None,
-                     n: int) -> list[sqlite3.Row]:
+                     n: int) -> list[tuple]:
+        """Up to ``n`` visible rows after ``(npri, id)`` in delivery order (``_MSG_COLS``
+        tuples): one index range scan, and a second one only where the page runs past the
+        last message of a priority. (One UNION ALL statement would make SQLite sort the
+        rows, bodies and all, in temporary b-trees; a message committed between the two
+        scans is simply seen as one committed a moment later.)"""
+        cur = self._db.cursor()
+        cur.row_factory = None
         if after is None:
-            return self._db.execute(
+            return cur.execute(
                 f"SELECT {_MSG_COLS} FROM messages WHERE queue = ? AND {_VISIBLE} "
                 "ORDER BY npri, id LIMIT ?", (local, n)).fetchall()
-        return self._db.execute(
-            f"SELECT * FROM (SELECT {_MSG_COLS} FROM messages WHERE queue = :q AND "
-            f"npri = :p AND id > :i AND {_VISIBLE} ORDER BY id LIMIT :n) "
-            f"UNION ALL SELECT * FROM (SELECT {_MSG_COLS} FROM messages WHERE queue = :q "
-            f"AND npri > :p AND {_VISIBLE} ORDER BY npri, id LIMIT :n) "
-            "ORDER BY npri, id LIMIT :n",
-            {"q": local, "p": after[0], "i": after[1], "n": n}).fetchall()
+        rows = cur.execute(
+            f"SELECT {_MSG_COLS} FROM messages WHERE queue = ? AND npri = ? AND id > ? "
+            f"AND {_VISIBLE} ORDER BY npri, id LIMIT ?", (local, after[0], after[1], n)
+        ).fetchall()
+        if len(rows) < n and after[0] < 9:
+            rows += cur.execute(
+                f"SELECT {_MSG_COLS} FROM messages WHERE queue = ? AND npri > ? "
+                f"AND {_VISIBLE} ORDER BY npri, id LIMIT ?", (local, after[0], n - len(rows))
+            ).fetchall()
+        return rows
 
     def _discard_expired(self, ids: list[int], now: float) -> None:
+        s = self._s
         with self._write() as db:
-            db.executemany(f"DELETE FROM messages WHERE id = ? AND {_VISIBLE} AND "
-                           "expires_at <= ?", [(i, now) for i in ids])
+            for i in ids:
+                for (queue,) in db.execute(f"DELETE FROM messages WHERE id = ? AND {_VISIBLE} "
+                                           "AND expires_at <= ? RETURNING queue", (i, now)):
+                    s.count(queue, -1)
 
-    def _take_under_cursor(self, names: list[str], row_id: int, syncpoint: bool
-                           ) -> Message | None:
+    def _take_under_cursor(self, names: list[str], row: tuple, unchanged: bool,
+                           syncpoint: bool) -> Message | None:
+        """MQGMO_MSG_UNDER_CURSOR: take the browsed row (``_MSG_COLS``) by its id, in one
+        statement; None when it is gone (got by another, or expired: then it is
+        discarded). Its MD and body never change, so they are not read again; nor is its
+        BackoutCount when ``unchanged`` (browsed in this very transaction, and nothing
+        taken since)."""
         now = time.time()
-        with self._write() as db:
+        local = names[-1]
+        s = self._s
+        row_id, npri_, backout_count, expires_at, md, body = row[:6]
+        with self._uow_write() if syncpoint else self._write() as db:
             self._check_get_inhibited(names)
-            found = db.execute("SELECT expires_at FROM messages WHERE id = ? AND queue = ?",
-                               (row_id, names[-1])).fetchone()
-            if found is None:
+            params = (row_id, local, now)
+            if unchanged and s.held:
+                taken = db.execute(_TAKE_ROW, params).rowcount == 1
+            else:
+                got = db.execute(_TAKE_ROW_RETURNING, params).fetchall()
+                taken = bool(got)
+                if taken:
+                    backout_count = got[0][0]
+            if not taken:
+                if db.execute(_DISCARD_EXPIRED_ROW, params).rowcount:
+                    s.takes += 1  # it had expired: MQ discards it
+                    s.count(local, -1)
                 return None
-            if found[0] is not None and found[0] <= now:
-                db.execute(f"DELETE FROM messages WHERE id = ? AND {_VISIBLE}", (row_id,))
-                return None
-            msg = self._take(db, row_id, syncpoint, now)
-            if msg is not None:
-                db.execute("UPDATE queues SET last_get = ? WHERE name = ?", (now, names[-1]))
-        if msg is not None and syncpoint:
-            self._uow = True
+            s.takes += 1
+            s.count(local, -1)
+            s.last_get[local] = now
+            msg = message_from_row(md, body, backout_count, expires_at, now)
+            if syncpoint:
+                s.defer_got((row_id, local, npri_, row[6], backout_count, expires_at,
+                             row[7], row[8], row[9], row[10], md, body))
+                if msg.md.persistence == 1:
+                    s.durable = True
+            elif msg.md.persistence == 1:
+                s.sync_after = True
         return msg
 
     def _close_handle(self, handle: int) -> None:
@@ -871,54 +1148,110 @@ class EmbeddedQueueManager:
     # -- units of work ---------------------------------------------------------------------
     @property
     def in_unit_of_work(self) -> bool:
-        return self._uow
+        return self._s.work
 
     @_api
     def commit(self) -> None:
-        if not self._uow:
+        s = self._s
+        if not s.work:
+            s.flush()  # an empty unit of work may still hold the lock: let it go
             return
+        if s.lost:
+            self._backout_lost()
+        db = s.db
+        durable = s.durable
         try:
-            with self._write() as db:
-                alive = db.execute("SELECT 1 FROM connections WHERE id = ?",
-                                   (self._conn_id,)).fetchone()
-                if alive is None:
-                    raise _Recovered
-                db.execute("DELETE FROM messages WHERE got_by = ? AND got_by IS NOT NULL",
-                           (self._conn_id,))
-                db.execute("UPDATE messages SET put_by = NULL WHERE put_by = ? "
-                           "AND put_by IS NOT NULL", (self._conn_id,))
+            if not s.held:
+                s.begin()
+            alive = db.execute("SELECT 1 FROM connections WHERE id = ?",
+                               (self._conn_id,)).fetchone()
+            if alive is None:
+                raise _Recovered
+            s.commit_work()
+            s.end(commit=True)
         except _Recovered:
-            self._uow = False
+            # Another connection took this one for dead and backed out what it found;
+            # back out what was done since, under the old id, and register anew.
+            s.backout_work()
+            s.end(commit=True)
+            s.work_done()
             self._ids[0] = self._register()
             raise MQError(MQRC_BACKED_OUT, "the unit of work was backed out: another "
                           "connection took this one for dead and recovered it") from None
-        except sqlite3.Error as exc:
-            # SQLite rolled the commit transaction back: nothing of it happened.
-            try:
-                with self._write() as db:
-                    _backout_connection(db, self._conn_id)
-            except sqlite3.Error:
-                raise MQError(
-                    MQRC_RESOURCE_PROBLEM,
-                    f"commit failed ({sqlite_error(exc, self.location, self._busy)}) and so "
-                    "did the backout: nothing was committed and the unit of work is still "
-                    "open; call backout()") from exc
-            self._uow = False
-            raise MQError(MQRC_BACKED_OUT,
-                          f"commit failed ({sqlite_error(exc, self.location, self._busy)}); "
-                          "the unit of work was backed out") from exc
-        self._uow = False
+        except (sqlite3.Error, MQError) as exc:
+            why = exc if isinstance(exc, MQError) else sqlite_error(exc, self.location,
+                                                                   self._busy)
+            self._backout_after_failed_commit(why, exc)
+        s.work_done()
+        if durable:
+            s.sync_wal()  # persistent messages: on disk when commit returns
+
+    def _backout_after_failed_commit(self, why: MQError, exc: BaseException) -> None:
+        """The commit failed: back out instead (raising 2003), or say that nothing was
+        committed and the unit of work is still open (2102). Never guess."""
+        s = self._s
+        try:
+            if s.held and s.db.in_transaction:
+                # a statement of the commit failed and was undone: the transaction still
+                # holds the whole unit of work
+                s.backout_work()
+                s.end(commit=True)
+            else:
+                s.rolled_back()
+                self._write_backout()
+        except (sqlite3.Error, MQError):
+            if s.held:
+                with contextlib.suppress(sqlite3.Error):
+                    s.end(commit=False)
+            raise MQError(
+                MQRC_RESOURCE_PROBLEM,
+                f"commit failed ({why}) and so did the backout: nothing was committed and "
+                "the unit of work is still open; call backout()") from exc
+        s.work_done()
+        raise MQError(MQRC_BACKED_OUT,
+                      f"commit failed ({why}); the unit of work was backed out") from exc
+
+    def _backout_lost(self) -> None:
+        """Part of the unit of work was rolled back by SQLite (an error inside a call, a
+        failed flush): committing the rest could duplicate or lose messages, so back it
+        all out and say so (2003)."""
+        try:
+            self._write_backout()
+        except (sqlite3.Error, MQError) as exc:
+            raise MQError(
+                MQRC_RESOURCE_PROBLEM,
+                "part of the unit of work was lost to an SQLite error and its backout "
+                f"failed ({exc}): nothing was committed and the unit of work is still "
+                "open; call backout()") from exc
+        self._s.work_done()
+        raise MQError(MQRC_BACKED_OUT, "the unit of work was backed out: an SQLite error "
+                      "had undone part of it, so committing the rest was not safe")
+
+    def _write_backout(self) -> None:
+        s = self._s
+        if not s.held:
+            s.begin()
+        try:
+            s.backout_work()
+        except BaseException:
+            s.end(commit=False)
+            raise
+        s.end(commit=True)
 
     @_api
     def backout(self) -> None:
-        with self._write() as db:
-            _backout_connection(db, self._conn_id)
-        self._uow = False
+        s = self._s
+        if not s.work:
+            s.flush()
+            return
+        self._write_backout()
+        s.work_done()
 
     # -- connections -----------------------------------------------------------------------
     def new_connection(self, *, principal: str | None = None) -> EmbeddedQueueManager:
         """Another connection to this queue manager (the same principal unless given)."""
         with self._guard():
+            self._s.flush()  # the new connection registers: it needs the write lock
             return EmbeddedQueueManager(self._path, principal=principal or self._principal,
                                         busy_timeout=self._busy, _memory=self._memory)
 
@@ -962,7 +1295,7 @@ class EmbeddedQueueManager:
             raise ValueError("principal must not be empty")
         profile = self._profile(object_name, object_type)
         auths = auth.normalize(authorities)
-        with self._write() as db:
+        with self._write(durable=True) as db:
             db.execute("INSERT OR REPLACE INTO authorities (principal, object_type, profile, "
                        "auths) VALUES (?, ?, ?, ?)",
                        (principal, object_type, profile, " ".join(sorted(auths))))
@@ -972,7 +1305,7 @@ class EmbeddedQueueManager:
     def delete_authority(self, principal: str, object_name: str, *,
                          object_type: str = QUEUE) -> bool:
         profile = self._profile(object_name, object_type)
-        with self._write() as db:
+        with self._write(durable=True) as db:
             cur = db.execute("DELETE FROM authorities WHERE principal = ? AND object_type = ? "
                              "AND profile = ?", (principal, object_type, profile))
         return cur.rowcount > 0
@@ -980,7 +1313,7 @@ class EmbeddedQueueManager:
     @_api
     def clear_authorities(self) -> None:
         """Remove every record: everyone may do everything again."""
-        with self._write() as db:
+        with self._write(durable=True) as db:
             db.execute("DELETE FROM authorities")
 
     @_api

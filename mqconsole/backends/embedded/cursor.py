@@ -2,34 +2,39 @@
 
 A cursor remembers the ``(npri, id)`` of the last row it passed and asks for the rows
 after it (keyset pagination, never an offset), so every page costs the same on a queue of
-a million messages. Each page is one read in a fresh snapshot: messages committed since
-show up if they sort after the cursor, as in MQ. ``get_current`` takes exactly the row
-last browsed, by its row id, so duplicate MsgIds never take the wrong message.
+a million messages. Each page is read in a fresh snapshot: messages committed since show
+up if they sort after the cursor, as in MQ. While the connection holds its unit of work's
+write transaction, nothing else can change the queue, so the cursor reads ``READ_AHEAD``
+rows at once and serves ``next()`` from them until the connection takes or discards
+another message or the transaction ends. ``get_current`` takes exactly the row last
+browsed, by its row id, so duplicate MsgIds never take the wrong message.
 """
 
 from __future__ import annotations
 
 import math
 import time
+from collections import deque
 from typing import TYPE_CHECKING
 
 from mqconsole.mq.errors import MQError
-from mqconsole.mq.md import MQMD
 from mqconsole.mq.message import Message
 
 from .auth import QUEUE
+from .mdfast import unpack819
 
 if TYPE_CHECKING:
     from .connection import EmbeddedQueueManager
 
 MQRC_HOBJ_ERROR = 2019
 MQRC_NO_MSG_UNDER_CURSOR = 2034
+READ_AHEAD = 64  # rows a cursor reads at once while its connection holds the write lock
 
 
 def message_from_row(md_blob: bytes, body: bytes, backout_count: int,
                      expires_at: float | None, now: float) -> Message:
     """The message as MQGET returns it: stored MD, BackoutCount, Expiry left (tenths)."""
-    md = MQMD.unpack(md_blob, ccsid=819)
+    md = unpack819(md_blob)
     md.backout_count = backout_count
     if expires_at is not None:
         md.expiry = max(1, math.ceil((expires_at - now) * 10))
@@ -48,14 +53,35 @@ class EmbeddedCursor:
         self._local = objects[-1]
         self._handle = handle
         self._after: tuple[int, int] | None = None  # (npri, id) of the last row passed
-        self._current: int | None = None  # row id of the message under the cursor
+        self._current: tuple | None = None  # the row of the message under the cursor
+        self._current_key: tuple[int, int] | None = None  # (tx_gen, takes) when it was read
         self._closed = False
+        self._ahead: deque[tuple] = deque()  # rows read ahead, after self._after
+        self._ahead_key: tuple[int, int] | None = None  # (tx_gen, takes) they are valid for
+        self._ahead_end = False  # the read ahead reached the end of the queue
 
     def _check(self) -> None:
         if self._closed:
             raise MQError(MQRC_HOBJ_ERROR, f"the browse cursor on {self.queue!r} is closed")
 
     def next(self) -> Message | None:
+        qm = self._qm
+        with qm._guard():
+            self._check()
+            s = qm._s
+            ahead = self._ahead
+            if ahead and s.held and self._ahead_key == (s.tx_gen, s.takes):
+                # the common case of a move: the next row is read ahead already
+                qm._check_get_inhibited(self._objects)
+                row = ahead[0]
+                expires_at = row[3]
+                now = time.time()
+                if expires_at is None or expires_at > now:
+                    ahead.popleft()
+                    self._after = (row[1], row[0])
+                    self._current = row
+                    self._current_key = self._ahead_key
+                    return message_from_row(row[4], row[5], row[2], expires_at, now)
         batch = self.next_batch(1)
         return batch[0] if batch else None
 
@@ -66,27 +92,47 @@ class EmbeddedCursor:
         with qm._guard():
             self._check()
             qm._check_get_inhibited(self._objects)
+            s = qm._s
+            # While this connection holds the write transaction nothing but itself can
+            # change the queue, so rows read ahead stay right until it takes or discards
+            # a message (other than the one under this cursor) or the transaction ends.
+            key = (s.tx_gen, s.takes) if s.held else None
+            ahead = self._ahead
+            if key is None or key != self._ahead_key:
+                ahead.clear()
+                self._ahead_end = False
             now = time.time()
             out: list[Message] = []
             expired: list[int] = []
-            last: int | None = None
+            last: tuple | None = None
             while len(out) < n:
-                want = n - len(out)
-                rows = qm._browse_rows(self._local, self._after, want)
-                for r in rows:
-                    self._after = (r["npri"], r["id"])
-                    if r["expires_at"] is not None and r["expires_at"] <= now:
-                        expired.append(r["id"])  # MQ discards what a browse finds expired
-                        continue
-                    out.append(message_from_row(r["md"], r["body"], r["backout_count"],
-                                                r["expires_at"], now))
-                    last = r["id"]
-                if len(rows) < want:
-                    break
+                if not ahead:
+                    if self._ahead_end:
+                        break
+                    want = n - len(out)
+                    fetch = max(want, READ_AHEAD) if key is not None else want
+                    rows = qm._browse_rows(self._local, self._after, fetch)
+                    ahead.extend(rows)
+                    self._ahead_end = len(rows) < fetch
+                    if not ahead:
+                        break
+                row = ahead.popleft()
+                row_id, row_npri, backout_count, expires_at, md, body = row[:6]
+                self._after = (row_npri, row_id)
+                if expires_at is not None and expires_at <= now:
+                    expired.append(row_id)  # MQ discards what a browse finds expired
+                    continue
+                out.append(message_from_row(md, body, backout_count, expires_at, now))
+                last = row
+            if key is None:
+                ahead.clear()  # nothing read ahead outside a held transaction
+                self._ahead_end = False
             if expired:
                 qm._discard_expired(expired, now)
+            self._ahead_key = (s.tx_gen, s.takes) if s.held else None
             if last is not None:
                 self._current = last
+                self._current_key = key  # read in this transaction (None: outside one)
             return out
 
     def get_current(self, *, syncpoint: bool = True) -> Message:
@@ -97,8 +143,14 @@ class EmbeddedCursor:
             if self._current is None:
                 raise MQError(MQRC_NO_MSG_UNDER_CURSOR,
                               f"no message under the browse cursor on {self.queue!r}")
-            row_id, self._current = self._current, None
-            msg = qm._take_under_cursor(self._objects, row_id, syncpoint)
+            row, self._current = self._current, None
+            s = qm._s
+            now_key = (s.tx_gen, s.takes) if s.held else None
+            unchanged = now_key is not None and self._current_key == now_key
+            ahead_valid = now_key is not None and self._ahead_key == now_key
+            msg = qm._take_under_cursor(self._objects, row, unchanged, syncpoint)
+            if ahead_valid and s.held and msg is not None:
+                self._ahead_key = (s.tx_gen, s.takes)  # it took a row already passed
             if msg is None:
                 raise MQError(MQRC_NO_MSG_UNDER_CURSOR,
                               f"the browsed message is no longer on {self.queue!r} "

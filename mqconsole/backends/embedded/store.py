@@ -19,7 +19,7 @@ from pathlib import Path
 from mqconsole.mq.errors import MQError
 from mqconsole.mq.queue import QueueAttrs, is_valid_name
 
-from .schema import APPLICATION_ID, DDL, QUEUE_COLUMNS, SCHEMA_VERSION
+from .schema import APPLICATION_ID, DDL, OLDEST_READABLE, QUEUE_COLUMNS, SCHEMA_VERSION
 
 MEMORY = ":memory:"
 DEFAULT_DLQ = "SYSTEM.DEAD.LETTER.QUEUE"
@@ -222,12 +222,12 @@ def open_db(path: Path, busy_timeout: float = DEFAULT_BUSY_TIMEOUT) -> sqlite3.C
         db.close()
         raise MQError(MQRC_Q_MGR_NAME_ERROR,
                       f"{path} is an SQLite file but not an mqconsole embedded queue manager")
-    if version != SCHEMA_VERSION:
+    if not OLDEST_READABLE <= version <= SCHEMA_VERSION:
         db.close()
         newer = "a newer" if version > SCHEMA_VERSION else "an older"
         raise MQError(MQRC_Q_MGR_NOT_AVAILABLE,
                       f"{path} was made by {newer} mqconsole (schema {version}; this one "
-                      f"reads schema {SCHEMA_VERSION})")
+                      f"reads schemas {OLDEST_READABLE} to {SCHEMA_VERSION})")
     try:
         if db.execute("PRAGMA journal_mode").fetchone()[0].lower() != "wal":
             db.execute("PRAGMA journal_mode=WAL")

@@ -1,0 +1,483 @@
+"""Embedded-only: the SQLite write transaction a unit of work keeps open, and what happens
+to it when the process is killed, when another connection or process wants the file,
+and when the file is of the older schema."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import signal
+import sqlite3
+import subprocess
+import sys
+import threading
+import time
+from collections import Counter
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+import mqconsole
+from mqconsole.backends.base import Context
+from mqconsole.backends.embedded import EmbeddedQueueManager, create_file, session
+from mqconsole.backends.embedded.store import NAMESPACE
+from mqconsole.backends.open import open_embedded
+from mqconsole.mq.errors import MQError
+from mqconsole.mq.md import MQMD
+from mqconsole.mq.message import Message
+from mqconsole.mq.queue import QueueAttrs
+
+ROOT = Path(mqconsole.__file__).resolve().parent.parent
+
+
+@pytest.fixture
+def path(tmp_path: Path) -> Path:
+    return tmp_path / "qm.sqlite"
+
+
+@pytest.fixture
+def qm(path: Path) -> Iterator[EmbeddedQueueManager]:
+    with open_embedded(path, create=True, name="QMTX", principal="op") as conn:
+        for name in ("SRC", "DST", "LOG"):
+            conn.define_queue(QueueAttrs(name, max_depth=100_000))
+        yield conn
+
+
+def m(body: bytes | str, **md: object) -> Message:
+    data = body.encode() if isinstance(body, str) else body
+    return Message(MQMD(format="MQSTR", **md), data)  # type: ignore[arg-type]
+
+
+def fill(qm: EmbeddedQueueManager, queue: str, n: int, persistence: int = 1) -> list[str]:
+    names = [f"m{i:05d}" for i in range(n)]
+    for name in names:
+        qm.put(queue, m(name, persistence=persistence), context=Context.NEW)
+    qm.commit()
+    return names
+
+
+def contents(qm: EmbeddedQueueManager, queue: str) -> list[tuple[str, int]]:
+    with qm.browse(queue) as cur:
+        out = []
+        while batch := cur.next_batch(500):
+            out.extend((x.body.decode(), x.md.backout_count) for x in batch)
+        return out
+
+
+def assert_exactly_once(qm: EmbeddedQueueManager, names: list[str], *queues: str) -> None:
+    seen = Counter(body for q in queues for body, _ in contents(qm, q))
+    assert set(seen) == set(names), "messages lost or invented"
+    assert max(seen.values()) == 1, f"duplicates: {[b for b, c in seen.items() if c > 1]}"
+    for q in queues:
+        assert qm.inquire_queue(q).depth == len(contents(qm, q))
+
+
+# -- a killed process -----------------------------------------------------------------
+
+MOVER = r'''
+import json, sys, time
+from mqconsole.backends.base import Context
+from mqconsole.backends.open import open_embedded
+from mqconsole.mq.md import MQMD
+from mqconsole.mq.message import Message
+
+args = json.loads(sys.argv[1])
+if args.get("hold_after"):
+    from mqconsole.backends.embedded import session
+    session.IDLE_FLUSH = 3600  # keep the held transaction exactly as it is until the kill
+qm = open_embedded(args["path"])
+src, dst, batch = args["src"], args["dst"], args["batch"]
+moved = 0
+with qm.browse(src) as cur:
+    print("start", flush=True)
+    while (msg := cur.next()) is not None:
+        qm.put(dst, msg, context=Context.SET_ALL)   # put first, then take the original
+        cur.get_current()
+        moved += 1
+        if args.get("note_every") and moved % args["note_every"] == 0:
+            # a non-syncpoint call flushes the open transaction: its marks reach the file
+            qm.put("LOG", Message(MQMD(format="MQSTR"), b"note"), syncpoint=False)
+        if moved == args.get("hold_after"):
+            print("held", flush=True)
+            time.sleep(120)
+        if moved % batch == 0:
+            qm.commit()
+qm.commit()
+print("done", flush=True)
+time.sleep(120)
+'''
+
+
+def _mover(tmp_path: Path, **args: object) -> subprocess.Popen[str]:
+    script = tmp_path / "mover.py"
+    script.write_text(MOVER)
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH")]))
+    return subprocess.Popen([sys.executable, str(script), json.dumps(args)], env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def _wait_for(proc: subprocess.Popen[str], word: str) -> None:
+    assert proc.stdout is not None
+    line = proc.stdout.readline().strip()
+    if line != word:
+        proc.kill()
+        raise AssertionError(f"child said {line!r}: {proc.stderr.read() if proc.stderr else ''}")
+
+
+def _kill(proc: subprocess.Popen[str]) -> None:
+    proc.send_signal(signal.SIGKILL)
+    proc.wait(timeout=10)
+
+
+@pytest.mark.parametrize("flushed", [False, True], ids=["open-transaction", "flushed"])
+def test_sigkill_in_a_held_unit_of_work_leaves_every_message_once(
+        qm: EmbeddedQueueManager, path: Path, tmp_path: Path, flushed: bool) -> None:
+    names = fill(qm, "SRC", 300)
+    # 4 batches of 50 committed, then 35 moved in a unit of work that stays open; with
+    # ``flushed``, every 10th message is followed by a non-syncpoint put, which flushes
+    # the SQLite transaction (the last flush after the 230th)
+    child = _mover(tmp_path, path=str(path), src="SRC", dst="DST", batch=50, hold_after=235,
+                   note_every=10 if flushed else 0)
+    _wait_for(child, "start")
+    _wait_for(child, "held")
+    _kill(child)
+    with open_embedded(path) as after:  # connecting backs out the dead process's work
+        assert_exactly_once(after, names, "SRC", "DST")
+        dst, src = contents(after, "DST"), contents(after, "SRC")
+        assert [b for b, _ in dst] == names[:200]
+        assert [b for b, _ in src] == names[200:]  # back in their places
+        counts = [c for _, c in src]
+        if flushed:
+            # gets flushed before the kill are recovered from the marks (BackoutCount + 1,
+            # as MQ does for a broken connection); the others vanished with the SQLite
+            # transaction, leaving their messages as they were
+            assert counts == [1] * 30 + [0] * 70
+            assert len(contents(after, "LOG")) == 23
+        else:
+            assert counts == [0] * 100
+        st = after.queue_status("SRC")
+        assert st.uncommitted_messages == 0 and st.open_input_count == 0
+
+
+def test_sigkill_at_random_moments_of_a_move(qm: EmbeddedQueueManager, path: Path,
+                                            tmp_path: Path) -> None:
+    names = fill(qm, "SRC", 1500, persistence=0)
+    rng = random.Random(7)
+    src, dst = "SRC", "DST"
+    for _ in range(6):
+        child = _mover(tmp_path, path=str(path), src=src, dst=dst, batch=40, note_every=97)
+        _wait_for(child, "start")
+        time.sleep(rng.uniform(0.0, 0.25))
+        _kill(child)
+        with open_embedded(path) as after:
+            assert_exactly_once(after, names, "SRC", "DST")
+            if not contents(after, src):
+                src, dst = dst, src  # all moved: move them back next time
+
+
+# -- connections of one process ----------------------------------------------------------
+
+def test_threads_move_with_their_own_connections(qm: EmbeddedQueueManager) -> None:
+    names = fill(qm, "SRC", 400, persistence=0)
+    errors: list[BaseException] = []
+
+    def mover(conn: EmbeddedQueueManager) -> None:
+        try:
+            n = 0
+            while True:
+                try:
+                    msg = conn.get("SRC")
+                except MQError as e:
+                    if e.reason != 2033:
+                        raise
+                    break
+                conn.put("DST", msg)
+                n += 1
+                if n % 7 == 0:
+                    conn.commit()
+                elif n % 11 == 0:
+                    conn.backout()
+            conn.commit()
+        except BaseException as exc:  # reported below
+            errors.append(exc)
+
+    conns = [qm.new_connection() for _ in range(3)]
+    threads = [threading.Thread(target=mover, args=(c,)) for c in conns]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=60)
+    for c in conns:
+        c.close()
+    assert not errors and not any(t.is_alive() for t in threads)
+    assert_exactly_once(qm, names, "SRC", "DST")
+    assert len(contents(qm, "DST")) > 300  # (a late backout may return a few)
+
+
+def test_connections_used_alternately_by_one_thread_never_wait(path: Path,
+                                                              qm: EmbeddedQueueManager
+                                                              ) -> None:
+    with open_embedded(path, busy_timeout=0.5) as a, open_embedded(path, busy_timeout=0.5) as b:
+        start = time.monotonic()
+        for i in range(50):
+            a.put("SRC", m(f"a{i}"))
+            b.put("SRC", m(f"b{i}"))
+        a.commit()
+        b.backout()
+        assert time.monotonic() - start < 5
+    assert sorted(b for b, _ in contents(qm, "SRC")) == sorted(f"a{i}" for i in range(50))
+
+
+def test_an_idle_unit_of_work_lets_other_processes_write(qm: EmbeddedQueueManager,
+                                                         path: Path) -> None:
+    fill(qm, "SRC", 2)
+    qm.get("SRC")  # the unit of work's transaction holds SQLite's write lock ...
+    other = sqlite3.connect(path, timeout=5, isolation_level=None)
+    start = time.monotonic()
+    other.execute("BEGIN IMMEDIATE")  # ... until it has been idle for IDLE_FLUSH
+    waited = time.monotonic() - start
+    other.execute("ROLLBACK")
+    other.close()
+    assert waited < 3 * session.IDLE_FLUSH + 1
+    assert qm.in_unit_of_work
+    qm.commit()
+    assert [b for b, _ in contents(qm, "SRC")] == ["m00001"]
+
+
+def test_a_finalizer_inside_a_call_waits_for_the_call(path: Path,
+                                                      qm: EmbeddedQueueManager) -> None:
+    fill(qm, "SRC", 1)
+    dropped = qm.new_connection()
+    dropped.get("SRC")  # its unit of work: to be backed out by its finalizer
+    qm.put("LOG", m("x"))  # qm now holds the write lock
+    s = qm._s
+    with s.lock:  # as if the garbage collector ran the finalizer in the middle of a call
+        s.depth += 1
+        try:
+            dropped._finalizer()  # cannot take the lock from this thread: finishes later
+        finally:
+            s.depth -= 1
+            s.call_ended()
+    qm.commit()
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and contents(qm, "SRC") != [("m00000", 1)]:
+        time.sleep(0.02)
+    assert contents(qm, "SRC") == [("m00000", 1)]
+    assert [b for b, _ in contents(qm, "LOG")] == ["x"]
+
+
+def test_a_failed_flush_backs_the_unit_of_work_out(path: Path,
+                                                   qm: EmbeddedQueueManager) -> None:
+    fill(qm, "SRC", 2)
+    other = qm.new_connection()
+    qm.get("SRC")
+    qm.put("DST", m("moved"))
+    # writing the unit of work as marks fails, as a full disk would make it
+    qm._db.execute("CREATE TEMP TRIGGER no_marks BEFORE INSERT ON messages "
+                   "WHEN NEW.put_by IS NOT NULL BEGIN SELECT RAISE(ABORT, 'injected'); END")
+    # the other connection's read flushes qm's transaction, which fails and rolls back
+    assert [b for b, _ in contents(other, "SRC")] == ["m00000", "m00001"]
+    other.close()
+    qm._db.execute("DROP TRIGGER IF EXISTS no_marks")  # (gone with the rollback)
+    assert qm.in_unit_of_work
+    qm.put("DST", m("later"))  # still accepted: the commit says what happened
+    with pytest.raises(MQError) as info:
+        qm.commit()
+    assert info.value.reason == 2003
+    assert contents(qm, "SRC") == [("m00000", 0), ("m00001", 0)]
+    assert contents(qm, "DST") == []
+    assert qm.inquire_queue("DST").depth == 0 and qm.inquire_queue("SRC").depth == 2
+
+
+# -- what the connection itself sees -------------------------------------------------------
+
+def test_read_ahead_never_returns_what_was_taken(qm: EmbeddedQueueManager) -> None:
+    fill(qm, "SRC", 10)
+    with qm.browse("SRC") as cur:
+        ids = [x.md.msg_id for x in cur.next_batch(10)]
+    with qm.new_connection() as other, qm.browse("SRC") as cur:
+        qm.put("DST", m("x"))  # qm's transaction is open: its cursor reads ahead
+        assert cur.next().body == b"m00000"
+        assert qm.get_by_msgid("SRC", ids[4]).body == b"m00004"  # by this connection
+        assert other.get_by_msgid("SRC", ids[2], syncpoint=False).body == b"m00002"  # another
+        rest = [x.body for x in cur.next_batch(20)]
+        assert rest == [f"m{i:05d}".encode() for i in (1, 3, 5, 6, 7, 8, 9)]
+        assert cur.get_current().body == b"m00009"
+        assert cur.next() is None
+    qm.backout()
+    assert contents(qm, "SRC") == [("m00000", 0), ("m00001", 0), ("m00003", 0), ("m00004", 1),
+                                   ("m00005", 0), ("m00006", 0), ("m00007", 0), ("m00008", 0),
+                                   ("m00009", 1)]
+
+
+def test_maxdepth_counts_uncommitted_puts_and_gets(qm: EmbeddedQueueManager) -> None:
+    qm.define_queue(QueueAttrs("SMALL", max_depth=3))
+    fill(qm, "SMALL", 2)
+    qm.put("SMALL", m("third"))
+    with pytest.raises(MQError) as info:
+        qm.put("SMALL", m("fourth"))
+    assert info.value.reason == 2053
+    qm.get("SMALL")  # an uncommitted get frees its place, as on MQ
+    qm.put("SMALL", m("fourth"))
+    assert qm.inquire_queue("SMALL").depth == 3
+    qm.commit()
+    assert [b for b, _ in contents(qm, "SMALL")] == ["m00001", "third", "fourth"]
+
+
+def test_commits_of_persistent_messages_reach_the_disk(qm: EmbeddedQueueManager,
+                                                       monkeypatch) -> None:
+    synced: list[int] = []
+    real = session._datasync
+    monkeypatch.setattr(session, "_datasync", lambda fd: synced.append(fd) or real(fd))
+    qm.put("SRC", m("np", persistence=0))
+    qm.commit()
+    assert synced == []  # non-persistent: SQLite's WAL with synchronous=NORMAL
+    qm.put("SRC", m("p", persistence=1))
+    qm.commit()
+    assert len(synced) == 1
+    qm.get("SRC")  # the non-persistent one
+    qm.put("LOG", m("p2", persistence=1), syncpoint=False)  # hardened at once, as on MQ
+    assert len(synced) == 2
+    qm.commit()
+    assert len(synced) == 2
+    qm.get("SRC")  # the persistent one
+    qm.backout()  # backout counts are not hardened (MQ's NOHARDENBO)
+    assert len(synced) == 2
+
+
+# -- another process -------------------------------------------------------------------
+
+PUTTER = r'''
+import json, sys, time
+from mqconsole.backends.open import open_embedded
+from mqconsole.mq.md import MQMD
+from mqconsole.mq.message import Message
+args = json.loads(sys.argv[1])
+qm = open_embedded(args["path"])
+md = MQMD(format="MQSTR", persistence=0)
+print("start", flush=True)
+end = time.monotonic() + args["seconds"]
+n = 0
+while time.monotonic() < end:
+    qm.put("BUSY", Message(md, b"busy"))
+    n += 1
+    if n % 100 == 0:
+        qm.commit()
+qm.commit()
+print(n, flush=True)
+'''
+
+
+def test_a_busy_writer_process_lets_another_in(qm: EmbeddedQueueManager, path: Path,
+                                               tmp_path: Path) -> None:
+    qm.define_queue(QueueAttrs("BUSY", max_depth=100_000_000))
+    script = tmp_path / "putter.py"
+    script.write_text(PUTTER)
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH")]))
+    child = subprocess.Popen([sys.executable, str(script),
+                              json.dumps({"path": str(path), "seconds": 3})],
+                             env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                             text=True)
+    _wait_for(child, "start")
+    waits = []
+    with open_embedded(path, busy_timeout=2) as quick:
+        end = time.monotonic() + 2
+        while time.monotonic() < end:
+            start = time.monotonic()
+            quick.put("LOG", m("between"), syncpoint=False)  # 2102 after 2 s of waiting
+            waits.append(time.monotonic() - start)
+            time.sleep(0.01)
+    out, err = child.communicate(timeout=30)
+    assert child.returncode == 0, err
+    assert int(out.split()[-1]) > 300  # the busy writer was busy
+    # none waited busy_timeout (2102); typically ~5 ms, at most ~20 ms (a put also pays
+    # for a WAL checkpoint now and then, which a loaded disk can make slow)
+    median = sorted(waits)[len(waits) // 2]
+    assert median < 0.2, f"median wait {median:.3f} s"
+
+
+# -- schema 1 files ------------------------------------------------------------------
+
+V1_TRIGGERS = """
+CREATE INDEX messages_correl_id ON messages(queue, correl_id);
+CREATE TRIGGER depth_put AFTER INSERT ON messages WHEN NEW.got_by IS NULL BEGIN
+    UPDATE queues SET curdepth = curdepth + 1, last_put = NEW.put_time
+    WHERE name = NEW.queue;
+END;
+CREATE TRIGGER depth_delete AFTER DELETE ON messages WHEN OLD.got_by IS NULL BEGIN
+    UPDATE queues SET curdepth = curdepth - 1 WHERE name = OLD.queue;
+END;
+CREATE TRIGGER depth_get AFTER UPDATE OF got_by ON messages
+    WHEN OLD.got_by IS NULL AND NEW.got_by IS NOT NULL BEGIN
+    UPDATE queues SET curdepth = curdepth - 1 WHERE name = NEW.queue;
+END;
+CREATE TRIGGER depth_backout AFTER UPDATE OF got_by ON messages
+    WHEN OLD.got_by IS NOT NULL AND NEW.got_by IS NULL BEGIN
+    UPDATE queues SET curdepth = curdepth + 1 WHERE name = NEW.queue;
+END;
+UPDATE meta SET value = '1' WHERE key = 'schema_version';
+PRAGMA user_version = 1;
+"""
+
+
+def _schema_1_file(path: Path) -> Path:
+    """A queue manager file as the first mqconsole made it (schema 1, with triggers)."""
+    create_file(path, "QMV1")
+    db = sqlite3.connect(path)
+    db.executescript(V1_TRIGGERS)
+    db.close()
+    return path
+
+
+def _file_state(path: Path) -> tuple[int, list[str]]:
+    db = sqlite3.connect(path)
+    try:
+        version = db.execute("PRAGMA user_version").fetchone()[0]
+        triggers = [r[0] for r in db.execute(
+            "SELECT name FROM sqlite_master WHERE type = 'trigger' ORDER BY name")]
+        return version, triggers
+    finally:
+        db.close()
+
+
+def test_schema_1_file_is_upgraded_when_no_one_else_uses_it(tmp_path: Path) -> None:
+    path = _schema_1_file(tmp_path / "old.qm")
+    with open_embedded(path) as first:  # alone: upgraded at once
+        assert _file_state(path) == (2, [])
+        first.define_queue(QueueAttrs("Q"))
+        fill(first, "Q", 3)
+        assert first.inquire_queue("Q").depth == 3
+
+
+def test_schema_1_file_in_use_keeps_its_triggers_until_free(tmp_path: Path) -> None:
+    path = _schema_1_file(tmp_path / "old.qm")
+    db = sqlite3.connect(path)  # a process of an older mqconsole has it open
+    db.execute("INSERT INTO connections (pid, proc_start, host, principal, appl, started) "
+               "VALUES (?, NULL, ?, 'old', 'old', 0)", (os.getppid(), NAMESPACE))
+    db.commit()
+    db.close()
+    with open_embedded(path) as qm:
+        assert _file_state(path)[0] == 1  # not upgraded under the older process's feet
+        qm.define_queue(QueueAttrs("Q"))
+        fill(qm, "Q", 5)
+        qm.get("Q")
+        qm.put("Q", m("new"))
+        assert qm.inquire_queue("Q").depth == 5
+        with qm.new_connection() as other:
+            assert other.inquire_queue("Q").depth == 5  # flushed: the triggers counted
+        qm.backout()
+        assert qm.inquire_queue("Q").depth == 5
+        qm.get("Q", syncpoint=False)
+        assert qm.inquire_queue("Q").depth == 4
+    db = sqlite3.connect(path)
+    db.execute("DELETE FROM connections")  # the older process has gone
+    db.commit()
+    db.close()
+    with open_embedded(path) as qm:
+        assert _file_state(path) == (2, [])
+        assert qm.inquire_queue("Q").depth == 4
+        assert len(contents(qm, "Q")) == 4
