@@ -22,7 +22,7 @@ run: $(STAMP)
 
 dev: $(STAMP)
 	@test -f $(DEMO) || (mkdir -p $(dir $(DEMO)) && $(BIN)/mqconsole --embedded $(DEMO) init --name QM1 --demo)
-	$(BIN)/textual run --dev "mqconsole.tui.app:run_dev" $(DEMO)
+	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/textual run --dev "mqconsole.tui.app:run_dev" $(DEMO)
 
 lint: $(STAMP)
 	$(BIN)/ruff check mqconsole tests bench tools

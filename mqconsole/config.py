@@ -48,7 +48,7 @@ ORIGIN_USER_DIR = "user config dir"
 ORIGIN_DEFAULTS = "none (built-in defaults)"
 
 DEFAULT_PROFILE_NAME = "default"
-DEFAULT_THEME = "textual-dark"
+DEFAULT_THEME = "mqconsole-dark"
 
 # --------------------------------------------------------------------------------------------
 # Errors

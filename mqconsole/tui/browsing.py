@@ -1,0 +1,300 @@
+"""Browsing a queue for the console: forward only, in pages, with a light index.
+
+MQ can only browse a queue forward from its start (no offsets, no random access), yet an
+operator must be able to open a queue of a million messages at once and scroll it. The
+:class:`BrowseModel` keeps:
+
+* a **light index**: for every row read so far a handful of numbers in typed arrays
+  (position, MsgId, put time, length, backout count, reason, format and destination as
+  indexes into small tables of interned strings) — about 60 bytes a row, enough to draw the
+  list, the summary and the marks without keeping any message;
+* a bounded **window** of full :class:`~mqconsole.ops.views.MessageView` objects (payloads
+  included), the most recently read ones, limited in count and in bytes;
+* one forward **cursor**, read only as far as the screen needs (plus a page), or to the end
+  when the operator asks for it (``End``, mark all, the whole-queue summary).
+
+A message that has left the window (the operator scrolled back a long way) is fetched again
+by browsing a fresh cursor from the start to its position and checking its MsgId there.
+
+This module has no Textual in it: the screen calls :meth:`read_until` in a thread worker and
+reads :attr:`count` and :meth:`row` on the event loop (arrays are only ever appended to, and
+``count`` is raised after a row is complete, so a reader never sees half a row).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+import threading
+from array import array
+from collections import OrderedDict
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+from mqconsole.ops.summary import SummaryBuilder
+from mqconsole.ops.views import MessageView
+from mqconsole.ops.where import Where
+
+MSGID_LEN = 24
+NO_REASON = -1
+
+
+@dataclass(frozen=True, slots=True)
+class Row:
+    """One row of the list, as the light index holds it."""
+
+    index: int  # row number in this listing (0-based)
+    position: int  # position on the queue (1-based)
+    msgid: bytes
+    put: float | None  # epoch seconds (UTC) or None
+    length: int
+    backout: int
+    reason: int | None
+    format: str
+    dest: str
+
+    @property
+    def msgid_hex(self) -> str:
+        return self.msgid.hex().upper()
+
+
+class _Interned:
+    """Strings kept once, referred to by number (formats and destinations repeat a lot)."""
+
+    __slots__ = ("_ids", "values")
+
+    def __init__(self) -> None:
+        self.values: list[str] = [""]
+        self._ids: dict[str, int] = {"": 0}
+
+    def id(self, value: str | None) -> int:
+        value = value or ""
+        n = self._ids.get(value)
+        if n is None:
+            n = len(self.values)
+            self.values.append(value)
+            self._ids[value] = n
+        return n
+
+
+class LightIndex:
+    """Column arrays: a few dozen bytes per message, whatever the payload size."""
+
+    def __init__(self) -> None:
+        self.positions = array("Q")
+        self.msgids = bytearray()
+        self.put = array("d")
+        self.length = array("Q")
+        self.backout = array("I")
+        self.reason = array("i")
+        self.fmt = array("I")
+        self.dest = array("I")
+        self.formats = _Interned()
+        self.dests = _Interned()
+        self.count = 0
+
+    def append(self, view: MessageView) -> None:
+        dt = view.put_datetime
+        reason = view.reason
+        self.positions.append(view.position)
+        self.msgids += bytes(view.md.msg_id)[:MSGID_LEN].ljust(MSGID_LEN, b"\x00")
+        self.put.append(dt.timestamp() if dt is not None else math.nan)
+        self.length.append(view.length)
+        self.backout.append(max(0, min(view.backout_count, 0xFFFFFFFF)))
+        self.reason.append(NO_REASON if reason is None else max(-(2**31), min(reason, 2**31 - 1)))
+        self.fmt.append(self.formats.id(view.original_format))
+        self.dest.append(self.dests.id(view.dest_q))
+        self.count += 1  # last: the row is complete
+
+    def row(self, i: int) -> Row:
+        put = self.put[i]
+        reason = self.reason[i]
+        return Row(index=i, position=self.positions[i],
+                   msgid=bytes(self.msgids[i * MSGID_LEN:(i + 1) * MSGID_LEN]),
+                   put=None if math.isnan(put) else put, length=self.length[i],
+                   backout=self.backout[i], reason=None if reason == NO_REASON else reason,
+                   format=self.formats.values[self.fmt[i]], dest=self.dests.values[self.dest[i]])
+
+    def msgid(self, i: int) -> bytes:
+        return bytes(self.msgids[i * MSGID_LEN:(i + 1) * MSGID_LEN])
+
+    def nbytes(self) -> int:
+        arrays = (self.positions, self.put, self.length, self.backout, self.reason, self.fmt,
+                  self.dest)
+        return len(self.msgids) + sum(a.itemsize * len(a) for a in arrays)
+
+
+class Cancelled(Exception):
+    """The operator stopped a long read."""
+
+
+class BrowseModel:
+    """The rows of one queue (optionally filtered by a ``--where`` expression).
+
+    ``open_cursor`` opens a new browse cursor on the queue (a callable so a fresh one can be
+    opened to fetch a message that left the window). ``now`` is the reference time of ages.
+    """
+
+    def __init__(self, open_cursor: Callable[[], Any], queue: str, *,
+                 where: Where | None = None, where_text: str | None = None,
+                 now: datetime | None = None, page_size: int = 200,
+                 window_rows: int = 1000, window_bytes: int = 64 * 1024 * 1024) -> None:
+        self._open_cursor = open_cursor
+        self.queue = queue
+        self.where = where
+        self.where_text = where_text
+        self.now = now or datetime.now(UTC)
+        self.page_size = max(1, page_size)
+        self.window_rows = max(self.page_size * 2, window_rows)
+        self.window_bytes = window_bytes
+        self.index = LightIndex()
+        self.summary = SummaryBuilder(queue, now=self.now)
+        self.scanned = 0  # messages read from the queue (matching or not)
+        self.done = False  # the cursor reached the end of the queue
+        self.depth_hint: int | None = None  # CURDEPTH when the listing started
+        self._cursor: Any = None
+        self._window: OrderedDict[int, MessageView] = OrderedDict()  # position -> view
+        self._window_size = 0
+        self._lock = threading.Lock()  # one reader of the cursor at a time
+        self.closed = False
+
+    # -- reading (thread worker) ------------------------------------------------------------
+    @property
+    def count(self) -> int:
+        return self.index.count
+
+    def read_until(self, rows: int | None, *, cancel: threading.Event | None = None,
+                   progress: Callable[[BrowseModel], None] | None = None) -> int:
+        """Read forward until ``rows`` rows are listed (None: to the end of the queue).
+
+        Returns the number of rows listed. Raises :class:`Cancelled` when ``cancel`` is set
+        (the rows read so far stay listed) and ``MQError`` when the queue manager fails.
+        """
+        with self._lock:
+            if self.closed:
+                return self.count
+            while not self.done and (rows is None or self.count < rows):
+                if self.closed:
+                    break
+                if cancel is not None and cancel.is_set():
+                    raise Cancelled()
+                if self._cursor is None:
+                    self._cursor = self._open_cursor()
+                want = self.page_size if rows is None else max(1, min(self.page_size * 5,
+                                                                       rows - self.count))
+                if self.where is not None:
+                    want = self.page_size
+                batch = self._cursor.next_batch(want)
+                for message in batch:
+                    self.scanned += 1
+                    view = MessageView(self.scanned, message, self.now)
+                    self.summary.add(view)
+                    if self.where is not None and not self.where.matches(view):
+                        continue
+                    self._remember(view)
+                    self.index.append(view)
+                if len(batch) < want:
+                    self.done = True
+                    self._close_cursor()
+                if progress is not None:
+                    progress(self)
+            return self.count
+
+    def _remember(self, view: MessageView) -> None:
+        self._window[view.position] = view
+        self._window_size += len(view.message.body)
+        while self._window and (len(self._window) > self.window_rows
+                                or self._window_size > self.window_bytes):
+            _, old = self._window.popitem(last=False)
+            self._window_size -= len(old.message.body)
+
+    def view(self, i: int) -> MessageView | None:
+        """The full view of row ``i`` when it is still in the window (no I/O)."""
+        if not 0 <= i < self.count:
+            return None
+        return self._window.get(self.index.positions[i])
+
+    def fetch(self, i: int, *, cancel: threading.Event | None = None) -> MessageView:
+        """The full view of row ``i``: from the window, or by browsing again from the start.
+
+        Raises ``LookupError`` when the queue changed so that the message is no longer at
+        its position (the caller suggests a refresh).
+        """
+        cached = self.view(i)
+        if cached is not None:
+            return cached
+        position = self.index.positions[i]
+        msgid = self.index.msgid(i)
+        seen = 0
+        cursor = self._open_cursor()
+        try:
+            while seen < position:
+                if cancel is not None and cancel.is_set():
+                    raise Cancelled()
+                batch = cursor.next_batch(min(self.page_size * 5, position - seen))
+                if not batch:
+                    break
+                for message in batch:
+                    seen += 1
+                    if seen == position:
+                        view = MessageView(position, message, self.now)
+                        if bytes(view.md.msg_id)[:MSGID_LEN].ljust(MSGID_LEN, b"\0") != msgid:
+                            break
+                        self._remember(view)
+                        return view
+        finally:
+            cursor.close()
+        raise LookupError(f"message {position} of {self.queue} is no longer where it was "
+                          "listed (the queue changed): refresh the list")
+
+    # -- what the screen shows --------------------------------------------------------------
+    def row(self, i: int) -> Row:
+        return self.index.row(i)
+
+    def positions_of(self, msgid: bytes) -> list[int]:
+        """Listed positions holding ``msgid`` (MsgIds need not be unique)."""
+        out = []
+        ids = self.index.msgids
+        n = 0
+        while True:
+            at = ids.find(msgid, n)
+            if at < 0:
+                break
+            if at % MSGID_LEN == 0:
+                out.append(self.index.positions[at // MSGID_LEN])
+            n = at + 1
+        return out
+
+    def total_label(self) -> str:
+        """``M`` of "showing N of M": exact once read to the end, else the depth (about)."""
+        if self.done:
+            return f"{self.scanned:,}"
+        if self.depth_hint is not None:
+            return f"~{max(self.depth_hint, self.scanned):,}"
+        return f"{self.scanned:,}+"
+
+    def expected_rows(self) -> int:
+        """Rows the list should make room for: all of them when known, else an estimate."""
+        if self.done or self.where is not None:
+            return self.count
+        return max(self.count, self.depth_hint or 0)
+
+    def close(self) -> None:
+        self.closed = True
+        if self._lock.acquire(timeout=5):
+            try:
+                self._close_cursor()
+            finally:
+                self._lock.release()
+        self._window.clear()
+
+    def _close_cursor(self) -> None:
+        if self._cursor is not None:
+            with contextlib.suppress(Exception):  # closing never masks the outcome
+                self._cursor.close()
+            self._cursor = None
+
+
+__all__ = ["BrowseModel", "Cancelled", "LightIndex", "Row"]

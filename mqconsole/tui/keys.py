@@ -1,0 +1,159 @@
+"""Every key of the console, with the id a ``keymap`` in the config can remap it by.
+
+Keys are limited to what terminals send reliably over SSH and tmux: letters, digits,
+punctuation, ``enter``, ``escape``, ``space``, arrows, ``home``/``end``, ``pageup``/
+``pagedown`` and a few ``ctrl`` letters that are not flow control (never ``ctrl+s``/
+``ctrl+q``) — no function keys, no ``alt``, no ``ctrl+shift``.
+
+An action is *changing* when it alters a queue or a message on the queue manager. A
+read-only profile removes every changing binding from the screens (not just greys it out),
+from the command palette and from the action menus; :data:`CHANGING` is that list.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from textual.binding import Binding, BindingsMap
+
+
+@dataclass(frozen=True)
+class Key:
+    id: str  # binding id (the keymap's key) and, usually, the action name
+    key: str
+    description: str
+    action: str = ""
+    show: bool = True
+    changing: bool = False
+    help: str = ""
+    priority: bool = False
+
+    @property
+    def action_name(self) -> str:
+        return self.action or self.id
+
+    def binding(self) -> Binding:
+        return Binding(self.key, self.action_name, self.description, show=self.show,
+                       id=self.id, priority=self.priority, tooltip=self.help)
+
+
+# -- the console as a whole ----------------------------------------------------------------
+QUIT = Key("quit", "q", "Quit", help="Leave the console")
+HELP = Key("help", "question_mark", "Keys", help="Show the keys of this screen")
+PALETTE = Key("palette", "colon", "Commands", action="command_palette",
+              help="Every action and screen, searchable")
+JOURNAL = Key("journal", "J", "Journal", show=False, help="The journal of changes")
+PROFILES = Key("profiles", "P", "Profile", show=False, help="Choose another profile")
+
+APP_KEYS = [QUIT, HELP, PALETTE, JOURNAL, PROFILES]
+
+BACK = Key("back", "escape", "Back", help="Back to the previous screen")
+FILTER = Key("filter", "slash", "Filter", help="Filter the list")
+REFRESH = Key("refresh", "r", "Refresh", help="Read the list again")
+
+# -- queues --------------------------------------------------------------------------------
+OPEN_QUEUE = Key("open", "enter", "Messages", help="Browse the messages of the queue")
+SORT = Key("sort", "s", "Sort", help="Sort by the next column")
+SORT_REVERSE = Key("sort_reverse", "S", "Reverse", show=False, help="Reverse the sort order")
+QUEUE_INFO = Key("queue_info", "i", "Info", help="Every attribute and the status of the queue")
+SET_ATTRS = Key("set_attrs", "a", "Attributes", changing=True,
+                help="Set BOTHRESH, BOQNAME, HARDENBO, put/get inhibit")
+LOAD = Key("load", "l", "Load", changing=True, show=False,
+           help="Put the messages of a dmpmqmsg file on the queue")
+DOCTOR = Key("doctor", "D", "Doctor", show=False, help="What a poison message would do here")
+REPLAY = Key("replay", "M", "Replay", show=False, help="Replay the delivery model")
+
+QUEUE_KEYS = [OPEN_QUEUE, FILTER, REFRESH, SORT, SORT_REVERSE, QUEUE_INFO, SET_ATTRS, LOAD,
+              DOCTOR, REPLAY]
+
+# -- messages ------------------------------------------------------------------------------
+OPEN_MESSAGE = Key("open_message", "enter", "Detail", action="open",
+                   help="Every field, header and the payload")
+MARK = Key("mark", "space", "Mark", help="Mark or unmark the message under the cursor")
+MARK_ALL = Key("mark_all", "asterisk", "Mark all", help="Mark every message the filter matches")
+UNMARK_ALL = Key("unmark_all", "U", "Unmark", show=False, help="Clear the marks")
+SUMMARY = Key("summary", "z", "Summary", show=False, help="Show or hide the summary panel")
+READ_ALL = Key("read_all", "E", "Read all", show=False,
+               help="Read the queue to its end (index, summary, marks)")
+MENU = Key("menu", "x", "Actions", help="What can be done with the marked messages")
+MOVE = Key("move", "m", "Move", changing=True, help="Move the messages to another queue")
+COPY = Key("copy", "c", "Copy", changing=True, show=False,
+           help="Copy the messages to another queue")
+RESUBMIT = Key("resubmit", "R", "Resubmit", changing=True, show=False,
+               help="Send the messages back where they came from")
+DELETE = Key("delete", "d", "Delete", changing=True, show=False,
+             help="Delete the messages (saved to a file first)")
+EDIT = Key("edit", "e", "Edit", changing=True, show=False,
+           help="Edit the payload and chosen MQMD fields")
+EDIT_EXTERNAL = Key("edit_external", "v", "Edit in $EDITOR", changing=True, show=False,
+                    help="Edit the payload in $EDITOR")
+SAVE = Key("save", "w", "Save", show=False, help="Save the messages to a dmpmqmsg file")
+COPY_MSGID = Key("copy_msgid", "y", "Copy id", show=False,
+                 help="Copy the MsgId to the clipboard (OSC 52)")
+COPY_PAYLOAD = Key("copy_payload", "Y", "Copy payload", show=False,
+                   help="Copy the payload to the clipboard (OSC 52)")
+SAVE_PAYLOAD = Key("save_payload", "W", "Save payload", show=False,
+                   help="Write the payload bytes to a file (when the clipboard cannot)")
+LOAD_HERE = Key("load_here", "l", "Load", action="load", changing=True, show=False,
+                help="Put the messages of a dmpmqmsg file on this queue")
+
+MESSAGE_ACTIONS = [MOVE, COPY, RESUBMIT, DELETE, EDIT, EDIT_EXTERNAL, SAVE, COPY_MSGID,
+                   COPY_PAYLOAD, SAVE_PAYLOAD, LOAD_HERE]
+MESSAGE_KEYS = [OPEN_MESSAGE, FILTER, REFRESH, MARK, MARK_ALL, UNMARK_ALL, SUMMARY, READ_ALL,
+                MENU, *MESSAGE_ACTIONS]
+
+# -- message detail ------------------------------------------------------------------------
+DETAIL_TABS = [Key(f"tab_{n}", str(n), label, action=f"tab({n})", show=False,
+                   help=f"Show the {label} tab")
+               for n, label in enumerate(("Summary", "MQMD", "Headers", "Text", "Hex",
+                                          "Pretty"), 1)]
+DETAIL_KEYS = [*DETAIL_TABS, MENU, MOVE, COPY, RESUBMIT, DELETE, EDIT, EDIT_EXTERNAL, SAVE,
+               COPY_MSGID, COPY_PAYLOAD, SAVE_PAYLOAD]
+
+# -- doctor and replay (read only: they inquire and browse) ---------------------------------
+ENDPOINTS = Key("endpoints", "o", "Endpoints", help="Judge with an endpoints file")
+COPY_FIXES = Key("copy_fixes", "y", "Copy fixes", help="Copy every fixing command (OSC 52)")
+SHOW = Key("show", "enter", "Details", show=False, help="The finding and its fixes")
+DOCTOR_KEYS = [SHOW, REFRESH, ENDPOINTS, COPY_FIXES]
+RUN_REPLAY = Key("run_replay", "ctrl+o", "Run", help="Run the replay")
+NEXT_EVENT = Key("next_event", "n", "Next", show=False, help="The next event that moves a "
+                 "message or stops an endpoint")
+PREVIOUS_EVENT = Key("previous_event", "p", "Previous", show=False,
+                     help="The previous such event")
+REPLAY_KEYS = [RUN_REPLAY, NEXT_EVENT, PREVIOUS_EVENT]
+
+CHANGING: frozenset[str] = frozenset(
+    k.action_name for k in [*QUEUE_KEYS, *MESSAGE_KEYS, *DETAIL_KEYS] if k.changing)
+ALL_KEYS: list[Key] = [*APP_KEYS, BACK, *QUEUE_KEYS, *MESSAGE_KEYS, *DETAIL_KEYS,
+                       *DOCTOR_KEYS, *REPLAY_KEYS]
+KNOWN_IDS: frozenset[str] = frozenset(k.id for k in ALL_KEYS)
+
+
+def bindings(keys: list[Key]) -> list[Binding]:
+    return [k.binding() for k in keys]
+
+
+def without_changing(bindings_map: BindingsMap) -> BindingsMap:
+    """A copy of ``bindings_map`` with every changing action removed."""
+    keys: dict[str, list[Binding]] = {}
+    for key, binding in bindings_map:
+        if _action_name(binding.action) in CHANGING:
+            continue
+        keys.setdefault(key, []).append(binding)
+    return BindingsMap.from_keys(keys)
+
+
+def _action_name(action: str) -> str:
+    return action.split("(", 1)[0].rsplit(".", 1)[-1]
+
+
+def is_changing(action: str) -> bool:
+    return _action_name(action) in CHANGING
+
+
+def unknown_keymap_ids(keymap: dict[str, str]) -> list[str]:
+    return sorted(k for k in keymap if k not in KNOWN_IDS)
+
+
+__all__ = ["ALL_KEYS", "CHANGING", "KNOWN_IDS", "Key", "bindings", "is_changing",
+           "unknown_keymap_ids", "without_changing"]

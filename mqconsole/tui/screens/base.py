@@ -1,0 +1,73 @@
+"""What every console screen shares: the banner, read-only removal of changing keys, commands.
+
+A read-only profile *removes* changing bindings from the screen's bindings when the screen is
+made (so they are neither shown nor reachable), refuses them in ``check_action`` (so nothing,
+not even a stray ``run_action``, can start one), and leaves them out of :meth:`commands`
+(the command palette and the action menus are built from it).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from textual.screen import Screen
+
+from mqconsole.tui.keys import Key, is_changing, without_changing
+
+if TYPE_CHECKING:
+    from mqconsole.tui.app import MQConsoleApp
+
+
+@dataclass(frozen=True)
+class Command:
+    """A command of the palette and the menus: a title and what it runs."""
+
+    title: str
+    help: str
+    action: str  # an action of the screen ("move") or of the app ("app.journal")
+    changing: bool = False
+
+
+class ConsoleScreen(Screen):
+    KEYS: ClassVar[list[Key]] = []
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        if self.console_app.read_only:
+            self._bindings = without_changing(self._bindings)
+
+    @property
+    def console_app(self) -> MQConsoleApp:
+        from textual._context import active_app
+
+        return active_app.get()  # type: ignore[return-value]
+
+    def on_resize(self) -> None:
+        self.call_after_refresh(self.console_app._check_size)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        return not (is_changing(action) and self.console_app.read_only)
+
+    def commands(self) -> list[Command]:
+        """The commands of this screen for the palette (read-only: no changing ones)."""
+        out = []
+        for key in self.KEYS:
+            if key.changing and self.console_app.read_only:
+                continue
+            if self.check_action(key.action_name, ()) is False:
+                continue
+            out.append(Command(key.description, key.help, key.action_name, key.changing))
+        return out
+
+    def run_command(self, command: Command) -> None:
+        if command.changing and self.console_app.read_only:
+            return
+        action = command.action
+        if action.startswith("app."):
+            self.app.call_later(self.app.run_action, action[4:])
+        else:
+            self.call_later(self.run_action, action)
+
+
+__all__ = ["Command", "ConsoleScreen"]

@@ -1,0 +1,260 @@
+"""One message: summary, the whole MQMD, the headers, and the payload as text, hex and pretty.
+
+Tabs are switched with ``1``–``6`` (or ``tab``/arrows on the tab bar). Every value passes
+through ``safe``: a payload holding escape sequences or ``[bold red]`` shows those characters,
+it never styles or moves the terminal.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.widgets import DataTable, Footer, Static, TabbedContent, TabPane
+
+from mqconsole.mq.payload import hex_dump
+from mqconsole.ops.timefmt import format_age
+from mqconsole.ops.views import MessageView, msg_flag_names
+from mqconsole.tui import keys as K
+from mqconsole.tui.safe import clean_block, txt
+from mqconsole.tui.screens.base import ConsoleScreen
+from mqconsole.tui.widgets.banner import Banner
+from mqconsole.tui.widgets.payload import PayloadView
+
+TABS = ["summary", "mqmd", "headers", "text", "hex", "pretty"]
+MAX_PRETTY = 2 * 1024 * 1024  # bytes of payload we pretty-print
+MAX_HEX = 1024 * 1024  # bytes of payload shown as hex (the rest is noted)
+
+
+def _value(v: Any) -> str:
+    if isinstance(v, bytes | bytearray):
+        return bytes(v).hex().upper()
+    if isinstance(v, list):
+        return ", ".join(str(x) for x in v) if v else "-"
+    if v is None:
+        return "-"
+    return str(v)
+
+
+def summary_rows(view: MessageView) -> list[tuple[str, str]]:
+    md = view.md
+    rows = [
+        ("Position", f"{view.position}"),
+        ("MsgId", view.msgid),
+        ("CorrelId", view.correlid),
+        ("Put time", f"{view.put_time or '-'} ({format_age(view.age_seconds)} ago)"),
+        ("Put by", f"{view.put_appl_name or '-'} as {view.user or '-'}"),
+        ("Format", view.format or "(none)"),
+        ("Payload format", view.payload_format or "(none)"),
+        ("Length", f"{view.length:,} bytes (payload {len(view.payload):,})"),
+        ("CCSID / encoding", f"{view.payload_ccsid} / {view.payload_encoding}"),
+        ("Persistence", view.persistence_name),
+        ("Priority", str(view.priority)),
+        ("Backout count", str(view.backout_count)),
+        ("Reply to", f"{view.reply_to_q or '-'} @ {view.reply_to_qmgr or '-'}"),
+    ]
+    exp = view.expiry_info()
+    if exp["ExpiryUnlimited"]:
+        rows.append(("Expiry", "unlimited"))
+    else:
+        rows.append(("Expiry", f"{format_age(exp['ExpiryRemainingSeconds'])} remaining "
+                               f"(at {exp['ExpiresAt'] or '-'})"))
+    if view.dlh is not None:
+        rows += [
+            ("Dead-letter reason", f"{view.reason_name} ({view.reason})"),
+            ("Original destination", f"{view.dest_q} @ {view.dest_qmgr}"),
+            ("Dead-lettered by", f"{view.dlh_put_appl_name or '-'} at {view.dlh_put_time or '-'}"),
+        ]
+    flags = msg_flag_names(md.msg_flags) if md.version >= 2 else []
+    rows += [
+        ("GroupId", bytes(md.group_id).hex().upper()),
+        ("Sequence / offset", f"{md.msg_seq_number} / {md.offset}"),
+        ("Message flags", ", ".join(flags) if flags else "none"),
+        ("Original length", str(md.original_length)),
+    ]
+    if view.header_error:
+        rows.append(("Header problem", view.header_error))
+    return rows
+
+
+def header_rows(view: MessageView) -> list[tuple[str, str, str]]:
+    rows: list[tuple[str, str, str]] = []
+    for h in view.show()["headers"]:
+        kind = str(h.get("type", "?"))
+        for key, value in h.items():
+            if key == "type":
+                continue
+            if key == "folders" and isinstance(value, list):
+                for folder in value:
+                    name = str(folder.get("name", "?"))
+                    rows.append((kind, f"folder {name}", _value(folder.get("content"))))
+                    for pk, pv in (folder.get("properties") or {}).items():
+                        rows.append((kind, f"  {name}.{pk}", _value(pv)))
+                continue
+            if key == "reason" and "reason_name" in h:
+                rows.append((kind, "reason", f"{h['reason_name']} ({value})"))
+                continue
+            if key == "reason_name":
+                continue
+            rows.append((kind, key, _value(value)))
+    return rows
+
+
+def pretty(view: MessageView) -> tuple[str, str]:
+    """(text, kind) of the payload pretty-printed as JSON or XML, or a note why not."""
+    text = view.text
+    if text is None:
+        return "(the payload is not text: see the Hex tab)", "text"
+    if len(view.payload) > MAX_PRETTY:
+        return f"(the payload is larger than {MAX_PRETTY // 1024} KB: see the Text tab)", "text"
+    stripped = text.lstrip()
+    if stripped.startswith(("{", "[")):
+        try:
+            return json.dumps(json.loads(text), indent=2, ensure_ascii=False), "json"
+        except ValueError as exc:
+            return f"(not valid JSON: {exc})\n\n{text}", "text"
+    if stripped.startswith("<"):
+        if "<!DOCTYPE" in text.upper() or "<!ENTITY" in text.upper():
+            return "(XML with a DOCTYPE or entities is not expanded: see the Text tab)", "text"
+        try:
+            from xml.dom import minidom
+
+            dom = minidom.parseString(text.encode("utf-8"))
+            out = dom.toprettyxml(indent="  ")
+            lines = [ln for ln in out.splitlines() if ln.strip()]
+            return "\n".join(lines), "xml"
+        except Exception as exc:
+            return f"(not well-formed XML: {exc})\n\n{text}", "text"
+    return "(neither JSON nor XML: see the Text tab)", "text"
+
+
+class DetailScreen(ConsoleScreen):
+    KEYS = [*K.DETAIL_KEYS, K.BACK]
+    BINDINGS = K.bindings([*K.DETAIL_KEYS, K.BACK])
+    DEFAULT_CSS = """
+    DetailScreen TabbedContent { height: 1fr; }
+    DetailScreen TabPane { padding: 0; }
+    DetailScreen DataTable { height: 1fr; }
+    DetailScreen .note { height: auto; color: $text-muted; padding: 0 1; }
+    """
+
+    def __init__(self, queue: str, view: MessageView) -> None:
+        super().__init__()
+        self.queue = queue
+        self.view = view
+
+    def compose(self) -> ComposeResult:
+        v = self.view
+        yield Banner(f"{self.queue} #{v.position} {v.msgid[-8:]}")
+        with TabbedContent(id="tabs"):
+            with TabPane("1 Summary", id="summary"):
+                yield DataTable(id="summary-table", cursor_type="row", show_header=False)
+            with TabPane("2 MQMD", id="mqmd"):
+                yield DataTable(id="mqmd-table", cursor_type="row")
+            with TabPane("3 Headers", id="headers"):
+                yield DataTable(id="headers-table", cursor_type="row")
+            with TabPane("4 Text", id="text"):
+                yield Static(Text(""), id="text-note", classes="note")
+                yield PayloadView(id="text-view")
+            with TabPane("5 Hex", id="hex"):
+                yield PayloadView(id="hex-view")
+            with TabPane("6 Pretty", id="pretty"):
+                yield PayloadView(id="pretty-view")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        v = self.view
+        table = self.query_one("#summary-table", DataTable)
+        table.add_columns(Text("Field"), Text("Value"))
+        for name, value in summary_rows(v):
+            table.add_row(Text(name, style="bold"), txt(value))
+        mqmd = self.query_one("#mqmd-table", DataTable)
+        mqmd.add_columns(Text("Field"), Text("Value"))
+        for name, value in v.md_dict().items():
+            mqmd.add_row(Text(str(name), style="bold"), txt(_value(value)))
+        headers = self.query_one("#headers-table", DataTable)
+        headers.add_columns(Text("Header"), Text("Field"), Text("Value"))
+        rows = header_rows(v)
+        for kind, name, value in rows:
+            headers.add_row(txt(kind), txt(name), txt(value))
+        if not rows:
+            headers.add_row(Text("-"), Text("no MQ headers before the payload"), Text(""))
+        text = v.text
+        note = self.query_one("#text-note", Static)
+        decoded = v.decoded
+        codec = getattr(decoded, "codec", None)
+        extra = getattr(decoded, "note", None)
+        if text is None:
+            note.update(txt(f"Not text ({extra or 'binary'}): shown in the Hex tab."))
+            self.query_one("#text-view", PayloadView).set_payload("")
+        else:
+            note.update(txt(f"CCSID {v.payload_ccsid} read as {codec or '?'}"
+                            + (f" — {extra}" if extra else "")
+                            + " · control characters are shown as \\x.. escapes"))
+            self.query_one("#text-view", PayloadView).set_payload(clean_block(text))
+        payload = v.payload
+        dump = hex_dump(payload[:MAX_HEX], ccsid=v.payload_ccsid)
+        if len(payload) > MAX_HEX:
+            dump += f"\n… {len(payload) - MAX_HEX:,} more bytes (save the message to see them)"
+        self.query_one("#hex-view", PayloadView).set_payload(dump)
+        body, kind = pretty(v)
+        self.query_one("#pretty-view", PayloadView).set_payload(clean_block(body), kind)
+        self.query_one("#summary-table", DataTable).focus()
+
+    def on_screen_resume(self) -> None:
+        self.query_one(Banner).refresh()
+
+    def action_tab(self, n: int) -> None:
+        tabs = self.query_one(TabbedContent)
+        tabs.active = TABS[n - 1]
+        pane = tabs.get_pane(TABS[n - 1])
+        for widget in pane.query("DataTable, PayloadView"):
+            widget.focus()
+            break
+
+    def action_back(self) -> None:
+        self.app.pop_screen()
+
+    # -- actions on this message ---------------------------------------------------------
+    def _targets(self):
+        from mqconsole.tui.actions import Targets
+
+        return Targets.single(self.queue, self.view)
+
+    def action_menu(self) -> None:
+        self.console_app.actions.menu(self, self._targets())
+
+    def action_move(self) -> None:
+        self.console_app.actions.transfer(self._targets(), copy=False)
+
+    def action_copy(self) -> None:
+        self.console_app.actions.transfer(self._targets(), copy=True)
+
+    def action_resubmit(self) -> None:
+        self.console_app.actions.resubmit(self._targets())
+
+    def action_delete(self) -> None:
+        self.console_app.actions.delete(self._targets())
+
+    def action_edit(self) -> None:
+        self.console_app.actions.edit(self.queue, self.view)
+
+    def action_edit_external(self) -> None:
+        self.console_app.actions.edit(self.queue, self.view, external=True)
+
+    def action_save(self) -> None:
+        self.console_app.actions.save(self._targets())
+
+    def action_copy_msgid(self) -> None:
+        self.console_app.copy_text(self.view.msgid, what="MsgId")
+
+    def action_copy_payload(self) -> None:
+        self.console_app.copy_payload(self.view)
+
+    def action_save_payload(self) -> None:
+        self.console_app.save_payload(self.view)
+
+
+__all__ = ["DetailScreen", "header_rows", "pretty", "summary_rows"]

@@ -1,0 +1,314 @@
+"""Modal dialogs: confirm, confirm by typing a name, ask for a value, choose, progress, help.
+
+Every label is a ``Text`` built by the caller (names from the queue manager pass through
+``safe``); nothing here parses markup. Each dialog closes with ``escape`` (cancel) and is
+driven by the keyboard alone.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.screen import ModalScreen
+from textual.suggester import SuggestFromList
+from textual.widgets import Button, Checkbox, Input, Label, OptionList, ProgressBar, Static
+from textual.widgets.option_list import Option
+
+DIALOG_CSS = """
+ModalScreen { align: center middle; background: $background 60%; }
+.dialog {
+    width: 76; max-width: 100%; height: auto; max-height: 100%;
+    border: round $primary; background: $surface; padding: 0 1;
+}
+.dialog.-danger { border: round $error; }
+.dialog .title { text-style: bold; width: 1fr; }
+.dialog .body { height: auto; max-height: 14; }
+.dialog .hint { color: $text-muted; }
+.dialog .error { color: $error; }
+.dialog Horizontal { height: auto; align-horizontal: right; }
+.dialog Button { min-width: 10; margin: 0 0 0 1; height: 1; border: none; }
+.dialog Input { margin: 0; }
+.dialog OptionList { height: auto; max-height: 16; border: none; padding: 0; }
+.dialog Checkbox { border: none; padding: 0; height: 1; }
+.dialog ProgressBar { width: 1fr; }
+"""
+
+
+class Dialog(ModalScreen):
+    DEFAULT_CSS = DIALOG_CSS
+    BINDINGS = [Binding("escape", "cancel", "Cancel", id="dialog_cancel")]
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+
+class ConfirmDialog(Dialog):
+    """Yes or no. ``y`` (or the confirm button) says yes; ``n``/``escape`` says no."""
+
+    BINDINGS = [Binding("y", "confirm", "Yes", id="dialog_yes"),
+                Binding("n", "cancel", "No", id="dialog_no")]
+
+    def __init__(self, title: Text | str, body: Text, *, confirm: str = "Yes",
+                 danger: bool = False) -> None:
+        super().__init__()
+        self.title_text = Text(title) if isinstance(title, str) else title
+        self.body = body
+        self.confirm_label = confirm
+        self.danger = danger
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog" + (" -danger" if self.danger else "")):
+            yield Label(self.title_text, classes="title")
+            with VerticalScroll(classes="body"):
+                yield Static(self.body)
+            yield Label(Text("y: yes   n / escape: no"), classes="hint")
+            with Horizontal():
+                yield Button(Text(self.confirm_label), id="yes",
+                             variant="error" if self.danger else "primary")
+                yield Button(Text("Cancel"), id="no")
+
+    def on_mount(self) -> None:
+        self.query_one("#no" if self.danger else "#yes", Button).focus()
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        self.dismiss(event.button.id == "yes")
+
+    def action_confirm(self) -> None:
+        self.dismiss(True)
+
+    def action_cancel(self) -> None:
+        self.dismiss(False)
+
+
+class TypeNameDialog(Dialog):
+    """Confirm by typing ``name`` exactly (for "everything on the queue")."""
+
+    def __init__(self, title: Text | str, body: Text, name: str) -> None:
+        super().__init__()
+        self.title_text = Text(title) if isinstance(title, str) else title
+        self.body = body
+        self.expected = name
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog -danger"):
+            yield Label(self.title_text, classes="title")
+            with VerticalScroll(classes="body"):
+                yield Static(self.body)
+            yield Label(Text.assemble("Type the queue name ", (self.expected, "bold"),
+                                      " to confirm:"))
+            yield Input(placeholder=self.expected, id="name")
+            yield Label(Text(""), id="problem", classes="error")
+            yield Label(Text("enter: confirm   escape: cancel"), classes="hint")
+
+    def on_mount(self) -> None:
+        self.query_one("#name", Input).focus()
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        if event.value == self.expected:
+            self.dismiss(True)
+        else:
+            self.query_one("#problem", Label).update(
+                Text("That is not the queue name; nothing was done."))
+
+    def action_cancel(self) -> None:
+        self.dismiss(False)
+
+
+class InputDialog(Dialog):
+    """Ask for one value; ``validate`` returns a problem sentence or None."""
+
+    def __init__(self, title: Text | str, prompt: Text | str, *, value: str = "",
+                 suggestions: Iterable[str] = (), placeholder: str = "",
+                 validate: Callable[[str], str | None] | None = None) -> None:
+        super().__init__()
+        self.title_text = Text(title) if isinstance(title, str) else title
+        self.prompt = Text(prompt) if isinstance(prompt, str) else prompt
+        self.value = value
+        self.suggestions = list(suggestions)
+        self.placeholder = placeholder
+        self.validate = validate
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog"):
+            yield Label(self.title_text, classes="title")
+            yield Static(self.prompt)
+            suggester = (SuggestFromList(self.suggestions, case_sensitive=False)
+                         if self.suggestions else None)
+            yield Input(value=self.value, placeholder=self.placeholder, suggester=suggester,
+                        id="value")
+            yield Label(Text(""), id="problem", classes="error")
+            yield Label(Text("enter: OK   right: complete   escape: cancel"), classes="hint")
+
+    def on_mount(self) -> None:
+        self.query_one("#value", Input).focus()
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        value = event.value.strip()
+        problem = self.validate(value) if self.validate is not None else None
+        if problem:
+            self.query_one("#problem", Label).update(Text(problem))
+            return
+        self.dismiss(value)
+
+
+@dataclass
+class Field:
+    key: str
+    label: str
+    kind: str = "text"  # text | int | bool
+    value: object = ""
+    suggestions: Sequence[str] = ()
+
+
+class FormDialog(Dialog):
+    """Several values at once; returns ``{key: value}`` of the fields the operator changed."""
+
+    BINDINGS = [Binding("ctrl+o", "submit", "OK", id="dialog_submit")]
+
+    def __init__(self, title: Text | str, fields: list[Field], *,
+                 validate: Callable[[dict[str, object]], str | None] | None = None,
+                 note: Text | None = None) -> None:
+        super().__init__()
+        self.title_text = Text(title) if isinstance(title, str) else title
+        self.fields = fields
+        self.validate = validate
+        self.note = note
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog"):
+            yield Label(self.title_text, classes="title")
+            if self.note is not None:
+                yield Static(self.note)
+            for f in self.fields:
+                if f.kind == "bool":
+                    yield Checkbox(Text(f.label), bool(f.value), id=f"f_{f.key}")
+                else:
+                    yield Label(Text(f.label))
+                    suggester = (SuggestFromList(list(f.suggestions), case_sensitive=False)
+                                 if f.suggestions else None)
+                    yield Input(value=str(f.value), id=f"f_{f.key}", suggester=suggester,
+                                type="integer" if f.kind == "int" else "text")
+            yield Label(Text(""), id="problem", classes="error")
+            yield Label(Text("tab: next field   enter / ctrl+o: OK   escape: cancel"),
+                        classes="hint")
+
+    def values(self) -> dict[str, object]:
+        out: dict[str, object] = {}
+        for f in self.fields:
+            widget = self.query_one(f"#f_{f.key}")
+            if isinstance(widget, Checkbox):
+                out[f.key] = widget.value
+            elif isinstance(widget, Input):
+                raw = widget.value.strip()
+                out[f.key] = int(raw) if f.kind == "int" and raw.lstrip("-").isdigit() else raw
+        return out
+
+    def action_submit(self) -> None:
+        values = self.values()
+        for f in self.fields:
+            if f.kind == "int" and not isinstance(values[f.key], int):
+                self.query_one("#problem", Label).update(Text(f"{f.label}: a whole number"))
+                return
+        problem = self.validate(values) if self.validate is not None else None
+        if problem:
+            self.query_one("#problem", Label).update(Text(problem))
+            return
+        changed = {f.key: values[f.key] for f in self.fields if values[f.key] != f.value}
+        self.dismiss(changed)
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        self.action_submit()
+
+
+class ChoiceDialog(Dialog):
+    """Pick one of ``options`` (id, label); returns the id."""
+
+    def __init__(self, title: Text | str, options: Sequence[tuple[str, Text | str]], *,
+                 note: Text | None = None) -> None:
+        super().__init__()
+        self.title_text = Text(title) if isinstance(title, str) else title
+        self.options = options
+        self.note = note
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog"):
+            yield Label(self.title_text, classes="title")
+            if self.note is not None:
+                yield Static(self.note)
+            yield OptionList(*[Option(Text(label) if isinstance(label, str) else label, id=oid)
+                               for oid, label in self.options], id="choices")
+            yield Label(Text("enter: choose   escape: cancel"), classes="hint")
+
+    def on_mount(self) -> None:
+        self.query_one(OptionList).focus()
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        self.dismiss(event.option.id)
+
+
+class ProgressDialog(Dialog):
+    """Progress of a running operation; ``escape`` asks it to stop at the next unit of work."""
+
+    BINDINGS = [Binding("escape", "cancel", "Stop", id="dialog_stop")]
+
+    def __init__(self, title: Text | str, on_cancel: Callable[[], None]) -> None:
+        super().__init__()
+        self.title_text = Text(title) if isinstance(title, str) else title
+        self.on_cancel = on_cancel
+        self.stopping = False
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog"):
+            yield Label(self.title_text, classes="title")
+            yield ProgressBar(total=None, show_eta=False, id="bar")
+            yield Label(Text("starting…"), id="status")
+            yield Label(Text("escape: stop after the current unit of work"), classes="hint")
+
+    def update_progress(self, done: int, total: int | None) -> None:
+        bar = self.query_one(ProgressBar)
+        if total:
+            bar.update(total=total, progress=done)
+        text = f"{done:,} of {total:,} messages" if total else f"{done:,} messages"
+        if self.stopping:
+            text += " — stopping after this unit of work"
+        self.query_one("#status", Label).update(Text(text))
+
+    def action_cancel(self) -> None:
+        if not self.stopping:
+            self.stopping = True
+            self.on_cancel()
+            self.query_one("#status", Label).update(
+                Text("stopping after the current unit of work…"))
+
+
+class TextDialog(Dialog):
+    """A block of text (a result, a queue's attributes, a journal entry) to read and close."""
+
+    BINDINGS = [Binding("enter", "cancel", "Close", id="dialog_close"),
+                Binding("q", "cancel", "Close", show=False)]
+
+    def __init__(self, title: Text | str, body: Text, *, danger: bool = False) -> None:
+        super().__init__()
+        self.title_text = Text(title) if isinstance(title, str) else title
+        self.body = body
+        self.danger = danger
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog" + (" -danger" if self.danger else "")):
+            yield Label(self.title_text, classes="title")
+            with VerticalScroll(classes="body", id="text-body"):
+                yield Static(self.body, id="text")
+            yield Label(Text("enter / escape: close"), classes="hint")
+
+    def on_mount(self) -> None:
+        self.query_one("#text-body").focus()
+
+
+__all__ = ["ChoiceDialog", "ConfirmDialog", "Field", "FormDialog", "InputDialog",
+           "ProgressDialog", "TextDialog", "TypeNameDialog"]

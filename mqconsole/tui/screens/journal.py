@@ -1,0 +1,125 @@
+"""The journal of changes: who did what, when, to which messages, and how it ended.
+
+Newest first; ``enter`` shows a record whole (every MsgId and outcome); ``/`` filters by any
+text of a record (operation, queue, MsgId, operator). The file is read in a worker.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import deque
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.widgets import DataTable, Footer, Static
+
+from mqconsole.tui import keys as K
+from mqconsole.tui.safe import block, clean, txt
+from mqconsole.tui.screens.base import ConsoleScreen
+from mqconsole.tui.screens.dialogs import TextDialog
+from mqconsole.tui.widgets.banner import Banner
+from mqconsole.tui.widgets.filter_bar import FilterBar
+
+MAX_ENTRIES = 5000
+
+
+class JournalScreen(ConsoleScreen):
+    KEYS = [K.FILTER, K.REFRESH, K.BACK]
+    BINDINGS = K.bindings([K.FILTER, K.REFRESH, K.BACK])
+    AUTO_FOCUS = "#journal"
+    DEFAULT_CSS = """
+    JournalScreen #journal { height: 1fr; }
+    JournalScreen #status { height: 1; padding: 0 1; background: $panel; }
+    """
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.entries: list = []
+        self.text_filter = ""
+        self.problems: list[str] = []
+
+    def compose(self) -> ComposeResult:
+        yield Banner("journal")
+        yield DataTable(id="journal", cursor_type="row", zebra_stripes=True)
+        yield Static(Text(""), id="status")
+        yield FilterBar("Text /", placeholder="operation, queue, MsgId or operator", live=True)
+        yield Footer()
+
+    def on_mount(self) -> None:
+        table = self.query_one("#journal", DataTable)
+        for title, width in (("TIME (UTC)", 19), ("WHO", 8), ("OPERATION", 10),
+                             ("SOURCE → DESTINATION", 26), ("DONE", 5), ("FAIL", 4)):
+            table.add_column(Text(title), width=width)
+        self.action_refresh()
+
+    def action_refresh(self) -> None:
+        app = self.console_app
+
+        def read():
+            from mqconsole.ops.journal import Journal
+
+            journal = Journal(app.settings.journal_path)
+            entries = deque(journal.read(), maxlen=MAX_ENTRIES)
+            return list(reversed(entries)), list(journal.problems), str(journal.path)
+
+        app.backend(read, done=self._show, what="read the journal")
+
+    def _show(self, out) -> None:
+        if not self.is_attached:
+            return
+        self.entries, self.problems, path = out
+        self.journal_path = path
+        self._fill()
+
+    def _matches(self, entry) -> bool:
+        if not self.text_filter:
+            return True
+        return self.text_filter.lower() in json.dumps(entry.to_dict()).lower()
+
+    def _fill(self) -> None:
+        table = self.query_one("#journal", DataTable)
+        table.clear()
+        shown = 0
+        for n, e in enumerate(self.entries):
+            if not self._matches(e):
+                continue
+            counts = e.counts()
+            dests = ",".join(e.destinations)
+            route = e.source or "-"
+            if dests:
+                route += f" → {dests}"
+            table.add_row(
+                Text(e.time.strftime("%Y-%m-%d %H:%M:%S")), txt(e.operator),
+                txt(e.operation + (" (dry)" if e.dry_run else "")), txt(route),
+                Text(str(counts["done"]), justify="right"),
+                Text(str(counts["failed"]), justify="right",
+                     style="bold red" if counts["failed"] else ""),
+                key=str(n))
+            shown += 1
+        status = f"{shown} of {len(self.entries)} records · {getattr(self, 'journal_path', '')}"
+        if self.problems:
+            status += f" · {len(self.problems)} unreadable line(s) skipped"
+        self.query_one("#status", Static).update(txt(status))
+
+    def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
+        n = int(str(event.row_key.value))
+        entry = self.entries[n]
+        body = block(json.dumps(entry.to_dict(), indent=2, ensure_ascii=False))
+        self.app.push_screen(TextDialog(Text(f"{clean(entry.operation)} at "
+                                             f"{entry.time.isoformat()}"), body))
+
+    def action_filter(self) -> None:
+        self.query_one(FilterBar).open()
+
+    def on_filter_bar_changed(self, event: FilterBar.Changed) -> None:
+        self.text_filter = event.value
+        self._fill()
+        if event.submitted or not self.query_one(FilterBar).has_class("-open"):
+            self.query_one(FilterBar).close_quietly()
+            self.query_one("#journal", DataTable).focus()
+
+    def action_back(self) -> None:
+        self.app.pop_screen()
+
+
+__all__ = ["JournalScreen"]

@@ -1,0 +1,438 @@
+"""The messages of one queue, browsed lazily, forward, in pages.
+
+The list opens on the first page while the queue's depth sizes the scrollbar; pages are read
+in a thread worker as rows come into view (``End`` reads to the end, with progress; ``escape``
+stops a long read before it leaves the screen). ``/`` filters with the ``--where`` language
+(docs/where.md): a new filter starts a new browse, since MQ can only browse forward.
+``space`` marks, ``*`` marks every message the filter matches, ``U`` clears the marks.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from typing import Any
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.widgets import Footer, Static
+
+from mqconsole.ops.summary import format_bytes
+from mqconsole.ops.timefmt import format_age
+from mqconsole.ops.where import WhereError, compile_where
+from mqconsole.tui import keys as K
+from mqconsole.tui.browsing import BrowseModel, Cancelled
+from mqconsole.tui.safe import clean, txt
+from mqconsole.tui.screens.base import ConsoleScreen
+from mqconsole.tui.widgets.banner import Banner
+from mqconsole.tui.widgets.filter_bar import FilterBar
+from mqconsole.tui.widgets.message_list import MessageList, header_text, short_reason
+
+PROGRESS_EVERY = 0.15  # seconds between screen updates while reading
+AUTO_READ = 5000  # queues up to this depth are read whole at once (complete summary)
+
+
+def summary_text(model: BrowseModel, width: int) -> Text:
+    s = model.summary.result()
+    total = s["total"]
+    out = Text(no_wrap=False)
+    scope = "" if model.done else f"  (of the first {model.scanned:,} read — E reads all)"
+    if not total:
+        out.append("The queue is empty." if model.done else "reading…")
+        return out
+    out.append(f"{total:,} messages", "bold")
+    out.append(f" · {format_bytes(s['total_bytes'])}")
+    if s["oldest"]:
+        out.append(f" · oldest {format_age(s['oldest'].get('age_seconds'))}")
+    if s["youngest"]:
+        out.append(f" · youngest {format_age(s['youngest'].get('age_seconds'))}")
+    out.append(f" · avg {format_bytes(s['average_bytes'])}")
+    out.append(scope, "dim")
+    groups = [g for g in s["by_reason_and_dest"] if g["reason"] is not None]
+    if groups:
+        out.append("\n")
+        parts = []
+        for g in groups[:6]:
+            parts.append(f"{short_reason(g['reason'])}→{clean(g['dest_q']) or '-'} {g['count']}")
+        if len(groups) > 6:
+            parts.append(f"+{len(groups) - 6} more")
+        out.append("Reasons: ", "bold")
+        out.append(" · ".join(parts))
+    out.append("\n")
+    out.append("Age ", "bold")
+    out.append(" ".join(f"{k}:{v}" for k, v in s["by_age"].items() if v) or "-")
+    out.append("  Size ", "bold")
+    out.append(" ".join(f"{k}:{v}" for k, v in s["by_size"].items() if v) or "-")
+    out.append("  Backouts ", "bold")
+    backouts = list(s["by_backout_count"].items())
+    out.append(" ".join(f"{k}:{v}" for k, v in backouts[:5]) + (" …" if len(backouts) > 5 else ""))
+    return out
+
+
+class MessagesScreen(ConsoleScreen):
+    KEYS = [*K.MESSAGE_KEYS, K.BACK]
+    BINDINGS = K.bindings([*K.MESSAGE_KEYS, K.BACK])
+    AUTO_FOCUS = "#messages"
+    DEFAULT_CSS = """
+    MessagesScreen #summary { height: auto; max-height: 5; padding: 0 1;
+        background: $boost; }
+    MessagesScreen #summary.-hidden { display: none; }
+    MessagesScreen #header { height: 1; color: $text-muted; text-style: bold; }
+    MessagesScreen #status { height: 1; padding: 0 1; background: $panel; }
+    """
+
+    def __init__(self, queue: str) -> None:
+        super().__init__()
+        self.queue = queue
+        self.model: BrowseModel | None = None
+        self._conn: Any = None
+        self._want: int | None = 0
+        self._reading = False
+        self._cancel = threading.Event()
+        self._generation = 0
+        self.depth: int | None = None
+
+    def compose(self) -> ComposeResult:
+        yield Banner(self.queue)
+        yield Static(Text("reading…"), id="summary")
+        yield Static(Text(""), id="header")
+        yield MessageList(id="messages")
+        yield Static(Text(""), id="status")
+        yield FilterBar("where", placeholder="reason = Q_FULL and age > 1h   (docs/where.md)",
+                        id="filter")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.start_browse(None, None)
+
+    def on_unmount(self) -> None:
+        self._stop()
+
+    def on_screen_resume(self) -> None:
+        self.query_one(Banner).refresh()
+        if self.console_app.take_dirty(self.queue):
+            self.action_refresh()
+
+    def on_resize(self) -> None:
+        self.query_one("#header", Static).update(
+            Text(header_text(self.query_one(MessageList).scrollable_content_region.width)))
+        self._update_summary()
+
+    # -- browsing -----------------------------------------------------------------------------
+    def _stop(self) -> None:
+        self._cancel.set()
+        model = self.model
+        conn = self._conn
+        self.model = None
+        self._conn = None
+        if model is not None or conn is not None:
+            app = self.console_app
+
+            def close() -> None:
+                if model is not None:
+                    model.close()
+                if conn is not None:
+                    app.conns.release(conn)
+
+            threading.Thread(target=close, name="close-browse", daemon=True).start()
+
+    def start_browse(self, where_text: str | None, where) -> None:
+        self._stop()
+        self._generation += 1
+        self._cancel = threading.Event()
+        app = self.console_app
+        gen = self._generation
+        queue = self.queue
+        holder: dict[str, Any] = {}
+
+        def open_cursor():
+            if holder.get("conn") is None:
+                holder["conn"] = app.conns.new()
+                self._conn = holder["conn"]
+            return holder["conn"].browse(queue)
+
+        model = BrowseModel(open_cursor, queue, where=where, where_text=where_text,
+                            now=app.settings.now(), page_size=app.settings.page_size)
+        self.model = model
+        lst = self.query_one(MessageList)
+        lst.set_model(model)
+        first = max(lst.scrollable_content_region.height, 24) + model.page_size // 2
+        self._want = first
+        self._reading = False
+        self._update_status()
+        self._update_summary()
+
+        def depth() -> int | None:
+            return app.conns.call(lambda qm: qm.inquire_queue(queue).depth)
+
+        def got_depth(d: int | None) -> None:
+            if gen != self._generation or not self.is_attached:
+                return
+            self.depth = d
+            model.depth_hint = d
+            if d is not None and d <= AUTO_READ:
+                self._want = None
+                self._ensure_reader()
+            lst.rows_changed()
+            self._update_status()
+
+        app.backend(depth, done=got_depth, queue=queue, what="inquire queue")
+        self._ensure_reader()
+
+    def on_message_list_need_rows(self, event: MessageList.NeedRows) -> None:
+        if self.model is None:
+            return
+        if event.rows is None:
+            self._want = None
+        elif self._want is not None:
+            self._want = max(self._want, event.rows)
+        self._ensure_reader()
+
+    def _ensure_reader(self) -> None:
+        model = self.model
+        if model is None or self._reading or model.done:
+            return
+        if self._want is not None and model.count >= self._want:
+            return
+        self._reading = True
+        gen = self._generation
+        cancel = self._cancel
+        app = self.console_app
+        last = [0.0]
+
+        def progress(m: BrowseModel) -> None:
+            now = time.monotonic()
+            if now - last[0] >= PROGRESS_EVERY:
+                last[0] = now
+                app.post_from_thread(self._rows_arrived, gen)
+
+        def read() -> None:
+            while True:
+                want = self._want
+                if gen != self._generation or cancel.is_set():
+                    return
+                target = None if want is None else want
+                model.read_until(target, cancel=cancel, progress=progress)
+                if model.done or (self._want is not None and model.count >= self._want):
+                    return
+
+        def finished(_: Any) -> None:
+            if gen != self._generation or not self.is_attached:
+                return
+            self._reading = False
+            self._rows_arrived(gen)
+            self._ensure_reader()
+
+        def failed(exc: BaseException) -> None:
+            if gen != self._generation or not self.is_attached:
+                return
+            self._reading = False
+            self._want = model.count
+            self._rows_arrived(gen)
+
+        app.backend(read, done=finished, failed=failed, queue=self.queue, what="browse",
+                    quiet=(Cancelled,))
+
+    def _rows_arrived(self, gen: int) -> None:
+        if gen != self._generation or self.model is None or not self.is_attached:
+            return
+        self.query_one(MessageList).rows_changed()
+        self._update_status()
+        self._update_summary()
+
+    def _update_status(self) -> None:
+        model = self.model
+        lst = self.query_one(MessageList)
+        if model is None:
+            return
+        out = Text(no_wrap=True, overflow="ellipsis")
+        out.append(f"showing {model.count:,} of {model.total_label()}", "bold")
+        if model.where_text:
+            out.append(f" · matching {model.where_text}")
+            out.append(f" ({model.scanned:,} read)")
+        if lst.marked_count:
+            marked = "all" if lst.all_marked else f"{lst.marked_count:,}"
+            out.append(f" · {marked} marked", "bold")
+        if self._reading and not model.done:
+            out.append(" · reading… (esc stops)")
+        self.query_one("#status", Static).update(out)
+
+    def _update_summary(self) -> None:
+        if self.model is None:
+            return
+        panel = self.query_one("#summary", Static)
+        panel.update(summary_text(self.model, self.size.width))
+
+    # -- keys ---------------------------------------------------------------------------------
+    def action_back(self) -> None:
+        bar = self.query_one(FilterBar)
+        if bar.has_class("-open"):
+            bar.action_close()
+            return
+        if self._reading and self.model is not None and not self.model.done and \
+                self._want is None:
+            self._cancel.set()
+            self._want = self.model.count
+            self._cancel = threading.Event()
+            self.app.notify("Stopped reading; the rows read so far stay listed.",
+                            markup=False)
+            return
+        self.app.pop_screen()
+
+    def action_refresh(self) -> None:
+        model = self.model
+        if model is None:
+            self.start_browse(None, None)
+            return
+        self.query_one(MessageList).clear_marks()
+        self.start_browse(model.where_text, model.where)
+
+    def action_filter(self) -> None:
+        bar = self.query_one(FilterBar)
+        bar.value = self.model.where_text or "" if self.model else ""
+        bar.open()
+
+    def on_filter_bar_changed(self, event: FilterBar.Changed) -> None:
+        bar = self.query_one(FilterBar)
+        if not event.submitted:
+            self.query_one(MessageList).focus()
+            return
+        text = event.value.strip()
+        if not text:
+            where = None
+        else:
+            try:
+                where = compile_where(text)
+            except WhereError as exc:
+                bar.show_error(str(exc).splitlines()[0])
+                return
+        bar.close_quietly()
+        self.query_one(MessageList).focus()
+        self.start_browse(text or None, where)
+
+    def action_mark(self) -> None:
+        lst = self.query_one(MessageList)
+        if not lst.toggle_mark(lst.cursor):
+            self.app.notify("Every message is marked; there are too many to unmark one by one: "
+                            "U clears the marks.", markup=False, severity="warning")
+            return
+        lst.action_cursor(1)
+        self._update_status()
+
+    def action_mark_all(self) -> None:
+        model = self.model
+        if model is None:
+            return
+        lst = self.query_one(MessageList)
+        lst.all_marked = True
+        lst.refresh()
+        if not model.done:
+            self._want = None
+            self._ensure_reader()
+        self._update_status()
+
+    def action_unmark_all(self) -> None:
+        self.query_one(MessageList).clear_marks()
+        self._update_status()
+
+    def action_summary(self) -> None:
+        self.query_one("#summary").toggle_class("-hidden")
+
+    def action_read_all(self) -> None:
+        if self.model is not None and not self.model.done:
+            self._want = None
+            self._ensure_reader()
+            self._update_status()
+
+    def action_open(self) -> None:
+        lst = self.query_one(MessageList)
+        self.open_row(lst.cursor)
+
+    def on_message_list_opened(self, event: MessageList.Opened) -> None:
+        self.open_row(event.row)
+
+    def open_row(self, row: int) -> None:
+        model = self.model
+        if model is None or row >= model.count:
+            return
+        view = model.view(row)
+        if view is not None:
+            self.console_app.show_message(self.queue, view)
+            return
+        self.app.notify(f"Browsing {self.queue} again to message {model.row(row).position:,}…",
+                        markup=False)
+        self.console_app.backend(lambda: model.fetch(row),
+                                 done=lambda v: self.console_app.show_message(self.queue, v),
+                                 queue=self.queue, what="fetch message")
+
+    # -- actions ------------------------------------------------------------------------------
+    def targets(self):
+        from mqconsole.tui.actions import Targets
+
+        return Targets.from_list(self.queue, self.query_one(MessageList), self.model)
+
+    def action_menu(self) -> None:
+        t = self.targets()
+        if t is not None:
+            self.console_app.actions.menu(self, t)
+
+    def _with_targets(self, fn) -> None:
+        t = self.targets()
+        if t is None:
+            self.app.notify("No message under the cursor.", markup=False, severity="warning")
+            return
+        fn(t)
+
+    def action_move(self) -> None:
+        self._with_targets(lambda t: self.console_app.actions.transfer(t, copy=False))
+
+    def action_copy(self) -> None:
+        self._with_targets(lambda t: self.console_app.actions.transfer(t, copy=True))
+
+    def action_resubmit(self) -> None:
+        self._with_targets(self.console_app.actions.resubmit)
+
+    def action_delete(self) -> None:
+        self._with_targets(self.console_app.actions.delete)
+
+    def action_save(self) -> None:
+        self._with_targets(self.console_app.actions.save)
+
+    def action_load(self) -> None:
+        self.console_app.actions.load(self.queue)
+
+    def _current_view(self, then) -> None:
+        model = self.model
+        lst = self.query_one(MessageList)
+        if model is None or lst.cursor >= model.count:
+            self.app.notify("No message under the cursor.", markup=False, severity="warning")
+            return
+        row = lst.cursor
+        view = model.view(row)
+        if view is not None:
+            then(view)
+            return
+        self.console_app.backend(lambda: model.fetch(row), done=then, queue=self.queue,
+                                 what="fetch message")
+
+    def action_edit(self) -> None:
+        self._current_view(lambda v: self.console_app.actions.edit(self.queue, v))
+
+    def action_edit_external(self) -> None:
+        self._current_view(lambda v: self.console_app.actions.edit(self.queue, v,
+                                                                   external=True))
+
+    def action_copy_msgid(self) -> None:
+        model = self.model
+        lst = self.query_one(MessageList)
+        if model is not None and lst.cursor < model.count:
+            self.console_app.copy_text(model.row(lst.cursor).msgid_hex, what="MsgId")
+
+    def action_copy_payload(self) -> None:
+        self._current_view(self.console_app.copy_payload)
+
+    def action_save_payload(self) -> None:
+        self._current_view(self.console_app.save_payload)
+
+
+__all__ = ["MessagesScreen", "summary_text", "txt"]

@@ -1,0 +1,82 @@
+"""The line at the top of every screen: profile, queue manager, dead-letter queue, read-only.
+
+Its colour is the profile's ``banner`` colour (a production profile without one is dark red),
+so a production session never looks like a test one.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from rich.text import Text
+from textual.widget import Widget
+
+from mqconsole.tui.safe import clean
+
+if TYPE_CHECKING:
+    from mqconsole.tui.app import MQConsoleApp
+
+PRODUCTION_BANNER = "darkred"
+
+
+def banner_colour(profile) -> str | None:
+    if profile.banner:
+        return profile.banner
+    if (profile.environment or "") == "production":
+        return PRODUCTION_BANNER
+    return None
+
+
+class Banner(Widget):
+    DEFAULT_CSS = """
+    Banner {
+        height: 1;
+        width: 1fr;
+        background: $panel;
+        color: $foreground;
+    }
+    Banner.-coloured { color: white; }
+    """
+
+    def __init__(self, where: str = "") -> None:
+        super().__init__()
+        self.where = where
+
+    def on_mount(self) -> None:
+        app: MQConsoleApp = self.app  # type: ignore[assignment]
+        colour = banner_colour(app.profile)
+        if colour:
+            self.styles.background = colour
+            self.add_class("-coloured")
+
+    def set_where(self, where: str) -> None:
+        self.where = where
+        self.refresh()
+
+    def render(self) -> Text:
+        app: MQConsoleApp = self.app  # type: ignore[assignment]
+        p = app.profile
+        out = Text(no_wrap=True, overflow="ellipsis")
+        out.append(" ")
+        out.append(clean(p.name), "bold")
+        if p.environment:
+            out.append(f" ({clean(p.environment)})")
+        if p.read_only:
+            out.append(" READ-ONLY", "bold reverse")
+        out.append(" │ ")
+        info = app.qmgr_info
+        out.append(clean(info.name) if info is not None else "connecting…", "bold")
+        if info is not None and info.dead_letter_queue.strip():
+            depth = app.dlq_depth
+            out.append(" │ DLQ ")
+            out.append(clean(info.dead_letter_queue.strip()))
+            out.append(" ")
+            label = "?" if depth is None else f"{depth:,}"
+            out.append(f" {label} ", "bold reverse" if depth else "bold")
+        if self.where:
+            out.append(" │ ")
+            out.append(clean(self.where))
+        return out
+
+
+__all__ = ["Banner", "banner_colour"]

@@ -1,0 +1,119 @@
+"""Fixtures for the console's pilot tests: a demo queue manager per test, a fixed clock."""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Callable
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+from mqconsole.backends.embedded import create_queue_manager
+from mqconsole.backends.open import open_embedded
+from mqconsole.ops.demo import DLQ, build_demo
+from mqconsole.tui.app import MQConsoleApp
+from mqconsole.tui.context import REPO_THEMES, ProfileInfo, Settings
+
+NOW = datetime(2026, 11, 22, 12, 0, 0, tzinfo=UTC)
+DEMO_SEED = 20260922
+
+__all__ = ["DLQ", "NOW"]
+
+
+@pytest.fixture(scope="session")
+def demo_template(tmp_path_factory) -> Path:
+    """The demo scene, built once per worker (tests copy it)."""
+    path = tmp_path_factory.mktemp("template") / "qm.sqlite"
+    qm = create_queue_manager(str(path), name="QM1")
+    build_demo(qm, seed=DEMO_SEED, now=NOW)
+    qm.close()
+    return path
+
+
+@pytest.fixture
+def demo_file(demo_template: Path, tmp_path: Path, monkeypatch) -> Path:
+    monkeypatch.setenv("MQCONSOLE_HOME", str(tmp_path / "home"))
+    monkeypatch.delenv("MQCONSOLE_CONFIG", raising=False)
+    target = tmp_path / "qm.sqlite"
+    for suffix in ("", "-wal", "-shm"):
+        src = Path(str(demo_template) + suffix)
+        if src.exists():
+            shutil.copy(src, str(target) + suffix)
+    return target
+
+
+@pytest.fixture
+def make_app(demo_file: Path, tmp_path: Path) -> Callable[..., MQConsoleApp]:
+    def make(*, read_only: bool = False, path: Path | None = None, **settings) -> MQConsoleApp:
+        file = str(path or demo_file)
+        opts = dict(refresh_seconds=0, clock=lambda: NOW, themes_dirs=[REPO_THEMES],
+                    journal_path=tmp_path / "journal.jsonl", backup_dir=tmp_path / "backups",
+                    save_dir=tmp_path)
+        opts.update(settings)
+        return MQConsoleApp(lambda: open_embedded(file),
+                            profile=ProfileInfo(name="test", read_only=read_only),
+                            settings=Settings(**opts))
+    return make
+
+
+@pytest.fixture
+def qm(demo_file: Path):
+    """A connection of the test's own to look at the queues (and to put test messages)."""
+    conn = open_embedded(str(demo_file))
+    yield conn
+    conn.close()
+
+
+async def settle(app, pilot, rounds: int = 3) -> None:
+    """Let workers finish and their results reach the screen."""
+    for _ in range(rounds):
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+
+
+async def wait_for(app, pilot, condition: Callable[[], bool], timeout: float = 10.0, *,
+                   workers: bool = True) -> None:
+    """Until ``condition()``; ``workers=False`` while a long worker must keep running."""
+    import asyncio
+    import time
+
+    end = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > end:
+            raise AssertionError("timed out waiting for the console")
+        if workers:
+            await app.workers.wait_for_complete()
+        await pilot.pause()
+        await asyncio.sleep(0.01)
+
+
+def screen_text(app) -> str:
+    """The current screen as plain text (what the operator sees, without colours)."""
+    return "\n".join(strip.text for strip in app.screen._compositor.render_strips())
+
+
+def all_segments(app):
+    """Every rendered segment of the screen on top (dialogs included)."""
+    for strip in app.screen._compositor.render_strips():
+        yield from strip
+
+
+def depth(qm, queue: str) -> int:
+    return qm.inquire_queue(queue).depth
+
+
+async def open_queue(app, pilot, name: str) -> None:
+    from textual.widgets import DataTable
+
+    table = app.screen.query_one("#queues", DataTable)
+    names = [str(table.get_row_at(i)[0]).strip() for i in range(table.row_count)]
+    table.move_cursor(row=names.index(name))
+    await pilot.press("enter")
+    def opened() -> bool:
+        screen = app.screen
+        model = getattr(screen, "model", None)
+        return getattr(screen, "queue", None) == name and model is not None and (
+            model.count > 0 or model.done)
+
+    await wait_for(app, pilot, opened)

@@ -1,0 +1,294 @@
+"""Every action from the keyboard, on the embedded demo, checked on the queues themselves."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from textual.widgets import DataTable, Input
+
+from mqconsole.ops.browse import iter_views
+from mqconsole.ops.dmpfile import read_messages
+from mqconsole.ops.journal import Journal
+from mqconsole.tui.screens.detail import DetailScreen
+from mqconsole.tui.screens.dialogs import (
+    ChoiceDialog,
+    ConfirmDialog,
+    FormDialog,
+    InputDialog,
+    TextDialog,
+    TypeNameDialog,
+)
+from mqconsole.tui.screens.edit import EditScreen
+from mqconsole.tui.screens.messages import MessagesScreen
+from mqconsole.tui.widgets.payload import PayloadView
+
+from .conftest import DLQ, depth, open_queue, screen_text, settle, wait_for
+
+
+def journal(tmp_path: Path) -> list:
+    return list(Journal(tmp_path / "journal.jsonl").read())
+
+
+async def answer(app, pilot, dialog_type, *keys: str, value: str | None = None) -> None:
+    await wait_for(app, pilot, lambda: isinstance(app.screen, dialog_type))
+    if value is not None:
+        app.screen.query_one(Input).value = value
+    await pilot.press(*keys)
+
+
+async def result(app, pilot) -> str:
+    """Wait for the result of an operation; return its text and close it."""
+    await wait_for(app, pilot, lambda: isinstance(app.screen, TextDialog))
+    text = str(app.screen.body)
+    await pilot.press("enter")
+    await settle(app, pilot)
+    return text
+
+
+async def test_move_marked_messages(make_app, qm, tmp_path):
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(app, pilot)
+        await open_queue(app, pilot, DLQ)
+        await settle(app, pilot)
+        ids = [app.screen.model.row(i).msgid for i in (0, 1)]
+        await pilot.press("space", "space", "m")
+        await answer(app, pilot, InputDialog, "enter", value="APP.ORDERS")
+        await wait_for(app, pilot, lambda: isinstance(app.screen, ConfirmDialog))
+        assert "2 marked messages" in str(app.screen.body)
+        await pilot.press("y")
+        text = await result(app, pilot)
+        assert "Moved 2 of 2 messages" in text and "APP.ORDERS: 2" in text
+        await wait_for(app, pilot, lambda: isinstance(app.screen, MessagesScreen)
+                       and app.screen.model is not None and app.screen.model.done
+                       and app.screen.model.count == 238)
+    assert depth(qm, DLQ) == 238 and depth(qm, "APP.ORDERS") == 42
+    on_orders = {bytes(v.md.msg_id) for v in iter_views(qm, "APP.ORDERS")}
+    assert set(ids) <= on_orders
+    records = journal(tmp_path)
+    assert records[-1].operation == "move" and len(records[-1].msgids) == 2
+    assert records[-1].destinations == ["APP.ORDERS"] and records[-1].profile == "test"
+
+
+async def test_copy_the_message_under_the_cursor(make_app, qm):
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(app, pilot)
+        await open_queue(app, pilot, "APP.ORDERS")
+        await settle(app, pilot)
+        await pilot.press("c")
+        await answer(app, pilot, InputDialog, "enter", value="APP.AUDIT")
+        await answer(app, pilot, ConfirmDialog, "y")
+        assert "Copied 1 of 1 message" in await result(app, pilot)
+    assert depth(qm, "APP.ORDERS") == 40 and depth(qm, "APP.AUDIT") == 1
+
+
+async def test_moving_everything_needs_the_queue_name_typed(make_app, qm):
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(app, pilot)
+        await open_queue(app, pilot, "APP.PAYMENTS")
+        await settle(app, pilot)
+        await pilot.press("asterisk", "m")
+        await answer(app, pilot, InputDialog, "enter", value="APP.AUDIT")
+        await answer(app, pilot, TypeNameDialog, "enter", value="APP.PAYMENT")  # a typo
+        await pilot.pause()
+        assert isinstance(app.screen, TypeNameDialog)
+        assert "nothing was done" in screen_text(app)
+        assert depth(qm, "APP.PAYMENTS") == 25
+        app.screen.query_one(Input).value = "APP.PAYMENTS"
+        await pilot.press("enter")
+        assert "Moved 25 of 25 messages" in await result(app, pilot)
+    assert depth(qm, "APP.PAYMENTS") == 0 and depth(qm, "APP.AUDIT") == 25
+
+
+async def test_resubmit_a_filtered_selection_shows_its_plan_first(make_app, qm, tmp_path):
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(app, pilot)
+        await open_queue(app, pilot, DLQ)
+        await pilot.press("slash")
+        app.screen.query_one("#filter-input").value = "dest = ZOS.INBOUND"
+        await pilot.press("enter")
+        await wait_for(app, pilot, lambda: app.screen.model.where_text is not None
+                       and app.screen.model.done)
+        await pilot.press("asterisk", "R")
+        await wait_for(app, pilot, lambda: isinstance(app.screen, ConfirmDialog))
+        body = str(app.screen.body)
+        assert "every message matching dest = ZOS.INBOUND" in body
+        assert "→ ZOS.INBOUND: 20" in body
+        await pilot.press("y")
+        text = await result(app, pilot)
+        assert "Resubmitted 20 of 20 messages" in text
+    assert depth(qm, DLQ) == 220 and depth(qm, "ZOS.INBOUND") == 20
+    assert all(v.dlh is None for v in iter_views(qm, "ZOS.INBOUND"))  # header removed
+    rec = journal(tmp_path)[-1]
+    assert rec.operation == "resubmit" and {o.destination for o in rec.outcomes} == {
+        "ZOS.INBOUND"}
+
+
+async def test_resubmit_from_a_shared_backout_queue_asks_where_to(make_app, qm):
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(app, pilot)
+        await open_queue(app, pilot, "APP.SHARED.BOQ")
+        await settle(app, pilot)
+        await pilot.press("R")
+        await wait_for(app, pilot, lambda: isinstance(app.screen, ChoiceDialog))
+        assert "APP.INVOICES" in screen_text(app) and "APP.SHIPPING" in screen_text(app)
+        await pilot.press("enter")  # the first: APP.INVOICES
+        await answer(app, pilot, ConfirmDialog, "y")
+        assert "Resubmitted 1 of 1 message" in await result(app, pilot)
+    assert depth(qm, "APP.SHARED.BOQ") == 5 and depth(qm, "APP.INVOICES") == 13
+
+
+async def test_delete_saves_a_backup_first(make_app, qm, tmp_path):
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(app, pilot)
+        await open_queue(app, pilot, "APP.ORDERS.BOQ")
+        await settle(app, pilot)
+        doomed = app.screen.model.row(0).msgid
+        await pilot.press("enter")  # from the detail screen
+        await wait_for(app, pilot, lambda: isinstance(app.screen, DetailScreen))
+        await pilot.press("d")
+        await answer(app, pilot, ConfirmDialog, "y")
+        text = await result(app, pilot)
+        assert "Deleted 1 of 1 message" in text and "Saved to" in text
+        assert isinstance(app.screen, MessagesScreen)  # the detail of a deleted message closed
+    assert depth(qm, "APP.ORDERS.BOQ") == 4
+    backups = list((tmp_path / "backups").glob("*"))
+    assert len(backups) == 1
+    assert [bytes(m.md.msg_id) for m in read_messages(backups[0])] == [doomed]
+    assert journal(tmp_path)[-1].backup == str(backups[0])
+
+
+async def test_edit_a_payload_in_the_text_area(make_app, qm):
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(app, pilot)
+        await open_queue(app, pilot, "APP.ORDERS")
+        await settle(app, pilot)
+        target = app.screen.model.row(0).msgid
+        await pilot.press("e")
+        await wait_for(app, pilot, lambda: isinstance(app.screen, EditScreen))
+        assert app.screen.kind == "json"
+        app.screen.query_one("#payload", PayloadView).load_text('{"order": "fixed"}')
+        app.screen.query_one("#md-priority", Input).value = "7"
+        await pilot.press("ctrl+o")
+        await wait_for(app, pilot, lambda: isinstance(app.screen, ConfirmDialog))
+        assert "priority → 7" in str(app.screen.body)
+        await pilot.press("y")
+        assert "Replaced 1 of 1 message" in await result(app, pilot)
+    views = [v for v in iter_views(qm, "APP.ORDERS") if bytes(v.md.msg_id) == target]
+    assert len(views) == 1 and views[0].text == '{"order": "fixed"}'
+    assert views[0].priority == 7 and depth(qm, "APP.ORDERS") == 40
+
+
+async def test_save_then_load(make_app, qm, tmp_path):
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(app, pilot)
+        await open_queue(app, pilot, "APP.SHIPPING")
+        await settle(app, pilot)
+        await pilot.press("asterisk", "w")
+        target = tmp_path / "shipping.dmp"
+        await answer(app, pilot, InputDialog, "enter", value=str(target))
+        assert "Saved 8 of 8 messages" in await result(app, pilot)
+        assert len(list(read_messages(target))) == 8
+        assert depth(qm, "APP.SHIPPING") == 8  # saving never changes the queue
+        await pilot.press("escape")
+        await settle(app, pilot)
+        table = app.screen.query_one("#queues", DataTable)
+        names = [str(table.get_row_at(i)[0]).strip() for i in range(table.row_count)]
+        table.move_cursor(row=names.index("APP.AUDIT"))
+        await pilot.press("l")
+        await answer(app, pilot, InputDialog, "enter", value=str(target))
+        await wait_for(app, pilot, lambda: isinstance(app.screen, ConfirmDialog))
+        assert "Put 8 messages" in str(app.screen.body)
+        await pilot.press("y")
+        assert "Loaded 8 of 8 messages" in await result(app, pilot)
+    assert depth(qm, "APP.AUDIT") == 8
+
+
+async def test_set_queue_attributes(make_app, qm, tmp_path):
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(app, pilot)
+        table = app.screen.query_one("#queues", DataTable)
+        names = [str(table.get_row_at(i)[0]).strip() for i in range(table.row_count)]
+        table.move_cursor(row=names.index("APP.PAYMENTS"))
+        await pilot.press("a")
+        await wait_for(app, pilot, lambda: isinstance(app.screen, FormDialog))
+        app.screen.query_one("#f_bothresh", Input).value = "3"
+        app.screen.query_one("#f_boqname", Input).value = "APP.ORDERS.BOQ"
+        await pilot.press("ctrl+o")
+        await wait_for(app, pilot, lambda: isinstance(app.screen, ConfirmDialog))
+        assert "BOTHRESH: 0 → 3" in str(app.screen.body)
+        await pilot.press("y")
+        await settle(app, pilot)
+        assert any("BOTHRESH 0 → 3" in str(n.message) for n in app._notifications)
+    attrs = qm.inquire_queue("APP.PAYMENTS")
+    assert attrs.bothresh == 3 and attrs.boqname.strip() == "APP.ORDERS.BOQ"
+    rec = journal(tmp_path)[-1]
+    assert rec.operation == "queue-set" and rec.details["changes"]["bothresh"] == {
+        "before": 0, "after": 3}
+
+
+async def test_a_refused_put_is_reported_with_its_reason(make_app, qm):
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(app, pilot)
+        await open_queue(app, pilot, DLQ)
+        await settle(app, pilot)
+        await pilot.press("m")
+        await answer(app, pilot, InputDialog, "enter", value="APP.LEGACY")  # put-inhibited
+        await answer(app, pilot, ConfirmDialog, "y")
+        text = await result(app, pilot)
+        assert "Failed: 1" in text and "MQRC_PUT_INHIBITED (2051)" in text
+    assert depth(qm, DLQ) == 240
+
+
+async def test_a_running_operation_shows_progress_and_can_be_stopped(make_app, tmp_path):
+    from mqconsole.ops.result import OperationResult
+    from mqconsole.tui.screens.dialogs import ProgressDialog
+
+    def op(qm, control):
+        for n in range(1000):  # an operation that reports progress until it is stopped
+            control.report(n, 1000)
+            if control.cancel.wait(0.01):
+                return OperationResult("move", "APP.ORDERS", "APP.AUDIT", selected=1000,
+                                       done=n, cancelled=True)
+        raise AssertionError("never stopped")
+
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(app, pilot)
+        app.actions.run("Move APP.ORDERS → APP.AUDIT", op, queue="APP.ORDERS", changed=[],
+                        details={"test": True})
+        await wait_for(app, pilot, lambda: isinstance(app.screen, ProgressDialog),
+                       workers=False)
+        await wait_for(app, pilot, lambda: "of 1,000 messages" in screen_text(app),
+                       workers=False)
+        await pilot.press("escape")
+        text = await result(app, pilot)
+        assert "Stopped by the operator" in text
+    assert journal(tmp_path)[-1].details.get("cancelled") is True
+
+
+async def test_the_journal_screen_lists_what_was_done(make_app, qm):
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(app, pilot)
+        await open_queue(app, pilot, "APP.ORDERS")
+        await settle(app, pilot)
+        await pilot.press("c")
+        await answer(app, pilot, InputDialog, "enter", value="APP.AUDIT")
+        await answer(app, pilot, ConfirmDialog, "y")
+        await result(app, pilot)
+        await pilot.press("J")
+        await wait_for(app, pilot, lambda: "1 of 1 records" in screen_text(app))
+        assert "copy" in screen_text(app) and "APP.ORDERS → APP.AUDIT" in screen_text(app)
+        await pilot.press("enter")
+        await wait_for(app, pilot, lambda: isinstance(app.screen, TextDialog))
+        assert '"outcome": "done"' in str(app.screen.body)

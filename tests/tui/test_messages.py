@@ -1,0 +1,144 @@
+"""The messages screen and the message detail, driven by keys on the embedded demo."""
+
+from __future__ import annotations
+
+import pytest
+from textual.widgets import TabbedContent
+
+from mqconsole.mq.md import MQMD
+from mqconsole.mq.queue import QueueAttrs
+from mqconsole.ops.messages import put_messages
+from mqconsole.tui.screens.detail import DetailScreen
+from mqconsole.tui.screens.messages import MessagesScreen
+from mqconsole.tui.widgets.message_list import MessageList
+
+from .conftest import DLQ, open_queue, screen_text, settle, wait_for
+
+
+async def test_dead_letter_queue_opens_with_summary_and_rows(make_app):
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(app, pilot)
+        await open_queue(app, pilot, DLQ)
+        await wait_for(app, pilot, lambda: app.screen.model.done)
+        screen = app.screen
+        assert isinstance(screen, MessagesScreen)
+        text = screen_text(app)
+        assert "240 messages" in text and "Q_FULL→APP.SMALL 60" in text
+        assert "showing 240 of 240" in text
+        assert "POS PUT (UTC)" in text and "REASON" in text and "DESTINATION" in text
+        first = screen.model.row(0)
+        assert first.reason == 2053 and first.dest == "APP.SMALL"
+
+
+@pytest.fixture
+def big_queue(qm):
+    qm.define_queue(QueueAttrs(name="APP.BIG", max_depth=100_000))
+    put_messages(qm, "APP.BIG", MQMD(format="MQSTR", ccsid=1208), b"hello", count=6000)
+    return "APP.BIG"
+
+
+async def test_a_deep_queue_opens_at_once_and_reads_on_demand(make_app, big_queue):
+    app = make_app(page_size=100)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(app, pilot)
+        await open_queue(app, pilot, big_queue)
+        await settle(app, pilot)
+        model = app.screen.model
+        assert 0 < model.count < 1000 and not model.done  # only the first pages were read
+        assert "showing" in screen_text(app) and "of ~6,000" in screen_text(app)
+        lst = app.screen.query_one(MessageList)
+        assert lst.virtual_size.height == 6000  # the scrollbar stands for the whole queue
+        await pilot.press("end")
+        await wait_for(app, pilot, lambda: model.done, timeout=30)
+        await settle(app, pilot)
+        assert model.count == 6000 and lst.cursor == 5999
+        assert "showing 6,000 of 6,000" in screen_text(app)
+        assert "  6000 " in screen_text(app)  # the last row is on screen
+        await pilot.press("home")
+        assert lst.cursor == 0
+
+
+async def test_filter_with_the_where_language(make_app):
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(app, pilot)
+        await open_queue(app, pilot, DLQ)
+        await pilot.press("slash", *"reason = bogus", "enter")
+        await pilot.pause()
+        assert "Bad --where expression" in screen_text(app)
+        bar = app.screen.query_one("#filter-input")
+        bar.value = "reason = Q_FULL"
+        await pilot.press("enter")
+        await wait_for(app, pilot, lambda: app.screen.model.where_text == "reason = Q_FULL"
+                       and app.screen.model.done)
+        model = app.screen.model
+        assert model.count == 80 and model.scanned == 240
+        assert all(model.row(i).reason == 2053 for i in range(model.count))
+        assert "showing 80 of 240 · matching reason = Q_FULL" in screen_text(app)
+
+
+async def test_marks_and_mark_all(make_app):
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(app, pilot)
+        await open_queue(app, pilot, DLQ)
+        await settle(app, pilot)
+        lst = app.screen.query_one(MessageList)
+        await pilot.press("space", "space", "down", "space")
+        assert lst.marked_count == 3 and lst.cursor == 4
+        assert "3 marked" in screen_text(app)
+        assert screen_text(app).count("✓") == 3
+        await pilot.press("space")  # on the fourth row... then unmark it again
+        await pilot.press("up", "space")
+        assert lst.marked_count == 3
+        await pilot.press("asterisk")
+        assert lst.all_marked and "all marked" in screen_text(app)
+        await pilot.press("U")
+        assert lst.marked_count == 0
+
+
+async def test_message_detail_tabs(make_app):
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(app, pilot)
+        await open_queue(app, pilot, DLQ)
+        await settle(app, pilot)
+        await pilot.press("enter")
+        await pilot.pause()
+        assert isinstance(app.screen, DetailScreen)
+        text = screen_text(app)
+        assert "MQRC_Q_FULL (2053)" in text and "APP.SMALL @ QM1" in text
+        assert "Expiry" in text
+        tabs = app.screen.query_one(TabbedContent)
+        for key, tab, expect in (("2", "mqmd", "BackoutCount"), ("3", "headers", "MQDLH"),
+                                 ("5", "hex", "00000000"), ("6", "pretty", "<payment")):
+            await pilot.press(key)
+            await pilot.pause()
+            assert tabs.active == tab
+            if key != "2":
+                assert expect in screen_text(app), (tab, screen_text(app))
+        await pilot.press("4")
+        await pilot.pause()
+        assert "CCSID 1208 read as utf-8" in screen_text(app)
+        await pilot.press("escape")
+        assert isinstance(app.screen, MessagesScreen)
+
+
+async def test_detail_of_an_ebcdic_message_and_an_rfh2(make_app):
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(app, pilot)
+        await open_queue(app, pilot, "ZOS.INBOUND.BOQ")
+        await settle(app, pilot)
+        await pilot.press("enter")
+        await pilot.press("4")
+        await pilot.pause()
+        text = screen_text(app)
+        assert "CCSID 500 read as cp500" in text and "DEBIT" in text  # EBCDIC decoded
+        await pilot.press("escape", "escape")
+        await open_queue(app, pilot, "APP.INVOICES")
+        await settle(app, pilot)
+        await pilot.press("enter", "3")
+        await pilot.pause()
+        assert "MQRFH2" in screen_text(app) and "folder jms" in screen_text(app)

@@ -1,0 +1,56 @@
+"""The doctor and the replay timeline (both read only)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from textual.widgets import DataTable, Input
+
+from mqconsole.tui.screens.dialogs import TextDialog
+from mqconsole.tui.screens.doctor import DoctorScreen
+from mqconsole.tui.screens.replay import ReplayScreen
+
+from .conftest import depth, screen_text, settle, wait_for
+
+ENDPOINTS = Path(__file__).resolve().parents[2] / "examples" / "endpoints" / "demo.yaml"
+
+
+async def test_doctor_judges_the_queues(make_app, qm):
+    app = make_app(read_only=True)  # the doctor changes nothing: it is there read-only too
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(app, pilot)
+        await pilot.press("D")
+        await wait_for(app, pilot, lambda: isinstance(app.screen, DoctorScreen)
+                       and app.screen.report is not None)
+        report = app.screen.report
+        verdicts = {d.queue: d.verdict for d in report.diagnoses}
+        assert verdicts["APP.PAYMENTS"] == "bad"  # BOTHRESH 0: a poison message loops
+        table = app.screen.query_one(DataTable)
+        names = [str(table.get_row_at(i)[0]) for i in range(table.row_count)]
+        table.move_cursor(row=names.index("APP.PAYMENTS"))
+        await pilot.press("enter")
+        await wait_for(app, pilot, lambda: isinstance(app.screen, TextDialog))
+        assert "To fix:" in screen_text(app) and "BOTHRESH" in screen_text(app)
+
+
+async def test_replay_a_queue_and_step_through_the_timeline(make_app, qm):
+    app = make_app()
+    before = depth(qm, "APP.ORDERS")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(app, pilot)
+        app.open_replay("APP.ORDERS")
+        await wait_for(app, pilot, lambda: isinstance(app.screen, ReplayScreen)
+                       and bool(app.screen.query("#r-events")))
+        app.screen.query_one("#r-endpoints", Input).value = str(ENDPOINTS)
+        await pilot.press("ctrl+o")
+        await wait_for(app, pilot, lambda: app.screen.result is not None)
+        result = app.screen.result
+        assert result.events and result.timeline is not None
+        assert "APP.ORDERS read by OrdersMDB" in screen_text(app)
+        assert "APP.ORDERS (40)" in screen_text(app)
+        await pilot.press("n")  # the first event that moves a message
+        await pilot.pause()
+        row = app.screen.query_one("#r-events", DataTable).cursor_row
+        assert result.events[row]["type"] in ("requeued", "dead_lettered", "endpoint_stopped")
+        assert "APP.ORDERS.BOQ (1)" in screen_text(app) or "STOPPED" in screen_text(app)
+    assert depth(qm, "APP.ORDERS") == before
