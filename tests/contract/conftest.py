@@ -205,3 +205,24 @@ def make_queue(qm: QueueManager, backend: Backend) -> Iterator[Callable[..., str
 def queue(make_queue: Callable[..., str]) -> str:
     """One local queue with default attributes."""
     return make_queue()
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Tests that need a second process exist only for backends that have one to offer.
+
+    A private in-RAM queue manager is reachable from its own process only, so two-process
+    tests are not generated for it (deselected, rather than run and skipped).
+    """
+    keep, drop = [], []
+    for item in items:
+        callspec = getattr(item, "callspec", None)
+        name = callspec.params.get("backend") if callspec is not None else None
+        cls = BACKENDS.get(name) if isinstance(name, str) else None
+        if ("multiprocess" in getattr(item, "fixturenames", ()) and cls is not None
+                and not getattr(cls, "multiprocess", True)):
+            drop.append(item)
+        else:
+            keep.append(item)
+    if drop:
+        config.hook.pytest_deselected(items=drop)
+        items[:] = keep
