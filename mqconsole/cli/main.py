@@ -45,24 +45,25 @@ def cli(ctx: click.Context, config_file: str | None, profile_name: str | None,
 
 
 def _register() -> None:
-    from .commands import browse_cmd, config_cmd, init_cmd, put_cmd, queue_cmd, tui_cmd
+    from .commands import (
+        browse_cmd,
+        config_cmd,
+        delete_cmd,
+        edit_cmd,
+        files_cmd,
+        init_cmd,
+        journal_cmd,
+        model_cmd,
+        put_cmd,
+        queue_cmd,
+        transfer_cmd,
+        tui_cmd,
+    )
 
-    for mod in (init_cmd, queue_cmd, put_cmd, browse_cmd, config_cmd, tui_cmd):
+    for mod in (init_cmd, queue_cmd, put_cmd, browse_cmd, transfer_cmd, delete_cmd, edit_cmd,
+                files_cmd, journal_cmd, model_cmd, config_cmd, tui_cmd):
         for command in mod.COMMANDS:
             cli.add_command(command)
-    from .commands import delete_cmd, edit_cmd, files_cmd, journal_cmd
-
-    for mod in (delete_cmd, edit_cmd, files_cmd, journal_cmd):
-        for command in mod.COMMANDS:
-            cli.add_command(command)
-    from .commands.transfer_cmd import COMMANDS as transfer_commands  # move, copy, resubmit
-
-    for command in transfer_commands:
-        cli.add_command(command)
-    from .commands import model_cmd
-
-    for command in model_cmd.COMMANDS:
-        cli.add_command(command)
 
 
 _register()

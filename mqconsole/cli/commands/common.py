@@ -122,3 +122,8 @@ def journal_result(session: Session, result, *, details: dict | None = None,
     journal_path = None if session.embedded_path is not None else session.config.journal.path
     record(Journal(journal_path), result, qmgr=qm.name, profile=session.profile.name,
            details=details, done_destinations=done_destinations)
+
+
+batch_option = click.option("--batch", type=click.IntRange(min=1), default=100,
+                            show_default=True, help="Commit every N messages (one unit of "
+                            "work).")

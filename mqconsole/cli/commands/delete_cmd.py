@@ -13,6 +13,7 @@ from mqconsole.cli.exit_codes import ExitCode
 from mqconsole.cli.output import emit_json, safe, say
 
 from .common import (
+    batch_option,
     build_selection,
     confirm_change,
     dry_run_option,
@@ -27,9 +28,6 @@ from .common import (
 if TYPE_CHECKING:
     from mqconsole.cli.session import Session
     from mqconsole.ops.result import OperationResult
-
-batch_option = click.option("--batch", type=click.IntRange(min=1), default=100,
-                            show_default=True, help="Commit every N messages.")
 
 
 def backup_dir_of(session: Session) -> Path:

@@ -9,6 +9,7 @@ import click
 from mqconsole.cli.errors import CliError
 
 from .common import (
+    batch_option,
     build_selection,
     confirm_change,
     dry_run_option,
@@ -19,7 +20,7 @@ from .common import (
     session_of,
     yes_option,
 )
-from .delete_cmd import batch_option, file_errors, finish, interruptible
+from .delete_cmd import file_errors, finish, interruptible
 
 
 @click.command("save")

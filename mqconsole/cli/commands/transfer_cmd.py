@@ -20,6 +20,7 @@ from mqconsole.cli.exit_codes import ExitCode
 from mqconsole.cli.output import emit_json, safe, say
 
 from .common import (
+    batch_option,
     build_selection,
     confirm_change,
     dry_run_option,
@@ -35,10 +36,6 @@ if TYPE_CHECKING:
     from mqconsole.backends.base import QueueManager
     from mqconsole.cli.session import Session
     from mqconsole.ops.result import Control, OperationResult
-
-batch_option = click.option("--batch", type=click.IntRange(min=1), default=100,
-                            show_default=True, help="Commit every N messages (one unit of "
-                            "work).")
 
 
 # -- helpers ---------------------------------------------------------------------------------
