@@ -313,6 +313,39 @@ def test_read_ahead_never_returns_what_was_taken(qm: EmbeddedQueueManager) -> No
                                    ("m00009", 1)]
 
 
+@pytest.mark.parametrize("every", [1, 7, 100, 700])
+def test_read_ahead_sized_by_the_commit_cadence_moves_all_in_order(
+        qm: EmbeddedQueueManager, monkeypatch, every: int) -> None:
+    names = [f"m{i:05d}" for i in range(1000)]
+    for i, name in enumerate(names):
+        qm.put("SRC", m(name, priority=(i * 7) % 10), context=Context.NEW)
+    qm.commit()
+    expected = [b for b, _ in contents(qm, "SRC")]  # delivery order
+    fetched: list[int] = []
+    real = EmbeddedQueueManager._browse_rows
+
+    def counting(self, local, after, n):  # type: ignore[no-untyped-def]
+        rows = real(self, local, after, n)
+        fetched.append(len(rows))
+        return rows
+
+    monkeypatch.setattr(EmbeddedQueueManager, "_browse_rows", counting)
+    moved = 0
+    with qm.browse("SRC") as cur:
+        while (x := cur.next()) is not None:
+            qm.put("DST", x)
+            cur.get_current()
+            moved += 1
+            if moved % every == 0:
+                qm.commit()
+    qm.commit()
+    monkeypatch.undo()
+    assert [b for b, _ in contents(qm, "DST")] == expected
+    assert contents(qm, "SRC") == []
+    # the read-ahead follows the cadence: few rows are read and dropped at a commit
+    assert sum(fetched) <= 1000 + 16 * (1000 // every + 1) + 64
+
+
 def test_maxdepth_counts_uncommitted_puts_and_gets(qm: EmbeddedQueueManager) -> None:
     qm.define_queue(QueueAttrs("SMALL", max_depth=3))
     fill(qm, "SMALL", 2)
