@@ -508,6 +508,25 @@ class _Engine:
 
     def _process(self, item: _Item, cursor: BrowseCursor, *, put: bool = True) -> None:
         r = item.route
+        if put and not self.copy and not self.cross:
+            # A backend may offer the put and the get under the cursor in one call (the
+            # embedded one does): same order, same failures, the get's returned.
+            move = getattr(cursor, "move_current_to", None)
+            if move is not None:
+                try:
+                    err = move(r.queue, r.message, context=self.context,
+                               qmgr_name=r.qmgr_name)
+                except MQError as e:  # the put failed: nothing was got
+                    if e.reason in CONNECTION_REASONS:
+                        self.unit.append(item)
+                        raise _UnitFailure(e) from None
+                    self._refused(item, e)
+                    return
+                self.refusals[r.label] = 0
+                self.unit.append(item)
+                if err is not None:  # put, but the get failed
+                    raise _UnitFailure(err) from None
+                return
         if put:
             try:
                 self.put_qm.put(r.queue, r.message, context=self.context, syncpoint=True,

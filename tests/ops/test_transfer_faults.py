@@ -5,6 +5,7 @@ destination, with its body and context unchanged (only its BackoutCount may rise
 
 from __future__ import annotations
 
+import copy
 from collections import Counter
 from dataclasses import dataclass, field
 
@@ -114,14 +115,19 @@ def qm():
     q.close()
 
 
+@pytest.mark.parametrize("fast", [True, False], ids=["move_current_to", "put_get_current"])
 @pytest.mark.parametrize("name", sorted(CASES))
-def test_fault_matrix(qm, name):
+def test_fault_matrix(qm, name, fast):
+    """Each case twice: through the embedded cursor's one-call move step, and through the
+    protocol's put + get_current (the wrapper hides the fast path)."""
     case = CASES[name]
     original = _messages()
     fill(qm, SRC, original)
-    fq = FaultyQueueManager(qm, case.faults)
+    faults = copy.deepcopy(case.faults)  # fresh counters for each run
+    faults.fast = fast
+    fq = FaultyQueueManager(qm, faults)
     r = transfer(fq, SRC, DST, Selection.build(all_=True), batch=BATCH, copy=case.copy)
-    assert case.faults.injected, "the fault was never reached"
+    assert faults.injected, "the fault was never reached"
     assert not qm.in_unit_of_work
     src, dst = browse_all(qm, SRC), browse_all(qm, DST)
 
@@ -208,3 +214,25 @@ def test_the_redo_cursor_failing_stops_with_the_unit_reported(qm):
     src = browse_all(qm, SRC)
     assert_exactly_once(original, src)
     assert [m.md.backout_count for m in src[:5]] == [1, 1, 1, 1, 0]  # the 5th was not got
+
+
+@pytest.mark.parametrize("wrapped", [False, True])
+def test_a_move_on_the_embedded_backend_takes_the_one_call_step(qm, monkeypatch, wrapped):
+    """The fault matrix's fast runs exercise the embedded cursor's move_current_to (and a
+    plain move uses it): every message moved goes through it, none through put."""
+    from mqconsole.backends.embedded.cursor import EmbeddedCursor
+
+    original = _messages()
+    fill(qm, SRC, original)
+    steps = []
+    real = EmbeddedCursor.move_current_to
+
+    def counting(self, *a, **kw):  # type: ignore[no-untyped-def]
+        steps.append(1)
+        return real(self, *a, **kw)
+
+    monkeypatch.setattr(EmbeddedCursor, "move_current_to", counting)
+    target = FaultyQueueManager(qm, Faults()) if wrapped else qm
+    r = transfer(target, SRC, DST, Selection.build(all_=True), batch=BATCH)
+    assert r.done == N and len(steps) == N
+    assert_exactly_once(original, browse_all(qm, SRC), browse_all(qm, DST))

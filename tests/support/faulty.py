@@ -21,6 +21,14 @@ included). What each fault does, as MQ would:
   and in fact committed).
 * ``browse_next={n: reason}``: the n-th ``next``/``next_batch`` on a cursor raises.
 
+A cursor of a backend with the one-call move step (``move_current_to``, the embedded
+backend's internal fast path, used by ops/transfer.py) offers it too, with the same faults
+at the same counts: a put fault raises before anything is done; a ``get`` fault puts
+(through the real connection) and returns the error, as the real one returns a get's
+failure after the put; a ``wrong_get`` takes the message and returns the 2034 the caller
+would raise on seeing another message. ``Faults(fast=False)`` hides it, so the caller
+falls back to ``put`` + ``get_current``.
+
 ``calls`` records ``(kind, detail)`` for every call, so tests can check the order of
 operations (for a move between two queue managers).
 
@@ -50,6 +58,7 @@ class Faults:
     full_after: dict[str, int] = field(default_factory=dict)
     inhibit_after: dict[str, int] = field(default_factory=dict)
     browse_next: dict[int, int] = field(default_factory=dict)
+    fast: bool = True  # cursors offer move_current_to when the real one has it
     # counters
     puts: int = 0
     gets: int = 0
@@ -65,11 +74,15 @@ class Faults:
 
 
 class FaultyCursor:
-    def __init__(self, inner: Any, faults: Faults, tag: str) -> None:
+    def __init__(self, inner: Any, faults: Faults, tag: str,
+                 owner: FaultyQueueManager | None = None) -> None:
         self._inner = inner
         self._faults = faults
         self._tag = tag
+        self._owner = owner
         self.queue = inner.queue
+        if owner is None or not faults.fast or getattr(inner, "move_current_to", None) is None:
+            self.move_current_to = None  # hidden: callers use put + get_current
 
     def _count_next(self) -> None:
         f = self._faults
@@ -99,6 +112,32 @@ class FaultyCursor:
             f.injected.append(("wrong_get", n, 0))
             return Message(msg.md, msg.body + b"\x00not the browsed one")
         return msg
+
+    def move_current_to(self, queue: str, message: Message, *,  # type: ignore[no-redef]
+                        context: Context = Context.SET_ALL,
+                        qmgr_name: str = "") -> MQError | None:
+        owner = self._owner
+        assert owner is not None
+        f = self._faults
+        done = owner._put_faults(queue)  # raises as put would: nothing done
+        n = f.gets + 1  # the get_current this stands for, counted once the put went through
+        reason = f.get.get(n)
+        if reason is not None:  # the put goes through, the get fails
+            owner._inner.put(queue, message, context=context, syncpoint=True,
+                             qmgr_name=qmgr_name)
+            err: MQError | None = None
+        else:
+            err = self._inner.move_current_to(queue, message, context=context,
+                                              qmgr_name=qmgr_name)
+        f.puts_to[queue] = done + 1  # (a failed put raised above)
+        f.gets = n
+        f.calls.append((f"{self._tag}get", self.queue))
+        if reason is not None:
+            return f.hit("get", n, reason)
+        if err is None and n in f.wrong_get:
+            f.injected.append(("wrong_get", n, 0))
+            return MQError(2034, "injected fault: the message got is not the one browsed")
+        return err
 
     def close(self) -> None:
         self._inner.close()
@@ -131,10 +170,18 @@ class FaultyQueueManager:
         return self._inner.in_unit_of_work
 
     def browse(self, queue: str) -> FaultyCursor:
-        return FaultyCursor(self._inner.browse(queue), self.faults, self._tag)
+        return FaultyCursor(self._inner.browse(queue), self.faults, self._tag, self)
 
     def put(self, queue: str, message: Message, *, context: Context = Context.SET_ALL,
             syncpoint: bool = True, qmgr_name: str = "", new_msg_id: bool = False) -> Message:
+        done = self._put_faults(queue)
+        out = self._inner.put(queue, message, context=context, syncpoint=syncpoint,
+                              qmgr_name=qmgr_name, new_msg_id=new_msg_id)
+        self.faults.puts_to[queue] = done + 1
+        return out
+
+    def _put_faults(self, queue: str) -> int:
+        """Count a put and raise its fault, if any; the puts to ``queue`` that went through."""
         f = self.faults
         f.puts += 1
         n = f.puts
@@ -147,10 +194,7 @@ class FaultyQueueManager:
             raise f.hit("full", n, 2053)
         if queue in f.inhibit_after and done >= f.inhibit_after[queue]:
             raise f.hit("inhibited", n, 2051)
-        out = self._inner.put(queue, message, context=context, syncpoint=syncpoint,
-                              qmgr_name=qmgr_name, new_msg_id=new_msg_id)
-        f.puts_to[queue] = done + 1
-        return out
+        return done
 
     def commit(self) -> None:
         f = self.faults

@@ -57,6 +57,7 @@ from .auth import QMGR, QUEUE, AuthorityRecord
 from .cursor import EmbeddedCursor, message_from_row
 from .mdfast import clone as clone_md
 from .mdfast import pack819 as pack_md
+from .mdfast import persistence819
 from .schema import QUEUE_COLUMNS, UPGRADE_1_TO_2
 from .session import _UNSET, GOT_COLS, SelfDeadlock, Session, backout_marks, run_later
 from .store import (
@@ -938,6 +939,12 @@ class EmbeddedQueueManager:
     @_api
     def put(self, queue: str, message: Message, *, context: Context = Context.SET_ALL,
             syncpoint: bool = True, qmgr_name: str = "", new_msg_id: bool = False) -> Message:
+        md, body = self._put(queue, message, context, syncpoint, qmgr_name, new_msg_id)
+        return Message(md, body)
+
+    def _put(self, queue: str, message: Message, context: Context, syncpoint: bool,
+             qmgr_name: str, new_msg_id: bool) -> tuple[MQMD, bytes]:
+        """``put`` inside a call's guard: the MD as put, and the body."""
         if context.__class__ is not Context:
             context = Context(context)
         qmgr_name = qmgr_name.strip() if qmgr_name else ""
@@ -989,7 +996,7 @@ class EmbeddedQueueManager:
                 s.count(name, 1)
                 s.arrived(name, now)
             s.added[name] = s.added.get(name, 0) + 1
-        return Message(md, body)
+        return md, body
 
     # -- get -------------------------------------------------------------------------------
     def _take(self, db: sqlite3.Connection, row_id: int, syncpoint: bool,
@@ -1103,12 +1110,12 @@ class EmbeddedQueueManager:
                     s.count(queue, -1)
 
     def _take_under_cursor(self, names: list[str], row: tuple, unchanged: bool,
-                           syncpoint: bool) -> Message | None:
+                           syncpoint: bool, want: bool = True) -> Message | bool | None:
         """MQGMO_MSG_UNDER_CURSOR: take the browsed row (``_MSG_COLS``) by its id, in one
         statement; None when it is gone (got by another, or expired: then it is
         discarded). Its MD and body never change, so they are not read again; nor is its
         BackoutCount when ``unchanged`` (browsed in this very transaction, and nothing
-        taken since)."""
+        taken since). ``want=False``: True instead of the message (not built at all)."""
         now = time.time()
         local = names[-1]
         s = self._s
@@ -1131,13 +1138,18 @@ class EmbeddedQueueManager:
             s.takes += 1
             s.count(local, -1)
             s.last_get[local] = now
-            msg = message_from_row(md, body, backout_count, expires_at, now)
+            if want:
+                msg: Message | bool = message_from_row(md, body, backout_count, expires_at,
+                                                       now)
+                persistent = msg.md.persistence == 1  # type: ignore[union-attr]
+            else:
+                msg, persistent = True, persistence819(md) == 1
             if syncpoint:
                 s.defer_got((row_id, local, npri_, row[6], backout_count, expires_at,
                              row[7], row[8], row[9], row[10], md, body))
-                if msg.md.persistence == 1:
+                if persistent:
                     s.durable = True
-            elif msg.md.persistence == 1:
+            elif persistent:
                 s.sync_after = True
         return msg
 

@@ -13,6 +13,7 @@ browsed, by its row id, so duplicate MsgIds never take the wrong message.
 from __future__ import annotations
 
 import math
+import sqlite3
 import time
 from collections import deque
 from typing import TYPE_CHECKING
@@ -20,8 +21,10 @@ from typing import TYPE_CHECKING
 from mqconsole.mq.errors import MQError
 from mqconsole.mq.message import Message
 
+from ..base import Context
 from .auth import QUEUE
 from .mdfast import unpack819
+from .store import sqlite_error
 
 if TYPE_CHECKING:
     from .connection import EmbeddedQueueManager
@@ -149,26 +152,56 @@ class EmbeddedCursor:
             return out
 
     def get_current(self, *, syncpoint: bool = True) -> Message:
+        with self._qm._guard():
+            self._check()
+            return self._take_current(syncpoint, True)  # type: ignore[return-value]
+
+    def _take_current(self, syncpoint: bool, want: bool) -> Message | bool:
+        """``get_current`` inside the call's guard; ``want=False``: True, not the message."""
+        qm = self._qm
+        qm._require(qm._auth_records(), "get", QUEUE, self.queue)
+        if self._current is None:
+            raise MQError(MQRC_NO_MSG_UNDER_CURSOR,
+                          f"no message under the browse cursor on {self.queue!r}")
+        row, self._current = self._current, None
+        s = qm._s
+        now_key = (s.tx_gen, s.takes) if s.held else None
+        unchanged = now_key is not None and self._current_key == now_key
+        ahead_valid = now_key is not None and self._ahead_key == now_key
+        msg = qm._take_under_cursor(self._objects, row, unchanged, syncpoint, want)
+        if ahead_valid and s.held and msg is not None:
+            self._ahead_key = (s.tx_gen, s.takes)  # it took a row already passed
+        if msg is None:
+            raise MQError(MQRC_NO_MSG_UNDER_CURSOR,
+                          f"the browsed message is no longer on {self.queue!r} "
+                          "(another consumer took it, or it expired)")
+        return msg
+
+    def move_current_to(self, queue: str, message: Message, *,
+                        context: Context = Context.SET_ALL,
+                        qmgr_name: str = "") -> MQError | None:
+        """The step of a move in one call (internal: not in the protocol; ops/transfer.py
+        uses it when a cursor has it): ``qm.put(queue, message, context=context,
+        syncpoint=True, qmgr_name=qmgr_name)`` on this cursor's connection, then
+        ``get_current(syncpoint=True)``, in that order, under one hold of the lock.
+
+        The put's failure is raised exactly as ``put`` raises it: nothing was got and the
+        message stays under the cursor. A failure of the get after the put went through
+        is returned, not raised (the put stays in the unit of work, as after the two
+        calls), so the caller can tell the two apart; None when both went through. The
+        message got is the row browsed, taken by its row id, so it is not returned."""
         qm = self._qm
         with qm._guard():
             self._check()
-            qm._require(qm._auth_records(), "get", QUEUE, self.queue)
-            if self._current is None:
-                raise MQError(MQRC_NO_MSG_UNDER_CURSOR,
-                              f"no message under the browse cursor on {self.queue!r}")
-            row, self._current = self._current, None
-            s = qm._s
-            now_key = (s.tx_gen, s.takes) if s.held else None
-            unchanged = now_key is not None and self._current_key == now_key
-            ahead_valid = now_key is not None and self._ahead_key == now_key
-            msg = qm._take_under_cursor(self._objects, row, unchanged, syncpoint)
-            if ahead_valid and s.held and msg is not None:
-                self._ahead_key = (s.tx_gen, s.takes)  # it took a row already passed
-            if msg is None:
-                raise MQError(MQRC_NO_MSG_UNDER_CURSOR,
-                              f"the browsed message is no longer on {self.queue!r} "
-                              "(another consumer took it, or it expired)")
-            return msg
+            qm._put(queue, message, context, True, qmgr_name, False)
+            try:
+                self._take_current(True, False)
+            except MQError as e:
+                return e
+            except sqlite3.Error as exc:  # what the guard does, for the get alone
+                qm._s.rolled_back()
+                return sqlite_error(exc, qm.location, qm._busy)
+        return None
 
     def close(self) -> None:
         if self._closed:

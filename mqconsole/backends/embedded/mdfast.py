@@ -136,4 +136,12 @@ unpack819: Callable[[bytes], MQMD] = _fns["unpack819"]
 clone: Callable[[MQMD], MQMD] = _fns["clone"]
 """``md.copy()`` (a new MQMD with the same, padded, fields)."""
 
-__all__ = ["clone", "pack819", "unpack819"]
+
+
+def persistence819(data: bytes) -> int:
+    """``unpack819(data).persistence`` of a stored MD, without unpacking the rest: the
+    Version word (bytes 4-7, 1 or 2) tells the byte order; Persistence is at byte 44."""
+    return int.from_bytes(data[44:48], "little" if data[4] else "big", signed=True)
+
+
+__all__ = ["clone", "pack819", "persistence819", "unpack819"]

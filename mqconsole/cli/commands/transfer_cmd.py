@@ -10,6 +10,7 @@ handled, or none matched), 1 (some failed or were skipped: they stayed where the
 from __future__ import annotations
 
 import contextlib
+import gc
 from collections import defaultdict
 from typing import TYPE_CHECKING, Any
 
@@ -97,6 +98,22 @@ def _ctrl_c_cancels(control: Control):
         yield
     finally:
         signal.signal(signal.SIGINT, previous)
+
+
+@contextlib.contextmanager
+def _fewer_collections():
+    """A move allocates a few short-lived objects per message and keeps little; the cyclic
+    collector running every 700 allocations, its older generations walking everything
+    imported at start-up, is time lost. Freeze what exists (gc.freeze) and collect the
+    young generation less often, for the operation only."""
+    threshold = gc.get_threshold()
+    gc.freeze()
+    gc.set_threshold(max(threshold[0], 20_000), *threshold[1:])
+    try:
+        yield
+    finally:
+        gc.set_threshold(*threshold)
+        gc.unfreeze()
 
 
 def exit_code_of(result: OperationResult) -> ExitCode:
@@ -227,7 +244,7 @@ def _run_transfer(ctx: click.Context, *, copy: bool, source: str, destination: s
                        f"from {source} to {where_to}", yes=yes, dry_run=dry_run)
         control = progress_control(not as_json)
         try:
-            with _ctrl_c_cancels(control):
+            with _ctrl_c_cancels(control), _fewer_collections():
                 result = transfer(qm, source, destination, selection, copy=copy, batch=batch,
                                   new_context=new_context, strip_dlh=strip_dlh,
                                   dry_run=dry_run, control=control, dest_qm=dest_qm)

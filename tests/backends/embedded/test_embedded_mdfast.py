@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from mqconsole.backends.embedded.mdfast import clone, pack819, unpack819
+from mqconsole.backends.embedded.mdfast import clone, pack819, persistence819, unpack819
 from mqconsole.mq.errors import HeaderError
 from mqconsole.mq.md import LAYOUT, MQMD
 
@@ -38,6 +38,7 @@ def test_same_as_mq_md(seed: int) -> None:
         assert unpack819(packed + b"trailing body") == MQMD.unpack(packed + b"trailing body",
                                                                  ccsid=819)
         assert clone(md) == md.copy() and clone(md) is not md
+        assert persistence819(packed) == md.persistence
 
 
 def test_clone_pads_what_was_set_after_construction() -> None:

@@ -514,3 +514,41 @@ def test_schema_1_file_in_use_keeps_its_triggers_until_free(tmp_path: Path) -> N
         assert _file_state(path) == (2, [])
         assert qm.inquire_queue("Q").depth == 4
         assert len(contents(qm, "Q")) == 4
+
+
+def test_move_current_to_is_put_then_get_current(qm: EmbeddedQueueManager) -> None:
+    """The cursor's one-call move step (internal, used by ops/transfer.py): a put under
+    syncpoint, then the browsed message got under syncpoint; a failed put raises and gets
+    nothing; a failed get after the put is returned and the put stays in the unit."""
+    fill(qm, "SRC", 4)
+    qm.define_queue(QueueAttrs("FULL", max_depth=0))
+    with qm.browse("SRC") as cur:
+        x = cur.next()
+        assert x is not None
+        assert cur.move_current_to("DST", x) is None
+        assert qm.in_unit_of_work
+        x = cur.next()
+        with pytest.raises(MQError) as info:
+            cur.move_current_to("FULL", x)  # put refused: nothing got
+        assert info.value.reason == 2053
+        with pytest.raises(MQError) as info:
+            cur.move_current_to("NOPE", x)
+        assert info.value.reason == 2085
+        assert cur.move_current_to("DST", x, context=Context.SET_ALL) is None  # still there
+        x = cur.next()
+        with qm.new_connection() as other:
+            assert other.get_by_msgid("SRC", x.md.msg_id, syncpoint=False).body == b"m00002"
+        err = cur.move_current_to("DST", x)  # put, then the get finds it gone
+        assert isinstance(err, MQError) and err.reason == 2034
+        err = cur.move_current_to("DST", x)  # nothing under the cursor now
+        assert isinstance(err, MQError) and err.reason == 2034
+    assert contents(qm, "SRC") == [("m00003", 0)]
+    qm.backout()
+    assert contents(qm, "SRC") == [("m00000", 1), ("m00001", 1), ("m00003", 0)]
+    assert contents(qm, "DST") == []
+    with qm.browse("SRC") as cur:
+        while (x := cur.next()) is not None:
+            assert cur.move_current_to("DST", x) is None
+    qm.commit()
+    assert contents(qm, "SRC") == []
+    assert contents(qm, "DST") == [("m00000", 0), ("m00001", 0), ("m00003", 0)]
