@@ -514,8 +514,10 @@ class _Engine:
             move = getattr(cursor, "move_current_to", None)
             if move is not None:
                 try:
+                    # the message as browsed (planners never change one in place): the
+                    # backend may store its MD as it is stored already
                     err = move(r.queue, r.message, context=self.context,
-                               qmgr_name=r.qmgr_name)
+                               qmgr_name=r.qmgr_name, as_browsed=r.message is item.message)
                 except MQError as e:  # the put failed: nothing was got
                     if e.reason in CONNECTION_REASONS:
                         self.unit.append(item)

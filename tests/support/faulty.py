@@ -114,8 +114,8 @@ class FaultyCursor:
         return msg
 
     def move_current_to(self, queue: str, message: Message, *,  # type: ignore[no-redef]
-                        context: Context = Context.SET_ALL,
-                        qmgr_name: str = "") -> MQError | None:
+                        context: Context = Context.SET_ALL, qmgr_name: str = "",
+                        as_browsed: bool = False) -> MQError | None:
         owner = self._owner
         assert owner is not None
         f = self._faults
@@ -128,7 +128,7 @@ class FaultyCursor:
             err: MQError | None = None
         else:
             err = self._inner.move_current_to(queue, message, context=context,
-                                              qmgr_name=qmgr_name)
+                                              qmgr_name=qmgr_name, as_browsed=as_browsed)
         f.puts_to[queue] = done + 1  # (a failed put raised above)
         f.gets = n
         f.calls.append((f"{self._tag}get", self.queue))

@@ -943,8 +943,15 @@ class EmbeddedQueueManager:
         return Message(md, body)
 
     def _put(self, queue: str, message: Message, context: Context, syncpoint: bool,
-             qmgr_name: str, new_msg_id: bool) -> tuple[MQMD, bytes]:
-        """``put`` inside a call's guard: the MD as put, and the body."""
+             qmgr_name: str, new_msg_id: bool, packed: bytes | None = None
+             ) -> tuple[MQMD, bytes]:
+        """``put`` inside a call's guard: the MD as put, and the body.
+
+        ``packed``: the MD exactly as this queue manager stored it for ``message`` (a
+        browsed message, unchanged: BackoutCount 0 and Expiry -1 in it, see
+        ``EmbeddedCursor.move_current_to``). With set-all context and a local destination it
+        is stored as it is instead of being rebuilt and packed again (the same bytes); the
+        MD returned is then ``message.md`` itself."""
         if context.__class__ is not Context:
             context = Context(context)
         qmgr_name = qmgr_name.strip() if qmgr_name else ""
@@ -955,13 +962,20 @@ class EmbeddedQueueManager:
         s = self._s
         with self._uow_write() if syncpoint else self._write() as db:
             t = self._target(queue, qmgr_name, context)
-            md = self._put_md(message.md, context, new_msg_id, t.default_priority,
-                              t.default_persistence, now)
             dest = t.dest
-            if dest.remote_qmgr:
-                stored_md, stored = self._with_xqh(md, body, dest.remote_q, dest.remote_qmgr)
+            if (packed is not None and context is Context.SET_ALL and not new_msg_id
+                    and not dest.remote_qmgr):
+                md = stored_md = message.md  # valid as stored: nothing to set or check
+                stored = body
             else:
-                stored_md, stored = md, body
+                packed = None
+                md = self._put_md(message.md, context, new_msg_id, t.default_priority,
+                                  t.default_persistence, now)
+                if dest.remote_qmgr:
+                    stored_md, stored = self._with_xqh(md, body, dest.remote_q,
+                                                       dest.remote_qmgr)
+                else:
+                    stored_md, stored = md, body
             if t.inhibited is not None:
                 raise MQError(MQRC_PUT_INHIBITED, f"queue {t.inhibited!r} is put-inhibited")
             name = t.name
@@ -983,7 +997,8 @@ class EmbeddedQueueManager:
             pri = md.priority
             values = (name, npri(pri), pri,
                       None if md.expiry == -1 else now + md.expiry / 10, md.msg_id,
-                      md.correl_id, now, size, pack_md(stored_md), stored)
+                      md.correl_id, now, size,
+                      pack_md(stored_md) if packed is None else packed, stored)
             if syncpoint:
                 s.defer_put(values, size)  # inserted at commit (session.py)
                 if md.persistence == 1:

@@ -19,6 +19,7 @@ from collections import deque
 from typing import TYPE_CHECKING
 
 from mqconsole.mq.errors import MQError
+from mqconsole.mq.md import MQMD_V1_LENGTH, MQMD_V2_LENGTH
 from mqconsole.mq.message import Message
 
 from ..base import Context
@@ -37,6 +38,13 @@ READ_AHEAD = 64  # rows a cursor reads at once while its connection holds the wr
 # reading a fixed 64 rows would read 129 rows for 100 messages moved per commit.
 READ_AHEAD_MIN = 16
 READ_AHEAD_MAX = 512
+# A stored MD that a put of the message as browsed would store again byte for byte
+# (move_current_to): BackoutCount 0 (the count is kept in its own column) and Expiry -1.
+_MD_SIZES = (MQMD_V1_LENGTH, MQMD_V2_LENGTH)
+_BACKOUT_AT = 96  # offsets in the MD (mq/md.py LAYOUT)
+_EXPIRY_AT = 16
+_UNLIMITED = b"\xff\xff\xff\xff"
+_ZERO = b"\x00\x00\x00\x00"
 
 
 def message_from_row(md_blob: bytes, body: bytes, backout_count: int,
@@ -63,6 +71,7 @@ class EmbeddedCursor:
         self._after: tuple[int, int] | None = None  # (npri, id) of the last row passed
         self._current: tuple | None = None  # the row of the message under the cursor
         self._current_key: tuple[int, int] | None = None  # (tx_gen, takes) when it was read
+        self._browsed: Message | None = None  # the message made of self._current
         self._closed = False
         self._ahead: deque[tuple] = deque()  # rows read ahead, after self._after
         self._ahead_key: tuple[int, int] | None = None  # (tx_gen, takes) they are valid for
@@ -92,7 +101,9 @@ class EmbeddedCursor:
                     self._after = (row[1], row[0])
                     self._current = row
                     self._current_key = self._ahead_key
-                    return message_from_row(row[4], row[5], row[2], expires_at, now)
+                    msg = self._browsed = message_from_row(row[4], row[5], row[2],
+                                                           expires_at, now)
+                    return msg
         batch = self.next_batch(1)
         return batch[0] if batch else None
 
@@ -148,6 +159,7 @@ class EmbeddedCursor:
             self._ahead_key = (s.tx_gen, s.takes) if s.held else None
             if last is not None:
                 self._current = last
+                self._browsed = out[-1]
                 self._current_key = key  # read in this transaction (None: outside one)
             return out
 
@@ -178,8 +190,8 @@ class EmbeddedCursor:
         return msg
 
     def move_current_to(self, queue: str, message: Message, *,
-                        context: Context = Context.SET_ALL,
-                        qmgr_name: str = "") -> MQError | None:
+                        context: Context = Context.SET_ALL, qmgr_name: str = "",
+                        as_browsed: bool = False) -> MQError | None:
         """The step of a move in one call (internal: not in the protocol; ops/transfer.py
         uses it when a cursor has it): ``qm.put(queue, message, context=context,
         syncpoint=True, qmgr_name=qmgr_name)`` on this cursor's connection, then
@@ -189,11 +201,22 @@ class EmbeddedCursor:
         message stays under the cursor. A failure of the get after the put went through
         is returned, not raised (the put stays in the unit of work, as after the two
         calls), so the caller can tell the two apart; None when both went through. The
-        message got is the row browsed, taken by its row id, so it is not returned."""
+        message got is the row browsed, taken by its row id, so it is not returned.
+
+        ``as_browsed``: the caller says ``message`` is the very one this cursor's last
+        ``next`` returned, not changed since. A set-all put of it then stores the MD as
+        it is stored already (the same bytes) instead of packing it again."""
         qm = self._qm
         with qm._guard():
             self._check()
-            qm._put(queue, message, context, True, qmgr_name, False)
+            packed = None
+            row = self._current
+            if as_browsed and row is not None and message is self._browsed and row[3] is None:
+                blob = row[4]
+                if (len(blob) in _MD_SIZES and blob[_BACKOUT_AT:_BACKOUT_AT + 4] == _ZERO
+                        and blob[_EXPIRY_AT:_EXPIRY_AT + 4] == _UNLIMITED):
+                    packed = blob
+            qm._put(queue, message, context, True, qmgr_name, False, packed)
             try:
                 self._take_current(True, False)
             except MQError as e:
