@@ -41,6 +41,7 @@ from pydantic import (
 from pydantic_core import PydanticCustomError
 
 from mqconsole import paths
+from mqconsole.mq.payload import one_line
 
 ORIGIN_FLAG = "--config"
 ORIGIN_ENV = "MQCONSOLE_CONFIG"
@@ -70,14 +71,8 @@ class ConfigProblem:
             where = f"{where} line {self.line}" if where else f"line {self.line}"
         parts = [p for p in (where, self.setting) if p]
         parts.append(self.problem)
-        return _printable(": ".join(parts))
+        return one_line(": ".join(parts))
 
-
-def _printable(text: str) -> str:
-    """No control characters from the file reach the terminal: they are shown escaped."""
-    return "".join(
-        ch if ch.isprintable() else ch.encode("unicode_escape").decode("ascii") for ch in text
-    )
 
 
 class ConfigError(Exception):

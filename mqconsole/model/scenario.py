@@ -25,6 +25,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from mqconsole.mq.payload import one_line
 from mqconsole.mq.queue import is_valid_name
 
 from .yamlines import Loc, YamlProblem, load
@@ -200,12 +201,8 @@ class Problem:
             where = f"{where} line {self.line}" if where else f"line {self.line}"
         parts = [p for p in (where, self.field) if p]
         parts.append(self.problem)
-        return _printable(": ".join(parts))
+        return one_line(": ".join(parts))
 
-
-def _printable(text: str) -> str:
-    return "".join(ch if ch.isprintable() else ch.encode("unicode_escape").decode("ascii")
-                   for ch in text)
 
 
 class ScenarioError(ValueError):

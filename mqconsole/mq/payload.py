@@ -231,6 +231,13 @@ def safe_text(text: str) -> str:
     return _UNSAFE.sub(_escape, text)
 
 
+def one_line(text: str) -> str:
+    """Text for a one-sentence error message: every non-printable character, newlines and
+    tabs included, is shown escaped (``\\n``, ``\\x1b``), so the sentence stays on one line."""
+    return "".join(ch if ch.isprintable() else ch.encode("unicode_escape").decode("ascii")
+                   for ch in text)
+
+
 def is_unsafe_char(ch: str) -> bool:
     """True for a character :func:`safe_text` escapes."""
     return _UNSAFE.fullmatch(ch) is not None
