@@ -292,7 +292,11 @@ class _Engine:
                                       destination=destination, dry_run=dry_run)
         self.now = datetime.now(UTC)
         self.limit = selection.limit
+        # selecting everything needs no look at a message (the per-message path is hot)
+        self.everything = not selection.msgids and selection.where is None
+        self.cancel = self.control.cancel
         self.cursor: BrowseCursor | None = None
+        self.move_step: Callable[..., MQError | None] | None = None  # the cursor's one call
         self.passed = 0  # messages the main walk browsed
         self.matched = 0  # selected messages (a group counts all its members when opened)
         self.extra_selected = 0  # selected members of groups that were never opened
@@ -318,6 +322,9 @@ class _Engine:
         with contextlib.suppress(MQError):
             self.total = self.qm.inquire_queue(self.source).depth
         self.cursor = self.qm.browse(self.source)  # an MQError here: nothing has changed
+        # A backend may offer the put and the get under the cursor in one call (the
+        # embedded one does): same order, same failures, the get's returned.
+        self.move_step = getattr(self.cursor, "move_current_to", None)
         try:
             self._walk()
         except _Stop:
@@ -338,7 +345,7 @@ class _Engine:
                 if not self.open_groups:
                     if len(self.unit) >= self.batch:
                         self._commit_unit()
-                    if self.control.cancelled:
+                    if self.cancel.is_set():
                         self._commit_unit()
                         self.result.cancelled = True
                         self.stopped_early = "cancelled"
@@ -389,9 +396,9 @@ class _Engine:
         if is_grouped(m):
             self._consider_member(m, view)
             return
-        if self._limit_full():
+        if self.limit is not None and self.matched >= self.limit:
             return  # only members of open groups are taken now
-        if not self.selection.matches(view):
+        if not (self.everything or self.selection.matches(view)):
             return
         self.matched += 1
         self._handle(m, view, None)
@@ -509,9 +516,8 @@ class _Engine:
     def _process(self, item: _Item, cursor: BrowseCursor, *, put: bool = True) -> None:
         r = item.route
         if put and not self.copy and not self.cross:
-            # A backend may offer the put and the get under the cursor in one call (the
-            # embedded one does): same order, same failures, the get's returned.
-            move = getattr(cursor, "move_current_to", None)
+            move = (self.move_step if cursor is self.cursor
+                    else getattr(cursor, "move_current_to", None))
             if move is not None:
                 try:
                     # the message as browsed (planners never change one in place): the

@@ -28,12 +28,10 @@ import os
 import sqlite3
 import time
 import weakref
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from functools import wraps
 from pathlib import Path
-from typing import Any, TypeVar
 
 from mqconsole.mq.errors import MQError
 from mqconsole.mq.md import BLANK_MSGID, MQMD
@@ -54,6 +52,7 @@ from mqconsole.mq.xqh import FORMAT_MDE, FORMAT_XQH, MQMDE, MQXQH
 from ..base import Context
 from . import auth
 from .auth import QMGR, QUEUE, AuthorityRecord
+from .calls import Call, api
 from .cursor import EmbeddedCursor, message_from_row
 from .mdfast import clone as clone_md
 from .mdfast import pack819 as pack_md
@@ -78,7 +77,6 @@ MQRC_ALIAS_BASE_Q_TYPE_ERROR = 2001
 MQRC_BACKED_OUT = 2003
 MQRC_EXPIRY_ERROR = 2013
 MQRC_GET_INHIBITED = 2016
-MQRC_HCONN_ERROR = 2018
 MQRC_MSG_TOO_BIG_FOR_Q = 2030
 MQRC_NO_MSG_AVAILABLE = 2033
 MQRC_NO_MSG_UNDER_CURSOR = 2034
@@ -106,18 +104,15 @@ PUT_APPL_NAME = "mqconsole"
 _PUT_APPL_NAME_FIELD = PUT_APPL_NAME.ljust(28)
 _NO_ACCOUNTING_TOKEN = b"\x00" * 32
 _VISIBLE = "put_by IS NULL AND got_by IS NULL"
-# what a browse reads: the first six for the message, the rest (never changed after the
-# put) to take it under the cursor without reading it again
-_MSG_COLS = ("id, npri, backout_count, expires_at, md, body, priority, msg_id, correl_id, "
-             "put_time, length")
+# what a browse reads: the first six for the message, and the arrival time, which a get
+# under the cursor keeps (never changed after the put) without reading the row again
+_MSG_COLS = "id, npri, backout_count, expires_at, md, body, put_time"
 
 _TAKE_ROW = (f"DELETE FROM messages WHERE id = ? AND queue = ? AND {_VISIBLE} AND "
              "(expires_at IS NULL OR expires_at > ?)")
 _TAKE_ROW_RETURNING = _TAKE_ROW + " RETURNING backout_count"
 _DISCARD_EXPIRED_ROW = (f"DELETE FROM messages WHERE id = ? AND queue = ? AND {_VISIBLE} "
                         "AND expires_at <= ?")
-
-T = TypeVar("T")
 
 
 # -- small helpers -----------------------------------------------------------------------
@@ -222,73 +217,6 @@ def _release(s: Session, ids: list[int], memory: MemoryStore | None) -> None:
         s.lock.release()
     if memory is not None:
         memory.release()
-
-
-def _api(fn: Callable[..., T]) -> Callable[..., T]:
-    """Serialise calls on a connection, refuse a closed one, turn sqlite errors into MQError."""
-
-    @wraps(fn)
-    def wrapper(self: EmbeddedQueueManager, *args: Any, **kwargs: Any) -> T:
-        # what _Call does, inlined: this runs for every call
-        s = self._s
-        s.lock.acquire()
-        try:
-            if self._closed:
-                raise MQError(MQRC_HCONN_ERROR,
-                              "this connection to the embedded queue manager is closed")
-            s.depth += 1
-            try:
-                if s.depth == 1 and s.file.owner is not None:
-                    s.flush_others()
-                return fn(self, *args, **kwargs)
-            except sqlite3.Error as exc:
-                s.rolled_back()
-                raise sqlite_error(exc, self.location, self._busy) from exc
-            finally:
-                s.depth -= 1
-                if s.depth == 0:
-                    s.call_ended()
-        finally:
-            s.lock.release()
-
-    return wrapper
-
-
-class _Call:
-    """The guard of every call of a connection (``with qm._call:``): takes the
-    connection's lock, refuses a closed connection, flushes another idle connection of
-    this process first (so its work is seen), turns SQLite errors into MQError."""
-
-    __slots__ = ("qm",)
-
-    def __init__(self, qm: EmbeddedQueueManager) -> None:
-        self.qm = qm
-
-    def __enter__(self) -> None:
-        qm = self.qm
-        s = qm._s
-        s.lock.acquire()
-        if qm._closed:
-            s.lock.release()
-            raise MQError(MQRC_HCONN_ERROR,
-                          "this connection to the embedded queue manager is closed")
-        s.depth += 1
-        if s.depth == 1 and s.file.owner is not None:
-            s.flush_others()
-
-    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None,
-                 tb: object) -> None:
-        qm = self.qm
-        s = qm._s
-        try:
-            if exc is not None and isinstance(exc, sqlite3.Error):
-                s.rolled_back()
-                raise sqlite_error(exc, qm.location, qm._busy) from exc
-        finally:
-            s.depth -= 1
-            if s.depth == 0:
-                s.call_ended()
-            s.lock.release()
 
 
 class _OwnTx:
@@ -396,7 +324,7 @@ class EmbeddedQueueManager:
         # a RAM queue manager is private to this process: no cross-process flags
         self._s = Session(self._db, self._path, busy_timeout, flags=_memory is None)
         self._lock = self._s.lock
-        self._call = _Call(self)
+        self._call = Call(self)
         try:
             meta = self._meta()
             self._name = meta["qmgr_name"]
@@ -425,7 +353,7 @@ class EmbeddedQueueManager:
     def location(self) -> str:
         return ":memory:" if self._memory is not None else str(self._path)
 
-    def _guard(self) -> _Call:
+    def _guard(self) -> Call:
         """Every call: serialised with the connection's others, refused when closed,
         SQLite errors as MQError."""
         return self._call
@@ -549,7 +477,7 @@ class EmbeddedQueueManager:
     def is_memory(self) -> bool:
         return self._memory is not None
 
-    @_api
+    @api
     def inquire_qmgr(self) -> QMgrInfo:
         meta = self._meta()
         return QMgrInfo(
@@ -559,7 +487,7 @@ class EmbeddedQueueManager:
             ccsid=int(meta.get("ccsid", "1208")), encoding=int(meta.get("encoding", "546")),
             description=meta.get("description", ""), backend=self.backend)
 
-    @_api
+    @api
     def change_qmgr(self, *, dead_letter_queue: str | None = None,
                     description: str | None = None) -> QMgrInfo:
         """PCF MQCMD_CHANGE_Q_MGR (DEADQ, DESCR); needs +chg on the queue manager."""
@@ -585,7 +513,7 @@ class EmbeddedQueueManager:
         this connection's deferred work into its open transaction."""
         self._s.own_view()
 
-    @_api
+    @api
     def list_queues(self, pattern: str = "*") -> list[QueueAttrs]:
         self._own_view()
         records = self._auth_records()
@@ -601,7 +529,7 @@ class EmbeddedQueueManager:
             out.append(_attrs(row))
         return out
 
-    @_api
+    @api
     def inquire_queue(self, name: str) -> QueueAttrs:
         self._own_view()
         row = self._queue(name)
@@ -610,7 +538,7 @@ class EmbeddedQueueManager:
         self._require(self._auth_records(), "inq", QUEUE, name)
         return _attrs(row)
 
-    @_api
+    @api
     def queue_status(self, name: str) -> QueueStatus:
         row = self._queue(name)
         if row is None:
@@ -671,7 +599,7 @@ class EmbeddedQueueManager:
     def _checked(self, qtype: QueueType, attrs: dict[str, object]) -> dict[str, object]:
         return {k: check_attribute(qtype, k, v) for k, v in attrs.items()}
 
-    @_api
+    @api
     def define_queue(self, attrs: QueueAttrs, *, replace: bool = False) -> None:
         name = attrs.name
         if not is_valid_name(name):
@@ -711,7 +639,7 @@ class EmbeddedQueueManager:
         params.extend([now, name])
         db.execute(f"UPDATE queues SET {', '.join(sets)} WHERE name = ?", params)
 
-    @_api
+    @api
     def change_queue(self, name: str, **changes: object) -> QueueAttrs:
         unknown = sorted(set(changes) - CHANGEABLE)
         if unknown:
@@ -729,7 +657,7 @@ class EmbeddedQueueManager:
                 self._update_queue(db, name, values, now)
             return _attrs(self._queue(name))  # type: ignore[arg-type]
 
-    @_api
+    @api
     def delete_queue(self, name: str) -> None:
         self._purge_stale()
         with self._write(durable=True) as db:
@@ -936,7 +864,7 @@ class EmbeddedQueueManager:
                 s.targets[key] = target
         return target
 
-    @_api
+    @api
     def put(self, queue: str, message: Message, *, context: Context = Context.SET_ALL,
             syncpoint: bool = True, qmgr_name: str = "", new_msg_id: bool = False) -> Message:
         md, body = self._put(queue, message, context, syncpoint, qmgr_name, new_msg_id)
@@ -1026,7 +954,7 @@ class EmbeddedQueueManager:
         s.takes += 1
         r = rows[0]
         s.count(r[1], -1)
-        msg = message_from_row(r[10], r[11], r[4], r[5], now)
+        msg = message_from_row(r[6], r[7], r[3], r[4], now)
         if syncpoint:
             s.defer_got(r)
             if msg.md.persistence == 1:
@@ -1071,17 +999,17 @@ class EmbeddedQueueManager:
             raise MQError(MQRC_NO_MSG_AVAILABLE, f"no message{what} on {queue!r}")
         return msg
 
-    @_api
+    @api
     def get(self, queue: str, *, syncpoint: bool = True) -> Message:
         return self._get(queue, None, None, syncpoint)
 
-    @_api
+    @api
     def get_by_msgid(self, queue: str, msg_id: bytes, correl_id: bytes | None = None, *,
                      syncpoint: bool = True) -> Message:
         return self._get(queue, msg_id, correl_id, syncpoint)
 
     # -- browse ----------------------------------------------------------------------------
-    @_api
+    @api
     def browse(self, queue: str) -> EmbeddedCursor:
         rows = self._open_input(queue, self._auth_records(), "browse")
         names = [r["name"] for r in rows]
@@ -1160,13 +1088,74 @@ class EmbeddedQueueManager:
             else:
                 msg, persistent = True, persistence819(md) == 1
             if syncpoint:
-                s.defer_got((row_id, local, npri_, row[6], backout_count, expires_at,
-                             row[7], row[8], row[9], row[10], md, body))
+                s.defer_got((row_id, local, npri_, backout_count, expires_at, row[6], md,
+                             body))
                 if persistent:
                     s.durable = True
             elif persistent:
                 s.sync_after = True
         return msg
+
+    def _move_browsed(self, names: list[str], row: tuple, message: Message, queue: str
+                      ) -> bool | MQError | None:
+        """The common step of a move in one pass: ``_put(queue, message, SET_ALL, True,
+        "", False, packed=row's MD)`` then ``_take_under_cursor(names, row, True, True,
+        False)``, for a row browsed in this very transaction with nothing taken since,
+        whose stored MD is valid as put (``EmbeddedCursor.move_current_to`` checks that).
+
+        It goes ahead only when every check of the two calls is known to pass already in
+        this transaction: the destination resolved and cached, not put-inhibited, the
+        message within MAXMSGL, the depth well under MAXDEPTH, the source checked
+        readable, no authority records. Then it does what they would do, in their order
+        (the put deferred to the commit, then the row deleted), failures included: an
+        error of the put is raised, one of the get returned (an SQLite error rolls the
+        transaction back, leaving the unit of work only to be backed out, as the two
+        calls' ``_uow_write`` does). It returns what the take returns: True, or False if
+        the row was gone. Otherwise it does nothing and returns None: the caller makes
+        the two calls, which check, and raise, as always."""
+        s = self._s
+        t = s.targets.get((queue, "", Context.SET_ALL))
+        if (t is None or t.dest.remote_qmgr or t.inhibited is not None or s.auth is not None
+                or tuple(names) not in s.readable or not s.held):
+            return None
+        name = t.name
+        body = row[5]
+        size = len(body)
+        added = s.added.get(name, 0)
+        if size > t.max_msg_length or t.depth + added >= t.max_depth:
+            return None
+        md = message.md
+        now = time.time()
+        try:
+            # the put: as _put stores an unchanged browsed message (the MD as stored)
+            s.defer_put((name, row[1], md.priority, None, md.msg_id, md.correl_id, now, size,
+                         row[4], body), size)
+        except BaseException:
+            if s.held:
+                s.end(commit=False)
+            raise
+        s.added[name] = added + 1
+        persistent = md.persistence == 1
+        if persistent:
+            s.durable = True
+        # the get under the cursor: as _take_under_cursor for an unchanged row
+        local = names[-1]
+        row_id = row[0]
+        try:
+            deleted = s.db.execute(_TAKE_ROW, (row_id, local, now)).rowcount
+        except sqlite3.Error as exc:
+            if s.held:
+                s.end(commit=False)
+            return sqlite_error(exc, self.location, self._busy)
+        if deleted != 1:
+            # cannot happen to a row browsed in this transaction (no expiry, nothing
+            # taken since); if it did, the general take looks again
+            return self._take_under_cursor(names, row, False, True, False) is not None
+        s.takes += 1
+        s.count(local, -1)
+        s.last_get[local] = now
+        s.defer_got((row_id, local, row[1], row[2], None, row[6], row[4], body))
+        return True
 
     def _close_handle(self, handle: int) -> None:
         with self._write() as db:
@@ -1177,7 +1166,7 @@ class EmbeddedQueueManager:
     def in_unit_of_work(self) -> bool:
         return self._s.work
 
-    @_api
+    @api
     def commit(self) -> None:
         s = self._s
         if not s.work:
@@ -1265,7 +1254,7 @@ class EmbeddedQueueManager:
             raise
         s.end(commit=True)
 
-    @_api
+    @api
     def backout(self) -> None:
         s = self._s
         if not s.work:
@@ -1310,7 +1299,7 @@ class EmbeddedQueueManager:
             raise ValueError(f"{object_name!r} is not a queue name or generic profile")
         return object_name
 
-    @_api
+    @api
     def set_authority(self, principal: str, object_name: str,
                       authorities: Iterable[str] | str, *, object_type: str = QUEUE
                       ) -> AuthorityRecord:
@@ -1328,7 +1317,7 @@ class EmbeddedQueueManager:
                        (principal, object_type, profile, " ".join(sorted(auths))))
         return AuthorityRecord(principal, object_type, profile, auths)
 
-    @_api
+    @api
     def delete_authority(self, principal: str, object_name: str, *,
                          object_type: str = QUEUE) -> bool:
         profile = self._profile(object_name, object_type)
@@ -1337,19 +1326,19 @@ class EmbeddedQueueManager:
                              "AND profile = ?", (principal, object_type, profile))
         return cur.rowcount > 0
 
-    @_api
+    @api
     def clear_authorities(self) -> None:
         """Remove every record: everyone may do everything again."""
         with self._write(durable=True) as db:
             db.execute("DELETE FROM authorities")
 
-    @_api
+    @api
     def authorities(self, principal: str | None = None) -> list[AuthorityRecord]:
         records = self._auth_records() or []
         return sorted((r for r in records if principal is None or r.principal == principal),
                       key=lambda r: (r.principal, r.object_type, r.profile))
 
-    @_api
+    @api
     def effective_authorities(self, principal: str, object_name: str, *,
                               object_type: str = QUEUE) -> frozenset[str] | None:
         """What ``principal`` may do on one object; None when no authority is defined at

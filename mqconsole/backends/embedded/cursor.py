@@ -24,6 +24,7 @@ from mqconsole.mq.message import Message
 
 from ..base import Context
 from .auth import QUEUE
+from .calls import cursor_call
 from .mdfast import unpack819
 from .store import sqlite_error
 
@@ -45,6 +46,7 @@ _BACKOUT_AT = 96  # offsets in the MD (mq/md.py LAYOUT)
 _EXPIRY_AT = 16
 _UNLIMITED = b"\xff\xff\xff\xff"
 _ZERO = b"\x00\x00\x00\x00"
+_GONE = "the browsed message is no longer on {queue!r} (another consumer took it, or it expired)"
 
 
 def message_from_row(md_blob: bytes, body: bytes, backout_count: int,
@@ -83,90 +85,91 @@ class EmbeddedCursor:
         if self._closed:
             raise MQError(MQRC_HOBJ_ERROR, f"the browse cursor on {self.queue!r} is closed")
 
+    @cursor_call
     def next(self) -> Message | None:
         qm = self._qm
-        with qm._guard():
-            self._check()
-            s = qm._s
-            ahead = self._ahead
-            if ahead and s.held and self._ahead_key == (s.tx_gen, s.takes):
-                # the common case of a move: the next row is read ahead already
-                qm._check_get_inhibited(self._objects)
-                row = ahead[0]
-                expires_at = row[3]
-                now = time.time()
-                if expires_at is None or expires_at > now:
-                    ahead.popleft()
-                    self._served += 1
-                    self._after = (row[1], row[0])
-                    self._current = row
-                    self._current_key = self._ahead_key
-                    msg = self._browsed = message_from_row(row[4], row[5], row[2],
-                                                           expires_at, now)
-                    return msg
+        self._check()
+        s = qm._s
+        ahead = self._ahead
+        if ahead and s.held and self._ahead_key == (s.tx_gen, s.takes):
+            # The common case of a move: the next row is read ahead already, in this
+            # transaction, so the get-inhibited check passed in it too (a change of
+            # the queue's attributes ends the transaction).
+            row = ahead[0]
+            expires_at = row[3]
+            if expires_at is None:
+                ahead.popleft()
+                self._served += 1
+                self._after = (row[1], row[0])
+                self._current = row
+                self._current_key = self._ahead_key
+                md = unpack819(row[4])
+                md.backout_count = row[2]
+                msg = self._browsed = Message(md, row[5])
+                return msg
         batch = self.next_batch(1)
         return batch[0] if batch else None
 
+    @cursor_call
     def next_batch(self, n: int) -> list[Message]:
         if n <= 0:
             return []
         qm = self._qm
-        with qm._guard():
-            self._check()
-            qm._check_get_inhibited(self._objects)
-            s = qm._s
-            # While this connection holds the write transaction nothing but itself can
-            # change the queue, so rows read ahead stay right until it takes or discards
-            # a message (other than the one under this cursor) or the transaction ends.
-            key = (s.tx_gen, s.takes) if s.held else None
-            ahead = self._ahead
-            if key is None or key != self._ahead_key:
-                ahead.clear()
-                self._ahead_end = False
-                if self._served:  # a run of read-ahead ended: size the next one by it
-                    self._run = min(max(self._served, READ_AHEAD_MIN), READ_AHEAD_MAX)
-                    self._served = 0
-            now = time.time()
-            out: list[Message] = []
-            expired: list[int] = []
-            last: tuple | None = None
-            while len(out) < n:
+        self._check()
+        qm._check_get_inhibited(self._objects)
+        s = qm._s
+        # While this connection holds the write transaction nothing but itself can
+        # change the queue, so rows read ahead stay right until it takes or discards
+        # a message (other than the one under this cursor) or the transaction ends.
+        key = (s.tx_gen, s.takes) if s.held else None
+        ahead = self._ahead
+        if key is None or key != self._ahead_key:
+            ahead.clear()
+            self._ahead_end = False
+            if self._served:  # a run of read-ahead ended: size the next one by it
+                self._run = min(max(self._served, READ_AHEAD_MIN), READ_AHEAD_MAX)
+                self._served = 0
+        now = time.time()
+        out: list[Message] = []
+        expired: list[int] = []
+        last: tuple | None = None
+        while len(out) < n:
+            if not ahead:
+                if self._ahead_end:
+                    break
+                want = n - len(out)
+                fetch = max(want, self._run) if key is not None else want
+                rows = qm._browse_rows(self._local, self._after, fetch)
+                ahead.extend(rows)
+                self._ahead_end = len(rows) < fetch
                 if not ahead:
-                    if self._ahead_end:
-                        break
-                    want = n - len(out)
-                    fetch = max(want, self._run) if key is not None else want
-                    rows = qm._browse_rows(self._local, self._after, fetch)
-                    ahead.extend(rows)
-                    self._ahead_end = len(rows) < fetch
-                    if not ahead:
-                        break
-                row = ahead.popleft()
-                row_id, row_npri, backout_count, expires_at, md, body = row[:6]
-                self._after = (row_npri, row_id)
-                if expires_at is not None and expires_at <= now:
-                    expired.append(row_id)  # MQ discards what a browse finds expired
-                    continue
-                out.append(message_from_row(md, body, backout_count, expires_at, now))
-                last = row
-            if key is not None:
-                self._served += len(out)
-            if key is None:
-                ahead.clear()  # nothing read ahead outside a held transaction
-                self._ahead_end = False
-            if expired:
-                qm._discard_expired(expired, now)
-            self._ahead_key = (s.tx_gen, s.takes) if s.held else None
-            if last is not None:
-                self._current = last
-                self._browsed = out[-1]
-                self._current_key = key  # read in this transaction (None: outside one)
-            return out
+                    break
+            row = ahead.popleft()
+            row_id, row_npri, backout_count, expires_at, md, body = row[:6]
+            self._after = (row_npri, row_id)
+            if expires_at is not None and expires_at <= now:
+                expired.append(row_id)  # MQ discards what a browse finds expired
+                continue
+            out.append(message_from_row(md, body, backout_count, expires_at, now))
+            last = row
+        if key is not None:
+            self._served += len(out)
+        if key is None:
+            ahead.clear()  # nothing read ahead outside a held transaction
+            self._ahead_end = False
+        if expired:
+            qm._discard_expired(expired, now)
+        self._ahead_key = (s.tx_gen, s.takes) if s.held else None
+        if last is not None:
+            self._current = last
+            self._browsed = out[-1]
+            self._current_key = key  # read in this transaction (None: outside one)
+        return out
 
+    @cursor_call
     def get_current(self, *, syncpoint: bool = True) -> Message:
-        with self._qm._guard():
-            self._check()
-            return self._take_current(syncpoint, True)  # type: ignore[return-value]
+        self._check()
+        return self._take_current(syncpoint, True)  # type: ignore[return-value]
 
     def _take_current(self, syncpoint: bool, want: bool) -> Message | bool:
         """``get_current`` inside the call's guard; ``want=False``: True, not the message."""
@@ -184,11 +187,10 @@ class EmbeddedCursor:
         if ahead_valid and s.held and msg is not None:
             self._ahead_key = (s.tx_gen, s.takes)  # it took a row already passed
         if msg is None:
-            raise MQError(MQRC_NO_MSG_UNDER_CURSOR,
-                          f"the browsed message is no longer on {self.queue!r} "
-                          "(another consumer took it, or it expired)")
+            raise MQError(MQRC_NO_MSG_UNDER_CURSOR, _GONE.format(queue=self.queue))
         return msg
 
+    @cursor_call
     def move_current_to(self, queue: str, message: Message, *,
                         context: Context = Context.SET_ALL, qmgr_name: str = "",
                         as_browsed: bool = False) -> MQError | None:
@@ -207,23 +209,38 @@ class EmbeddedCursor:
         ``next`` returned, not changed since. A set-all put of it then stores the MD as
         it is stored already (the same bytes) instead of packing it again."""
         qm = self._qm
-        with qm._guard():
-            self._check()
-            packed = None
-            row = self._current
-            if as_browsed and row is not None and message is self._browsed and row[3] is None:
-                blob = row[4]
-                if (len(blob) in _MD_SIZES and blob[_BACKOUT_AT:_BACKOUT_AT + 4] == _ZERO
-                        and blob[_EXPIRY_AT:_EXPIRY_AT + 4] == _UNLIMITED):
-                    packed = blob
-            qm._put(queue, message, context, True, qmgr_name, False, packed)
-            try:
-                self._take_current(True, False)
-            except MQError as e:
-                return e
-            except sqlite3.Error as exc:  # what the guard does, for the get alone
-                qm._s.rolled_back()
-                return sqlite_error(exc, qm.location, qm._busy)
+        self._check()
+        packed = None
+        row = self._current
+        if as_browsed and row is not None and message is self._browsed and row[3] is None:
+            blob = row[4]
+            if (len(blob) in _MD_SIZES and blob[_BACKOUT_AT:_BACKOUT_AT + 4] == _ZERO
+                    and blob[_EXPIRY_AT:_EXPIRY_AT + 4] == _UNLIMITED):
+                packed = blob
+                s = qm._s
+                key = (s.tx_gen, s.takes)
+                if (context is Context.SET_ALL and not qmgr_name and s.held
+                        and self._current_key == key):
+                    # browsed in this transaction, nothing taken since: one pass
+                    taken = qm._move_browsed(self._objects, row, message, queue)
+                    if taken is not None:
+                        self._current = None
+                        if taken is True:
+                            if self._ahead_key == key:
+                                self._ahead_key = (s.tx_gen, s.takes)  # a row passed
+                            return None
+                        if taken is False:
+                            return MQError(MQRC_NO_MSG_UNDER_CURSOR, _GONE.format(
+                                queue=self.queue))
+                        return taken  # the get failed
+        qm._put(queue, message, context, True, qmgr_name, False, packed)
+        try:
+            self._take_current(True, False)
+        except MQError as e:
+            return e
+        except sqlite3.Error as exc:  # what the guard does, for the get alone
+            qm._s.rolled_back()
+            return sqlite_error(exc, qm.location, qm._busy)
         return None
 
     def close(self) -> None:

@@ -593,3 +593,144 @@ def test_move_current_to_as_browsed_stores_the_same_md(qm: EmbeddedQueueManager)
     for context in (Context.SET_ALL, Context.NEW):
         assert seen[True, context] == seen[False, context]
         assert len(seen[True, context]) == len(mds)
+
+
+def test_one_pass_move_stores_what_the_two_calls_store(qm: EmbeddedQueueManager,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """``move_current_to`` of a message browsed in the open transaction takes one pass
+    (``_move_browsed``) once the destination is resolved; the rows it leaves are those of
+    put + get_current, column for column, and it steps aside when a check could fail."""
+    passes: list[bool | None] = []
+    real = EmbeddedQueueManager._move_browsed
+
+    def counting(self, *args):  # type: ignore[no-untyped-def]
+        passes.append(real(self, *args))
+        return passes[-1]
+
+    monkeypatch.setattr(EmbeddedQueueManager, "_move_browsed", counting)
+    for q in ("S1", "S2"):
+        qm.define_queue(QueueAttrs(q))
+        for i in range(6):
+            qm.put(q, m(f"b{i}", priority=i % 3, correl_id=bytes([i]) * 24,
+                        msg_id=bytes([i + 1]) * 24, persistence=i % 2),
+                   context=Context.SET_ALL)
+    qm.define_queue(QueueAttrs("D1", max_depth=4))
+    qm.define_queue(QueueAttrs("D2", max_depth=4))
+    qm.commit()
+    refused = {}
+    for src, dst, fast in (("S1", "D1", True), ("S2", "D2", False)):
+        with qm.browse(src) as cur:
+            while (x := cur.next()) is not None:
+                try:
+                    if fast:
+                        assert cur.move_current_to(dst, x, as_browsed=True) is None
+                    else:
+                        qm.put(dst, x, context=Context.SET_ALL)
+                        cur.get_current()
+                except MQError as e:
+                    refused.setdefault(dst, []).append(e.reason)
+        qm.commit()
+    # the first (browsed before the transaction began) takes the two calls, the next
+    # three one pass; at the depth limit it steps aside: the put counts exactly, refuses
+    assert passes == [True, True, True, None, None]
+    assert refused == {"D1": [2053, 2053], "D2": [2053, 2053]}
+
+    def rows(queue: str) -> list[tuple]:
+        return [tuple(r) for r in qm._db.execute(
+            "SELECT npri, priority, backout_count, expires_at, msg_id, correl_id, length, "
+            "put_by, got_by, md, body FROM messages WHERE queue = ? ORDER BY id",
+            (queue,))]
+
+    assert rows("D1") == rows("D2") and len(rows("D1")) == 4
+    assert rows("S1") == rows("S2") and len(rows("S1")) == 2
+    assert qm.inquire_queue("D1").depth == 4 and qm.inquire_queue("S1").depth == 2
+
+
+@pytest.mark.parametrize("undo_fails", [False, True], ids=["undone", "rolled-back"])
+def test_commit_failing_midway_through_its_puts_leaves_none(qm: EmbeddedQueueManager,
+                                                           undo_fails: bool) -> None:
+    """The commit inserts the unit's puts in one statement; one failing midway (here the
+    third of five) leaves none of them, the gets backed out, and says 2003 — also when
+    taking the inserted rows out fails too and the whole transaction is rolled back."""
+    fill(qm, "SRC", 5)
+    with qm.browse("SRC") as cur:  # (closing the cursor would write the unit as marks)
+        while (x := cur.next()) is not None:
+            assert cur.move_current_to("DST", x, as_browsed=True) is None
+        assert qm._s.held and qm._s.pending and not qm._s.db_marks
+        qm._db.execute("CREATE TEMP TRIGGER fail_put BEFORE INSERT ON messages "
+                       "WHEN NEW.body = CAST('m00002' AS BLOB) AND NEW.queue = 'DST' "
+                       "BEGIN SELECT RAISE(ABORT, 'injected'); END")
+        if undo_fails:
+            qm._db.execute("CREATE TEMP TRIGGER fail_undo BEFORE DELETE ON messages "
+                           "WHEN OLD.queue = 'DST' BEGIN SELECT RAISE(ABORT, 'no'); END")
+        with pytest.raises(MQError) as info:
+            qm.commit()
+    assert info.value.reason == 2003 and not qm.in_unit_of_work
+    # (created inside the transaction: a rollback of it takes them away too)
+    qm._db.execute("DROP TRIGGER IF EXISTS fail_put")
+    qm._db.execute("DROP TRIGGER IF EXISTS fail_undo")
+    assert contents(qm, "DST") == []
+    # undone in the transaction: the backout raises each BackoutCount; rolled back whole,
+    # the gets were undone by SQLite itself and the counts stay (MQ may raise them)
+    assert [b for b, _ in contents(qm, "SRC")] == [f"m{i:05d}" for i in range(5)]
+    assert {n for _, n in contents(qm, "SRC")} == ({0} if undo_fails else {1})
+    assert qm.inquire_queue("SRC").depth == 5 and qm.inquire_queue("DST").depth == 0
+
+
+def test_one_pass_move_whose_get_fails_returns_it_and_loses_nothing(
+        qm: EmbeddedQueueManager) -> None:
+    """An SQLite error deleting the browsed row in the one-pass move is returned as the
+    get's failure (the put went into the unit), and the unit can then only be backed out:
+    its commit says 2003, and every message is on the source once."""
+    names = fill(qm, "SRC", 4)
+    with qm.browse("SRC") as cur:
+        x = cur.next()
+        assert x is not None and cur.move_current_to("DST", x, as_browsed=True) is None
+        qm._db.execute("CREATE TEMP TRIGGER fail_get BEFORE DELETE ON messages "
+                       "WHEN OLD.queue = 'SRC' AND OLD.body = CAST('m00002' AS BLOB) "
+                       "BEGIN SELECT RAISE(ABORT, 'injected'); END")
+        x = cur.next()
+        assert x is not None and cur.move_current_to("DST", x, as_browsed=True) is None
+        x = cur.next()
+        assert x is not None and x.body == b"m00002"
+        err = cur.move_current_to("DST", x, as_browsed=True)
+        assert isinstance(err, MQError) and "injected" in str(err)
+        with pytest.raises(MQError) as info:
+            qm.commit()
+        assert info.value.reason == 2003
+    qm._db.execute("DROP TRIGGER IF EXISTS fail_get")
+    assert [b for b, _ in contents(qm, "SRC")] == names
+    assert contents(qm, "DST") == []
+    assert qm.inquire_queue("SRC").depth == 4 and qm.inquire_queue("DST").depth == 0
+
+
+@pytest.mark.parametrize("flushed", [False, True], ids=["in-transaction", "flushed"])
+def test_backout_puts_back_every_column_of_the_rows_got(qm: EmbeddedQueueManager,
+                                                        flushed: bool) -> None:
+    """A get keeps only some columns of the row it takes; a backout puts the row back
+    whole (the columns that repeat the MD come from it), whether the gets were still in
+    the transaction or written as marks for another connection (then re-inserted)."""
+    for i, md in enumerate((MQMD(priority=7, correl_id=b"c" * 24, encoding=273),
+                            MQMD(version=1, priority=0, persistence=0),
+                            MQMD(priority=12, expiry=600_000))):
+        qm.put("SRC", Message(md.copy(msg_id=bytes([i + 1]) * 24), b"body %d" % i))
+    qm.commit()
+
+    def rows() -> list[tuple]:
+        return [tuple(r) for r in qm._db.execute(
+            "SELECT id, queue, npri, priority, expires_at, msg_id, correl_id, put_time, "
+            "length, md, body, put_by, got_by FROM messages ORDER BY id")]
+
+    before = rows()
+    with qm.browse("SRC") as cur:
+        assert cur.next() is not None and cur.get_current().body == b"body 2"  # (9)
+    assert qm.get("SRC").body == b"body 0"
+    assert qm.get_by_msgid("SRC", bytes([2]) * 24).body == b"body 1"
+    if flushed:  # another connection of the process writes the unit of work as marks
+        with qm.new_connection() as other:
+            assert other.inquire_queue("SRC").depth == 0  # (gets lower CURDEPTH)
+        assert qm._s.db_marks
+    qm.backout()
+    assert rows() == before
+    counts = [n for _, n in contents(qm, "SRC")]
+    assert counts == [1, 1, 1]

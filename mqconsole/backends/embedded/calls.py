@@ -1,0 +1,96 @@
+"""The guard of every call on an embedded connection or one of its cursors.
+
+A call takes the connection's lock (calls are serialised), is refused when the connection
+is closed, first flushes another idle connection of this process holding the write lock
+(so its work is seen), and turns an SQLite error into the MQError that says what failed.
+The decorators are that guard written out once for a hot path (a move calls it twice a
+message); ``Call`` is the same as a context manager for the rest.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable
+from functools import wraps
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from mqconsole.mq.errors import MQError
+
+from .store import MQRC_HCONN_ERROR, sqlite_error
+
+if TYPE_CHECKING:
+    from .connection import EmbeddedQueueManager
+
+T = TypeVar("T")
+_CLOSED = "this connection to the embedded queue manager is closed"
+
+
+def _guarded(fn: Callable[..., T], of_cursor: bool) -> Callable[..., T]:
+    @wraps(fn)
+    def wrapper(self: Any, *args: Any, **kwargs: Any) -> T:
+        qm = self._qm if of_cursor else self
+        s = qm._s
+        s.lock.acquire()
+        try:
+            if qm._closed:
+                raise MQError(MQRC_HCONN_ERROR, _CLOSED)
+            s.depth += 1
+            try:
+                if s.depth == 1 and s.file.owner is not None:
+                    s.flush_others()
+                return fn(self, *args, **kwargs)
+            except sqlite3.Error as exc:
+                s.rolled_back()
+                raise sqlite_error(exc, qm.location, qm._busy) from exc
+            finally:
+                s.depth -= 1
+                if s.depth == 0:
+                    s.call_ended()
+        finally:
+            s.lock.release()
+
+    return wrapper
+
+
+def api(fn: Callable[..., T]) -> Callable[..., T]:
+    """A method of the connection, guarded."""
+    return _guarded(fn, False)
+
+
+def cursor_call(fn: Callable[..., T]) -> Callable[..., T]:
+    """A method of a cursor (``self._qm`` its connection), guarded."""
+    return _guarded(fn, True)
+
+
+class Call:
+    """The guard as a context manager: ``with qm._guard():``."""
+
+    __slots__ = ("qm",)
+
+    def __init__(self, qm: EmbeddedQueueManager) -> None:
+        self.qm = qm
+
+    def __enter__(self) -> None:
+        qm = self.qm
+        s = qm._s
+        s.lock.acquire()
+        if qm._closed:
+            s.lock.release()
+            raise MQError(MQRC_HCONN_ERROR, _CLOSED)
+        s.depth += 1
+        if s.depth == 1 and s.file.owner is not None:
+            s.flush_others()
+
+    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None,
+                 tb: object) -> None:
+        qm = self.qm
+        s = qm._s
+        try:
+            if exc is not None and isinstance(exc, sqlite3.Error):
+                s.rolled_back()
+                raise sqlite_error(exc, qm.location, qm._busy) from exc
+        finally:
+            s.depth -= 1
+            if s.depth == 0:
+                s.call_ended()
+            s.lock.release()
