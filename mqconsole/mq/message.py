@@ -6,11 +6,27 @@ from dataclasses import dataclass
 
 from .md import MQMD
 
+# MQMD.MsgFlags (version 2) that make a message a member of a group or a segment
+MQMF_SEGMENT = 0x02
+MQMF_LAST_SEGMENT = 0x04
+MQMF_MSG_IN_GROUP = 0x08
+MQMF_LAST_MSG_IN_GROUP = 0x10
+GROUP_FLAGS = MQMF_SEGMENT | MQMF_LAST_SEGMENT | MQMF_MSG_IN_GROUP | MQMF_LAST_MSG_IN_GROUP
 
-@dataclass(slots=True)
+
+@dataclass(slots=True, eq=False)
 class Message:
+    """Equal to any Message (subclasses included) with an equal MD and body."""
+
     md: MQMD
     body: bytes
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Message):
+            return NotImplemented
+        return self.md == other.md and self.body == other.body
+
+    __hash__ = None  # type: ignore[assignment]  # mutable, as the dataclass was
 
     @property
     def msg_id_hex(self) -> str:
@@ -19,3 +35,9 @@ class Message:
     @property
     def correl_id_hex(self) -> str:
         return self.md.correl_id.hex().upper()
+
+    @property
+    def in_group(self) -> bool:
+        """A member of a message group, or a segment (MsgFlags of an MQMD version 2)."""
+        md = self.md
+        return md.version >= 2 and bool(md.msg_flags & GROUP_FLAGS)

@@ -53,7 +53,6 @@ from mqconsole.ops.transfer import (
     local_prediction,
     run_engine,
 )
-from mqconsole.ops.views import MessageView
 
 __all__ = ["REPORT_COA_COD", "OriginError", "backout_origins", "resubmit", "unwrap_xmit"]
 
@@ -153,7 +152,7 @@ def resubmit(qm: QueueManager, queue: str, selection: Selection, *, to: str | No
             f"some selected messages on {queue} have no dead-letter header and no queue "
             f"names {queue} as its BOQNAME: say where they go with --to QUEUE", [])
 
-    def planner(m: Message, view: MessageView) -> Route:
+    def planner(m: Message) -> Route:
         notes: list[str] = []
         if m.md.report & REPORT_COA_COD:
             notes.append("report")

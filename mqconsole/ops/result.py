@@ -69,6 +69,14 @@ class OperationResult:
         if destination is not None:
             self.moved_to[destination] = self.moved_to.get(destination, 0) + 1
 
+    def record_done_many(self, msgids: list[str], destinations: list[str]) -> None:
+        """``record_done`` of each pair (a unit of work's messages at once)."""
+        self.done += len(msgids)
+        self.done_msgids.extend(msgids)
+        moved = self.moved_to
+        for destination in destinations:
+            moved[destination] = moved.get(destination, 0) + 1
+
     def to_json(self) -> dict[str, Any]:
         dests = list(self.moved_to)
         destination = self.destination

@@ -52,7 +52,13 @@ from mqconsole.backends.base import BrowseCursor, Context, QueueManager
 from mqconsole.mq.chain import format_key, strip_dead_letter_header
 from mqconsole.mq.errors import HeaderError, MQError
 from mqconsole.mq.md import LAYOUT
-from mqconsole.mq.message import Message
+from mqconsole.mq.message import (
+    MQMF_LAST_MSG_IN_GROUP,
+    MQMF_LAST_SEGMENT,
+    MQMF_MSG_IN_GROUP,
+    MQMF_SEGMENT,
+    Message,
+)
 from mqconsole.mq.names import reason_name
 from mqconsole.ops.result import Control, Failure, OperationResult
 from mqconsole.ops.selection import Selection
@@ -66,11 +72,6 @@ __all__ = [
 
 REFUSALS_BEFORE_STOP = 10
 
-MQMF_SEGMENT = 0x02
-MQMF_LAST_SEGMENT = 0x04
-MQMF_MSG_IN_GROUP = 0x08
-MQMF_LAST_MSG_IN_GROUP = 0x10
-GROUP_FLAGS = MQMF_SEGMENT | MQMF_LAST_SEGMENT | MQMF_MSG_IN_GROUP | MQMF_LAST_MSG_IN_GROUP
 
 MQRC_BACKED_OUT = 2003
 MQRC_CONNECTION_BROKEN = 2009
@@ -139,7 +140,7 @@ class Route:
     notes: tuple[str, ...] = ()
 
 
-Planner = Callable[[Message, MessageView], Route]
+Planner = Callable[[Message], Route]
 
 
 def identity(message: Message) -> bytes:
@@ -162,8 +163,7 @@ def same_message(got: Message, browsed: Message) -> bool:
 
 
 def is_grouped(message: Message) -> bool:
-    md = message.md
-    return md.version >= 2 and bool(md.msg_flags & GROUP_FLAGS)
+    return message.in_group
 
 
 # -- the engine's private state -------------------------------------------------------------
@@ -181,7 +181,7 @@ class _Item:
 
     @property
     def msgid(self) -> str:
-        return self.message.md.msg_id.hex().upper()
+        return self.message.msg_id_hex
 
     def ident(self) -> bytes:
         if self.digest is None:
@@ -361,7 +361,7 @@ class _Engine:
                 self.passed += 1
                 if self.passed % 1000 == 0:
                     self._report()
-                self._consider(m, MessageView(self.passed, m, self.now))
+                self._consider(m)
             except _UnitFailure as f:
                 self._recover(f)
         while True:
@@ -392,16 +392,18 @@ class _Engine:
         raise _Stop
 
     # -- one browsed message ----------------------------------------------------------------
-    def _consider(self, m: Message, view: MessageView) -> None:
-        if is_grouped(m):
-            self._consider_member(m, view)
+    def _consider(self, m: Message) -> None:
+        """The message the walk is at (position ``self.passed``)."""
+        if m.in_group:
+            self._consider_member(m, MessageView(self.passed, m, self.now))
             return
         if self.limit is not None and self.matched >= self.limit:
             return  # only members of open groups are taken now
-        if not (self.everything or self.selection.matches(view)):
+        if not (self.everything
+                or self.selection.matches(MessageView(self.passed, m, self.now))):
             return
         self.matched += 1
-        self._handle(m, view, None)
+        self._handle(m, self.passed, None)
 
     def _consider_member(self, m: Message, view: MessageView) -> None:
         gid = m.md.group_id
@@ -453,7 +455,7 @@ class _Engine:
         if g.remaining <= 0:
             g.state = "done"
             del self.open_groups[gid]
-        self._handle(m, view, gid)
+        self._handle(m, view.position, gid)
 
     def _scan_groups(self) -> None:
         """Look at every group on the queue once, with a cursor of its own."""
@@ -465,7 +467,7 @@ class _Engine:
                 batch = cur.next_batch(_BROWSE_BATCH)
                 for m in batch:
                     pos += 1
-                    if not is_grouped(m):
+                    if not m.in_group:
                         continue
                     md = m.md
                     s = scans.setdefault(md.group_id, _GroupScan())
@@ -483,11 +485,11 @@ class _Engine:
                        "(a group moves whole or not at all)")
             self.groups[gid] = _Group(gid, len(s.members), why)
 
-    def _handle(self, m: Message, view: MessageView, gid: bytes | None) -> None:
+    def _handle(self, m: Message, position: int, gid: bytes | None) -> None:
         try:
-            route = self.planner(m, view)
+            route = self.planner(m)
         except Unroutable as u:
-            self._fail(m, view.position, u.reason, u.detail, u.destination)
+            self._fail(m, position, u.reason, u.detail, u.destination)
             if gid is not None:
                 self._group_failed(gid, u.reason, u.detail or reason_name(u.reason))
             return
@@ -500,9 +502,9 @@ class _Engine:
                                    f"{route.label} is no longer tried", count_as_failed=False)
             return
         if self.dry_run:
-            self._plan(m, view.position, route)
+            self._plan(m, position, route)
             return
-        item = _Item(m, view.position, self.passed - 1, route, gid)
+        item = _Item(m, position, self.passed - 1, route, gid)
         self._process(item, self.cursor)  # type: ignore[arg-type]
 
     def _plan(self, m: Message, position: int, route: Route) -> None:
@@ -522,8 +524,10 @@ class _Engine:
                 try:
                     # the message as browsed (planners never change one in place): the
                     # backend may store its MD as it is stored already
-                    err = move(r.queue, r.message, context=self.context,
-                               qmgr_name=r.qmgr_name, as_browsed=r.message is item.message)
+                    # (positionally: keywords through the backend's call guard cost a
+                    # dict a message)
+                    err = move(r.queue, r.message, self.context, r.qmgr_name,
+                               r.message is item.message)
                 except MQError as e:  # the put failed: nothing was got
                     if e.reason in CONNECTION_REASONS:
                         self.unit.append(item)
@@ -628,11 +632,12 @@ class _Engine:
         self._committed(items)
 
     def _committed(self, items: list[_Item]) -> None:
-        res = self.result
+        ids = [it.message.msg_id_hex for it in items]
+        labels = [it.route.label for it in items]
+        self.result.record_done_many(ids, labels)
+        if self.done_destinations is not None:
+            self.done_destinations.update(zip(ids, labels, strict=True))
         for it in items:
-            res.record_done(it.msgid, it.route.label)
-            if self.done_destinations is not None:
-                self.done_destinations[it.msgid] = it.route.label
             for note in it.route.notes:
                 self.notes[note] = self.notes.get(note, 0) + 1
         if not self.copy:
@@ -745,7 +750,7 @@ class _Engine:
                 route = old.route
                 if put:
                     try:
-                        route = self.planner(m, MessageView(old.position, m, self.now))
+                        route = self.planner(m)
                     except Unroutable:
                         route = old.route
                 item = _Item(m, old.position, old.passed_before, route, old.group, old.digest)
@@ -922,7 +927,7 @@ def transfer(qm: QueueManager, source: str, dest: str, selection: Selection, *,
             raise TransferError(f"{source} is both the source and the destination{also}")
     label = dest if same_qm else f"{dest}@{dest_qm.name}"  # type: ignore[union-attr]
 
-    def planner(m: Message, view: MessageView) -> Route:
+    def planner(m: Message) -> Route:
         if not strip_dlh:
             return Route(dest, label, m)
         if format_key(m.md.format) != "MQDEAD":

@@ -113,7 +113,7 @@ class FaultyCursor:
             return Message(msg.md, msg.body + b"\x00not the browsed one")
         return msg
 
-    def move_current_to(self, queue: str, message: Message, *,  # type: ignore[no-redef]
+    def move_current_to(self, queue: str, message: Message,  # type: ignore[no-redef]
                         context: Context = Context.SET_ALL, qmgr_name: str = "",
                         as_browsed: bool = False) -> MQError | None:
         owner = self._owner

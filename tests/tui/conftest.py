@@ -72,9 +72,11 @@ async def settle(app, pilot, rounds: int = 3) -> None:
         await pilot.pause()
 
 
-async def wait_for(app, pilot, condition: Callable[[], bool], timeout: float = 10.0, *,
+async def wait_for(app, pilot, condition: Callable[[], bool], timeout: float = 30.0, *,
                    workers: bool = True) -> None:
-    """Until ``condition()``; ``workers=False`` while a long worker must keep running."""
+    """Until ``condition()``; ``workers=False`` while a long worker must keep running. The
+    timeout is generous: the whole suite on two busy cores once took over 10 s for a step
+    that takes 5 ms alone; a hang still fails."""
     import asyncio
     import time
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Callable
 from functools import wraps
+from time import monotonic
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from mqconsole.mq.errors import MQError
@@ -36,8 +37,10 @@ def _guarded(fn: Callable[..., T], of_cursor: bool) -> Callable[..., T]:
                 raise MQError(MQRC_HCONN_ERROR, _CLOSED)
             s.depth += 1
             try:
-                if s.depth == 1 and s.file.owner is not None:
-                    s.flush_others()
+                if s.depth == 1:
+                    owner = s.file.owner
+                    if owner is not None and owner is not s:
+                        s.flush_others()
                 return fn(self, *args, **kwargs)
             except sqlite3.Error as exc:
                 s.rolled_back()
@@ -45,7 +48,9 @@ def _guarded(fn: Callable[..., T], of_cursor: bool) -> Callable[..., T]:
             finally:
                 s.depth -= 1
                 if s.depth == 0:
-                    s.call_ended()
+                    s.idle_since = monotonic()  # Session.call_ended, inlined
+                    if s.file.waiters:
+                        s.call_ended()
         finally:
             s.lock.release()
 

@@ -53,7 +53,7 @@ from ..base import Context
 from . import auth
 from .auth import QMGR, QUEUE, AuthorityRecord
 from .calls import Call, api
-from .cursor import EmbeddedCursor, message_from_row
+from .cursor import EmbeddedCursor
 from .mdfast import clone as clone_md
 from .mdfast import pack819 as pack_md
 from .mdfast import persistence819
@@ -70,6 +70,14 @@ from .store import (
     process_alive,
     process_identity,
     sqlite_error,
+)
+from .stored import (
+    CORREL_ID_AT,
+    MSG_ID_AT,
+    PERSISTENCE_AT,
+    PRIORITY_AT,
+    byte_order,
+    message_from_row,
 )
 
 # MQ reason codes used here (values from CMQC; names via mqconsole.mq.names).
@@ -111,6 +119,7 @@ _MSG_COLS = "id, npri, backout_count, expires_at, md, body, put_time"
 _TAKE_ROW = (f"DELETE FROM messages WHERE id = ? AND queue = ? AND {_VISIBLE} AND "
              "(expires_at IS NULL OR expires_at > ?)")
 _TAKE_ROW_RETURNING = _TAKE_ROW + " RETURNING backout_count"
+_PERSISTENT = {"little": (1).to_bytes(4, "little"), "big": (1).to_bytes(4, "big")}
 _DISCARD_EXPIRED_ROW = (f"DELETE FROM messages WHERE id = ? AND queue = ? AND {_VISIBLE} "
                         "AND expires_at <= ?")
 
@@ -1096,12 +1105,13 @@ class EmbeddedQueueManager:
                 s.sync_after = True
         return msg
 
-    def _move_browsed(self, names: list[str], row: tuple, message: Message, queue: str
+    def _move_browsed(self, names: list[str], row: tuple, queue: str
                       ) -> bool | MQError | None:
         """The common step of a move in one pass: ``_put(queue, message, SET_ALL, True,
         "", False, packed=row's MD)`` then ``_take_under_cursor(names, row, True, True,
-        False)``, for a row browsed in this very transaction with nothing taken since,
-        whose stored MD is valid as put (``EmbeddedCursor.move_current_to`` checks that).
+        False)``, for the message of a row browsed in this very transaction with nothing
+        taken since, unchanged, whose stored MD is valid as put
+        (``EmbeddedCursor.move_current_to`` checks all that).
 
         It goes ahead only when every check of the two calls is known to pass already in
         this transaction: the destination resolved and cached, not put-inhibited, the
@@ -1124,19 +1134,22 @@ class EmbeddedQueueManager:
         added = s.added.get(name, 0)
         if size > t.max_msg_length or t.depth + added >= t.max_depth:
             return None
-        md = message.md
+        # the MD as stored is the MD put: its fields are read from the bytes, never
+        # unpacked (the message may not have been, see stored.py)
+        blob = row[4]
+        order = byte_order(blob)
+        priority = int.from_bytes(blob[PRIORITY_AT:PRIORITY_AT + 4], order, signed=True)
         now = time.time()
         try:
             # the put: as _put stores an unchanged browsed message (the MD as stored)
-            s.defer_put((name, row[1], md.priority, None, md.msg_id, md.correl_id, now, size,
-                         row[4], body), size)
+            s.defer_put((name, row[1], priority, None, blob[MSG_ID_AT:MSG_ID_AT + 24],
+                         blob[CORREL_ID_AT:CORREL_ID_AT + 24], now, size, blob, body), size)
         except BaseException:
             if s.held:
                 s.end(commit=False)
             raise
         s.added[name] = added + 1
-        persistent = md.persistence == 1
-        if persistent:
+        if blob[PERSISTENCE_AT:PERSISTENCE_AT + 4] == _PERSISTENT[order]:
             s.durable = True
         # the get under the cursor: as _take_under_cursor for an unchanged row
         local = names[-1]
@@ -1152,9 +1165,10 @@ class EmbeddedQueueManager:
             # taken since); if it did, the general take looks again
             return self._take_under_cursor(names, row, False, True, False) is not None
         s.takes += 1
-        s.count(local, -1)
+        if not s.triggers:  # s.count(local, -1), inlined
+            s.delta[local] = s.delta.get(local, 0) - 1
         s.last_get[local] = now
-        s.defer_got((row_id, local, row[1], row[2], None, row[6], row[4], body))
+        s.defer_got((row_id, local, row[1], row[2], None, row[6], blob, body))
         return True
 
     def _close_handle(self, handle: int) -> None:

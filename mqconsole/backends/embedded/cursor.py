@@ -12,7 +12,6 @@ browsed, by its row id, so duplicate MsgIds never take the wrong message.
 
 from __future__ import annotations
 
-import math
 import sqlite3
 import time
 from collections import deque
@@ -25,8 +24,8 @@ from mqconsole.mq.message import Message
 from ..base import Context
 from .auth import QUEUE
 from .calls import cursor_call
-from .mdfast import unpack819
 from .store import sqlite_error
+from .stored import StoredMessage, message_from_row
 
 if TYPE_CHECKING:
     from .connection import EmbeddedQueueManager
@@ -47,16 +46,6 @@ _EXPIRY_AT = 16
 _UNLIMITED = b"\xff\xff\xff\xff"
 _ZERO = b"\x00\x00\x00\x00"
 _GONE = "the browsed message is no longer on {queue!r} (another consumer took it, or it expired)"
-
-
-def message_from_row(md_blob: bytes, body: bytes, backout_count: int,
-                     expires_at: float | None, now: float) -> Message:
-    """The message as MQGET returns it: stored MD, BackoutCount, Expiry left (tenths)."""
-    md = unpack819(md_blob)
-    md.backout_count = backout_count
-    if expires_at is not None:
-        md.expiry = max(1, math.ceil((expires_at - now) * 10))
-    return Message(md, bytes(body))
 
 
 class EmbeddedCursor:
@@ -103,9 +92,7 @@ class EmbeddedCursor:
                 self._after = (row[1], row[0])
                 self._current = row
                 self._current_key = self._ahead_key
-                md = unpack819(row[4])
-                md.backout_count = row[2]
-                msg = self._browsed = Message(md, row[5])
+                msg = self._browsed = StoredMessage(row[4], row[5], row[2])
                 return msg
         batch = self.next_batch(1)
         return batch[0] if batch else None
@@ -191,7 +178,7 @@ class EmbeddedCursor:
         return msg
 
     @cursor_call
-    def move_current_to(self, queue: str, message: Message, *,
+    def move_current_to(self, queue: str, message: Message,
                         context: Context = Context.SET_ALL, qmgr_name: str = "",
                         as_browsed: bool = False) -> MQError | None:
         """The step of a move in one call (internal: not in the protocol; ops/transfer.py
@@ -222,7 +209,7 @@ class EmbeddedCursor:
                 if (context is Context.SET_ALL and not qmgr_name and s.held
                         and self._current_key == key):
                     # browsed in this transaction, nothing taken since: one pass
-                    taken = qm._move_browsed(self._objects, row, message, queue)
+                    taken = qm._move_browsed(self._objects, row, queue)
                     if taken is not None:
                         self._current = None
                         if taken is True:

@@ -331,10 +331,20 @@ class Session:
         self._forget_deferred()
 
     def _inserted(self, rows: list[tuple]) -> None:
-        """Messages inserted (``_PUT_COLS`` rows): they count toward the depth."""
+        """Messages inserted (``_PUT_COLS`` rows): they count toward the depth, and the
+        latest of each queue is its last arrival."""
+        if self.triggers or not rows:
+            return
+        last: dict[str, float] = {}
+        n: dict[str, int] = {}
         for r in rows:
-            self.count(r[0], 1)
-            self.arrived(r[0], r[6])
+            q = r[0]
+            n[q] = n.get(q, 0) + 1
+            if r[6] > last.get(q, 0.0):
+                last[q] = r[6]
+        for q, k in n.items():
+            self.count(q, k)
+            self.arrived(q, last[q])
 
     def _forget_deferred(self) -> None:
         self.pending.clear()

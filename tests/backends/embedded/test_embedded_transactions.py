@@ -612,7 +612,8 @@ def test_one_pass_move_stores_what_the_two_calls_store(qm: EmbeddedQueueManager,
         qm.define_queue(QueueAttrs(q))
         for i in range(6):
             qm.put(q, m(f"b{i}", priority=i % 3, correl_id=bytes([i]) * 24,
-                        msg_id=bytes([i + 1]) * 24, persistence=i % 2),
+                        msg_id=bytes([i + 1]) * 24, persistence=i % 2,
+                        encoding=273 if i % 3 else 546),  # (big- and little-endian MDs)
                    context=Context.SET_ALL)
     qm.define_queue(QueueAttrs("D1", max_depth=4))
     qm.define_queue(QueueAttrs("D2", max_depth=4))
@@ -734,3 +735,22 @@ def test_backout_puts_back_every_column_of_the_rows_got(qm: EmbeddedQueueManager
     assert rows() == before
     counts = [n for _, n in contents(qm, "SRC")]
     assert counts == [1, 1, 1]
+
+
+@pytest.mark.parametrize("encoding", [546, 273], ids=["little-endian", "big-endian"])
+def test_one_pass_move_of_a_persistent_message_syncs_at_commit(qm: EmbeddedQueueManager,
+                                                               encoding: int) -> None:
+    """The one pass reads Persistence from the stored bytes (either byte order): a unit
+    of work that moved a persistent message is synced at commit, one of only
+    non-persistent messages is not."""
+    for i, persistence in enumerate((0, 0, 1)):
+        qm.put("SRC", m(f"p{i}", persistence=persistence, encoding=encoding))
+    qm.commit()
+    durable = []
+    with qm.browse("SRC") as cur:
+        while (x := cur.next()) is not None:
+            assert cur.move_current_to("DST", x, as_browsed=True) is None
+            durable.append(qm._s.durable)
+        qm.commit()
+    # the first is moved by the two calls (browsed before the transaction began)
+    assert durable == [False, False, True]

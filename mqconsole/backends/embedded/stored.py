@@ -1,0 +1,94 @@
+"""Messages as the embedded queue manager reads them from its file.
+
+A row holds the MD packed (CCSID 819, ``mdfast``). Unpacking its 29 fields into an
+``MQMD`` costs about as much as the rest of a move's step together, and a move of a
+message nobody looks into needs only its MsgId and MsgFlags, which sit at fixed places
+in the packed bytes. So a :class:`StoredMessage` unpacks its MD when first asked for it,
+and answers those few questions from the bytes until then.
+"""
+
+from __future__ import annotations
+
+import math
+
+from mqconsole.mq.md import MQMD, MQMD_V2_LENGTH
+from mqconsole.mq.message import GROUP_FLAGS, Message
+
+from .mdfast import unpack819
+
+# where the packed MD (mq/md.py LAYOUT) holds what is read from it here
+VERSION_AT = 4
+PRIORITY_AT = 40
+PERSISTENCE_AT = 44
+MSG_ID_AT = 48
+CORREL_ID_AT = 72
+MSG_FLAGS_AT = 356
+
+
+def byte_order(md: bytes) -> str:
+    """The byte order of a packed MD: its Version word (1 or 2) tells."""
+    return "little" if md[VERSION_AT] else "big"
+
+
+def long_at(md: bytes, at: int) -> int:
+    """An MQLONG of a packed MD."""
+    return int.from_bytes(md[at:at + 4], byte_order(md), signed=True)
+
+
+class StoredMessage(Message):
+    """A message read from the store; ``md`` is unpacked on first use (and may be set)."""
+
+    __slots__ = ("_backout_count", "_blob", "_expiry", "_md")
+
+    def __init__(self, blob: bytes, body: bytes, backout_count: int,
+                 expiry: int | None = None) -> None:
+        self._blob = blob  # the MD as stored (BackoutCount and Expiry are kept apart)
+        self._backout_count = backout_count
+        self._expiry = expiry  # tenths of a second left, when it has an expiry
+        self._md: MQMD | None = None
+        self.body = body
+
+    @property  # type: ignore[override]
+    def md(self) -> MQMD:
+        md = self._md
+        if md is None:
+            md = self._md = unpack819(self._blob)
+            md.backout_count = self._backout_count
+            if self._expiry is not None:
+                md.expiry = self._expiry
+        return md
+
+    @md.setter
+    def md(self, value: MQMD) -> None:
+        self._md = value
+
+    @property
+    def msg_id_hex(self) -> str:
+        md = self._md
+        raw = md.msg_id if md is not None else self._blob[MSG_ID_AT:MSG_ID_AT + 24]
+        return raw.hex().upper()
+
+    @property
+    def in_group(self) -> bool:
+        md = self._md
+        if md is not None:
+            return md.version >= 2 and bool(md.msg_flags & GROUP_FLAGS)
+        # the low byte of each word is enough: Version is 1 or 2, the flags fit in it
+        b = self._blob
+        if len(b) < MQMD_V2_LENGTH:
+            return False
+        if b[VERSION_AT]:  # little-endian
+            return b[VERSION_AT] == 2 and bool(b[MSG_FLAGS_AT] & GROUP_FLAGS)
+        return b[VERSION_AT + 3] == 2 and bool(b[MSG_FLAGS_AT + 3] & GROUP_FLAGS)
+
+
+def message_from_row(md_blob: bytes, body: bytes, backout_count: int,
+                     expires_at: float | None, now: float) -> StoredMessage:
+    """The message as MQGET returns it: stored MD, BackoutCount, Expiry left (tenths)."""
+    if expires_at is None:
+        return StoredMessage(md_blob, body, backout_count)
+    return StoredMessage(md_blob, body, backout_count,
+                         max(1, math.ceil((expires_at - now) * 10)))
+
+
+__all__ = ["StoredMessage", "long_at", "message_from_row"]

@@ -1,0 +1,55 @@
+"""A message read from the embedded store answers from its packed MD exactly what the
+unpacked MQMD would say, and behaves as any Message."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from test_embedded_mdfast import random_md
+
+from mqconsole.backends.embedded.mdfast import pack819
+from mqconsole.backends.embedded.stored import (
+    CORREL_ID_AT,
+    MSG_ID_AT,
+    PRIORITY_AT,
+    StoredMessage,
+    long_at,
+    message_from_row,
+)
+from mqconsole.mq.md import MQMD
+from mqconsole.mq.message import GROUP_FLAGS, Message
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_answers_from_the_bytes_as_the_unpacked_md(seed: int) -> None:
+    rng = random.Random(seed)
+    for _ in range(100):
+        md = random_md(rng)
+        if rng.random() < 0.5:
+            md.msg_flags = rng.choice([0, 0x02, 0x08, 0x10, 0x1E, 0x01, 0x100, -1])
+        blob = pack819(md)  # little- or big-endian as its Encoding says
+        lazy = StoredMessage(blob, b"body", 3)
+        assert lazy._md is None
+        want = Message(MQMD.unpack(blob, ccsid=819), b"body")
+        want.md.backout_count = 3
+        assert lazy.in_group == (md.version >= 2 and bool(md.msg_flags & GROUP_FLAGS))
+        assert lazy.msg_id_hex == want.msg_id_hex
+        assert long_at(blob, PRIORITY_AT) == want.md.priority
+        assert blob[MSG_ID_AT:MSG_ID_AT + 24] == want.md.msg_id
+        assert blob[CORREL_ID_AT:CORREL_ID_AT + 24] == want.md.correl_id
+        assert lazy._md is None  # none of that unpacked it
+        assert lazy == want and want == lazy  # (unpacks it)
+        assert lazy.md.backout_count == 3 and lazy.in_group == want.in_group
+
+
+def test_expiry_left_and_a_changed_md_are_what_it_says() -> None:
+    blob = pack819(MQMD(expiry=500, msg_id=b"a" * 24))
+    m = message_from_row(blob, b"x", 0, 1000.0, 990.0)  # 10 s left
+    assert m.md.expiry == 100
+    m.md.msg_id = b"b" * 24  # set on the unpacked MD: the bytes no longer speak for it
+    assert m.msg_id_hex == (b"b" * 24).hex().upper()
+    m.md = MQMD(version=2, msg_flags=0x08)
+    assert m.in_group and m.md.msg_flags == 0x08
+    assert message_from_row(blob, b"x", 1, None, 0.0).md.expiry == 500
+    assert Message(MQMD(), b"x") != StoredMessage(pack819(MQMD()), b"y", 0)
