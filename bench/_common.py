@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import platform
+import shutil
 import subprocess
 import sys
 import time
@@ -46,5 +47,32 @@ def mqconsole_exe() -> str:
     return str(Path(sys.executable).parent / "mqconsole")
 
 
-def run(args: list[str], env: dict | None = None) -> subprocess.CompletedProcess:
+def run(args: list[str], env: dict | None = None, *,
+        bytecode: bool = True) -> subprocess.CompletedProcess:
+    """Run a timed process as an installed mqconsole runs: with Python's bytecode cache
+    (``pip install`` compiles it; this workspace sets ``PYTHONDONTWRITEBYTECODE``, which
+    would make every timed start compile mqconsole's modules from source). See
+    ``warm_bytecode``. ``bytecode=False``: as this workspace runs it (after
+    ``drop_bytecode``: mqconsole compiled at every start, its dependencies cached)."""
+    env = dict(os.environ if env is None else env)
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    if not bytecode:
+        env["PYTHONDONTWRITEBYTECODE"] = "1"
     return subprocess.run(args, capture_output=True, text=True, env=env, check=False)
+
+
+def warm_bytecode() -> None:
+    """Compile the package's bytecode once, as ``pip install`` does, before timing
+    processes (``run``)."""
+    subprocess.run([sys.executable, "-m", "compileall", "-q", str(ROOT / "mqconsole")],
+                   check=True, capture_output=True)
+
+
+def drop_bytecode() -> None:
+    """Remove the package's compiled bytecode (``run(bytecode=False)``)."""
+    for cache in (ROOT / "mqconsole").rglob("__pycache__"):
+        shutil.rmtree(cache, ignore_errors=True)
+
+
+BYTECODE_NOTE = ("processes timed with Python's bytecode cache, as an installed package has "
+                 "it (compiled once before timing)")

@@ -49,7 +49,7 @@ import statistics
 import tempfile
 from pathlib import Path
 
-from _common import Timer, emit, mqconsole_exe, run
+from _common import BYTECODE_NOTE, Timer, emit, mqconsole_exe, run, warm_bytecode
 
 from mqconsole.backends.base import Context
 from mqconsole.backends.embedded import create_queue_manager
@@ -196,6 +196,7 @@ def main() -> None:
         with Timer() as fill:
             build(template, n, body)
         build(template_np, n, body, persistence=0)
+        warm_bytecode()
         rates: dict[str, list[float]] = {"bare": [], "bare_full": [], "inproc": [],
                                          "inproc_np": [], "cli": [], "floor": []}
         for r in range(args.repeat):
@@ -222,6 +223,7 @@ def main() -> None:
         # persistent messages (a WAL sync per MQ commit) against the bare loop synced at
         # every commit: the same durability
         "move_in_process_per_s": round(inproc), "move_cli_per_s": round(cli),
+        "cli_note": BYTECODE_NOTE,
         "protocol_loop_per_s": round(floor),
         "bare_sqlite_full_sync_per_s": round(bare_full),
         "ratio_in_process": round(inproc / bare_full, 3),

@@ -6,6 +6,7 @@ Imports are kept lazy so ``mqconsole queues`` starts fast (no textual on that pa
 
 from __future__ import annotations
 
+import importlib
 import sys
 
 import click
@@ -16,8 +17,48 @@ from .session import Session
 
 CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 
+# The command table: name -> "module:attribute" in mqconsole.cli.commands. A command's
+# module is imported when the command runs (or --help lists it), so ``mqconsole queues``
+# loads only what ``queues`` needs.
+COMMANDS = {
+    "init": "init_cmd:init",
+    "queues": "queue_cmd:queues",
+    "queue": "queue_cmd:queue",
+    "put": "put_cmd:put",
+    "browse": "browse_cmd:browse",
+    "show": "browse_cmd:show",
+    "summary": "browse_cmd:summary",
+    "move": "transfer_cmd:move",
+    "copy": "transfer_cmd:copy",
+    "resubmit": "transfer_cmd:resubmit_command",
+    "delete": "delete_cmd:delete",
+    "edit": "edit_cmd:edit",
+    "save": "files_cmd:save",
+    "load": "files_cmd:load",
+    "journal": "journal_cmd:journal",
+    "replay": "model_cmd:replay",
+    "doctor": "model_cmd:doctor",
+    "config": "config_cmd:config",
+    "tui": "tui_cmd:tui",
+}
 
-@click.group(context_settings=CONTEXT_SETTINGS, invoke_without_command=True)
+
+class LazyGroup(click.Group):
+    """A group whose commands (``COMMANDS``) are imported when first looked up."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted({*self.commands, *COMMANDS})
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name not in self.commands and cmd_name in COMMANDS:
+            module, attr = COMMANDS[cmd_name].split(":")
+            command = getattr(importlib.import_module(f"mqconsole.cli.commands.{module}"),
+                              attr)
+            self.add_command(command, cmd_name)
+        return self.commands.get(cmd_name)
+
+
+@click.group(cls=LazyGroup, context_settings=CONTEXT_SETTINGS, invoke_without_command=True)
 @click.option("--config", "config_file", metavar="FILE", help="Configuration file "
               "(else $MQCONSOLE_CONFIG, else the user config directory).")
 @click.option("--profile", "profile_name", metavar="NAME", help="Profile of the config to use.")
@@ -42,31 +83,6 @@ def cli(ctx: click.Context, config_file: str | None, profile_name: str | None,
         from .commands.tui_cmd import run_tui
 
         run_tui(session)
-
-
-def _register() -> None:
-    from .commands import (
-        browse_cmd,
-        config_cmd,
-        delete_cmd,
-        edit_cmd,
-        files_cmd,
-        init_cmd,
-        journal_cmd,
-        model_cmd,
-        put_cmd,
-        queue_cmd,
-        transfer_cmd,
-        tui_cmd,
-    )
-
-    for mod in (init_cmd, queue_cmd, put_cmd, browse_cmd, transfer_cmd, delete_cmd, edit_cmd,
-                files_cmd, journal_cmd, model_cmd, config_cmd, tui_cmd):
-        for command in mod.COMMANDS:
-            cli.add_command(command)
-
-
-_register()
 
 
 def main(argv: list[str] | None = None) -> int:
