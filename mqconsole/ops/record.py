@@ -1,11 +1,17 @@
-"""Turning an operation's result into its journal record (used by the CLI and the TUI)."""
+"""Turning an operation's result into its journal record, and the details some records
+carry (``queue-set``, ``edit``): written once here for the CLI and the TUI."""
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Iterable
+from enum import Enum
+from typing import TYPE_CHECKING, Any
 
 from mqconsole.ops.journal import Journal, JournalEntry, Outcome
 from mqconsole.ops.result import OperationResult
+
+if TYPE_CHECKING:
+    from mqconsole.ops.edit import EditOutcome
 
 
 def entry_for(result: OperationResult, *, qmgr: str | None, profile: str | None,
@@ -48,3 +54,49 @@ def record(journal: Journal, result: OperationResult, *, qmgr: str | None,
                       done_destinations=done_destinations)
     journal.append(entry)
     return entry
+
+
+def plain(value: Any) -> Any:
+    """A field's value as the journal writes it: an enum by its value, bytes in hex, text
+    without MQ's blank padding."""
+    if isinstance(value, Enum):
+        return value.value
+    if isinstance(value, bytes | bytearray):
+        return bytes(value).hex().upper()
+    if isinstance(value, str):
+        return value.rstrip()
+    return value
+
+
+def field_changes(before: Any, after: Any, keys: Iterable[str]) -> dict[str, dict[str, Any]]:
+    """``{field: {"before": …, "after": …}}`` for each of ``keys``, in name order."""
+    return {k: {"before": plain(getattr(before, k)), "after": plain(getattr(after, k))}
+            for k in sorted(keys)}
+
+
+def queue_set_entry(*, qmgr: str | None, profile: str | None, queue: str, before: Any,
+                    after: Any, keys: Iterable[str],
+                    details: dict[str, Any] | None = None) -> JournalEntry:
+    """The ``queue-set`` record: before and after of each attribute asked to change."""
+    return JournalEntry(operation="queue-set", qmgr=qmgr, profile=profile, source=queue,
+                        details={"changes": field_changes(before, after, keys),
+                                 **(details or {})})
+
+
+def edit_details(outcome: EditOutcome, keys: Iterable[str], *,
+                 new_context: bool = False) -> dict[str, Any]:
+    """What the ``edit`` record says besides its result: the position, each MQMD field
+    asked to change (before and after), whether the payload changed, the context, and the
+    new MsgId when there is one."""
+    original, edited = outcome.original, outcome.edited
+    details: dict[str, Any] = {
+        "position": outcome.position,
+        "changes": (field_changes(original.md, edited.md, keys)
+                    if original is not None and edited is not None else {}),
+        "payload_changed": bool(original is not None and edited is not None
+                                and original.body != edited.body),
+        "context": "new" if new_context else "set_all",
+    }
+    if outcome.new_msgid and outcome.new_msgid != (original.msg_id_hex if original else None):
+        details["new_msgid"] = outcome.new_msgid
+    return details

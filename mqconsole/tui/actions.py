@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 
+from mqconsole.ops.record import field_changes
 from mqconsole.ops.result import Control, OperationResult
 from mqconsole.ops.selection import Selection
 from mqconsole.ops.views import MessageView
@@ -601,15 +602,19 @@ class ActionRunner:
 
             def go() -> None:
                 from mqconsole.ops.edit import edit_message
+                from mqconsole.ops.record import edit_details
+
+                details: dict[str, Any] = {"position": view.position, "tui": True}
 
                 def op(qm: Any, c: Control) -> OperationResult:
-                    return edit_message(qm, queue, msg_id, changes=changes,
-                                        position=view.position, keep_headers=True, **kw).result
+                    out = edit_message(qm, queue, msg_id, changes=changes,
+                                       position=view.position, keep_headers=True, **kw)
+                    # (the journal is written after op returns: the same details as the CLI's)
+                    details.update(edit_details(out, changes), tui=True)
+                    return out.result
 
                 self.run(f"Edit message {view.position} of {queue}", op, queue=queue,
-                         changed=[queue],
-                         details={"position": view.position, "changes": dict(changes),
-                                  "payload_changed": bool(kw), "tui": True},
+                         changed=[queue], details=details,
                          after=lambda r: app.leave_detail() if r.done else None)
 
             app.push_screen(ConfirmDialog("Replace the message", body, confirm="Replace",
@@ -686,21 +691,20 @@ class ActionRunner:
             qmgr = app.qmgr_info.name if app.qmgr_info is not None else None
             problem = None
             try:
-                from mqconsole.ops.journal import Journal, JournalEntry
+                from mqconsole.ops.journal import Journal
+                from mqconsole.ops.record import queue_set_entry
 
-                diff = {k: {"before": _plain(getattr(before, k)),
-                            "after": _plain(getattr(after, k))} for k in sorted(changes)}
-                Journal(app.settings.journal_path).append(JournalEntry(
-                    operation="queue-set", qmgr=qmgr, profile=app.profile.name, source=name,
-                    details={"changes": diff, "tui": True}))
+                Journal(app.settings.journal_path).append(queue_set_entry(
+                    qmgr=qmgr, profile=app.profile.name, queue=name, before=before,
+                    after=after, keys=changes, details={"tui": True}))
             except Exception as exc:
                 problem = str(exc) or type(exc).__name__
             return before, after, problem
 
         def done(out) -> None:
             before, after, problem = out
-            parts = [f"{k.upper()} {_plain(getattr(before, k))} → {_plain(getattr(after, k))}"
-                     for k in sorted(changes)]
+            parts = [f"{k.upper()} {v['before']} → {v['after']}"
+                     for k, v in field_changes(before, after, changes).items()]
             app.notify(f"{name}: " + ", ".join(parts), title="Queue changed", markup=False)
             if problem:
                 app.notify(f"The journal could not be written: {problem}", markup=False,
@@ -708,16 +712,6 @@ class ActionRunner:
             app.refresh_queues_soon()
 
         app.backend(job, done=done, queue=name, what="set queue attributes")
-
-
-def _plain(value: Any) -> Any:
-    from enum import Enum
-
-    if isinstance(value, Enum):
-        return value.value
-    if isinstance(value, str):
-        return value.rstrip()
-    return value
 
 
 __all__ = ["ActionRunner", "Targets", "duplicate_notes", "plan_text", "result_text"]

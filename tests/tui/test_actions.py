@@ -163,7 +163,7 @@ async def test_delete_saves_a_backup_first(make_app, qm, tmp_path):
     assert journal(tmp_path)[-1].backup == str(backups[0])
 
 
-async def test_edit_a_payload_in_the_text_area(make_app, qm):
+async def test_edit_a_payload_in_the_text_area(make_app, qm, tmp_path):
     app = make_app()
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(app, pilot)
@@ -183,6 +183,13 @@ async def test_edit_a_payload_in_the_text_area(make_app, qm):
     views = [v for v in iter_views(qm, "APP.ORDERS") if bytes(v.md.msg_id) == target]
     assert len(views) == 1 and views[0].text == '{"order": "fixed"}'
     assert views[0].priority == 7 and depth(qm, "APP.ORDERS") == 40
+    # the journal says what `mqconsole edit` would: each field before and after
+    rec = journal(tmp_path)[-1]
+    assert rec.operation == "edit" and rec.msgids == [bytes(target).hex().upper()]
+    assert rec.details["changes"]["priority"]["after"] == 7
+    assert rec.details["changes"]["priority"]["before"] != 7
+    assert rec.details["payload_changed"] is True and rec.details["tui"] is True
+    assert rec.details["context"] == "set_all" and rec.details["position"] >= 1
 
 
 async def test_save_then_load(make_app, qm, tmp_path):

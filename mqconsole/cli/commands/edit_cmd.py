@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 import click
 
@@ -19,14 +18,6 @@ from .common import (
     yes_option,
 )
 from .delete_cmd import finish
-
-
-def _plain(value: Any) -> Any:
-    if isinstance(value, bytes):
-        return value.hex().upper()
-    if isinstance(value, str):
-        return value.rstrip()
-    return value
 
 
 @click.command("edit")
@@ -101,17 +92,11 @@ def edit(ctx: click.Context, queue: str, msgid: str, payload_file: str | None,
             if p.level != "error":  # the errors are in the sentence below
                 say(safe(f"{p.level}: {p.text}"))
         raise CliError(str(e)) from None
+    from mqconsole.ops.record import edit_details
+
     original, edited = out.original, out.edited
-    diff = {}
-    if original is not None and edited is not None:
-        for attr in sorted(changes):
-            before, after = getattr(original.md, attr), getattr(edited.md, attr)
-            diff[attr] = {"before": _plain(before), "after": _plain(after)}
-    details = {"position": out.position, "changes": diff,
-               "payload_changed": bool(original and edited and original.body != edited.body),
-               "context": "new" if new_context else "set_all"}
-    if out.new_msgid and out.new_msgid != (original.msg_id_hex if original else None):
-        details["new_msgid"] = out.new_msgid
+    details = edit_details(out, changes, new_context=new_context)
+    diff = details["changes"]
     journal_result(session, out.result, details=details)
     dest = to or queue
     if not as_json:

@@ -28,25 +28,11 @@ def journal_of(session: Session) -> Journal:
 def record_queue_set(session: Session, qmgr: str, queue: str, before: Any, after: Any,
                      keys: list[str]) -> None:
     """Append the ``queue-set`` record: before and after of each attribute asked to change."""
-    from mqconsole.ops.journal import JournalEntry
+    from mqconsole.ops.record import queue_set_entry
 
-    changes = {k: {"before": _plain(getattr(before, k)), "after": _plain(getattr(after, k))}
-               for k in sorted(keys)}
-    journal_of(session).append(JournalEntry(
-        operation="queue-set", qmgr=qmgr, profile=session.profile.name, source=queue,
-        details={"changes": changes}))
-
-
-def _plain(value: Any) -> Any:
-    from enum import Enum
-
-    if isinstance(value, Enum):
-        return value.value
-    if isinstance(value, bytes):
-        return value.hex().upper()
-    if isinstance(value, str):
-        return value.rstrip()
-    return value
+    journal_of(session).append(queue_set_entry(qmgr=qmgr, profile=session.profile.name,
+                                               queue=queue, before=before, after=after,
+                                               keys=keys))
 
 
 def entry_line(entry: JournalEntry) -> str:
