@@ -127,19 +127,6 @@ _INSERT_FINAL = f"INSERT INTO messages ({_PUT_COLS}) VALUES (?,?,?,?,?,?,?,?,?,?
 # The same, for rows bound as ``_unadapted`` makes them: no expiry as 0.0
 _INSERT_FINAL_UNADAPTED = (f"INSERT INTO messages ({_PUT_COLS}) "
                            "VALUES (?,?,?,nullif(?,0.0),?,?,?,?,?,?)")
-
-
-def _unadapted(rows: list[tuple]) -> list[tuple]:
-    """``_PUT_COLS`` rows as the sqlite3 module binds fastest. It looks every parameter
-    that is not exactly an int, float, str or bytearray up in its adapter registry,
-    through a failed attribute lookup that raises and clears an AttributeError: a few
-    microseconds for each of a put's four ``bytes`` and its ``None`` expiry, as much as
-    a tenth of a move's time. A bytearray copy of the bytes costs far less, and binds to
-    the same BLOB; no expiry goes as 0.0, which ``nullif`` makes NULL (an expiry time
-    is never 0: it is a put's time plus the Expiry)."""
-    ba = bytearray
-    return [(q, n, p, 0.0 if x is None else x, ba(mid), ba(cid), t, size, ba(md), ba(body))
-            for q, n, p, x, mid, cid, t, size, md, body in rows]
 _INSERT_PUT_MARKED = (f"INSERT INTO messages ({_PUT_COLS}, put_by) "
                       "VALUES (?,?,?,?,?,?,?,?,?,?,?)")
 GOT_COLS = "id, queue, npri, backout_count, expires_at, put_time, md, body"
@@ -160,6 +147,19 @@ def _got_row(r: tuple, conn: int) -> tuple:
     priority = int.from_bytes(md[40:44], "little" if md[4] else "big", signed=True)
     return (row_id, queue, npri_, priority, backout_count, expires_at, md[48:72], md[72:96],
             put_time, len(body), md, body, conn)
+
+
+def _unadapted(rows: list[tuple]) -> list[tuple]:
+    """``_PUT_COLS`` rows as the sqlite3 module binds fastest. It looks every parameter
+    that is not exactly an int, float, str or bytearray up in its adapter registry,
+    through a failed attribute lookup that raises and clears an AttributeError: a few
+    microseconds for each of a put's four ``bytes`` and its ``None`` expiry, as much as
+    a tenth of a move's time. A bytearray copy of the bytes costs far less, and binds to
+    the same BLOB; no expiry goes as 0.0, which ``nullif`` makes NULL (an expiry time
+    is never 0: it is a put's time plus the Expiry)."""
+    ba = bytearray
+    return [(q, n, p, 0.0 if x is None else x, ba(mid), ba(cid), t, size, ba(md), ba(body))
+            for q, n, p, x, mid, cid, t, size, md, body in rows]
 
 
 DEFER_BYTES = 16 << 20  # unflushed puts and gets held in memory before they are written
