@@ -41,7 +41,7 @@ from pydantic import (
 from pydantic_core import PydanticCustomError
 
 from mqconsole import paths
-from mqconsole.mq.payload import one_line
+from mqconsole.mq.payload import located
 
 ORIGIN_FLAG = "--config"
 ORIGIN_ENV = "MQCONSOLE_CONFIG"
@@ -66,12 +66,7 @@ class ConfigProblem:
     setting: str | None = None
 
     def sentence(self) -> str:
-        where = self.file or ""
-        if self.line is not None:
-            where = f"{where} line {self.line}" if where else f"line {self.line}"
-        parts = [p for p in (where, self.setting) if p]
-        parts.append(self.problem)
-        return one_line(": ".join(parts))
+        return located(self.problem, file=self.file, line=self.line, subject=self.setting)
 
 
 

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from mqconsole.mq.payload import one_line
+from mqconsole.mq.payload import located
 from mqconsole.mq.queue import is_valid_name
 
 from .yamlines import Loc, YamlProblem, load
@@ -196,12 +196,7 @@ class Problem:
     file: str | None = None
 
     def sentence(self) -> str:
-        where = self.file or ""
-        if self.line is not None:
-            where = f"{where} line {self.line}" if where else f"line {self.line}"
-        parts = [p for p in (where, self.field) if p]
-        parts.append(self.problem)
-        return one_line(": ".join(parts))
+        return located(self.problem, file=self.file, line=self.line, subject=self.field)
 
 
 

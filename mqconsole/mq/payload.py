@@ -238,6 +238,16 @@ def one_line(text: str) -> str:
                    for ch in text)
 
 
+def located(problem: str, *, file: str | None = None, line: int | None = None,
+            subject: str | None = None) -> str:
+    """One line saying what is wrong and where: ``FILE line N: SUBJECT: PROBLEM`` (the parts
+    not known left out), escaped as :func:`one_line` does."""
+    where = file or ""
+    if line is not None:
+        where = f"{where} line {line}" if where else f"line {line}"
+    return one_line(": ".join([p for p in (where, subject) if p] + [problem]))
+
+
 def is_unsafe_char(ch: str) -> bool:
     """True for a character :func:`safe_text` escapes."""
     return _UNSAFE.fullmatch(ch) is not None

@@ -205,3 +205,13 @@ def test_preview_of_a_big_payload_cut_inside_a_character():
     assert preview(data, 1208, "MQSTR", width=10) == "é" * 9 + "…"
     data = b"a" + ("é" * 10000).encode()
     assert preview(data, 1208, "MQSTR", width=10) == "a" + "é" * 8 + "…"
+
+
+def test_located_names_where_and_escapes() -> None:
+    from mqconsole.mq.payload import located
+
+    assert located("not a number", file="c.yaml", line=3, subject="profiles.a.port") == (
+        "c.yaml line 3: profiles.a.port: not a number")
+    assert located("bad", line=7) == "line 7: bad"
+    assert located("bad\nline", subject="x\x1b[31m") == "x\\x1b[31m: bad\\nline"
+    assert located("only this") == "only this"
