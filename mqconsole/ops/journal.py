@@ -71,6 +71,32 @@ def parse_time(text: str) -> datetime:
     return when.astimezone(UTC)
 
 
+def _dumps(value: Any) -> str:
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=True, default=str)
+
+
+def _outcomes_json(outcomes: list[Outcome]) -> str:
+    """``_dumps([o.to_dict() for o in outcomes])``, the usual outcome (a hex MsgId, no
+    reason) formatted directly: a tenth of the time."""
+    dests: dict[str, str] = {}
+    parts = []
+    for o in outcomes:
+        m = o.msgid  # in hex: letters and digits, nothing to escape in JSON
+        if o.reason is None and o.reason_name is None and m.isalnum() and m.isascii():
+            head = f'{{"msgid":"{m}","outcome":"{o.outcome}"'
+            d = o.destination
+            if d is None:
+                parts.append(head + "}")
+            else:
+                text = dests.get(d)
+                if text is None:
+                    text = dests[d] = _dumps(d)
+                parts.append(f'{head},"destination":{text}}}')
+        else:
+            parts.append(_dumps(o.to_dict()))
+    return "[" + ",".join(parts) + "]"
+
+
 @dataclass(slots=True)
 class Outcome:
     """What happened to one message: ``done``, ``failed`` (with the MQ reason) or ``skipped``."""
@@ -156,8 +182,9 @@ class JournalEntry:
             out[o.outcome] += 1
         return out
 
-    def to_dict(self) -> dict[str, Any]:
-        return {
+    def to_dict(self, *, outcomes: bool = True) -> dict[str, Any]:
+        """The record's fields in file order (``outcomes=False``: all but the outcomes)."""
+        d = {
             "time": format_time(self.time),
             "operator": self.operator,
             "sudo_user": self.sudo_user,
@@ -167,16 +194,23 @@ class JournalEntry:
             "source": self.source,
             "destinations": list(self.destinations),
             "msgids": list(self.msgids),
-            "outcomes": [o.to_dict() for o in self.outcomes],
+            "outcomes": [o.to_dict() for o in self.outcomes] if outcomes else None,
             "backup": self.backup,
             "details": self.details,
             "dry_run": self.dry_run,
         }
+        if not outcomes:
+            del d["outcomes"]
+        return d
 
     def to_json(self) -> str:
-        """The record as one line of JSON (ASCII, no line end)."""
-        return json.dumps(self.to_dict(), separators=(",", ":"), ensure_ascii=True,
-                          default=str)
+        """The record as one line of JSON (ASCII, no line end): ``json.dumps`` of
+        ``to_dict()``, with the outcomes (100,000 of them after a large move) written by
+        ``_outcomes_json``, which gives the same text faster."""
+        items = list(self.to_dict(outcomes=False).items())
+        cut = next(i for i, (k, _) in enumerate(items) if k == "msgids") + 1
+        head, tail = _dumps(dict(items[:cut])), _dumps(dict(items[cut:]))
+        return f'{head[:-1]},"outcomes":{_outcomes_json(self.outcomes)},{tail[1:]}'
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> JournalEntry:

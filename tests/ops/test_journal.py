@@ -9,6 +9,8 @@ from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from mqconsole import paths
 from mqconsole.ops.journal import (
@@ -229,3 +231,22 @@ def test_concurrent_appends_never_interleave(tmp_path):
     order = [json.loads(ln)["details"] for ln in lines]
     for w in range(WRITERS):
         assert [d["n"] for d in order if d["worker"] == w] == list(range(RECORDS))
+
+
+@given(st.lists(st.tuples(
+    st.one_of(st.text(alphabet="0123456789ABCDEF", max_size=48), st.text(max_size=10)),
+    st.sampled_from(["done", "failed", "skipped"]),
+    st.one_of(st.none(), st.integers(2000, 2600)),
+    st.one_of(st.none(), st.just("MQRC_Q_FULL")),
+    st.one_of(st.none(), st.sampled_from(["Q.A", "Q\"B", "Q\u00e9", "Q\\C"]))), max_size=30),
+    st.text(max_size=8))
+def test_the_record_text_is_json_dumps_of_its_fields(outcomes, source) -> None:
+    """``to_json`` writes the outcomes by a fast path: the text is still exactly what
+    ``json.dumps`` gives for ``to_dict()`` (odd MsgIds, reasons and names included)."""
+    entry = JournalEntry(operation="move", source=source, destinations=["Q.A"],
+                         msgids=[m for m, *_ in outcomes], details={"x": [1, "é"]},
+                         outcomes=[Outcome(msgid=m, outcome=o, reason=r, reason_name=n,
+                                           destination=d) for m, o, r, n, d in outcomes])
+    assert entry.to_json() == json.dumps(entry.to_dict(), separators=(",", ":"),
+                                         ensure_ascii=True, default=str)
+    assert JournalEntry.from_dict(json.loads(entry.to_json())).to_json() == entry.to_json()
