@@ -40,12 +40,12 @@ class StoredMessage(Message):
 
     __slots__ = ("_backout_count", "_blob", "_expiry", "_md")
 
-    def __init__(self, blob: bytes, body: bytes, backout_count: int,
-                 expiry: int | None = None) -> None:
+    def __init__(self, blob: bytes = b"", body: bytes = b"", backout_count: int = 0,
+                 expiry: int | None = None, *, md: MQMD | None = None) -> None:
         self._blob = blob  # the MD as stored (BackoutCount and Expiry are kept apart)
         self._backout_count = backout_count
         self._expiry = expiry  # tenths of a second left, when it has an expiry
-        self._md: MQMD | None = None
+        self._md: MQMD | None = md  # given: as Message(md=, body=), which replace() calls
         self.body = body
 
     @property  # type: ignore[override]

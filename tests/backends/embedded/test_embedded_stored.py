@@ -53,3 +53,16 @@ def test_expiry_left_and_a_changed_md_are_what_it_says() -> None:
     assert m.in_group and m.md.msg_flags == 0x08
     assert message_from_row(blob, b"x", 1, None, 0.0).md.expiry == 500
     assert Message(MQMD(), b"x") != StoredMessage(pack819(MQMD()), b"y", 0)
+
+
+def test_is_a_message_for_dataclass_helpers_and_pickle() -> None:
+    import dataclasses
+    import pickle
+
+    m = StoredMessage(pack819(MQMD(msg_id=b"k" * 24, priority=4)), b"body", 2)
+    other = dataclasses.replace(m, body=b"new")
+    assert other.body == b"new" and other.md == m.md and other.msg_id_hex == m.msg_id_hex
+    assert pickle.loads(pickle.dumps(m)) == m and m._md is not None
+    fresh = StoredMessage(pack819(MQMD(msg_id=b"p" * 24)), b"x", 1)
+    again = pickle.loads(pickle.dumps(fresh))
+    assert again.md.backout_count == 1 and again == fresh and again.body == b"x"
