@@ -43,6 +43,10 @@ class Dialog(ModalScreen):
     DEFAULT_CSS = DIALOG_CSS
     BINDINGS = [Binding("escape", "cancel", "Cancel", id="dialog_cancel")]
 
+    def __init__(self, title: Text | str) -> None:
+        super().__init__()
+        self.title_text = Text(title) if isinstance(title, str) else title  # never markup
+
     def action_cancel(self) -> None:
         self.dismiss(None)
 
@@ -55,8 +59,7 @@ class ConfirmDialog(Dialog):
 
     def __init__(self, title: Text | str, body: Text, *, confirm: str = "Yes",
                  danger: bool = False) -> None:
-        super().__init__()
-        self.title_text = Text(title) if isinstance(title, str) else title
+        super().__init__(title)
         self.body = body
         self.confirm_label = confirm
         self.danger = danger
@@ -89,8 +92,7 @@ class TypeNameDialog(Dialog):
     """Confirm by typing ``name`` exactly (for "everything on the queue")."""
 
     def __init__(self, title: Text | str, body: Text, name: str) -> None:
-        super().__init__()
-        self.title_text = Text(title) if isinstance(title, str) else title
+        super().__init__(title)
         self.body = body
         self.expected = name
 
@@ -125,8 +127,7 @@ class InputDialog(Dialog):
     def __init__(self, title: Text | str, prompt: Text | str, *, value: str = "",
                  suggestions: Iterable[str] = (), placeholder: str = "",
                  validate: Callable[[str], str | None] | None = None) -> None:
-        super().__init__()
-        self.title_text = Text(title) if isinstance(title, str) else title
+        super().__init__(title)
         self.prompt = Text(prompt) if isinstance(prompt, str) else prompt
         self.value = value
         self.suggestions = list(suggestions)
@@ -173,8 +174,7 @@ class FormDialog(Dialog):
     def __init__(self, title: Text | str, fields: list[Field], *,
                  validate: Callable[[dict[str, object]], str | None] | None = None,
                  note: Text | None = None) -> None:
-        super().__init__()
-        self.title_text = Text(title) if isinstance(title, str) else title
+        super().__init__(title)
         self.fields = fields
         self.validate = validate
         self.note = note
@@ -231,8 +231,7 @@ class ChoiceDialog(Dialog):
 
     def __init__(self, title: Text | str, options: Sequence[tuple[str, Text | str]], *,
                  note: Text | None = None) -> None:
-        super().__init__()
-        self.title_text = Text(title) if isinstance(title, str) else title
+        super().__init__(title)
         self.options = options
         self.note = note
 
@@ -258,8 +257,7 @@ class ProgressDialog(Dialog):
     BINDINGS = [Binding("escape", "cancel", "Stop", id="dialog_stop")]
 
     def __init__(self, title: Text | str, on_cancel: Callable[[], None]) -> None:
-        super().__init__()
-        self.title_text = Text(title) if isinstance(title, str) else title
+        super().__init__(title)
         self.on_cancel = on_cancel
         self.stopping = False
 
@@ -294,8 +292,7 @@ class TextDialog(Dialog):
                 Binding("q", "cancel", "Close", show=False)]
 
     def __init__(self, title: Text | str, body: Text, *, danger: bool = False) -> None:
-        super().__init__()
-        self.title_text = Text(title) if isinstance(title, str) else title
+        super().__init__(title)
         self.body = body
         self.danger = danger
 
