@@ -41,7 +41,7 @@ from pydantic import (
 from pydantic_core import PydanticCustomError
 
 from mqconsole import paths
-from mqconsole.mq.payload import located
+from mqconsole.mq.payload import first_of, located
 
 ORIGIN_FLAG = "--config"
 ORIGIN_ENV = "MQCONSOLE_CONFIG"
@@ -97,11 +97,7 @@ class ConfigError(Exception):
         self.line = first.line
         self.setting = first.setting
         self.problem = first.problem
-        message = first.sentence()
-        if len(problems) > 1:
-            more = len(problems) - 1
-            message += f" (and {more} more problem{'s' if more > 1 else ''})"
-        super().__init__(message)
+        super().__init__(first_of([p.sentence() for p in problems]))
 
     def __str__(self) -> str:
         return str(self.args[0])

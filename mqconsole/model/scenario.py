@@ -25,7 +25,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from mqconsole.mq.payload import located
+from mqconsole.mq.payload import first_of, located
 from mqconsole.mq.queue import is_valid_name
 
 from .yamlines import Loc, YamlProblem, load
@@ -209,11 +209,7 @@ class ScenarioError(ValueError):
         self.field = first.field
         self.line = first.line
         self.file = first.file
-        message = first.sentence()
-        if len(problems) > 1:
-            more = len(problems) - 1
-            message += f" (and {more} more problem{'s' if more > 1 else ''})"
-        super().__init__(message)
+        super().__init__(first_of([p.sentence() for p in problems]))
 
 
 # ------------------------------------------------------------------------------------------

@@ -248,6 +248,15 @@ def located(problem: str, *, file: str | None = None, line: int | None = None,
     return one_line(": ".join([p for p in (where, subject) if p] + [problem]))
 
 
+def first_of(sentences: list[str]) -> str:
+    """The first problem's sentence, saying how many more there are: ``… (and 2 more
+    problems)``."""
+    more = len(sentences) - 1
+    if more < 1:
+        return sentences[0]
+    return f"{sentences[0]} (and {more} more problem{'s' if more > 1 else ''})"
+
+
 def is_unsafe_char(ch: str) -> bool:
     """True for a character :func:`safe_text` escapes."""
     return _UNSAFE.fullmatch(ch) is not None

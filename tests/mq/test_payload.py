@@ -215,3 +215,11 @@ def test_located_names_where_and_escapes() -> None:
     assert located("bad", line=7) == "line 7: bad"
     assert located("bad\nline", subject="x\x1b[31m") == "x\\x1b[31m: bad\\nline"
     assert located("only this") == "only this"
+
+
+def test_first_of_counts_the_rest() -> None:
+    from mqconsole.mq.payload import first_of
+
+    assert first_of(["a"]) == "a"
+    assert first_of(["a", "b"]) == "a (and 1 more problem)"
+    assert first_of(["a", "b", "c"]) == "a (and 2 more problems)"
