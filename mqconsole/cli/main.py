@@ -40,6 +40,7 @@ COMMANDS = {
     "doctor": "model_cmd:doctor",
     "config": "config_cmd:config",
     "tui": "tui_cmd:tui",
+    "plugins": "plugins_cmd:plugins",
 }
 
 
@@ -64,10 +65,12 @@ class LazyGroup(click.Group):
 @click.option("--profile", "profile_name", metavar="NAME", help="Profile of the config to use.")
 @click.option("--embedded", "embedded_path", metavar="PATH",
               help="Use the embedded queue manager in this file (':memory:' for RAM).")
+@click.option("--no-plugins", is_flag=True,
+              help="Load no site plugin (as MQCONSOLE_NO_PLUGINS=1 does).")
 @click.version_option(package_name="mqconsole")
 @click.pass_context
 def cli(ctx: click.Context, config_file: str | None, profile_name: str | None,
-        embedded_path: str | None) -> None:
+        embedded_path: str | None, no_plugins: bool) -> None:
     """mqconsole: a console for IBM MQ dead-letter and backout queues.
 
     Without a command, opens the terminal console. Exit codes: 0 done, 1 some messages
@@ -76,7 +79,7 @@ def cli(ctx: click.Context, config_file: str | None, profile_name: str | None,
     queues).
     """
     session = Session(config_file=config_file, profile_name=profile_name,
-                      embedded_path=embedded_path)
+                      embedded_path=embedded_path, no_plugins=no_plugins)
     ctx.obj = session
     ctx.call_on_close(session.close)
     if ctx.invoked_subcommand is None:

@@ -13,6 +13,7 @@ from .exit_codes import ExitCode
 if TYPE_CHECKING:
     from mqconsole.backends.base import QueueManager
     from mqconsole.config import Config, Profile
+    from mqconsole.plugins import PluginHost, PluginsSettings
 
 
 @dataclass(frozen=True)
@@ -40,7 +41,9 @@ class Session:
     config_file: str | None = None
     profile_name: str | None = None
     embedded_path: str | None = None
+    no_plugins: bool = False
     _config: Config | None = None
+    _plugins: PluginHost | None = None
     _qm: QueueManager | None = None
     _extra: list[QueueManager] = field(default_factory=list)
 
@@ -77,6 +80,46 @@ class Session:
         if prof.backend.type != "embedded":
             raise CliError(f"profile {prof.name} is not an embedded queue manager")
         return str(prof.backend.path)
+
+    # -- plugins -----------------------------------------------------------------------
+    def plugins_settings(self) -> PluginsSettings:
+        """The config's ``plugins`` section as plain values (--embedded without a config
+        file: entry points only)."""
+        from mqconsole.plugins import PluginsSettings
+
+        if self.embedded_path is not None and self.config_file is None:
+            from mqconsole.config import config_path
+
+            if config_path(None)[0] is None:
+                return PluginsSettings()
+        section = self.config.plugins
+        return PluginsSettings(paths=list(section.paths), enabled=list(section.enabled),
+                               disabled=list(section.disabled),
+                               settings=dict(getattr(section, "settings", None) or {}))
+
+    @property
+    def plugins(self) -> PluginHost:
+        """The site plugins, loaded once; each problem is said once on stderr."""
+        if self._plugins is None:
+            import sys
+
+            from mqconsole.plugins import load_plugins, plugins_switched_off
+
+            if plugins_switched_off(self.no_plugins):
+                host = load_plugins(switched_off=True)
+            else:
+                host = load_plugins(self.plugins_settings())
+
+            def warn(sentence: str) -> None:
+                from mqconsole.mq.payload import safe_text
+
+                print(f"mqconsole: {safe_text(sentence)}", file=sys.stderr)
+
+            for problem in host.problems:
+                warn(problem)
+            host.on_problem = warn
+            self._plugins = host
+        return self._plugins
 
     # -- connection --------------------------------------------------------------------
     def connect(self) -> QueueManager:

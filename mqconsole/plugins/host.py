@@ -1,0 +1,250 @@
+"""The loaded plugins, and safe ways to call their hooks.
+
+Every hook is called one implementation at a time, so a result or a failure can be put down
+to the plugin it came from: a hook that raises is reported once (``problems``, and the
+``on_problem`` callback a face installs: stderr in the CLI, a notification in the console)
+and its result dropped — except a put check, which refuses when it raises (fail safe).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any
+
+import pluggy
+
+from . import hookspecs
+from .types import (
+    SCOPES,
+    Action,
+    AuditColumn,
+    Decoded,
+    DecodedResult,
+    PluginInfo,
+    RegisteredAction,
+    RegisteredColumn,
+)
+
+if TYPE_CHECKING:
+    from mqconsole.mq.message import Message
+
+HOOK_NAMES: tuple[str, ...] = tuple(
+    name for name in vars(hookspecs) if name.startswith("mqconsole_")
+)
+
+
+def _describe(exc: BaseException) -> str:
+    text = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
+class _Manager(pluggy.PluginManager):
+    """Takes a function named like a hook (``mqconsole_...``) as an implementation even
+    without ``@hookimpl``, so a misspelt or unmarked hook is reported, not silently unused."""
+
+    def parse_hookimpl_opts(self, plugin: object, name: str):  # type: ignore[override]
+        opts = super().parse_hookimpl_opts(plugin, name)
+        if opts is None and name.startswith("mqconsole_") \
+                and callable(getattr(plugin, name, None)):
+            return {}  # type: ignore[return-value]  # pluggy fills in the defaults
+        return opts
+
+
+class PluginHost:
+    """A pluggy manager of the ``mqconsole`` project with its plugins' facts."""
+
+    def __init__(self, settings: Mapping[str, Mapping[str, Any]] | None = None) -> None:
+        self.pm = _Manager(hookspecs.PROJECT)
+        self.pm.add_hookspecs(hookspecs)
+        self._settings = {k: dict(v) for k, v in (settings or {}).items()}
+        self._infos: dict[str, PluginInfo] = {}
+        self.problems: list[str] = []
+        self._reported: set[tuple[str, str]] = set()
+        self._lock = threading.Lock()
+        self.on_problem: Callable[[str], None] | None = None
+        self._actions: list[RegisteredAction] | None = None
+
+    # -- registration ----------------------------------------------------------------------
+    def register(self, plugin: object, name: str, *, version: str = "", source: str = "")\
+            -> bool:
+        """Register one plugin (a module or object); False (and a problem) when pluggy
+        refuses it (an unknown ``mqconsole_`` hook, wrong arguments)."""
+        try:
+            self.pm.register(plugin, name=name)
+            unknown = [hook for hook in self._hooks_of(name) if hook not in HOOK_NAMES]
+            if unknown:
+                raise pluggy.PluginValidationError(
+                    plugin, f"unknown hook {unknown[0]} (known: {', '.join(HOOK_NAMES)})")
+        except Exception as e:
+            if self.pm.is_registered(plugin):
+                self.pm.unregister(plugin)
+            self.record(name, version=version, source=source,
+                        status=f"error: {name} could not be registered: {_describe(e)}")
+            return False
+        hooks = tuple(sorted(self._hooks_of(name)))
+        self._infos[name] = PluginInfo(name, version, source, hooks, "loaded")
+        self._actions = None
+        return True
+
+    def unregister(self, name: str) -> None:
+        plugin = self.pm.get_plugin(name)
+        if plugin is not None:
+            self.pm.unregister(plugin, name=name)
+        self._infos.pop(name, None)
+        self._actions = None
+
+    def record(self, name: str, *, version: str = "", source: str = "", status: str) -> None:
+        """Note a plugin that is not loaded (disabled, or an error, which is reported)."""
+        self._infos[name] = PluginInfo(name, version, source, (), status)
+        if status.startswith("error: "):
+            self._problem(name, "load", status.removeprefix("error: "))
+
+    def _hooks_of(self, name: str) -> list[str]:
+        plugin = self.pm.get_plugin(name)
+        if plugin is None:
+            return []
+        return [caller.name for caller in self.pm.get_hookcallers(plugin) or []]
+
+    # -- facts -----------------------------------------------------------------------------
+    def infos(self) -> list[PluginInfo]:
+        return sorted(self._infos.values(), key=lambda i: i.name)
+
+    def names(self) -> list[str]:
+        """The loaded plugins' names."""
+        return sorted(n for n, i in self._infos.items() if i.status == "loaded")
+
+    def settings_of(self, name: str) -> dict[str, Any]:
+        return dict(self._settings.get(name, {}))
+
+    @property
+    def has_checks(self) -> bool:
+        return bool(self.pm.hook.mqconsole_check_put.get_hookimpls())
+
+    def _problem(self, plugin: str, hook: str, sentence: str) -> None:
+        with self._lock:
+            if (plugin, hook) in self._reported:
+                return
+            self._reported.add((plugin, hook))
+            self.problems.append(sentence)
+        if self.on_problem is not None:
+            self.on_problem(sentence)
+
+    def _calls(self, hook: str, **kwargs: Any):
+        """(plugin name, result or exception) of each implementation, in pluggy's order."""
+        for impl in reversed(getattr(self.pm.hook, hook).get_hookimpls()):
+            try:
+                result = impl.function(*[kwargs[a] for a in impl.argnames])
+            except Exception as e:
+                yield impl.plugin_name, e
+            else:
+                yield impl.plugin_name, result
+
+    def _raised(self, plugin: str, hook: str, exc: BaseException) -> None:
+        self._problem(plugin, hook, f"plugin {plugin} failed in {hook}: {_describe(exc)}; "
+                                    "its result is ignored")
+
+    # -- the hooks -------------------------------------------------------------------------
+    def decode(self, message: Message, payload: bytes) -> list[DecodedResult]:
+        """Every decoder's result for this payload (the first is the one to show first)."""
+        out: list[DecodedResult] = []
+        for plugin, result in self._calls("mqconsole_decode_payload", message=message,
+                                          payload=payload):
+            if isinstance(result, Exception):
+                self._raised(plugin, "mqconsole_decode_payload", result)
+            elif isinstance(result, Decoded):
+                out.append(DecodedResult(plugin, str(result.title), str(result.text)))
+            elif result is not None:
+                self._problem(plugin, "mqconsole_decode_payload",
+                              f"plugin {plugin}'s mqconsole_decode_payload returned "
+                              f"{type(result).__name__}, not Decoded; ignored")
+        return out
+
+    def check_put(self, operation: str, message: Message, destination: str) -> str | None:
+        """The first refusal (all checks run), or None. A check that raises refuses."""
+        refusal: str | None = None
+        for plugin, result in self._calls("mqconsole_check_put", operation=operation,
+                                          message=message, destination=destination):
+            if isinstance(result, Exception):
+                sentence = (f"plugin {plugin}'s check failed ({_describe(result)}), so the "
+                            "put is refused")
+            elif result is None:
+                continue
+            else:
+                sentence = f"refused by plugin {plugin}: {result}"
+            if refusal is None:
+                refusal = sentence
+        return refusal
+
+    def actions(self) -> list[RegisteredAction]:
+        """Every plugin's actions, asked once; a duplicate id or a bad scope is reported."""
+        if self._actions is not None:
+            return list(self._actions)
+        seen: dict[str, str] = {}
+        found: list[RegisteredAction] = []
+        for plugin, result in self._calls("mqconsole_actions"):
+            if isinstance(result, Exception):
+                self._raised(plugin, "mqconsole_actions", result)
+                continue
+            for action in result or []:
+                if not isinstance(action, Action) or action.scope not in SCOPES:
+                    self._problem(plugin, "mqconsole_actions",
+                                  f"plugin {plugin} offered an action that is not an Action "
+                                  f"with a scope of {', '.join(SCOPES)}; ignored")
+                    continue
+                if action.id in seen:
+                    self._problem(plugin, f"action:{action.id}",
+                                  f"plugin {plugin}'s action {action.id} has the id of one "
+                                  f"from {seen[action.id]}; ignored")
+                    continue
+                seen[action.id] = plugin
+                found.append(RegisteredAction(plugin, action))
+        self._actions = found
+        return list(found)
+
+    def action(self, action_id: str) -> RegisteredAction | None:
+        return next((a for a in self.actions() if a.id == action_id), None)
+
+    def audit_columns(self) -> list[RegisteredColumn]:
+        out: list[RegisteredColumn] = []
+        for plugin, result in self._calls("mqconsole_audit_columns"):
+            if isinstance(result, Exception):
+                self._raised(plugin, "mqconsole_audit_columns", result)
+                continue
+            for column in result or []:
+                if isinstance(column, AuditColumn):
+                    out.append(RegisteredColumn(plugin, column))
+                else:
+                    self._problem(plugin, "mqconsole_audit_columns",
+                                  f"plugin {plugin} offered an audit column that is not an "
+                                  "AuditColumn; ignored")
+        return out
+
+    def failure_rules(self) -> dict[str, Callable[[Mapping[str, Any]], bool]]:
+        rules: dict[str, Callable[[Mapping[str, Any]], bool]] = {}
+        for plugin, result in self._calls("mqconsole_failure_rules"):
+            if isinstance(result, Exception):
+                self._raised(plugin, "mqconsole_failure_rules", result)
+                continue
+            for name, rule in dict(result or {}).items():
+                rules.setdefault(str(name), _guarded_rule(self, plugin, str(name), rule))
+        return rules
+
+    def operation_done(self, summary: Any) -> None:
+        for plugin, result in self._calls("mqconsole_operation_done", summary=summary):
+            if isinstance(result, Exception):
+                self._raised(plugin, "mqconsole_operation_done", result)
+
+
+def _guarded_rule(host: PluginHost, plugin: str, name: str,
+                  rule: Callable[[Mapping[str, Any]], bool]
+                  ) -> Callable[[Mapping[str, Any]], bool]:
+    """A failure rule that, when it raises, is reported once and counts as no failure."""
+    def guarded(facts: Mapping[str, Any]) -> bool:
+        try:
+            return bool(rule(facts))
+        except Exception as e:
+            host._raised(plugin, f"failure rule {name}", e)
+            return False
+    guarded.__name__ = f"{plugin}.{name}"
+    return guarded

@@ -1,0 +1,78 @@
+"""``mqconsole plugins`` and ``--no-plugins``: real invocations with a plugin folder."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from .conftest import run_cli
+
+GOOD = '''
+from mqconsole.plugins import hookimpl
+__version__ = "0.3"
+
+@hookimpl
+def mqconsole_check_put(operation, message, destination):
+    return None
+'''
+
+
+def _config(tmp_path: Path, folder: Path, extra: str = "") -> Path:
+    cfg = tmp_path / "config.yaml"
+    cfg.write_text(f"plugins:\n  paths: [{folder}]\n{extra}")
+    return cfg
+
+
+def _folder(tmp_path: Path) -> Path:
+    folder = tmp_path / "site-plugins"
+    folder.mkdir()
+    os.chmod(folder, 0o755)
+    (folder / "good.py").write_text(GOOD)
+    (folder / "broken.py").write_text("raise RuntimeError('half written')\n")
+    return folder
+
+
+def test_plugins_json_lists_each_with_its_status(tmp_path: Path) -> None:
+    cfg = _config(tmp_path, _folder(tmp_path))
+    r = run_cli("--config", str(cfg), "plugins", "--json", home=tmp_path / "home")
+    assert r.code == 0, r.err
+    by_name = {p["name"]: p for p in r.json}
+    assert set(by_name) == {"good", "broken"}
+    assert set(by_name["good"]) == {"name", "version", "source", "hooks", "status"}
+    assert by_name["good"]["status"] == "loaded"
+    assert by_name["good"]["version"] == "0.3"
+    assert by_name["good"]["hooks"] == ["mqconsole_check_put"]
+    assert by_name["broken"]["status"].startswith("error: plugin broken (")
+    assert "RuntimeError: half written" in by_name["broken"]["status"]
+    # reported once on stderr, never a traceback
+    assert r.err.count("half written") == 1 and "Traceback" not in r.err
+
+
+def test_plugins_text_and_disabled(tmp_path: Path) -> None:
+    cfg = _config(tmp_path, _folder(tmp_path), "  disabled: [broken]\n")
+    r = run_cli("--config", str(cfg), "plugins", home=tmp_path / "home")
+    assert r.code == 0, r.err
+    lines = {line.split()[0]: line for line in r.out.splitlines()[1:] if line.strip()}
+    assert "disabled" in lines["broken"] and "loaded" in lines["good"]
+    assert "check_put" in lines["good"]
+
+
+def test_no_plugins_flag_and_environment_load_none(tmp_path: Path) -> None:
+    cfg = _config(tmp_path, _folder(tmp_path))
+    r = run_cli("--config", str(cfg), "--no-plugins", "plugins", "--json",
+                home=tmp_path / "home")
+    assert (r.code, r.json) == (0, [])
+    r = run_cli("--config", str(cfg), "plugins", home=tmp_path / "home",
+                env={"MQCONSOLE_NO_PLUGINS": "1"})
+    assert r.code == 0 and "switched off" in r.err
+
+
+def test_a_folder_others_can_write_is_refused_in_one_sentence(tmp_path: Path) -> None:
+    folder = _folder(tmp_path)
+    os.chmod(folder, 0o777)
+    r = run_cli("--config", str(_config(tmp_path, folder)), "plugins", "--json",
+                home=tmp_path / "home")
+    assert r.code == 0
+    [entry] = r.json
+    assert entry["status"] == (f"error: plugin folder {folder} is writable by others "
+                               "(mode 0777): not loaded; chmod go-w it")

@@ -1,0 +1,189 @@
+"""The plugin host: each hook called safely, results attributed to their plugin."""
+
+from __future__ import annotations
+
+import types
+
+import pytest
+
+from mqconsole.mq.md import MQMD
+from mqconsole.mq.message import Message
+from mqconsole.plugins import (
+    HOOK_NAMES,
+    Action,
+    ActionSummary,
+    AuditColumn,
+    Decoded,
+    PluginHost,
+    hookimpl,
+)
+from mqconsole.plugins.testing import plugin_host
+
+
+def _message(body: bytes = b"hello") -> Message:
+    return Message(md=MQMD(), body=body)
+
+
+def _plugin(name: str, **hooks) -> types.SimpleNamespace:
+    ns = types.SimpleNamespace(__name__=name)
+    for hook, fn in hooks.items():
+        setattr(ns, hook, hookimpl(fn))
+    return ns
+
+
+def test_hook_names_are_the_contracts() -> None:
+    assert set(HOOK_NAMES) == {
+        "mqconsole_decode_payload", "mqconsole_check_put", "mqconsole_actions",
+        "mqconsole_audit_columns", "mqconsole_failure_rules", "mqconsole_operation_done"}
+
+
+def test_decoders_are_attributed_and_none_is_skipped() -> None:
+    a = _plugin("a", mqconsole_decode_payload=lambda message, payload: None)
+    b = _plugin("b", mqconsole_decode_payload=lambda message, payload:
+                Decoded("Upper", payload.decode().upper()))
+    host = plugin_host(a, b)
+    [result] = host.decode(_message(), b"abc")
+    assert (result.plugin, result.title, result.text) == ("b", "Upper", "ABC")
+    assert result.to_json() == {"plugin": "b", "title": "Upper", "text": "ABC"}
+
+
+def test_a_raising_decoder_is_reported_once_and_others_still_answer() -> None:
+    seen: list[str] = []
+
+    def boom(message, payload):
+        raise RuntimeError("bad layout")
+
+    host = plugin_host(_plugin("broken", mqconsole_decode_payload=boom),
+                       _plugin("fine", mqconsole_decode_payload=lambda message, payload:
+                               Decoded("T", "ok")))
+    host.on_problem = seen.append
+    for _ in range(3):
+        assert [r.plugin for r in host.decode(_message(), b"x")] == ["fine"]
+    assert seen == ["plugin broken failed in mqconsole_decode_payload: RuntimeError: bad "
+                    "layout; its result is ignored"]
+    assert host.problems == seen
+
+
+def test_every_check_runs_and_the_first_refusal_is_returned() -> None:
+    calls: list[str] = []
+
+    def refuse(name):
+        def check(operation, message, destination):
+            calls.append(name)
+            return f"{name} says no to {operation} on {destination}"
+        return check
+
+    host = plugin_host(_plugin("one", mqconsole_check_put=refuse("one")),
+                       _plugin("two", mqconsole_check_put=refuse("two")))
+    assert host.has_checks
+    refusal = host.check_put("move", _message(), "APP.Q")
+    assert sorted(calls) == ["one", "two"]
+    assert refusal is not None and refusal.startswith("refused by plugin ")
+    assert "says no to move on APP.Q" in refusal
+
+
+def test_a_raising_check_refuses_naming_the_plugin() -> None:
+    def boom(operation, message, destination):
+        raise ValueError("cannot tell")
+
+    host = plugin_host(_plugin("strict", mqconsole_check_put=boom))
+    refusal = host.check_put("resubmit", _message(), "APP.Q")
+    assert refusal == ("plugin strict's check failed (ValueError: cannot tell), so the put "
+                       "is refused")
+
+
+def test_a_check_may_take_fewer_arguments() -> None:
+    host = plugin_host(_plugin("d", mqconsole_check_put=lambda destination:
+                               "no" if destination == "PROD.Q" else None))
+    assert host.check_put("move", _message(), "TEST.Q") is None
+    assert host.check_put("move", _message(), "PROD.Q") == "refused by plugin d: no"
+
+
+def test_no_checks_means_the_fast_path() -> None:
+    assert not PluginHost().has_checks
+    assert PluginHost().check_put("move", _message(), "Q") is None
+
+
+def test_actions_are_collected_once_and_bad_ones_reported() -> None:
+    calls = []
+
+    def run(context, messages):
+        return ActionSummary(done=len(messages), sentence="ok")
+
+    def actions():
+        calls.append(1)
+        return [Action("ticket", "Open a ticket", "selection", False, run),
+                Action("bad", "Bad scope", "everything", False, run),  # type: ignore[arg-type]
+                "not an action"]
+
+    dup = _plugin("dup", mqconsole_actions=lambda: [Action("ticket", "Other", "queue", True,
+                                                           run)])
+    host = plugin_host(_plugin("tickets", mqconsole_actions=actions), dup)
+    ids = [(a.plugin, a.id) for a in host.actions()]
+    host.actions()
+    assert len(calls) == 1
+    assert len(ids) == 1 and ids[0][1] == "ticket"
+    assert host.action("ticket") is not None and host.action("nope") is None
+    assert any("same" in p or "id of one" in p for p in host.problems)
+    assert any("not an Action" in p for p in host.problems)
+
+
+def test_audit_columns_are_named_after_their_plugin() -> None:
+    host = plugin_host(_plugin("site", mqconsole_audit_columns=lambda: [
+        AuditColumn("region", "string", lambda m: "EU")]))
+    [col] = host.audit_columns()
+    assert col.full_name == "site_region"
+    assert col.column.compute(_message()) == "EU"
+
+
+def test_failure_rules_raising_count_as_no_failure_and_are_reported() -> None:
+    def rules():
+        return {"always": lambda facts: True,
+                "broken": lambda facts: 1 / 0}
+
+    host = plugin_host(_plugin("r", mqconsole_failure_rules=rules))
+    got = host.failure_rules()
+    assert got["always"]({}) is True
+    assert got["broken"]({}) is False
+    assert any("failure rule broken" in p for p in host.problems)
+
+
+def test_operation_done_reaches_every_plugin_even_after_one_raises() -> None:
+    seen = []
+
+    def boom(summary):
+        raise RuntimeError("mail server down")
+
+    host = plugin_host(_plugin("mail", mqconsole_operation_done=boom),
+                       _plugin("log", mqconsole_operation_done=lambda summary:
+                               seen.append(summary)))
+    host.operation_done("the summary")
+    assert seen == ["the summary"]
+    assert host.problems and "mail server down" in host.problems[0]
+
+
+def test_unmarked_and_misspelt_hooks_are_refused_not_ignored() -> None:
+    unmarked = types.SimpleNamespace(__name__="unmarked",
+                                     mqconsole_check_put=lambda destination: "no")
+    host = plugin_host(unmarked)
+    assert host.check_put("move", _message(), "Q") == "refused by plugin unmarked: no"
+    typo = types.SimpleNamespace(__name__="typo", mqconsole_chek_put=lambda destination: None)
+    with pytest.raises(ValueError, match="unknown hook mqconsole_chek_put"):
+        plugin_host(typo)
+
+
+def test_wrong_arguments_are_refused_at_registration() -> None:
+    host = PluginHost()
+    bad = _plugin("bad", mqconsole_check_put=lambda operation, message, destination, extra:
+                  None)
+    assert host.register(bad, "bad") is False
+    [info] = host.infos()
+    assert info.status.startswith("error: bad could not be registered")
+    assert host.problems
+
+
+def test_unregister_removes_the_plugin() -> None:
+    p = _plugin("p", mqconsole_check_put=lambda destination: "no")
+    host = plugin_host(p)
+    host.unregister("p")
+    assert not host.has_checks and host.infos() == []
