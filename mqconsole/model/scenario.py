@@ -27,8 +27,7 @@ from typing import Any
 
 from mqconsole.mq.payload import first_of, located
 from mqconsole.mq.queue import is_valid_name
-
-from .yamlines import Loc, YamlProblem, load
+from mqconsole.yamlines import Loc, YamlProblem, read
 
 PROVIDERS = ("sib", "mq_activation_spec", "mq_listener_port", "sca_export")
 TRANSACTIONS = ("required", "not_supported", "bean_managed")
@@ -494,9 +493,15 @@ def _text_of(path: str | os.PathLike[str]) -> str:
 
 def _load(text: str, file: str | None) -> tuple[Any, dict[Loc, int]]:
     try:
-        return load(text)
+        doc = read(text)
     except YamlProblem as e:
         raise ScenarioError([Problem("", e.problem, e.line, file)]) from None
+    if doc.duplicates:
+        dup = doc.duplicates[0]
+        raise ScenarioError([Problem("", f"{dup.loc[-1]!s} appears twice in one mapping (first at "
+                                         f"line {dup.first}); YAML would keep only the last",
+                                     dup.line, file)])
+    return doc.data, doc.lines
 
 
 def load_scenario(path: str | os.PathLike[str]) -> Scenario:

@@ -1,7 +1,7 @@
 """What the console is given to run: the profile, the settings, and how to connect.
 
 Plain values only, so tests and the bench build a console without a configuration file and
-``run_app`` builds them from the CLI session (``config.py`` is read by the CLI and passed
+``run_app`` builds them from the CLI session (``config/`` is read by the CLI and passed
 down, as docs/architecture.md says).
 """
 

@@ -1,0 +1,76 @@
+"""How the console looks and answers keys: themes, banner colours, the keymap, ``tui:``."""
+
+from __future__ import annotations
+
+import re
+
+from pydantic import Field
+
+from .checks import Model, err
+
+DEFAULT_THEME = "mqconsole-dark"
+
+_HEX_COLOUR = re.compile(r"^#[0-9A-Fa-f]{6}$")
+
+# CSS colour names (as Textual accepts them) and the ANSI names.
+_CSS_COLOUR_TEXT = """
+    aliceblue antiquewhite aqua aquamarine azure beige bisque black blanchedalmond blue
+    blueviolet brown burlywood cadetblue chartreuse chocolate coral cornflowerblue cornsilk
+    crimson cyan darkblue darkcyan darkgoldenrod darkgray darkgreen darkgrey darkkhaki
+    darkmagenta darkolivegreen darkorange darkorchid darkred darksalmon darkseagreen
+    darkslateblue darkslategray darkslategrey darkturquoise darkviolet deeppink deepskyblue
+    dimgray dimgrey dodgerblue firebrick floralwhite forestgreen fuchsia gainsboro ghostwhite
+    gold goldenrod gray green greenyellow grey honeydew hotpink indianred indigo ivory khaki
+    lavender lavenderblush lawngreen lemonchiffon lightblue lightcoral lightcyan
+    lightgoldenrodyellow lightgray lightgreen lightgrey lightpink lightsalmon lightseagreen
+    lightskyblue lightslategray lightslategrey lightsteelblue lightyellow lime limegreen linen
+    magenta maroon mediumaquamarine mediumblue mediumorchid mediumpurple mediumseagreen
+    mediumslateblue mediumspringgreen mediumturquoise mediumvioletred midnightblue mintcream
+    mistyrose moccasin navajowhite navy oldlace olive olivedrab orange orangered orchid
+    palegoldenrod palegreen paleturquoise palevioletred papayawhip peachpuff peru pink plum
+    powderblue purple rebeccapurple red rosybrown royalblue saddlebrown salmon sandybrown
+    seagreen seashell sienna silver skyblue slateblue slategray slategrey snow springgreen
+    steelblue tan teal thistle tomato turquoise violet wheat white whitesmoke yellow
+    yellowgreen"""
+_CSS_COLOURS = frozenset(_CSS_COLOUR_TEXT.split())
+_ANSI_BASE = ("black", "red", "green", "yellow", "blue", "magenta", "cyan", "white")
+_ANSI_COLOURS = frozenset(
+    [f"bright_{c}" for c in _ANSI_BASE]
+    + [f"ansi_{c}" for c in _ANSI_BASE]
+    + [f"ansi_bright_{c}" for c in _ANSI_BASE]
+)
+COLOUR_NAMES = _CSS_COLOURS | _ANSI_COLOURS
+
+
+def check_colour(value: str | None) -> str | None:
+    """A banner colour, normalised: ``#rrggbb`` in lower case, or a known colour name."""
+    if value is None:
+        return None
+    if _HEX_COLOUR.match(value):
+        return value.lower()
+    name = value.strip().lower().replace("-", "_")
+    if name in COLOUR_NAMES:
+        return name
+    raise err(
+        "colour",
+        f"{value!r} is not a colour: use a colour name (red, orange, darkred, ...) or #rrggbb",
+    )
+
+
+def check_keymap(value: dict[str, str]) -> dict[str, str]:
+    """Binding id -> key, neither of them empty."""
+    for binding, key in value.items():
+        if not binding.strip():
+            raise err("empty", "a binding id must not be empty")
+        if not key.strip():
+            raise err("empty", f"the key for {binding} must not be empty", at=(binding,))
+    return value
+
+
+class TuiConfig(Model):
+    """The interactive console."""
+
+    refresh_seconds: float = Field(
+        default=5.0, ge=0, le=3600, description="queue list refresh; 0 = only on demand"
+    )
+    page_size: int = Field(default=200, ge=1, le=100_000, description="messages per page")

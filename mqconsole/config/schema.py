@@ -1,0 +1,157 @@
+"""The whole configuration: the root model :class:`Config` and the ``journal:`` section."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pydantic import Field, PrivateAttr, ValidationInfo, field_validator, model_validator
+
+from mqconsole import paths
+
+from .checks import Model, base_dir, err, not_blank, resolve_path
+from .console import DEFAULT_THEME, TuiConfig, check_keymap
+from .errors import ConfigError
+from .locate import ORIGIN_DEFAULTS
+from .plugins import PluginsConfig
+from .profiles import DEFAULT_PROFILE_NAME, Profile, default_profile
+
+
+class JournalConfig(Model):
+    """The journal of every change."""
+
+    path: Path | None = Field(
+        default=None, description="journal file (JSON lines)", validate_default=True
+    )
+
+    @field_validator("path")
+    @classmethod
+    def _path(cls, value: Path | None, info: ValidationInfo) -> Path:
+        if value is None:
+            return paths.default_journal_path()
+        return resolve_path(value, base_dir(info))
+
+
+class Config(Model):
+    """The whole configuration. Build it with :func:`load_config`."""
+
+    default_profile: str | None = Field(default=None, description="profile used without --profile")
+    profiles: list[Profile] = Field(
+        default_factory=list, description="the profiles", validate_default=True
+    )
+    theme: str = Field(default=DEFAULT_THEME, description="default theme name")
+    themes_dir: Path | None = Field(
+        default=None, description="folder of the user's theme files", validate_default=True
+    )
+    keymap: dict[str, str] = Field(default_factory=dict, description="binding id -> key")
+    plugins: PluginsConfig = Field(default_factory=PluginsConfig)
+    journal: JournalConfig = Field(default_factory=JournalConfig)
+    backup_dir: Path | None = Field(
+        default=None, description="where deletes save messages first", validate_default=True
+    )
+    tui: TuiConfig = Field(default_factory=TuiConfig)
+
+    _file: Path | None = PrivateAttr(default=None)
+    _origin: str = PrivateAttr(default=ORIGIN_DEFAULTS)
+
+    @field_validator("themes_dir")
+    @classmethod
+    def _themes_dir(cls, value: Path | None, info: ValidationInfo) -> Path:
+        if value is None:
+            return paths.user_config_dir() / "themes"
+        return resolve_path(value, base_dir(info))
+
+    @field_validator("backup_dir")
+    @classmethod
+    def _backup_dir(cls, value: Path | None, info: ValidationInfo) -> Path:
+        if value is None:
+            return paths.default_backup_dir()
+        return resolve_path(value, base_dir(info))
+
+    @field_validator("theme")
+    @classmethod
+    def _theme(cls, value: str) -> str:
+        not_blank(value)
+        return value
+
+    @field_validator("keymap")
+    @classmethod
+    def _keymap(cls, value: dict[str, str]) -> dict[str, str]:
+        return check_keymap(value)
+
+    @field_validator("profiles")
+    @classmethod
+    def _profiles(cls, value: list[Profile]) -> list[Profile]:
+        if not value:
+            return [default_profile()]
+        seen: dict[str, int] = {}
+        for index, profile in enumerate(value):
+            if profile.name in seen:
+                raise err(
+                    "duplicate_profile",
+                    f"the profile name {profile.name} is used twice "
+                    f"(first by profiles[{seen[profile.name]}]); names must be unique",
+                    at=(index, "name"),
+                )
+            seen[profile.name] = index
+        return value
+
+    @model_validator(mode="after")
+    def _default(self) -> Config:
+        name = self.default_profile
+        if name is not None and name not in self.profile_names():
+            raise err(
+                "unknown_default_profile",
+                f"there is no profile named {name}; known: {', '.join(self.profile_names())}",
+                at=("default_profile",),
+            )
+        return self
+
+    # -- where it came from --------------------------------------------------------------
+
+    @property
+    def file(self) -> Path | None:
+        """The file this configuration was read from, or None for the built-in defaults."""
+        return self._file
+
+    @property
+    def origin(self) -> str:
+        """How the file was found: see :func:`config_path`."""
+        return self._origin
+
+    # -- profiles ------------------------------------------------------------------------
+
+    def profile_names(self) -> list[str]:
+        return [p.name for p in self.profiles]
+
+    @property
+    def default_profile_name(self) -> str | None:
+        """``default_profile``, or the only profile's name; None when a choice is needed."""
+        if self.default_profile is not None:
+            return self.default_profile
+        if len(self.profiles) == 1:
+            return self.profiles[0].name
+        return None
+
+    def profile(self, name: str | None = None) -> Profile:
+        """The profile named ``name``, or the default one; raises :class:`ConfigError`."""
+        wanted = name if name is not None else self.default_profile_name
+        file = None if self._file is None else str(self._file)
+        if wanted is None:
+            raise ConfigError(
+                f"no profile chosen: there are several ({', '.join(self.profile_names())}) "
+                "and no default_profile; choose one with --profile NAME",
+                file=file,
+            )
+        for profile in self.profiles:
+            if profile.name == wanted:
+                return profile
+        raise ConfigError(
+            f"no profile named {wanted}; known: {', '.join(self.profile_names())}", file=file
+        )
+
+
+def default_config() -> Config:
+    """The configuration used when there is no file: one embedded profile, ``default``."""
+    cfg = Config(default_profile=DEFAULT_PROFILE_NAME, profiles=[default_profile()])
+    cfg._origin = ORIGIN_DEFAULTS
+    return cfg
