@@ -41,6 +41,7 @@ COMMANDS = {
     "config": "config_cmd:config",
     "tui": "tui_cmd:tui",
     "plugins": "plugins_cmd:plugins",
+    "dlq-handler": "dlq_cmd:dlq_handler",
 }
 
 

@@ -239,12 +239,14 @@ def one_line(text: str) -> str:
 
 
 def located(problem: str, *, file: str | None = None, line: int | None = None,
-            subject: str | None = None) -> str:
-    """One line saying what is wrong and where: ``FILE line N: SUBJECT: PROBLEM`` (the parts
-    not known left out), escaped as :func:`one_line` does."""
+            subject: str | None = None, column: int | None = None) -> str:
+    """One line saying what is wrong and where: ``FILE line N column C: SUBJECT: PROBLEM``
+    (the parts not known left out), escaped as :func:`one_line` does."""
     where = file or ""
     if line is not None:
         where = f"{where} line {line}" if where else f"line {line}"
+        if column is not None:
+            where += f" column {column}"
     return one_line(": ".join([p for p in (where, subject) if p] + [problem]))
 
 

@@ -215,6 +215,8 @@ def test_located_names_where_and_escapes() -> None:
     assert located("bad", line=7) == "line 7: bad"
     assert located("bad\nline", subject="x\x1b[31m") == "x\\x1b[31m: bad\\nline"
     assert located("only this") == "only this"
+    assert located("expected ')'", file="r.tbl", line=2, column=14) == (
+        "r.tbl line 2 column 14: expected ')'")
 
 
 def test_first_of_counts_the_rest() -> None:
