@@ -41,3 +41,79 @@ def test_check_of_a_bad_table_exits_2_with_one_sentence(tmp_path: Path) -> None:
                 home=tmp_path / "home")
     assert r.code == 2 and "cannot read the rules table" in r.err
     assert "Traceback" not in r.err
+
+
+def _depths(cli) -> dict[str, int]:
+    r = cli("queues", "--json")
+    assert r.code == 0, r.err
+    return {q["name"]: q["depth"] for q in r.json}
+
+
+def test_ibm_example_table_on_the_demo_dead_letter_queue(cli, tmp_path: Path) -> None:
+    rules = tmp_path / "ibm.rules"
+    rules.write_text(IBM_EXAMPLE)
+    for q in ("APP.DEADQ", "DEADQ.MANUAL.SECURITY", "IGNORED.DEAD.QUEUE"):
+        assert cli("queue", "define", q).code == 0
+    before = _depths(cli)
+    # what it would do: every message listed with its rule; nothing changes
+    r = cli("dlq-handler", "--rules", str(rules), "--dry-run", "--json")
+    assert r.code == 0, r.err
+    plan = r.json["messages"]
+    assert len(plan) == before["SYSTEM.DEAD.LETTER.QUEUE"] == 240
+    assert set(plan[0]) == {"msg_id", "rule", "action", "attempts", "outcome", "destination",
+                            "reason"}
+    assert {m["rule"] for m in plan} == {1, 2, 3, 4}
+    assert _depths(cli) == before
+    # the run: WAIT(NO), retries at once (--retry-interval 0) until nothing is processable
+    r = cli("dlq-handler", "--rules", str(rules), "--retry-interval", "0", "--yes", "--json")
+    assert r.code == 0, r.err
+    doc = r.json
+    after = _depths(cli)
+    assert after["SYSTEM.DEAD.LETTER.QUEUE"] == 0
+    # Q_FULL (APP.SMALL, 60) and PUT_INHIBITED (APP.LEGACY, 40): five RETRY attempts each,
+    # then DESTQ(APP.*) forwards them, as it does every other APP.* message
+    assert after["APP.DEADQ"] == 60 + 40 + 30 + 20 + 20 + 15 + 10
+    assert after["DEADQ.MANUAL.SECURITY"] == 25  # MQRC_NOT_AUTHORIZED
+    assert after["ZOS.INBOUND"] == before["ZOS.INBOUND"] + 20  # Q_FULL, retried: room now
+    assert after["IGNORED.DEAD.QUEUE"] == 0
+    assert doc["rules"] == [
+        {"rule": 1, "matched": 25, "done": 25, "failed": 0},
+        {"rule": 2, "matched": 20 + 60 * 5, "done": 20, "failed": 300},
+        {"rule": 3, "matched": 200, "done": 0, "failed": 200},
+        {"rule": 4, "matched": 195, "done": 195, "failed": 0},
+        {"rule": 5, "matched": 0, "done": 0, "failed": 0}]
+    assert doc["passes"] == 6 and doc["result"]["failed"] == []
+    small = [m for m in doc["messages"] if m["destination"] == "APP.SMALL"]
+    assert max(m["attempts"] for m in small) == 5
+    # HEADER(NO): the header is gone, Format restored; HEADER(YES) kept it
+    r = cli("browse", "APP.DEADQ", "--json")
+    assert r.json and all(m["format"] != "MQDEAD" and m["dlh"] is None for m in r.json)
+    r = cli("browse", "DEADQ.MANUAL.SECURITY", "--json")
+    assert r.json and all(m["format"] == "MQDEAD" and m["dlh"] for m in r.json)
+    # journaled as every operation
+    r = cli("journal", "--json")
+    assert r.code == 0, r.err
+    entries = [e for e in r.json if e["operation"] == "dlq-handler"]
+    assert [e["dry_run"] for e in entries] == [True, False]
+    assert entries[1]["details"]["passes"] == 6 and len(entries[1]["msgids"]) == 240
+
+
+def test_without_yes_and_a_terminal_it_refuses_and_bad_options(cli, tmp_path: Path) -> None:
+    rules = tmp_path / "r.rules"
+    rules.write_text("ACTION(DISCARD)\n")
+    r = cli("dlq-handler", "--rules", str(rules))
+    assert r.code == 4 and "needs --yes" in r.err
+    r = cli("dlq-handler", "--rules", str(rules), "--once", "--wait", "5", "--yes")
+    assert r.code == 2 and "--once and --wait" in r.err
+    r = cli("dlq-handler", "--rules", str(rules), "--input", "NO.SUCH.Q", "--yes")
+    assert r.code == 2 and "NO.SUCH.Q" in r.err
+    assert _depths(cli)["SYSTEM.DEAD.LETTER.QUEUE"] == 240
+
+
+def test_failures_exit_1_and_are_listed_with_reasons(cli, tmp_path: Path) -> None:
+    rules = tmp_path / "r.rules"
+    rules.write_text("REASON(MQRC_Q_FULL) DESTQ(APP.SMALL) ACTION(RETRY)\n")
+    r = cli("dlq-handler", "--rules", str(rules), "--once", "--yes")
+    assert r.code == 1
+    assert "60 failed -> APP.SMALL: MQRC_Q_FULL" in r.err
+    assert "RULE" in r.out and "FAILED" in r.out

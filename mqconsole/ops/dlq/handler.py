@@ -1,0 +1,603 @@
+"""The dead-letter queue handler: a runmqdlq rules table applied to a queue.
+
+A *pass* browses the queue once. For each message: a message without a valid dead-letter
+header is reported and left; otherwise the rule that applies (:func:`.match.applicable`,
+with the message's durable attempt count) says what to do. IGNORE, no rule, and a message
+whose last failed attempt is less than RETRYINT ago leave it where it is.
+
+* RETRY puts the message to its header's destination, FWD to FWDQ/FWDQM (``&DESTQ`` and
+  friends resolved); RETRY and FWD HEADER(NO) remove the header and restore Format,
+  Encoding and CodedCharSetId from it (MsgId, CorrelId and context are kept: the put sets
+  all context). A header over a transmission header (Format MQXMIT) is unwrapped for RETRY
+  as resubmit does.
+* Each message is put and **then** got under the browse cursor in the same unit of work
+  (DISCARD: got only), as ``ops.transfer`` does; the unit is committed every ``batch``
+  messages. A refused put (queue full, put-inhibited, unknown, not authorized, a plugin's
+  check) is a failed attempt: counted durably (:mod:`.attempts`), the message stays, and
+  the next attempt waits RETRYINT. A failed get under the cursor or commit backs the unit
+  out (its messages stay, nothing counted) and ends the pass; the next pass finds them.
+  A commit whose outcome MQ cannot tell (2549) stops the handler and says which messages.
+* Stopping (``control.cancel``: SIGTERM, SIGINT, the console's cancel) backs the open unit
+  of work out at the next message: those messages stay, never lost or doubled.
+
+Passes repeat as the control data's WAIT says: WAIT(NO) ends when nothing is processable
+(a retry due later is waited for first); WAIT(n) waits up to n seconds for an arrival or a
+retry due and then ends; WAIT(YES) keeps going until stopped. ``once`` makes one pass.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from mqconsole.backends.base import BrowseCursor, Context, QueueManager
+from mqconsole.mq.chain import dead_letter_header, format_key
+from mqconsole.mq.dlh import MQDLH
+from mqconsole.mq.errors import HeaderError, MQError
+from mqconsole.mq.message import Message
+from mqconsole.mq.names import reason_name
+from mqconsole.ops.result import Control, Failure, OperationResult
+from mqconsole.ops.transfer import same_message
+
+from .attempts import AttemptStore, Key, message_key
+from .match import Subject, applicable, resolve_target
+from .rules import Rule, RulesTable
+
+MQDLH_LENGTH = 172
+MQRC_NO_MSG_UNDER_CURSOR = 2034
+MQRC_UNKNOWN_OBJECT_NAME = 2085
+MQRC_HEADER_ERROR = 2142
+UNKNOWN_OUTCOME_REASONS = frozenset({2549, 2009})
+# A put failing with one of these says the connection is in trouble, not the destination.
+CONNECTION_REASONS = frozenset({2009, 2018, 2058, 2059, 2102, 2161, 2162, 2195, 2202, 2203,
+                                2548, 2549})
+REFUSED_BY_PLUGIN = "REFUSED_BY_PLUGIN"
+POLL_SECONDS = 1.0  # how often an idle handler looks for arrivals
+UNIT_FAILURES_BEFORE_STOP = 3  # passes in a row whose unit of work failed, with no progress
+
+PutCheck = Callable[[Message, str], "str | None"]
+
+VERB = {"DISCARD": "discarded", "RETRY": "retried", "FWD": "forwarded"}
+
+
+class HandlerError(ValueError):
+    """The handler cannot start as asked (one sentence); nothing was changed."""
+
+
+@dataclass(frozen=True, slots=True)
+class Settings:
+    """How a run goes: the table's control data with the command line's overrides."""
+
+    queue: str
+    retry_interval: int
+    wait: int | None  # None: WAIT(YES); 0: WAIT(NO); n: seconds
+    once: bool = False
+    batch: int = 100
+    dry_run: bool = False
+
+
+@dataclass(slots=True)
+class MessageOutcome:
+    """One message in one pass: the rule that applied and what happened."""
+
+    msg_id: str
+    position: int
+    rule: int | None
+    action: str | None
+    attempts: int
+    outcome: str
+    destination: str | None = None
+    reason: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"msg_id": self.msg_id, "rule": self.rule, "action": self.action,
+                "attempts": self.attempts, "outcome": self.outcome,
+                "destination": self.destination, "reason": self.reason}
+
+
+@dataclass(slots=True)
+class RuleCount:
+    matched: int = 0  # messages this rule applied to (each pass counts)
+    done: int = 0
+    failed: int = 0
+
+
+@dataclass
+class HandlerReport:
+    """What a run did: per message, per rule, and the operation's result."""
+
+    table: RulesTable
+    settings: Settings
+    qmgr: str
+    result: OperationResult
+    messages: list[MessageOutcome] = field(default_factory=list)
+    rules: dict[int, RuleCount] = field(default_factory=dict)
+    passes: int = 0
+    durable: bool = True
+    shared_keys: int = 0
+    forgotten: int = 0
+
+    def rules_json(self) -> list[dict[str, Any]]:
+        return [{"rule": n, "matched": c.matched, "done": c.done, "failed": c.failed}
+                for n, c in sorted(self.rules.items())]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"messages": [m.to_json() for m in self.messages], "rules": self.rules_json(),
+                "queue": self.settings.queue, "qmgr": self.qmgr, "passes": self.passes,
+                "dry_run": self.settings.dry_run, "attempts_durable": self.durable}
+
+    def by_outcome(self) -> dict[str, int]:
+        out: dict[str, int] = {}
+        for m in self.messages:
+            out[m.outcome] = out.get(m.outcome, 0) + 1
+        return out
+
+
+def resolve_queue(qm: QueueManager, table: RulesTable, override: str | None) -> str:
+    """The queue to process: ``--input``, else INPUTQ, else the queue manager's DEADQ.
+    HandlerError when INPUTQM names another queue manager or there is no queue to use;
+    MQError 2085 (from the inquiry) when the queue does not exist."""
+    info = qm.inquire_qmgr()
+    wanted_qm = table.control.input_qm.strip()
+    if wanted_qm and wanted_qm != info.name:
+        raise HandlerError(f"the table's INPUTQM({wanted_qm}) is not the queue manager "
+                           f"connected to ({info.name}): connect to {wanted_qm} (--profile)")
+    queue = (override or table.control.input_q or info.dead_letter_queue or "").strip()
+    if not queue:
+        raise HandlerError(f"no queue to process: {info.name} has no dead-letter queue "
+                           "(DEADQ) and neither --input nor INPUTQ names one")
+    qm.inquire_queue(queue)
+    return queue
+
+
+@dataclass(slots=True)
+class _Pending:
+    """A message put and got (or got) in the open unit of work."""
+
+    outcome: MessageOutcome
+    key: Key
+    rule: Rule
+    label: str | None
+
+
+class _UnitFailed(Exception):
+    def __init__(self, error: MQError) -> None:
+        super().__init__(str(error))
+        self.error = error
+
+
+class _Stop(Exception):
+    """The run ends now (what happened is in the report)."""
+
+
+@dataclass(slots=True)
+class _PassEnd:
+    next_due: float | None = None  # earliest time a waiting message may be tried again
+    unit_failed: bool = False
+    progress: bool = False  # something was committed or an attempt counted
+
+
+class Handler:
+    def __init__(self, qm: QueueManager, table: RulesTable, settings: Settings, *,
+                 store: AttemptStore, control: Control | None = None,
+                 check: PutCheck | None = None,
+                 clock: Callable[[], float] = time.time) -> None:
+        if settings.batch < 1:
+            raise ValueError("batch must be at least 1")
+        self.qm = qm
+        self.table = table
+        self.settings = settings
+        self.store = store
+        self.control = control or Control()
+        self.stop = self.control.cancel
+        self.check = check
+        self.clock = clock
+        self.local = qm.inquire_qmgr().name
+        result = OperationResult(operation="dlq-handler", source=settings.queue,
+                                 dry_run=settings.dry_run)
+        self.report = HandlerReport(table, settings, self.local, result,
+                                    rules={r.number: RuleCount() for r in table.rules},
+                                    durable=store.durable)
+        self.failures: dict[Key, Failure] = {}  # the last failure of messages still there
+        self.examined = 0
+        self._predict: Callable[..., int | None] | None = None
+
+    # -- the run ----------------------------------------------------------------------------
+    def run(self) -> HandlerReport:
+        s = self.settings
+        if not s.dry_run and self.qm.in_unit_of_work:
+            raise HandlerError("the connection holds an open unit of work: commit or back it "
+                               "out first (the handler commits its own)")
+        unit_failures = 0
+        try:
+            while True:
+                end = self._pass()
+                self.report.passes += 1
+                if self.stop.is_set():
+                    self._stopped()
+                    break
+                if s.once or s.dry_run:
+                    break
+                if end.unit_failed:
+                    unit_failures = 0 if end.progress else unit_failures + 1
+                    if unit_failures >= UNIT_FAILURES_BEFORE_STOP:
+                        self._stop_early(f"{UNIT_FAILURES_BEFORE_STOP} passes in a row backed "
+                                         "out their unit of work without progress")
+                        break
+                    continue
+                unit_failures = 0
+                if not self._idle(end.next_due):
+                    break
+        except _Stop:
+            pass
+        finally:
+            with contextlib.suppress(MQError):
+                if self.qm.in_unit_of_work:
+                    self.qm.backout()
+        self._finish()
+        return self.report
+
+    def _idle(self, next_due: float | None) -> bool:
+        """Wait as WAIT says; True to make another pass, False to end."""
+        wait = self.settings.wait
+        if wait == 0 and next_due is None:
+            return False
+        now = self.clock()
+        deadline = None if wait in (None, 0) else now + wait
+        if wait == 0:  # WAIT(NO) with a retry due: wait for it
+            if self.stop.wait(max(0.0, next_due - now)):  # type: ignore[operator]
+                self._stopped()
+                return False
+            return True
+        seen = self._signature()
+        while True:
+            now = self.clock()
+            if next_due is not None and now >= next_due:
+                return True
+            if deadline is not None and now >= deadline:
+                return False
+            step = POLL_SECONDS
+            if next_due is not None:
+                step = min(step, next_due - now)
+            if deadline is not None:
+                step = min(step, deadline - now)
+            if self.stop.wait(max(0.0, step)):
+                self._stopped()
+                return False
+            if self._signature() != seen:
+                return True
+
+    def _signature(self) -> tuple[Any, ...]:
+        """What changes when a message arrives: depth and the time of the last put."""
+        try:
+            st = self.qm.queue_status(self.settings.queue)
+            return (st.depth, st.last_put)
+        except MQError:
+            try:
+                return (self.qm.inquire_queue(self.settings.queue).depth, None)
+            except MQError:
+                return (None, None)
+
+    def _stopped(self) -> None:
+        res = self.report.result
+        if not res.cancelled:
+            res.cancelled = True
+            res.warnings.append("stopped (a signal or cancel): the open unit of work was "
+                                "backed out, its messages stayed on "
+                                f"{self.settings.queue}")
+
+    def _stop_early(self, why: str) -> None:
+        self.report.result.stopped_early = why
+        self.report.result.warnings.append(f"stopped early: {why}")
+
+    # -- one pass ---------------------------------------------------------------------------
+    def _pass(self) -> _PassEnd:
+        end = _PassEnd()
+        seen: set[Key] = set()
+        complete = False
+        self.store.reload()
+        unit: list[_Pending] = []
+        cursor = self.qm.browse(self.settings.queue)
+        move = getattr(cursor, "move_current_to", None)
+        position = 0
+        try:
+            try:
+                while True:
+                    if self.stop.is_set():
+                        self._back_out(unit, "backed out: the handler was stopped")
+                        return end
+                    m = cursor.next()
+                    if m is None:
+                        break
+                    position += 1
+                    self.examined += 1
+                    if self.examined % 1000 == 0:
+                        self.control.report(self.examined, None)
+                    pending = self._one(m, position, cursor, move, seen, end)
+                    if pending is not None:
+                        unit.append(pending)
+                        if len(unit) >= self.settings.batch:
+                            self._commit(unit, end)
+                self._commit(unit, end)
+                complete = True
+            except _UnitFailed as f:
+                self._back_out(unit, f"backed out ({f.error.reason_name}): tried again in "
+                               "the next pass")
+                end.unit_failed = True
+        finally:
+            with contextlib.suppress(Exception):
+                cursor.close()
+        if complete and not self.settings.dry_run:
+            self.report.forgotten += self.store.keep_only(seen)
+        self.control.report(self.examined, None)
+        return end
+
+    def _one(self, m: Message, position: int, cursor: BrowseCursor, move: Any,
+             seen: set[Key], end: _PassEnd) -> _Pending | None:
+        md = m.md
+        msg_id = m.msg_id_hex
+        report = self.report
+        dlh = dead_letter_header(md, m.body) if format_key(md.format) == "MQDEAD" else None
+        if dlh is None:
+            report.result.skipped += 1
+            report.messages.append(MessageOutcome(msg_id, position, None, None, 0,
+                                                  "no valid header: left"))
+            return None
+        key = message_key(md, dlh)
+        if key in seen:
+            report.shared_keys += 1
+        seen.add(key)
+        known = self.store.get(key)
+        attempts = 0 if known is None else known.count
+        rule = applicable(self.table, Subject.of(md, dlh), attempts)
+        if rule is None:
+            report.result.skipped += 1
+            why = "no rule: left" if attempts == 0 else "attempts used up: left"
+            report.messages.append(MessageOutcome(msg_id, position, None, None, attempts, why,
+                                                  reason=known.last_reason if known else None))
+            return None
+        counts = report.rules[rule.number]
+        if rule.action == "IGNORE":
+            counts.matched += 1
+            report.result.skipped += 1
+            report.messages.append(MessageOutcome(msg_id, position, rule.number, "IGNORE",
+                                                  attempts, "ignored: left"))
+            return None
+        if known is not None:
+            due = known.last_attempt + self.settings.retry_interval
+            if due > self.clock():
+                end.next_due = due if end.next_due is None else min(end.next_due, due)
+                report.result.skipped += 1
+                report.messages.append(MessageOutcome(
+                    msg_id, position, rule.number, rule.action, attempts,
+                    f"waiting: tried again after RETRYINT({self.settings.retry_interval})",
+                    reason=known.last_reason))
+                return None
+        counts.matched += 1
+        report.result.selected += 1
+        outcome = MessageOutcome(msg_id, position, rule.number, rule.action, attempts,
+                                 "in the open unit of work")
+        report.messages.append(outcome)
+        try:
+            out, queue, qmgr_name, label = self._target(rule, m, dlh)
+        except _Refused as r:
+            return self._failed(outcome, key, rule, r.reason, r.detail, r.label, end)
+        outcome.destination = label
+        if self.check is not None and out is not None:
+            refusal = self.check(out, queue)
+            if refusal is not None:
+                return self._failed(outcome, key, rule, 0, refusal, label, end,
+                                    reason_text=REFUSED_BY_PLUGIN)
+        if self.settings.dry_run:
+            self._plan(outcome, rule, out, queue, qmgr_name, label)
+            return None
+        if out is None:  # DISCARD
+            try:
+                cursor.get_current(syncpoint=True)
+            except MQError as e:
+                if e.reason == MQRC_NO_MSG_UNDER_CURSOR:
+                    outcome.outcome = "gone: another application took it"
+                    return None
+                raise _UnitFailed(e) from None
+            return _Pending(outcome, key, rule, None)
+        try:
+            if move is not None:
+                err = move(queue, out, Context.SET_ALL, qmgr_name, out is m)
+            else:
+                self.qm.put(queue, out, context=Context.SET_ALL, syncpoint=True,
+                            qmgr_name=qmgr_name)
+                err = None
+        except MQError as e:
+            if e.reason in CONNECTION_REASONS:
+                raise _UnitFailed(e) from None
+            return self._failed(outcome, key, rule, e.reason, e.detail or str(e), label, end)
+        pending = _Pending(outcome, key, rule, label)
+        if err is not None:
+            raise _UnitFailed(err)
+        if move is None:
+            try:
+                got = cursor.get_current(syncpoint=True)
+            except MQError as e:
+                raise _UnitFailed(e) from None
+            if not same_message(got, m):
+                raise _UnitFailed(MQError(MQRC_NO_MSG_UNDER_CURSOR, "the message got under "
+                                          "the cursor is not the one browsed"))
+        return pending
+
+    def _target(self, rule: Rule, m: Message, dlh: MQDLH
+                ) -> tuple[Message | None, str, str, str | None]:
+        """(message to put or None for DISCARD, queue, ObjectQMgrName, label)."""
+        if rule.action == "DISCARD":
+            return None, "", "", None
+        q, qm_name = resolve_target(rule, m.md, dlh)
+        strip = rule.action == "RETRY" or not rule.header
+        out = m
+        if strip:
+            md = m.md.copy(format=dlh.format, encoding=dlh.encoding, ccsid=dlh.ccsid)
+            out = Message(md, bytes(m.body[MQDLH_LENGTH:]))
+            if rule.action == "RETRY" and format_key(dlh.format) == "MQXMIT":
+                from mqconsole.ops.resubmit import unwrap_xmit
+
+                try:
+                    out, q, qm_name = unwrap_xmit(out)
+                except HeaderError as e:
+                    raise _Refused(MQRC_HEADER_ERROR, "its transmission header is not "
+                                   f"valid: {e}", None) from None
+        qmgr_name = "" if qm_name in ("", self.local) else qm_name
+        label = (f"{q}@{qmgr_name}" if qmgr_name else q) or None
+        if not q:
+            what = {"RETRY": "its dead-letter header names no destination queue",
+                    "FWD": f"{rule.fwd_q} is blank for this message"}[rule.action]
+            raise _Refused(MQRC_UNKNOWN_OBJECT_NAME, what, None)
+        return out, q, qmgr_name, label
+
+    def _failed(self, outcome: MessageOutcome, key: Key, rule: Rule, reason: int,
+                detail: str, label: str | None, end: _PassEnd, *,
+                reason_text: str | None = None) -> None:
+        name = reason_text or reason_name(reason)
+        text = f"{name}: {detail}" if detail and detail != name else name
+        report = self.report
+        outcome.destination = label
+        if self.settings.dry_run:
+            outcome.outcome = f"would fail: {text}"
+            outcome.reason = text
+            return None
+        report.rules[rule.number].failed += 1
+        now = self.clock()
+        outcome.attempts = self.store.failed(key, text, now=now)
+        outcome.outcome = "failed"
+        outcome.reason = text
+        failure = Failure(msgid=outcome.msg_id, position=outcome.position, reason=reason,
+                          reason_name=name, detail=detail, destination=label)
+        self.failures[key] = failure
+        end.progress = True
+        due = now + self.settings.retry_interval
+        end.next_due = due if end.next_due is None else min(end.next_due, due)
+        return None
+
+    def _plan(self, outcome: MessageOutcome, rule: Rule, out: Message | None, queue: str,
+              qmgr_name: str, label: str | None) -> None:
+        verb = {"DISCARD": "would discard", "RETRY": "would retry to",
+                "FWD": "would forward to"}[rule.action]
+        text = verb if label is None else f"{verb} {label}"
+        if rule.action == "RETRY" or (rule.action == "FWD" and not rule.header):
+            text += " (header removed)"
+        if out is not None:
+            reason = self._predicted(queue, qmgr_name, label, out)
+            if reason:
+                text += f" — would fail now: {reason_name(reason)}"
+                outcome.reason = reason_name(reason)
+        outcome.outcome = text
+        self.report.result.plan.append({"msgid": outcome.msg_id, "position": outcome.position,
+                                        "rule": rule.number, "action": rule.action,
+                                        "destination": label, "outcome": text})
+
+    def _predicted(self, queue: str, qmgr_name: str, label: str | None,
+                   out: Message) -> int | None:
+        from mqconsole.ops.transfer import Route, local_prediction
+
+        if self._predict is None:
+            self._predict = local_prediction(self.qm)
+        return self._predict(Route(queue, label or queue, out, qmgr_name=qmgr_name))
+
+    # -- units of work ----------------------------------------------------------------------
+    def _commit(self, unit: list[_Pending], end: _PassEnd) -> None:
+        if not unit:
+            return
+        try:
+            self.qm.commit()
+        except MQError as e:
+            if e.reason in UNKNOWN_OUTCOME_REASONS:
+                self._unknown(unit, e)
+            raise _UnitFailed(e) from None
+        report = self.report
+        result = report.result
+        for p in unit:
+            p.outcome.outcome = VERB[p.rule.action]
+            report.rules[p.rule.number].done += 1
+            result.record_done(p.outcome.msg_id, p.label)
+            self.failures.pop(p.key, None)
+        self.store.forget([p.key for p in unit])
+        unit.clear()
+        end.progress = True
+
+    def _back_out(self, unit: list[_Pending], why: str) -> None:
+        with contextlib.suppress(MQError):
+            self.qm.backout()
+        for p in unit:
+            p.outcome.outcome = why
+        unit.clear()
+
+    def _unknown(self, unit: list[_Pending], e: MQError) -> None:
+        result = self.report.result
+        result.outcome_unknown = True
+        ids = [p.outcome.msg_id for p in unit]
+        for p in unit:
+            p.outcome.outcome = "outcome unknown"
+            p.outcome.reason = f"{e.reason_name}: the commit's outcome is unknown"
+            result.failed.append(Failure(msgid=p.outcome.msg_id, position=p.outcome.position,
+                                         reason=e.reason, detail=f"outcome unknown: {e}",
+                                         destination=p.label))
+        result.warnings.append(
+            f"the outcome of the commit is unknown ({e.reason_name}, {e.reason}): these "
+            f"{len(ids)} message(s) may be on {self.settings.queue} or on their destination "
+            f"— check both: {', '.join(ids[:20])}" + (" …" if len(ids) > 20 else ""))
+        unit.clear()
+        result.stopped_early = "a commit's outcome is unknown"
+        raise _Stop
+
+    # -- the end ----------------------------------------------------------------------------
+    def _finish(self) -> None:
+        report = self.report
+        result = report.result
+        if not self.settings.dry_run:
+            result.failed.extend(self.failures.values())
+        if report.shared_keys:
+            result.warnings.append(
+                f"{report.shared_keys} message(s) share their attempt-count key (MsgId, "
+                "CorrelId, the header's put date and time, reason and destination) with "
+                "another message on the queue: such messages share one count")
+        if not report.durable:
+            result.warnings.append("attempt counts were kept in memory only: a restart "
+                                   "starts them again")
+
+
+class _Refused(Exception):
+    def __init__(self, reason: int, detail: str, label: str | None) -> None:
+        super().__init__(detail)
+        self.reason = reason
+        self.detail = detail
+        self.label = label
+
+
+def settings_for(table: RulesTable, queue: str, *, once: bool = False,
+                 wait: int | None = -1, retry_interval: int | None = None, batch: int = 100,
+                 dry_run: bool = False) -> Settings:
+    """The table's control data with the command line's overrides (``wait`` -1: as the
+    table says)."""
+    c = table.control
+    return Settings(queue=queue,
+                    retry_interval=c.retry_interval if retry_interval is None else retry_interval,
+                    wait=c.wait if wait == -1 else wait, once=once, batch=batch,
+                    dry_run=dry_run)
+
+
+def run_handler(qm: QueueManager, table: RulesTable, settings: Settings, *,
+                store_path: str | None, control: Control | None = None,
+                check: PutCheck | None = None,
+                clock: Callable[[], float] = time.time) -> HandlerReport:
+    """Run the handler (see the module docstring); the attempt counts live in
+    ``store_path`` (None: in memory only)."""
+    store = AttemptStore(store_path, qm.inquire_qmgr().name, settings.queue)
+    try:
+        return Handler(qm, table, settings, store=store, control=control, check=check,
+                       clock=clock).run()
+    finally:
+        store.close()
+
+
+__all__ = ["HandlerError", "HandlerReport", "MessageOutcome", "RuleCount", "Settings",
+           "resolve_queue", "run_handler", "settings_for"]
