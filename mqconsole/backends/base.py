@@ -18,6 +18,7 @@ from __future__ import annotations
 from enum import Enum
 from typing import Protocol, runtime_checkable
 
+from mqconsole.mq.errors import MQRC_BACKED_OUT, MQError, commit_outcome_unknown
 from mqconsole.mq.message import Message
 from mqconsole.mq.queue import QMgrInfo, QueueAttrs, QueueStatus
 
@@ -102,7 +103,10 @@ class QueueManager(Protocol):
         """
 
     def commit(self) -> None:
-        """MQCMIT. 2003 = backed out instead; 2549 = outcome unknown (never guessed)."""
+        """MQCMIT. 2003 = backed out instead; 2009/2018/2548/2549 = outcome unknown (a
+        backend raises ``CommitOutcomeUnknown``; never guessed, never redone); any other
+        failure leaves the unit of work open until a backout succeeds
+        (``settle_failed_commit``)."""
 
     def backout(self) -> None:
         """MQBACK: undo the unit of work; messages got in it get BackoutCount + 1."""
@@ -120,3 +124,20 @@ class QueueManager(Protocol):
 
     def close(self) -> None:
         """MQDISC (an open unit of work is backed out)."""
+
+
+def settle_failed_commit(qm: QueueManager, err: MQError) -> bool:
+    """After ``qm.commit()`` raised ``err``: is the unit of work certainly backed out?
+
+    True: it is (2003, or a backout succeeded now), so redoing the work duplicates nothing.
+    False: the outcome is unknown — the commit may have happened (2009, 2018, 2548, 2549,
+    ``CommitOutcomeUnknown``), or the unit of work could not be backed out and is still
+    open. Never redo then: report "outcome unknown" (exit 5).
+    """
+    if commit_outcome_unknown(err):
+        return False
+    try:
+        qm.backout()  # harmless after 2003; needed after any other failure (MQ keeps it open)
+    except MQError:
+        return err.reason == MQRC_BACKED_OUT
+    return True

@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 import sys
 
-from mqconsole.mq.errors import HeaderError, MQError
+from mqconsole.mq.errors import CommitOutcomeUnknown, HeaderError, MQError
 
 from .exit_codes import ExitCode
 
@@ -31,8 +31,8 @@ _UNAVAILABLE_REASONS = {2009, 2058, 2059, 2538, 2539, 2393, 2397, 2161, 2162, 21
 
 
 def exit_code_for_mq(err: MQError) -> ExitCode:
-    if err.reason == 2549:
-        return ExitCode.UNKNOWN_OUTCOME
+    if isinstance(err, CommitOutcomeUnknown) or err.reason == 2549:
+        return ExitCode.UNKNOWN_OUTCOME  # a commit answered 2009 is not "unavailable" (3)
     if err.reason == 2035:
         return ExitCode.REFUSED
     if err.reason in _USAGE_REASONS:
@@ -53,7 +53,7 @@ def describe(exc: BaseException) -> tuple[str, ExitCode] | None:
         return str(exc), exc.code
     if isinstance(exc, MQError):
         text = str(exc)
-        if exc.reason == 2549:
+        if exit_code_for_mq(exc) == ExitCode.UNKNOWN_OUTCOME:
             text += (" — the commit's outcome is unknown: browse the source and destination "
                      "queues to see where the messages are before retrying")
         return text, exit_code_for_mq(exc)

@@ -11,5 +11,5 @@ class ExitCode(IntEnum):
     USAGE = 2  # usage or bad input: unknown queue, bad expression, bad file
     UNAVAILABLE = 3  # cannot connect, backend unavailable
     REFUSED = 4  # refused: read-only profile, not authorized, missing --yes
-    UNKNOWN_OUTCOME = 5  # a commit whose outcome MQ cannot tell (2549): check the queues
+    UNKNOWN_OUTCOME = 5  # a commit MQ cannot confirm (2009, 2018, 2548, 2549): check queues
     INTERNAL = 70  # a bug in mqconsole (EX_SOFTWARE): the message says how to see details

@@ -1,4 +1,5 @@
-"""The two errors the core raises: bad bytes (HeaderError) and MQ failures (MQError)."""
+"""The errors the core raises: bad bytes (HeaderError) and MQ failures (MQError), and how a
+failed commit is classified (only 2003 means "backed out")."""
 
 from __future__ import annotations
 
@@ -27,3 +28,29 @@ class MQError(Exception):
         if message:
             text = f"{message}: {text}"
         super().__init__(text)
+
+
+MQRC_BACKED_OUT = 2003
+#: MQCMIT answered with one of these may have committed (IBM, MQRC_CONNECTION_BROKEN: "for
+#: client applications, it is possible that the call did complete successfully"):
+#: CONNECTION_BROKEN, HCONN_ERROR, RECONNECT_FAILED, CALL_INTERRUPTED.
+COMMIT_OUTCOME_UNKNOWN_REASONS = frozenset({2009, 2018, 2548, 2549})
+
+
+class CommitOutcomeUnknown(MQError):
+    """MQCMIT failed in a way that leaves MQ unable to say whether the unit of work was
+    committed. Never redo the work (it may be done) and never say it failed (it may not
+    have): report it, and let the operator look at the queues."""
+
+
+def commit_outcome_unknown(err: BaseException) -> bool:
+    """Is ``err``, raised by a *commit*, one whose outcome nobody knows?
+
+    Only MQRC_BACKED_OUT (2003) means "backed out". 2009, 2018, 2548 and 2549 may have
+    committed. Any other failure leaves the unit of work open: back it out
+    (``backends.base.settle_failed_commit``) before anything is redone. Only for errors of
+    a commit: a put or get failing with 2009 backed its unit of work out.
+    """
+    if isinstance(err, CommitOutcomeUnknown):
+        return True
+    return isinstance(err, MQError) and err.reason in COMMIT_OUTCOME_UNKNOWN_REASONS

@@ -14,7 +14,8 @@ count one higher) and the batch is redone once, from a fresh cursor; a second fa
 the delete and reports every message not yet removed as failed — they are still on the
 queue, and the backup file holds them all. A saved message another consumer took meanwhile
 (2034 under the cursor, or no longer found) is counted as skipped. A commit whose outcome MQ
-cannot tell (2549) stops the delete with ``outcome_unknown``.
+cannot tell (2009, 2018, 2548, 2549, or one that could not be backed out:
+``backends.base.settle_failed_commit``) stops the delete with ``outcome_unknown``.
 
 ``save --remove`` is the same operation with a file the operator names.
 """
@@ -27,7 +28,7 @@ from collections import Counter
 from pathlib import Path
 
 from mqconsole import paths
-from mqconsole.backends.base import QueueManager
+from mqconsole.backends.base import QueueManager, settle_failed_commit
 from mqconsole.mq.errors import MQError
 from mqconsole.ops.result import Control, Failure, OperationResult
 from mqconsole.ops.savefile import (
@@ -40,7 +41,6 @@ from mqconsole.ops.savefile import (
 from mqconsole.ops.selection import Selection
 
 MQRC_NO_MSG_UNDER_CURSOR = 2034
-MQRC_UNKNOWN_OUTCOME = 2549
 
 
 class _WrongMessage(MQError):
@@ -155,16 +155,17 @@ def remove_saved(qm: QueueManager, queue: str, saved: list[SavedMessage],
                     _commit(qm, pending, remaining, info, result)
                     pending = []
                     control.report(result.done, total)
+        except _CommitUnknown as unknown:
+            exc = unknown.error
+            result.outcome_unknown = True
+            for key in pending:
+                remaining[key] -= 1
+            result.warnings.append(
+                f"the commit of {len(pending)} removal(s) has an unknown outcome "
+                f"({exc.reason_name}): browse {queue} to see which are still there "
+                "(the backup file holds them all)")
+            break
         except MQError as exc:
-            if exc.reason == MQRC_UNKNOWN_OUTCOME:
-                result.outcome_unknown = True
-                for key in pending:
-                    remaining[key] -= 1
-                result.warnings.append(
-                    f"the commit of {len(pending)} removal(s) has an unknown outcome "
-                    f"({exc.reason_name}): browse {queue} to see which are still there "
-                    "(the backup file holds them all)")
-                break
             _backout(qm)
             if redo_left > 0:
                 redo_left -= 1
@@ -194,9 +195,22 @@ def remove_saved(qm: QueueManager, queue: str, saved: list[SavedMessage],
                                    "delete")
 
 
+class _CommitUnknown(Exception):
+    """A commit that may have happened: the delete stops, nothing is redone."""
+
+    def __init__(self, error: MQError) -> None:
+        super().__init__(str(error))
+        self.error = error
+
+
 def _commit(qm: QueueManager, pending: list, remaining: Counter, info: dict,
             result: OperationResult) -> None:
-    qm.commit()
+    try:
+        qm.commit()
+    except MQError as exc:
+        if not settle_failed_commit(qm, exc):
+            raise _CommitUnknown(exc) from exc
+        raise
     for key in pending:
         remaining[key] -= 1
         result.record_done(info[key][1], None)

@@ -28,7 +28,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from mqconsole.backends.base import Context, QueueManager
+from mqconsole.backends.base import Context, QueueManager, settle_failed_commit
 from mqconsole.mq import _generated_constants as g
 from mqconsole.mq.ccsid import codec_for
 from mqconsole.mq.chain import parse_body, parse_body_lenient
@@ -43,7 +43,6 @@ from mqconsole.ops.savefile import message_key
 
 MQRC_NO_MSG_AVAILABLE = 2033
 MQRC_NO_MSG_UNDER_CURSOR = 2034
-MQRC_UNKNOWN_OUTCOME = 2549
 
 # The MQMD fields an edit may set: MQ name -> MQMD attribute.
 EDITABLE: dict[str, str] = {
@@ -493,14 +492,7 @@ def edit_message(qm: QueueManager, queue: str, msg_id: bytes, *, body: bytes | N
             if message_key(got) != key:
                 raise MQError(MQRC_NO_MSG_UNDER_CURSOR,
                               "the message under the cursor is not the one browsed")
-            qm.commit()
         except MQError as exc:
-            if exc.reason == MQRC_UNKNOWN_OUTCOME:
-                result.outcome_unknown = True
-                result.warnings.append(f"the commit's outcome is unknown ({exc.reason_name}): "
-                                       f"browse {queue} and {dest} to see which message is "
-                                       "there")
-                return outcome
             _backout_quietly(qm)
             result.failed.append(Failure(hex_id, pos, exc.reason, detail=exc.detail,
                                          destination=dest))
@@ -508,6 +500,18 @@ def edit_message(qm: QueueManager, queue: str, msg_id: bytes, *, body: bytes | N
         except BaseException:
             _backout_quietly(qm)
             raise
+        try:
+            qm.commit()
+        except MQError as exc:
+            if not settle_failed_commit(qm, exc):  # it may have committed: never redone
+                result.outcome_unknown = True
+                result.warnings.append(f"the commit's outcome is unknown ({exc.reason_name}): "
+                                       f"browse {queue} and {dest} to see which message is "
+                                       "there")
+                return outcome
+            result.failed.append(Failure(hex_id, pos, exc.reason, detail=exc.detail,
+                                         destination=dest))
+            return outcome
     outcome.new_msgid = put.md.msg_id.hex().upper()
     result.record_done(hex_id, dest)
     return outcome

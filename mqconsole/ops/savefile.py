@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
-from mqconsole.backends.base import Context, QueueManager
+from mqconsole.backends.base import Context, QueueManager, settle_failed_commit
 from mqconsole.mq.errors import MQError
 from mqconsole.mq.md import LAYOUT
 from mqconsole.mq.message import Message
@@ -38,7 +38,6 @@ from mqconsole.ops.views import MessageView
 
 DEFAULT_BATCH = 100
 MAX_REFUSALS_IN_A_ROW = 10  # a queue that refused this many puts in a row is given up on
-MQRC_UNKNOWN_OUTCOME = 2549
 BROWSE_BATCH = 200
 
 
@@ -278,9 +277,10 @@ def load_to_queue(qm: QueueManager, path: str | os.PathLike, queue: str, *,
     The file is checked completely first (DmpFileError names the line; nothing is put).
     Each message is put under syncpoint, the unit of work committed every ``batch``. A put
     the queue refuses leaves nothing to undo: that message is recorded as failed and the
-    load goes on, until the queue has refused ``MAX_REFUSALS_IN_A_ROW`` in a row. A failed
-    commit (backed out) is redone once; a commit whose outcome MQ cannot tell (2549) stops
-    the load and sets ``outcome_unknown``.
+    load goes on, until the queue has refused ``MAX_REFUSALS_IN_A_ROW`` in a row. A commit
+    certainly backed out (2003, or backed out after another failure) is redone once; a
+    commit whose outcome MQ cannot tell (2009, 2018, 2548, 2549, or a failed backout) stops
+    the load, sets ``outcome_unknown`` and re-puts nothing.
     """
     control = control or Control()
     batch = max(1, batch)
@@ -307,7 +307,7 @@ def load_to_queue(qm: QueueManager, path: str | os.PathLike, queue: str, *,
             try:
                 qm.commit()
             except MQError as exc:
-                if exc.reason == MQRC_UNKNOWN_OUTCOME:
+                if not settle_failed_commit(qm, exc):  # it may have committed: never re-put
                     result.outcome_unknown = True
                     result.warnings.append(
                         f"the commit of {len(pending)} message(s) has an unknown outcome "
@@ -315,7 +315,6 @@ def load_to_queue(qm: QueueManager, path: str | os.PathLike, queue: str, *,
                     unknown[0] = len(pending)
                     pending = []
                     return False
-                _backout_quietly(qm)
                 if attempt == 2:
                     for position, message in pending:
                         result.failed.append(Failure(message.msg_id_hex, position, exc.reason,

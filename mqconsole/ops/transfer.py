@@ -13,16 +13,19 @@ inside a unit of work"):
   and the operation goes on. After a destination refused ``REFUSALS_BEFORE_STOP`` messages
   in a row it is not tried again: the rest of its messages are *skipped* (they stay) and a
   warning says why.
-* A failed get or commit backs the unit of work out and redoes it once: the unit's messages
+* A failed get, or a commit certainly backed out (2003, or backed out after any other
+  failure: ``backends.base.settle_failed_commit``), backs the unit of work out and redoes it
+  once: the unit's messages
   are back on the source at their positions (BackoutCount + 1), found again with a fresh
   cursor — at the position they must have now (the messages passed before them that stayed)
   and checked by identity (MsgId, the whole descriptor but BackoutCount and Expiry, the
   body's hash), so duplicate MsgIds never make it take another message — and moved again.
   If the redo fails too, the operation stops and reports the unit's messages as failed
   (they are on the source).
-* A commit answered with 2549 (or 2009 — the connection broke during the commit) has an
-  unknown outcome: the operation stops at once, ``outcome_unknown`` is set and the unit's
-  MsgIds are listed (as failures with that reason, and in a warning).
+* A commit answered 2009, 2018, 2548 or 2549 (or one that could not be backed out) has an
+  unknown outcome (it may have committed; never redone): the operation stops at once,
+  ``outcome_unknown`` is set and the unit's MsgIds are listed (as failures with that
+  reason, and in a warning).
 * Messages of a group or segmented message (MsgFlags ``MQMF_MSG_IN_GROUP``,
   ``MQMF_LAST_MSG_IN_GROUP``, ``MQMF_SEGMENT``, ``MQMF_LAST_SEGMENT``; GroupId) move together
   within one unit of work or not at all. A group is looked at once with a second cursor
@@ -48,7 +51,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from mqconsole.backends.base import BrowseCursor, Context, QueueManager
+from mqconsole.backends.base import BrowseCursor, Context, QueueManager, settle_failed_commit
 from mqconsole.mq.chain import format_key, strip_dead_letter_header
 from mqconsole.mq.errors import HeaderError, MQError
 from mqconsole.mq.md import LAYOUT
@@ -74,13 +77,8 @@ REFUSALS_BEFORE_STOP = 10
 
 
 MQRC_BACKED_OUT = 2003
-MQRC_CONNECTION_BROKEN = 2009
 MQRC_NO_MSG_UNDER_CURSOR = 2034
 MQRC_HEADER_ERROR = 2142
-MQRC_CALL_INTERRUPTED = 2549
-
-# A commit answered with one of these may or may not have happened.
-UNKNOWN_OUTCOME_REASONS = frozenset({MQRC_CALL_INTERRUPTED, MQRC_CONNECTION_BROKEN})
 # A put or get failing with one of these says nothing about the destination: the connection
 # (and with it the unit of work) is in trouble. Backed out and redone, not "refused".
 CONNECTION_REASONS = frozenset({
@@ -612,21 +610,21 @@ class _Engine:
             try:
                 self.put_qm.commit()
             except MQError as e:
-                if e.reason in UNKNOWN_OUTCOME_REASONS:
+                if not settle_failed_commit(self.put_qm, e):
                     self._backout(source_only=True)
                     self._unknown(items, e, "the destination's commit")
                 raise _UnitFailure(e) from None
             try:
                 self.qm.commit()
             except MQError as e:
-                if e.reason in UNKNOWN_OUTCOME_REASONS:
+                if not settle_failed_commit(self.qm, e):
                     self._unknown(items, e, "the source's commit (the destination committed)")
                 raise _UnitFailure(e, source_only=True) from None
         else:
             try:
                 self.qm.commit()
             except MQError as e:
-                if e.reason in UNKNOWN_OUTCOME_REASONS:
+                if not settle_failed_commit(self.qm, e):
                     self._unknown(items, e, "the commit")
                 raise _UnitFailure(e) from None
         self._committed(items)

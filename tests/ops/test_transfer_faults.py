@@ -88,6 +88,14 @@ CASES: dict[str, Case] = {
                                   reasons={2549}, stopped=True),
     "commit_2009_connection_broken": Case(F(commit={3: 2009}), 100, 50, unknown=True,
                                           reasons={2009}, stopped=True),
+    **{f"commit_{r}_{how}": Case(F(**{how: {3: r}}), 100, 50, unknown=True, reasons={r},
+                                 stopped=True)
+       for r in (2009, 2018, 2548) for how in ("commit", "commit_after")},
+    # any other commit failure leaves the unit open: backed out, then redone
+    **{f"commit_{r}_left_open": Case(F(commit={2: r}), N) for r in (2102, 2195, 2071)},
+    # ... but never redone when the backout fails too: its outcome is unknown
+    "commit_2102_backout_fails": Case(F(commit={2: 2102}, backout={1: 2009}), 50, 50,
+                                      unknown=True, reasons={2102}, stopped=True),
     # the destination fills up / is put-inhibited after N messages
     "full_after_120": Case(F(full_after={DST: 120}), 120, 10, 120, reasons={2053}),
     "full_after_0": Case(F(full_after={DST: 0}), 0, 10, 240, reasons={2053}),

@@ -15,10 +15,13 @@ included). What each fault does, as MQ would:
 * ``get={n: reason}``: the n-th ``get_current`` (on any cursor) raises and takes nothing.
 * ``wrong_get={n}``: the n-th ``get_current`` takes the message but hands back a changed
   body (as if another message had been got): the caller must notice and back out.
-* ``commit={n: reason}``: the n-th commit backs the unit of work out and raises (2003 is
-  MQ's "backed out instead"; 2549 here is "unknown, and in fact not committed").
+* ``commit={n: reason}``: the n-th commit raises. With 2003 (MQ's "backed out instead")
+  and the unknown-outcome reasons 2009, 2018, 2548, 2549 ("unknown, and in fact not
+  committed") the unit of work is backed out first; with any other reason (2102, 2195, …)
+  it stays open, as MQ leaves it: the caller must back it out.
 * ``commit_after={n: reason}``: the n-th commit commits and then raises (2549: unknown,
   and in fact committed).
+* ``backout={n: reason}``: the n-th backout raises and backs nothing out.
 * ``browse_next={n: reason}``: the n-th ``next``/``next_batch`` on a cursor raises.
 
 A cursor of a backend with the one-call move step (``move_current_to``, the embedded
@@ -43,7 +46,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mqconsole.backends.base import Context
-from mqconsole.mq.errors import MQError
+from mqconsole.mq.errors import COMMIT_OUTCOME_UNKNOWN_REASONS, MQError
 from mqconsole.mq.md import LAYOUT, MQMD
 from mqconsole.mq.message import Message
 
@@ -58,12 +61,14 @@ class Faults:
     full_after: dict[str, int] = field(default_factory=dict)
     inhibit_after: dict[str, int] = field(default_factory=dict)
     browse_next: dict[int, int] = field(default_factory=dict)
+    backout: dict[int, int] = field(default_factory=dict)
     fast: bool = True  # cursors offer move_current_to when the real one has it
     # counters
     puts: int = 0
     gets: int = 0
     commits: int = 0
     nexts: int = 0
+    backouts: int = 0
     puts_to: dict[str, int] = field(default_factory=dict)
     injected: list[tuple[str, int, int]] = field(default_factory=list)  # (kind, n, reason)
     calls: list[tuple[str, str]] = field(default_factory=list)
@@ -203,7 +208,8 @@ class FaultyQueueManager:
         f.calls.append((f"{self._tag}commit", ""))
         reason = f.commit.get(n)
         if reason is not None:
-            self._inner.backout()
+            if reason == 2003 or reason in COMMIT_OUTCOME_UNKNOWN_REASONS:
+                self._inner.backout()
             raise f.hit("commit", n, reason)
         self._inner.commit()
         reason = f.commit_after.get(n)
@@ -211,7 +217,12 @@ class FaultyQueueManager:
             raise f.hit("commit_after", n, reason)
 
     def backout(self) -> None:
-        self.faults.calls.append((f"{self._tag}backout", ""))
+        f = self.faults
+        f.backouts += 1
+        f.calls.append((f"{self._tag}backout", ""))
+        reason = f.backout.get(f.backouts)
+        if reason is not None:
+            raise f.hit("backout", f.backouts, reason)
         self._inner.backout()
 
     def new_connection(self) -> FaultyQueueManager:

@@ -14,8 +14,10 @@ Things MQ does that this class keeps honest:
   the same way by its finalizer.
 * A put returns the message as stored: BackoutCount 0 (MQ ignores it on a put and leaves the
   caller's value in the MD).
-* ``commit()`` reports 2003 (backed out instead) and 2549 (reconnecting client: the outcome is
-  unknown) exactly; it never guesses.
+* ``commit()`` reports 2003 (backed out instead) as such, 2009/2018/2548/2549 as
+  ``CommitOutcomeUnknown`` (it never guesses), and backs out after any other failure (MQ
+  leaves the unit of work open then); the unit of work stays marked open until an MQBACK
+  succeeds.
 """
 
 from __future__ import annotations
@@ -30,8 +32,14 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from mqconsole.mq.ccsid import codec_for
-from mqconsole.mq.errors import MQError
+from mqconsole.mq.errors import (
+    COMMIT_OUTCOME_UNKNOWN_REASONS,
+    MQRC_BACKED_OUT,
+    CommitOutcomeUnknown,
+    MQError,
+)
 from mqconsole.mq.message import Message
+from mqconsole.mq.names import reason_name
 from mqconsole.mq.queue import (
     CHANGEABLE,
     TYPE_ATTRIBUTES,
@@ -73,6 +81,14 @@ _HINTS = {
     2003: "the unit of work was backed out instead of committed",
     2549: "the connection was lost during the call and re-established: MQ cannot tell "
           "whether the unit of work was committed",
+}
+# Why a commit's outcome is unknown, by reason.
+_UNKNOWN_HINTS = {
+    2009: "the connection broke during the commit (for a client the commit may still have "
+          "completed)",
+    2018: "the connection handle was no longer valid at the commit",
+    2548: "the connection was lost during the commit and could not be re-established",
+    2549: "the connection was lost during the commit and re-established",
 }
 
 
@@ -158,11 +174,15 @@ def _release(lib: shim.MQLibrary, qmgr: Any, pcf: list[PCFSession | None]) -> No
     session = pcf[0]
     if session is not None:
         session.close()
-    for step in ("backout", "disconnect"):
-        try:
-            getattr(qmgr, step)()
-        except Exception:  # nothing to be done about a failing disconnect
-            log.debug("%s at close failed", step, exc_info=True)
+    try:
+        qmgr.backout()
+    except Exception:  # a normal MQDISC would commit what could not be backed out: leave
+        log.debug("backout at close failed; not disconnecting", exc_info=True)  # it to MQ
+        return
+    try:
+        qmgr.disconnect()
+    except Exception:  # nothing to be done about a failing disconnect
+        log.debug("disconnect at close failed", exc_info=True)
 
 
 class MQIQueueManager:
@@ -612,29 +632,51 @@ class MQIQueueManager:
         return self._uow
 
     def commit(self) -> None:
-        with self._call("commit"):
+        """MQCMIT, and what its failure means (real-mq.md, "Commit outcomes"):
+
+        * 2003: backed out instead (MQError 2003; the unit of work is over);
+        * 2009, 2018, 2548, 2549: it may have committed (``CommitOutcomeUnknown``);
+        * anything else: MQ keeps the unit of work open, so MQBACK is issued here; the error
+          is raised once MQBACK succeeded (the unit of work is over, nothing of it
+          happened). When MQBACK fails as well the unit of work stays marked open (a later
+          ``backout()`` or ``close()`` tries again) and the outcome is unknown.
+        """
+        what = "commit"
+        with self._call(what):
             try:
                 self._qmgr.commit()
             except self.lib.MQMIError as exc:
-                self._uow = False  # 2003: backed out; 2549: the UOW is gone, outcome unknown
-                if exc.reason == self.lib.CMQC.MQRC_BACKED_OUT:
+                reason, comp = exc.reason, exc.comp
+                if reason == MQRC_BACKED_OUT:
+                    self._uow = False
                     raise MQError(2003, "commit failed: the unit of work was backed out "
                                         "instead (nothing of it happened)",
-                                  completion=exc.comp) from exc
-                if exc.reason == self.lib.CMQC.MQRC_CALL_INTERRUPTED:
-                    raise MQError(2549, "commit interrupted: the connection was lost and "
-                                        "re-established, and MQ cannot tell whether the unit "
-                                        "of work was committed or backed out",
-                                  completion=exc.comp) from exc
-                raise
+                                  completion=comp) from exc
+                if reason in COMMIT_OUTCOME_UNKNOWN_REASONS:
+                    self._uow = False  # the connection is gone, and its unit of work with it
+                    raise CommitOutcomeUnknown(
+                        reason, f"commit: {_UNKNOWN_HINTS.get(reason, _HINTS.get(reason, ''))}"
+                        " — MQ cannot tell whether the unit of work was committed",
+                        completion=comp) from exc
+                try:
+                    self._qmgr.backout()
+                except self.lib.MQMIError as back:
+                    raise CommitOutcomeUnknown(
+                        reason, f"commit failed ({reason_name(reason)}, {reason}) and the "
+                        f"backout after it failed too ({reason_name(back.reason)}, "
+                        f"{back.reason}): the unit of work is still open and its outcome "
+                        "unknown", completion=comp) from exc
+                self._uow = False
+                raise MQError(reason, f"commit failed ({_HINTS.get(reason, 'see the reason')}"
+                                      "); the unit of work was backed out (nothing of it "
+                                      "happened)", completion=comp) from exc
             self._uow = False
 
     def backout(self) -> None:
+        """MQBACK; the unit of work stays marked open until an MQBACK succeeds."""
         with self._call("back out"):
-            try:
-                self._qmgr.backout()
-            finally:
-                self._uow = False
+            self._qmgr.backout()
+            self._uow = False
 
     # -- connections ---------------------------------------------------------------------
     def new_connection(self) -> MQIQueueManager:

@@ -271,6 +271,7 @@ class Conn:
     lock: threading.RLock = field(default_factory=threading.RLock)
     handles: dict[int, Handle] = field(default_factory=dict)
     pending_commands: list[tuple[MQMD, bytes]] = field(default_factory=list)
+    broken: bool = False  # after a 2009: every later call answers 2009
 
 
 @dataclass
@@ -331,7 +332,13 @@ class Engine:
     def fail_next(self, call: str, rc: int, *, cc: int = C.MQCC_FAILED, count: int = 1,
                   effect: str | None = None) -> None:
         """The next ``count`` calls named ``call`` fail with ``rc`` before doing anything;
-        ``effect`` ``"backout"``/``"commit"`` makes an MQCMIT do that first."""
+        ``effect`` ``"backout"``/``"commit"`` makes an MQCMIT do that first (a lost reply:
+        the commit happened, the caller hears ``rc``).
+
+        As MQ: 2009 (MQRC_CONNECTION_BROKEN) ends the connection — its open unit of work is
+        backed out (after an ``effect="commit"`` there is none left) and every later call on
+        it answers 2009; any other failed MQCMIT (2102, 2195, …) leaves the unit of work
+        open until MQBACK."""
         self.faults.append({"call": call, "rc": rc, "cc": cc, "count": count,
                             "effect": effect})
 
@@ -388,6 +395,10 @@ class Engine:
                     conn.lock.acquire()
                 try:
                     self.current_qmgr = conn.qdef.name
+                    if conn.broken:
+                        if name == "MQDISC":
+                            self._drop(conn, commit=False)
+                        raise Failure(C.MQRC_CONNECTION_BROKEN)
                     self._fault(name, conn)
                     return fn(info)
                 finally:
@@ -414,7 +425,14 @@ class Engine:
                     conn.qm.backout()
                     conn.pending_commands.clear()
                 elif f["effect"] == "commit" and conn is not None:
-                    conn.qm.commit()
+                    self._commit(conn)
+                if f["rc"] == C.MQRC_CONNECTION_BROKEN and conn is not None:
+                    # the connection is gone: the queue manager backs out what it left
+                    # open (unless the call completed: effect "commit"), and every later
+                    # call on it answers 2009
+                    conn.broken = True
+                    conn.qm.backout()
+                    conn.pending_commands.clear()
                 raise Failure(f["rc"], f["cc"])
 
     def _conn(self, hconn: int) -> Conn:

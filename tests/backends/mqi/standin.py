@@ -38,6 +38,8 @@ import fake_ibmmqc  # noqa: E402
 from fake_ibmmqc import ENGINE, IBMMQC, PYMQE, QMgrDef  # noqa: E402
 
 ENV_QMGRS = "MQCONSOLE_STANDIN_QMGRS"
+#: JSON list of ``ENGINE.fail_next`` keyword arguments, applied in a child at start
+ENV_FAULTS = "MQCONSOLE_STANDIN_FAULTS"
 PYMQI_VERSION = "1.12.13"
 CACHE = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "mqconsole-tests"
 
@@ -105,9 +107,10 @@ def qmgr_spec(qdef: QMgrDef, path: str) -> dict[str, Any]:
             "encoding": qdef.encoding, "default_user": qdef.default_user}
 
 
-def child_env(specs: list[dict[str, Any]], base: dict[str, str] | None = None
-              ) -> dict[str, str]:
-    """Environment for a child process whose ibmmq/pymqi should find the stand-in."""
+def child_env(specs: list[dict[str, Any]], base: dict[str, str] | None = None, *,
+              faults: list[dict[str, Any]] | None = None) -> dict[str, str]:
+    """Environment for a child process whose ibmmq/pymqi should find the stand-in;
+    ``faults`` (``ENGINE.fail_next`` keyword arguments) are injected in the child."""
     env = dict(os.environ if base is None else base)
     parts = [str(STANDIN_PATH), str(HERE), str(ROOT)]
     src = pymqi_source()
@@ -117,6 +120,8 @@ def child_env(specs: list[dict[str, Any]], base: dict[str, str] | None = None
         parts.append(env["PYTHONPATH"])
     env["PYTHONPATH"] = os.pathsep.join(parts)
     env[ENV_QMGRS] = json.dumps(specs)
+    if faults:
+        env[ENV_FAULTS] = json.dumps(faults)
     return env
 
 
@@ -128,6 +133,8 @@ def configure_from_env() -> None:
         ENGINE.register(QMgrDef.for_file(
             spec["name"], spec["path"], spec["admin"], password=spec.get("password"),
             encoding=spec.get("encoding", 546), default_user=spec.get("default_user", "mqm")))
+    for fault in json.loads(os.environ.pop(ENV_FAULTS, "[]")):
+        ENGINE.fail_next(**fault)
 
 
 __all__ = ["ENGINE", "IBMMQC", "PYMQE", "QMgrDef", "child_env", "configure_from_env",

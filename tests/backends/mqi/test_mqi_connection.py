@@ -166,18 +166,78 @@ def test_commit_2003_is_reported_and_the_work_backed_out(qmgr, qm, engine) -> No
 
 
 @pytest.mark.parametrize("outcome", ["commit", "backout"])
-def test_commit_2549_is_reported_never_guessed(qmgr, qm, engine, outcome) -> None:
+@pytest.mark.parametrize("reason", [2009, 2018, 2548, 2549])
+def test_commit_outcome_unknown_is_reported_never_guessed(qmgr, qm, engine, reason, outcome
+                                                          ) -> None:
+    """2009, 2018, 2548, 2549 on MQCMIT: it may have committed (IBM, 2009: "for client
+    applications, it is possible that the call did complete successfully")."""
+    from mqconsole.cli.errors import describe, exit_code_for_mq
+    from mqconsole.cli.exit_codes import ExitCode
+    from mqconsole.mq.errors import CommitOutcomeUnknown
+
     q = qmgr.queue()
     qm.put(q, _msg("x"))
-    engine.fail_next("MQCMIT", 2549, effect=outcome)
+    engine.fail_next("MQCMIT", reason, effect=outcome)
+    with pytest.raises(CommitOutcomeUnknown) as info:
+        qm.commit()
+    assert info.value.reason == reason and "cannot tell" in str(info.value)
+    assert not qm.in_unit_of_work
+    assert exit_code_for_mq(info.value) == ExitCode.UNKNOWN_OUTCOME  # never 3 for 2009
+    text, code = describe(info.value)
+    assert code == ExitCode.UNKNOWN_OUTCOME and "outcome is unknown" in text
+    assert qmgr.admin().inquire_queue(q).depth == (1 if outcome == "commit" else 0)
+    assert not engine.calls_named("MQBACK")  # nothing to back out: never guessed
+
+
+def test_2009_breaks_the_connection_in_the_stand_in(qmgr, qm, engine) -> None:
+    """After a 2009 every call on the connection answers 2009; what it left open is backed
+    out by the queue manager, unless the lost reply was of a commit that completed."""
+    q = qmgr.queue()
+    qm.put(q, _msg("x"))
+    engine.fail_next("MQCMIT", 2009, effect="commit")
+    with pytest.raises(MQError):
+        qm.commit()
+    with pytest.raises(MQError) as info:
+        qm.put(q, _msg("y"), syncpoint=False)
+    assert info.value.reason == 2009
+    assert qmgr.admin().inquire_queue(q).depth == 1
+
+
+@pytest.mark.parametrize("reason", [2102, 2195, 2071, 2162])
+def test_another_commit_failure_is_backed_out(qmgr, qm, engine, reason) -> None:
+    """MQ leaves the unit of work open after any other MQCMIT failure: MQBACK, then raise."""
+    from mqconsole.mq.errors import CommitOutcomeUnknown
+
+    q = qmgr.queue()
+    qm.put(q, _msg("x"))
+    engine.clear_calls()
+    engine.fail_next("MQCMIT", reason)
     with pytest.raises(MQError) as info:
         qm.commit()
-    assert info.value.reason == 2549 and "cannot tell" in str(info.value)
-    assert not qm.in_unit_of_work
-    from mqconsole.cli.errors import exit_code_for_mq
-    from mqconsole.cli.exit_codes import ExitCode
+    assert info.value.reason == reason and not isinstance(info.value, CommitOutcomeUnknown)
+    assert "backed out" in str(info.value)
+    assert [c.name for c in engine.calls if c.name in ("MQCMIT", "MQBACK")] == \
+        ["MQCMIT", "MQBACK"]
+    assert not qm.in_unit_of_work and qmgr.admin().inquire_queue(q).depth == 0
 
-    assert exit_code_for_mq(info.value) == ExitCode.UNKNOWN_OUTCOME
+
+def test_a_unit_of_work_stays_open_until_mqback_succeeds(qmgr, qm, engine) -> None:
+    from mqconsole.mq.errors import CommitOutcomeUnknown
+
+    q = qmgr.queue()
+    qm.put(q, _msg("x"))
+    engine.fail_next("MQCMIT", 2102)
+    engine.fail_next("MQBACK", 2102)
+    with pytest.raises(CommitOutcomeUnknown) as info:
+        qm.commit()
+    assert info.value.reason == 2102 and "still open" in str(info.value)
+    assert qm.in_unit_of_work
+    engine.fail_next("MQBACK", 2195)
+    with pytest.raises(MQError):
+        qm.backout()
+    assert qm.in_unit_of_work  # a failed MQBACK does not close it
+    qm.backout()
+    assert not qm.in_unit_of_work and qmgr.admin().inquire_queue(q).depth == 0
 
 
 def test_close_backs_out_although_mqdisc_would_commit(qmgr, qm) -> None:
