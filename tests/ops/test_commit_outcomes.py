@@ -1,9 +1,9 @@
 """Commit outcomes, for every operation that changes messages (load, edit, delete, move,
-resubmit): only 2003 means "backed out". A commit answered 2009, 2018, 2548 or 2549 may have
-committed — whether it did or not, nothing is redone (no duplicate, no second removal) and
-the result says "outcome unknown" (exit 5). Any other commit failure leaves MQ's unit of
-work open: it is backed out before anything is redone, and when that backout fails too,
-the outcome is unknown as well."""
+resubmit, the dead-letter handler): only 2003 means "backed out". A commit answered 2009,
+2018, 2548 or 2549 may have committed — whether it did or not, nothing is redone (no
+duplicate, no second removal) and the result says "outcome unknown" (exit 5). Any other
+commit failure leaves MQ's unit of work open: it is backed out before anything is redone,
+and when that backout fails too, the outcome is unknown as well."""
 
 from __future__ import annotations
 
@@ -127,8 +127,29 @@ def _resubmit(qm, fq, tmp_path: Path, end=lambda: None) -> OperationResult:
     return r
 
 
+def _dlq_handler(qm, fq, tmp_path: Path, end=lambda: None) -> OperationResult:
+    from mqconsole.ops.dlq.handler import run_handler, settings_for
+    from mqconsole.ops.dlq.rules import parse_table
+
+    original = _messages()
+    dead = []
+    for m in original:
+        md, body = add_dead_letter_header(m.md, m.body, reason=2053, dest_q_name=DST)
+        dead.append(Message(md, body))
+    fill(qm, DLQ, dead)
+    table = parse_table("RETRYINT(0) WAIT(NO)\nACTION(RETRY)")
+    settings = settings_for(table, DLQ, batch=BATCH, once=True)
+    report = run_handler(fq, table, settings, store_path=str(tmp_path / "attempts.sqlite"))
+    end()
+    bodies = sorted(m.body for m in browse_all(qm, DST)) + \
+        sorted(m.body[172:] for m in browse_all(qm, DLQ))
+    assert sorted(bodies) == sorted(m.body for m in original)
+    return report.result
+
+
 OPERATIONS: dict[str, Callable[..., OperationResult]] = {
-    "load": _load, "edit": _edit, "delete": _delete, "move": _move, "resubmit": _resubmit}
+    "load": _load, "edit": _edit, "delete": _delete, "move": _move, "resubmit": _resubmit,
+    "dlq_handler": _dlq_handler}
 
 
 def _exit(name: str, r: OperationResult) -> ExitCode:

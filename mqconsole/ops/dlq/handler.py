@@ -16,7 +16,8 @@ whose last failed attempt is less than RETRYINT ago leave it where it is.
   check) is a failed attempt: counted durably (:mod:`.attempts`), the message stays, and
   the next attempt waits RETRYINT. A failed get under the cursor or commit backs the unit
   out (its messages stay, nothing counted) and ends the pass; the next pass finds them.
-  A commit whose outcome MQ cannot tell (2549) stops the handler and says which messages.
+  A commit whose outcome MQ cannot tell (2009, 2018, 2548, 2549, or a failed backout after
+  it: ``backends.base.settle_failed_commit``) stops the handler and says which messages.
 * Stopping (``control.cancel``: SIGTERM, SIGINT, the console's cancel) backs the open unit
   of work out at the next message: those messages stay, never lost or doubled.
 
@@ -33,7 +34,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from mqconsole.backends.base import BrowseCursor, Context, QueueManager
+from mqconsole.backends.base import BrowseCursor, Context, QueueManager, settle_failed_commit
 from mqconsole.mq.chain import dead_letter_header, format_key
 from mqconsole.mq.dlh import MQDLH
 from mqconsole.mq.errors import HeaderError, MQError
@@ -50,7 +51,6 @@ MQDLH_LENGTH = 172
 MQRC_NO_MSG_UNDER_CURSOR = 2034
 MQRC_UNKNOWN_OBJECT_NAME = 2085
 MQRC_HEADER_ERROR = 2142
-UNKNOWN_OUTCOME_REASONS = frozenset({2549, 2009})
 # A put failing with one of these says the connection is in trouble, not the destination.
 CONNECTION_REASONS = frozenset({2009, 2018, 2058, 2059, 2102, 2161, 2162, 2195, 2202, 2203,
                                 2548, 2549})
@@ -510,7 +510,7 @@ class Handler:
         try:
             self.qm.commit()
         except MQError as e:
-            if e.reason in UNKNOWN_OUTCOME_REASONS:
+            if not settle_failed_commit(self.qm, e):  # it may have committed: never redone
                 self._unknown(unit, e)
             raise _UnitFailed(e) from None
         report = self.report
