@@ -37,7 +37,9 @@ from mqconsole.ops.record import field_changes
 from mqconsole.ops.result import Control, OperationResult
 from mqconsole.ops.selection import Selection
 from mqconsole.ops.views import MessageView
+from mqconsole.tui.context import ConsoleContext
 from mqconsole.tui.keys import is_changing
+from mqconsole.tui.requests import LeaveDetail, QueueChanged, QueuesChanged
 from mqconsole.tui.safe import clean
 from mqconsole.tui.screens.dialogs import (
     ChoiceDialog,
@@ -51,7 +53,6 @@ from mqconsole.tui.screens.dialogs import (
 )
 
 if TYPE_CHECKING:
-    from mqconsole.tui.app import MQConsoleApp
     from mqconsole.tui.browsing import BrowseModel
     from mqconsole.tui.widgets.message_list import MessageList
 
@@ -190,25 +191,25 @@ def plan_text(result: OperationResult) -> Text:
 
 
 class ActionRunner:
-    """Runs the console's actions for the app (one instance per app)."""
+    """Runs the console's actions on what a screen shows (one instance per screen)."""
 
-    def __init__(self, app: MQConsoleApp) -> None:
-        self.app = app
+    def __init__(self, ctx: ConsoleContext) -> None:
+        self.ctx = ctx
 
     # -- helpers -----------------------------------------------------------------------------
     @property
     def read_only(self) -> bool:
-        return self.app.read_only
+        return self.ctx.read_only
 
     def _refuse(self, what: str) -> bool:
         if self.read_only:
-            self.app.notify(f"Profile {self.app.profile.name} is read-only: {what} is not "
+            self.ctx.app.notify(f"Profile {self.ctx.profile.name} is read-only: {what} is not "
                             "available.", markup=False, severity="warning")
             return True
         return False
 
     def queue_names(self, *, exclude: str | None = None) -> list[str]:
-        return [r["name"] for r in self.app.queue_rows if r["name"] != exclude]
+        return [r["name"] for r in self.ctx.queue_rows if r["name"] != exclude]
 
     def _check_queue(self, name: str, source: str) -> str | None:
         if not name:
@@ -232,10 +233,10 @@ class ActionRunner:
     def _confirm(self, t: Targets, title: str, body: Text, *, then: Callable[[], None],
                  danger: bool, typed: bool, confirm: str) -> None:
         if typed:
-            self.app.push_screen(TypeNameDialog(title, body, t.queue),
+            self.ctx.app.push_screen(TypeNameDialog(title, body, t.queue),
                                  lambda ok: then() if ok else None)
         else:
-            self.app.push_screen(ConfirmDialog(title, body, confirm=confirm, danger=danger),
+            self.ctx.app.push_screen(ConfirmDialog(title, body, confirm=confirm, danger=danger),
                                  lambda ok: then() if ok else None)
 
     def run(self, title: str, op: Callable[[Any, Control], OperationResult], *,
@@ -243,7 +244,7 @@ class ActionRunner:
             journal: bool = True, after: Callable[[OperationResult], None] | None = None,
             done_destinations: dict[str, str] | None = None) -> None:
         """Run ``op(qm, control)`` in a worker with a progress dialog, then journal and show."""
-        app = self.app
+        ctx = self.ctx
         control = Control()
         dialog = ProgressDialog(title, control.cancel.set)
         last = [0.0]
@@ -252,26 +253,26 @@ class ActionRunner:
             now = time.monotonic()
             if now - last[0] >= PROGRESS_EVERY:
                 last[0] = now
-                app.post_from_thread(dialog.update_progress, done, total)
+                ctx.post_from_thread(dialog.update_progress, done, total)
 
         control.progress = progress
-        app.push_screen(dialog)
+        ctx.app.push_screen(dialog)
 
         def job() -> tuple[OperationResult, str | None]:
-            qm = app.conns.new()
+            qm = ctx.conns.new()
             try:
                 result = op(qm, control)
                 qmgr = qm.name
             finally:
-                app.conns.release(qm)
+                ctx.conns.release(qm)
             problem = None
             if journal:
                 try:
                     from mqconsole.ops.journal import Journal
                     from mqconsole.ops.record import record
 
-                    record(Journal(app.settings.journal_path), result, qmgr=qmgr,
-                           profile=app.profile.name, details=details,
+                    record(Journal(ctx.settings.journal_path), result, qmgr=qmgr,
+                           profile=ctx.profile.name, details=details,
                            done_destinations=done_destinations)
                 except Exception as exc:  # the change happened: say the journal failed
                     problem = str(exc) or type(exc).__name__
@@ -279,22 +280,24 @@ class ActionRunner:
 
         def done(out: tuple[OperationResult, str | None]) -> None:
             result, problem = out
-            if app.screen is dialog:
+            if ctx.app.screen is dialog:
                 dialog.dismiss()
             for q in changed:
-                app.mark_dirty(q)
-            app.refresh_queues_soon()
+                ctx.mark_dirty(q)
+                ctx.request(QueueChanged(q))
+            ctx.request(QueuesChanged())
             if after is not None:
                 after(result)
             text = result_text(result, journal_problem=problem)
             bad = bool(result.failed or result.outcome_unknown or problem)
-            app.push_screen(TextDialog(title, text, danger=bad))
+            # after the requests above (one queue of messages): the view left first
+            ctx.app.call_later(ctx.app.push_screen, TextDialog(title, text, danger=bad))
 
         def failed(exc: BaseException) -> None:
-            if app.screen is dialog:
+            if ctx.app.screen is dialog:
                 dialog.dismiss()
 
-        app.backend(job, done=done, failed=failed, queue=queue, what=title)
+        ctx.backend(job, done=done, failed=failed, queue=queue, what=title)
 
     # -- the menu ----------------------------------------------------------------------------
     def menu(self, screen: Any, t: Targets) -> None:
@@ -313,7 +316,7 @@ class ActionRunner:
             if action:
                 screen.run_command(next(c for c in commands if c.action == action))
 
-        self.app.push_screen(ChoiceDialog("Actions", options, note=note), chosen)
+        self.ctx.app.push_screen(ChoiceDialog("Actions", options, note=note), chosen)
 
     # -- move and copy -----------------------------------------------------------------------
     def transfer(self, t: Targets, *, copy: bool) -> None:
@@ -340,7 +343,7 @@ class ActionRunner:
             self._confirm(t, f"{verb} messages", body, then=go, danger=not copy,
                           typed=t.everything and not copy, confirm=verb)
 
-        self.app.push_screen(InputDialog(
+        self.ctx.app.push_screen(InputDialog(
             f"{verb} to which queue?", Text(f"{verb} {clean(t.label)} of {clean(t.queue)} to:"),
             suggestions=self.queue_names(exclude=t.queue), placeholder="QUEUE.NAME",
             validate=lambda v: self._check_queue(v, t.queue)), got_dest)
@@ -349,17 +352,17 @@ class ActionRunner:
     def resubmit(self, t: Targets, to: str | None = None) -> None:
         if self._refuse("resubmit"):
             return
-        app = self.app
+        ctx = self.ctx
         destinations: dict[str, str] = {}
 
         def plan() -> OperationResult:
             from mqconsole.ops.resubmit import resubmit
 
-            qm = app.conns.new()
+            qm = ctx.conns.new()
             try:
                 return resubmit(qm, t.queue, t.selection, to=to, dry_run=True)
             finally:
-                app.conns.release(qm)
+                ctx.conns.release(qm)
 
         def planned(result: OperationResult) -> None:
             body = self._describe(t, "Resubmit", " back where each message was going")
@@ -389,21 +392,21 @@ class ActionRunner:
             if isinstance(exc, OriginError):
                 options = [(q, Text(q)) for q in exc.candidates] or \
                           [(q, Text(q)) for q in self.queue_names(exclude=t.queue)]
-                app.push_screen(ChoiceDialog(
+                ctx.app.push_screen(ChoiceDialog(
                     "Back to which queue?", options,
                     note=Text(clean(str(exc)).replace(" with --to QUEUE", ""))),
                     lambda q: self.resubmit(t, to=q) if q else None)
 
         from mqconsole.ops.resubmit import OriginError
 
-        app.backend(plan, done=planned, failed=failed, queue=t.queue, what="resubmit plan",
+        ctx.backend(plan, done=planned, failed=failed, queue=t.queue, what="resubmit plan",
                     quiet=(OriginError,))
 
     # -- delete ------------------------------------------------------------------------------
     def delete(self, t: Targets) -> None:
         if self._refuse("delete"):
             return
-        folder = self.app.settings.backup_dir
+        folder = self.ctx.settings.backup_dir
         body = self._describe(t, "Delete")
         body.append("\nThey are saved to a backup file first (")
         body.append(clean(str(folder)) if folder else "the backups folder of the state "
@@ -426,13 +429,13 @@ class ActionRunner:
     def _leave_detail(self, t: Targets) -> Callable[[OperationResult], None]:
         def after(result: OperationResult) -> None:
             if result.done and t.view is not None:
-                self.app.leave_detail()
+                self.ctx.request(LeaveDetail())
         return after
 
     # -- save and load -----------------------------------------------------------------------
     def default_save_path(self, queue: str) -> str:
-        folder = self.app.settings.save_dir or Path.cwd()
-        qmgr = self.app.qmgr_info.name if self.app.qmgr_info is not None else "QM"
+        folder = self.ctx.settings.save_dir or Path.cwd()
+        qmgr = self.ctx.qmgr_info.name if self.ctx.qmgr_info is not None else "QM"
         stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
         return str(Path(folder) / f"{qmgr}-{queue}-{stamp}.dmp")
 
@@ -461,7 +464,7 @@ class ActionRunner:
                      details={"selection": t.selection.describe(), "file": target,
                               "tui": True})
 
-        self.app.push_screen(InputDialog(
+        self.ctx.app.push_screen(InputDialog(
             "Save to a file", Text(f"Save {clean(t.label)} of {clean(t.queue)} "
                                    "(dmpmqmsg format) to:"),
             value=self.default_save_path(t.queue), validate=check), got)
@@ -469,7 +472,7 @@ class ActionRunner:
     def load(self, queue: str) -> None:
         if self._refuse("load"):
             return
-        app = self.app
+        ctx = self.ctx
 
         def check(path: str) -> str | None:
             if not path:
@@ -509,15 +512,15 @@ class ActionRunner:
                              queue=queue, changed=[queue],
                              details={"file": source, "tui": True})
 
-                app.push_screen(ConfirmDialog("Load messages", body, confirm="Load"),
+                ctx.app.push_screen(ConfirmDialog("Load messages", body, confirm="Load"),
                                 lambda ok: go() if ok else None)
 
-            app.backend(inspect, done=inspected, queue=queue, what="read file")
+            ctx.backend(inspect, done=inspected, queue=queue, what="read file")
 
-        app.push_screen(InputDialog("Load from a file",
+        ctx.app.push_screen(InputDialog("Load from a file",
                                     Text(f"Put the messages of a dmpmqmsg file on "
                                          f"{clean(queue)}. File:"),
-                                    value=str(self.app.settings.save_dir or Path.cwd()) + os.sep,
+                                    value=str(self.ctx.settings.save_dir or Path.cwd()) + os.sep,
                                     validate=check), got)
 
     # -- edit --------------------------------------------------------------------------------
@@ -530,34 +533,34 @@ class ActionRunner:
         if external:
             self._edit_external(queue, view, text, kind)
             return
-        self.app.push_screen(EditScreen(queue, view, text, kind),
+        self.ctx.app.push_screen(EditScreen(self.ctx, queue, view, text, kind),
                              lambda r: self.apply_edit(queue, view, r) if r else None)
 
     def _edit_external(self, queue: str, view: MessageView, text: str, kind: str) -> None:
-        app = self.app
+        ctx = self.ctx
         suffix = {"json": ".json", "xml": ".xml", "hex": ".hex"}.get(kind, ".txt")
         fd, name = tempfile.mkstemp(prefix="mqconsole-edit-", suffix=suffix)
         try:
             with os.fdopen(fd, "w", encoding="utf-8") as fp:
                 fp.write(text)
             try:
-                with app.suspend():
-                    subprocess.call([*app.settings.editor.split(), name])
+                with ctx.app.suspend():
+                    subprocess.call([*ctx.settings.editor.split(), name])
             except Exception as exc:
-                app.report_error(exc, what="$EDITOR")
+                ctx.report_error(exc, what="$EDITOR")
                 return
             new = Path(name).read_text(encoding="utf-8")
         finally:
             with contextlib.suppress(OSError):
                 os.unlink(name)
         if new == text:
-            app.notify("The payload was not changed.", markup=False)
+            ctx.app.notify("The payload was not changed.", markup=False)
             return
         self.apply_edit(queue, view, {"payload": new, "kind": kind, "changes": {}})
 
     def apply_edit(self, queue: str, view: MessageView, edit: dict[str, Any]) -> None:
         """Validate (a dry run of the edit), confirm with the problems found, then replace."""
-        app = self.app
+        ctx = self.ctx
         kind = edit["kind"]
         payload = edit["payload"]
         changes = edit.get("changes") or {}
@@ -570,7 +573,7 @@ class ActionRunner:
             try:
                 kw["body"] = bytes.fromhex("".join(payload.split()))
             except ValueError:
-                app.notify("The payload is not valid hexadecimal: nothing changed.",
+                ctx.app.notify("The payload is not valid hexadecimal: nothing changed.",
                            markup=False, severity="error")
                 return
         else:
@@ -580,12 +583,12 @@ class ActionRunner:
         def check():
             from mqconsole.ops.edit import edit_message
 
-            qm = app.conns.new()
+            qm = ctx.conns.new()
             try:
                 return edit_message(qm, queue, msg_id, changes=changes, position=view.position,
                                     keep_headers=True, dry_run=True, **kw)
             finally:
-                app.conns.release(qm)
+                ctx.conns.release(qm)
 
         def checked(outcome) -> None:
             body = Text()
@@ -615,12 +618,12 @@ class ActionRunner:
 
                 self.run(f"Edit message {view.position} of {queue}", op, queue=queue,
                          changed=[queue], details=details,
-                         after=lambda r: app.leave_detail() if r.done else None)
+                         after=lambda r: ctx.request(LeaveDetail()) if r.done else None)
 
-            app.push_screen(ConfirmDialog("Replace the message", body, confirm="Replace",
+            ctx.app.push_screen(ConfirmDialog("Replace the message", body, confirm="Replace",
                                           danger=True), lambda ok: go() if ok else None)
 
-        app.backend(check, done=checked, queue=queue, what="check the edit")
+        ctx.backend(check, done=checked, queue=queue, what="check the edit")
 
     # -- queue attributes --------------------------------------------------------------------
     def set_attributes(self, row: dict[str, Any]) -> None:
@@ -676,26 +679,27 @@ class ActionRunner:
             def go() -> None:
                 self._apply_attributes(name, changes)
 
-            self.app.push_screen(ConfirmDialog("Change queue attributes", body, confirm="Change",
-                                               danger=True), lambda ok: go() if ok else None)
+            self.ctx.app.push_screen(ConfirmDialog("Change queue attributes", body,
+                                                   confirm="Change", danger=True),
+                                     lambda ok: go() if ok else None)
 
-        self.app.push_screen(FormDialog(f"Attributes of {name}", fields, validate=check), got)
+        self.ctx.app.push_screen(FormDialog(f"Attributes of {name}", fields, validate=check), got)
 
     def _apply_attributes(self, name: str, changes: dict[str, object]) -> None:
-        app = self.app
+        ctx = self.ctx
 
         def job():
             from mqconsole.ops.queues import set_queue
 
-            before, after = app.conns.call(lambda qm: set_queue(qm, name, **changes))
-            qmgr = app.qmgr_info.name if app.qmgr_info is not None else None
+            before, after = ctx.conns.call(lambda qm: set_queue(qm, name, **changes))
+            qmgr = ctx.qmgr_info.name if ctx.qmgr_info is not None else None
             problem = None
             try:
                 from mqconsole.ops.journal import Journal
                 from mqconsole.ops.record import queue_set_entry
 
-                Journal(app.settings.journal_path).append(queue_set_entry(
-                    qmgr=qmgr, profile=app.profile.name, queue=name, before=before,
+                Journal(ctx.settings.journal_path).append(queue_set_entry(
+                    qmgr=qmgr, profile=ctx.profile.name, queue=name, before=before,
                     after=after, keys=changes, details={"tui": True}))
             except Exception as exc:
                 problem = str(exc) or type(exc).__name__
@@ -705,13 +709,13 @@ class ActionRunner:
             before, after, problem = out
             parts = [f"{k.upper()} {v['before']} → {v['after']}"
                      for k, v in field_changes(before, after, changes).items()]
-            app.notify(f"{name}: " + ", ".join(parts), title="Queue changed", markup=False)
+            ctx.app.notify(f"{name}: " + ", ".join(parts), title="Queue changed", markup=False)
             if problem:
-                app.notify(f"The journal could not be written: {problem}", markup=False,
+                ctx.app.notify(f"The journal could not be written: {problem}", markup=False,
                            severity="error")
-            app.refresh_queues_soon()
+            ctx.request(QueuesChanged())
 
-        app.backend(job, done=done, queue=name, what="set queue attributes")
+        ctx.backend(job, done=done, queue=name, what="set queue attributes")
 
 
 __all__ = ["ActionRunner", "Targets", "duplicate_notes", "plan_text", "result_text"]

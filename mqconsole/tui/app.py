@@ -6,17 +6,21 @@ doctor and the replay timeline when the model is there. ``:`` opens the command 
 goes back, ``q`` quits. Details for operators: docs/tui.md.
 
 How it is built (Harlequin's way): every backend call runs in a thread worker through
-:meth:`MQConsoleApp.backend`, which reports failures in one place — a notification naming
-the queue and the MQ reason — so a slow or failing queue manager never freezes the screen.
-Changes go through ``ops`` only (:mod:`mqconsole.tui.actions`). Text from messages and the
-queue manager reaches widgets only as ``rich.text.Text`` made safe by :mod:`.safe`.
+:meth:`ConsoleContext.backend <mqconsole.tui.context.ConsoleContext.backend>`, which reports
+failures in one place — a notification naming the queue and the MQ reason — so a slow or
+failing queue manager never freezes the screen. Changes go through ``ops`` only
+(:mod:`mqconsole.tui.actions`). Text from messages and the queue manager reaches widgets only
+as ``rich.text.Text`` made safe by :mod:`.safe`.
+
+This module is the top of the package: it imports the screens, and nothing in the package
+imports it. Screens and actions are given the :class:`~mqconsole.tui.context.ConsoleContext`
+and ask for the rest with the messages of :mod:`mqconsole.tui.requests`, handled here.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import importlib.util
 import os
 import signal
 import threading
@@ -26,21 +30,25 @@ from pathlib import Path
 from typing import Any
 
 from rich.text import Text
+from textual import on
 from textual.app import App, SystemCommand
-from textual.screen import Screen
+from textual.screen import ModalScreen, Screen
 
 from mqconsole.tui import keys as K
+from mqconsole.tui import requests as R
 from mqconsole.tui.context import (
     MIN_HEIGHT,
     MIN_WIDTH,
     REPO_THEMES,
     Connections,
+    ConsoleContext,
     ProfileInfo,
     Settings,
-    describe_error,
 )
-from mqconsole.tui.safe import clean, txt
+from mqconsole.tui.safe import clean
 from mqconsole.tui.screens.base import ConsoleScreen
+from mqconsole.tui.screens.queues import QueuesScreen
+from mqconsole.tui.widgets.banner import Banner
 
 DEFAULT_THEME = "mqconsole-dark"
 EXIT_GRACE_SECONDS = 5.0  # after a signal or a lost terminal, waiting for workers
@@ -74,30 +82,21 @@ class MQConsoleApp(App[None]):
         if connect is None and connect_for is not None and profile is not None:
             connect = lambda: connect_for(profile)  # noqa: E731
         self._choose_profile = connect is None and len(self.profiles) > 1
-        self.conns = Connections(connect or (lambda: None))
-        self._actions: Any = None
-        self.qmgr_info: Any = None
-        self.dlq_depth: int | None = None
-        self.queue_rows: list[dict[str, Any]] = []
+        self.ctx = ConsoleContext(self, profile=self.profile, settings=self.settings,
+                                  conns=Connections(connect or (lambda: None)))
         self.theme_problems: list[str] = []
-        self._dirty: set[str] = set()
         self._too_small: Any = None
         self._stopping = False
         self._size_checks = False
 
     # -- start and stop ---------------------------------------------------------------------
     @property
-    def actions(self) -> Any:
-        """The :class:`~mqconsole.tui.actions.ActionRunner` (imported when first needed)."""
-        if self._actions is None:
-            from mqconsole.tui.actions import ActionRunner
-
-            self._actions = ActionRunner(self)
-        return self._actions
+    def conns(self) -> Connections:
+        return self.ctx.conns
 
     @property
     def read_only(self) -> bool:
-        return bool(self.profile.read_only)
+        return self.ctx.read_only
 
     def on_mount(self) -> None:
         self._load_themes()
@@ -115,11 +114,9 @@ class MQConsoleApp(App[None]):
         self.call_after_refresh(ready)
 
     def _start_profile(self) -> None:
-        from mqconsole.tui.screens.queues import QueuesScreen
-
         self._apply_theme()
         self.sub_title = self.profile.name
-        self.push_screen(QueuesScreen())
+        self.push_screen(QueuesScreen(self.ctx))
 
     def _show_chooser(self, *, can_leave: bool) -> None:
         from mqconsole.tui.screens.misc import ProfileScreen
@@ -128,12 +125,13 @@ class MQConsoleApp(App[None]):
             if p is None:
                 return
             self.stop_everything()
-            old = self.conns  # disconnecting is a backend call: not on the event loop
+            ctx = self.ctx
+            old = ctx.conns  # disconnecting is a backend call: not on the event loop
             threading.Thread(target=old.close, name="disconnect", daemon=True).start()
-            self.profile = p
+            self.profile = ctx.profile = p
             assert self._connect_for is not None
-            self.conns = Connections(lambda: self._connect_for(p))  # type: ignore[misc]
-            self.qmgr_info, self.dlq_depth, self.queue_rows = None, None, []
+            ctx.conns = Connections(lambda: self._connect_for(p))  # type: ignore[misc]
+            ctx.qmgr_info, ctx.dlq_depth, ctx.queue_rows = None, None, []
             while len(self.screen_stack) > 1:
                 self.pop_screen()
             self._start_profile()
@@ -149,14 +147,9 @@ class MQConsoleApp(App[None]):
     def stop_everything(self) -> None:
         """Ask every running operation and browse to stop at its next safe point."""
         for screen in self.screen_stack:
-            stop = getattr(screen, "_stop", None)
-            if stop is not None and screen.__class__.__name__ == "MessagesScreen":
+            if isinstance(screen, R.StopsWork):
                 with contextlib.suppress(Exception):
-                    stop()
-            cancel = getattr(screen, "on_cancel", None)
-            if cancel is not None and screen.__class__.__name__ == "ProgressDialog":
-                with contextlib.suppress(Exception):
-                    cancel()
+                    screen.stop_work()
 
     async def action_quit(self) -> None:
         self.stop_everything()
@@ -219,129 +212,62 @@ class MQConsoleApp(App[None]):
         if keymap:
             self.set_keymap({k: v for k, v in keymap.items() if k not in unknown})
 
-    # -- workers: every backend call goes through here -------------------------------------
-    def backend(self, fn: Callable[[], Any], *, done: Callable[[Any], Any] | None = None,
-                failed: Callable[[BaseException], Any] | None = None,
-                queue: str | None = None, what: str = "", group: str = "backend",
-                exclusive: bool = False, quiet: tuple[type[BaseException], ...] = ()) -> Any:
-        """Run ``fn`` in a thread worker; ``done(result)`` or ``failed(exc)`` run on the event
-        loop afterwards. Failures (but those in ``quiet``) are reported by :meth:`report_error`.
-        """
-
-        def job() -> None:
-            try:
-                result = fn()
-            except BaseException as exc:  # reported in one place, never a crash
-                if not isinstance(exc, quiet):
-                    self.post_from_thread(self.report_error, exc, queue=queue, what=what)
-                if failed is not None:
-                    self.post_from_thread(failed, exc)
-                return
-            if done is not None:
-                self.post_from_thread(done, result)
-
-        return self.run_worker(job, thread=True, group=group, exclusive=exclusive,
-                               name=what or "backend", exit_on_error=False)
-
-    def post_from_thread(self, callback: Callable[..., Any], *args: Any, **kw: Any) -> None:
-        """Run ``callback`` on the event loop soon (never blocks the calling thread)."""
-        loop = self._loop
-        if loop is None or loop.is_closed():
-            return
-
-        def call() -> None:
-            self.call_later(callback, *args, **kw)
-
-        with contextlib.suppress(RuntimeError):
-            loop.call_soon_threadsafe(call)
-
+    # -- what screens and actions ask for (mqconsole.tui.requests) ---------------------------
     def report_error(self, exc: BaseException, *, queue: str | None = None,
                      what: str = "") -> None:
-        """The one place errors are shown: a notification naming the queue and MQ reason."""
-        message = describe_error(exc, queue=queue)
-        self.log.error(f"{what}: {message}")
-        self.notify(clean(message), title=clean(what.capitalize() or "Error"),
-                    severity="error", markup=False, timeout=12)
+        self.ctx.report_error(exc, queue=queue, what=what)
 
-    # -- the queue manager ------------------------------------------------------------------
-    def load_queues(self, then: Callable[[list[dict[str, Any]]], Any] | None = None) -> None:
-        def read() -> tuple[Any, list[dict[str, Any]]]:
-            from mqconsole.ops.queues import queue_rows
-
-            def work(qm: Any) -> tuple[Any, list[dict[str, Any]]]:
-                info = qm.inquire_qmgr()
-                rows = queue_rows(qm)
-                for r in rows:
-                    r["ipprocs"] = r["opprocs"] = None
-                    if r.get("type") != "local" or len(rows) > 2000:
-                        continue
-                    try:
-                        st = qm.queue_status(r["name"])
-                    except Exception:  # no authority to inquire status: shown as '-'
-                        continue
-                    r["ipprocs"], r["opprocs"] = st.open_input_count, st.open_output_count
-                return info, rows
-
-            return self.conns.call(work)
-
-        def got(out: tuple[Any, list[dict[str, Any]]]) -> None:
-            info, rows = out
-            self.qmgr_info = info
-            self.queue_rows = rows
-            dlq = info.dead_letter_queue.strip()
-            self.dlq_depth = next((r["depth"] for r in rows if r["name"] == dlq), None)
-            if then is not None:
-                then(rows)
-            self.refresh_banners()
-
-        self.backend(read, done=got, what="list queues", group="queues", exclusive=True)
-
+    @on(R.QueuesLoaded)
     def refresh_banners(self) -> None:
-        from mqconsole.tui.widgets.banner import Banner
-
         for screen in self.screen_stack:
             for banner in screen.query(Banner):
                 banner.refresh()
 
+    @on(R.QueuesChanged)
     def refresh_queues_soon(self) -> None:
-        from mqconsole.tui.screens.queues import QueuesScreen
-
         queues = next((s for s in self.screen_stack if isinstance(s, QueuesScreen)), None)
-        self.load_queues(queues._show if queues is not None else None)
+        self.ctx.load_queues(queues._show if queues is not None else None)
 
-    def mark_dirty(self, queue: str) -> None:
-        self._dirty.add(queue)
+    @on(R.QueueChanged)
+    def _queue_changed(self, event: R.QueueChanged) -> None:
+        """Read the queue's messages again now if they are what the operator looks at."""
         from mqconsole.tui.screens.messages import MessagesScreen
 
-        if isinstance(self.screen, MessagesScreen) and self.screen.queue == queue:
-            self._dirty.discard(queue)
-            self.screen.action_refresh()
+        shown = next((s for s in reversed(self.screen_stack)
+                      if not isinstance(s, ModalScreen)), None)
+        if isinstance(shown, MessagesScreen) and shown.queue == event.queue \
+                and self.ctx.take_dirty(event.queue):
+            shown.action_refresh()
 
-    def take_dirty(self, queue: str) -> bool:
-        if queue in self._dirty:
-            self._dirty.discard(queue)
-            return True
-        return False
+    @on(R.OpenQueue)
+    def open_queue(self, event: R.OpenQueue) -> None:
+        from mqconsole.tui.screens.messages import MessagesScreen  # (screens past the first
+        # are imported when first shown: the console starts sooner)
 
-    # -- screens ------------------------------------------------------------------------------
-    def open_queue(self, name: str) -> None:
-        from mqconsole.tui.screens.messages import MessagesScreen
+        self.push_screen(MessagesScreen(self.ctx, event.name))
 
-        self.push_screen(MessagesScreen(name))
-
-    def show_message(self, queue: str, view: Any) -> None:
+    @on(R.ShowMessage)
+    def _show_message(self, event: R.ShowMessage) -> None:
         from mqconsole.tui.screens.detail import DetailScreen
 
-        self.push_screen(DetailScreen(queue, view))
+        self.push_screen(DetailScreen(self.ctx, event.queue, event.view))
 
-    def leave_detail(self) -> None:
+    @on(R.LeaveDetail)
+    def _leave_detail(self) -> None:
         from mqconsole.tui.screens.detail import DetailScreen
 
         if isinstance(self.screen, DetailScreen):
             self.pop_screen()
 
-    def show_queue_info(self, name: str) -> None:
+    @on(R.CheckSize)
+    def _size_changed(self) -> None:
+        self._check_size()
+
+    @on(R.ShowQueueInfo)
+    def _show_queue_info(self, event: R.ShowQueueInfo) -> None:
         from mqconsole.tui.screens.dialogs import TextDialog
+
+        name = event.name
 
         def read() -> dict[str, Any]:
             from mqconsole.ops.queues import queue_doc
@@ -361,46 +287,39 @@ class MQConsoleApp(App[None]):
                                   ", ".join(map(str, value)) or "-") + "\n")
             self.push_screen(TextDialog(Text(f"Queue {clean(name)}"), body))
 
-        self.backend(read, done=show, queue=name, what="inquire queue")
+        self.ctx.backend(read, done=show, queue=name, what="inquire queue")
 
     def action_journal(self) -> None:
         from mqconsole.tui.screens.journal import JournalScreen
 
         if not isinstance(self.screen, JournalScreen):
-            self.push_screen(JournalScreen())
+            self.push_screen(JournalScreen(self.ctx))
 
     def action_queues(self) -> None:
-        from mqconsole.tui.screens.queues import QueuesScreen
-
         while len(self.screen_stack) > 1 and not isinstance(self.screen, QueuesScreen):
             self.pop_screen()
 
-    @property
-    def has_doctor(self) -> bool:
-        return _module_exists("mqconsole.ops.doctor") and _module_exists(
-            "mqconsole.tui.screens.doctor")
-
-    @property
-    def has_replay(self) -> bool:
-        return _module_exists("mqconsole.model.engine") and _module_exists(
-            "mqconsole.tui.screens.replay")
-
+    @on(R.OpenDoctor)
     def open_doctor(self) -> None:
-        if not self.has_doctor:
+        if not self.ctx.has_doctor:
             self.notify("The doctor is not part of this version.", markup=False)
             return
-        from mqconsole.tui.screens.doctor import DoctorScreen
+        from mqconsole.tui.screens.doctor import DoctorScreen  # (optional part)
 
-        self.push_screen(DoctorScreen())
+        self.push_screen(DoctorScreen(self.ctx))
 
     def open_replay(self, queue: str | None = None) -> None:
-        if not self.has_replay:
+        if not self.ctx.has_replay:
             self.notify("The delivery model replay is not part of this version.",
                         markup=False)
             return
-        from mqconsole.tui.screens.replay import ReplayScreen
+        from mqconsole.tui.screens.replay import ReplayScreen  # (optional part)
 
-        self.push_screen(ReplayScreen(queue))
+        self.push_screen(ReplayScreen(self.ctx, queue))
+
+    @on(R.OpenReplay)
+    def _open_replay(self, event: R.OpenReplay) -> None:
+        self.open_replay(event.queue)
 
     # -- help and palette ---------------------------------------------------------------------
     def action_help(self) -> None:
@@ -419,7 +338,7 @@ class MQConsoleApp(App[None]):
             seen.add((key, desc))
             rows.append((self.get_key_display(b), desc, b.id or ""))
         rows.sort(key=lambda r: (r[2] == "", r[1].lower()))
-        title = f"Keys of {screen.__class__.__name__.replace('Screen', '').lower()}"
+        title = f"Keys of {getattr(screen, 'HELP_NAME', 'this screen')}"
         self.push_screen(HelpDialog(rows, title))
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
@@ -429,76 +348,24 @@ class MQConsoleApp(App[None]):
                                     lambda c=command, s=screen: s.run_command(c))
         yield SystemCommand("Queues", "The list of queues", self.action_queues)
         yield SystemCommand("Journal", "The journal of changes", self.action_journal)
-        if self.has_doctor:
+        if self.ctx.has_doctor:
             yield SystemCommand("Doctor", "What a poison message would do on each queue",
                                 self.open_doctor)
-        if self.has_replay:
+        if self.ctx.has_replay:
             yield SystemCommand("Replay", "Replay the delivery model on a queue",
                                 lambda: self.open_replay(None))
-        for row in self.queue_rows:
+        for row in self.ctx.queue_rows:
             if row.get("type") == "local":
                 name = row["name"]
                 yield SystemCommand(f"Open {name}", f"Browse the messages of {name}",
-                                    lambda n=name: self.open_queue(n), discover=False)
+                                    lambda n=name: self.open_queue(R.OpenQueue(n)),
+                                    discover=False)
         if len(self.profiles) > 1 and self._connect_for is not None:
             yield SystemCommand("Switch profile", "Choose another profile",
                                 self.action_profiles)
         yield SystemCommand("Keys", "The keys of this screen and their ids", self.action_help)
         yield SystemCommand("Theme", "Change the theme", self.action_change_theme)
         yield SystemCommand("Quit", "Leave the console", self.action_quit)
-
-    # -- clipboard ---------------------------------------------------------------------------
-    def copy_text(self, text: str, *, what: str) -> None:
-        self.copy_to_clipboard(text)
-        self.notify(f"Copied the {what} to the clipboard (OSC 52). If your terminal ignores "
-                    "OSC 52, W saves it to a file.", markup=False)
-
-    def copy_payload(self, view: Any) -> None:
-        from mqconsole.mq.payload import safe_text
-
-        text = view.text
-        if text is not None and safe_text(text) == text:
-            data, what = text, "payload"
-        else:
-            data, what = view.payload.hex(), "payload (as hex: it is not plain text)"
-        if len(data) > 60_000:
-            self.notify("The payload is too large for the clipboard (OSC 52): save it to a "
-                        "file instead.", markup=False, severity="warning")
-            self.save_payload(view)
-            return
-        self.copy_text(data, what=what)
-
-    def save_payload(self, view: Any) -> None:
-        from mqconsole.tui.screens.dialogs import InputDialog
-
-        folder = self.settings.save_dir or Path.cwd()
-        default = str(Path(folder) / f"payload-{view.msgid[-16:]}.bin")
-
-        def check(path: str) -> str | None:
-            p = Path(path).expanduser()
-            if p.exists():
-                return f"{path} exists: choose another name."
-            if not p.parent.is_dir():
-                return f"There is no folder {p.parent}."
-            return None
-
-        def got(path: str | None) -> None:
-            if not path:
-                return
-            data = bytes(view.payload)
-
-            def write() -> str:
-                target = Path(path).expanduser()
-                fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-                with os.fdopen(fd, "wb") as fp:
-                    fp.write(data)
-                return str(target)
-
-            self.backend(write, done=lambda p: self.notify(
-                f"Wrote {len(data):,} bytes to {p}", markup=False), what="save payload")
-
-        self.push_screen(InputDialog("Save the payload", txt("Write the payload bytes to:"),
-                                     value=default, validate=check), got)
 
     # -- size ---------------------------------------------------------------------------------
     def on_resize(self, event: Any) -> None:
@@ -520,13 +387,6 @@ class MQConsoleApp(App[None]):
             if self.screen is self._too_small:
                 self.pop_screen()
             self._too_small = None
-
-
-def _module_exists(name: str) -> bool:
-    try:
-        return importlib.util.find_spec(name) is not None
-    except (ImportError, ValueError):
-        return False
 
 
 # -- entry points -------------------------------------------------------------------------------

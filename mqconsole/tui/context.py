@@ -1,22 +1,35 @@
-"""What the console is given to run: the profile, the settings, and how to connect.
+"""What the console is given to run: the profile, the settings, and how to connect; and
+:class:`ConsoleContext`, what every screen and the actions are given to reach the console.
 
 Plain values only, so tests and the bench build a console without a configuration file and
 ``run_app`` builds them from the CLI session (``config/`` is read by the CLI and passed
 down, as docs/architecture.md says).
+
+Screens and actions never import :mod:`mqconsole.tui.app`: they get a
+:class:`ConsoleContext` (state, connections, workers, notifications) and ask the app for
+anything else — opening a screen, refreshing the queues — by posting the Textual messages of
+:mod:`mqconsole.tui.requests`. A test keeps the package free of import circles.
 """
 
 from __future__ import annotations
 
 import contextlib
+import importlib.util
 import os
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mqconsole.mq.errors import MQError
+from mqconsole.tui.requests import QueuesLoaded
+from mqconsole.tui.safe import clean
+
+if TYPE_CHECKING:
+    from textual.app import App
+    from textual.message import Message
 
 REPO_THEMES = Path(__file__).resolve().parent.parent.parent / "themes"
 MIN_WIDTH, MIN_HEIGHT = 80, 24  # below this the console says "terminal too small"
@@ -137,5 +150,158 @@ def describe_error(exc: BaseException, *, queue: str | None = None) -> str:
     return f"{where}{text}"
 
 
-__all__ = ["MIN_HEIGHT", "MIN_WIDTH", "REPO_THEMES", "Connections", "ProfileInfo", "Settings",
-           "describe_error"]
+class ConsoleContext:
+    """What screens and actions are given: the profile, settings, connections, what the
+    console knows of the queue manager, and the one way to run a backend call.
+
+    One per console; a profile switch changes ``profile`` and ``conns`` in place, so screens
+    keep the same context. ``app`` is Textual's ``App`` (for screens, notifications and
+    workers), never the console's own class: requests to the console go as messages
+    (:meth:`request`).
+    """
+
+    def __init__(self, app: App[Any], *, profile: ProfileInfo, settings: Settings,
+                 conns: Connections) -> None:
+        self.app = app
+        self.profile = profile
+        self.settings = settings
+        self.conns = conns
+        self.qmgr_info: Any = None
+        self.dlq_depth: int | None = None
+        self.queue_rows: list[dict[str, Any]] = []
+        self._dirty: set[str] = set()
+
+    @property
+    def read_only(self) -> bool:
+        return bool(self.profile.read_only)
+
+    @property
+    def qmgr_name(self) -> str | None:
+        return self.qmgr_info.name if self.qmgr_info is not None else None
+
+    def request(self, message: Message) -> None:
+        """Ask the console for something (open a screen, refresh the queues, ...)."""
+        self.app.post_message(message)
+
+    def notify(self, text: str, **kw: Any) -> None:
+        """A notification; ``text`` is shown as plain text, never as markup."""
+        kw["markup"] = False
+        self.app.notify(text, **kw)
+
+    # -- workers: every backend call goes through here -------------------------------------
+    def backend(self, fn: Callable[[], Any], *, done: Callable[[Any], Any] | None = None,
+                failed: Callable[[BaseException], Any] | None = None,
+                queue: str | None = None, what: str = "", group: str = "backend",
+                exclusive: bool = False, quiet: tuple[type[BaseException], ...] = ()) -> Any:
+        """Run ``fn`` in a thread worker; ``done(result)`` or ``failed(exc)`` run on the event
+        loop afterwards. Failures (but those in ``quiet``) are reported by :meth:`report_error`.
+        """
+
+        def job() -> None:
+            try:
+                result = fn()
+            except BaseException as exc:  # reported in one place, never a crash
+                if not isinstance(exc, quiet):
+                    self.post_from_thread(self.report_error, exc, queue=queue, what=what)
+                if failed is not None:
+                    self.post_from_thread(failed, exc)
+                return
+            if done is not None:
+                self.post_from_thread(done, result)
+
+        return self.app.run_worker(job, thread=True, group=group, exclusive=exclusive,
+                                   name=what or "backend", exit_on_error=False)
+
+    def post_from_thread(self, callback: Callable[..., Any], *args: Any, **kw: Any) -> None:
+        """Run ``callback`` on the event loop soon (never blocks the calling thread)."""
+        loop = self.app._loop
+        if loop is None or loop.is_closed():
+            return
+
+        def call() -> None:
+            self.app.call_later(callback, *args, **kw)
+
+        with contextlib.suppress(RuntimeError):
+            loop.call_soon_threadsafe(call)
+
+    def report_error(self, exc: BaseException, *, queue: str | None = None,
+                     what: str = "") -> None:
+        """The one place errors are shown: a notification naming the queue and MQ reason."""
+        message = describe_error(exc, queue=queue)
+        self.app.log.error(f"{what}: {message}")
+        self.app.notify(clean(message), title=clean(what.capitalize() or "Error"),
+                        severity="error", markup=False, timeout=12)
+
+    # -- the queue manager ------------------------------------------------------------------
+    def load_queues(self, then: Callable[[list[dict[str, Any]]], Any] | None = None) -> None:
+        """Read the queue manager and its queues; then ``then(rows)`` and the banners."""
+
+        def read() -> tuple[Any, list[dict[str, Any]]]:
+            from mqconsole.ops.queues import queue_rows
+
+            def work(qm: Any) -> tuple[Any, list[dict[str, Any]]]:
+                info = qm.inquire_qmgr()
+                rows = queue_rows(qm)
+                for r in rows:
+                    r["ipprocs"] = r["opprocs"] = None
+                    if r.get("type") != "local" or len(rows) > 2000:
+                        continue
+                    try:
+                        st = qm.queue_status(r["name"])
+                    except Exception:  # no authority to inquire status: shown as '-'
+                        continue
+                    r["ipprocs"], r["opprocs"] = st.open_input_count, st.open_output_count
+                return info, rows
+
+            return self.conns.call(work)
+
+        def got(out: tuple[Any, list[dict[str, Any]]]) -> None:
+            info, rows = out
+            self.qmgr_info = info
+            self.queue_rows = rows
+            dlq = info.dead_letter_queue.strip()
+            self.dlq_depth = next((r["depth"] for r in rows if r["name"] == dlq), None)
+            if then is not None:
+                then(rows)
+            self.request(QueuesLoaded())
+
+        self.backend(read, done=got, what="list queues", group="queues", exclusive=True)
+
+    def mark_dirty(self, queue: str) -> None:
+        """``queue`` changed: its message list is read again when shown."""
+        self._dirty.add(queue)
+
+    def take_dirty(self, queue: str) -> bool:
+        if queue in self._dirty:
+            self._dirty.discard(queue)
+            return True
+        return False
+
+    @property
+    def has_doctor(self) -> bool:
+        return _module_exists("mqconsole.ops.doctor") and _module_exists(
+            "mqconsole.tui.screens.doctor")
+
+    @property
+    def has_replay(self) -> bool:
+        return _module_exists("mqconsole.model.engine") and _module_exists(
+            "mqconsole.tui.screens.replay")
+
+
+def _module_exists(name: str) -> bool:
+    try:
+        return importlib.util.find_spec(name) is not None
+    except (ImportError, ValueError):
+        return False
+
+
+__all__ = [
+    "MIN_HEIGHT",
+    "MIN_WIDTH",
+    "REPO_THEMES",
+    "Connections",
+    "ConsoleContext",
+    "ProfileInfo",
+    "Settings",
+    "describe_error",
+]

@@ -271,8 +271,9 @@ async def test_a_running_operation_shows_progress_and_can_be_stopped(make_app, t
     app = make_app()
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(app, pilot)
-        app.actions.run("Move APP.ORDERS → APP.AUDIT", op, queue="APP.ORDERS", changed=[],
-                        details={"test": True})
+        app.screen.actions.run("Move APP.ORDERS → APP.AUDIT", op, queue="APP.ORDERS",
+                               changed=[],
+                               details={"test": True})
         await wait_for(app, pilot, lambda: isinstance(app.screen, ProgressDialog),
                        workers=False)
         await wait_for(app, pilot, lambda: "of 1,000 messages" in screen_text(app),

@@ -263,5 +263,5 @@ async def test_queue_info_and_a_live_refresh(make_app, qm):
         assert "status.open_input_count" in body
         await pilot.press("escape")
         qm.get(DLQ, syncpoint=False)  # the dead-letter queue changes under our eyes
-        await wait_for(app, pilot, lambda: app.dlq_depth == 239)
+        await wait_for(app, pilot, lambda: app.ctx.dlq_depth == 239)
         assert "239" in screen_text(app)

@@ -9,14 +9,17 @@ not even a stray ``run_action``, can start one), and leaves them out of :meth:`c
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from textual.screen import Screen
 
+from mqconsole.tui.context import ConsoleContext
 from mqconsole.tui.keys import Key, is_changing, without_changing
+from mqconsole.tui.requests import CheckSize
 
 if TYPE_CHECKING:
-    from mqconsole.tui.app import MQConsoleApp
+    from mqconsole.tui.actions import ActionRunner
 
 
 @dataclass(frozen=True)
@@ -30,30 +33,35 @@ class Command:
 
 
 class ConsoleScreen(Screen):
-    KEYS: ClassVar[list[Key]] = []
+    """A screen of the console; ``ctx`` is how it reaches the console (never the app class)."""
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
+    KEYS: ClassVar[list[Key]] = []
+    HELP_NAME: ClassVar[str] = "this screen"  # "Keys of <HELP_NAME>" in the help
+
+    def __init__(self, ctx: ConsoleContext, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        if self.console_app.read_only:
+        self.ctx = ctx
+        if ctx.read_only:
             self._bindings = without_changing(self._bindings)
 
-    @property
-    def console_app(self) -> MQConsoleApp:
-        from textual._context import active_app
+    @cached_property
+    def actions(self) -> ActionRunner:
+        """The actions on this screen's messages and queues."""
+        from mqconsole.tui.actions import ActionRunner
 
-        return active_app.get()  # type: ignore[return-value]
+        return ActionRunner(self.ctx)
 
     def on_resize(self) -> None:
-        self.call_after_refresh(self.console_app._check_size)
+        self.call_after_refresh(self.ctx.request, CheckSize())
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        return not (is_changing(action) and self.console_app.read_only)
+        return not (is_changing(action) and self.ctx.read_only)
 
     def commands(self) -> list[Command]:
         """The commands of this screen for the palette (read-only: no changing ones)."""
         out = []
         for key in self.KEYS:
-            if key.changing and self.console_app.read_only:
+            if key.changing and self.ctx.read_only:
                 continue
             if self.check_action(key.action_name, ()) is False:
                 continue
@@ -61,7 +69,7 @@ class ConsoleScreen(Screen):
         return out
 
     def run_command(self, command: Command) -> None:
-        if command.changing and self.console_app.read_only:
+        if command.changing and self.ctx.read_only:
             return
         action = command.action
         if action.startswith("app."):

@@ -17,7 +17,9 @@ from textual.widgets import DataTable, Footer, Static, TabbedContent, TabPane
 from mqconsole.mq.payload import hex_dump
 from mqconsole.ops.timefmt import format_age
 from mqconsole.ops.views import MessageView, msg_flag_names
+from mqconsole.tui import clipboard
 from mqconsole.tui import keys as K
+from mqconsole.tui.context import ConsoleContext
 from mqconsole.tui.safe import clean_block, txt
 from mqconsole.tui.screens.base import ConsoleScreen
 from mqconsole.tui.widgets.banner import Banner
@@ -131,6 +133,7 @@ def pretty(view: MessageView) -> tuple[str, str]:
 
 
 class DetailScreen(ConsoleScreen):
+    HELP_NAME = "detail"
     KEYS = [*K.DETAIL_KEYS, K.BACK]
     BINDINGS = K.bindings([*K.DETAIL_KEYS, K.BACK])
     DEFAULT_CSS = """
@@ -140,14 +143,14 @@ class DetailScreen(ConsoleScreen):
     DetailScreen .note { height: auto; color: $text-muted; padding: 0 1; }
     """
 
-    def __init__(self, queue: str, view: MessageView) -> None:
-        super().__init__()
+    def __init__(self, ctx: ConsoleContext, queue: str, view: MessageView) -> None:
+        super().__init__(ctx)
         self.queue = queue
         self.view = view
 
     def compose(self) -> ComposeResult:
         v = self.view
-        yield Banner(f"{self.queue} #{v.position} {v.msgid[-8:]}")
+        yield Banner(self.ctx, f"{self.queue} #{v.position} {v.msgid[-8:]}")
         with TabbedContent(id="tabs"):
             with TabPane("1 Summary", id="summary"):
                 yield DataTable(id="summary-table", cursor_type="row", show_header=False)
@@ -224,37 +227,37 @@ class DetailScreen(ConsoleScreen):
         return Targets.single(self.queue, self.view)
 
     def action_menu(self) -> None:
-        self.console_app.actions.menu(self, self._targets())
+        self.actions.menu(self, self._targets())
 
     def action_move(self) -> None:
-        self.console_app.actions.transfer(self._targets(), copy=False)
+        self.actions.transfer(self._targets(), copy=False)
 
     def action_copy(self) -> None:
-        self.console_app.actions.transfer(self._targets(), copy=True)
+        self.actions.transfer(self._targets(), copy=True)
 
     def action_resubmit(self) -> None:
-        self.console_app.actions.resubmit(self._targets())
+        self.actions.resubmit(self._targets())
 
     def action_delete(self) -> None:
-        self.console_app.actions.delete(self._targets())
+        self.actions.delete(self._targets())
 
     def action_edit(self) -> None:
-        self.console_app.actions.edit(self.queue, self.view)
+        self.actions.edit(self.queue, self.view)
 
     def action_edit_external(self) -> None:
-        self.console_app.actions.edit(self.queue, self.view, external=True)
+        self.actions.edit(self.queue, self.view, external=True)
 
     def action_save(self) -> None:
-        self.console_app.actions.save(self._targets())
+        self.actions.save(self._targets())
 
     def action_copy_msgid(self) -> None:
-        self.console_app.copy_text(self.view.msgid, what="MsgId")
+        clipboard.copy_text(self.ctx, self.view.msgid, what="MsgId")
 
     def action_copy_payload(self) -> None:
-        self.console_app.copy_payload(self.view)
+        clipboard.copy_payload(self.ctx, self.view)
 
     def action_save_payload(self) -> None:
-        self.console_app.save_payload(self.view)
+        clipboard.save_payload(self.ctx, self.view)
 
 
 __all__ = ["DetailScreen", "header_rows", "pretty", "summary_rows"]

@@ -279,10 +279,14 @@ class ProgressDialog(Dialog):
 
     def action_cancel(self) -> None:
         if not self.stopping:
-            self.stopping = True
-            self.on_cancel()
+            self.stop_work()
             self.query_one("#status", Label).update(
                 Text("stopping after the current unit of work…"))
+
+    def stop_work(self) -> None:
+        """Ask the operation to stop at its next unit-of-work boundary (the console quits)."""
+        self.stopping = True
+        self.on_cancel()
 
 
 class TextDialog(Dialog):

@@ -13,7 +13,9 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.widgets import DataTable, Footer, Static
 
+from mqconsole.tui import clipboard
 from mqconsole.tui import keys as K
+from mqconsole.tui.context import ConsoleContext
 from mqconsole.tui.safe import clean, txt
 from mqconsole.tui.screens.base import ConsoleScreen
 from mqconsole.tui.screens.dialogs import InputDialog, TextDialog
@@ -23,6 +25,7 @@ VERDICT_STYLE = {"ok": "bold green", "warn": "bold yellow", "bad": "bold red"}
 
 
 class DoctorScreen(ConsoleScreen):
+    HELP_NAME = "doctor"
     KEYS = [*K.DOCTOR_KEYS, K.BACK]
     BINDINGS = K.bindings([*K.DOCTOR_KEYS, K.BACK])
     AUTO_FOCUS = "#diagnoses"
@@ -31,13 +34,13 @@ class DoctorScreen(ConsoleScreen):
     DoctorScreen #status { height: auto; max-height: 3; padding: 0 1; background: $panel; }
     """
 
-    def __init__(self, endpoints: str | None = None) -> None:
-        super().__init__()
+    def __init__(self, ctx: ConsoleContext, endpoints: str | None = None) -> None:
+        super().__init__(ctx)
         self.endpoints_path = endpoints
         self.report = None
 
     def compose(self) -> ComposeResult:
-        yield Banner("doctor")
+        yield Banner(self.ctx, "doctor")
         yield DataTable(id="diagnoses", cursor_type="row", zebra_stripes=True)
         yield Static(Text("examining the queues…"), id="status")
         yield Footer()
@@ -50,7 +53,7 @@ class DoctorScreen(ConsoleScreen):
         self.action_refresh()
 
     def action_refresh(self) -> None:
-        app = self.console_app
+        ctx = self.ctx
         path = self.endpoints_path
 
         def run():
@@ -58,9 +61,9 @@ class DoctorScreen(ConsoleScreen):
             from mqconsole.ops.doctor import diagnose
 
             endpoints = load_endpoints(path) if path else None
-            return app.conns.call(lambda qm: diagnose(qm, endpoints))
+            return ctx.conns.call(lambda qm: diagnose(qm, endpoints))
 
-        app.backend(run, done=self._show, what="doctor")
+        ctx.backend(run, done=self._show, what="doctor")
 
     def _show(self, report) -> None:
         if not self.is_attached:
@@ -115,7 +118,7 @@ class DoctorScreen(ConsoleScreen):
 
     def action_copy_fixes(self) -> None:
         if self.report is not None:
-            self.console_app.copy_text("\n".join(self.report.all_commands()),
+            clipboard.copy_text(self.ctx, "\n".join(self.report.all_commands()),
                                        what="fixing commands")
 
     def action_back(self) -> None:

@@ -17,6 +17,7 @@ from textual.widgets import Footer, Input, Label, Static
 
 from mqconsole.mq.payload import kind_of, safe_text
 from mqconsole.ops.views import MessageView
+from mqconsole.tui.context import ConsoleContext
 from mqconsole.tui.safe import clean
 from mqconsole.tui.widgets.banner import Banner
 from mqconsole.tui.widgets.payload import PayloadView
@@ -47,6 +48,7 @@ def md_value(view: MessageView, attr: str) -> str:
 
 
 class EditScreen(Screen):
+    HELP_NAME = "edit"
     BINDINGS = [Binding("ctrl+o", "apply", "Check and apply", id="edit_apply"),
                 Binding("escape", "cancel", "Cancel", id="edit_cancel")]
     DEFAULT_CSS = """
@@ -61,15 +63,17 @@ class EditScreen(Screen):
     EditScreen PayloadView { border: round $primary; }
     """
 
-    def __init__(self, queue: str, view: MessageView, text: str, kind: str) -> None:
+    def __init__(self, ctx: ConsoleContext, queue: str, view: MessageView, text: str,
+                 kind: str) -> None:
         super().__init__()
+        self.ctx = ctx
         self.queue = queue
         self.view = view
         self.text = text
         self.kind = kind
 
     def compose(self) -> ComposeResult:
-        yield Banner(f"edit {self.queue} #{self.view.position}")
+        yield Banner(self.ctx, f"edit {self.queue} #{self.view.position}")
         how = "hexadecimal (the payload is not plain text)" if self.kind == "hex" else self.kind
         yield Static(Text(f"Editing the payload as {how}; headers (dead-letter header, RFH2) "
                           "are kept. ctrl+o: check and apply · escape: cancel"), id="note")

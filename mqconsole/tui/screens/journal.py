@@ -14,6 +14,7 @@ from textual.app import ComposeResult
 from textual.widgets import DataTable, Footer, Static
 
 from mqconsole.tui import keys as K
+from mqconsole.tui.context import ConsoleContext
 from mqconsole.tui.safe import block, clean, txt
 from mqconsole.tui.screens.base import ConsoleScreen
 from mqconsole.tui.screens.dialogs import TextDialog
@@ -24,6 +25,7 @@ MAX_ENTRIES = 5000
 
 
 class JournalScreen(ConsoleScreen):
+    HELP_NAME = "journal"
     KEYS = [K.FILTER, K.REFRESH, K.BACK]
     BINDINGS = K.bindings([K.FILTER, K.REFRESH, K.BACK])
     AUTO_FOCUS = "#journal"
@@ -32,14 +34,14 @@ class JournalScreen(ConsoleScreen):
     JournalScreen #status { height: 1; padding: 0 1; background: $panel; }
     """
 
-    def __init__(self) -> None:
-        super().__init__()
+    def __init__(self, ctx: ConsoleContext) -> None:
+        super().__init__(ctx)
         self.entries: list = []
         self.text_filter = ""
         self.problems: list[str] = []
 
     def compose(self) -> ComposeResult:
-        yield Banner("journal")
+        yield Banner(self.ctx, "journal")
         yield DataTable(id="journal", cursor_type="row", zebra_stripes=True)
         yield Static(Text(""), id="status")
         yield FilterBar("Text /", placeholder="operation, queue, MsgId or operator", live=True)
@@ -53,16 +55,16 @@ class JournalScreen(ConsoleScreen):
         self.action_refresh()
 
     def action_refresh(self) -> None:
-        app = self.console_app
+        ctx = self.ctx
 
         def read():
             from mqconsole.ops.journal import Journal
 
-            journal = Journal(app.settings.journal_path)
+            journal = Journal(ctx.settings.journal_path)
             entries = deque(journal.read(), maxlen=MAX_ENTRIES)
             return list(reversed(entries)), list(journal.problems), str(journal.path)
 
-        app.backend(read, done=self._show, what="read the journal")
+        ctx.backend(read, done=self._show, what="read the journal")
 
     def _show(self, out) -> None:
         if not self.is_attached:

@@ -20,8 +20,11 @@ from textual.widgets import Footer, Static
 from mqconsole.ops.summary import format_bytes
 from mqconsole.ops.timefmt import format_age
 from mqconsole.ops.where import WhereError, compile_where
+from mqconsole.tui import clipboard
 from mqconsole.tui import keys as K
 from mqconsole.tui.browsing import BrowseModel, Cancelled
+from mqconsole.tui.context import ConsoleContext
+from mqconsole.tui.requests import ShowMessage
 from mqconsole.tui.safe import clean, txt
 from mqconsole.tui.screens.base import ConsoleScreen
 from mqconsole.tui.widgets.banner import Banner
@@ -70,6 +73,7 @@ def summary_text(model: BrowseModel, width: int) -> Text:
 
 
 class MessagesScreen(ConsoleScreen):
+    HELP_NAME = "messages"
     KEYS = [*K.MESSAGE_KEYS, K.BACK]
     BINDINGS = K.bindings([*K.MESSAGE_KEYS, K.BACK])
     AUTO_FOCUS = "#messages"
@@ -81,8 +85,8 @@ class MessagesScreen(ConsoleScreen):
     MessagesScreen #status { height: 1; padding: 0 1; background: $panel; }
     """
 
-    def __init__(self, queue: str) -> None:
-        super().__init__()
+    def __init__(self, ctx: ConsoleContext, queue: str) -> None:
+        super().__init__(ctx)
         self.queue = queue
         self.model: BrowseModel | None = None
         self._conn: Any = None
@@ -93,7 +97,7 @@ class MessagesScreen(ConsoleScreen):
         self.depth: int | None = None
 
     def compose(self) -> ComposeResult:
-        yield Banner(self.queue)
+        yield Banner(self.ctx, self.queue)
         yield Static(Text("reading…"), id="summary")
         yield Static(Text(""), id="header")
         yield MessageList(id="messages")
@@ -110,7 +114,7 @@ class MessagesScreen(ConsoleScreen):
 
     def on_screen_resume(self) -> None:
         self.query_one(Banner).refresh()
-        if self.console_app.take_dirty(self.queue):
+        if self.ctx.take_dirty(self.queue):
             self.action_refresh()
 
     def on_resize(self) -> None:
@@ -119,6 +123,10 @@ class MessagesScreen(ConsoleScreen):
         self._update_summary()
 
     # -- browsing -----------------------------------------------------------------------------
+    def stop_work(self) -> None:
+        """Stop reading the queue (the console quits or switches profile)."""
+        self._stop()
+
     def _stop(self) -> None:
         self._cancel.set()
         model = self.model
@@ -126,13 +134,13 @@ class MessagesScreen(ConsoleScreen):
         self.model = None
         self._conn = None
         if model is not None or conn is not None:
-            app = self.console_app
+            ctx = self.ctx
 
             def close() -> None:
                 if model is not None:
                     model.close()
                 if conn is not None:
-                    app.conns.release(conn)
+                    ctx.conns.release(conn)
 
             threading.Thread(target=close, name="close-browse", daemon=True).start()
 
@@ -140,19 +148,19 @@ class MessagesScreen(ConsoleScreen):
         self._stop()
         self._generation += 1
         self._cancel = threading.Event()
-        app = self.console_app
+        ctx = self.ctx
         gen = self._generation
         queue = self.queue
         holder: dict[str, Any] = {}
 
         def open_cursor():
             if holder.get("conn") is None:
-                holder["conn"] = app.conns.new()
+                holder["conn"] = ctx.conns.new()
                 self._conn = holder["conn"]
             return holder["conn"].browse(queue)
 
         model = BrowseModel(open_cursor, queue, where=where, where_text=where_text,
-                            now=app.settings.now(), page_size=app.settings.page_size)
+                            now=ctx.settings.now(), page_size=ctx.settings.page_size)
         self.model = model
         lst = self.query_one(MessageList)
         lst.set_model(model)
@@ -163,7 +171,7 @@ class MessagesScreen(ConsoleScreen):
         self._update_summary()
 
         def depth() -> int | None:
-            return app.conns.call(lambda qm: qm.inquire_queue(queue).depth)
+            return ctx.conns.call(lambda qm: qm.inquire_queue(queue).depth)
 
         def got_depth(d: int | None) -> None:
             if gen != self._generation or not self.is_attached:
@@ -176,7 +184,7 @@ class MessagesScreen(ConsoleScreen):
             lst.rows_changed()
             self._update_status()
 
-        app.backend(depth, done=got_depth, queue=queue, what="inquire queue")
+        ctx.backend(depth, done=got_depth, queue=queue, what="inquire queue")
         self._ensure_reader()
 
     def on_message_list_need_rows(self, event: MessageList.NeedRows) -> None:
@@ -197,14 +205,14 @@ class MessagesScreen(ConsoleScreen):
         self._reading = True
         gen = self._generation
         cancel = self._cancel
-        app = self.console_app
+        ctx = self.ctx
         last = [0.0]
 
         def progress(m: BrowseModel) -> None:
             now = time.monotonic()
             if now - last[0] >= PROGRESS_EVERY:
                 last[0] = now
-                app.post_from_thread(self._rows_arrived, gen)
+                ctx.post_from_thread(self._rows_arrived, gen)
 
         def read() -> None:
             while True:
@@ -230,7 +238,7 @@ class MessagesScreen(ConsoleScreen):
             self._want = model.count
             self._rows_arrived(gen)
 
-        app.backend(read, done=finished, failed=failed, queue=self.queue, what="browse",
+        ctx.backend(read, done=finished, failed=failed, queue=self.queue, what="browse",
                     quiet=(Cancelled,))
 
     def _rows_arrived(self, gen: int) -> None:
@@ -357,12 +365,12 @@ class MessagesScreen(ConsoleScreen):
             return
         view = model.view(row)
         if view is not None:
-            self.console_app.show_message(self.queue, view)
+            self.ctx.request(ShowMessage(self.queue, view))
             return
         self.app.notify(f"Browsing {self.queue} again to message {model.row(row).position:,}…",
                         markup=False)
-        self.console_app.backend(lambda: model.fetch(row),
-                                 done=lambda v: self.console_app.show_message(self.queue, v),
+        self.ctx.backend(lambda: model.fetch(row),
+                                 done=lambda v: self.ctx.request(ShowMessage(self.queue, v)),
                                  queue=self.queue, what="fetch message")
 
     # -- actions ------------------------------------------------------------------------------
@@ -374,7 +382,7 @@ class MessagesScreen(ConsoleScreen):
     def action_menu(self) -> None:
         t = self.targets()
         if t is not None:
-            self.console_app.actions.menu(self, t)
+            self.actions.menu(self, t)
 
     def _with_targets(self, fn) -> None:
         t = self.targets()
@@ -384,22 +392,22 @@ class MessagesScreen(ConsoleScreen):
         fn(t)
 
     def action_move(self) -> None:
-        self._with_targets(lambda t: self.console_app.actions.transfer(t, copy=False))
+        self._with_targets(lambda t: self.actions.transfer(t, copy=False))
 
     def action_copy(self) -> None:
-        self._with_targets(lambda t: self.console_app.actions.transfer(t, copy=True))
+        self._with_targets(lambda t: self.actions.transfer(t, copy=True))
 
     def action_resubmit(self) -> None:
-        self._with_targets(self.console_app.actions.resubmit)
+        self._with_targets(self.actions.resubmit)
 
     def action_delete(self) -> None:
-        self._with_targets(self.console_app.actions.delete)
+        self._with_targets(self.actions.delete)
 
     def action_save(self) -> None:
-        self._with_targets(self.console_app.actions.save)
+        self._with_targets(self.actions.save)
 
     def action_load(self) -> None:
-        self.console_app.actions.load(self.queue)
+        self.actions.load(self.queue)
 
     def _current_view(self, then) -> None:
         model = self.model
@@ -412,27 +420,27 @@ class MessagesScreen(ConsoleScreen):
         if view is not None:
             then(view)
             return
-        self.console_app.backend(lambda: model.fetch(row), done=then, queue=self.queue,
+        self.ctx.backend(lambda: model.fetch(row), done=then, queue=self.queue,
                                  what="fetch message")
 
     def action_edit(self) -> None:
-        self._current_view(lambda v: self.console_app.actions.edit(self.queue, v))
+        self._current_view(lambda v: self.actions.edit(self.queue, v))
 
     def action_edit_external(self) -> None:
-        self._current_view(lambda v: self.console_app.actions.edit(self.queue, v,
+        self._current_view(lambda v: self.actions.edit(self.queue, v,
                                                                    external=True))
 
     def action_copy_msgid(self) -> None:
         model = self.model
         lst = self.query_one(MessageList)
         if model is not None and lst.cursor < model.count:
-            self.console_app.copy_text(model.row(lst.cursor).msgid_hex, what="MsgId")
+            clipboard.copy_text(self.ctx, model.row(lst.cursor).msgid_hex, what="MsgId")
 
     def action_copy_payload(self) -> None:
-        self._current_view(self.console_app.copy_payload)
+        self._current_view(lambda v: clipboard.copy_payload(self.ctx, v))
 
     def action_save_payload(self) -> None:
-        self._current_view(self.console_app.save_payload)
+        self._current_view(lambda v: clipboard.save_payload(self.ctx, v))
 
 
 __all__ = ["MessagesScreen", "summary_text", "txt"]

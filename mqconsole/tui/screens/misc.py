@@ -13,6 +13,7 @@ from textual.widgets import DataTable, Label, OptionList, Static
 from textual.widgets.option_list import Option
 
 from mqconsole.tui.context import MIN_HEIGHT, MIN_WIDTH, ProfileInfo
+from mqconsole.tui.requests import CheckSize
 from mqconsole.tui.safe import clean, txt
 from mqconsole.tui.screens.dialogs import DIALOG_CSS
 
@@ -51,6 +52,7 @@ class HelpDialog(ModalScreen):
 
 class ProfileScreen(Screen):
     """Choose a profile when the config names several queue managers."""
+    HELP_NAME = "profile"
 
     DEFAULT_CSS = """
     ProfileScreen { align: center middle; }
@@ -110,7 +112,7 @@ class TooSmallScreen(ModalScreen):
         self.update_size()
 
     def on_resize(self) -> None:
-        self.call_after_refresh(self.app._check_size)  # type: ignore[attr-defined]
+        self.call_after_refresh(self.app.post_message, CheckSize())
 
     def update_size(self) -> None:
         w, h = self.app.size

@@ -17,6 +17,8 @@ from textual.app import ComposeResult
 from textual.widgets import DataTable, Footer, Static
 
 from mqconsole.tui import keys as K
+from mqconsole.tui.context import ConsoleContext
+from mqconsole.tui.requests import OpenDoctor, OpenQueue, OpenReplay, ShowQueueInfo
 from mqconsole.tui.safe import clean, txt
 from mqconsole.tui.screens.base import Command, ConsoleScreen
 from mqconsole.tui.widgets.banner import Banner
@@ -107,6 +109,7 @@ def name_matches(name: str, pattern: str) -> bool:
 
 
 class QueuesScreen(ConsoleScreen):
+    HELP_NAME = "queues"
     KEYS = K.QUEUE_KEYS
     BINDINGS = K.bindings(K.QUEUE_KEYS)
     AUTO_FOCUS = "#queues"
@@ -116,8 +119,8 @@ class QueuesScreen(ConsoleScreen):
     QueuesScreen #status { height: 1; padding: 0 1; color: $text-muted; }
     """
 
-    def __init__(self) -> None:
-        super().__init__()
+    def __init__(self, ctx: ConsoleContext) -> None:
+        super().__init__(ctx)
         self.rows: list[dict[str, Any]] = []
         self.sort_key = "name"
         self.sort_reverse = False
@@ -125,7 +128,7 @@ class QueuesScreen(ConsoleScreen):
         self._timer = None
 
     def compose(self) -> ComposeResult:
-        yield Banner()
+        yield Banner(self.ctx)
         yield Static(Text("reading queues…"), id="dlq")
         yield DataTable(id="queues", cursor_type="row", zebra_stripes=True, cell_padding=0)
         yield Static(Text(""), id="status")
@@ -140,7 +143,7 @@ class QueuesScreen(ConsoleScreen):
             w = c.width or (name_w if c.key == "name" else role_w)
             table.add_column(_head(c), key=c.key, width=w + 1)
         self.action_refresh()
-        seconds = self.console_app.settings.refresh_seconds
+        seconds = self.ctx.settings.refresh_seconds
         if seconds and seconds > 0:
             self._timer = self.set_interval(seconds, self._tick)
 
@@ -170,20 +173,20 @@ class QueuesScreen(ConsoleScreen):
 
     # -- data -----------------------------------------------------------------------------
     def action_refresh(self) -> None:
-        self.console_app.load_queues(self._show)
+        self.ctx.load_queues(self._show)
 
     def _show(self, rows: list[dict[str, Any]]) -> None:
         if not self.is_attached:  # the screen was closed while the worker ran
             return
         self.rows = rows
         self.query_one(Banner).refresh()
-        app = self.console_app
-        info = app.qmgr_info
+        ctx = self.ctx
+        info = ctx.qmgr_info
         dlq = info.dead_letter_queue.strip() if info is not None else ""
         line = Text()
         if dlq:
-            depth = app.dlq_depth
-            style = f"bold {app.current_theme.error}" if depth else "bold"
+            depth = ctx.dlq_depth
+            style = f"bold {self.app.current_theme.error}" if depth else "bold"
             line.append("Dead-letter queue ", "bold")
             line.append(clean(dlq))
             line.append(": ")
@@ -192,7 +195,7 @@ class QueuesScreen(ConsoleScreen):
         else:
             line.append("This queue manager has no dead-letter queue (DEADQ is blank): "
                         "undeliverable messages stay on transmission queues or are lost.",
-                        f"bold {app.current_theme.warning}")
+                        f"bold {self.app.current_theme.warning}")
         self.query_one("#dlq", Static).update(line)
         self._fill()
 
@@ -272,7 +275,7 @@ class QueuesScreen(ConsoleScreen):
             self.app.notify(f"{name} is a {row.get('type')} queue: only local queues hold "
                             "messages to browse", markup=False, severity="warning")
             return
-        self.console_app.open_queue(name)
+        self.ctx.request(OpenQueue(name))
 
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
         event.stop()
@@ -314,32 +317,32 @@ class QueuesScreen(ConsoleScreen):
     def action_queue_info(self) -> None:
         name = self.current_queue()
         if name is not None:
-            self.console_app.show_queue_info(name)
+            self.ctx.request(ShowQueueInfo(name))
 
     def action_set_attrs(self) -> None:
         row = self.current_row()
         if row is not None:
-            self.console_app.actions.set_attributes(row)
+            self.actions.set_attributes(row)
 
     def action_load(self) -> None:
         name = self.current_queue()
         if name is not None:
-            self.console_app.actions.load(name)
+            self.actions.load(name)
 
     def action_doctor(self) -> None:
-        self.console_app.open_doctor()
+        self.ctx.request(OpenDoctor())
 
     def action_replay(self) -> None:
-        self.console_app.open_replay(self.current_queue())
+        self.ctx.request(OpenReplay(self.current_queue()))
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         allowed = super().check_action(action, parameters)
         if not allowed:
             return allowed
         if action == "doctor":
-            return self.console_app.has_doctor
+            return self.ctx.has_doctor
         if action == "replay":
-            return self.console_app.has_replay
+            return self.ctx.has_replay
         return True
 
     def commands(self) -> list[Command]:

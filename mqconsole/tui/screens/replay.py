@@ -19,6 +19,7 @@ from textual.suggester import SuggestFromList
 from textual.widgets import DataTable, Footer, Input, Label, Static
 
 from mqconsole.tui import keys as K
+from mqconsole.tui.context import ConsoleContext
 from mqconsole.tui.safe import clean, txt
 from mqconsole.tui.screens.base import ConsoleScreen
 from mqconsole.tui.widgets.banner import Banner
@@ -29,6 +30,7 @@ MAX_LISTED = 12  # messages shown per queue at one step
 
 
 class ReplayScreen(ConsoleScreen):
+    HELP_NAME = "replay"
     KEYS = [*K.REPLAY_KEYS, K.BACK]
     BINDINGS = K.bindings([*K.REPLAY_KEYS, K.BACK])
     DEFAULT_CSS = """
@@ -44,17 +46,17 @@ class ReplayScreen(ConsoleScreen):
     ReplayScreen #r-state { width: 34; border-left: solid $primary; padding: 0 1; }
     """
 
-    def __init__(self, queue: str | None = None, *, endpoints: str | None = None,
-                 fail: str = "position=1") -> None:
-        super().__init__()
+    def __init__(self, ctx: ConsoleContext, queue: str | None = None, *,
+                 endpoints: str | None = None, fail: str = "position=1") -> None:
+        super().__init__(ctx)
         self.queue = queue or ""
         self.endpoints = endpoints or ""
         self.fail = fail
         self.result: Any = None
 
     def compose(self) -> ComposeResult:
-        yield Banner("replay (nothing on the queue manager changes)")
-        names = [r["name"] for r in self.console_app.queue_rows if r.get("type") == "local"]
+        yield Banner(self.ctx, "replay (nothing on the queue manager changes)")
+        names = [r["name"] for r in self.ctx.queue_rows if r.get("type") == "local"]
         with Horizontal(id="form"):
             yield Label(Text("Queue"))
             yield Input(self.queue, id="r-queue", placeholder="QUEUE or scenario.yaml",
@@ -90,7 +92,7 @@ class ReplayScreen(ConsoleScreen):
             self.query_one("#r-summary", Static).update(Text("Give a queue (or a scenario "
                                                              "file)."))
             return
-        app = self.console_app
+        ctx = self.ctx
         self.query_one("#r-summary", Static).update(txt(f"replaying {queue}…"))
 
         def run() -> tuple[Any, str]:
@@ -106,14 +108,14 @@ class ReplayScreen(ConsoleScreen):
                 from mqconsole.ops.doctor import default_endpoint
 
                 eps = EndpointsFile((default_endpoint(queue),))
-            run = app.conns.call(lambda qm: rp.replay_queue(qm, queue, eps, fails,
+            run = ctx.conns.call(lambda qm: rp.replay_queue(qm, queue, eps, fails,
                                                             timeline=True))
             note = f"{queue} read by {', '.join(run.endpoints)}"
             if run.truncated:
                 note += " (only the first messages were modelled)"
             return run.result, note
 
-        app.backend(run, done=self._show, queue=None if queue.endswith(".yaml") else queue,
+        ctx.backend(run, done=self._show, queue=None if queue.endswith(".yaml") else queue,
                     what="replay")
 
     def _show(self, out: tuple[Any, str]) -> None:

@@ -14,7 +14,7 @@ from textual.widget import Widget
 from mqconsole.tui.safe import clean
 
 if TYPE_CHECKING:
-    from mqconsole.tui.app import MQConsoleApp
+    from mqconsole.tui.context import ConsoleContext
 
 PRODUCTION_BANNER = "darkred"
 
@@ -38,13 +38,13 @@ class Banner(Widget):
     Banner.-coloured { color: white; }
     """
 
-    def __init__(self, where: str = "") -> None:
+    def __init__(self, ctx: ConsoleContext, where: str = "") -> None:
         super().__init__()
+        self.ctx = ctx
         self.where = where
 
     def on_mount(self) -> None:
-        app: MQConsoleApp = self.app  # type: ignore[assignment]
-        colour = banner_colour(app.profile)
+        colour = banner_colour(self.ctx.profile)
         if colour:
             self.styles.background = colour
             self.add_class("-coloured")
@@ -54,8 +54,8 @@ class Banner(Widget):
         self.refresh()
 
     def render(self) -> Text:
-        app: MQConsoleApp = self.app  # type: ignore[assignment]
-        p = app.profile
+        ctx = self.ctx
+        p = ctx.profile
         out = Text(no_wrap=True, overflow="ellipsis")
         out.append(" ")
         out.append(clean(p.name), "bold")
@@ -64,10 +64,10 @@ class Banner(Widget):
         if p.read_only:
             out.append(" READ-ONLY", "bold reverse")
         out.append(" │ ")
-        info = app.qmgr_info
+        info = ctx.qmgr_info
         out.append(clean(info.name) if info is not None else "connecting…", "bold")
         if info is not None and info.dead_letter_queue.strip():
-            depth = app.dlq_depth
+            depth = ctx.dlq_depth
             out.append(" │ DLQ ")
             out.append(clean(info.dead_letter_queue.strip()))
             out.append(" ")

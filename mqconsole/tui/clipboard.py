@@ -1,0 +1,71 @@
+"""Copying a MsgId or a payload to the clipboard (OSC 52), or saving a payload to a file."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+from mqconsole.tui.context import ConsoleContext
+from mqconsole.tui.safe import txt
+from mqconsole.tui.screens.dialogs import InputDialog
+
+CLIPBOARD_LIMIT = 60_000  # larger payloads are saved to a file instead
+
+
+def copy_text(ctx: ConsoleContext, text: str, *, what: str) -> None:
+    ctx.app.copy_to_clipboard(text)
+    ctx.notify(f"Copied the {what} to the clipboard (OSC 52). If your terminal ignores "
+               "OSC 52, W saves it to a file.")
+
+
+def copy_payload(ctx: ConsoleContext, view: Any) -> None:
+    """The payload as text when it is plain text, else as hex."""
+    from mqconsole.mq.payload import safe_text
+
+    text = view.text
+    if text is not None and safe_text(text) == text:
+        data, what = text, "payload"
+    else:
+        data, what = view.payload.hex(), "payload (as hex: it is not plain text)"
+    if len(data) > CLIPBOARD_LIMIT:
+        ctx.notify("The payload is too large for the clipboard (OSC 52): save it to a "
+                   "file instead.", severity="warning")
+        save_payload(ctx, view)
+        return
+    copy_text(ctx, data, what=what)
+
+
+def save_payload(ctx: ConsoleContext, view: Any) -> None:
+    """Ask for a file name and write the payload bytes there (never over an existing file)."""
+    folder = ctx.settings.save_dir or Path.cwd()
+    default = str(Path(folder) / f"payload-{view.msgid[-16:]}.bin")
+
+    def check(path: str) -> str | None:
+        p = Path(path).expanduser()
+        if p.exists():
+            return f"{path} exists: choose another name."
+        if not p.parent.is_dir():
+            return f"There is no folder {p.parent}."
+        return None
+
+    def got(path: str | None) -> None:
+        if not path:
+            return
+        data = bytes(view.payload)
+
+        def write() -> str:
+            target = Path(path).expanduser()
+            fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+            with os.fdopen(fd, "wb") as fp:
+                fp.write(data)
+            return str(target)
+
+        ctx.backend(write, done=lambda p: ctx.notify(f"Wrote {len(data):,} bytes to {p}"),
+                    what="save payload")
+
+    ctx.app.push_screen(InputDialog("Save the payload", txt("Write the payload bytes to:"),
+                                    value=default, validate=check), got)
+
+
+__all__ = ["copy_payload", "copy_text", "save_payload"]
