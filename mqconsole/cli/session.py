@@ -83,8 +83,8 @@ class Session:
 
     # -- plugins -----------------------------------------------------------------------
     def plugins_settings(self) -> PluginsSettings:
-        """The config's ``plugins`` section as plain values (--embedded without a config
-        file: entry points only)."""
+        """The plugin settings of the chosen profile as plain values (--embedded without a
+        config file: entry points only)."""
         from mqconsole.plugins import PluginsSettings
 
         if self.embedded_path is not None and self.config_file is None:
@@ -92,10 +92,12 @@ class Session:
 
             if config_path(None)[0] is None:
                 return PluginsSettings()
-        section = self.config.plugins
-        return PluginsSettings(paths=list(section.paths), enabled=list(section.enabled),
-                               disabled=list(section.disabled),
-                               settings=dict(getattr(section, "settings", None) or {}))
+        # the chosen profile's plugins (config/plugins.py says how they narrow the top-level
+        # section); --embedded, or several profiles and none chosen: the top-level section
+        profile = None
+        if self.embedded_path is None:
+            profile = self.profile_name or self.config.default_profile_name
+        return self.config.effective_plugins(profile)
 
     @property
     def plugins(self) -> PluginHost:

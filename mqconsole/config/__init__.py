@@ -29,7 +29,7 @@ from .console import COLOUR_NAMES, DEFAULT_THEME, TuiConfig
 from .errors import ConfigError, ConfigProblem
 from .loading import load_config, load_config_file, parse_config
 from .locate import ORIGIN_DEFAULTS, ORIGIN_ENV, ORIGIN_FLAG, ORIGIN_USER_DIR, config_path
-from .plugins import PluginsConfig
+from .plugins import PluginsConfig, ProfilePluginsConfig
 from .profiles import DEFAULT_PROFILE_NAME, ENVIRONMENTS, Profile, embedded_profile
 from .schema import Config, JournalConfig, default_config
 from .show import dump_config, iter_setting_paths
@@ -51,6 +51,7 @@ __all__ = [
     "MQBackendConfig",
     "PluginsConfig",
     "Profile",
+    "ProfilePluginsConfig",
     "TuiConfig",
     "check_connection_name",
     "config_path",

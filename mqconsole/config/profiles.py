@@ -14,6 +14,7 @@ from .backends import Backend, EmbeddedBackendConfig, MQBackendConfig
 from .checks import Model, err, not_blank, strip_value_error
 from .console import check_colour
 from .errors import ConfigError
+from .plugins import ProfilePluginsConfig
 
 DEFAULT_PROFILE_NAME = "default"
 ENVIRONMENTS = ("production", "staging", "acceptance", "test", "dev")
@@ -33,6 +34,9 @@ class Profile(Model):
     theme: str | None = Field(default=None, description="theme for this profile")
     banner: str | None = Field(default=None, description="banner colour: name or #rrggbb")
     backend: Backend
+    plugins: ProfilePluginsConfig | None = Field(
+        default=None, description="this profile's plugins: narrows the top-level section"
+    )
 
     @field_validator("name")
     @classmethod

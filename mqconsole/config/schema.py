@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from pydantic import Field, PrivateAttr, ValidationInfo, field_validator, model_validator
 
@@ -12,8 +13,11 @@ from .checks import Model, base_dir, err, not_blank, resolve_path
 from .console import DEFAULT_THEME, TuiConfig, check_keymap
 from .errors import ConfigError
 from .locate import ORIGIN_DEFAULTS
-from .plugins import PluginsConfig
+from .plugins import PluginsConfig, crossed, effective_plugins
 from .profiles import DEFAULT_PROFILE_NAME, Profile, default_profile
+
+if TYPE_CHECKING:
+    from mqconsole.plugins import PluginsSettings
 
 
 class JournalConfig(Model):
@@ -104,6 +108,15 @@ class Config(Model):
                 f"there is no profile named {name}; known: {', '.join(self.profile_names())}",
                 at=("default_profile",),
             )
+        for index, profile in enumerate(self.profiles):
+            both = [] if profile.plugins is None else crossed(self.plugins, profile.plugins)
+            if both:
+                raise err(
+                    "plugin_both",
+                    f"{_plugins_named(both)} disabled for every profile by plugins.disabled "
+                    "at the top of the file, so a profile cannot enable it",
+                    at=("profiles", index, "plugins", "enabled"),
+                )
         return self
 
     # -- where it came from --------------------------------------------------------------
@@ -148,6 +161,19 @@ class Config(Model):
         raise ConfigError(
             f"no profile named {wanted}; known: {', '.join(self.profile_names())}", file=file
         )
+
+    # -- plugins -------------------------------------------------------------------------
+
+    def effective_plugins(self, profile: str | None = None) -> PluginsSettings:
+        """The plugin settings the profile named ``profile`` runs with (None: the top-level
+        section alone), for ``mqconsole.plugins.load_plugins``; see ``config/plugins.py``
+        for how a profile's section changes the top-level one."""
+        chosen = None if profile is None else self.profile(profile).plugins
+        return effective_plugins(self.plugins, chosen)
+
+
+def _plugins_named(names: list[str]) -> str:
+    return f"plugin {names[0]} is" if len(names) == 1 else f"plugins {', '.join(names)} are"
 
 
 def default_config() -> Config:

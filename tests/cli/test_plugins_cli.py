@@ -76,3 +76,23 @@ def test_a_folder_others_can_write_is_refused_in_one_sentence(tmp_path: Path) ->
     [entry] = r.json
     assert entry["status"] == (f"error: plugin folder {folder} is writable by others "
                                "(mode 0777): not loaded; chmod go-w it")
+
+
+def test_a_profile_runs_its_own_narrower_plugins_section(tmp_path: Path) -> None:
+    folder = _folder(tmp_path)
+    profiles = ("profiles:\n"
+                "  - name: dev\n    backend: {type: embedded, path: dev.sqlite}\n"
+                "  - name: prod\n    backend: {type: embedded, path: prod.sqlite}\n"
+                "    plugins:\n      disabled: [good]\n")
+    cfg = _config(tmp_path, folder, "  disabled: [broken]\n" + profiles)
+    home = tmp_path / "home"
+    statuses = {}
+    for profile in ("dev", "prod"):
+        r = run_cli("--config", str(cfg), "--profile", profile, "plugins", "--json", home=home)
+        assert r.code == 0, r.err
+        statuses[profile] = {p["name"]: p["status"] for p in r.json}
+    assert statuses["dev"] == {"good": "loaded", "broken": "disabled"}
+    assert statuses["prod"] == {"good": "disabled", "broken": "disabled"}
+    # several profiles and none chosen: the top-level section
+    r = run_cli("--config", str(cfg), "plugins", "--json", home=home)
+    assert {p["name"]: p["status"] for p in r.json} == statuses["dev"]
