@@ -13,6 +13,7 @@ from .exit_codes import ExitCode
 if TYPE_CHECKING:
     from mqconsole.backends.base import QueueManager
     from mqconsole.config import Config, Profile
+    from mqconsole.ops.journal import Journal
     from mqconsole.plugins import PluginHost, PluginsSettings
 
 
@@ -74,6 +75,23 @@ class Session:
         if self.read_only:
             raise CliError(f"profile {self.profile.name} is read-only: {what} refused",
                            ExitCode.REFUSED)
+
+    def journal(self) -> Journal:
+        """The journal this session writes: the config's, or the default one with --embedded
+        (which runs without a configuration file)."""
+        from mqconsole.ops.journal import Journal
+
+        return Journal(None if self.embedded_path is not None else self.config.journal.path)
+
+    @property
+    def backup_dir(self) -> Path:
+        """Where deletes save messages: the config's ``backup_dir`` (--embedded: the
+        default)."""
+        from mqconsole import paths
+
+        if self.embedded_path is not None:
+            return paths.default_backup_dir()
+        return Path(self.config.backup_dir)
 
     def embedded_file(self) -> str:
         prof = self.profile

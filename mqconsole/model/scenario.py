@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from mqconsole.mq.payload import first_of, located
-from mqconsole.mq.queue import is_valid_name
+from mqconsole.mq.queue import is_valid_name, name_problem
 from mqconsole.yamlines import Loc, YamlProblem, read
 
 PROVIDERS = ("sib", "mq_activation_spec", "mq_listener_port", "sca_export")
@@ -283,8 +283,9 @@ def t_name(blank_ok: bool = False) -> Check:
         v = v.strip()
         if not v and blank_ok:
             return ""
-        if not is_valid_name(v):
-            raise _Bad(f"{v!r} is not an MQ name (1-48 of A-Z a-z 0-9 . _ / %)")
+        problem = name_problem(v)
+        if problem is not None:
+            raise _Bad(problem)
         return v
     return check
 

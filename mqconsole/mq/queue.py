@@ -116,6 +116,14 @@ def is_valid_name(name: str) -> bool:
     return 0 < len(name) <= MAX_NAME_LENGTH and all(c in _NAME_CHARS for c in name)
 
 
+def name_problem(name: str, what: str = "an MQ name") -> str | None:
+    """The sentence saying ``name`` is not ``what`` (an MQ object name), or None: the one
+    place names are validated (the CLI, the console, scenarios and attributes ask here)."""
+    if is_valid_name(name):
+        return None
+    return f"{name!r} is not {what} (1-48 of A-Z a-z 0-9 . _ / %)"
+
+
 def check_attribute(qtype: QueueType, attr: str, value: object) -> object:
     """Validate one attribute for a queue of ``qtype``; returns the value normalised.
 
@@ -148,6 +156,7 @@ def check_attribute(qtype: QueueType, attr: str, value: object) -> object:
         if len(value) > 64:
             raise ValueError(f"description is at most 64 characters, not {len(value)}")
         return value
-    if attr in _NAMES and value and not is_valid_name(value):
-        raise ValueError(f"{attr} {value!r} is not an MQ name (1-48 of A-Z a-z 0-9 . / _ %)")
+    problem = name_problem(value) if attr in _NAMES and value else None
+    if problem is not None:
+        raise ValueError(f"{attr} {problem}")
     return value

@@ -38,7 +38,13 @@ from mqconsole.mq.message import Message
 from mqconsole.mq.names import FEEDBACK_BY_NAME
 from mqconsole.mq.payload import decode_text, kind_of
 from mqconsole.mq.queue import QueueAttrs
-from mqconsole.ops.result import Failure, OperationResult
+from mqconsole.ops.result import (
+    Failure,
+    OperationResult,
+    PutCheck,
+    refused_by_plugin,
+    would_fail_by_plugin,
+)
 from mqconsole.ops.savefile import message_key
 
 MQRC_NO_MSG_AVAILABLE = 2033
@@ -437,12 +443,14 @@ def edit_message(qm: QueueManager, queue: str, msg_id: bytes, *, body: bytes | N
                  to: str | None = None, position: int | None = None,
                  new_context: bool = False, new_msg_id: bool = False,
                  keep_headers: bool = False, force: bool = False, dry_run: bool = False,
-                 checks: Iterable[Check] | None = None) -> EditOutcome:
+                 checks: Iterable[Check] | None = None,
+                 put_check: PutCheck | None = None) -> EditOutcome:
     """Replace one message of ``queue`` with its edited version (on ``queue`` or ``to``).
 
     Raises :class:`EditError` (nothing changed) when the message is not found or ambiguous,
     the new body cannot be made, or a check reports an error and ``force`` is not given.
-    A refused put, get or commit is a failure in the result (the original stays).
+    A refused put, get or commit is a failure in the result (the original stays), and so
+    is a refusal by ``put_check`` (the plugins' put checks, given the edited message).
     """
     dest = to or queue
     msg_id = bytes(msg_id[:24]).ljust(24, b"\x00")
@@ -461,10 +469,17 @@ def edit_message(qm: QueueManager, queue: str, msg_id: bytes, *, body: bytes | N
                            for p in problems)
     outcome = EditOutcome(result, problems, original, edited, pos)
     hex_id = original.msg_id_hex
+    refusal = put_check(edited, dest) if put_check is not None else None
     if dry_run:
-        result.plan = [{"position": pos, "msgid": hex_id,
-                        "action": "replace" if dest == queue else f"replace on {dest}",
-                        "changes": sorted(changes or {})}]
+        step = {"position": pos, "msgid": hex_id, "destination": dest,
+                "action": "replace" if dest == queue else f"replace on {dest}",
+                "changes": sorted(changes or {})}
+        if refusal is not None:
+            step["would_fail"] = would_fail_by_plugin(refusal)
+        result.plan = [step]
+        return outcome
+    if refusal is not None:
+        result.failed.append(refused_by_plugin(hex_id, pos, refusal, dest))
         return outcome
     key = message_key(original)
     context = Context.NEW if new_context else Context.SET_ALL

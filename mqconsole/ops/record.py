@@ -31,8 +31,8 @@ def entry_for(result: OperationResult, *, qmgr: str | None, profile: str | None,
                          reason_name=f.reason_name, destination=f.destination)
                  for f in result.failed]
     info = dict(details or {})
-    info.update(selected=result.selected, done=result.done, failed=len(result.failed),
-                skipped=result.skipped)
+    info.update(selected=result.selected, done=result.done,
+                failed=len(result.failed) + result.unlisted_failures, skipped=result.skipped)
     if result.warnings:
         info["warnings"] = list(result.warnings)
     if result.outcome_unknown:

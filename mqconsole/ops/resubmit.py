@@ -43,7 +43,7 @@ from mqconsole.mq.dlh import byte_order
 from mqconsole.mq.errors import HeaderError
 from mqconsole.mq.message import Message
 from mqconsole.mq.xqh import FORMAT_MDE, MQMDE, MQMDE_LENGTH, MQXQH, MQXQH_LENGTH
-from mqconsole.ops.result import Control, OperationResult
+from mqconsole.ops.result import Control, OperationResult, PutCheck
 from mqconsole.ops.selection import Selection, SelectionError
 from mqconsole.ops.transfer import (
     Route,
@@ -54,7 +54,8 @@ from mqconsole.ops.transfer import (
     run_engine,
 )
 
-__all__ = ["REPORT_COA_COD", "OriginError", "backout_origins", "resubmit", "unwrap_xmit"]
+__all__ = ["REPORT_COA_COD", "OriginError", "backout_origins", "origin_of", "resubmit",
+           "unwrap_xmit"]
 
 MQRC_UNKNOWN_OBJECT_NAME = 2085
 MQRC_HEADER_ERROR = 2142
@@ -121,19 +122,15 @@ def _needs_origin(qm: QueueManager, queue: str, selection: Selection) -> bool:
     return False
 
 
-def resubmit(qm: QueueManager, queue: str, selection: Selection, *, to: str | None = None,
-             batch: int = 100, dry_run: bool = False, control: Control | None = None,
-             done_destinations: dict[str, str] | None = None) -> OperationResult:
-    """Send the selected messages of ``queue`` back to where they were going (see the module
-    docstring). ``done_destinations``, when given, is filled with MsgId (hex) → destination
-    label for every message done (for the journal).
+def origin_of(qm: QueueManager, queue: str, selection: Selection, to: str | None = None
+              ) -> str | None:
+    """Where the selected messages without a dead-letter header go: ``to``, or the one
+    queue whose BOQNAME names ``queue`` (None when every selected message has a header).
 
-    Raises before changing anything: MQError 2085 when ``queue`` or ``to`` does not exist,
-    :class:`OriginError` when messages without a dead-letter header have no single origin
-    and ``to`` is not given, :class:`~mqconsole.ops.transfer.TransferError` when ``to`` is
-    ``queue`` itself.
+    Raises before anything changes: MQError 2085 when ``queue`` or ``to`` does not exist,
+    :class:`OriginError` when messages without a header have no single origin and ``to``
+    is not given, :class:`~mqconsole.ops.transfer.TransferError` when ``to`` is ``queue``.
     """
-    local = qm.inquire_qmgr().name
     qm.inquire_queue(queue)
     if to is not None:
         to = to.strip()
@@ -151,6 +148,23 @@ def resubmit(qm: QueueManager, queue: str, selection: Selection, *, to: str | No
         raise OriginError(
             f"some selected messages on {queue} have no dead-letter header and no queue "
             f"names {queue} as its BOQNAME: say where they go with --to QUEUE", [])
+    return fallback
+
+
+def resubmit(qm: QueueManager, queue: str, selection: Selection, *, to: str | None = None,
+             batch: int = 100, dry_run: bool = False, control: Control | None = None,
+             done_destinations: dict[str, str] | None = None,
+             check: PutCheck | None = None) -> OperationResult:
+    """Send the selected messages of ``queue`` back to where they were going (see the module
+    docstring). ``done_destinations``, when given, is filled with MsgId (hex) → destination
+    label for every message done (for the journal). ``check``: the plugins' put checks,
+    given each message as it is put (its dead-letter header removed).
+
+    Raises before changing anything, as :func:`origin_of` says.
+    """
+    local = qm.inquire_qmgr().name
+    to = to.strip() if to is not None else None
+    fallback = origin_of(qm, queue, selection, to)
 
     def planner(m: Message) -> Route:
         notes: list[str] = []
@@ -195,7 +209,8 @@ def resubmit(qm: QueueManager, queue: str, selection: Selection, *, to: str | No
     result = run_engine(qm, queue, selection, planner, operation="resubmit", destination=None,
                         batch=batch, context=Context.SET_ALL, dry_run=dry_run,
                         control=control, note_texts=_NOTES,
-                        done_destinations=done_destinations, predict=local_prediction(qm))
+                        done_destinations=done_destinations, predict=local_prediction(qm),
+                        check=check)
     if to is not None and not any(e.get("destination") == to for e in result.plan) \
             and to not in result.moved_to and not any(f.destination == to
                                                       for f in result.failed):

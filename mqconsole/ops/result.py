@@ -9,9 +9,12 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mqconsole.mq.names import reason_name
+
+if TYPE_CHECKING:
+    from mqconsole.mq.message import Message
 
 
 @dataclass(slots=True)
@@ -34,6 +37,26 @@ class Failure:
                 "reason_name": self.reason_name}
 
 
+REFUSED_BY_PLUGIN = "REFUSED_BY_PLUGIN"  # the reason name of a put a plugin's check refused
+
+PutCheck = Callable[["Message", str], "str | None"]
+"""``check(message, destination) -> refusal sentence | None``: the plugins' put checks for
+one operation (``PluginHost.check_put`` with the operation's kind). Engines take ``None``
+when no plugin checks puts, and then do not look at all (the fast path stays as it is)."""
+
+
+def refused_by_plugin(msgid: str, position: int, sentence: str,
+                      destination: str | None) -> Failure:
+    """The failure of a message a plugin's check refused (it stays where it was)."""
+    return Failure(msgid=msgid, position=position, reason=0, reason_name=REFUSED_BY_PLUGIN,
+                   detail=sentence, destination=destination)
+
+
+def would_fail_by_plugin(sentence: str) -> dict[str, Any]:
+    """A dry-run plan step's ``would_fail`` for a put a plugin's check would refuse."""
+    return {"reason": 0, "reason_name": REFUSED_BY_PLUGIN, "detail": sentence}
+
+
 @dataclass(slots=True)
 class OperationResult:
     operation: str
@@ -52,16 +75,18 @@ class OperationResult:
     outcome_unknown: bool = False  # a commit MQ could not confirm (2549)
     cancelled: bool = False
     stopped_early: str | None = None  # why the operation stopped before every message
+    unlisted_failures: int = 0  # failed without a message to name (a plugin action's count)
 
     @property
     def complete(self) -> bool:
         """Every selected message was handled: nothing failed, skipped or left unexamined."""
-        return (not self.failed and not self.skipped and not self.outcome_unknown
+        return (not self.failed and not self.unlisted_failures and not self.skipped
+                and not self.outcome_unknown
                 and not self.cancelled and self.stopped_early is None)
 
     @property
     def all_done(self) -> bool:
-        return not self.failed and not self.outcome_unknown
+        return not self.failed and not self.unlisted_failures and not self.outcome_unknown
 
     def record_done(self, msgid: str, destination: str | None) -> None:
         self.done += 1

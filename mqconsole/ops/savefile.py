@@ -32,7 +32,14 @@ from mqconsole.mq.errors import MQError
 from mqconsole.mq.md import LAYOUT
 from mqconsole.mq.message import Message
 from mqconsole.ops.dmpfile import DmpReader, DmpWriter
-from mqconsole.ops.result import Control, Failure, OperationResult
+from mqconsole.ops.result import (
+    Control,
+    Failure,
+    OperationResult,
+    PutCheck,
+    refused_by_plugin,
+    would_fail_by_plugin,
+)
 from mqconsole.ops.selection import Selection
 from mqconsole.ops.views import MessageView
 
@@ -270,8 +277,8 @@ def check_file(path: str | os.PathLike) -> FileCheck:
 
 def load_to_queue(qm: QueueManager, path: str | os.PathLike, queue: str, *,
                   new_context: bool = False, dry_run: bool = False,
-                  batch: int = DEFAULT_BATCH, control: Control | None = None
-                  ) -> OperationResult:
+                  batch: int = DEFAULT_BATCH, control: Control | None = None,
+                  check: PutCheck | None = None) -> OperationResult:
     """Put every message of a dmpmqmsg/qload file (or amqsbcg output) on ``queue``.
 
     The file is checked completely first (DmpFileError names the line; nothing is put).
@@ -291,8 +298,13 @@ def load_to_queue(qm: QueueManager, path: str | os.PathLike, queue: str, *,
     result.warnings.extend(checked.warnings)
     if dry_run:
         with DmpReader(path) as reader:
-            result.plan = [{"position": i, "msgid": m.msg_id_hex, "action": f"put to {queue}"}
-                           for i, m in enumerate(reader, 1)]
+            for i, m in enumerate(reader, 1):
+                step = {"position": i, "msgid": m.msg_id_hex, "action": f"put to {queue}",
+                        "destination": queue}
+                refusal = check(m, queue) if check is not None else None
+                if refusal is not None:
+                    step["would_fail"] = would_fail_by_plugin(refusal)
+                result.plan.append(step)
         return result
     context = Context.NEW if new_context else Context.SET_ALL
     pending: list[tuple[int, Message]] = []  # put in the open unit of work
@@ -338,6 +350,12 @@ def load_to_queue(qm: QueueManager, path: str | os.PathLike, queue: str, *,
                 if control.cancelled:
                     result.cancelled = True
                     break
+                if check is not None:
+                    refusal = check(message, queue)
+                    if refusal is not None:  # not put; not the queue's refusal either
+                        result.failed.append(refused_by_plugin(message.msg_id_hex, position,
+                                                               refusal, queue))
+                        continue
                 try:
                     qm.put(queue, message, context=context, syncpoint=True)
                 except MQError as exc:

@@ -63,7 +63,14 @@ from mqconsole.mq.message import (
     Message,
 )
 from mqconsole.mq.names import reason_name
-from mqconsole.ops.result import Control, Failure, OperationResult
+from mqconsole.ops.result import (
+    Control,
+    Failure,
+    OperationResult,
+    PutCheck,
+    refused_by_plugin,
+    would_fail_by_plugin,
+)
 from mqconsole.ops.selection import Selection
 from mqconsole.ops.views import MessageView
 
@@ -269,7 +276,8 @@ class _Engine:
                  context: Context, dry_run: bool, control: Control | None,
                  dest_qm: QueueManager | None, note_texts: dict[str, str],
                  done_destinations: dict[str, str] | None,
-                 predict: Callable[[Route], int | None] | None = None) -> None:
+                 predict: Callable[[Route], int | None] | None = None,
+                 check: PutCheck | None = None) -> None:
         if batch < 1:
             raise ValueError("batch must be at least 1")
         self.qm = qm
@@ -286,6 +294,7 @@ class _Engine:
         self.note_texts = note_texts
         self.done_destinations = done_destinations
         self.predict = predict
+        self.check = check
         self.result = OperationResult(operation=operation, source=source,
                                       destination=destination, dry_run=dry_run)
         self.now = datetime.now(UTC)
@@ -499,17 +508,31 @@ class _Engine:
                 self._group_failed(gid, stopped.reason,
                                    f"{route.label} is no longer tried", count_as_failed=False)
             return
+        if self.check is not None:  # plugins' put checks, on the message as it would go
+            refusal = self.check(route.message, route.queue)
+            if refusal is not None:
+                if self.dry_run:
+                    self._plan(m, position, route, refusal)
+                    return
+                self.result.failed.append(refused_by_plugin(m.msg_id_hex, position, refusal,
+                                                            route.label))
+                if gid is not None:
+                    self._group_failed(gid, 0, refusal)
+                return
         if self.dry_run:
             self._plan(m, position, route)
             return
         item = _Item(m, position, self.passed - 1, route, gid)
         self._process(item, self.cursor)  # type: ignore[arg-type]
 
-    def _plan(self, m: Message, position: int, route: Route) -> None:
+    def _plan(self, m: Message, position: int, route: Route, refusal: str | None = None
+              ) -> None:
         entry: dict[str, Any] = {"msgid": m.msg_id_hex, "position": position,
                                  "destination": route.label, "changes": list(route.changes)}
         reason = self.predict(route) if self.predict is not None else None
-        if reason:
+        if refusal is not None:
+            entry["would_fail"] = would_fail_by_plugin(refusal)
+        elif reason:
             entry["would_fail"] = {"reason": reason, "reason_name": reason_name(reason)}
         self.result.plan.append(entry)
 
@@ -820,14 +843,16 @@ def run_engine(qm: QueueManager, source: str, selection: Selection, planner: Pla
                control: Control | None = None, dest_qm: QueueManager | None = None,
                note_texts: dict[str, str] | None = None,
                done_destinations: dict[str, str] | None = None,
-               predict: Callable[[Route], int | None] | None = None) -> OperationResult:
+               predict: Callable[[Route], int | None] | None = None,
+               check: PutCheck | None = None) -> OperationResult:
     """Walk ``source`` and send every selected message where ``planner`` says (see the
-    module docstring for the rules). Shared by :func:`transfer` and resubmit."""
+    module docstring for the rules). Shared by :func:`transfer` and resubmit. ``check``:
+    the plugins' put checks (None when there are none: then nothing is checked)."""
     engine = _Engine(qm, source, selection, planner, operation=operation,
                      destination=destination, copy=copy, batch=batch, context=context,
                      dry_run=dry_run, control=control, dest_qm=dest_qm,
                      note_texts=note_texts or {}, done_destinations=done_destinations,
-                     predict=predict)
+                     predict=predict, check=check)
     return engine.run()
 
 
@@ -903,7 +928,8 @@ def _local_queue(qm: QueueManager, name: str) -> str:
 def transfer(qm: QueueManager, source: str, dest: str, selection: Selection, *,
              copy: bool = False, batch: int = 100, new_context: bool = False,
              strip_dlh: bool = False, dry_run: bool = False, control: Control | None = None,
-             dest_qm: QueueManager | None = None) -> OperationResult:
+             dest_qm: QueueManager | None = None, check: PutCheck | None = None
+             ) -> OperationResult:
     """Move (or ``copy``) the selected messages of ``source`` to ``dest``.
 
     ``dest_qm``: the destination is on another queue manager (another connection); the
@@ -911,7 +937,8 @@ def transfer(qm: QueueManager, source: str, dest: str, selection: Selection, *,
     leaves a duplicate, never a loss. ``new_context``: the messages get the mover's context
     instead of keeping theirs (set-all). ``strip_dlh``: remove a dead-letter header and
     restore Format, Encoding and CCSID from it (messages without one go unchanged; a
-    warning counts them).
+    warning counts them). ``check``: the plugins' put checks (a refusal fails that message,
+    which stays; see :data:`~mqconsole.ops.result.PutCheck`).
 
     Raises :class:`TransferError` for an operation that cannot start (source and
     destination the same queue) and ``MQError`` when the source cannot be browsed at all;
@@ -944,6 +971,6 @@ def transfer(qm: QueueManager, source: str, dest: str, selection: Selection, *,
                       destination=label, copy=copy, batch=batch,
                       context=Context.NEW if new_context else Context.SET_ALL,
                       dry_run=dry_run, control=control, dest_qm=None if same_qm else dest_qm,
-                      note_texts=notes,
+                      note_texts=notes, check=check,
                       predict=local_prediction(qm if same_qm else dest_qm))  # type: ignore[arg-type]
 

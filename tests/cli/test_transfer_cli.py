@@ -193,8 +193,15 @@ def test_move_to_another_queue_manager(tmp_path, cli):
 
 
 def test_exit_codes_and_summary_of_results():
-    from mqconsole.cli.commands.transfer_cmd import exit_code_of, summary_lines
+    from mqconsole.cli.summary import summary_lines as lines_of
+    from mqconsole.ops.exit_codes import exit_code_of
+    from mqconsole.ops.operation import Description, Summary
     from mqconsole.ops.result import Failure, OperationResult
+
+    def summary_lines(result, verb):
+        assert verb == "moved"
+        summary = Summary(Description("move", "moving"), result, exit_code_of(result))
+        return lines_of(summary)
 
     ok = OperationResult("move", "A", "B", moved_to={"B": 3}, selected=3, done=3)
     assert exit_code_of(ok) == 0

@@ -1,0 +1,142 @@
+"""Driving an operation from the command line, once for every command: refuse on a
+read-only profile, report bad input, confirm (or require --yes), run in the foreground with
+a progress line and Ctrl-C as cancel, render the summary, exit with its code.
+
+A command module only builds the :class:`~mqconsole.ops.operation.Operation` from its
+arguments and calls :func:`drive`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import gc
+import signal
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
+
+import click
+
+from mqconsole.cli.errors import CliError
+from mqconsole.cli.output import say
+from mqconsole.ops.exit_codes import ExitCode
+
+if TYPE_CHECKING:
+    from mqconsole.backends.base import QueueManager
+    from mqconsole.cli.session import Session
+    from mqconsole.ops.operation import Operation, Summary
+    from mqconsole.ops.result import ProgressFn
+
+
+def confirm_change(session: Session, what: str, *, yes: bool, dry_run: bool) -> None:
+    """Refuse on a read-only profile; without a terminal require --yes; else ask."""
+    session.refuse_if_read_only(what)
+    if dry_run or yes:
+        return
+    if not sys.stdin.isatty():
+        raise CliError(f"{what}: without a terminal a change needs --yes (or --dry-run)",
+                       ExitCode.REFUSED)
+    if not click.confirm(f"{what}?", err=True, default=False):
+        raise CliError(f"{what}: not confirmed, nothing changed", ExitCode.REFUSED)
+
+
+def progress_line(enabled: bool = True) -> ProgressFn | None:
+    """A progress line on stderr when it is a terminal (None otherwise)."""
+    if not enabled or not sys.stderr.isatty():
+        return None
+    last = [0.0]
+
+    def draw(done: int, total: int | None) -> None:
+        now = time.monotonic()
+        if now - last[0] < 0.1 and (total is None or done < total):
+            return
+        last[0] = now
+        if total:
+            width = 30
+            filled = int(width * min(done, total) / total)
+            sys.stderr.write(f"\r[{'#' * filled}{'-' * (width - filled)}] {done}/{total}")
+        else:
+            sys.stderr.write(f"\r{done} messages")
+        if total is not None and done >= total:
+            sys.stderr.write("\n")
+        sys.stderr.flush()
+
+    return draw
+
+
+@contextlib.contextmanager
+def ctrl_c_cancels(cancel: threading.Event) -> Iterator[None]:
+    """The CLI's one Ctrl-C path: the first Ctrl-C sets ``cancel`` (the operation stops at
+    the next commit; what is committed stays); a second one interrupts at once (the open
+    unit of work is backed out)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def handler(signum, frame):
+        if cancel.is_set():
+            raise KeyboardInterrupt
+        cancel.set()
+        say("\nstopping at the next commit (Ctrl-C again to stop at once)")
+
+    previous = signal.signal(signal.SIGINT, handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+@contextlib.contextmanager
+def fewer_collections() -> Iterator[None]:
+    """An operation allocates a few short-lived objects per message and keeps little; the
+    cyclic collector running every 700 allocations, its older generations walking
+    everything imported at start-up, is time lost. Freeze what exists (gc.freeze) and
+    collect the young generation less often, for the operation only (a one-shot process)."""
+    threshold = gc.get_threshold()
+    gc.freeze()
+    gc.set_threshold(max(threshold[0], 20_000), *threshold[1:])
+    try:
+        yield
+    finally:
+        gc.set_threshold(*threshold)
+        gc.unfreeze()
+
+
+def run_here(op: Operation, qm: QueueManager, *, dry_run: bool, progress: bool = True
+             ) -> Summary:
+    """Run ``op`` in the foreground: a progress line, Ctrl-C as cancel."""
+    cancel = threading.Event()
+    with ctrl_c_cancels(cancel), fewer_collections():
+        return op.run(qm, progress=progress_line(progress), cancel=cancel, dry_run=dry_run)
+
+
+def drive(session: Session, op: Operation, *, yes: bool, dry_run: bool, as_json: bool,
+          qm: QueueManager | None = None) -> Summary:
+    """Refuse (read-only), validate, confirm, run, render, exit: a command's whole life."""
+    from mqconsole.cli.summary import render
+
+    what = op.describe().what
+    session.refuse_if_read_only(what)
+    qm = qm or session.connect()
+    op.validate(qm)
+    confirm_change(session, what, yes=yes, dry_run=dry_run)
+    summary = run_here(op, qm, dry_run=dry_run, progress=not as_json)
+    render(summary, as_json=as_json)
+    if summary.exit_code != ExitCode.OK:
+        # SystemExit, not ctx.exit: main() runs click with standalone_mode=False
+        raise SystemExit(int(summary.exit_code))
+    return summary
+
+
+def operation(session: Session, kind, *, details: dict | None = None) -> Operation:
+    """The operation of ``kind`` for this session: its journal, profile and plugins."""
+    from mqconsole.ops.operation import Operation
+
+    return Operation(kind, journal=session.journal(), profile=session.profile.name,
+                     plugins=session.plugins, details=details)
+
+
+__all__ = ["confirm_change", "ctrl_c_cancels", "drive", "fewer_collections", "operation",
+           "progress_line", "run_here"]

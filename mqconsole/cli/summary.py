@@ -1,0 +1,133 @@
+"""The CLI's one rendering of an operation's summary: the plan of a dry run on stdout, what
+went where and what failed why on stderr (or the summary's JSON on stdout with --json).
+Every value that may come from message bytes or a plugin is made safe first."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import TYPE_CHECKING
+
+import click
+
+from mqconsole.cli.output import emit_json, safe, say
+from mqconsole.ops.result import REFUSED_BY_PLUGIN
+
+if TYPE_CHECKING:
+    from mqconsole.ops.operation import Summary
+    from mqconsole.ops.result import Failure
+
+
+def _failure_groups(failures: list[Failure]) -> list[tuple[tuple, list[Failure]]]:
+    """Failures by reason and destination, most first (a plugin's sentence is its reason)."""
+    groups: dict[tuple, list[Failure]] = defaultdict(list)
+    for f in failures:
+        detail = f.detail if f.reason_name == REFUSED_BY_PLUGIN else ""
+        groups[(f.reason_name, f.reason, f.destination, detail)].append(f)
+    return sorted(groups.items(), key=lambda kv: -len(kv[1]))
+
+
+def _plan_lines(summary: Summary) -> list[str]:
+    r = summary.result
+    lines = [f"dry run: {len(r.plan)} of {r.selected} selected message(s) would be "
+             f"{summary.verb}; nothing was changed"]
+    would: dict[tuple, int] = defaultdict(int)
+    for step in r.plan:
+        w = step.get("would_fail")
+        if w:
+            would[(w["reason_name"], w["reason"], step.get("destination"),
+                   w.get("detail", ""))] += 1
+    for (name, code, dest, detail), n in sorted(would.items(), key=lambda kv: -kv[1]):
+        on = f" on {dest}" if dest else ""
+        lines.append(f"  {n} would be refused{on}: {detail}" if name == REFUSED_BY_PLUGIN
+                     else f"  {n} would likely fail{on}: {name} ({code})")
+    return lines
+
+
+def summary_lines(summary: Summary) -> list[str]:
+    """What went where and what failed why, for a human (failures grouped by reason)."""
+    r = summary.result
+    verb = summary.verb
+    src = r.source or "?"
+    if summary.kind == "queue-set":
+        changes = summary.extra.get("changes", {})
+        lines = [f"{src}: {k} {v['before']!r} -> {v['after']!r}" for k, v in changes.items()]
+        return ([f"dry run: {summary.description.what}; nothing was changed", *lines]
+                if r.dry_run else lines)
+    if r.selected == 0:
+        return [f"no message on {src} matched the selection: nothing was {verb}"]
+    if summary.kind == "edit":
+        return _edit_lines(summary) + _outcome_lines(summary)
+    return _outcome_lines(summary)
+
+
+def _edit_lines(summary: Summary) -> list[str]:
+    """Each MQMD field before and after, and the body's length."""
+    lines = [f"  {k}: {v['before']!r} -> {v['after']!r}"
+             for k, v in summary.details.get("changes", {}).items()]
+    length = summary.extra.get("body_length")
+    if length and summary.details.get("payload_changed"):
+        lines.append(f"  body: {length['before']} -> {length['after']} bytes")
+    return lines
+
+
+def _outcome_lines(summary: Summary) -> list[str]:
+    r = summary.result
+    verb = summary.verb
+    src = r.source or "?"
+    if r.dry_run:
+        return _plan_lines(summary) + [f"warning: {w}" for w in r.warnings]
+    lines = [f"{verb} {r.done} of {r.selected} selected message(s) from {src}"]
+    width = max((len(q) for q in r.moved_to), default=0)
+    for queue, n in sorted(r.moved_to.items(), key=lambda kv: (-kv[1], kv[0])):
+        lines.append(f"  -> {queue.ljust(width)}  {n}")
+    if r.backup:
+        lines.append(f"backup: {r.backup}")
+    if summary.extra.get("sentence"):
+        lines.append(str(summary.extra["sentence"]))
+    for path in summary.extra.get("files", []):
+        lines.append(f"  wrote {path}")
+    if r.failed or r.unlisted_failures:
+        stayed = "outcome unknown" if r.outcome_unknown else "they stayed where they were"
+        lines.append(f"failed: {len(r.failed) + r.unlisted_failures} ({stayed})")
+        for (name, code, dest, detail), fs in _failure_groups(r.failed):
+            where = f" on {dest}" if dest else ""
+            why = f": {detail}" if detail else f" ({code})"
+            first = fs[0]
+            lines.append(f"  {len(fs)} x {name}{why}{where}, e.g. {first.msgid} at position "
+                         f"{first.position}" + (f" ({first.detail})" if len(fs) == 1
+                                                and first.detail and not detail else ""))
+    if r.skipped:
+        lines.append(f"skipped: {r.skipped} (they stayed on {src}; see the warnings)")
+    for w in r.warnings:
+        lines.append(f"warning: {w}")
+    if r.cancelled:
+        lines.append("cancelled: what was committed stays committed")
+    return lines
+
+
+def render(summary: Summary, *, as_json: bool) -> None:
+    """Print the summary: JSON on stdout, or the plan on stdout and the rest on stderr."""
+    if as_json:
+        emit_json(summary.to_json())
+    elif summary.result.dry_run:
+        for step in summary.result.plan:
+            if "msgid" not in step:
+                continue
+            w = step.get("would_fail")
+            note = ""
+            if w:
+                note = (f"  (would be refused: {w.get('detail')})"
+                        if w["reason_name"] == REFUSED_BY_PLUGIN
+                        else f"  (would likely fail: {w['reason_name']})")
+            changes = "; ".join(step.get("changes") or [])
+            where = step.get("destination") or step.get("action") or ""
+            click.echo(safe(f"{step['position']:>7}  {step['msgid']}  -> {where}"
+                            f"{'  ' + changes if changes else ''}{note}"))
+    if not as_json:
+        for line in summary_lines(summary):
+            say(safe(line))
+    if summary.journal_problem:
+        say(safe(f"mqconsole: the journal could not be written: {summary.journal_problem}"))
+
+
+__all__ = ["render", "summary_lines"]

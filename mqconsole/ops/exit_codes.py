@@ -1,0 +1,77 @@
+"""One table of exit codes, and the one function that gives an operation's.
+
+Scripts depend on these numbers; the CLI exits with them (``mqconsole.cli.exit_codes``
+re-exports the table), the console shows the same verdict, and plugins see it in the
+operation's summary. It lives in ``ops/`` because the operation computes it.
+"""
+
+from __future__ import annotations
+
+from enum import IntEnum
+from typing import TYPE_CHECKING
+
+from mqconsole.mq.errors import CommitOutcomeUnknown, MQError
+
+if TYPE_CHECKING:
+    from mqconsole.ops.result import OperationResult
+
+
+class ExitCode(IntEnum):
+    OK = 0  # done (also when a selection matched nothing: said on stderr)
+    PARTIAL = 1  # some messages failed and stayed where they were
+    USAGE = 2  # usage or bad input: unknown queue, bad expression, bad file
+    UNAVAILABLE = 3  # cannot connect, backend unavailable
+    REFUSED = 4  # refused: read-only profile, not authorized, missing --yes
+    UNKNOWN_OUTCOME = 5  # a commit MQ cannot confirm (2009, 2018, 2548, 2549): check queues
+    INTERNAL = 70  # a bug in mqconsole (EX_SOFTWARE): the message says how to see details
+
+
+def exit_code_of(result: OperationResult) -> ExitCode:
+    """5 when a commit's outcome is unknown; a dry run 0; 1 when a selected message was not
+    handled (failed, skipped, or left by a cancel or an early stop); else 0."""
+    if result.outcome_unknown:
+        return ExitCode.UNKNOWN_OUTCOME
+    if result.dry_run:
+        return ExitCode.OK
+    if (result.failed or result.unlisted_failures or result.skipped or result.cancelled
+            or result.stopped_early is not None):
+        return ExitCode.PARTIAL
+    return ExitCode.OK
+
+
+# MQ reasons that mean "you asked for something that is not there or not valid" → 2.
+_USAGE_REASONS = frozenset({2085, 2082, 2087, 2067, 2046, 2152, 2184, 2196, 2197, 2198, 2199,
+                            2043, 2044, 2045, 2019, 2001, 2092, 2091, 2055})
+# MQ reasons that mean "cannot reach the queue manager" → 3.
+_UNAVAILABLE_REASONS = frozenset({2009, 2058, 2059, 2538, 2539, 2393, 2397, 2161, 2162, 2195,
+                                  2063, 2540, 2102, 2071, 2012, 2018, 2537, 2548})
+
+
+def exit_code_for_mq(err: MQError) -> ExitCode:
+    """The exit code of an MQ error that ended an operation (or a command) early."""
+    if isinstance(err, CommitOutcomeUnknown) or err.reason == 2549:
+        return ExitCode.UNKNOWN_OUTCOME  # a commit answered 2009 is not "unavailable" (3)
+    if err.reason == 2035:
+        return ExitCode.REFUSED
+    if err.reason in _USAGE_REASONS:
+        return ExitCode.USAGE
+    if err.reason in _UNAVAILABLE_REASONS:
+        return ExitCode.UNAVAILABLE
+    return ExitCode.PARTIAL
+
+
+def exit_code_for_error(exc: BaseException) -> ExitCode:
+    """The exit code of an error that stopped an operation before its result: an MQ error by
+    its reason, bad input (a ValueError: a bad file, an impossible request) 2, a file that
+    cannot be used 2, an interrupt 130 is the shell's (INTERNAL here), anything else a bug."""
+    code = getattr(exc, "code", None)
+    if isinstance(code, ExitCode):  # an error that says its own (OperationError)
+        return code
+    if isinstance(exc, MQError):
+        return exit_code_for_mq(exc)
+    if isinstance(exc, ValueError | OSError):
+        return ExitCode.USAGE
+    return ExitCode.INTERNAL
+
+
+__all__ = ["ExitCode", "exit_code_for_error", "exit_code_for_mq", "exit_code_of"]

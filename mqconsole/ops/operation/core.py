@@ -1,0 +1,262 @@
+"""The operation's lifecycle, written once: describe, validate, plan, run, journal, summary.
+
+A *kind* (:mod:`.kinds`: ``Move``, ``Delete``, ``Edit``, …) knows what its operation does:
+what it is (:meth:`Kind.describe`), what bad input looks like (:meth:`Kind.validate`) and
+how to do it on a connection (:meth:`Kind.execute`, one call into the ``ops`` engine that
+never loses a message). :class:`Operation` wraps a kind with everything that is the same
+for every kind — the plugins' put checks, progress and cancel, the journal entry (always
+exactly one, whatever the outcome), ``operation_done`` and the :class:`Summary` with its
+exit code — so no face writes any of it again.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol
+
+from mqconsole.ops.exit_codes import ExitCode, exit_code_for_error, exit_code_of
+from mqconsole.ops.result import Control, Failure, OperationResult, ProgressFn, PutCheck
+from mqconsole.plugins import NO_PLUGINS, PluginHost
+
+if TYPE_CHECKING:
+    from mqconsole.backends.base import QueueManager
+    from mqconsole.ops.journal import Journal, JournalEntry
+
+# What a summary says a kind did to its messages (past participle).
+VERBS: dict[str, str] = {
+    "move": "moved", "copy": "copied", "resubmit": "resubmitted", "delete": "deleted",
+    "save": "saved", "edit": "replaced", "load": "loaded", "queue-set": "changed",
+    "action": "handled",
+}
+
+
+class OperationError(ValueError):
+    """An operation that cannot start as asked (one sentence for the operator); nothing was
+    changed. ``code`` is the exit code a script sees."""
+
+    def __init__(self, message: str, code: ExitCode = ExitCode.USAGE) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+@dataclass(frozen=True)
+class Description:
+    """What an operation is, before it runs: for a confirmation (``what``), the journal
+    (``options`` become the entry's details) and plugins."""
+
+    kind: str  # move, copy, resubmit, delete, save, edit, load, queue-set, action
+    what: str  # "moving 3 marked messages from APP.DLQ to APP.IN" (no final stop)
+    source: str | None = None
+    destination: str | None = None
+    selection: str | None = None  # Selection.describe()
+    options: Mapping[str, Any] = field(default_factory=dict)
+
+    @property
+    def verb(self) -> str:
+        return VERBS.get(self.kind, self.kind)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"kind": self.kind, "what": self.what, "source": self.source,
+                "destination": self.destination, "selection": self.selection,
+                "options": dict(self.options)}
+
+
+@dataclass
+class Summary:
+    """How an operation ended: its result (counts, failures with their reasons, the plan of a
+    dry run), the exit code, and what the faces show besides.
+
+    ``error`` is set when the operation stopped before it had a result (it raised: the
+    faces report that error as they report any other); ``journal_problem`` when the journal
+    entry could not be written (the change happened: say so)."""
+
+    description: Description
+    result: OperationResult
+    exit_code: ExitCode
+    details: dict[str, Any] = field(default_factory=dict)  # what the journal entry says
+    extra: dict[str, Any] = field(default_factory=dict)  # kind-specific facts for faces
+    error: str | None = None
+    journal_problem: str | None = None
+
+    @property
+    def kind(self) -> str:
+        return self.description.kind
+
+    @property
+    def verb(self) -> str:
+        return self.description.verb
+
+    @property
+    def dry_run(self) -> bool:
+        return self.result.dry_run
+
+    @property
+    def failures(self) -> list[Failure]:
+        return self.result.failed
+
+    @property
+    def counts(self) -> dict[str, int]:
+        r = self.result
+        return {"selected": r.selected, "done": r.done,
+                "failed": len(r.failed) + r.unlisted_failures, "skipped": r.skipped}
+
+    def to_json(self) -> dict[str, Any]:
+        """The result's JSON (``--json``), with the plan of a dry run, the kind's facts, the
+        counts and the exit code."""
+        doc: dict[str, Any] = self.result.to_json()
+        if self.result.dry_run:
+            doc["plan"] = self.result.plan
+        doc.update(self.extra)
+        doc["counts"] = self.counts
+        doc["exit_code"] = int(self.exit_code)
+        if self.error is not None:
+            doc["error"] = self.error
+        if self.journal_problem is not None:
+            doc["journal_problem"] = self.journal_problem
+        return doc
+
+
+@dataclass
+class Step:
+    """What a kind's ``execute`` gets: the connection and how this run goes."""
+
+    qm: QueueManager
+    dry_run: bool
+    control: Control
+    check: PutCheck | None  # the plugins' put checks; None when none is loaded (fast path)
+    plugins: PluginHost
+    profile: str | None
+    details: dict[str, Any] = field(default_factory=dict)  # journal details found running
+    extra: dict[str, Any] = field(default_factory=dict)  # facts for the faces
+    done_destinations: dict[str, str] | None = None  # MsgId -> destination, several ones
+
+
+class Kind(Protocol):
+    """One kind of operation (see :mod:`.kinds`)."""
+
+    journaled: ClassVar[bool]
+
+    def describe(self) -> Description: ...
+
+    def validate(self, qm: QueueManager) -> None: ...
+
+    def execute(self, step: Step) -> OperationResult: ...
+
+
+def _qmgr_name(qm: QueueManager) -> str | None:
+    try:
+        return qm.name
+    except Exception:  # a broken connection: the entry is still written
+        return None
+
+
+def _sentence(exc: BaseException) -> str:
+    if isinstance(exc, KeyboardInterrupt):
+        return "interrupted at once: the open unit of work was backed out"
+    return str(exc) or type(exc).__name__
+
+
+class Operation:
+    """One change, the same object for the CLI and the console (see the package doc)."""
+
+    def __init__(self, kind: Kind, *, journal: Journal | None, profile: str | None = None,
+                 plugins: PluginHost = NO_PLUGINS,
+                 details: Mapping[str, Any] | None = None) -> None:
+        self.spec = kind
+        self.journal = journal
+        self.profile = profile
+        self.plugins = plugins
+        self.face_details = dict(details or {})  # e.g. {"tui": True}
+
+    @property
+    def kind(self) -> str:
+        return self.describe().kind
+
+    # -- before ------------------------------------------------------------------------------
+    def describe(self) -> Description:
+        return self.spec.describe()
+
+    def validate(self, qm: QueueManager) -> None:
+        """Refuse bad input before anything is asked or changed: an :class:`OperationError`
+        (or the ``MQError``/ops error the kind raises) naming what and where."""
+        self.spec.validate(qm)
+
+    # -- running -----------------------------------------------------------------------------
+    def plan(self, qm: QueueManager, *, progress: ProgressFn | None = None,
+             cancel: threading.Event | None = None) -> Summary:
+        """A dry run: per message what would happen and why (plugins' checks included);
+        nothing changes. Journaled as a dry run."""
+        return self.run(qm, progress=progress, cancel=cancel, dry_run=True)
+
+    def run(self, qm: QueueManager, *, progress: ProgressFn | None = None,
+            cancel: threading.Event | None = None, dry_run: bool = False) -> Summary:
+        """Run on ``qm`` (a connection of the caller's: the console gives each worker its
+        own). ``progress(done, total)`` is called as it goes; setting ``cancel`` stops it at
+        the next unit-of-work boundary. Journals and tells the plugins however it ends; an
+        error that stops it early is re-raised after that (nothing it did is lost: the
+        engines back out what is not committed)."""
+        description = self.describe()
+        control = Control(progress=progress, cancel=cancel or threading.Event())
+        step = Step(qm=qm, dry_run=dry_run, control=control, check=self._check(description),
+                    plugins=self.plugins, profile=self.profile)
+        try:
+            result = self.spec.execute(step)
+        except BaseException as exc:
+            empty = OperationResult(operation=description.kind, source=description.source,
+                                    destination=description.destination, dry_run=dry_run)
+            summary = Summary(description, empty, exit_code_for_error(exc),
+                              details=self._details(description, step),
+                              extra=step.extra, error=_sentence(exc))
+            summary.details["error"] = summary.error
+            self._finish(summary, qm, step)
+            raise
+        summary = Summary(description, result, exit_code_of(result),
+                          details=self._details(description, step), extra=step.extra)
+        self._finish(summary, qm, step)
+        return summary
+
+    def _check(self, description: Description) -> PutCheck | None:
+        host = self.plugins
+        if not host.has_checks:
+            return None
+        kind = description.kind
+
+        def check(message: Any, destination: str) -> str | None:
+            return host.check_put(kind, message, destination)
+
+        return check
+
+    def _details(self, description: Description, step: Step) -> dict[str, Any]:
+        details = dict(description.options)
+        details.update(step.details)
+        details.update(self.face_details)
+        return details
+
+    # -- after -------------------------------------------------------------------------------
+    def _finish(self, summary: Summary, qm: QueueManager, step: Step) -> None:
+        """The journal entry (the operation writes it, whatever happened), then the
+        plugins' ``operation_done``."""
+        if self.spec.journaled and self.journal is not None:
+            try:
+                self.journal.append(self._entry(summary, qm, step))
+            except Exception as exc:  # the change happened: the summary says the rest
+                summary.journal_problem = str(exc) or type(exc).__name__
+        with contextlib.suppress(Exception):  # a plugin never takes an operation down
+            self.plugins.operation_done(summary)
+
+    def _entry(self, summary: Summary, qm: QueueManager, step: Step) -> JournalEntry:
+        # Issue 17 (the journal under faults) adds a start record before execute and a
+        # record per committed unit here; today the operation writes its one entry at the end.
+        make: Callable[..., JournalEntry] | None = getattr(self.spec, "journal_entry", None)
+        if make is not None:
+            return make(summary, qmgr=_qmgr_name(qm), profile=self.profile)
+        from mqconsole.ops.record import entry_for
+
+        return entry_for(summary.result, qmgr=_qmgr_name(qm), profile=self.profile,
+                         details=summary.details, done_destinations=step.done_destinations)
+
+
+__all__ = ["VERBS", "Description", "Kind", "Operation", "OperationError", "Step", "Summary"]

@@ -1,0 +1,423 @@
+"""The kinds of operation: each says what it is, what bad input is, and calls its engine.
+
+A kind is a small frozen value built from a face's arguments (the CLI's options, the
+console's selection). The engines it calls (``ops.transfer``, ``ops.resubmit``,
+``ops.delete``, ``ops.savefile``, ``ops.edit``, ``ops.queues``) keep every rule that loses
+nothing; a kind adds no rule of its own besides validation, and passes the plugins' put
+checks (``step.check``) to every engine that puts.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from mqconsole.mq.errors import MQError
+from mqconsole.mq.queue import name_problem
+from mqconsole.ops.result import OperationResult
+from mqconsole.ops.selection import Selection
+
+from .core import Description, OperationError, Step, Summary
+
+if TYPE_CHECKING:
+    from mqconsole.backends.base import QueueManager
+    from mqconsole.ops.journal import JournalEntry
+    from mqconsole.plugins import RegisteredAction
+
+MQRC_UNKNOWN_OBJECT_NAME = 2085
+
+
+def check_queue(qm: QueueManager, name: str, role: str) -> None:
+    """Bad input before anything changes: a name that is not an MQ name, or a queue that is
+    not there, as one sentence (exit 2)."""
+    the = f"the {role} queue" if role else "the queue"
+    problem = name_problem(name, "a valid MQ queue name")
+    if problem is not None:
+        raise OperationError(f"{the} {problem}")
+    try:
+        qm.inquire_queue(name)
+    except MQError as e:
+        if e.reason == MQRC_UNKNOWN_OBJECT_NAME:
+            raise OperationError(f"{the} {name} does not exist on {qm.name}") from None
+        raise
+
+
+def _s(n: int | None, word: str) -> str:
+    return f"{n} {word}{'' if n == 1 else 's'}"
+
+
+# -- move and copy -------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Transfer:
+    """Move (or ``copy``) the selected messages of ``source`` to ``destination``
+    (``ops.transfer``). ``dest_qm``: the destination is on another queue manager (not atomic)."""
+
+    journaled: ClassVar[bool] = True
+    source: str
+    destination: str
+    selection: Selection
+    copy: bool = False
+    batch: int = 100
+    new_context: bool = False
+    strip_dlh: bool = False
+    dest_qm: QueueManager | None = None
+
+    def describe(self) -> Description:
+        where = self.destination
+        options: dict[str, Any] = {"selection": self.selection.describe(), "batch": self.batch,
+                                   "new_context": self.new_context,
+                                   "strip_dlh": self.strip_dlh}
+        if self.dest_qm is not None:
+            where = f"{self.destination} on {self.dest_qm.name}"
+            options["destination_qmgr"] = self.dest_qm.name
+        return Description(
+            "copy" if self.copy else "move",
+            f"{'copying' if self.copy else 'moving'} {self.selection.describe()} from "
+            f"{self.source} to {where}",
+            source=self.source, destination=self.destination,
+            selection=self.selection.describe(), options=options)
+
+    def validate(self, qm: QueueManager) -> None:
+        check_queue(qm, self.source, "source")
+        check_queue(self.dest_qm or qm, self.destination, "destination")
+        if self.dest_qm is None and self.source == self.destination:
+            raise OperationError(f"{self.source} is both the source and the destination")
+
+    def execute(self, step: Step) -> OperationResult:
+        from mqconsole.ops.transfer import transfer
+
+        return transfer(step.qm, self.source, self.destination, self.selection,
+                        copy=self.copy, batch=self.batch, new_context=self.new_context,
+                        strip_dlh=self.strip_dlh, dry_run=step.dry_run, control=step.control,
+                        dest_qm=self.dest_qm, check=step.check)
+
+
+def Move(source: str, destination: str, selection: Selection, **kw: Any) -> Transfer:
+    """A move: :class:`Transfer` with ``copy=False``."""
+    return Transfer(source, destination, selection, copy=False, **kw)
+
+
+def Copy(source: str, destination: str, selection: Selection, **kw: Any) -> Transfer:
+    """A copy: :class:`Transfer` with ``copy=True``."""
+    return Transfer(source, destination, selection, copy=True, **kw)
+
+
+# -- resubmit ------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Resubmit:
+    """Send the selected messages of ``queue`` back where they were going (``ops.resubmit``);
+    ``to``: where messages without a dead-letter header go."""
+
+    journaled: ClassVar[bool] = True
+    queue: str
+    selection: Selection
+    to: str | None = None
+    batch: int = 100
+
+    def describe(self) -> Description:
+        return Description("resubmit", f"resubmitting {self.selection.describe()} from "
+                           f"{self.queue}", source=self.queue, destination=None,
+                           selection=self.selection.describe(),
+                           options={"selection": self.selection.describe(),
+                                    "batch": self.batch, "to": self.to})
+
+    def validate(self, qm: QueueManager) -> None:
+        from mqconsole.ops.resubmit import origin_of
+
+        check_queue(qm, self.queue, "source")
+        if self.to is not None:
+            check_queue(qm, self.to, "--to")
+        origin_of(qm, self.queue, self.selection, self.to)  # OriginError: say --to
+
+    def execute(self, step: Step) -> OperationResult:
+        from mqconsole.ops.resubmit import resubmit
+
+        step.done_destinations = {}
+        return resubmit(step.qm, self.queue, self.selection, to=self.to, batch=self.batch,
+                        dry_run=step.dry_run, control=step.control,
+                        done_destinations=step.done_destinations, check=step.check)
+
+
+# -- delete and save -----------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Delete:
+    """Save the selected messages of ``queue`` to a file, then remove exactly those
+    (``ops.delete``). ``backup``: the file (default: a new one in ``backup_dir``);
+    ``remove_after_save``: this is ``save --remove`` (kind ``save``, the file named)."""
+
+    journaled: ClassVar[bool] = True
+    queue: str
+    selection: Selection
+    backup: str | None = None
+    backup_dir: str | os.PathLike | None = None
+    force: bool = False
+    batch: int = 100
+    remove_after_save: bool = False
+
+    def describe(self) -> Description:
+        sel = self.selection.describe()
+        if self.remove_after_save:
+            return Description("save", f"saving {sel} of {self.queue} to {self.backup} and "
+                               "removing them", source=self.queue, selection=sel,
+                               options={"selection": sel, "remove": True,
+                                        "file": self.backup})
+        return Description("delete", f"deleting {sel} from {self.queue}", source=self.queue,
+                           selection=sel, options={"selection": sel})
+
+    def validate(self, qm: QueueManager) -> None:
+        check_queue(qm, self.queue, "source")
+
+    def execute(self, step: Step) -> OperationResult:
+        from mqconsole.ops.delete import delete_messages
+
+        return delete_messages(step.qm, self.queue, self.selection, backup=self.backup,
+                               backup_dir=self.backup_dir, force=self.force,
+                               dry_run=step.dry_run, batch=self.batch, control=step.control,
+                               operation="save" if self.remove_after_save else "delete")
+
+
+@dataclass(frozen=True)
+class Save:
+    """Write the selected messages of ``queue`` to ``path`` (``ops.savefile``); the queue is
+    not changed, so a save is not journaled (``save --remove`` is a :class:`Delete`)."""
+
+    journaled: ClassVar[bool] = False
+    queue: str
+    path: str
+    selection: Selection
+    force: bool = False
+
+    def describe(self) -> Description:
+        sel = self.selection.describe()
+        return Description("save", f"saving {sel} of {self.queue} to {self.path}",
+                           source=self.queue, selection=sel,
+                           options={"selection": sel, "file": self.path})
+
+    def validate(self, qm: QueueManager) -> None:
+        check_queue(qm, self.queue, "source")
+
+    def execute(self, step: Step) -> OperationResult:
+        from mqconsole.ops.savefile import save_queue
+
+        return save_queue(step.qm, self.queue, self.path, self.selection, force=self.force,
+                          dry_run=step.dry_run, control=step.control)
+
+
+# -- load ----------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Load:
+    """Put every message of a dmpmqmsg/qload file (or amqsbcg output) on ``queue``
+    (``ops.savefile.load_to_queue``: the whole file is checked first)."""
+
+    journaled: ClassVar[bool] = True
+    path: str
+    queue: str
+    new_context: bool = False
+    batch: int = 100
+
+    def describe(self) -> Description:
+        path = str(Path(self.path).absolute())
+        return Description("load", f"loading {self.path} onto {self.queue}", source=path,
+                           destination=self.queue,
+                           options={"file": path,
+                                    "context": "new" if self.new_context else "set_all"})
+
+    def validate(self, qm: QueueManager) -> None:
+        if not Path(self.path).is_file():
+            raise OperationError(f"{self.path} is not a file")
+        check_queue(qm, self.queue, "destination")
+
+    def execute(self, step: Step) -> OperationResult:
+        from mqconsole.ops.savefile import load_to_queue
+
+        return load_to_queue(step.qm, self.path, self.queue, new_context=self.new_context,
+                             dry_run=step.dry_run, batch=self.batch, control=step.control,
+                             check=step.check)
+
+
+# -- edit ----------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Edit:
+    """Replace one message of ``queue`` with an edited copy, atomically (``ops.edit``).
+
+    The summary's ``details`` say each MQMD field before and after and whether the payload
+    changed (as the journal does); ``extra`` the position, the new MsgId, the checks'
+    problems and the body's length before and after."""
+
+    journaled: ClassVar[bool] = True
+    queue: str
+    msg_id: bytes
+    body: bytes | None = None
+    text: str | None = None
+    changes: dict[str, Any] = field(default_factory=dict)
+    to: str | None = None
+    position: int | None = None
+    new_context: bool = False
+    new_msg_id: bool = False
+    keep_headers: bool = False
+    force: bool = False
+
+    def describe(self) -> Description:
+        hex_id = self.msg_id.hex().upper()
+        return Description("edit", f"replacing message {hex_id} on {self.queue}",
+                           source=self.queue, destination=self.to or self.queue,
+                           options={"position": self.position})
+
+    def validate(self, qm: QueueManager) -> None:
+        check_queue(qm, self.queue, "source")
+        if self.to is not None:
+            check_queue(qm, self.to, "--to")
+
+    def execute(self, step: Step) -> OperationResult:
+        from mqconsole.ops.edit import edit_message
+        from mqconsole.ops.record import edit_details
+
+        out = edit_message(step.qm, self.queue, self.msg_id, body=self.body, text=self.text,
+                           changes=self.changes, to=self.to, position=self.position,
+                           new_context=self.new_context, new_msg_id=self.new_msg_id,
+                           keep_headers=self.keep_headers, force=self.force,
+                           dry_run=step.dry_run, put_check=step.check)
+        step.details.update(edit_details(out, self.changes, new_context=self.new_context))
+        step.extra.update(position=out.position, msgid=out.new_msgid,
+                          problems=[p.to_json() for p in out.problems])
+        if out.original is not None and out.edited is not None:
+            step.extra["body_length"] = {"before": len(out.original.body),
+                                         "after": len(out.edited.body)}
+        return out.result
+
+
+# -- queue attributes ----------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class QueueSet:
+    """Change attributes of ``queue`` (``ops.queues.set_queue``); journaled as ``queue-set``
+    with each attribute before and after."""
+
+    journaled: ClassVar[bool] = True
+    queue: str
+    changes: dict[str, Any]
+
+    def describe(self) -> Description:
+        keys = ", ".join(sorted(self.changes))
+        return Description("queue-set", f"changing {keys} of queue {self.queue}",
+                           source=self.queue, options={})
+
+    def validate(self, qm: QueueManager) -> None:
+        from mqconsole.ops.queues import validate_changes
+
+        if not self.changes:
+            raise OperationError("queue set needs at least one attribute to change")
+        try:
+            validate_changes(self.changes)
+        except ValueError as e:
+            raise OperationError(str(e)) from None
+        check_queue(qm, self.queue, "")
+
+    def execute(self, step: Step) -> OperationResult:
+        from mqconsole.ops.queues import set_queue
+        from mqconsole.ops.record import field_changes
+
+        if step.dry_run:
+            before = step.qm.inquire_queue(self.queue)
+            after = dataclasses.replace(before, **self.changes)
+        else:
+            before, after = set_queue(step.qm, self.queue, **self.changes)
+        diff = field_changes(before, after, self.changes)
+        step.details["changes"] = diff
+        step.extra["changes"] = diff
+        result = OperationResult(operation="queue-set", source=self.queue, selected=1,
+                                 dry_run=step.dry_run)
+        if step.dry_run:
+            result.plan = [{"queue": self.queue, "changes": diff}]
+        else:
+            result.done = 1
+        return result
+
+    def journal_entry(self, summary: Summary, *, qmgr: str | None, profile: str | None
+                      ) -> JournalEntry:
+        """The ``queue-set`` record: before and after of each attribute asked to change."""
+        from mqconsole.ops.journal import JournalEntry
+
+        details = dict(summary.details)
+        return JournalEntry(operation="queue-set", qmgr=qmgr, profile=profile,
+                            source=self.queue, details=details, dry_run=summary.dry_run)
+
+
+# -- plugin actions ------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class PluginAction:
+    """Run a plugin's action (``Action.run(context, messages)``) on the selected messages of
+    ``queue`` (a ``message`` scope: one MsgId; ``queue``: every message). A dry run lists
+    the messages it would get and does not call the action. An action that raises is
+    reported as failed for every message it was given (the operation still ends normally:
+    journaled, summarised)."""
+
+    journaled: ClassVar[bool] = True
+    action: RegisteredAction
+    queue: str
+    selection: Selection
+    read_only: bool = False
+
+    def describe(self) -> Description:
+        a = self.action
+        return Description("action", f"running {a.action.title} ({a.plugin}) on "
+                           f"{self.selection.describe()} of {self.queue}", source=self.queue,
+                           selection=self.selection.describe(),
+                           options={"action": a.id, "plugin": a.plugin,
+                                    "selection": self.selection.describe()})
+
+    def validate(self, qm: QueueManager) -> None:
+        check_queue(qm, self.queue, "source")
+
+    def execute(self, step: Step) -> OperationResult:
+        from mqconsole.ops.savefile import iter_selected
+        from mqconsole.plugins import ActionContext, ActionSummary
+
+        result = OperationResult(operation="action", source=self.queue, dry_run=step.dry_run)
+        chosen = list(iter_selected(step.qm, self.queue, self.selection, step.control))
+        messages = [m for _, m in chosen]
+        result.selected = len(messages)
+        if step.dry_run:
+            result.plan = [{"position": p, "msgid": m.msg_id_hex, "action": self.action.id}
+                           for p, m in chosen]
+            return result
+        a = self.action
+        context = ActionContext(connection=step.qm, profile=step.profile or "",
+                                queue=self.queue, settings=step.plugins.settings_of(a.plugin),
+                                progress=step.control.report, cancel=step.control.cancel,
+                                read_only=self.read_only)
+        try:
+            out = a.action.run(context, messages)
+        except Exception as e:  # a plugin never takes the console down
+            text = str(e).strip().splitlines()[0] if str(e).strip() else ""
+            sentence = (f"plugin {a.plugin}'s action {a.id} failed "
+                        f"({type(e).__name__}{': ' + text if text else ''})")
+            result.unlisted_failures = len(messages)
+            result.warnings.append(sentence)
+            step.extra.update(sentence=sentence, files=[])
+            step.details.update(sentence=sentence)
+            return result
+        if not isinstance(out, ActionSummary):
+            out = ActionSummary(sentence=f"plugin {a.plugin}'s action {a.id} returned "
+                                f"{type(out).__name__}, not an ActionSummary")
+            result.warnings.append(out.sentence)
+        result.done = max(0, int(out.done))
+        result.unlisted_failures = max(0, int(out.failed))
+        result.cancelled = step.control.cancelled
+        files = [str(f) for f in out.files]
+        step.extra.update(sentence=out.sentence, files=files)
+        step.details.update(sentence=out.sentence, files=files)
+        return result
+
+
+__all__ = ["Copy", "Delete", "Edit", "Load", "Move", "PluginAction", "QueueSet", "Resubmit",
+           "Save", "Transfer", "check_queue"]
