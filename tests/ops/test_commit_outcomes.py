@@ -15,8 +15,6 @@ import pytest
 
 from mqconsole.backends.base import settle_failed_commit
 from mqconsole.backends.open import open_embedded
-from mqconsole.cli.commands.delete_cmd import exit_code_of as delete_exit_code
-from mqconsole.cli.commands.transfer_cmd import exit_code_of
 from mqconsole.cli.errors import exit_code_for_mq
 from mqconsole.cli.exit_codes import ExitCode
 from mqconsole.mq.chain import add_dead_letter_header
@@ -26,6 +24,7 @@ from mqconsole.mq.queue import QueueAttrs
 from mqconsole.ops.delete import delete_messages
 from mqconsole.ops.dmpfile import load_file
 from mqconsole.ops.edit import edit_message
+from mqconsole.ops.exit_codes import exit_code_of
 from mqconsole.ops.resubmit import resubmit
 from mqconsole.ops.result import OperationResult
 from mqconsole.ops.savefile import save_queue
@@ -153,7 +152,7 @@ OPERATIONS: dict[str, Callable[..., OperationResult]] = {
 
 
 def _exit(name: str, r: OperationResult) -> ExitCode:
-    return delete_exit_code(r) if name == "delete" else exit_code_of(r)
+    return exit_code_of(r)
 
 
 @pytest.mark.parametrize("committed", [True, False], ids=["committed", "not_committed"])
