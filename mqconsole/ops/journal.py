@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from mqconsole import paths
+from mqconsole.mq import boundedjson
 
 try:  # not on Windows
     import fcntl
@@ -39,6 +40,7 @@ except ImportError:  # pragma: no cover - exercised on Windows only
     fcntl = None  # type: ignore[assignment]
 
 OUTCOMES = ("done", "failed", "skipped")
+DETAILS_DEPTH = 32  # a record's details nest no deeper (deeper: not a record we wrote)
 
 
 def _now() -> datetime:
@@ -230,6 +232,7 @@ class JournalEntry:
         details = data.get("details") or {}
         if not isinstance(details, dict):
             raise ValueError("'details' is not an object")
+        boundedjson.check_depth(details, DETAILS_DEPTH, "'details'")
         return cls(
             operation=str(data["operation"]),
             qmgr=data.get("qmgr"),
@@ -293,14 +296,14 @@ class Journal:
                     if not raw.strip():
                         continue
                     try:
-                        entry = JournalEntry.from_dict(json.loads(raw))
+                        entry = JournalEntry.from_dict(boundedjson.loads(raw, limit=None))
                     except (ValueError, TypeError):
                         continue  # the last record is still being written
                 elif not raw.strip():
                     continue
                 else:
                     try:
-                        entry = JournalEntry.from_dict(json.loads(raw))
+                        entry = JournalEntry.from_dict(boundedjson.loads(raw, limit=None))
                     except (ValueError, TypeError) as exc:
                         self.problems.append(f"{self.path} line {number}: not a journal "
                                              f"record ({_short(exc)}), skipped")

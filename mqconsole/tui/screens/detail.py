@@ -14,6 +14,7 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.widgets import DataTable, Footer, Static, TabbedContent, TabPane
 
+from mqconsole.mq import boundedjson
 from mqconsole.mq.payload import hex_dump
 from mqconsole.ops.timefmt import format_age
 from mqconsole.ops.views import MessageView, msg_flag_names
@@ -104,6 +105,17 @@ def header_rows(view: MessageView) -> list[tuple[str, str, str]]:
     return rows
 
 
+def _xml_depth(dom: Any) -> int:
+    """How deeply elements nest (iterative: any depth is safe)."""
+    deepest = 0
+    stack = [(dom, 0)]
+    while stack:
+        node, level = stack.pop()
+        deepest = max(deepest, level)
+        stack.extend((child, level + 1) for child in node.childNodes)
+    return deepest
+
+
 def pretty(view: MessageView) -> tuple[str, str]:
     """(text, kind) of the payload pretty-printed as JSON or XML, or a note why not."""
     text = view.text
@@ -114,9 +126,12 @@ def pretty(view: MessageView) -> tuple[str, str]:
     stripped = text.lstrip()
     if stripped.startswith(("{", "[")):
         try:
-            return json.dumps(json.loads(text), indent=2, ensure_ascii=False), "json"
+            doc = boundedjson.loads(text)
+        except boundedjson.TooDeep as exc:
+            return f"({exc}: shown as text)\n\n{text}", "text"
         except ValueError as exc:
             return f"(not valid JSON: {exc})\n\n{text}", "text"
+        return json.dumps(doc, indent=2, ensure_ascii=False), "json"
     if stripped.startswith("<"):
         if "<!DOCTYPE" in text.upper() or "<!ENTITY" in text.upper():
             return "(XML with a DOCTYPE or entities is not expanded: see the Text tab)", "text"
@@ -124,9 +139,14 @@ def pretty(view: MessageView) -> tuple[str, str]:
             from xml.dom import minidom
 
             dom = minidom.parseString(text.encode("utf-8"))
+            if _xml_depth(dom) > boundedjson.MAX_DEPTH:
+                return (f"(the XML nests deeper than {boundedjson.MAX_DEPTH} levels: shown as "
+                        f"text)\n\n{text}"), "text"
             out = dom.toprettyxml(indent="  ")
             lines = [ln for ln in out.splitlines() if ln.strip()]
             return "\n".join(lines), "xml"
+        except RecursionError:
+            return f"(the XML nests too deeply to pretty-print: shown as text)\n\n{text}", "text"
         except Exception as exc:
             return f"(not well-formed XML: {exc})\n\n{text}", "text"
     return "(neither JSON nor XML: see the Text tab)", "text"

@@ -1,0 +1,57 @@
+"""Bounded JSON: hostile documents give ValueError (never RecursionError) and depth is exact."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from mqconsole.mq.boundedjson import MAX_DEPTH, TooDeep, check_depth, depth, loads
+
+NESTED = "[" * 1000 + "]" * 1000  # 2 KB that overflows json.loads' C recursion guard
+
+
+def test_nested_brackets_are_too_deep_not_a_recursion_error():
+    with pytest.raises(RecursionError):
+        json.loads(NESTED)  # the hazard this module exists for
+    with pytest.raises(TooDeep, match="nests too deeply"):
+        loads(NESTED)
+    with pytest.raises(TooDeep, match=f"deeper than {MAX_DEPTH} levels"):
+        loads("[" * 200 + "]" * 200)  # loads fine, but too deep to pretty-print safely
+    assert loads("[" * MAX_DEPTH + "]" * MAX_DEPTH) is not None
+    assert depth(loads("[" * 200 + "]" * 200, limit=None), limit=10**6) == 200
+
+
+def test_depth_counts_lists_and_objects_and_stops_at_the_limit():
+    assert depth(1) == 0 and depth([]) == 1 and depth({"a": [1, {"b": []}]}) == 4
+    deep: list = []
+    for _ in range(50_000):  # far past the interpreter's stack: the walk is iterative
+        deep = [deep]
+    assert depth(deep, limit=10) == 11
+    with pytest.raises(TooDeep, match="'details' nests deeper than 10"):
+        check_depth(deep, 10, "'details'")
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet='[]{}":,0 1a\\', max_size=3000))
+def test_any_text_is_a_value_or_a_value_error(text):
+    try:
+        value = loads(text)
+    except ValueError:
+        return
+    assert depth(value) <= MAX_DEPTH
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.integers(min_value=1, max_value=5000), st.sampled_from("[{"))
+def test_any_nesting_depth_is_read_or_refused_cleanly(n, opener):
+    closer = "]" if opener == "[" else "}"
+    text = ('{"a":' * n + "1" + "}" * n) if opener == "{" else opener * n + closer * n
+    try:
+        value = loads(text)
+    except TooDeep:
+        assert n > MAX_DEPTH
+        return
+    assert depth(value) == n
