@@ -26,6 +26,8 @@ from __future__ import annotations
 import difflib
 import math
 import re
+
+import regex
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -35,10 +37,12 @@ from mqconsole.mq._generated_constants import MQMT, MQPER
 
 from .timefmt import iso_utc, parse_duration, parse_iso
 
-__all__ = ["FIELDS", "Where", "WhereError", "compile_where", "field_names"]
+__all__ = ["FIELDS", "REGEX_SECONDS", "Where", "WhereError", "WhereTooSlow", "compile_where",
+           "field_names"]
 
 MAX_DEPTH = 64
 MAX_LENGTH = 10_000
+REGEX_SECONDS = 1.0  # processor time one ``~`` match may take on one message (`regex` timeout)
 
 
 # -- errors ----------------------------------------------------------------------------------
@@ -80,6 +84,11 @@ def _echo(expr: str, position: int, limit: int = 100) -> tuple[str, int]:
     prefix = "..." if start else ""
     suffix = "..." if start + limit < len(expr) else ""
     return prefix + safe + suffix, len(prefix) + (position - start)
+
+
+class WhereTooSlow(WhereError):
+    """A regular expression ran longer than :data:`REGEX_SECONDS` on one message (raised by
+    :meth:`Where.matches`; no message is selected or skipped silently because of it)."""
 
 
 # -- tokens ----------------------------------------------------------------------------------
@@ -409,16 +418,62 @@ def _not(a: Pred) -> Pred:
     return lambda v: not a(v)
 
 
-def _glob_regex(pattern: str, ignore_case: bool = False) -> re.Pattern[str]:
-    parts = []
-    for ch in pattern:
-        if ch == "*":
-            parts.append(".*")
-        elif ch == "?":
-            parts.append(".")
-        else:
-            parts.append(re.escape(ch))
-    return re.compile("".join(parts), re.DOTALL | (re.IGNORECASE if ignore_case else 0))
+class _Segment:
+    """A piece of a wildcard between two ``*``: literal text, ``?`` matching any one character.
+
+    Its length is fixed, so finding it never backtracks: ``str.find`` when it has no ``?``,
+    else a regular expression of literals and ``.`` (no repetition in it)."""
+
+    __slots__ = ("length", "rx", "text")
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.length = len(text)
+        self.rx = None if "?" not in text else re.compile(
+            "".join("." if c == "?" else re.escape(c) for c in text), re.DOTALL)
+
+    def at(self, s: str, i: int) -> bool:
+        if self.rx is None:
+            return s.startswith(self.text, i)
+        return i + self.length <= len(s) and self.rx.match(s, i) is not None
+
+    def find(self, s: str, start: int, end: int) -> int:
+        if self.rx is None:
+            return s.find(self.text, start, end)
+        m = self.rx.search(s, start, end)
+        return -1 if m is None else m.start()
+
+
+class _Glob:
+    """``fnmatch``-style ``*`` and ``?`` over the whole value, in time linear in the text.
+
+    A run of ``*`` is one ``*`` (``'*****Z'`` is ``'*Z'``); the pieces between stars are found
+    leftmost-first, which is all a wildcard needs, so no input makes matching backtrack (a
+    regular expression ``.*.*.*…Z`` takes minutes on a long value without a Z)."""
+
+    __slots__ = ("first", "last", "middle", "single")
+
+    def __init__(self, pattern: str) -> None:
+        parts = pattern.split("*")
+        self.single = len(parts) == 1
+        self.first = _Segment(parts[0])
+        self.last = _Segment(parts[-1])
+        self.middle = [_Segment(p) for p in parts[1:-1] if p]
+
+    def fullmatch(self, s: str) -> bool:
+        first, last = self.first, self.last
+        if self.single:
+            return len(s) == first.length and first.at(s, 0)
+        end = len(s) - last.length  # where the last piece must start
+        if end < first.length or not first.at(s, 0):
+            return False
+        pos = first.length
+        for seg in self.middle:
+            at = seg.find(s, pos, end)
+            if at < 0:
+                return False
+            pos = at + seg.length
+        return pos <= end and last.at(s, end)
 
 
 def _safe_get(field: Field) -> Callable[[Any], Any]:
@@ -436,8 +491,8 @@ def _matcher(field: Field, value: Any) -> Callable[[Any], bool]:
     """Equality test of a field value against one literal (glob-aware for text)."""
     kind = field.kind
     if kind.glob and isinstance(value, str) and ("*" in value or "?" in value):
-        rx = _glob_regex(value)
-        return lambda x: isinstance(x, str) and rx.fullmatch(x) is not None
+        glob = _Glob(value)
+        return lambda x: isinstance(x, str) and glob.fullmatch(x)
     return lambda x: x == value
 
 
@@ -635,13 +690,15 @@ class _Parser:
 
         if op in ("~", "!~"):
             try:
-                rx = re.compile(val_tok.text)
-            except (re.error, OverflowError, RecursionError, ValueError) as exc:
+                rx = regex.compile(val_tok.text, regex.VERSION0)
+            except (regex.error, OverflowError, RecursionError, ValueError) as exc:
                 detail = str(exc).split("\n", 1)[0]
                 raise self.error(f"{self.describe(val_tok)} is not a valid regular expression "
                                  f"({detail})", val_tok) from None
             as_text = kind.as_text
             want = op == "~"
+            expr = self.expr
+            shown = self._clean(val_tok.text)
 
             def rx_pred(view: Any) -> bool:
                 x = get(view)
@@ -649,9 +706,18 @@ class _Parser:
                     return False
                 try:
                     s = x if isinstance(x, str) else as_text(x)
-                    return (rx.search(s) is not None) == want
+                    # concurrent: the GIL is released, so the console keeps answering keys
+                    found = rx.search(s, timeout=REGEX_SECONDS, concurrent=True)
+                except TimeoutError:
+                    where = getattr(view, "position", None)
+                    raise WhereTooSlow(
+                        f"the regular expression '{shown}' took more than {REGEX_SECONDS:g} s "
+                        f"on one message{f' (position {where})' if where else ''}: it "
+                        "backtracks without end; simplify it (for example '(a+)+' is 'a+')",
+                        val_tok.pos, expr) from None
                 except Exception:
                     return False
+                return (found is not None) == want
             return rx_pred
 
         value = self.value(field, val_tok)
@@ -691,8 +757,12 @@ class Where:
         self.fields = fields
 
     def matches(self, view: Any) -> bool:
+        """Whether ``view`` is selected. Raises :class:`WhereTooSlow` (only) when a regular
+        expression runs past its time bound: the operator must change the expression."""
         try:
             return bool(self._pred(view))
+        except WhereTooSlow:
+            raise
         except Exception:  # pragma: no cover - every comparison already guards itself
             return False
 

@@ -157,6 +157,8 @@ class BrowseModel:
         self._cursor: Any = None
         self._window: OrderedDict[int, MessageView] = OrderedDict()  # position -> view
         self._window_size = 0
+        self._pending: list[Any] = []  # read from the cursor, not yet listed (a stopped read)
+        self._pending_last = False  # ...and they were the queue's last batch
         self._lock = threading.Lock()  # one reader of the cursor at a time
         self.closed = False
 
@@ -186,16 +188,28 @@ class BrowseModel:
                                                                        rows - self.count))
                 if self.where is not None:
                     want = self.page_size
-                batch = self._cursor.next_batch(want)
-                for message in batch:
+                if self._pending:
+                    batch, last = self._pending, self._pending_last
+                    self._pending = []
+                else:
+                    batch = self._cursor.next_batch(want)
+                    last = len(batch) < want
+                for n, message in enumerate(batch):
+                    if cancel is not None and cancel.is_set():
+                        self._pending, self._pending_last = batch[n:], last
+                        raise Cancelled()
+                    view = MessageView(self.scanned + 1, message, self.now)
+                    try:  # a filter may take a while per message (a slow regex): stoppable
+                        keep = self.where is None or self.where.matches(view)
+                    except BaseException:  # WhereTooSlow: kept, so nothing is skipped unseen
+                        self._pending, self._pending_last = batch[n:], last
+                        raise
                     self.scanned += 1
-                    view = MessageView(self.scanned, message, self.now)
                     self.summary.add(view)
-                    if self.where is not None and not self.where.matches(view):
-                        continue
-                    self._remember(view)
-                    self.index.append(view)
-                if len(batch) < want:
+                    if keep:
+                        self._remember(view)
+                        self.index.append(view)
+                if last:
                     self.done = True
                     self._close_cursor()
                 if progress is not None:

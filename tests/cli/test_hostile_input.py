@@ -17,3 +17,23 @@ def test_journal_with_a_nested_json_line_reads_on(cli, tmp_path):
     assert len(r.out.splitlines()) == 2 and "Traceback" not in r.err
     r = cli("journal", "--json")
     assert r.code == 0 and len(r.json) == 2
+
+
+def test_a_catastrophic_regex_ends_with_exit_2(cli):
+    assert cli("put", "APP.AUDIT", "--text", "a" * 5000 + "!").code == 0
+    r = cli("browse", "APP.AUDIT", "--where", "text ~ '(a|aa)+$'")
+    assert r.code == 2, r.err
+    assert "the regular expression '(a|aa)+$' took more than 1 s on one message (position 1)" \
+        in r.err
+    r = cli("move", "APP.AUDIT", "APP.ORDERS", "--where", "text ~ '(a|aa)+$'", "--yes")
+    assert r.code == 2 and "took more than 1 s" in r.err
+    assert "aaaa" not in r.err.replace("(a|aa)", "")  # the payload is not echoed
+
+
+def test_many_wildcards_end_at_once(cli):
+    stars = "*" * 22 + "Z"
+    r = cli("browse", "SYSTEM.DEAD.LETTER.QUEUE", "--where", f"dest_q = '{stars}'", "--json")
+    assert r.code == 0 and r.json == []
+    r = cli("browse", "SYSTEM.DEAD.LETTER.QUEUE", "--where", "dest_q = '**APP.S**L'",
+            "--json")
+    assert r.code == 0 and {m["dlh"]["dest_q"] for m in r.json} == {"APP.SMALL"}

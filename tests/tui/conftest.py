@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import shutil
 from collections.abc import Callable
 from datetime import UTC, datetime
@@ -65,10 +66,19 @@ def qm(demo_file: Path):
     conn.close()
 
 
+async def _workers_done(app) -> None:
+    """Wait for the workers; one cancelled meanwhile (an exclusive worker replaced by a newer
+    one, as a live refresh does on a busy machine) is not a failure of the test."""
+    from textual.worker import WorkerCancelled
+
+    with contextlib.suppress(WorkerCancelled):
+        await app.workers.wait_for_complete()
+
+
 async def settle(app, pilot, rounds: int = 3) -> None:
     """Let workers finish and their results reach the screen."""
     for _ in range(rounds):
-        await app.workers.wait_for_complete()
+        await _workers_done(app)
         await pilot.pause()
 
 
@@ -85,7 +95,7 @@ async def wait_for(app, pilot, condition: Callable[[], bool], timeout: float = 3
         if time.monotonic() > end:
             raise AssertionError("timed out waiting for the console")
         if workers:
-            await app.workers.wait_for_complete()
+            await _workers_done(app)
         await pilot.pause()
         await asyncio.sleep(0.01)
 

@@ -58,3 +58,33 @@ async def test_journal_screen_with_a_nested_line(make_app, tmp_path):
         await pilot.press("J")
         await wait_for(app, pilot, lambda: "1 of 1 records" in screen_text(app))
         assert "1 unreadable line(s) skipped" in screen_text(app)
+
+
+async def test_a_catastrophic_filter_is_reported_and_the_console_answers(make_app, qm,
+                                                                        monkeypatch):
+    from mqconsole.ops import where
+
+    monkeypatch.setattr(where, "REGEX_SECONDS", 0.2)  # the same path, a quicker suite
+    qm.define_queue(QueueAttrs(name="APP.SLOW"))
+    put_messages(qm, "APP.SLOW", MQMD(format="MQSTR", ccsid=1208), b"a" * 5000 + b"!",
+                 count=3)
+    app = make_app()
+    async with app.run_test(size=(120, 30)) as pilot:
+        await settle(app, pilot)
+        await open_queue(app, pilot, "APP.SLOW")
+        await settle(app, pilot)
+        await pilot.press("slash", *"text ~ '(a|aa)+$'", "enter")
+        await wait_for(app, pilot, lambda: any(
+            "took more than 0.2 s on one message (position 1)" in str(n.message)
+            for n in app._notifications))
+        model = app.screen.model
+        assert model.where_text == "text ~ '(a|aa)+$'" and model.count == 0
+        await pilot.press("slash")  # the console answers: a new filter replaces it
+        app.screen.query_one("#filter-input").value = "text ~ '!$'"
+        await pilot.press("enter")
+        await wait_for(app, pilot, lambda: app.screen.model.where_text == "text ~ '!$'"
+                       and app.screen.model.done)
+        assert app.screen.model.count == 3
+        await pilot.press("q")
+        await pilot.pause()
+    assert app.return_code in (None, 0)
