@@ -26,11 +26,11 @@ from __future__ import annotations
 import difflib
 import math
 import re
-
-import regex
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
+
+import regex
 
 from mqconsole.mq import names as _names
 from mqconsole.mq._generated_constants import MQMT, MQPER

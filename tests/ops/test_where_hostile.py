@@ -6,6 +6,7 @@ No test here asserts a speed: a regex that backtracks without end must end in a 
 
 from __future__ import annotations
 
+import contextlib
 import re
 
 import pytest
@@ -74,7 +75,5 @@ def test_any_pattern_text_compiles_or_is_a_where_error(pattern):
         where = compile_where(f"text ~ '{quoted}'")
     except WhereError:
         return
-    try:
+    with contextlib.suppress(WhereTooSlow):
         assert where.matches(make_view("héllo wörld\n".encode())) in (True, False)
-    except WhereTooSlow:
-        pass
