@@ -21,6 +21,7 @@ import errno
 import hashlib
 import operator
 import os
+import stat
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -118,6 +119,71 @@ class TargetExistsError(FileExistsError):
     """The file to write exists (and ``force`` was not given)."""
 
 
+class UnsafeTargetError(TargetExistsError):
+    """A file that saving must never replace, ``force`` or not: a database, a journal, a
+    device or anything else that is not a regular file."""
+
+
+_SQLITE_MAGIC = b"SQLite format 3\x00"
+_SQLITE_SIDE_FILES = ("-wal", "-shm", "-journal", "-mqlock")  # SQLite's, and the lock
+_KINDS = ((stat.S_ISDIR, "a folder"), (stat.S_ISCHR, "a character device"),
+          (stat.S_ISBLK, "a block device"), (stat.S_ISFIFO, "a FIFO"),
+          (stat.S_ISSOCK, "a socket"))
+
+
+def _starts_with(path: Path, magic: bytes) -> bool:
+    try:
+        with open(path, "rb") as fp:
+            return fp.read(len(magic)) == magic
+    except OSError:
+        return False
+
+
+def _is_journal(path: Path) -> bool:
+    """The change journal (the default one, or any file whose first line is a record)."""
+    from mqconsole import paths
+    from mqconsole.mq import boundedjson
+
+    with contextlib.suppress(OSError, RuntimeError):
+        if path.resolve() == paths.default_journal_path().resolve():
+            return True
+    try:
+        with open(path, "rb") as fp:
+            first = fp.readline(64 * 1024)
+        record = boundedjson.loads(first)
+    except (OSError, ValueError):
+        return False
+    return isinstance(record, dict) and "time" in record and "operation" in record
+
+
+def refuse_unsafe_target(path: str | os.PathLike) -> None:
+    """Raise :class:`UnsafeTargetError` when ``path`` must not be written by a save, even
+    with ``force``: it is not a regular file (``/dev/null``, a FIFO, a folder), it is a
+    queue manager's database or one of its side files (``-wal``, ``-shm``, ...), or it is a
+    change journal. Checked before anything is read from a queue."""
+    target = Path(path)
+    name = str(target)
+    for side in _SQLITE_SIDE_FILES:
+        base = Path(name[:-len(side)]) if name.endswith(side) else None
+        if base is not None and _starts_with(base, _SQLITE_MAGIC):
+            raise UnsafeTargetError(f"{target} belongs to the queue manager database {base}: "
+                                    "a save never writes it, even with --force")
+    try:
+        mode = os.stat(target).st_mode
+    except OSError:
+        return  # nothing there (or nothing we may look at): the write reports it
+    for test, kind in _KINDS:
+        if test(mode):
+            raise UnsafeTargetError(f"{target} is {kind}, not a regular file: a save writes "
+                                    "only regular files")
+    if _starts_with(target, _SQLITE_MAGIC):
+        raise UnsafeTargetError(f"{target} is a queue manager database: a save never "
+                                "overwrites it, even with --force")
+    if _is_journal(target):
+        raise UnsafeTargetError(f"{target} is a change journal: a save never overwrites it, "
+                                "even with --force")
+
+
 def _fsync_dir(folder: Path) -> None:
     with contextlib.suppress(OSError):  # not every platform/file system can sync a folder
         fd = os.open(folder, os.O_RDONLY)
@@ -150,10 +216,13 @@ def write_messages_file(path: str | os.PathLike, messages, *, qmgr: str | None,
 
     The file is written under a temporary name in the same folder (mode 0600), fsynced,
     then published as ``path``; an existing ``path`` raises :class:`TargetExistsError`
-    unless ``force``. On any failure the temporary file is removed and ``path`` is untouched.
+    unless ``force``, and :class:`UnsafeTargetError` always when it is a database, a journal
+    or not a regular file (:func:`refuse_unsafe_target`). On any failure the temporary file
+    is removed and ``path`` is untouched.
     Returns how many messages were written.
     """
     target = Path(path)
+    refuse_unsafe_target(target)
     if not force and target.exists():
         raise TargetExistsError(f"{target} exists (give --force to overwrite it)")
     folder = target.parent if str(target.parent) else Path(".")

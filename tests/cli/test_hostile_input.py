@@ -37,3 +37,23 @@ def test_many_wildcards_end_at_once(cli):
     r = cli("browse", "SYSTEM.DEAD.LETTER.QUEUE", "--where", "dest_q = '**APP.S**L'",
             "--json")
     assert r.code == 0 and {m["dlh"]["dest_q"] for m in r.json} == {"APP.SMALL"}
+
+
+def test_save_onto_the_open_database_or_a_device_is_refused(cli, demo, tmp_path):
+    before = cli("queues", "--json").json
+    for target in (str(demo), f"{demo}-wal", f"{demo}-shm"):
+        r = cli("save", "APP.ORDERS", target, "--force")
+        assert r.code == 2, r.err
+        assert "belongs to the queue manager database" in r.err or \
+            "is a queue manager database" in r.err
+        assert len(r.err.strip().splitlines()) == 1
+    assert cli("queues", "--json").json == before  # every queue is still there
+    r = cli("save", "APP.ORDERS", "/dev/null", "--force")
+    assert r.code == 2 and "/dev/null is a character device, not a regular file" in r.err
+    assert cli("queue", "set", "APP.AUDIT", "--max-depth", "9").code == 0  # writes a journal
+    journal = tmp_path / "home" / "state" / "journal.jsonl"
+    r = cli("save", "APP.ORDERS", str(journal), "--force", "--all", "--remove")
+    assert r.code == 2 and "is a change journal" in r.err  # before the prompt: not exit 4
+    r = cli("delete", "APP.ORDERS", "--all", "--backup", str(demo))
+    assert r.code == 2 and "is a queue manager database" in r.err
+    assert cli("queue", "show", "APP.ORDERS", "--json").json["depth"] == 40

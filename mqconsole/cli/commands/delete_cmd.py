@@ -146,6 +146,10 @@ def delete(ctx: click.Context, queue: str, msgids: tuple[str, ...], msgids_from:
     from mqconsole.ops.delete import delete_messages
 
     selection = build_selection(msgids, msgids_from, where, limit, all_)
+    if backup is not None:
+        from mqconsole.ops.savefile import refuse_unsafe_target
+
+        file_errors(lambda: refuse_unsafe_target(backup))  # before any prompt
     session = session_of(ctx)
     confirm_change(session, f"deleting {selection.describe()} from {queue}", yes=yes,
                    dry_run=dry_run)

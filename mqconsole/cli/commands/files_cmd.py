@@ -56,6 +56,9 @@ def save(ctx: click.Context, queue: str, file: str, msgids: tuple[str, ...],
         selection = build_selection(msgids, msgids_from, where, limit, all_)
     else:
         selection = Selection(all=True, limit=limit)
+    from mqconsole.ops.savefile import refuse_unsafe_target
+
+    file_errors(lambda: refuse_unsafe_target(file))  # before any prompt or connection
     if not force and not dry_run and Path(file).exists():
         raise CliError(f"{file} exists (give --force to overwrite it)")
     session = session_of(ctx)

@@ -1,0 +1,65 @@
+"""Files a save must never replace, --force or not (issue 17 item 8)."""
+
+from __future__ import annotations
+
+import os
+import stat
+
+import pytest
+
+from mqconsole.backends.embedded import create_queue_manager
+from mqconsole.ops.journal import Journal, JournalEntry
+from mqconsole.ops.savefile import (
+    TargetExistsError,
+    UnsafeTargetError,
+    refuse_unsafe_target,
+    write_messages_file,
+)
+
+
+@pytest.fixture
+def database(tmp_path):
+    path = tmp_path / "qm.sqlite"
+    qm = create_queue_manager(str(path), name="QM1")
+    yield path
+    qm.close()
+
+
+@pytest.mark.parametrize("suffix", ["", "-wal", "-shm", "-journal", "-mqlock"])
+def test_the_database_and_its_side_files_are_refused(database, suffix):
+    target = str(database) + suffix
+    before = database.read_bytes()[:100]
+    with pytest.raises(UnsafeTargetError, match="queue manager database") as info:
+        write_messages_file(target, iter([]), qmgr="QM1", queue="Q", force=True)
+    assert isinstance(info.value, TargetExistsError)  # every caller already reports these
+    assert database.read_bytes()[:100] == before
+    assert not [p for p in database.parent.iterdir() if p.name.endswith(".partial")]
+
+
+def test_devices_fifos_and_folders_are_refused(tmp_path):
+    with pytest.raises(UnsafeTargetError, match="/dev/null is a character device, not a "
+                                                "regular file"):
+        write_messages_file("/dev/null", iter([]), qmgr="QM1", queue="Q", force=True)
+    assert stat.S_ISCHR(os.stat("/dev/null").st_mode)
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    with pytest.raises(UnsafeTargetError, match="is a FIFO"):
+        refuse_unsafe_target(fifo)
+    with pytest.raises(UnsafeTargetError, match="is a folder"):
+        refuse_unsafe_target(tmp_path)
+    link = tmp_path / "to-null"
+    link.symlink_to("/dev/null")
+    with pytest.raises(UnsafeTargetError, match="character device"):
+        refuse_unsafe_target(link)
+
+
+def test_a_journal_is_refused_and_an_ordinary_file_is_overwritten(tmp_path):
+    journal = tmp_path / "changes.jsonl"
+    Journal(journal).append(JournalEntry(operation="move"))
+    with pytest.raises(UnsafeTargetError, match="is a change journal"):
+        write_messages_file(journal, iter([]), qmgr="QM1", queue="Q", force=True)
+    assert journal.read_text().startswith('{"time":')
+    plain = tmp_path / "old.dmp"
+    plain.write_text("anything\n")
+    assert write_messages_file(plain, iter([]), qmgr="QM1", queue="Q", force=True) == 0
+    refuse_unsafe_target(tmp_path / "new.dmp")  # nothing there: fine
