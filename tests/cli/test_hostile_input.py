@@ -57,3 +57,18 @@ def test_save_onto_the_open_database_or_a_device_is_refused(cli, demo, tmp_path)
     r = cli("delete", "APP.ORDERS", "--all", "--backup", str(demo))
     assert r.code == 2 and "is a queue manager database" in r.err
     assert cli("queue", "show", "APP.ORDERS", "--json").json["depth"] == 40
+
+
+def test_loading_a_file_cut_short_is_refused(cli, tmp_path):
+    path = tmp_path / "orders.dmp"
+    assert cli("save", "APP.ORDERS", str(path)).code == 0
+    data = path.read_bytes()
+    last_x = data.rindex(b"\nX ") + 1
+    cut = tmp_path / "cut.dmp"
+    cut.write_bytes(data[:last_x + 20])  # in the middle of the last message's data
+    r = cli("load", str(cut), "APP.AUDIT", "--yes")
+    assert r.code == 2, r.err
+    assert "has no empty line after its data: the file looks cut short" in r.err
+    assert cli("queue", "show", "APP.AUDIT", "--json").json["depth"] == 0  # nothing loaded
+    r = cli("load", str(path), "APP.AUDIT", "--yes")
+    assert r.code == 0 and cli("queue", "show", "APP.AUDIT", "--json").json["depth"] == 40

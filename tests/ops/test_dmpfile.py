@@ -65,7 +65,7 @@ def sample_md(**kw) -> MQMD:
 def mini(body_lines: str, extra_desc: str = "") -> str:
     """A small file: header, one message with VER and FMT, then ``body_lines``."""
     return ("* DMPMQMSG Version:9.4.0.0 Created:Tue Sep 22 02:34:33 2026\n\n"
-            "A VER 2\nA FMT MQSTR   \n" + extra_desc + body_lines)
+            "A VER 2\nA FMT MQSTR   \n" + extra_desc + body_lines + "\n")
 
 
 # -- the real file -------------------------------------------------------------------------
@@ -239,7 +239,7 @@ def test_s_line_text_after_closing_quote_is_ignored_like_dmpmqmsg():
 
 
 def test_n_message_has_default_descriptor():
-    text = "* QLOAD Version:V1.9 Created:x\nN\nX 41\n\nN\nS \"B\"\n"
+    text = "* QLOAD Version:V1.9 Created:x\nN\nX 41\n\nN\nS \"B\"\n\n"
     a, b = read_text(text)
     assert a.md == MQMD() and a.body == b"A" and b.body == b"B"
 
@@ -271,7 +271,7 @@ def test_crlf_line_ends():
 def test_comments_and_empty_lines_anywhere():
     text = ("\n\n* DMPMQMSG Version:1 Created:?\n* Qmgr  = QM9\n* Queue = IN.Q\n* extra\n\n"
             "* Index 1\nA VER 2\n* a comment between descriptor lines\n\nA PRI 7\n"
-            "X 41\n* comment in the body\n\nX 42\n\n\n* Index 2\nA PRI 3\nX 43\n")
+            "X 41\n* comment in the body\n\nX 42\n\n\n* Index 2\nA PRI 3\nX 43\n\n")
     with DmpReader(io.StringIO(text, newline="\n")) as r:
         msgs = list(r)
         assert (r.info.qmgr, r.info.queue, r.info.created) == ("QM9", "IN.Q", None)
@@ -289,7 +289,7 @@ def test_text_fields_cut_padded_and_valueless_lines():
 
 
 def test_text_fields_are_latin1_characters():
-    text = "* QLOAD\n\nA VER 1\nA USR caf\xe9\x00\x85 \nX 41\n"
+    text = "* QLOAD\n\nA VER 1\nA USR caf\xe9\x00\x85 \nX 41\n\n"
     md = load_bytes(text.encode("latin-1"))[0].md
     assert md.user_identifier == "caf\xe9\x00\x85".ljust(12)
     assert md.pack(ccsid=819)[196:208] == b"caf\xe9\x00\x85      "

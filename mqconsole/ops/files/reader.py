@@ -3,10 +3,12 @@
 Reading follows IBM's own loader (qload): a message is ``A`` lines (or one ``N`` line, "no
 descriptor") then one or more data lines (``X`` hex, ``S`` strings, ``T`` text); comment
 lines (``*``) and empty lines may appear anywhere; the next ``A``/``N`` line starts the next
-message. Each descriptor field starts from the default MQMD: text longer than the field is
-cut and shorter is blank-padded, short hex fills a prefix, a line without a value leaves the
-field as it was, an unknown id is an error. ``X`` lines give hex pairs up to the first
-non-hex character (so ``-da`` ASCII columns are ignored). ``\\r\\n`` line ends are accepted.
+message; the file's last message must end with its empty line (a file cut short is refused,
+not loaded as a short message). Each descriptor field starts from the default MQMD: text
+longer than the field is cut and shorter is blank-padded, short hex fills a prefix, a line
+without a value leaves the field as it was, an unknown id is an error. ``X`` lines give hex
+pairs up to the first non-hex character (so ``-da`` ASCII columns are ignored).
+``\\r\\n`` line ends are accepted.
 
 Where mqconsole is stricter or kinder than qload: integers must be decimal MQLONGs (qload
 uses ``atoi``); an unquoted ``S`` line keeps its last character (qload drops it); a lone ``T``
@@ -177,9 +179,11 @@ def iter_dmp(lines: Lines) -> Iterator[Message]:
     state = "start"  # start | desc (A/N lines seen) | body (data lines seen)
     md: MQMD | None = None
     chunks: list[bytes] = []
-    desc_line = 0
+    desc_line = last_data = 0
+    closed = True  # an empty line followed the last data line
     for number, text in lines:
         if not text.strip():
+            closed = True
             continue
         kind = text[0]
         if kind == "*":
@@ -207,6 +211,7 @@ def iter_dmp(lines: Lines) -> Iterator[Message]:
                                           "message starts with 'A' lines or an 'N' line")
             state = "body"
             chunks.append(data_line(lines, number, text))
+            last_data, closed = number, False
             continue
         raise lines.error(number, f"unexpected line {_show(text)}: expected 'A', 'N', 'X', "
                                   "'S', 'T', a '*' comment or an empty line")
@@ -214,6 +219,11 @@ def iter_dmp(lines: Lines) -> Iterator[Message]:
         raise lines.error(desc_line, "message has descriptor lines but no data lines "
                                      "('X', 'S' or 'T')")
     if state == "body":
+        if not closed:  # dmpmqmsg ends every message with an empty line, the last one too
+            raise lines.error(last_data, "the last message (from line "
+                                         f"{desc_line}) has no empty line after its data: "
+                                         "the file looks cut short, so its last message may "
+                                         "be incomplete")
         yield Message(md, b"".join(chunks))
 
 
