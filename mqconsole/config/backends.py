@@ -22,6 +22,7 @@ from .checks import (
     err,
     not_blank,
     resolve_path,
+    sized,
 )
 
 _ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
@@ -135,9 +136,7 @@ class MQBackendConfig(Model):
     @field_validator("certificate_label")
     @classmethod
     def _certlabl(cls, value: str | None) -> str | None:
-        if value is not None and (not value.strip() or len(value) > 64):
-            raise err("certificate_label", "must be 1 to 64 characters")
-        return value
+        return sized(value, "certificate_label", 64)
 
     @field_validator("ccdt_url")
     @classmethod
@@ -157,9 +156,7 @@ class MQBackendConfig(Model):
     @field_validator("user")
     @classmethod
     def _user(cls, value: str | None) -> str | None:
-        if value is not None and (not value.strip() or len(value) > 1024):
-            raise err("user", "must be 1 to 1024 characters")
-        return value
+        return sized(value, "user", 1024)
 
     @field_validator("password_env")
     @classmethod

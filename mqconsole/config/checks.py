@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -54,6 +55,20 @@ def resolve_path(value: str | os.PathLike[str], base: Path) -> Path:
     if not p.is_absolute():
         p = base / p
     return Path(os.path.normpath(p))
+
+
+def path_setting(value: Path | None, info: ValidationInfo, default: Callable[[], Path]) -> Path:
+    """A path setting: ``default()`` when left out, else resolved from the file's folder."""
+    if value is None:
+        return default()
+    return resolve_path(value, base_dir(info))
+
+
+def sized(value: str | None, kind: str, max_len: int) -> str | None:
+    """``value`` unless it is blank or longer than ``max_len`` characters."""
+    if value is not None and (not value.strip() or len(value) > max_len):
+        raise err(kind, f"must be 1 to {max_len} characters")
+    return value
 
 
 def not_blank(value: str | None, message: str = "must not be empty") -> str | None:

@@ -9,7 +9,7 @@ from pydantic import Field, PrivateAttr, ValidationInfo, field_validator, model_
 
 from mqconsole import paths
 
-from .checks import Model, base_dir, err, not_blank, resolve_path
+from .checks import Model, err, not_blank, path_setting
 from .console import DEFAULT_THEME, TuiConfig, check_keymap
 from .errors import ConfigError
 from .locate import ORIGIN_DEFAULTS
@@ -30,9 +30,7 @@ class JournalConfig(Model):
     @field_validator("path")
     @classmethod
     def _path(cls, value: Path | None, info: ValidationInfo) -> Path:
-        if value is None:
-            return paths.default_journal_path()
-        return resolve_path(value, base_dir(info))
+        return path_setting(value, info, paths.default_journal_path)
 
 
 class Config(Model):
@@ -60,16 +58,12 @@ class Config(Model):
     @field_validator("themes_dir")
     @classmethod
     def _themes_dir(cls, value: Path | None, info: ValidationInfo) -> Path:
-        if value is None:
-            return paths.user_config_dir() / "themes"
-        return resolve_path(value, base_dir(info))
+        return path_setting(value, info, lambda: paths.user_config_dir() / "themes")
 
     @field_validator("backup_dir")
     @classmethod
     def _backup_dir(cls, value: Path | None, info: ValidationInfo) -> Path:
-        if value is None:
-            return paths.default_backup_dir()
-        return resolve_path(value, base_dir(info))
+        return path_setting(value, info, paths.default_backup_dir)
 
     @field_validator("theme")
     @classmethod

@@ -27,7 +27,7 @@ from typing import Any
 
 from mqconsole.mq.payload import first_of, located
 from mqconsole.mq.queue import is_valid_name, name_problem
-from mqconsole.yamlines import Loc, YamlProblem, read
+from mqconsole.yamlines import Loc, YamlProblem, dotted, read
 
 PROVIDERS = ("sib", "mq_activation_spec", "mq_listener_port", "sca_export")
 TRANSACTIONS = ("required", "not_supported", "bean_managed")
@@ -424,16 +424,6 @@ TOP_FIELDS = ("queue_manager", "queues", "authorities", "messages", "endpoints",
 # ------------------------------------------------------------------------------------------
 # The checker
 # ------------------------------------------------------------------------------------------
-
-
-def dotted(loc: Loc) -> str:
-    out = ""
-    for el in loc:
-        if isinstance(el, int) and not isinstance(el, bool):
-            out += f"[{el}]"
-        else:
-            out += ("." if out else "") + str(el)
-    return out
 
 
 class _Checker:
