@@ -25,7 +25,7 @@ dev: $(STAMP)
 	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/textual run --dev "mqconsole.tui.app:run_dev" $(DEMO)
 
 lint: $(STAMP)
-	$(BIN)/ruff check mqconsole tests bench tools
+	$(BIN)/ruff check mqconsole tests bench tools plugins
 	$(BIN)/lint-imports
 
 # pymqi's sdist (pure-Python part) so the contract suite also runs on pymqi's real code
@@ -35,7 +35,7 @@ $(PYMQI_STAMP): $(STAMP)
 	touch $(PYMQI_STAMP)
 
 test: $(STAMP) $(PYMQI_STAMP)
-	$(BIN)/ruff check mqconsole tests bench tools
+	$(BIN)/ruff check mqconsole tests bench tools plugins
 	$(BIN)/lint-imports
 	$(BIN)/python -m pytest -n auto -q
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from mqconsole.mq.payload import hex_dump, safe_text
+from mqconsole.mq.payload import hex_dump, one_line, safe_text
 
 
 def _kv(pairs: dict[str, Any], indent: str = "  ") -> list[str]:
@@ -46,4 +46,9 @@ def format_show_text(doc: dict[str, Any]) -> str:
         lines.append(safe_text(p["text"]))
     else:
         lines.append(hex_dump(bytes.fromhex(p.get("hex", ""))))
+    for d in doc.get("decoded", []):  # plugins' text is payload data too: made safe
+        lines.append("")
+        lines.append(f"Decoded by plugin {safe_text(str(d['plugin']))}: "
+                     f"{one_line(str(d['title']))}")
+        lines += [f"  {safe_text(line)}" for line in str(d["text"]).splitlines()]
     return "\n".join(lines)

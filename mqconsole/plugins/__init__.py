@@ -17,7 +17,7 @@ from .discovery import (
     plugins_switched_off,
 )
 from .hookspecs import hookimpl, hookspec
-from .host import HOOK_NAMES, PluginHost
+from .host import HOOK_NAMES, PluginHost, plugin_settings
 from .types import (
     Action,
     ActionContext,
@@ -55,5 +55,6 @@ __all__ = [
     "hookimpl",
     "hookspec",
     "load_plugins",
+    "plugin_settings",
     "plugins_switched_off",
 ]

@@ -8,8 +8,10 @@ and its result dropped — except a put check, which refuses when it raises (fai
 
 from __future__ import annotations
 
+import contextvars
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
 import pluggy
@@ -32,6 +34,25 @@ if TYPE_CHECKING:
 HOOK_NAMES: tuple[str, ...] = tuple(
     name for name in vars(hookspecs) if name.startswith("mqconsole_")
 )
+
+
+_RUNNING: contextvars.ContextVar[tuple[PluginHost, str] | None] = contextvars.ContextVar(
+    "mqconsole_plugin_running", default=None)
+
+
+def plugin_settings() -> dict[str, Any]:
+    """The running plugin's own ``plugins.settings.<name>``, for a hook to call.
+
+    Hooks get only the arguments of the contract, so a check, decoder, column or rule reads
+    its settings here (an action also has ``context.settings``). Raises LookupError when no
+    plugin hook is running (a plugin's import-time code, a thread the hook started).
+    """
+    running = _RUNNING.get()
+    if running is None:
+        raise LookupError("plugin_settings() is only known while mqconsole runs one of the "
+                          "plugin's hooks")
+    host, name = running
+    return host.settings_of(name)
 
 
 def _describe(exc: BaseException) -> str:
@@ -130,11 +151,21 @@ class PluginHost:
         if self.on_problem is not None:
             self.on_problem(sentence)
 
+    @contextmanager
+    def running(self, plugin: str) -> Iterator[None]:
+        """While this block runs, :func:`plugin_settings` answers ``plugin``'s settings."""
+        token = _RUNNING.set((self, plugin))
+        try:
+            yield
+        finally:
+            _RUNNING.reset(token)
+
     def _calls(self, hook: str, **kwargs: Any):
         """(plugin name, result or exception) of each implementation, in pluggy's order."""
         for impl in reversed(getattr(self.pm.hook, hook).get_hookimpls()):
             try:
-                result = impl.function(*[kwargs[a] for a in impl.argnames])
+                with self.running(impl.plugin_name):
+                    result = impl.function(*[kwargs[a] for a in impl.argnames])
             except Exception as e:
                 yield impl.plugin_name, e
             else:
@@ -242,7 +273,8 @@ def _guarded_rule(host: PluginHost, plugin: str, name: str,
     """A failure rule that, when it raises, is reported once and counts as no failure."""
     def guarded(facts: Mapping[str, Any]) -> bool:
         try:
-            return bool(rule(facts))
+            with host.running(plugin):
+                return bool(rule(facts))
         except Exception as e:
             host._raised(plugin, f"failure rule {name}", e)
             return False

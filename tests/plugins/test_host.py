@@ -187,3 +187,23 @@ def test_unregister_removes_the_plugin() -> None:
     host = plugin_host(p)
     host.unregister("p")
     assert not host.has_checks and host.infos() == []
+
+
+def test_plugin_settings_answers_the_running_plugins_own_settings() -> None:
+    from mqconsole.plugins import plugin_settings
+
+    def check(destination):
+        days = plugin_settings().get("days")
+        return f"{days} days" if days else None
+
+    def rule_factory():
+        return {"uses-settings": lambda facts: plugin_settings()["fail"]}
+
+    host = plugin_host(_plugin("old", mqconsole_check_put=check),
+                       _plugin("other", mqconsole_check_put=check,
+                               mqconsole_failure_rules=rule_factory),
+                       settings={"old": {"days": 3}, "other": {"fail": True}})
+    assert host.check_put("move", _message(), "Q") == "refused by plugin old: 3 days"
+    assert host.failure_rules()["uses-settings"]({}) is True
+    with pytest.raises(LookupError, match="only known while mqconsole runs"):
+        plugin_settings()

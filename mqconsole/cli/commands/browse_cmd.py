@@ -63,11 +63,13 @@ def browse(ctx: click.Context, queue: str, limit: int | None, where: str | None,
 @json_option
 @click.pass_context
 def show(ctx: click.Context, queue: str, msgid: str, as_json: bool) -> None:
-    """Show one message in full: every MQMD field, its headers and its payload."""
+    """Show one message in full: every MQMD field, its headers and its payload, and what
+    site decoders (plugins) make of the payload."""
     from mqconsole.ops.browse import find_by_msgid
 
     msg_id = parse_hex(msgid, "MsgId", 24)
-    qm = session_of(ctx).connect()
+    session = session_of(ctx)
+    qm = session.connect()
     qm.inquire_queue(queue)
     found = find_by_msgid(qm, queue, msg_id)
     if not found:
@@ -75,7 +77,10 @@ def show(ctx: click.Context, queue: str, msgid: str, as_json: bool) -> None:
     if len(found) > 1:
         say(f"{len(found)} messages on {queue} share this MsgId; showing the first "
             f"(position {found[0].position})")
-    doc = found[0].show()
+    view = found[0]
+    doc = view.show()
+    # site decoders see the bytes after every MQ header (parsed leniently, as shown)
+    doc["decoded"] = [d.to_json() for d in session.plugins.decode(view.message, view.payload)]
     if as_json:
         emit_json(doc)
         return

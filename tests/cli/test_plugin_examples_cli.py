@@ -1,0 +1,115 @@
+"""The example plugins of ``plugins/``: loaded by folder and by entry point, end to end.
+
+They are never installed into the project's venv: a folder run copies the example's folder
+(the files a site would copy), an entry-point run writes the distribution metadata their
+``pyproject.toml`` declares into a directory on PYTHONPATH, as ``pip install`` would.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from .conftest import run_cli
+
+REPO = Path(__file__).resolve().parents[2]
+EXAMPLES = {
+    "fixed_width": ["mqconsole_decode_payload"],
+    "no_old_messages": ["mqconsole_check_put"],
+    "ticket_file": ["mqconsole_actions"],
+    "json_field": ["mqconsole_audit_columns"],
+}
+
+
+def copy_folder(tmp_path: Path, name: str) -> Path:
+    """The example's folder as a site would copy it (tests left out), not writable by others."""
+    folder = tmp_path / "site" / name
+    shutil.copytree(REPO / "plugins" / name, folder,
+                    ignore=shutil.ignore_patterns("tests", "__pycache__"))
+    os.chmod(folder, 0o755)
+    return folder
+
+
+def installed(tmp_path: Path, name: str) -> dict[str, str]:
+    """An environment in which the example is an installed distribution with the entry
+    point its pyproject.toml declares."""
+    project = tomllib.loads((REPO / "plugins" / name / "pyproject.toml").read_text())["project"]
+    site = tmp_path / "site-packages"
+    dist = site / f"{re.sub(r'[-.]+', '_', project['name'])}-{project['version']}.dist-info"
+    dist.mkdir(parents=True)
+    (dist / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {project['name']}\n"
+                                   f"Version: {project['version']}\n")
+    points = project["entry-points"]["mqconsole"]
+    (dist / "entry_points.txt").write_text(
+        "[mqconsole]\n" + "".join(f"{k} = {v}\n" for k, v in points.items()))
+    shutil.copy(REPO / "plugins" / name / f"{name}.py", site)
+    return {"PYTHONPATH": str(site)}
+
+
+def config(tmp_path: Path, text: str) -> str:
+    cfg = tmp_path / "config.yaml"
+    cfg.write_text(text)
+    return str(cfg)
+
+
+def test_the_examples_are_not_installed_in_this_venv(tmp_path) -> None:
+    r = run_cli("--config", config(tmp_path, "plugins: {}\n"), "plugins", "--json",
+                home=tmp_path / "home")
+    assert r.code == 0, r.err
+    assert not set(EXAMPLES) & {p["name"] for p in r.json}
+
+
+@pytest.mark.parametrize("name", sorted(EXAMPLES))
+def test_each_example_loads_from_its_folder(tmp_path, name) -> None:
+    folder = copy_folder(tmp_path, name)
+    r = run_cli("--config", config(tmp_path, f"plugins:\n  paths: [{folder}]\n"),
+                "plugins", "--json", home=tmp_path / "home")
+    assert r.code == 0, r.err
+    assert r.json == [{"name": name, "version": "1.0.0", "source": str(folder / f"{name}.py"),
+                       "hooks": EXAMPLES[name], "status": "loaded"}]
+    assert r.err == ""
+
+
+@pytest.mark.parametrize("name", sorted(EXAMPLES))
+def test_each_example_loads_by_its_entry_point(tmp_path, name) -> None:
+    env = installed(tmp_path, name)
+    r = run_cli("--config", config(tmp_path, f"plugins:\n  enabled: [{name}]\n"),
+                "plugins", "--json", home=tmp_path / "home", env=env)
+    assert r.code == 0, r.err
+    [entry] = [p for p in r.json if p["name"] == name]
+    dist = "mqconsole-" + name.replace("_", "-")
+    assert entry == {"name": name, "version": "1.0.0",
+                     "source": f"{dist} (entry point {name})", "hooks": EXAMPLES[name],
+                     "status": "loaded"}
+
+
+ORDER = ("ORD" + "0000012345" + "000012550" + "20261124").encode("cp037") \
+    + (3).to_bytes(4, "big") + bytes.fromhex("0012345C") + b"\x80\x01"
+
+
+@pytest.mark.parametrize("how", ["folder", "entry point"])
+def test_fixed_width_decodes_in_show(cli, tmp_path, how) -> None:
+    layout = REPO / "plugins" / "fixed_width" / "orders.yaml"
+    settings = f"  settings:\n    fixed_width: {{layout: {layout}}}\n"
+    env = None
+    if how == "folder":
+        cfg = config(tmp_path, f"plugins:\n  paths: [{copy_folder(tmp_path, 'fixed_width')}]\n"
+                               + settings)
+    else:
+        env = installed(tmp_path, "fixed_width")
+        cfg = config(tmp_path, "plugins:\n" + settings)
+    cli("queue", "define", "ORDERS.IN")
+    assert cli("put", "ORDERS.IN", "--hex", ORDER.hex(), "--msgid", "0B" * 24).code == 0
+    r = cli("--config", cfg, "show", "ORDERS.IN", "0B" * 24, "--json", env=env)
+    assert r.code == 0, r.err
+    [decoded] = r.json["decoded"]
+    assert (decoded["plugin"], decoded["title"]) == ("fixed_width", "Order record")
+    assert "amount       125.50" in decoded["text"].splitlines()
+    text = cli("--config", cfg, "show", "ORDERS.IN", "0B" * 24, env=env).out
+    assert "Decoded by plugin fixed_width: Order record" in text
+    assert "  ordered_on   2026-11-24" in text.splitlines()
