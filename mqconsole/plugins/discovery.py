@@ -118,7 +118,8 @@ def _folder_entries(folder: Path) -> list[tuple[str, Path]]:
     return entries
 
 
-def _import_file(name: str, file: Path) -> object:
+def import_file(name: str, file: Path) -> object:
+    """Import one plugin file as the module ``mqconsole_site_plugin_<name>``."""
     module_name = FOLDER_MODULE_PREFIX + name
     package = file.name == "__init__.py"
     spec = importlib.util.spec_from_file_location(
@@ -153,7 +154,7 @@ def _load_folders(host: PluginHost, settings: PluginsSettings) -> None:
                 host.record(name, source=source, status="disabled")
                 continue
             try:
-                module = _import_file(name, file)
+                module = import_file(name, file)
             except Exception as e:
                 host.record(name, source=source,
                             status=f"error: plugin {name} ({file}) failed to import: "

@@ -11,6 +11,8 @@
 registers plugins and runs one operation on an embedded queue manager in memory (the
 queues it is given, filled), returning the summary, the journal entries and the queues to
 look at.
+``import_plugin(path)`` imports a plugin's module from its file without installing it (as
+``plugins.paths`` does).
 """
 
 from __future__ import annotations
@@ -18,14 +20,17 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
+from types import ModuleType
 from typing import Any
 
+from .discovery import FOLDER_MODULE_PREFIX, import_file
 from .host import PluginHost
 
 
 def _name_of(plugin: object) -> str:
     name = getattr(plugin, "__name__", None) or type(plugin).__name__
-    return str(name).rsplit(".", 1)[-1]
+    return str(name).rsplit(".", 1)[-1].removeprefix(FOLDER_MODULE_PREFIX)
 
 
 def plugin_host(*plugins: object,
@@ -114,3 +119,13 @@ def run_operation(kind: Any, *plugins: object,
         op.validate(qm)
         summary = op.run(qm, dry_run=dry_run)
         return OperationRun(summary, qm, host, list(journal.read()))
+
+
+def import_plugin(path: str | Path) -> ModuleType:
+    """Import a plugin module (a ``.py`` file or a package's folder) from where it lies, as
+    ``plugins.paths`` would: no install, no change to ``sys.path`` (a folder on ``sys.path``
+    would also expose any ``*.egg-info`` a local build left there as an entry point)."""
+    path = Path(path)
+    if path.is_dir():
+        return import_file(path.name, path / "__init__.py")  # type: ignore[return-value]
+    return import_file(path.stem, path)  # type: ignore[return-value]

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import fixed_width
 import pytest
 
 from mqconsole.mq.md import MQMD
 from mqconsole.mq.message import Message
-from mqconsole.plugins.testing import plugin_host
+from mqconsole.plugins.testing import import_plugin, plugin_host
+
+fixed_width = import_plugin(Path(__file__).resolve().parents[1] / "fixed_width.py")
 
 HERE = Path(__file__).resolve().parent.parent
 ORDERS = HERE / "orders.yaml"

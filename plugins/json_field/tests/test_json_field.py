@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import pickle
+from pathlib import Path
 
-import json_field
 import pytest
 
 from mqconsole.mq.chain import add_dead_letter_header
 from mqconsole.mq.md import MQMD
 from mqconsole.mq.message import Message
-from mqconsole.plugins.testing import plugin_host
+from mqconsole.plugins.testing import import_plugin, plugin_host
+
+json_field = import_plugin(Path(__file__).resolve().parents[1] / "json_field.py")
 
 
 def msg(body: bytes, *, dead_lettered: bool = False) -> Message:

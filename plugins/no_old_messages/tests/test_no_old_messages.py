@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 
-import no_old_messages
 import pytest
 
 from mqconsole.mq.chain import add_dead_letter_header
 from mqconsole.mq.md import MQMD
 from mqconsole.mq.message import Message
 from mqconsole.ops.timefmt import format_put_date_time
-from mqconsole.plugins.testing import plugin_host
+from mqconsole.plugins.testing import import_plugin, plugin_host
+
+no_old_messages = import_plugin(Path(__file__).resolve().parents[1] / "no_old_messages.py")
 
 NOW = datetime.now(UTC)
 

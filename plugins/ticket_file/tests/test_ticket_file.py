@@ -9,13 +9,14 @@ import types
 from pathlib import Path
 
 import pytest
-import ticket_file
 
 from mqconsole.mq.chain import add_dead_letter_header
 from mqconsole.mq.md import MQMD
 from mqconsole.mq.message import Message
 from mqconsole.plugins import ActionContext
-from mqconsole.plugins.testing import plugin_host
+from mqconsole.plugins.testing import import_plugin, plugin_host
+
+ticket_file = import_plugin(Path(__file__).resolve().parents[1] / "ticket_file.py")
 
 RAW = b"\x1b[31mred\x07 \x00\xff <b>bold</b>"
 
