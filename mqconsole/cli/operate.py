@@ -14,7 +14,7 @@ import signal
 import sys
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING
 
 import click
@@ -66,26 +66,37 @@ def progress_line(enabled: bool = True) -> ProgressFn | None:
     return draw
 
 
+STOPPING = "stopping at the next commit (Ctrl-C again to stop at once)"
+
+
 @contextlib.contextmanager
-def ctrl_c_cancels(cancel: threading.Event) -> Iterator[None]:
+def ctrl_c_cancels(cancel: threading.Event, *, sigterm: bool = False,
+                   note: str = STOPPING) -> Iterator[None]:
     """The CLI's one Ctrl-C path: the first Ctrl-C sets ``cancel`` (the operation stops at
     the next commit; what is committed stays); a second one interrupts at once (the open
-    unit of work is backed out)."""
+    unit of work is backed out). ``sigterm``: SIGTERM sets ``cancel`` too (a long-lived
+    command ended by its service manager ends cleanly, with its summary and journal entry).
+    """
     if threading.current_thread() is not threading.main_thread():
         yield
         return
 
     def handler(signum, frame):
         if cancel.is_set():
+            if signum == signal.SIGTERM:
+                return  # already stopping: a second SIGTERM changes nothing
             raise KeyboardInterrupt
         cancel.set()
-        say("\nstopping at the next commit (Ctrl-C again to stop at once)")
+        if signum == signal.SIGINT:
+            say(f"\n{note}")
 
-    previous = signal.signal(signal.SIGINT, handler)
+    signals = (signal.SIGINT, signal.SIGTERM) if sigterm else (signal.SIGINT,)
+    previous = {sig: signal.signal(sig, handler) for sig in signals}
     try:
         yield
     finally:
-        signal.signal(signal.SIGINT, previous)
+        for sig, old in previous.items():
+            signal.signal(sig, old)
 
 
 @contextlib.contextmanager
@@ -104,26 +115,38 @@ def fewer_collections() -> Iterator[None]:
         gc.unfreeze()
 
 
-def run_here(op: Operation, qm: QueueManager, *, dry_run: bool, progress: bool = True
-             ) -> Summary:
-    """Run ``op`` in the foreground: a progress line, Ctrl-C as cancel."""
+def run_here(op: Operation, qm: QueueManager, *, dry_run: bool, progress: bool = True,
+             sigterm: bool = False, note: str = STOPPING) -> Summary:
+    """Run ``op`` in the foreground: a progress line, Ctrl-C (and with ``sigterm``
+    SIGTERM) as cancel."""
     cancel = threading.Event()
-    with ctrl_c_cancels(cancel), fewer_collections():
+    with ctrl_c_cancels(cancel, sigterm=sigterm, note=note), fewer_collections():
         return op.run(qm, progress=progress_line(progress), cancel=cancel, dry_run=dry_run)
 
 
+Renderer = Callable[["Summary"], None]
+
+
 def drive(session: Session, op: Operation, *, yes: bool, dry_run: bool, as_json: bool,
-          qm: QueueManager | None = None) -> Summary:
-    """Refuse (read-only), validate, confirm, run, render, exit: a command's whole life."""
-    from mqconsole.cli.summary import render
+          qm: QueueManager | None = None, render: Renderer | None = None,
+          sigterm: bool = False, note: str = STOPPING) -> Summary:
+    """Refuse (read-only), validate, confirm, run, render, exit: a command's whole life.
+    ``render``: a command's own rendering of the summary (default ``cli.summary.render``);
+    ``sigterm`` and ``note``: see :func:`ctrl_c_cancels`."""
+    from mqconsole.cli import summary as summaries
 
     what = op.describe().what
     session.refuse_if_read_only(what)
     qm = qm or session.connect()
     op.validate(qm)
+    what = op.describe().what  # validation may have resolved what it works on
     confirm_change(session, what, yes=yes, dry_run=dry_run)
-    summary = run_here(op, qm, dry_run=dry_run, progress=not as_json)
-    render(summary, as_json=as_json)
+    summary = run_here(op, qm, dry_run=dry_run, progress=not as_json, sigterm=sigterm,
+                       note=note)
+    if render is None:
+        summaries.render(summary, as_json=as_json)
+    else:
+        render(summary)
     if summary.exit_code != ExitCode.OK:
         # SystemExit, not ctx.exit: main() runs click with standalone_mode=False
         raise SystemExit(int(summary.exit_code))

@@ -82,7 +82,7 @@ def test_ibm_example_table_on_the_demo_dead_letter_queue(cli, tmp_path: Path) ->
         {"rule": 3, "matched": 200, "done": 0, "failed": 200},
         {"rule": 4, "matched": 195, "done": 195, "failed": 0},
         {"rule": 5, "matched": 0, "done": 0, "failed": 0}]
-    assert doc["passes"] == 6 and doc["result"]["failed"] == []
+    assert doc["passes"] == 6 and doc["failed"] == [] and doc["exit_code"] == 0
     small = [m for m in doc["messages"] if m["destination"] == "APP.SMALL"]
     assert max(m["attempts"] for m in small) == 5
     # HEADER(NO): the header is gone, Format restored; HEADER(YES) kept it
@@ -112,8 +112,14 @@ def test_without_yes_and_a_terminal_it_refuses_and_bad_options(cli, tmp_path: Pa
 
 def test_failures_exit_1_and_are_listed_with_reasons(cli, tmp_path: Path) -> None:
     rules = tmp_path / "r.rules"
-    rules.write_text("REASON(MQRC_Q_FULL) DESTQ(APP.SMALL) ACTION(RETRY)\n")
+    rules.write_text("REASON(MQRC_Q_FULL) DESTQ(APP.SMALL) ACTION(RETRY) RETRY(3)\n")
     r = cli("dlq-handler", "--rules", str(rules), "--once", "--yes")
     assert r.code == 1
     assert "60 failed -> APP.SMALL: MQRC_Q_FULL" in r.err
+    assert "1 attempt so far)" in r.err and "attempt counts are kept in" in r.err
     assert "RULE" in r.out and "FAILED" in r.out
+    # the messages that failed, with their attempts so far (20 shown, --json for all)
+    assert "FAILED MSGID" in r.out and "ATTEMPTS" in r.out
+    assert "(and 40 more: --json lists every message)" in r.out
+    r = cli("dlq-handler", "--rules", str(rules), "--once", "--retry-interval", "0", "--yes")
+    assert r.code == 1 and "2 attempts so far)" in r.err

@@ -1,12 +1,12 @@
 """``mqconsole dlq-handler``: a dead-letter queue processed by a runmqdlq rules table
-(docs/dlq-handler.md)."""
+(docs/dlq-handler.md). A thin driver: the table is read here, the run is the
+:class:`~mqconsole.ops.operation.DlqPass` operation driven by ``cli.operate`` (confirm, run
+with SIGTERM/SIGINT as stop, journal, plugins, exit code); only the report's layout is this
+command's."""
 
 from __future__ import annotations
 
-import contextlib
-import signal
-import sys
-from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -14,12 +14,18 @@ from mqconsole.cli.errors import CliError
 from mqconsole.cli.exit_codes import ExitCode
 from mqconsole.cli.output import emit_json, safe, say, table
 
-from .common import batch_option, confirm_change, json_option, session_of, yes_option
+from .common import batch_option, json_option, session_of, yes_option
 
-ATTEMPTS_FILE_NAME = "dlq-attempts.sqlite"
+if TYPE_CHECKING:
+    from mqconsole.ops.dlq.rules import RulesTable
+    from mqconsole.ops.operation import Summary
+
+STOPPING = ("stopping: the open unit of work is backed out at the next message (its "
+            "messages stay on the queue); Ctrl-C again to stop at once")
+FAILURES_SHOWN = 20
 
 
-def load_rules(path: str):
+def load_rules(path: str) -> RulesTable:
     """The parsed table, or a CliError (exit 2) with the first problem's sentence."""
     from mqconsole.ops.dlq.rules import RulesError, read_table
 
@@ -32,89 +38,98 @@ def load_rules(path: str):
                        ExitCode.USAGE) from None
 
 
-def default_attempts_file() -> str:
-    from mqconsole.paths import user_state_dir
-
-    return str(user_state_dir() / ATTEMPTS_FILE_NAME)
-
-
-@contextlib.contextmanager
-def stop_on_signals(cancel) -> Iterator[None]:
-    """SIGTERM and SIGINT set ``cancel`` (the handler backs out its open unit of work and
-    ends) instead of killing the process mid-call."""
-    def handler(signum, frame) -> None:
-        cancel.set()
-
-    old = {sig: signal.signal(sig, handler) for sig in (signal.SIGTERM, signal.SIGINT)}
-    try:
-        yield
-    finally:
-        for sig, previous in old.items():
-            signal.signal(sig, previous)
-
-
-def _show_check(rules_file: str, rules_table, as_json: bool) -> None:
+def _show_check(rules_file: str, rules_table: RulesTable, as_json: bool) -> None:
     if as_json:
         emit_json(rules_table.to_dict())
         return
     control = rules_table.control
     wait = "YES" if control.wait is None else "NO" if control.wait == 0 else control.wait
     n = len(rules_table.rules)
-    say(f"{rules_file}: a valid rules table: {n} rule{'s' if n != 1 else ''}, "
-        f"RETRYINT({control.retry_interval}) WAIT({wait})")
+    say(safe(f"{rules_file}: a valid rules table: {n} rule{'s' if n != 1 else ''}, "
+             f"RETRYINT({control.retry_interval}) WAIT({wait})"))
     rows = [[r.number, r.line, r.pattern or "*", r.describe(), r.retry, r.put_aut]
             for r in rules_table.rules]
     click.echo(table(["RULE", "LINE", "PATTERN", "ACTION", "RETRY", "PUTAUT"], rows,
                      max_width={2: 60}))
 
 
-def show_report(report, *, as_json: bool) -> None:
-    """The report: JSON, or the per-rule table on stdout and the story on stderr."""
-    if as_json:
-        doc = report.to_json()
-        doc["result"] = report.result.to_json()
-        emit_json(doc)
-        return
-    res = report.result
-    if report.settings.dry_run:
-        rows = [[m.msg_id, m.rule or "-", m.action or "-", m.attempts, m.outcome]
-                for m in report.messages]
-        click.echo(table(["MSGID", "RULE", "ACTION", "ATTEMPTS", "WHAT WOULD HAPPEN"], rows,
-                         max_width={4: 80}))
-    else:
-        by_rule = {r.number: r for r in report.table.rules}
-        rows = [[n, by_rule[n].line, by_rule[n].describe(), c.matched, c.done, c.failed]
-                for n, c in sorted(report.rules.items())]
-        click.echo(table(["RULE", "LINE", "ACTION", "MATCHED", "DONE", "FAILED"], rows,
-                         max_width={2: 60}))
+def _what(outcome: str) -> str:
+    """"would retry to APP.IN (header removed) — …" → "would retry"."""
+    what = outcome.split(" — ")[0].split(" (")[0].split(":")[0]
+    return what.split(" to ")[0]
+
+
+def report_lines(summary: Summary, rules_table: RulesTable) -> list[str]:
+    """The story on stderr: what happened to how many, failures by destination and reason
+    (with the attempts so far), warnings."""
+    extra = summary.extra
+    res = summary.result
+    messages: list[dict[str, Any]] = extra.get("messages", [])
     counts: dict[str, int] = {}
-    for m in report.messages:  # "would retry to APP.IN (header removed) — …" → "would retry"
-        what = m.outcome.split(" — ")[0].split(" (")[0].split(":")[0]
-        what = what.split(" to ")[0]
+    for m in messages:
+        what = _what(m["outcome"])
         counts[what] = counts.get(what, 0) + 1
     parts = ", ".join(f"{n} {what}" for what, n in sorted(counts.items(), key=lambda x: -x[1]))
-    passes = f"{report.passes} pass{'es' if report.passes != 1 else ''}"
-    say(f"dlq-handler: {safe(report.settings.queue)} on {safe(report.qmgr)}: {passes}"
-        + (f" (dry run): {parts}" if report.settings.dry_run else f": {parts or 'nothing'}"))
+    passes = extra.get("passes", 0)
+    passes_text = f"{passes} pass{'es' if passes != 1 else ''}"
+    head = (f"dlq-handler: {extra.get('queue') or res.source} on {extra.get('qmgr', '?')}: "
+            f"{passes_text}")
+    lines = [head + (f" (dry run): {parts or 'nothing'}" if res.dry_run
+                     else f": {parts or 'nothing'}")]
+    last: dict[str, dict[str, Any]] = {m["msg_id"]: m for m in messages}
     groups: dict[tuple[str, str], list[str]] = {}
     for f in res.failed:
         groups.setdefault((f.destination or "-", f.reason_name), []).append(f.msgid)
     for (destination, reason), ids in sorted(groups.items(), key=lambda x: -len(x[1])):
-        say(f"  {len(ids)} failed -> {safe(destination)}: {reason} (stayed on the queue; "
-            f"first {ids[0]})")
+        tried = sorted({last[i]["attempts"] for i in ids if i in last})
+        attempts = ""
+        if tried:
+            span = str(tried[0]) if len(tried) == 1 else f"{tried[0]}-{tried[-1]}"
+            attempts = f", {span} attempt{'s' if tried[-1] != 1 else ''} so far"
+        lines.append(f"  {len(ids)} failed -> {destination}: {reason} (stayed on the queue; "
+                     f"first {ids[0]}{attempts})")
     for w in res.warnings:
-        say(f"warning: {safe(w)}")
+        lines.append(f"warning: {w}")
+    if extra.get("attempts_file") and not res.dry_run:
+        lines.append(f"attempt counts are kept in {extra['attempts_file']}: a restart "
+                     "continues them")
+    if summary.journal_problem:
+        lines.append(f"mqconsole: the journal could not be written: {summary.journal_problem}")
+    return lines
 
 
-def exit_code_of(report) -> ExitCode:
-    res = report.result
-    if res.outcome_unknown:
-        return ExitCode.UNKNOWN_OUTCOME
-    if report.settings.dry_run:
-        return ExitCode.OK
-    if res.failed or res.stopped_early:
-        return ExitCode.PARTIAL
-    return ExitCode.OK
+def render_report(summary: Summary, rules_table: RulesTable, *, as_json: bool) -> None:
+    """JSON (the spec's ``messages`` and ``rules``, with the summary's counts and exit
+    code), or the table on stdout — per message for a dry run, per rule otherwise, then the
+    messages that failed with their attempts — and the story on stderr."""
+    if as_json:
+        emit_json(summary.to_json())
+        return
+    extra = summary.extra
+    if summary.dry_run:
+        rows = [[m["msg_id"], m["rule"] or "-", m["action"] or "-", m["attempts"],
+                 m["outcome"]] for m in extra.get("messages", [])]
+        click.echo(table(["MSGID", "RULE", "ACTION", "ATTEMPTS", "WHAT WOULD HAPPEN"], rows,
+                         max_width={4: 80}))
+    else:
+        by_rule = {r.number: r for r in rules_table.rules}
+        rows = [[c["rule"], by_rule[c["rule"]].line, by_rule[c["rule"]].describe(),
+                 c["matched"], c["done"], c["failed"]] for c in extra.get("rules", [])]
+        click.echo(table(["RULE", "LINE", "ACTION", "MATCHED", "DONE", "FAILED"], rows,
+                         max_width={2: 60}))
+        last = {m["msg_id"]: m for m in extra.get("messages", [])}
+        failed = [last[f.msgid] for f in summary.result.failed if f.msgid in last]
+        if failed:
+            click.echo("")
+            rows = [[m["msg_id"], m["rule"] or "-", m["attempts"], m["destination"] or "-",
+                     m["reason"] or "-"] for m in failed[:FAILURES_SHOWN]]
+            click.echo(table(["FAILED MSGID", "RULE", "ATTEMPTS", "DESTINATION", "REASON"],
+                             rows, max_width={4: 70}))
+            if len(failed) > FAILURES_SHOWN:
+                click.echo(f"(and {len(failed) - FAILURES_SHOWN} more: --json lists every "
+                           "message)")
+    for line in report_lines(summary, rules_table):
+        say(safe(line))
 
 
 @click.command("dlq-handler")
@@ -156,8 +171,9 @@ def dlq_handler(ctx: click.Context, rules_file: str, check: bool, input_q: str |
     counts are kept in a file and survive a restart. Each message is put and got in one
     unit of work. SIGTERM or SIGINT ends the handler cleanly: the open unit of work is
     backed out. --check validates the table without connecting (exit 2 naming the line,
-    column and what was expected). Exit codes: 0 done, 1 some messages failed (they stayed
-    on the queue), 2 bad table or input, 5 a commit's outcome unknown.
+    column and what was expected). Exit codes: 0 done (or stopped by a signal), 1 some
+    messages failed (they stayed on the queue), 2 bad table or input, 5 a commit's outcome
+    unknown.
     """
     rules_table = load_rules(rules_file)
     if check:
@@ -166,53 +182,18 @@ def dlq_handler(ctx: click.Context, rules_file: str, check: bool, input_q: str |
     if once and wait_seconds is not None:
         raise CliError("--once and --wait go one at a time: one pass, or passes until "
                        "nothing is processable for SECONDS")
-    from mqconsole.ops.dlq.handler import (
-        HandlerError,
-        resolve_queue,
-        run_handler,
-        settings_for,
-    )
-    from mqconsole.ops.result import Control
+    from mqconsole.cli.operate import drive, operation
+    from mqconsole.ops.dlq.attempts import default_path
+    from mqconsole.ops.operation import DlqPass
 
     session = session_of(ctx)
-    qm = session.connect()
-    try:
-        queue = resolve_queue(qm, rules_table, input_q)
-    except HandlerError as e:
-        raise CliError(str(e)) from None
-    settings = settings_for(rules_table, queue, once=once,
-                            wait=-1 if wait_seconds is None else wait_seconds,
-                            retry_interval=retry_interval, batch=batch, dry_run=dry_run)
-    confirm_change(session, f"processing {queue} by the rules in {rules_file}", yes=yes,
-                   dry_run=dry_run)
-    control = Control()
-    host = session.plugins
-    check_put = None
-    if host.has_checks:
-        def check_put(message, destination: str) -> str | None:
-            return host.check_put("dlq-handler", message, destination)
-    try:
-        with stop_on_signals(control.cancel):
-            report = run_handler(qm, rules_table, settings,
-                                 store_path=attempts_file or default_attempts_file(),
-                                 control=control, check=check_put)
-    except HandlerError as e:
-        raise CliError(str(e)) from None
-    _journal(session, report, rules_file)
-    show_report(report, as_json=as_json)
-    code = exit_code_of(report)
-    if code != ExitCode.OK:
-        sys.exit(int(code))
-
-
-def _journal(session, report, rules_file: str) -> None:
-    from .common import journal_result
-
-    details = {"rules": rules_file, "passes": report.passes, "rule_counts": report.rules_json(),
-               "batch": report.settings.batch}
-    destinations = {m.msg_id: m.destination for m in report.messages
-                    if m.outcome in ("retried", "forwarded") and m.destination}
-    journal_result(session, report.result, details=details, done_destinations=destinations)
+    kind = DlqPass(rules_table, rules_file, input_q=input_q, once=once,
+                   wait=-1 if wait_seconds is None else wait_seconds,
+                   retry_interval=retry_interval, batch=batch,
+                   attempts_file=attempts_file or str(default_path()))
+    drive(session, operation(session, kind), yes=yes, dry_run=dry_run, as_json=as_json,
+          render=lambda s: render_report(s, rules_table, as_json=as_json), sigterm=True,
+          note=STOPPING)
 
 
 COMMANDS = [dlq_handler]

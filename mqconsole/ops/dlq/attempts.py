@@ -26,6 +26,15 @@ from mqconsole.mq.dlh import MQDLH
 from mqconsole.mq.md import MQMD
 
 Key = bytes
+FILE_NAME = "dlq-attempts.sqlite"
+
+
+def default_path() -> Path:
+    """Where the CLI and the console keep attempt counts: ``dlq-attempts.sqlite`` in the
+    state folder (the same file for both, so a count survives a switch of face too)."""
+    from mqconsole.paths import user_state_dir
+
+    return user_state_dir() / FILE_NAME
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS attempts (

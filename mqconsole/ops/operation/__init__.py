@@ -1,7 +1,7 @@
 """The operation: every change an operator makes, as one unit, for every face.
 
-Move, copy, resubmit, delete, save (--remove), edit, load, queue set and plugin actions (and
-later the dead-letter handler) each go through one :class:`Operation`::
+Move, copy, resubmit, delete, save (--remove), edit, load, queue set, plugin actions and a
+dead-letter handler run (:class:`DlqPass`) each go through one :class:`Operation`::
 
     describe  what: kind, source, selection, destination, options  (confirmations, journal)
     validate  bad input, as one sentence, before anything is asked or changed
@@ -34,6 +34,7 @@ line in each face.
 from __future__ import annotations
 
 from .core import VERBS, Description, Kind, Operation, OperationError, Step, Summary
+from .dlqpass import DlqPass
 from .kinds import (
     Copy,
     Delete,
@@ -49,7 +50,7 @@ from .kinds import (
 )
 
 __all__ = [
-    "VERBS", "Copy", "Delete", "Description", "Edit", "Kind", "Load", "Move", "Operation",
-    "OperationError", "PluginAction", "QueueSet", "Resubmit", "Save", "Step", "Summary",
-    "Transfer", "check_queue",
+    "VERBS", "Copy", "Delete", "Description", "DlqPass", "Edit", "Kind", "Load", "Move",
+    "Operation", "OperationError", "PluginAction", "QueueSet", "Resubmit", "Save", "Step",
+    "Summary", "Transfer", "check_queue",
 ]

@@ -29,7 +29,7 @@ if TYPE_CHECKING:
 VERBS: dict[str, str] = {
     "move": "moved", "copy": "copied", "resubmit": "resubmitted", "delete": "deleted",
     "save": "saved", "edit": "replaced", "load": "loaded", "queue-set": "changed",
-    "action": "handled",
+    "action": "handled", "dlq-handler": "handled",
 }
 
 
@@ -145,6 +145,9 @@ class Kind(Protocol):
 
     def execute(self, step: Step) -> OperationResult: ...
 
+    # optional: ``exit_code(result) -> ExitCode`` when the kind's verdict is not
+    # ``ops.exit_codes.exit_code_of`` (the dead-letter handler's)
+
 
 def _qmgr_name(qm: QueueManager) -> str | None:
     try:
@@ -213,7 +216,9 @@ class Operation:
             summary.details["error"] = summary.error
             self._finish(summary, qm, step)
             raise
-        summary = Summary(description, result, exit_code_of(result),
+        code_of: Callable[[OperationResult], ExitCode] = getattr(self.spec, "exit_code",
+                                                                 exit_code_of)
+        summary = Summary(description, result, code_of(result),
                           details=self._details(description, step), extra=step.extra)
         self._finish(summary, qm, step)
         return summary
