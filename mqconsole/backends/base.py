@@ -18,9 +18,10 @@ from __future__ import annotations
 from enum import Enum
 from typing import Protocol, runtime_checkable
 
-from mqconsole.mq.errors import MQRC_BACKED_OUT, MQError, commit_outcome_unknown
+from mqconsole.mq.errors import MQError, commit_outcome_unknown
 from mqconsole.mq.message import Message
 from mqconsole.mq.queue import QMgrInfo, QueueAttrs, QueueStatus
+from mqconsole.mq.reasons import MQRC_BACKED_OUT
 
 
 class Context(str, Enum):

@@ -33,6 +33,7 @@ from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
+from mqconsole.mq import reasons as R
 from mqconsole.mq.names import reason_name
 
 from . import providers as P
@@ -402,13 +403,13 @@ class Engine:
         if boq:
             target = self.queues.get(boq)
             if target is None:
-                cause = P.MQRC_UNKNOWN_OBJECT_NAME
+                cause = R.MQRC_UNKNOWN_OBJECT_NAME
             elif not self._authorized(run_as, boq, P.BOQ_AUTHORITIES):
-                cause = P.MQRC_NOT_AUTHORIZED
+                cause = R.MQRC_NOT_AUTHORIZED
             elif target.put_inhibited:
-                cause = P.MQRC_PUT_INHIBITED
+                cause = R.MQRC_PUT_INHIBITED
             elif target.depth >= target.max_depth:
-                cause = P.MQRC_Q_FULL
+                cause = R.MQRC_Q_FULL
             if cause is None:
                 count = msg.backout_count
                 self._move(msg, boq)
@@ -422,8 +423,8 @@ class Engine:
         self._move(msg, dlq)
         fields: dict[str, Any] = dict(
             message=msg.id, endpoint=c.endpoint.name, queue=q.name, backout_count=count,
-            to=dlq, reason_code=P.MQRC_BACKOUT_THRESHOLD_REACHED,
-            reason=reason_name(P.MQRC_BACKOUT_THRESHOLD_REACHED))
+            to=dlq, reason_code=R.MQRC_BACKOUT_THRESHOLD_REACHED,
+            reason=reason_name(R.MQRC_BACKOUT_THRESHOLD_REACHED))
         if cause is not None:
             fields.update(cause_code=cause, cause=reason_name(cause))
         self._emit("dead_lettered", **fields)

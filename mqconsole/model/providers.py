@@ -32,11 +32,6 @@ DLQ_AUTHORITIES = frozenset({"put", "setall"})
 # What the consumer needs to move a message itself (`then: {move: Q}`).
 MOVE_AUTHORITIES = frozenset({"put"})
 
-MQRC_NOT_AUTHORIZED = 2035
-MQRC_PUT_INHIBITED = 2051
-MQRC_Q_FULL = 2053
-MQRC_UNKNOWN_OBJECT_NAME = 2085
-MQRC_BACKOUT_THRESHOLD_REACHED = 2362
 
 GENERATED_MAX_FAILED_DELIVERIES = 5  # §7: generated SIB destinations
 ENGINE_DEFAULT_BLOCKED_RETRY_MS = 5000  # §2

@@ -4,6 +4,12 @@ failed commit is classified (only 2003 means "backed out")."""
 from __future__ import annotations
 
 from .names import reason_name
+from .reasons import (
+    MQRC_CALL_INTERRUPTED,
+    MQRC_CONNECTION_BROKEN,
+    MQRC_HCONN_ERROR,
+    MQRC_RECONNECT_FAILED,
+)
 
 
 class HeaderError(ValueError):
@@ -30,11 +36,11 @@ class MQError(Exception):
         super().__init__(text)
 
 
-MQRC_BACKED_OUT = 2003
 #: MQCMIT answered with one of these may have committed (IBM, MQRC_CONNECTION_BROKEN: "for
 #: client applications, it is possible that the call did complete successfully"):
 #: CONNECTION_BROKEN, HCONN_ERROR, RECONNECT_FAILED, CALL_INTERRUPTED.
-COMMIT_OUTCOME_UNKNOWN_REASONS = frozenset({2009, 2018, 2548, 2549})
+COMMIT_OUTCOME_UNKNOWN_REASONS = frozenset({
+    MQRC_CONNECTION_BROKEN, MQRC_HCONN_ERROR, MQRC_RECONNECT_FAILED, MQRC_CALL_INTERRUPTED})
 
 
 class CommitOutcomeUnknown(MQError):

@@ -57,6 +57,18 @@ ATTR_BY_MQ_NAME = {mq: attr for attr, mq, _, _ in LAYOUT}
 LENGTHS = {attr: n for attr, _, _, n in LAYOUT}
 KINDS = {attr: k for attr, _, k, _ in LAYOUT}
 
+
+def _offsets() -> dict[str, int]:
+    at, out = 0, {}
+    for attr, _, _, n in LAYOUT:
+        out[attr] = at
+        at += n
+    return out
+
+
+#: where each field starts in a packed MQMD (either byte order): ``OFFSETS["msg_id"]`` 48
+OFFSETS: dict[str, int] = _offsets()
+
 MQENC_NATIVE = 546  # Linux x86-64 / Windows
 MQENC_BIG_ENDIAN = 273
 

@@ -30,6 +30,7 @@ from pathlib import Path
 from mqconsole import paths
 from mqconsole.backends.base import QueueManager, settle_failed_commit
 from mqconsole.mq.errors import MQError
+from mqconsole.mq.reasons import MQRC_NO_MSG_UNDER_CURSOR
 from mqconsole.ops.result import Control, Failure, OperationResult
 from mqconsole.ops.savefile import (
     DEFAULT_BATCH,
@@ -39,8 +40,6 @@ from mqconsole.ops.savefile import (
     save_selected,
 )
 from mqconsole.ops.selection import Selection
-
-MQRC_NO_MSG_UNDER_CURSOR = 2034
 
 
 class _WrongMessage(MQError):

@@ -37,6 +37,7 @@ from mqconsole.model import (
     replay,
 )
 from mqconsole.model import providers as P
+from mqconsole.mq import reasons as R
 from mqconsole.mq.names import reason_name
 from mqconsole.mq.queue import QueueAttrs, QueueType, Usage
 from mqconsole.ops.queues import backout_queue_map
@@ -54,10 +55,10 @@ SUGGESTED_BOTHRESH = 3
 DEFAULT_ENDPOINT = "the model activation specification"
 
 _CAUSE_TEXT = {
-    P.MQRC_UNKNOWN_OBJECT_NAME: "does not exist",
-    P.MQRC_NOT_AUTHORIZED: "refuses the consumer's user (not authorized)",
-    P.MQRC_PUT_INHIBITED: "is put-inhibited",
-    P.MQRC_Q_FULL: "is full",
+    R.MQRC_UNKNOWN_OBJECT_NAME: "does not exist",
+    R.MQRC_NOT_AUTHORIZED: "refuses the consumer's user (not authorized)",
+    R.MQRC_PUT_INHIBITED: "is put-inhibited",
+    R.MQRC_Q_FULL: "is full",
 }
 
 

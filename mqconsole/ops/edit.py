@@ -38,6 +38,7 @@ from mqconsole.mq.message import Message
 from mqconsole.mq.names import FEEDBACK_BY_NAME
 from mqconsole.mq.payload import decode_text, kind_of
 from mqconsole.mq.queue import QueueAttrs
+from mqconsole.mq.reasons import MQRC_NO_MSG_AVAILABLE, MQRC_NO_MSG_UNDER_CURSOR
 from mqconsole.ops.result import (
     Failure,
     OperationResult,
@@ -46,9 +47,6 @@ from mqconsole.ops.result import (
     would_fail_by_plugin,
 )
 from mqconsole.ops.savefile import message_key
-
-MQRC_NO_MSG_AVAILABLE = 2033
-MQRC_NO_MSG_UNDER_CURSOR = 2034
 
 # The MQMD fields an edit may set: MQ name -> MQMD attribute.
 EDITABLE: dict[str, str] = {

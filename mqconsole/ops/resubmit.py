@@ -42,6 +42,7 @@ from mqconsole.mq.chain import (
 from mqconsole.mq.dlh import byte_order
 from mqconsole.mq.errors import HeaderError
 from mqconsole.mq.message import Message
+from mqconsole.mq.reasons import MQRC_HEADER_ERROR, MQRC_UNKNOWN_OBJECT_NAME
 from mqconsole.mq.xqh import FORMAT_MDE, MQMDE, MQMDE_LENGTH, MQXQH, MQXQH_LENGTH
 from mqconsole.ops.result import Control, OperationResult, PutCheck
 from mqconsole.ops.selection import Selection, SelectionError
@@ -57,8 +58,6 @@ from mqconsole.ops.transfer import (
 __all__ = ["REPORT_COA_COD", "OriginError", "backout_origins", "origin_of", "resubmit",
            "unwrap_xmit"]
 
-MQRC_UNKNOWN_OBJECT_NAME = 2085
-MQRC_HEADER_ERROR = 2142
 # MQRO_COA, _WITH_DATA, _WITH_FULL_DATA and the same for COD
 REPORT_COA_COD = 0x00000700 | 0x00003800
 

@@ -63,6 +63,11 @@ from mqconsole.mq.message import (
     Message,
 )
 from mqconsole.mq.names import reason_name
+from mqconsole.mq.reasons import (
+    CONNECTION_REASONS,
+    MQRC_HEADER_ERROR,
+    MQRC_NO_MSG_UNDER_CURSOR,
+)
 from mqconsole.ops.result import (
     Control,
     Failure,
@@ -83,21 +88,6 @@ __all__ = [
 REFUSALS_BEFORE_STOP = 10
 
 
-MQRC_BACKED_OUT = 2003
-MQRC_NO_MSG_UNDER_CURSOR = 2034
-MQRC_HEADER_ERROR = 2142
-# A put or get failing with one of these says nothing about the destination: the connection
-# (and with it the unit of work) is in trouble. Backed out and redone, not "refused".
-CONNECTION_REASONS = frozenset({
-    2009,  # CONNECTION_BROKEN
-    2018,  # HCONN_ERROR
-    2058, 2059,  # Q_MGR_NAME_ERROR, Q_MGR_NOT_AVAILABLE
-    2102,  # RESOURCE_PROBLEM
-    2161, 2162,  # Q_MGR_QUIESCING, Q_MGR_STOPPING
-    2195,  # UNEXPECTED_ERROR
-    2202, 2203,  # CONNECTION_QUIESCING, CONNECTION_STOPPING
-    2548, 2549,  # RECONNECT_FAILED, CALL_INTERRUPTED
-})
 
 _BROWSE_BATCH = 500
 STOPPED_EARLY = "stopped early"

@@ -144,3 +144,14 @@ def test_explicit_wrong_byte_order_is_an_error():
     data = sample_md().pack(big_endian=False, ccsid=819)
     with pytest.raises(HeaderError, match="neither 1 nor 2"):
         MQMD.unpack(data, big_endian=True, ccsid=819)
+
+
+def test_offsets_are_those_of_the_structures_table() -> None:
+    from mqconsole.mq.md import OFFSETS
+    assert {k: OFFSETS[k] for k in ("version", "expiry", "format", "priority", "persistence",
+                                     "msg_id", "correl_id", "backout_count", "put_date",
+                                     "put_time", "group_id", "msg_flags",
+                                     "original_length")} == {
+        "version": 4, "expiry": 16, "format": 32, "priority": 40, "persistence": 44,
+        "msg_id": 48, "correl_id": 72, "backout_count": 96, "put_date": 304, "put_time": 312,
+        "group_id": 324, "msg_flags": 356, "original_length": 360}

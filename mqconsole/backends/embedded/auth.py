@@ -13,8 +13,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from mqconsole.mq.errors import MQError
-
-MQRC_NOT_AUTHORIZED = 2035
+from mqconsole.mq.reasons import MQRC_NOT_AUTHORIZED
 
 # The MQI and administration authorities of MQ (setmqaut names, without the leading +).
 MQI_AUTHORITIES = frozenset({

@@ -16,8 +16,9 @@ from time import monotonic
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from mqconsole.mq.errors import MQError
+from mqconsole.mq.reasons import MQRC_HCONN_ERROR
 
-from .store import MQRC_HCONN_ERROR, sqlite_error
+from .store import sqlite_error
 
 if TYPE_CHECKING:
     from .connection import EmbeddedQueueManager

@@ -20,18 +20,17 @@ from typing import TYPE_CHECKING
 from mqconsole.mq.errors import MQError
 from mqconsole.mq.md import MQMD_V1_LENGTH, MQMD_V2_LENGTH
 from mqconsole.mq.message import Message
+from mqconsole.mq.reasons import MQRC_HOBJ_ERROR, MQRC_NO_MSG_UNDER_CURSOR
 
 from ..base import Context
 from .auth import QUEUE
 from .calls import cursor_call
 from .store import sqlite_error
-from .stored import StoredMessage, message_from_row
+from .stored import BACKOUT_COUNT_AT, EXPIRY_AT, StoredMessage, message_from_row
 
 if TYPE_CHECKING:
     from .connection import EmbeddedQueueManager
 
-MQRC_HOBJ_ERROR = 2019
-MQRC_NO_MSG_UNDER_CURSOR = 2034
 READ_AHEAD = 64  # rows a cursor reads at once while its connection holds the write lock
 # A read-ahead is dropped when the transaction ends (a commit every N messages of a move),
 # so a cursor sizes it to what it served in its last transaction, within these bounds:
@@ -41,8 +40,6 @@ READ_AHEAD_MAX = 512
 # A stored MD that a put of the message as browsed would store again byte for byte
 # (move_current_to): BackoutCount 0 (the count is kept in its own column) and Expiry -1.
 _MD_SIZES = (MQMD_V1_LENGTH, MQMD_V2_LENGTH)
-_BACKOUT_AT = 96  # offsets in the MD (mq/md.py LAYOUT)
-_EXPIRY_AT = 16
 _UNLIMITED = b"\xff\xff\xff\xff"
 _ZERO = b"\x00\x00\x00\x00"
 _GONE = "the browsed message is no longer on {queue!r} (another consumer took it, or it expired)"
@@ -201,8 +198,8 @@ class EmbeddedCursor:
         row = self._current
         if as_browsed and row is not None and message is self._browsed and row[3] is None:
             blob = row[4]
-            if (len(blob) in _MD_SIZES and blob[_BACKOUT_AT:_BACKOUT_AT + 4] == _ZERO
-                    and blob[_EXPIRY_AT:_EXPIRY_AT + 4] == _UNLIMITED):
+            if (len(blob) in _MD_SIZES and blob[BACKOUT_COUNT_AT:BACKOUT_COUNT_AT + 4] == _ZERO
+                    and blob[EXPIRY_AT:EXPIRY_AT + 4] == _UNLIMITED):
                 packed = blob
                 s = qm._s
                 key = (s.tx_gen, s.takes)

@@ -15,7 +15,10 @@ import dataclasses
 import struct
 from collections.abc import Callable
 
-from mqconsole.mq.md import LAYOUT, MQMD, MQMD_V1_LENGTH, MQMD_V2_LENGTH, V1_FIELDS
+from mqconsole.mq.md import LAYOUT, MQMD, MQMD_V1_LENGTH, MQMD_V2_LENGTH, OFFSETS, V1_FIELDS
+
+_VERSION = OFFSETS["version"]
+_PERSISTENCE = OFFSETS["persistence"]
 
 _NAMES = [attr for attr, _, _, _ in LAYOUT]
 _DEFAULTS = {f.name: f.default for f in dataclasses.fields(MQMD)}
@@ -27,14 +30,6 @@ def _struct(big_endian: bool, version: int, *, text: bool = True) -> struct.Stru
     parts = ["i" if kind == "l" else f"{n}x" if kind == "c" and not text else f"{n}s"
              for i, (_, _, kind, n) in enumerate(LAYOUT) if version == 2 or i < V1_FIELDS]
     return struct.Struct((">" if big_endian else "<") + "".join(parts))
-
-
-def _offsets() -> dict[str, int]:
-    out, at = {}, 0
-    for attr, _, kind, n in LAYOUT:
-        out[attr] = at
-        at += 4 if kind == "l" else n
-    return out
 
 
 def _generate() -> dict[str, Callable]:
@@ -59,7 +54,7 @@ def _generate() -> dict[str, Callable]:
                 out.append(f"md.{attr}")
         return ", ".join(out)
 
-    offsets = _offsets()
+    offsets = OFFSETS
     numbered: dict[str, int] = {}  # attribute -> index among the non-text fields
     for attr, _, kind, _ in LAYOUT:
         if kind != "c":
@@ -140,8 +135,9 @@ clone: Callable[[MQMD], MQMD] = _fns["clone"]
 
 def persistence819(data: bytes) -> int:
     """``unpack819(data).persistence`` of a stored MD, without unpacking the rest: the
-    Version word (bytes 4-7, 1 or 2) tells the byte order; Persistence is at byte 44."""
-    return int.from_bytes(data[44:48], "little" if data[4] else "big", signed=True)
+    Version word (1 or 2) tells the byte order."""
+    return int.from_bytes(data[_PERSISTENCE:_PERSISTENCE + 4],
+                          "little" if data[_VERSION] else "big", signed=True)
 
 
 __all__ = ["clone", "pack819", "persistence819", "unpack819"]

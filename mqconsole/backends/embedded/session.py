@@ -34,14 +34,17 @@ from collections.abc import Callable
 from pathlib import Path
 
 from mqconsole.mq.errors import MQError
+from mqconsole.mq.md import OFFSETS
+from mqconsole.mq.reasons import MQRC_RESOURCE_PROBLEM
 
 try:
     import fcntl
 except ImportError:  # not POSIX: no cross-process flags (SQLite's busy handler only)
     fcntl = None  # type: ignore[assignment]
 
-MQRC_RESOURCE_PROBLEM = 2102
 
+_VERSION, _PRIORITY = OFFSETS["version"], OFFSETS["priority"]
+_MSG_ID, _CORREL_ID = OFFSETS["msg_id"], OFFSETS["correl_id"]
 IDLE_FLUSH = 0.2  # seconds an idle write transaction stays open before it is flushed
 YIELD_MAX = 0.2  # longest a writer lets another process's waiting writer go first
 _POLL = (0.0002, 0.0005, 0.001, 0.002)  # waits between BEGIN attempts (then the last)
@@ -141,11 +144,13 @@ _INSERT_GOT_MARKED = ("INSERT INTO messages (id, queue, npri, priority, backout_
 
 def _got_row(r: tuple, conn: int) -> tuple:
     """A kept ``GOT_COLS`` row as ``_INSERT_GOT_MARKED`` inserts it. The stored MD holds
-    the columns' values (a put writes them from it): Priority at byte 40, MsgId at 48,
-    CorrelId at 72, in the byte order its Version word (bytes 4-7, 1 or 2) shows."""
+    the columns' values (a put writes them from it): Priority, MsgId, CorrelId, in the
+    byte order its Version word (1 or 2) shows."""
     row_id, queue, npri_, backout_count, expires_at, put_time, md, body = r
-    priority = int.from_bytes(md[40:44], "little" if md[4] else "big", signed=True)
-    return (row_id, queue, npri_, priority, backout_count, expires_at, md[48:72], md[72:96],
+    priority = int.from_bytes(md[_PRIORITY:_PRIORITY + 4], "little" if md[_VERSION] else "big",
+                              signed=True)
+    return (row_id, queue, npri_, priority, backout_count, expires_at,
+            md[_MSG_ID:_MSG_ID + 24], md[_CORREL_ID:_CORREL_ID + 24],
             put_time, len(body), md, body, conn)
 
 

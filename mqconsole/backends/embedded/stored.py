@@ -11,18 +11,20 @@ from __future__ import annotations
 
 import math
 
-from mqconsole.mq.md import MQMD, MQMD_V2_LENGTH
+from mqconsole.mq.md import MQMD, MQMD_V2_LENGTH, OFFSETS
 from mqconsole.mq.message import GROUP_FLAGS, Message
 
 from .mdfast import unpack819
 
 # where the packed MD (mq/md.py LAYOUT) holds what is read from it here
-VERSION_AT = 4
-PRIORITY_AT = 40
-PERSISTENCE_AT = 44
-MSG_ID_AT = 48
-CORREL_ID_AT = 72
-MSG_FLAGS_AT = 356
+VERSION_AT = OFFSETS["version"]
+EXPIRY_AT = OFFSETS["expiry"]
+PRIORITY_AT = OFFSETS["priority"]
+PERSISTENCE_AT = OFFSETS["persistence"]
+MSG_ID_AT = OFFSETS["msg_id"]
+CORREL_ID_AT = OFFSETS["correl_id"]
+BACKOUT_COUNT_AT = OFFSETS["backout_count"]
+MSG_FLAGS_AT = OFFSETS["msg_flags"]
 
 
 def byte_order(md: bytes) -> str:

@@ -23,9 +23,9 @@ from dataclasses import dataclass
 from types import ModuleType
 
 from mqconsole.mq.errors import MQError
+from mqconsole.mq.reasons import MQRC_Q_MGR_NOT_AVAILABLE
 
 LIBRARIES = ("ibmmq", "pymqi")
-MQRC_Q_MGR_NOT_AVAILABLE = 2059  # what a missing client library means to the caller
 
 _lock = threading.Lock()
 _loaded: dict[str, MQLibrary] = {}

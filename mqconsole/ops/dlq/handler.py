@@ -36,10 +36,16 @@ from typing import Any
 
 from mqconsole.backends.base import BrowseCursor, Context, QueueManager, settle_failed_commit
 from mqconsole.mq.chain import dead_letter_header, format_key
-from mqconsole.mq.dlh import MQDLH
+from mqconsole.mq.dlh import MQDLH, MQDLH_LENGTH
 from mqconsole.mq.errors import HeaderError, MQError
 from mqconsole.mq.message import Message
 from mqconsole.mq.names import reason_name
+from mqconsole.mq.reasons import (
+    CONNECTION_REASONS,
+    MQRC_HEADER_ERROR,
+    MQRC_NO_MSG_UNDER_CURSOR,
+    MQRC_UNKNOWN_OBJECT_NAME,
+)
 from mqconsole.ops.result import Control, Failure, OperationResult
 from mqconsole.ops.transfer import same_message
 
@@ -47,13 +53,6 @@ from .attempts import AttemptStore, Key, message_key
 from .match import Subject, applicable, resolve_target
 from .rules import Rule, RulesTable
 
-MQDLH_LENGTH = 172
-MQRC_NO_MSG_UNDER_CURSOR = 2034
-MQRC_UNKNOWN_OBJECT_NAME = 2085
-MQRC_HEADER_ERROR = 2142
-# A put failing with one of these says the connection is in trouble, not the destination.
-CONNECTION_REASONS = frozenset({2009, 2018, 2058, 2059, 2102, 2161, 2162, 2195, 2202, 2203,
-                                2548, 2549})
 REFUSED_BY_PLUGIN = "REFUSED_BY_PLUGIN"
 POLL_SECONDS = 1.0  # how often an idle handler looks for arrivals
 UNIT_FAILURES_BEFORE_STOP = 3  # passes in a row whose unit of work failed, with no progress

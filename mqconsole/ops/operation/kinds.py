@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from mqconsole.mq.errors import MQError
 from mqconsole.mq.queue import name_problem
+from mqconsole.mq.reasons import MQRC_UNKNOWN_OBJECT_NAME
 from mqconsole.ops.result import OperationResult
 from mqconsole.ops.selection import Selection
 
@@ -27,7 +28,6 @@ if TYPE_CHECKING:
     from mqconsole.ops.journal import JournalEntry
     from mqconsole.plugins import RegisteredAction
 
-MQRC_UNKNOWN_OBJECT_NAME = 2085
 
 
 def check_queue(qm: QueueManager, name: str, role: str) -> None:

@@ -1,0 +1,66 @@
+"""MQ reason codes and other constants the rest of mqconsole names in its code.
+
+The one place outside IBM's generated table (``_generated_constants``) where a reason code
+is written as a number: every other room imports its names from here, and a test checks
+each value against the table.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+MQRC_NONE: Final = 0
+MQRC_ALIAS_BASE_Q_TYPE_ERROR: Final = 2001
+MQRC_BACKED_OUT: Final = 2003
+MQRC_CONNECTION_BROKEN: Final = 2009
+MQRC_EXPIRY_ERROR: Final = 2013
+MQRC_GET_INHIBITED: Final = 2016
+MQRC_HCONN_ERROR: Final = 2018
+MQRC_HOBJ_ERROR: Final = 2019
+MQRC_MSG_TOO_BIG_FOR_Q: Final = 2030
+MQRC_NO_MSG_AVAILABLE: Final = 2033
+MQRC_NO_MSG_UNDER_CURSOR: Final = 2034
+MQRC_NOT_AUTHORIZED: Final = 2035
+MQRC_OBJECT_IN_USE: Final = 2042
+MQRC_OBJECT_TYPE_ERROR: Final = 2043
+MQRC_OPTION_NOT_VALID_FOR_TYPE: Final = 2045
+MQRC_PERSISTENCE_ERROR: Final = 2047
+MQRC_PRIORITY_ERROR: Final = 2050
+MQRC_PUT_INHIBITED: Final = 2051
+MQRC_Q_DELETED: Final = 2052
+MQRC_Q_FULL: Final = 2053
+MQRC_Q_NOT_EMPTY: Final = 2055
+MQRC_Q_MGR_NAME_ERROR: Final = 2058
+MQRC_Q_MGR_NOT_AVAILABLE: Final = 2059
+MQRC_SELECTOR_ERROR: Final = 2067
+MQRC_UNKNOWN_ALIAS_BASE_Q: Final = 2082
+MQRC_UNKNOWN_OBJECT_NAME: Final = 2085
+MQRC_UNKNOWN_REMOTE_Q_MGR: Final = 2087
+MQRC_XMIT_Q_USAGE_ERROR: Final = 2092
+MQRC_OBJECT_ALREADY_EXISTS: Final = 2100
+MQRC_OBJECT_DAMAGED: Final = 2101
+MQRC_RESOURCE_PROBLEM: Final = 2102
+MQRC_HEADER_ERROR: Final = 2142
+MQRC_OBJECT_NAME_ERROR: Final = 2152
+MQRC_Q_MGR_QUIESCING: Final = 2161
+MQRC_Q_MGR_STOPPING: Final = 2162
+MQRC_STORAGE_MEDIUM_FULL: Final = 2192
+MQRC_UNEXPECTED_ERROR: Final = 2195
+MQRC_UNKNOWN_XMIT_Q: Final = 2196
+MQRC_CONNECTION_QUIESCING: Final = 2202
+MQRC_CONNECTION_STOPPING: Final = 2203
+MQRC_BACKOUT_THRESHOLD_REACHED: Final = 2362
+MQRC_RECONNECT_FAILED: Final = 2548
+MQRC_CALL_INTERRUPTED: Final = 2549
+
+MQAT_UNIX: Final = 6
+
+#: A put or get failing with one of these says nothing about the destination: the
+#: connection (and with it the unit of work) is in trouble. Backed out and redone, not
+#: "refused".
+CONNECTION_REASONS: Final = frozenset({
+    MQRC_CONNECTION_BROKEN, MQRC_HCONN_ERROR, MQRC_Q_MGR_NAME_ERROR,
+    MQRC_Q_MGR_NOT_AVAILABLE, MQRC_RESOURCE_PROBLEM, MQRC_Q_MGR_QUIESCING,
+    MQRC_Q_MGR_STOPPING, MQRC_UNEXPECTED_ERROR, MQRC_CONNECTION_QUIESCING,
+    MQRC_CONNECTION_STOPPING, MQRC_RECONNECT_FAILED, MQRC_CALL_INTERRUPTED,
+})
