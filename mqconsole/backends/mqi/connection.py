@@ -34,7 +34,6 @@ from typing import Any
 from mqconsole.mq.ccsid import codec_for
 from mqconsole.mq.errors import (
     COMMIT_OUTCOME_UNKNOWN_REASONS,
-    MQRC_BACKED_OUT,
     CommitOutcomeUnknown,
     MQError,
 )
@@ -50,6 +49,7 @@ from mqconsole.mq.queue import (
     check_attribute,
     is_valid_name,
 )
+from mqconsole.mq.reasons import MQRC_BACKED_OUT
 
 from ..base import Context
 from . import shim
