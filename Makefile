@@ -10,8 +10,9 @@ $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
 
+# [spark] too, so the audit tests (PySpark) run in `make test` like the rest
 $(STAMP): $(BIN)/python pyproject.toml
-	$(BIN)/python -m pip install -q -e '.[dev]'
+	$(BIN)/python -m pip install -q -e '.[dev,spark]'
 	touch $(STAMP)
 
 DEMO ?= $(CURDIR)/.demo/demo.sqlite

@@ -1,0 +1,177 @@
+"""Starting Spark for an audit: checked first, quiet, its output in a log file.
+
+``start_session`` checks pyspark and Java (``java.require_spark``: one sentence, exit 3),
+then starts the JVM gateway itself with its stdout and stderr going to
+``<state folder>/spark/spark.log`` (the console draws on stderr, which a JVM would inherit),
+with a log4j2 configuration that sends Spark's own logging there too, and builds the
+``SparkSession`` on that gateway. Settings follow ``shared/spec/spark.md``: UTC session time
+zone, microsecond Parquet timestamps, no UI or console progress bar, quick JIT and a serial
+GC for the short-lived driver, ``spark.task.maxFailures=1`` (a retried task would browse a
+queue again).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+import tempfile
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from mqconsole import paths
+
+from .java import SparkUnavailable, require_spark
+
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
+
+DEFAULT_MASTER = "local[*]"
+APP_NAME = "mqconsole-audit"
+LOG_DIR_NAME = "spark"
+LOG_FILE_NAME = "spark.log"
+
+_MASTER = re.compile(r"^(local(\[(\*|[1-9][0-9]*)(,[1-9][0-9]*)?\])?|spark://[^/\s]+:[0-9]+"
+                     r"(,[^/\s]+:[0-9]+)*|yarn|k8s://\S+)$")
+
+LOG4J2 = """\
+# mqconsole: Spark's logging goes to the JVM's stderr, which mqconsole sends to spark.log
+status = error
+appender.console.type = Console
+appender.console.name = console
+appender.console.target = SYSTEM_ERR
+appender.console.layout.type = PatternLayout
+appender.console.layout.pattern = %d{yyyy-MM-dd'T'HH:mm:ss.SSS} %p %c{1}: %m%n%ex
+rootLogger.level = warn
+rootLogger.appenderRef.console.ref = console
+logger.spark.name = org.apache.spark
+logger.spark.level = warn
+logger.native.name = org.apache.hadoop.util.NativeCodeLoader
+logger.native.level = error
+logger.parquet.name = org.apache.parquet
+logger.parquet.level = error
+"""
+
+
+class BadMaster(ValueError):
+    """A ``--master`` Spark does not know (exit 2)."""
+
+
+def check_master(master: str) -> str:
+    """``local``, ``local[N]``, ``local[*]``, ``spark://HOST:PORT``, ``yarn`` or ``k8s://…``."""
+    if not _MASTER.match(master.strip()):
+        raise BadMaster(f"--master {master!r} is not a Spark master: use local[N], local[*], "
+                        "spark://HOST:PORT (a standalone cluster), yarn or k8s://URL")
+    return master.strip()
+
+
+def spark_log_dir() -> Path:
+    return paths.user_state_dir() / LOG_DIR_NAME
+
+
+@dataclass(frozen=True)
+class SparkSettings:
+    """How to start Spark: where, and anything a site adds (``spark.*`` settings)."""
+
+    master: str = DEFAULT_MASTER
+    app_name: str = APP_NAME
+    log_dir: Path | None = None  # default: <state folder>/spark
+    shuffle_partitions: int | None = None  # default: the master's cores (local), else 8
+    conf: Mapping[str, str] = field(default_factory=dict)
+
+    @property
+    def log_file(self) -> Path:
+        return (self.log_dir or spark_log_dir()) / LOG_FILE_NAME
+
+
+def _cores(master: str) -> int:
+    m = re.match(r"local\[(\*|\d+)", master)
+    if master == "local":
+        return 1
+    if m is None:
+        return 8
+    return (os.cpu_count() or 2) if m.group(1) == "*" else int(m.group(1))
+
+
+def spark_conf_pairs(settings: SparkSettings, log4j: Path) -> dict[str, str]:
+    """Every setting given to spark-submit (a plain dict: tests read it)."""
+    java_opts = (f"-Dlog4j2.configurationFile=file:{log4j} -XX:TieredStopAtLevel=1 "
+                 "-XX:+UseSerialGC")
+    warehouse = Path(tempfile.gettempdir()) / f"mqconsole-spark-warehouse-{os.getuid()}"
+    conf = {
+        "spark.master": settings.master,
+        "spark.app.name": settings.app_name,
+        "spark.ui.enabled": "false",
+        "spark.ui.showConsoleProgress": "false",
+        "spark.sql.session.timeZone": "UTC",
+        "spark.sql.parquet.outputTimestampType": "TIMESTAMP_MICROS",
+        "spark.sql.shuffle.partitions": str(settings.shuffle_partitions
+                                            or _cores(settings.master)),
+        "spark.sql.warehouse.dir": str(warehouse),
+        "spark.task.maxFailures": "1",
+        "spark.driver.extraJavaOptions": java_opts,
+        "spark.executor.extraJavaOptions": f"-Dlog4j2.configurationFile=file:{log4j}",
+        "spark.pyspark.python": sys.executable,
+        "spark.pyspark.driver.python": sys.executable,
+        "spark.sql.execution.arrow.pyspark.enabled": "true",
+    }
+    if settings.master.startswith("local"):
+        conf["spark.driver.host"] = "127.0.0.1"
+        conf["spark.driver.bindAddress"] = "127.0.0.1"
+    conf.update(settings.conf)
+    return conf
+
+
+def _prepare_environment(settings: SparkSettings) -> None:
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
+    if settings.master.startswith("local"):
+        os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
+
+
+def start_session(settings: SparkSettings | None = None) -> SparkSession:
+    """A SparkSession as ``settings`` say, its JVM output in ``settings.log_file``.
+
+    Raises SparkUnavailable (exit 3) when pyspark or Java is missing or the JVM does not
+    start (the log file holds the JVM's words), BadMaster (exit 2) for a bad ``--master``.
+    """
+    settings = settings or SparkSettings()
+    check_master(settings.master)
+    require_spark()
+    from pyspark import SparkConf, SparkContext
+    from pyspark.java_gateway import launch_gateway
+    from pyspark.sql import SparkSession
+
+    active = SparkSession.getActiveSession()
+    if active is not None:
+        return active
+    log_dir = paths.ensure_dir(settings.log_file.parent)
+    log4j = log_dir / "log4j2.properties"
+    if not log4j.exists() or log4j.read_text() != LOG4J2:
+        log4j.write_text(LOG4J2)
+    _prepare_environment(settings)
+    conf = SparkConf(loadDefaults=False)
+    for key, value in spark_conf_pairs(settings, log4j).items():
+        conf.set(key, value)
+    # private (0600): the JVM's words may quote message data; kept open while the JVM runs
+    log = os.fdopen(os.open(settings.log_file, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600),
+                    "ab")
+    try:
+        gateway = launch_gateway(conf, popen_kwargs={"stdout": log, "stderr": log})
+    except Exception as e:  # [JAVA_GATEWAY_EXITED] and friends: the log says why
+        log.close()
+        raise SparkUnavailable(f"Spark did not start ({type(e).__name__}); its output is in "
+                               f"{settings.log_file}") from None
+    sc = SparkContext(conf=conf, gateway=gateway)
+    return SparkSession(sc)
+
+
+def stop_session(spark: SparkSession) -> None:
+    """Stop Spark (its JVM exits with it)."""
+    spark.stop()
+
+
+__all__ = ["DEFAULT_MASTER", "BadMaster", "SparkSettings", "SparkUnavailable", "check_master",
+           "spark_conf_pairs", "spark_log_dir", "start_session", "stop_session"]
