@@ -34,6 +34,7 @@ from textual import on
 from textual.app import App, SystemCommand
 from textual.screen import ModalScreen, Screen
 
+from mqconsole.plugins import NO_PLUGINS, PluginHost
 from mqconsole.tui import keys as K
 from mqconsole.tui import requests as R
 from mqconsole.tui.context import (
@@ -68,7 +69,8 @@ class MQConsoleApp(App[None]):
                  profile: ProfileInfo | None = None,
                  profiles: Sequence[ProfileInfo] = (),
                  connect_for: Callable[[ProfileInfo], Any] | None = None,
-                 settings: Settings | None = None, **kw: Any) -> None:
+                 settings: Settings | None = None, plugins: PluginHost | None = None,
+                 **kw: Any) -> None:
         if "driver_class" not in kw and os.name == "posix":
             from mqconsole.tui.driver import SafeLinuxDriver
 
@@ -83,7 +85,8 @@ class MQConsoleApp(App[None]):
             connect = lambda: connect_for(profile)  # noqa: E731
         self._choose_profile = connect is None and len(self.profiles) > 1
         self.ctx = ConsoleContext(self, profile=self.profile, settings=self.settings,
-                                  conns=Connections(connect or (lambda: None)))
+                                  conns=Connections(connect or (lambda: None)),
+                                  plugins=plugins)
         self.theme_problems: list[str] = []
         self._too_small: Any = None
         self._stopping = False
@@ -99,6 +102,7 @@ class MQConsoleApp(App[None]):
         return self.ctx.read_only
 
     def on_mount(self) -> None:
+        self._watch_plugins()
         self._load_themes()
         self._apply_keymap()
         self._install_signal_handlers()
@@ -178,6 +182,23 @@ class MQConsoleApp(App[None]):
         if not self.is_headless:  # (a test's process must live on)
             threading.Thread(target=watchdog, name="exit-watchdog", daemon=True).start()
         self.exit(return_code=code)
+
+    # -- plugins ------------------------------------------------------------------------------
+    def _watch_plugins(self) -> None:
+        """Each plugin problem (one that did not load, a hook that raised) as one
+        notification: those found at start-up now, later ones as they happen (from any
+        thread). The host says each problem once."""
+        host = self.ctx.plugins
+        if host is NO_PLUGINS:  # (shared: never given a console's callback)
+            return
+        for problem in host.problems:
+            self._plugin_problem(problem)
+        host.on_problem = lambda sentence: self.ctx.post_from_thread(self._plugin_problem,
+                                                                      sentence)
+
+    def _plugin_problem(self, sentence: str) -> None:
+        self.notify(clean(sentence), title="Site plugin", severity="warning", markup=False,
+                    timeout=15)
 
     # -- themes and keys ----------------------------------------------------------------------
     def _load_themes(self) -> None:
@@ -433,7 +454,8 @@ def build_app(session: Any) -> MQConsoleApp:
             settings.themes_dirs.append(paths.user_config_dir() / "themes")
         profile = ProfileInfo.of(session.profile)
         session.connect()  # fail fast with a one-line CLI error rather than inside the UI
-        return MQConsoleApp(session.new_connection, profile=profile, settings=settings)
+        return MQConsoleApp(session.new_connection, profile=profile, settings=settings,
+                            plugins=session.plugins)
     config = session.config
     settings = settings_from_config(config)
     infos = [ProfileInfo.of(p) for p in config.profiles]
@@ -444,11 +466,12 @@ def build_app(session: Any) -> MQConsoleApp:
         return session.new_connection()
 
     if session.profile_name is None and config.default_profile_name is None and len(infos) > 1:
-        return MQConsoleApp(profiles=infos, connect_for=connect_for, settings=settings)
+        return MQConsoleApp(profiles=infos, connect_for=connect_for, settings=settings,
+                            plugins=session.plugins)
     profile = ProfileInfo.of(session.profile)
     session.connect()
     return MQConsoleApp(session.new_connection, profile=profile, profiles=infos,
-                        connect_for=connect_for, settings=settings)
+                        connect_for=connect_for, settings=settings, plugins=session.plugins)
 
 
 def run_app(session: Any) -> None:

@@ -31,6 +31,9 @@ if TYPE_CHECKING:
     from textual.app import App
     from textual.message import Message
 
+    from mqconsole.ops.operation import Kind, Operation
+    from mqconsole.plugins import PluginHost
+
 REPO_THEMES = Path(__file__).resolve().parent.parent.parent / "themes"
 MIN_WIDTH, MIN_HEIGHT = 80, 24  # below this the console says "terminal too small"
 
@@ -161,11 +164,14 @@ class ConsoleContext:
     """
 
     def __init__(self, app: App[Any], *, profile: ProfileInfo, settings: Settings,
-                 conns: Connections) -> None:
+                 conns: Connections, plugins: PluginHost | None = None) -> None:
+        from mqconsole.plugins import NO_PLUGINS
+
         self.app = app
         self.profile = profile
         self.settings = settings
         self.conns = conns
+        self.plugins: PluginHost = plugins if plugins is not None else NO_PLUGINS
         self.qmgr_info: Any = None
         self.dlq_depth: int | None = None
         self.queue_rows: list[dict[str, Any]] = []
@@ -178,6 +184,16 @@ class ConsoleContext:
     @property
     def qmgr_name(self) -> str | None:
         return self.qmgr_info.name if self.qmgr_info is not None else None
+
+    def operation(self, kind: Kind) -> Operation:
+        """The operation of ``kind`` for this console: its journal, profile and plugins
+        (the operation journals and tells the plugins itself)."""
+        from mqconsole.ops.journal import Journal
+        from mqconsole.ops.operation import Operation
+
+        return Operation(kind, journal=Journal(self.settings.journal_path),
+                         profile=self.profile.name, plugins=self.plugins,
+                         details={"tui": True})
 
     def request(self, message: Message) -> None:
         """Ask the console for something (open a screen, refresh the queues, ...)."""

@@ -65,7 +65,8 @@ async def test_move_marked_messages(make_app, qm, tmp_path):
     assert depth(qm, DLQ) == 238 and depth(qm, "APP.ORDERS") == 42
     on_orders = {bytes(v.md.msg_id) for v in iter_views(qm, "APP.ORDERS")}
     assert set(ids) <= on_orders
-    records = journal(tmp_path)
+    records = journal(tmp_path)  # one entry, written by the operation
+    assert len(records) == 1
     assert records[-1].operation == "move" and len(records[-1].msgids) == 2
     assert records[-1].destinations == ["APP.ORDERS"] and records[-1].profile == "test"
 
@@ -256,32 +257,48 @@ async def test_a_refused_put_is_reported_with_its_reason(make_app, qm):
     assert depth(qm, DLQ) == 240
 
 
-async def test_a_running_operation_shows_progress_and_can_be_stopped(make_app, tmp_path):
-    from mqconsole.ops.result import OperationResult
-    from mqconsole.tui.screens.dialogs import ProgressDialog
+class Slow:
+    """A kind of operation that reports progress until it is stopped."""
 
-    def op(qm, control):
-        for n in range(1000):  # an operation that reports progress until it is stopped
-            control.report(n, 1000)
-            if control.cancel.wait(0.01):
+    journaled = True
+
+    def describe(self):
+        from mqconsole.ops.operation import Description
+
+        return Description("move", "moving slowly", source="APP.ORDERS",
+                           destination="APP.AUDIT")
+
+    def validate(self, qm) -> None:
+        pass
+
+    def execute(self, step):
+        from mqconsole.ops.result import OperationResult
+
+        for n in range(1000):
+            step.control.report(n, 1000)
+            if step.control.cancel.wait(0.01):
                 return OperationResult("move", "APP.ORDERS", "APP.AUDIT", selected=1000,
                                        done=n, cancelled=True)
         raise AssertionError("never stopped")
 
+
+async def test_a_running_operation_shows_progress_and_can_be_stopped(make_app, tmp_path):
+    from mqconsole.tui.screens.operation import OperationDialog
+
     app = make_app()
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(app, pilot)
-        app.screen.actions.run("Move APP.ORDERS → APP.AUDIT", op, queue="APP.ORDERS",
-                               changed=[],
-                               details={"test": True})
-        await wait_for(app, pilot, lambda: isinstance(app.screen, ProgressDialog),
+        app.screen.actions.start(Slow(), "Move APP.ORDERS → APP.AUDIT")
+        await wait_for(app, pilot, lambda: isinstance(app.screen, OperationDialog),
                        workers=False)
         await wait_for(app, pilot, lambda: "of 1,000 messages" in screen_text(app),
                        workers=False)
         await pilot.press("escape")
         text = await result(app, pilot)
         assert "Stopped by the operator" in text
-    assert journal(tmp_path)[-1].details.get("cancelled") is True
+    rec = journal(tmp_path)[-1]  # written by the operation, once
+    assert rec.details.get("cancelled") is True and rec.details.get("tui") is True
+    assert len(journal(tmp_path)) == 1
 
 
 async def test_the_journal_screen_lists_what_was_done(make_app, qm):

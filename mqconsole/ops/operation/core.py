@@ -194,13 +194,21 @@ class Operation:
         nothing changes. Journaled as a dry run."""
         return self.run(qm, progress=progress, cancel=cancel, dry_run=True)
 
+    def preview(self, qm: QueueManager, *, progress: ProgressFn | None = None,
+                cancel: threading.Event | None = None) -> Summary:
+        """The plan a face shows in its confirmation (the console's "what goes where"): a dry
+        run that is neither journaled nor told to plugins, since the operator did nothing
+        yet. Plugins' checks are included, as in :meth:`plan`."""
+        return self.run(qm, progress=progress, cancel=cancel, dry_run=True, quiet=True)
+
     def run(self, qm: QueueManager, *, progress: ProgressFn | None = None,
-            cancel: threading.Event | None = None, dry_run: bool = False) -> Summary:
+            cancel: threading.Event | None = None, dry_run: bool = False,
+            quiet: bool = False) -> Summary:
         """Run on ``qm`` (a connection of the caller's: the console gives each worker its
         own). ``progress(done, total)`` is called as it goes; setting ``cancel`` stops it at
-        the next unit-of-work boundary. Journals and tells the plugins however it ends; an
-        error that stops it early is re-raised after that (nothing it did is lost: the
-        engines back out what is not committed)."""
+        the next unit-of-work boundary. Journals and tells the plugins however it ends
+        (``quiet``: neither, see :meth:`preview`); an error that stops it early is re-raised
+        after that (nothing it did is lost: the engines back out what is not committed)."""
         description = self.describe()
         control = Control(progress=progress, cancel=cancel or threading.Event())
         step = Step(qm=qm, dry_run=dry_run, control=control, check=self._check(description),
@@ -214,13 +222,15 @@ class Operation:
                               details=self._details(description, step),
                               extra=step.extra, error=_sentence(exc))
             summary.details["error"] = summary.error
-            self._finish(summary, qm, step)
+            if not quiet:
+                self._finish(summary, qm, step)
             raise
         code_of: Callable[[OperationResult], ExitCode] = getattr(self.spec, "exit_code",
                                                                  exit_code_of)
         summary = Summary(description, result, code_of(result),
                           details=self._details(description, step), extra=step.extra)
-        self._finish(summary, qm, step)
+        if not quiet:
+            self._finish(summary, qm, step)
         return summary
 
     def _check(self, description: Description) -> PutCheck | None:

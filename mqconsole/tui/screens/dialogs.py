@@ -1,4 +1,4 @@
-"""Modal dialogs: confirm, confirm by typing a name, ask for a value, choose, progress, help.
+"""Modal dialogs: confirm, confirm by typing a name, ask for a value, choose, read a text.
 
 Every label is a ``Text`` built by the caller (names from the queue manager pass through
 ``safe``); nothing here parses markup. Each dialog closes with ``escape`` (cancel) and is
@@ -16,7 +16,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.suggester import SuggestFromList
-from textual.widgets import Button, Checkbox, Input, Label, OptionList, ProgressBar, Static
+from textual.widgets import Button, Checkbox, Input, Label, OptionList, Static
 from textual.widgets.option_list import Option
 
 DIALOG_CSS = """
@@ -251,44 +251,6 @@ class ChoiceDialog(Dialog):
         self.dismiss(event.option.id)
 
 
-class ProgressDialog(Dialog):
-    """Progress of a running operation; ``escape`` asks it to stop at the next unit of work."""
-
-    BINDINGS = [Binding("escape", "cancel", "Stop", id="dialog_stop")]
-
-    def __init__(self, title: Text | str, on_cancel: Callable[[], None]) -> None:
-        super().__init__(title)
-        self.on_cancel = on_cancel
-        self.stopping = False
-
-    def compose(self) -> ComposeResult:
-        with Vertical(classes="dialog"):
-            yield Label(self.title_text, classes="title")
-            yield ProgressBar(total=None, show_eta=False, id="bar")
-            yield Label(Text("starting…"), id="status")
-            yield Label(Text("escape: stop after the current unit of work"), classes="hint")
-
-    def update_progress(self, done: int, total: int | None) -> None:
-        bar = self.query_one(ProgressBar)
-        if total:
-            bar.update(total=total, progress=done)
-        text = f"{done:,} of {total:,} messages" if total else f"{done:,} messages"
-        if self.stopping:
-            text += " — stopping after this unit of work"
-        self.query_one("#status", Label).update(Text(text))
-
-    def action_cancel(self) -> None:
-        if not self.stopping:
-            self.stop_work()
-            self.query_one("#status", Label).update(
-                Text("stopping after the current unit of work…"))
-
-    def stop_work(self) -> None:
-        """Ask the operation to stop at its next unit-of-work boundary (the console quits)."""
-        self.stopping = True
-        self.on_cancel()
-
-
 class TextDialog(Dialog):
     """A block of text (a result, a queue's attributes, a journal entry) to read and close."""
 
@@ -312,4 +274,4 @@ class TextDialog(Dialog):
 
 
 __all__ = ["ChoiceDialog", "ConfirmDialog", "Field", "FormDialog", "InputDialog",
-           "ProgressDialog", "TextDialog", "TypeNameDialog"]
+           "TextDialog", "TypeNameDialog"]

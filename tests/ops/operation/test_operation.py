@@ -306,3 +306,17 @@ def test_queue_attrs_define_for_helper():  # the helper defines queues it is giv
     run = run_operation(Move("A", "B", ALL), queues={"A": ["text"], "B": []})
     assert isinstance(run.qm.inquire_queue("A"), QueueAttrs)
     assert [m.body for m in run.messages("B")] == [b"text"]
+
+
+def test_a_preview_plans_with_checks_but_is_neither_journaled_nor_told(tmp_path: Path):
+    run = run_operation(Move("IN", "OUT", ALL), queues={"IN": BODIES, "OUT": []},
+                        dry_run=True)
+    done = Done()
+    journal = Journal(tmp_path / "j.jsonl")
+    op = Operation(Move("IN", "OUT", ALL), journal=journal,
+                   plugins=plugin_host(RefuseSecret(), done))
+    s = op.preview(run.qm)
+    assert s.dry_run and len(s.result.plan) == 3
+    assert sum("would_fail" in p for p in s.result.plan) == 1  # the check was asked
+    assert list(journal.read()) == [] and done.summaries == []
+    assert len(run.messages("IN")) == 3

@@ -1,0 +1,120 @@
+"""Running one operation: a dialog that owns the thread worker, shows progress and stops.
+
+The console's one way to run a change. The :class:`~mqconsole.ops.operation.Operation` does
+the rest (puts and gets in units of work, the plugins' checks, the journal entry,
+``operation_done``); this dialog gives it a connection of its own, reports its progress,
+sets its cancel event on ``escape`` (it stops at the next unit-of-work boundary) and is
+dismissed with the :class:`~mqconsole.ops.operation.Summary` — or ``None`` when an error
+stopped the operation, which is reported as every console error is.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from typing import TYPE_CHECKING
+
+from rich.text import Text
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.widgets import Label, ProgressBar
+
+from mqconsole.tui.screens.dialogs import Dialog
+
+if TYPE_CHECKING:
+    from mqconsole.ops.operation import Operation, Summary
+    from mqconsole.tui.context import ConsoleContext
+
+PROGRESS_EVERY = 0.1  # seconds between progress updates on screen
+
+
+class OperationDialog(Dialog):
+    """Runs ``op`` in a worker with its progress; ``escape`` asks it to stop."""
+
+    BINDINGS = [Binding("escape", "cancel", "Stop", id="dialog_stop")]
+
+    def __init__(self, ctx: ConsoleContext, op: Operation, title: str) -> None:
+        super().__init__(title)
+        self.ctx = ctx
+        self.op = op
+        self.cancel = threading.Event()
+        self.stopping = False
+        self.finished = False
+        self._outcome: Summary | None = None
+        self._waiting = False  # finished while another screen was on top
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog"):
+            yield Label(self.title_text, classes="title")
+            yield ProgressBar(total=None, show_eta=False, id="bar")
+            yield Label(Text("starting…"), id="status")
+            yield Label(Text("escape: stop after the current unit of work"), classes="hint")
+
+    def on_mount(self) -> None:
+        self.run_operation()
+
+    @work(thread=True, exit_on_error=False, group="operation", name="operation")
+    def run_operation(self) -> None:
+        ctx = self.ctx
+        last = [0.0]
+
+        def progress(done: int, total: int | None) -> None:
+            now = time.monotonic()
+            if now - last[0] >= PROGRESS_EVERY:
+                last[0] = now
+                ctx.post_from_thread(self.update_progress, done, total)
+
+        source = self.op.describe().source
+        try:
+            qm = ctx.conns.new()
+            try:
+                summary: Summary | None = self.op.run(qm, progress=progress,
+                                                      cancel=self.cancel)
+            finally:
+                ctx.conns.release(qm)
+        except BaseException as exc:  # journaled by the operation; reported here, once
+            ctx.post_from_thread(ctx.report_error, exc, queue=source,
+                                 what=self.title_text.plain)
+            summary = None
+        ctx.post_from_thread(self._finished, summary)
+
+    def update_progress(self, done: int, total: int | None) -> None:
+        if self.finished or not self.is_attached:
+            return
+        bar = self.query_one(ProgressBar)
+        if total:
+            bar.update(total=total, progress=done)
+        text = f"{done:,} of {total:,} messages" if total else f"{done:,} messages"
+        if self.stopping:
+            text += " — stopping after this unit of work"
+        self.query_one("#status", Label).update(Text(text))
+
+    def _finished(self, summary: Summary | None) -> None:
+        self.finished = True
+        self._outcome = summary
+        if self.app.screen is self:
+            self.dismiss(summary)
+        else:  # (a screen on top, e.g. "terminal too small"): close when shown again
+            self._waiting = True
+
+    def on_screen_resume(self) -> None:
+        if self._waiting:
+            self._waiting = False
+            self.dismiss(self._outcome)
+
+    def action_cancel(self) -> None:
+        if not self.stopping and not self.finished:
+            self.stop_work()
+            self.query_one("#status", Label).update(
+                Text("stopping after the current unit of work…"))
+
+    def stop_work(self) -> None:
+        """Ask the operation to stop at its next unit-of-work boundary (also when the
+        console quits or switches profile)."""
+        self.stopping = True
+        self.cancel.set()
+
+
+__all__ = ["OperationDialog"]

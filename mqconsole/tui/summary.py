@@ -1,0 +1,133 @@
+"""The console's one rendering of an operation's :class:`~mqconsole.ops.operation.Summary`:
+what went where, what failed and why, and the plan a confirmation shows.
+
+Every value that may come from message bytes, a queue manager or a plugin is made safe
+(:mod:`.safe`) before it reaches a ``Text``; nothing here is parsed as markup.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import TYPE_CHECKING
+
+from rich.text import Text
+
+from mqconsole.ops.result import REFUSED_BY_PLUGIN
+from mqconsole.tui.safe import clean
+
+if TYPE_CHECKING:
+    from mqconsole.ops.operation import Summary
+
+MAX_FAILURES = 20  # failures listed one by one; the rest are counted (the journal has all)
+MAX_DESTINATIONS = 12
+
+
+def _s(n: int) -> str:
+    return "" if n == 1 else "s"
+
+
+def change_lines(changes: dict) -> list[str]:
+    """``NAME before → after`` of each field a queue set or an edit changed."""
+    return [f"{k.upper()} {clean(v['before'])} → {clean(v['after'])}"
+            for k, v in changes.items()]
+
+
+def summary_text(summary: Summary) -> Text:
+    """What an operation did, for its result dialog (or notification)."""
+    out = Text()
+    r = summary.result
+    if r.dry_run:
+        out.append("Dry run — nothing changed.\n", "bold")
+    if summary.kind == "queue-set":
+        out.append(f"{clean(r.source)}: ", "bold")
+        out.append(", ".join(change_lines(summary.extra.get("changes", {}))) + "\n")
+        _tail(out, summary)
+        return out
+    out.append(f"{summary.verb.capitalize()} {r.done:,} of {r.selected:,} message{_s(r.selected)}",
+               "bold")
+    if r.source:
+        out.append(f" from {clean(r.source)}")
+    out.append("\n")
+    if summary.kind == "edit":
+        for line in change_lines(summary.details.get("changes", {})):
+            out.append(f"  {line}\n")
+        length = summary.extra.get("body_length")
+        if length and summary.details.get("payload_changed"):
+            out.append(f"  payload: {length['before']:,} → {length['after']:,} bytes\n")
+    for dest, n in sorted(r.moved_to.items()):
+        out.append(f"  → {clean(dest)}: {n:,}\n")
+    if summary.extra.get("sentence"):
+        out.append(clean(summary.extra["sentence"]) + "\n")
+    for path in summary.extra.get("files", []):
+        out.append(f"  wrote {clean(path)}\n")
+    failed = len(r.failed) + r.unlisted_failures
+    if failed:
+        stayed = "outcome unknown" if r.outcome_unknown else "they stayed where they were"
+        out.append(f"Failed: {failed:,} ({stayed})\n", "bold red")
+        for f in r.failed[:MAX_FAILURES]:
+            where = f" → {clean(f.destination)}" if f.destination else ""
+            why = (clean(f.detail) if f.reason_name == REFUSED_BY_PLUGIN
+                   else f"{f.reason_name} ({f.reason})"
+                   + (f": {clean(f.detail)}" if f.detail else ""))
+            out.append(f"  #{f.position} {f.msgid[-16:]} {why}{where}\n")
+        if len(r.failed) > MAX_FAILURES:
+            out.append(f"  … {len(r.failed) - MAX_FAILURES:,} more (see the journal)\n")
+    if r.skipped:
+        out.append(f"Skipped: {r.skipped:,} (they stayed on {clean(r.source)})\n")
+    if r.backup:
+        out.append(f"Saved to {clean(r.backup)}\n")
+    if r.cancelled:
+        out.append("Stopped by the operator after the unit of work in progress.\n", "bold")
+    if r.outcome_unknown:
+        out.append("The outcome of the last commit is UNKNOWN: browse the queues to see "
+                   "where those messages are.\n", "bold red")
+    _tail(out, summary)
+    return out
+
+
+def _tail(out: Text, summary: Summary) -> None:
+    for w in summary.result.warnings:
+        out.append(f"Warning: {clean(w)}\n", "yellow")
+    if summary.journal_problem:
+        out.append(f"The journal could not be written: {clean(summary.journal_problem)}\n",
+                   "bold red")
+
+
+def plan_text(summary: Summary) -> Text:
+    """A dry run's plan for a confirmation: how many go where, and what would fail why."""
+    out = Text()
+    r = summary.result
+    dests: Counter[str] = Counter()
+    would: Counter[tuple[str, str]] = Counter()
+    for step in r.plan:
+        dest = str(step.get("destination") or step.get("action") or "?")
+        w = step.get("would_fail")
+        if w:
+            why = (str(w.get("detail", "")) if w.get("reason_name") == REFUSED_BY_PLUGIN
+                   else f"{w.get('reason_name')} ({w.get('reason')})")
+            would[(dest, why)] += 1
+        else:
+            dests[dest] += 1
+    for dest, n in dests.most_common(MAX_DESTINATIONS):
+        out.append(f"  → {clean(dest)}: {n:,}\n")
+    if len(dests) > MAX_DESTINATIONS:
+        out.append(f"  … and {len(dests) - MAX_DESTINATIONS} more destinations\n")
+    for (dest, why), n in would.most_common(MAX_DESTINATIONS):
+        out.append(f"  ✗ {n:,} would fail on {clean(dest)}: {clean(why)}\n", "red")
+    for f in r.failed[:10]:
+        out.append(f"  ✗ #{f.position} {f.reason_name}: {clean(f.detail)}\n", "red")
+    if r.skipped:
+        out.append(f"  {r.skipped:,} would be skipped\n", "yellow")
+    for w in r.warnings:
+        out.append(f"Warning: {clean(w)}\n", "yellow")
+    return out
+
+
+def is_bad(summary: Summary) -> bool:
+    """Whether the result dialog is drawn as a problem (something failed or is unknown)."""
+    r = summary.result
+    return bool(r.failed or r.unlisted_failures or r.outcome_unknown
+                or summary.journal_problem)
+
+
+__all__ = ["change_lines", "is_bad", "plan_text", "summary_text"]
