@@ -96,11 +96,14 @@ class QueueManager(Protocol):
         """MQGET of the first message; 2033 when the queue is empty."""
 
     def put(self, queue: str, message: Message, *, context: Context = Context.SET_ALL,
-            syncpoint: bool = True, qmgr_name: str = "", new_msg_id: bool = False) -> Message:
+            syncpoint: bool = True, qmgr_name: str = "", new_msg_id: bool = False,
+            alt_user: str = "") -> Message:
         """MQPUT1 (or MQPUT on a cached handle). Returns the message as put (MD filled in).
 
         ``qmgr_name`` sets ObjectQMgrName: the queue manager resolves it (transmission queue
-        or queue manager alias). A message with a blank MsgId gets a new one.
+        or queue manager alias). A message with a blank MsgId gets a new one. ``alt_user``:
+        put with that user's authority (MQPMO_ALTERNATE_USER_AUTHORITY, AlternateUserId;
+        the connection needs +altusr; 2035 when either is missing); "" the connection's.
         """
 
     def commit(self) -> None:

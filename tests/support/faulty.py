@@ -178,10 +178,11 @@ class FaultyQueueManager:
         return FaultyCursor(self._inner.browse(queue), self.faults, self._tag, self)
 
     def put(self, queue: str, message: Message, *, context: Context = Context.SET_ALL,
-            syncpoint: bool = True, qmgr_name: str = "", new_msg_id: bool = False) -> Message:
+            syncpoint: bool = True, qmgr_name: str = "", new_msg_id: bool = False,
+            alt_user: str = "") -> Message:
         done = self._put_faults(queue)
         out = self._inner.put(queue, message, context=context, syncpoint=syncpoint,
-                              qmgr_name=qmgr_name, new_msg_id=new_msg_id)
+                              qmgr_name=qmgr_name, new_msg_id=new_msg_id, alt_user=alt_user)
         self.faults.puts_to[queue] = done + 1
         return out
 

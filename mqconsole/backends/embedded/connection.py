@@ -453,18 +453,19 @@ class EmbeddedQueueManager:
         return records
 
     def _require(self, records: list[AuthorityRecord] | None, what: str, object_type: str,
-                 name: str) -> None:
+                 name: str, principal: str = "") -> None:
         if records is None:
             return
-        if what not in auth.granted(records, self._principal, object_type, name):
-            raise auth.refuse(self._principal, what, object_type, name)
+        who = principal or self._principal
+        if what not in auth.granted(records, who, object_type, name):
+            raise auth.refuse(who, what, object_type, name)
 
     def _require_context(self, records: list[AuthorityRecord] | None, context: Context,
-                         name: str) -> None:
+                         name: str, principal: str = "") -> None:
         need = {Context.SET_ALL: "setall", Context.SET_IDENTITY: "setid"}.get(context)
         if need:
-            self._require(records, need, QUEUE, name)
-            self._require(records, need, QMGR, self._name)
+            self._require(records, need, QUEUE, name, principal)
+            self._require(records, need, QMGR, self._name, principal)
 
     def _unknown(self, name: str) -> MQError:
         return MQError(MQRC_UNKNOWN_OBJECT_NAME, f"queue {name!r} does not exist on {self._name}")
@@ -721,18 +722,23 @@ class EmbeddedQueueManager:
                       f"manager alias of that name on {self._name}")
 
     def _resolve_put(self, queue: str, qmgr_name: str, records: list[AuthorityRecord] | None,
-                     context: Context) -> _Dest:
+                     context: Context, alt_user: str = "") -> _Dest:
+        """MQOPEN for output: the object resolved and its authorities checked (for
+        ``alt_user``, MQ's alternate user authority: the connection needs +altusr on the
+        queue manager and ``alt_user`` the put and context authorities)."""
+        if alt_user:
+            self._require(records, "altusr", QMGR, self._name)
         xrow, target_qmgr, _ = self._route_qmgr(qmgr_name)
         if xrow is not None:
-            self._require(records, "put", QUEUE, xrow["name"])
-            self._require_context(records, context, xrow["name"])
+            self._require(records, "put", QUEUE, xrow["name"], alt_user)
+            self._require_context(records, context, xrow["name"], alt_user)
             return _Dest(row=xrow, opened=xrow, inhibit=[xrow], remote_q=queue,
                          remote_qmgr=target_qmgr)
         row = self._queue_attrs(queue)
         if row is None:
             raise self._unknown(queue)
-        self._require(records, "put", QUEUE, queue)
-        self._require_context(records, context, queue)
+        self._require(records, "put", QUEUE, queue, alt_user)
+        self._require_context(records, context, queue, alt_user)
         opened, inhibit = row, [row]
         if row["type"] == QueueType.ALIAS.value:
             target = self._queue_attrs(row["target_q"])
@@ -857,14 +863,15 @@ class EmbeddedQueueManager:
         data = xqh.pack(big_endian=False, ccsid=ccsid) + tail
         return md.copy(format=FORMAT_XQH, encoding=546, ccsid=ccsid), data
 
-    def _target(self, queue: str, qmgr_name: str, context: Context) -> _Target:
+    def _target(self, queue: str, qmgr_name: str, context: Context, alt_user: str = ""
+                ) -> _Target:
         """Where a put to ``queue`` lands, checked (2085, 2035, resolution): kept while the
         write transaction is held, like the rows it comes from."""
         s = self._s
-        key = (queue, qmgr_name, context)
+        key = (queue, qmgr_name, context, alt_user) if alt_user else (queue, qmgr_name, context)
         target = s.targets.get(key)
         if target is None:
-            dest = self._resolve_put(queue, qmgr_name, self._auth_records(), context)
+            dest = self._resolve_put(queue, qmgr_name, self._auth_records(), context, alt_user)
             row = dest.row
             inhibited = next((r["name"] for r in dest.inhibit if r["put_inhibited"]), None)
             target = _Target(dest, row["name"], dest.opened["default_priority"],
@@ -876,13 +883,15 @@ class EmbeddedQueueManager:
 
     @api
     def put(self, queue: str, message: Message, *, context: Context = Context.SET_ALL,
-            syncpoint: bool = True, qmgr_name: str = "", new_msg_id: bool = False) -> Message:
-        md, body = self._put(queue, message, context, syncpoint, qmgr_name, new_msg_id)
+            syncpoint: bool = True, qmgr_name: str = "", new_msg_id: bool = False,
+            alt_user: str = "") -> Message:
+        md, body = self._put(queue, message, context, syncpoint, qmgr_name, new_msg_id,
+                             alt_user=alt_user.strip() if alt_user else "")
         return Message(md, body)
 
     def _put(self, queue: str, message: Message, context: Context, syncpoint: bool,
-             qmgr_name: str, new_msg_id: bool, packed: bytes | None = None
-             ) -> tuple[MQMD, bytes]:
+             qmgr_name: str, new_msg_id: bool, packed: bytes | None = None,
+             alt_user: str = "") -> tuple[MQMD, bytes]:
         """``put`` inside a call's guard: the MD as put, and the body.
 
         ``packed``: the MD exactly as this queue manager stored it for ``message`` (a
@@ -899,7 +908,7 @@ class EmbeddedQueueManager:
         now = time.time()
         s = self._s
         with self._uow_write() if syncpoint else self._write() as db:
-            t = self._target(queue, qmgr_name, context)
+            t = self._target(queue, qmgr_name, context, alt_user)
             dest = t.dest
             if (packed is not None and context is Context.SET_ALL and not new_msg_id
                     and not dest.remote_qmgr):

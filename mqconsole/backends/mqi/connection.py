@@ -596,8 +596,10 @@ class MQIQueueManager:
                                   correl_id=None if correl_id is None else bytes(correl_id))
 
     def put(self, queue: str, message: Message, *, context: Context = Context.SET_ALL,
-            syncpoint: bool = True, qmgr_name: str = "", new_msg_id: bool = False) -> Message:
+            syncpoint: bool = True, qmgr_name: str = "", new_msg_id: bool = False,
+            alt_user: str = "") -> Message:
         context = Context(context)
+        alt_user = alt_user.strip() if alt_user else ""
         C = self.lib.CMQC
         target = f"{queue!r}" + (f" on {qmgr_name}" if qmgr_name.strip() else "")
         auth, hint = {
@@ -606,9 +608,15 @@ class MQIQueueManager:
                               "a new one"),
             Context.SET_IDENTITY: ("+put and +setid", " and +setid on the queue manager"),
             Context.NEW: ("+put", "")}[context]
+        if alt_user:
+            target += f" as {alt_user!r} (alternate user authority)"
+            hint = (f" for {alt_user!r}{hint}, and +altusr on the queue manager for the "
+                    "connection's user")
         with self._call(f"put to {target}", auth=auth, obj=queue, hint=hint):
             od = self.lib.module.OD(ObjectName=name_bytes(queue),
                                     ObjectQMgrName=name_bytes(qmgr_name or "", "queue manager"))
+            if alt_user:  # MQPUT1 authorized as the message's user (PUTAUT(CTX))
+                od.AlternateUserId = alt_user.encode("utf-8", "replace")[:12].ljust(12)
             md = md_to_lib(self.lib, message.md.copy(backout_count=0))
             options = (C.MQPMO_SYNCPOINT if syncpoint else C.MQPMO_NO_SYNCPOINT) | \
                 C.MQPMO_FAIL_IF_QUIESCING | {
@@ -617,6 +625,8 @@ class MQIQueueManager:
                     Context.NEW: C.MQPMO_DEFAULT_CONTEXT}[context]
             if new_msg_id:
                 options |= C.MQPMO_NEW_MSG_ID
+            if alt_user:
+                options |= C.MQPMO_ALTERNATE_USER_AUTHORITY
             pmo = self.lib.module.PMO(Options=options)
             body = bytes(message.body)
             self._qmgr.put1(od, body, md, pmo)

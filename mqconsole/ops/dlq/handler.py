@@ -10,6 +10,9 @@ whose last failed attempt is less than RETRYINT ago leave it where it is.
   Encoding and CodedCharSetId from it (MsgId, CorrelId and context are kept: the put sets
   all context). A header over a transmission header (Format MQXMIT) is unwrapped for RETRY
   as resubmit does.
+* PUTAUT(CTX) puts with the authority of the message's UserIdentifier (MQ's alternate user
+  authority: the handler's user needs +altusr, the message's user +put and +setall); a
+  refusal (2035) is a failed attempt like any other. PUTAUT(DEF): the handler's own.
 * Each message is put and **then** got under the browse cursor in the same unit of work
   (DISCARD: got only), as ``ops.transfer`` does; the unit is committed every ``batch``
   messages. A refused put (queue full, put-inhibited, unknown, not authorized, a plugin's
@@ -44,6 +47,7 @@ from mqconsole.mq.reasons import (
     CONNECTION_REASONS,
     MQRC_HEADER_ERROR,
     MQRC_NO_MSG_UNDER_CURSOR,
+    MQRC_NOT_AUTHORIZED,
     MQRC_UNKNOWN_OBJECT_NAME,
 )
 from mqconsole.ops.result import Control, Failure, OperationResult
@@ -390,8 +394,15 @@ class Handler:
             if refusal is not None:
                 return self._failed(outcome, key, rule, 0, refusal, label, end,
                                     reason_text=REFUSED_BY_PLUGIN)
+        as_user = ""
+        if rule.put_aut == "CTX" and out is not None:
+            as_user = md.user_identifier.rstrip(" \x00")
+            if not as_user:
+                return self._failed(outcome, key, rule, MQRC_NOT_AUTHORIZED,
+                                    "PUTAUT(CTX): the message carries no UserIdentifier to "
+                                    "put with", label, end)
         if self.settings.dry_run:
-            self._plan(outcome, rule, out, queue, qmgr_name, label)
+            self._plan(outcome, rule, out, queue, qmgr_name, label, as_user)
             return None
         if out is None:  # DISCARD
             try:
@@ -403,11 +414,11 @@ class Handler:
                 raise _UnitFailed(e) from None
             return _Pending(outcome, key, rule, None)
         try:
-            if move is not None:
+            if move is not None and not as_user:
                 err = move(queue, out, Context.SET_ALL, qmgr_name, out is m)
             else:
                 self.qm.put(queue, out, context=Context.SET_ALL, syncpoint=True,
-                            qmgr_name=qmgr_name)
+                            qmgr_name=qmgr_name, alt_user=as_user)
                 err = None
         except MQError as e:
             if e.reason in CONNECTION_REASONS:
@@ -416,7 +427,7 @@ class Handler:
         pending = _Pending(outcome, key, rule, label)
         if err is not None:
             raise _UnitFailed(err)
-        if move is None:
+        if move is None or as_user:
             try:
                 got = cursor.get_current(syncpoint=True)
             except MQError as e:
@@ -478,12 +489,14 @@ class Handler:
         return None
 
     def _plan(self, outcome: MessageOutcome, rule: Rule, out: Message | None, queue: str,
-              qmgr_name: str, label: str | None) -> None:
+              qmgr_name: str, label: str | None, as_user: str = "") -> None:
         verb = {"DISCARD": "would discard", "RETRY": "would retry to",
                 "FWD": "would forward to"}[rule.action]
         text = verb if label is None else f"{verb} {label}"
         if rule.action == "RETRY" or (rule.action == "FWD" and not rule.header):
             text += " (header removed)"
+        if as_user:
+            text += f" as {as_user}"
         if out is not None:
             reason = self._predicted(queue, qmgr_name, label, out)
             if reason:

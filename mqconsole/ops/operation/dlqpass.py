@@ -62,6 +62,7 @@ class DlqPass:
 
     def validate(self, qm: QueueManager) -> None:
         from mqconsole.mq.errors import MQError
+        from mqconsole.mq.reasons import MQRC_UNKNOWN_OBJECT_NAME
         from mqconsole.ops.dlq.handler import HandlerError, resolve_queue
 
         from .kinds import check_queue
@@ -78,7 +79,7 @@ class DlqPass:
         except HandlerError as e:
             raise OperationError(str(e)) from None
         except MQError as e:
-            if e.reason != 2085:
+            if e.reason != MQRC_UNKNOWN_OBJECT_NAME:
                 raise
             raise OperationError(f"the table's INPUTQ({self.table.control.input_q}) does not "
                                  f"exist on {qm.name}") from None

@@ -626,7 +626,8 @@ class Engine:
         return context, bool(opts & C.MQPMO_SYNCPOINT), bool(opts & C.MQPMO_NEW_MSG_ID)
 
     def _put(self, conn: Conn, kind: str, name: str, qmgr_name: str, md_raw: bytes,
-             pmo: bytes, body: bytes, open_options: int | None, info: dict[str, Any]) -> bytes:
+             pmo: bytes, body: bytes, open_options: int | None, info: dict[str, Any],
+             alt_user: str = "") -> bytes:
         md = parse_md(md_raw)
         context, syncpoint, new_id = self._put_options(pmo, open_options, info)
         info.update(queue=name, context=context.value, syncpoint=syncpoint, length=len(body))
@@ -645,7 +646,7 @@ class Engine:
                 qdef.dynamic[name].append((md, body, None))
             return pack_md(md, md_raw)
         put = conn.qm.put(name, Message(md, body), context=context, syncpoint=syncpoint,
-                          qmgr_name=qmgr_name, new_msg_id=new_id)
+                          qmgr_name=qmgr_name, new_msg_id=new_id, alt_user=alt_user)
         return pack_md(put.md, md_raw)
 
     def put(self, conn: Conn, hobj: int, md: bytes, pmo: bytes, body: bytes,
@@ -664,7 +665,12 @@ class Engine:
         info.update(qmgr_name=qmgr_name)
         kind = "command" if name == conn.qdef.command_queue else (
             "dynamic" if name in conn.qdef.dynamic else "queue")
-        return self._put(conn, kind, name, qmgr_name, md, pmo, body, None, info)
+        alt_user = ""
+        if PMO.get(pmo, "Options") & C.MQPMO_ALTERNATE_USER_AUTHORITY:
+            alt_user = _text(OD.get(od, "AlternateUserId"))
+            info.update(alt_user=alt_user)
+        return self._put(conn, kind, name, qmgr_name, md, pmo, body, None, info,
+                         alt_user=alt_user)
 
     # -- the command server ------------------------------------------------------------
     def _command(self, conn: Conn, md: MQMD, body: bytes) -> None:

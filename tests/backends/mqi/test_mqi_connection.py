@@ -283,6 +283,34 @@ def test_set_all_2035_names_setall_and_new_context(qmgr, qm) -> None:
     bob.put(q, _msg("x"), context=Context.NEW, syncpoint=False)
 
 
+def test_put_with_alternate_user_authority(qmgr, engine) -> None:
+    """PUTAUT(CTX)'s put: MQPUT1 with MQPMO_ALTERNATE_USER_AUTHORITY and AlternateUserId;
+    the connection needs +altusr, the alternate user the put authorities."""
+    q = qmgr.queue()
+    admin = qmgr.admin()
+    admin.set_authority(ADMIN, "*", "all")
+    admin.set_authority(ADMIN, "", "all", object_type="qmgr")
+    admin.set_authority("bob", q, {"put", "setall", "inq"})
+    admin.set_authority("bob", "", {"connect", "setall", "altusr", "inq"}, object_type="qmgr")
+    admin.set_authority("alice", q, {"put", "setall"})
+    admin.set_authority("alice", "", {"setall"}, object_type="qmgr")
+    bob = qmgr.connect(user="bob")
+    engine.clear_calls()
+    bob.put(q, _msg("as alice", user_identifier="alice"), alt_user="alice", syncpoint=False)
+    [put1] = engine.calls_named("MQPUT1")
+    assert put1.info["alt_user"] == "alice"
+    with pytest.raises(MQError) as info:
+        bob.put(q, _msg("as carol", user_identifier="carol"), alt_user="carol",
+                syncpoint=False)
+    assert info.value.reason == 2035 and "'carol'" in str(info.value)
+    admin.set_authority("bob", "", {"connect", "setall", "inq"}, object_type="qmgr")
+    with pytest.raises(MQError) as info:
+        bob.put(q, _msg("as alice", user_identifier="alice"), alt_user="alice",
+                syncpoint=False)
+    assert info.value.reason == 2035 and "+altusr" in str(info.value)
+    assert admin.inquire_queue(q).depth == 1
+
+
 def test_browse_without_get_authority(qmgr) -> None:
     q = qmgr.queue()
     admin = qmgr.admin()

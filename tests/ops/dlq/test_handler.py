@@ -329,3 +329,54 @@ def test_input_queue_resolution(qm, tmp_path) -> None:
     with pytest.raises(MQError) as e:
         resolve_queue(qm, parse_table("INPUTQ(NOPE)\nACTION(IGNORE)"), None)
     assert e.value.reason == 2085
+
+
+def test_putaut_ctx_puts_with_the_messages_user_and_def_with_the_handlers(tmp_path) -> None:
+    from mqconsole.backends.open import open_embedded
+
+    path = tmp_path / "auth.sqlite"
+    admin = create_queue_manager(path, principal="admin")
+    for name in ("APP.IN", "CATCH"):
+        admin.define_queue(QueueAttrs(name=name))
+    admin.set_authority("admin", "*", "all")
+    admin.set_authority("admin", "QM1", "all", object_type="qmgr")
+    admin.set_authority("handler", "*", "+browse +get +put +inq +setall")
+    admin.set_authority("handler", "QM1", "+connect +inq +setall +altusr",
+                        object_type="qmgr")
+    admin.set_authority("alice", "APP.IN", "+put +setall")
+    admin.set_authority("alice", "QM1", "+setall", object_type="qmgr")
+    msgs = [dead(1, user_identifier="alice"), dead(2, user_identifier="bob"),
+            dead(3, user_identifier="bob", reason=2035),
+            dead(4, user_identifier=" ")]
+    fill(admin, DLQ, msgs)
+    handler = open_embedded(path, principal="handler")
+    table = ("REASON(MQRC_Q_FULL) ACTION(RETRY) PUTAUT(CTX)\n"
+             "ACTION(FWD) FWDQ(CATCH) PUTAUT(DEF)")
+    dry = run(handler, table, tmp_path, dry_run=True)
+    assert [m.outcome for m in dry.messages][:3] == [
+        "would retry to APP.IN (header removed) as alice",
+        "would retry to APP.IN (header removed) as bob",
+        "would forward to CATCH"]
+    report = run(handler, table, tmp_path, once=True)
+    assert [(m.rule, m.outcome) for m in report.messages] == [
+        (1, "retried"), (1, "failed"), (2, "forwarded"), (1, "failed")]
+    # alice may put to APP.IN: her message went with her authority
+    [retried] = browse_all(admin, "APP.IN")
+    assert same(retried, original(msgs[0]))
+    # bob may not: the attempt failed (2035 naming him), counted, the message stayed
+    bob = report.messages[1]
+    assert bob.attempts == 1 and bob.reason.startswith("MQRC_NOT_AUTHORIZED")
+    assert "'bob' lacks +put on queue 'APP.IN'" in bob.reason
+    # PUTAUT(DEF): the handler's own authority
+    assert len(browse_all(admin, "CATCH")) == 1
+    assert "no UserIdentifier" in report.messages[3].reason
+    assert [m.md.msg_id for m in browse_all(admin, DLQ)] == [msgs[1].md.msg_id,
+                                                           msgs[3].md.msg_id]
+    # without +altusr the handler cannot put as anyone else: refused, nothing lost
+    admin.set_authority("handler", "QM1", "+connect +inq +setall", object_type="qmgr")
+    again = run(handler, "RETRYINT(0)\n" + table.replace("RETRY) PUTAUT", "RETRY) RETRY(5) "
+                                                           "PUTAUT"), tmp_path, once=True)
+    assert "lacks +altusr on queue manager" in again.messages[0].reason
+    assert len(browse_all(admin, DLQ)) == 2
+    handler.close()
+    admin.close()
