@@ -129,18 +129,22 @@ Renderer = Callable[["Summary"], None]
 
 def drive(session: Session, op: Operation, *, yes: bool, dry_run: bool, as_json: bool,
           qm: QueueManager | None = None, render: Renderer | None = None,
-          sigterm: bool = False, note: str = STOPPING) -> Summary:
+          sigterm: bool = False, note: str = STOPPING, confirm: bool = True) -> Summary:
     """Refuse (read-only), validate, confirm, run, render, exit: a command's whole life.
     ``render``: a command's own rendering of the summary (default ``cli.summary.render``);
-    ``sigterm`` and ``note``: see :func:`ctrl_c_cancels`."""
+    ``sigterm`` and ``note``: see :func:`ctrl_c_cancels`; ``confirm=False`` for what
+    changes no queue (a save) or what its author says is safe (an action that is not
+    dangerous): neither refused on a read-only profile nor asked."""
     from mqconsole.cli import summary as summaries
 
     what = op.describe().what
-    session.refuse_if_read_only(what)
+    if confirm:
+        session.refuse_if_read_only(what)
     qm = qm or session.connect()
     op.validate(qm)
     what = op.describe().what  # validation may have resolved what it works on
-    confirm_change(session, what, yes=yes, dry_run=dry_run)
+    if confirm:
+        confirm_change(session, what, yes=yes, dry_run=dry_run)
     summary = run_here(op, qm, dry_run=dry_run, progress=not as_json, sigterm=sigterm,
                        note=note)
     if render is None:

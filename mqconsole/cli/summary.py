@@ -61,9 +61,13 @@ def summary_lines(summary: Summary) -> list[str]:
 
 
 def _edit_lines(summary: Summary) -> list[str]:
-    """Each MQMD field before and after, and the body's length."""
-    lines = [f"  {k}: {v['before']!r} -> {v['after']!r}"
-             for k, v in summary.details.get("changes", {}).items()]
+    """Which message (its position), each MQMD field before and after, the body's length."""
+    plan = summary.result.plan
+    msgid = summary.extra.get("msgid") or (plan[0].get("msgid") if plan else None) or "?"
+    lines = [f"message {msgid} at position {summary.extra.get('position')} of "
+             f"{summary.result.source}"]
+    lines += [f"  {k}: {v['before']!r} -> {v['after']!r}"
+              for k, v in summary.details.get("changes", {}).items()]
     length = summary.extra.get("body_length")
     if length and summary.details.get("payload_changed"):
         lines.append(f"  body: {length['before']} -> {length['after']} bytes")
@@ -73,6 +77,8 @@ def _edit_lines(summary: Summary) -> list[str]:
 def _outcome_lines(summary: Summary) -> list[str]:
     r = summary.result
     verb = summary.verb
+    if summary.kind == "save" and summary.description.options.get("remove"):
+        verb = "saved and removed"
     src = r.source or "?"
     if r.dry_run:
         return _plan_lines(summary) + [f"warning: {w}" for w in r.warnings]
@@ -81,7 +87,7 @@ def _outcome_lines(summary: Summary) -> list[str]:
     for queue, n in sorted(r.moved_to.items(), key=lambda kv: (-kv[1], kv[0])):
         lines.append(f"  -> {queue.ljust(width)}  {n}")
     if r.backup:
-        lines.append(f"backup: {r.backup}")
+        lines.append(f"{'file' if summary.kind == 'save' else 'backup'}: {r.backup}")
     if summary.extra.get("sentence"):
         lines.append(str(summary.extra["sentence"]))
     for path in summary.extra.get("files", []):

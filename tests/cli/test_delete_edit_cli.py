@@ -110,3 +110,40 @@ def test_edit_put_refused_exits_1_and_keeps_the_original(cli):
     assert r.code == 1, r.err
     assert r.json["failed"][0]["reason_name"] == "MQRC_MSG_TOO_BIG_FOR_Q"
     assert msgid in msgids(cli, "APP.ORDERS") and msgids(cli, "APP.TINY") == []
+
+
+def test_edit_refusals_come_before_the_question(cli):
+    """The edit is tried as a dry run before anything is asked: without --yes and without
+    a terminal a refused edit is bad input (2), not a missing --yes (4)."""
+    for _ in range(2):
+        assert cli("put", "APP.AUDIT", "--text", '{"a": 1}', "--msgid", "AB" * 24).code == 0
+    r = cli("edit", "APP.AUDIT", "AB" * 24, "--payload-text", "x")
+    assert r.code == 2 and "--position" in r.err
+    r = cli("edit", "APP.AUDIT", "AB" * 24, "--payload-text", "{broken", "--position", "1")
+    assert r.code == 2 and "JSON" in r.err
+    r = cli("edit", "APP.AUDIT", "AB" * 24, "--payload-text", '{"b": 2}', "--position", "1")
+    assert r.code == 4 and "--yes" in r.err  # a good edit is asked for
+    assert cli("journal", "--json").json == []  # nothing ran, nothing journaled
+
+
+def test_text_summaries_say_what_went_where(cli, tmp_path):
+    msgid = msgids(cli, "APP.ORDERS")[0]
+    r = cli("edit", "APP.ORDERS", msgid, "--set", "Priority=1", "--yes")
+    assert r.code == 0, r.err
+    assert f"message {msgid} at position 1 of APP.ORDERS" in r.err
+    assert "priority:" in r.err and "replaced 1 of 1" in r.err
+    r = cli("delete", "APP.ORDERS", "--limit", "2", "--all", "--yes")
+    assert r.code == 0 and "deleted 2 of 2 selected message(s) from APP.ORDERS" in r.err
+    assert "backup: " in r.err
+    r = cli("delete", "APP.ORDERS", "--where", "text ~ 'no such text'", "--yes")
+    assert r.code == 0 and "nothing was deleted" in r.err
+
+
+def test_a_delete_stopped_by_an_error_is_journaled_with_it(cli, tmp_path):
+    target = tmp_path / "taken.dmp"
+    target.write_text("precious")
+    r = cli("delete", "APP.ORDERS", "--all", "--backup", str(target), "--yes")
+    assert r.code == 2 and "exists" in r.err and target.read_text() == "precious"
+    [entry] = cli("journal", "--json").json
+    assert entry["operation"] == "delete" and "exists" in entry["details"]["error"]
+    assert len(msgids(cli, "APP.ORDERS")) == 40

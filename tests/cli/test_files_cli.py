@@ -94,3 +94,30 @@ def test_load_refused_puts_exit_1(cli, tmp_path):
     assert {f["reason_name"] for f in r.json["failed"]} == {"MQRC_PUT_INHIBITED"}
     r = cli("load", str(path), "NO.SUCH.QUEUE", "--yes")
     assert r.code == 2 and "2085" in r.err
+
+
+def test_save_reads_on_a_read_only_profile_and_save_remove_is_refused(tmp_path, demo):
+    from .conftest import run_cli
+
+    cfg = tmp_path / "c.yaml"
+    cfg.write_text(f"profiles:\n  - name: prod\n    read_only: true\n    backend:\n"
+                   f"      type: embedded\n      path: {demo}\n")
+    path = tmp_path / "ro.dmp"
+    r = run_cli("--config", str(cfg), "save", "APP.ORDERS", str(path), home=tmp_path)
+    assert r.code == 0, r.err
+    assert len(load_file(path)) == 40 and f"file: {path}" in r.err
+    r = run_cli("--config", str(cfg), "save", "APP.ORDERS", str(tmp_path / "x.dmp"), "--all",
+                "--remove", "--yes", home=tmp_path)
+    assert r.code == 4 and "read-only" in r.err and not (tmp_path / "x.dmp").exists()
+
+
+def test_save_remove_and_load_say_what_they_did(cli, tmp_path):
+    path = tmp_path / "r.dmp"
+    r = cli("save", "APP.ORDERS", str(path), "--limit", "3", "--all", "--remove", "--yes")
+    assert r.code == 0, r.err
+    assert "saved and removed 3 of 3 selected message(s) from APP.ORDERS" in r.err
+    assert f"file: {path}" in r.err
+    r = cli("load", str(path), "APP.AUDIT", "--yes")
+    assert r.code == 0 and "loaded 3 of 3" in r.err and "APP.AUDIT  3" in r.err
+    r = cli("load", str(tmp_path / "none.dmp"), "APP.AUDIT", "--yes")
+    assert r.code == 2 and "is not a file" in r.err

@@ -98,3 +98,14 @@ def test_queue_define_existing_is_an_error(cli):
 def test_queue_define_bad_name(cli):
     r = cli("queue", "define", "BAD NAME!")
     assert r.code == 2 and "not a valid MQ queue name" in r.err
+
+
+def test_queue_set_json_is_the_operations_summary_and_it_is_journaled(cli):
+    r = cli("queue", "set", "APP.AUDIT", "--max-depth", "9", "--put-inhibited", "--json")
+    assert r.code == 0, r.err
+    assert r.json["operation"] == "queue-set" and r.json["exit_code"] == 0
+    assert r.json["changes"] == {"max_depth": {"before": 5000, "after": 9},
+                                 "put_inhibited": {"before": False, "after": True}}
+    [entry] = cli("journal", "--json").json
+    assert entry["operation"] == "queue-set" and entry["details"]["changes"] == \
+        r.json["changes"]

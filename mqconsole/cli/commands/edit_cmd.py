@@ -7,17 +7,10 @@ from pathlib import Path
 import click
 
 from mqconsole.cli.errors import CliError
+from mqconsole.cli.operate import drive, operation
 from mqconsole.cli.output import safe, say
 
-from .common import (
-    confirm_change,
-    dry_run_option,
-    journal_result,
-    json_option,
-    session_of,
-    yes_option,
-)
-from .delete_cmd import finish
+from .common import dry_run_option, json_option, session_of, yes_option
 
 
 @click.command("edit")
@@ -56,9 +49,11 @@ def edit(ctx: click.Context, queue: str, msgid: str, payload_file: str | None,
     is backed out and the original stays as it was. MsgId and context (user, putting
     application, put time) are kept unless --new-msgid/--new-context. Checks run before
     the put: the body must fit the queue's MAXMSGL, an MQSTR body must be text in its
-    CCSID, and a payload that was JSON or XML must stay well-formed.
+    CCSID, and a payload that was JSON or XML must stay well-formed; they run before any
+    question, so a refused edit asks nothing.
     """
-    from mqconsole.ops.edit import EditError, edit_message, parse_assignments
+    from mqconsole.ops.edit import EditError, parse_assignments
+    from mqconsole.ops.operation import Edit
     from mqconsole.ops.selection import SelectionError, parse_msgid
 
     try:
@@ -80,43 +75,17 @@ def edit(ctx: click.Context, queue: str, msgid: str, payload_file: str | None,
         except OSError as e:
             raise CliError(f"cannot read {payload_file}: {e.strerror}") from None
     session = session_of(ctx)
-    confirm_change(session, f"replacing message {msgid} on {queue}", yes=yes, dry_run=dry_run)
-    qm = session.connect()
+    op = operation(session, Edit(queue, msg_id, body=body, text=payload_text, changes=changes,
+                                 to=to, position=position, new_context=new_context,
+                                 new_msg_id=new_msgid, keep_headers=keep_headers,
+                                 force=force))
     try:
-        out = edit_message(qm, queue, msg_id, body=body, text=payload_text, changes=changes,
-                           to=to, position=position, new_context=new_context,
-                           new_msg_id=new_msgid, keep_headers=keep_headers, force=force,
-                           dry_run=dry_run)
+        drive(session, op, yes=yes, dry_run=dry_run, as_json=as_json)
     except EditError as e:
         for p in e.problems:
-            if p.level != "error":  # the errors are in the sentence below
+            if p.level != "error":  # the errors are in the sentence of the error
                 say(safe(f"{p.level}: {p.text}"))
-        raise CliError(str(e)) from None
-    from mqconsole.ops.record import edit_details
-
-    original, edited = out.original, out.edited
-    details = edit_details(out, changes, new_context=new_context)
-    diff = details["changes"]
-    journal_result(session, out.result, details=details)
-    dest = to or queue
-    if not as_json:
-        for attr, v in diff.items():
-            say(safe(f"  {attr}: {v['before']!r} -> {v['after']!r}"))
-        if original is not None and edited is not None and original.body != edited.body:
-            say(f"  body: {len(original.body)} -> {len(edited.body)} bytes")
-    if dry_run:
-        text = f"would replace message {msgid} at position {out.position} of {queue}" + (
-            f" with one on {dest}" if dest != queue else "")
-    elif out.result.done:
-        text = f"replaced message {out.result.done_msgids[0]} at position {out.position} of " \
-               f"{queue}" + (f" with one on {dest}" if dest != queue else "")
-    elif out.result.outcome_unknown:
-        text = f"replacing message {msgid} of {queue}: the outcome is unknown"
-    else:
-        text = f"message {msgid} of {queue} was not replaced; it is unchanged"
-    finish(ctx, out.result, as_json=as_json, done_text=text,
-           extra={"position": out.position, "msgid": out.new_msgid,
-                  "problems": [p.to_json() for p in out.problems]})
+        raise
 
 
 COMMANDS = [edit]

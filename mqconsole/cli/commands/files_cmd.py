@@ -1,4 +1,6 @@
-"""``mqconsole save`` and ``mqconsole load``: queues to dmpmqmsg files and back."""
+"""``mqconsole save`` and ``mqconsole load``: queues to dmpmqmsg files and back (the
+:class:`~mqconsole.ops.operation.Save`, ``Delete`` (``save --remove``) and ``Load``
+operations, driven by ``cli.operate``)."""
 
 from __future__ import annotations
 
@@ -7,20 +9,17 @@ from pathlib import Path
 import click
 
 from mqconsole.cli.errors import CliError
+from mqconsole.cli.operate import drive, operation
 
 from .common import (
     batch_option,
     build_selection,
-    confirm_change,
     dry_run_option,
-    journal_result,
     json_option,
-    progress_control,
     selection_options,
     session_of,
     yes_option,
 )
-from .delete_cmd import file_errors, finish, interruptible
 
 
 @click.command("save")
@@ -46,53 +45,26 @@ def save(ctx: click.Context, queue: str, file: str, msgids: tuple[str, ...],
     FILE is refused unless --force. With --remove the saved messages are then removed from
     the queue, as 'mqconsole delete' does; that needs --msgid/--where/--all.
     """
+    from mqconsole.ops.operation import Delete, Save
     from mqconsole.ops.selection import Selection
 
     explicit = bool(msgids or msgids_from or where or all_)
     if remove and not explicit:
         raise CliError("save --remove needs a selection (--msgid, --msgids-from, --where) or "
                        "--all: it removes what it saves")
-    if explicit:
-        selection = build_selection(msgids, msgids_from, where, limit, all_)
-    else:
-        selection = Selection(all=True, limit=limit)
-    from mqconsole.ops.savefile import refuse_unsafe_target
-
-    file_errors(lambda: refuse_unsafe_target(file))  # before any prompt or connection
+    selection = (build_selection(msgids, msgids_from, where, limit, all_) if explicit
+                 else Selection(all=True, limit=limit))
     if not force and not dry_run and Path(file).exists():
+        from mqconsole.ops.savefile import refuse_unsafe_target
+
+        refuse_unsafe_target(file)  # the sharper sentence first
         raise CliError(f"{file} exists (give --force to overwrite it)")
     session = session_of(ctx)
-    if remove:
-        confirm_change(session, f"saving {selection.describe()} of {queue} to {file} and "
-                                "removing them", yes=yes, dry_run=dry_run)
-    qm = session.connect()
-    if remove:
-        from mqconsole.ops.delete import delete_messages
-
-        with interruptible() as control:
-            result = file_errors(lambda: delete_messages(
-                qm, queue, selection, backup=file, force=force, dry_run=dry_run, batch=batch,
-                control=control, operation="save"))
-        journal_result(session, result, details={"selection": selection.describe(),
-                                                 "remove": True, "file": file})
-        if dry_run:
-            text = f"would save {result.selected} message(s) of {queue} to {file} and " \
-                   "remove them"
-        elif result.selected == 0:
-            text = f"no message of {queue} matched: nothing saved or removed"
-        else:
-            text = f"saved {result.selected} message(s) of {queue} to {result.backup}; " \
-                   f"removed {result.done}"
-    else:
-        from mqconsole.ops.savefile import save_queue
-
-        result = file_errors(lambda: save_queue(qm, queue, file, selection, force=force,
-                                                dry_run=dry_run, control=progress_control()))
-        if dry_run:
-            text = f"would save {result.selected} message(s) of {queue} to {file}"
-        else:
-            text = f"saved {result.done} message(s) of {queue} to {result.backup}"
-    finish(ctx, result, as_json=as_json, done_text=text)
+    kind = (Delete(queue, selection, backup=file, force=force, batch=batch,
+                   remove_after_save=True) if remove
+            else Save(queue, file, selection, force=force))
+    drive(session, operation(session, kind), yes=yes, dry_run=dry_run, as_json=as_json,
+          confirm=remove)
 
 
 @click.command("load")
@@ -115,24 +87,11 @@ def load(ctx: click.Context, file: str, queue: str, new_context: bool, batch: in
     at 0. Units of work of --batch messages are committed as the load goes; a message the
     queue refuses stays out and is reported, and the load stops after 10 refusals in a row.
     """
-    from mqconsole.ops.savefile import load_to_queue
+    from mqconsole.ops.operation import Load
 
-    if not Path(file).is_file():
-        raise CliError(f"{file} is not a file")
     session = session_of(ctx)
-    confirm_change(session, f"loading {file} onto {queue}", yes=yes, dry_run=dry_run)
-    qm = session.connect()
-    with interruptible() as control:
-        result = file_errors(lambda: load_to_queue(qm, file, queue, new_context=new_context,
-                                                   dry_run=dry_run, batch=batch,
-                                                   control=control))
-    journal_result(session, result, details={"file": str(Path(file).absolute()),
-                                             "context": "new" if new_context else "set_all"})
-    if dry_run:
-        text = f"would put {result.selected} message(s) of {file} on {queue}"
-    else:
-        text = f"loaded {result.done} of {result.selected} message(s) of {file} onto {queue}"
-    finish(ctx, result, as_json=as_json, done_text=text)
+    op = operation(session, Load(file, queue, new_context=new_context, batch=batch))
+    drive(session, op, yes=yes, dry_run=dry_run, as_json=as_json)
 
 
 COMMANDS = [save, load]

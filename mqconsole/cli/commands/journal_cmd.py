@@ -12,27 +12,7 @@ from mqconsole.cli.output import emit_json, safe, say
 from .common import json_option, session_of
 
 if TYPE_CHECKING:
-    from mqconsole.cli.session import Session
-    from mqconsole.ops.journal import Journal, JournalEntry
-
-
-def journal_of(session: Session) -> Journal:
-    """The journal this session writes: the config's, or the default one with --embedded
-    (which runs without a configuration file)."""
-    from mqconsole.ops.journal import Journal
-
-    path = None if session.embedded_path is not None else session.config.journal.path
-    return Journal(path)
-
-
-def record_queue_set(session: Session, qmgr: str, queue: str, before: Any, after: Any,
-                     keys: list[str]) -> None:
-    """Append the ``queue-set`` record: before and after of each attribute asked to change."""
-    from mqconsole.ops.record import queue_set_entry
-
-    journal_of(session).append(queue_set_entry(qmgr=qmgr, profile=session.profile.name,
-                                               queue=queue, before=before, after=after,
-                                               keys=keys))
+    from mqconsole.ops.journal import JournalEntry
 
 
 def entry_line(entry: JournalEntry) -> str:
@@ -97,7 +77,7 @@ def journal(ctx: click.Context, as_json: bool, since: str | None, operation: str
             when = parse_since(since)
         except ValueError as e:
             raise CliError(str(e)) from None
-    j = journal_of(session_of(ctx))
+    j = session_of(ctx).journal()
     entries = list(j.read(since=when, operation=operation))
     if limit is not None:
         entries = entries[-limit:]

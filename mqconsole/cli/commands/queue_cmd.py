@@ -7,6 +7,7 @@ from typing import Any
 import click
 
 from mqconsole.cli.errors import CliError
+from mqconsole.cli.operate import drive, operation
 from mqconsole.cli.output import emit_json, safe, say, table
 
 from .common import json_option, session_of
@@ -94,24 +95,19 @@ def define(ctx: click.Context, name: str, as_json: bool, **attrs: Any) -> None:
 @json_option
 @click.pass_context
 def set_(ctx: click.Context, name: str, as_json: bool, **attrs: Any) -> None:
-    """Change attributes of queue NAME (only the options given)."""
-    from mqconsole.ops.queues import queue_doc, set_queue
+    """Change attributes of queue NAME (only the options given).
+
+    Journaled as queue-set with each attribute before and after. --json prints the
+    operation's summary (its "changes": each attribute before and after).
+    """
+    from mqconsole.ops.operation import QueueSet
 
     changes = _changes(**attrs)
     if not changes:
         raise CliError("queue set needs at least one attribute option (see --help)")
     session = session_of(ctx)
-    session.refuse_if_read_only(f"changing queue {name}")
-    qm = session.connect()
-    before, after = set_queue(qm, name, **changes)
-    from .journal_cmd import record_queue_set
-
-    record_queue_set(session, qm.name, name, before, after, list(changes))
-    if as_json:
-        emit_json(queue_doc(qm, name))
-    else:
-        for key in sorted(changes):
-            say(f"{name}: {key} {getattr(before, key)!r} -> {getattr(after, key)!r}")
+    drive(session, operation(session, QueueSet(name, changes)), yes=True, dry_run=False,
+          as_json=as_json)
 
 
 @queue.command("show")
@@ -138,10 +134,11 @@ def show(ctx: click.Context, name: str, as_json: bool) -> None:
 
 
 def _check_name(name: str) -> None:
-    import re
+    from mqconsole.mq.queue import name_problem
 
-    if not re.fullmatch(r"[A-Za-z0-9._/%]{1,48}", name):
-        raise CliError(f"{name!r} is not a valid MQ queue name (1-48 of A-Z a-z 0-9 . _ / %)")
+    problem = name_problem(name, "a valid MQ queue name")
+    if problem is not None:
+        raise CliError(problem)
 
 
 COMMANDS = [queues, queue]

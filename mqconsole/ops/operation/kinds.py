@@ -41,7 +41,8 @@ def check_queue(qm: QueueManager, name: str, role: str) -> None:
         qm.inquire_queue(name)
     except MQError as e:
         if e.reason == MQRC_UNKNOWN_OBJECT_NAME:
-            raise OperationError(f"{the} {name} does not exist on {qm.name}") from None
+            raise OperationError(f"{the} {name} does not exist on {qm.name} "
+                                 f"({e.reason_name}, {e.reason})") from None
         raise
 
 
@@ -171,6 +172,10 @@ class Delete:
                            selection=sel, options={"selection": sel})
 
     def validate(self, qm: QueueManager) -> None:
+        if self.backup is not None:
+            from mqconsole.ops.savefile import refuse_unsafe_target
+
+            refuse_unsafe_target(self.backup)  # a database, a journal, a device: never
         check_queue(qm, self.queue, "source")
 
     def execute(self, step: Step) -> OperationResult:
@@ -200,6 +205,9 @@ class Save:
                            options={"selection": sel, "file": self.path})
 
     def validate(self, qm: QueueManager) -> None:
+        from mqconsole.ops.savefile import refuse_unsafe_target
+
+        refuse_unsafe_target(self.path)  # a database, a journal, a device: never
         check_queue(qm, self.queue, "source")
 
     def execute(self, step: Step) -> OperationResult:
@@ -272,19 +280,27 @@ class Edit:
                            options={"position": self.position})
 
     def validate(self, qm: QueueManager) -> None:
+        """The queues, then the edit itself as a dry run (the message found and not
+        ambiguous, the new body made, the checks passed): an ``EditError`` before anything
+        is asked."""
         check_queue(qm, self.queue, "source")
         if self.to is not None:
             check_queue(qm, self.to, "--to")
+        self._edit(qm, dry_run=True, put_check=None)
+
+    def _edit(self, qm: QueueManager, *, dry_run: bool, put_check: Any) -> Any:
+        from mqconsole.ops.edit import edit_message
+
+        return edit_message(qm, self.queue, self.msg_id, body=self.body, text=self.text,
+                            changes=self.changes, to=self.to, position=self.position,
+                            new_context=self.new_context, new_msg_id=self.new_msg_id,
+                            keep_headers=self.keep_headers, force=self.force,
+                            dry_run=dry_run, put_check=put_check)
 
     def execute(self, step: Step) -> OperationResult:
-        from mqconsole.ops.edit import edit_message
         from mqconsole.ops.record import edit_details
 
-        out = edit_message(step.qm, self.queue, self.msg_id, body=self.body, text=self.text,
-                           changes=self.changes, to=self.to, position=self.position,
-                           new_context=self.new_context, new_msg_id=self.new_msg_id,
-                           keep_headers=self.keep_headers, force=self.force,
-                           dry_run=step.dry_run, put_check=step.check)
+        out = self._edit(step.qm, dry_run=step.dry_run, put_check=step.check)
         step.details.update(edit_details(out, self.changes, new_context=self.new_context))
         step.extra.update(position=out.position, msgid=out.new_msgid,
                           problems=[p.to_json() for p in out.problems])
