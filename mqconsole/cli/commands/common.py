@@ -63,7 +63,6 @@ yes_option = click.option("--yes", "-y", is_flag=True, help="Do it without askin
                           "(needed when stdin is not a terminal).")
 dry_run_option = click.option("--dry-run", is_flag=True, help="Print the plan; change nothing.")
 
-
 batch_option = click.option("--batch", type=click.IntRange(min=1), default=100,
                             show_default=True, help="Commit every N messages (one unit of "
                             "work).")
