@@ -41,6 +41,7 @@ COMMANDS = {
     "config": "config_cmd:config",
     "tui": "tui_cmd:tui",
     "plugins": "plugins_cmd:plugins",
+    "action": "action_cmd:action",
     "dlq-handler": "dlq_cmd:dlq_handler",
 }
 
