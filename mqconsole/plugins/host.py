@@ -142,6 +142,11 @@ class PluginHost:
     def has_checks(self) -> bool:
         return bool(self.pm.hook.mqconsole_check_put.get_hookimpls())
 
+    @property
+    def has_decoders(self) -> bool:
+        """Whether a plugin decodes payloads (the console shows a Decoded tab then)."""
+        return bool(self.pm.hook.mqconsole_decode_payload.get_hookimpls())
+
     def _problem(self, plugin: str, hook: str, sentence: str) -> None:
         with self._lock:
             if (plugin, hook) in self._reported:

@@ -46,6 +46,7 @@ from mqconsole.tui.context import (
     ProfileInfo,
     Settings,
 )
+from mqconsole.tui.palette import PluginActions
 from mqconsole.tui.safe import clean
 from mqconsole.tui.screens.base import ConsoleScreen
 from mqconsole.tui.screens.queues import QueuesScreen
@@ -59,6 +60,7 @@ class MQConsoleApp(App[None]):
     TITLE = "mqconsole"
     BINDINGS = K.bindings(K.APP_KEYS)
     ENABLE_COMMAND_PALETTE = True
+    COMMANDS = App.COMMANDS | {PluginActions}
     NOTIFICATION_TIMEOUT = 8
     CSS = """
     Screen { background: $background; }

@@ -106,7 +106,7 @@ MESSAGE_KEYS = [OPEN_MESSAGE, FILTER, REFRESH, MARK, MARK_ALL, UNMARK_ALL, SUMMA
 DETAIL_TABS = [Key(f"tab_{n}", str(n), label, action=f"tab({n})", show=False,
                    help=f"Show the {label} tab")
                for n, label in enumerate(("Summary", "MQMD", "Headers", "Text", "Hex",
-                                          "Pretty"), 1)]
+                                          "Pretty", "Decoded"), 1)]
 DETAIL_KEYS = [*DETAIL_TABS, MENU, MOVE, COPY, RESUBMIT, DELETE, EDIT, EDIT_EXTERNAL, SAVE,
                COPY_MSGID, COPY_PAYLOAD, SAVE_PAYLOAD]
 

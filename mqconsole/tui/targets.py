@@ -39,6 +39,23 @@ class Targets:
                    f"message {view.position} (MsgId {view.msgid})", 1, view=view)
 
     @classmethod
+    def whole_queue(cls, queue: str) -> Targets:
+        return cls(queue, Selection(all=True), "every message", everything=True)
+
+    @classmethod
+    def under_cursor(cls, queue: str, lst: MessageList, model: BrowseModel | None
+                     ) -> Targets | None:
+        """The message under the cursor (whatever is marked)."""
+        if model is None or lst.cursor >= model.count:
+            return None
+        row = model.row(lst.cursor)
+        t = cls(queue, Selection(msgids=frozenset([row.msgid])),
+                f"message {row.position} (MsgId {row.msgid_hex})", 1,
+                view=model.view(lst.cursor))
+        t.notes.extend(duplicate_notes(model, {row.position: row.msgid}))
+        return t
+
+    @classmethod
     def from_list(cls, queue: str, lst: MessageList, model: BrowseModel | None
                   ) -> Targets | None:
         if model is None:
@@ -60,14 +77,7 @@ class Targets:
                     f"{'s' if len(lst.marks) != 1 else ''}", len(lst.marks))
             t.notes.extend(duplicate_notes(model, lst.marks))
             return t
-        if lst.cursor >= model.count:
-            return None
-        row = model.row(lst.cursor)
-        t = cls(queue, Selection(msgids=frozenset([row.msgid])),
-                f"message {row.position} (MsgId {row.msgid_hex})", 1,
-                view=model.view(lst.cursor))
-        t.notes.extend(duplicate_notes(model, {row.position: row.msgid}))
-        return t
+        return cls.under_cursor(queue, lst, model)
 
 
 def duplicate_notes(model: BrowseModel, marks: dict[int, bytes]) -> list[str]:

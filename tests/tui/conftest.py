@@ -46,7 +46,8 @@ def demo_file(demo_template: Path, tmp_path: Path, monkeypatch) -> Path:
 
 @pytest.fixture
 def make_app(demo_file: Path, tmp_path: Path) -> Callable[..., MQConsoleApp]:
-    def make(*, read_only: bool = False, path: Path | None = None, **settings) -> MQConsoleApp:
+    def make(*, read_only: bool = False, path: Path | None = None, plugins=None,
+             **settings) -> MQConsoleApp:
         file = str(path or demo_file)
         opts = dict(refresh_seconds=0, clock=lambda: NOW, themes_dirs=[REPO_THEMES],
                     journal_path=tmp_path / "journal.jsonl", backup_dir=tmp_path / "backups",
@@ -54,7 +55,7 @@ def make_app(demo_file: Path, tmp_path: Path) -> Callable[..., MQConsoleApp]:
         opts.update(settings)
         return MQConsoleApp(lambda: open_embedded(file),
                             profile=ProfileInfo(name="test", read_only=read_only),
-                            settings=Settings(**opts))
+                            settings=Settings(**opts), plugins=plugins)
     return make
 
 

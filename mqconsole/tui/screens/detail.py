@@ -1,6 +1,7 @@
-"""One message: summary, the whole MQMD, the headers, and the payload as text, hex and pretty.
+"""One message: summary, the whole MQMD, the headers, and the payload as text, hex and pretty
+— and, when site plugins decode payloads, as they decode it (the Decoded tab).
 
-Tabs are switched with ``1``–``6`` (or ``tab``/arrows on the tab bar). Every value passes
+Tabs are switched with ``1``–``7`` (or ``tab``/arrows on the tab bar). Every value passes
 through ``safe``: a payload holding escape sequences or ``[bold red]`` shows those characters,
 it never styles or moves the terminal.
 """
@@ -8,7 +9,7 @@ it never styles or moves the terminal.
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -21,12 +22,15 @@ from mqconsole.ops.views import MessageView, msg_flag_names
 from mqconsole.tui import clipboard
 from mqconsole.tui import keys as K
 from mqconsole.tui.context import ConsoleContext
-from mqconsole.tui.safe import clean_block, txt
+from mqconsole.tui.safe import clean, clean_block, txt
 from mqconsole.tui.screens.base import ConsoleScreen
 from mqconsole.tui.widgets.banner import Banner
 from mqconsole.tui.widgets.payload import PayloadView
 
-TABS = ["summary", "mqmd", "headers", "text", "hex", "pretty"]
+if TYPE_CHECKING:
+    from mqconsole.plugins import DecodedResult
+
+TABS = ["summary", "mqmd", "headers", "text", "hex", "pretty", "decoded"]
 MAX_PRETTY = 2 * 1024 * 1024  # bytes of payload we pretty-print
 MAX_HEX = 1024 * 1024  # bytes of payload shown as hex (the rest is noted)
 
@@ -185,6 +189,10 @@ class DetailScreen(ConsoleScreen):
                 yield PayloadView(id="hex-view")
             with TabPane("6 Pretty", id="pretty"):
                 yield PayloadView(id="pretty-view")
+            if self.ctx.plugins.has_decoders:
+                with TabPane("7 Decoded", id="decoded"):
+                    yield Static(Text("decoding…"), id="decoded-note", classes="note")
+                    yield PayloadView(id="decoded-view")
         yield Footer()
 
     def on_mount(self) -> None:
@@ -225,11 +233,39 @@ class DetailScreen(ConsoleScreen):
         body, kind = pretty(v)
         self.query_one("#pretty-view", PayloadView).set_payload(clean_block(body), kind)
         self.query_one("#summary-table", DataTable).focus()
+        self._decode()
+
+    def _decode(self) -> None:
+        """The site decoders' results, in a worker (plugin hooks never run on the event
+        loop); their text is shown made safe, never as markup or escapes."""
+        host = self.ctx.plugins
+        if not host.has_decoders:
+            return
+        v = self.view
+        self.ctx.backend(lambda: host.decode(v.message, v.payload), done=self._show_decoded,
+                         queue=self.queue, what="decode the payload")
+
+    def _show_decoded(self, results: list[DecodedResult]) -> None:
+        if not self.is_attached:
+            return
+        note = self.query_one("#decoded-note", Static)
+        if not results:
+            note.update(Text("No site decoder recognised this payload."))
+            return
+        names = ", ".join(dict.fromkeys(clean(r.plugin) for r in results))
+        note.update(Text(f"Decoded by the site plugin{'s' if len(results) > 1 else ''} "
+                         f"{names} · control characters are shown as \\x.. escapes"))
+        text = "\n\n".join(f"── {clean(r.title)} ({clean(r.plugin)}) ──\n{clean_block(r.text)}"
+                           for r in results)
+        self.query_one("#decoded-view", PayloadView).set_payload(text)
 
     def on_screen_resume(self) -> None:
         self.query_one(Banner).refresh()
 
     def action_tab(self, n: int) -> None:
+        if TABS[n - 1] == "decoded" and not self.ctx.plugins.has_decoders:
+            self.ctx.notify("No site plugin decodes payloads (mqconsole plugins lists them).")
+            return
         tabs = self.query_one(TabbedContent)
         tabs.active = TABS[n - 1]
         pane = tabs.get_pane(TABS[n - 1])
@@ -242,9 +278,15 @@ class DetailScreen(ConsoleScreen):
 
     # -- actions on this message ---------------------------------------------------------
     def _targets(self):
-        from mqconsole.tui.actions import Targets
+        from mqconsole.tui.targets import Targets
 
         return Targets.single(self.queue, self.view)
+
+    def plugin_targets(self, scope: str):
+        """What a site plugin's action of ``scope`` would work on here."""
+        from mqconsole.tui.targets import Targets
+
+        return Targets.whole_queue(self.queue) if scope == "queue" else self._targets()
 
     def action_menu(self) -> None:
         self.actions.menu(self, self._targets())

@@ -375,9 +375,19 @@ class MessagesScreen(ConsoleScreen):
 
     # -- actions ------------------------------------------------------------------------------
     def targets(self):
-        from mqconsole.tui.actions import Targets
+        from mqconsole.tui.targets import Targets
 
         return Targets.from_list(self.queue, self.query_one(MessageList), self.model)
+
+    def plugin_targets(self, scope: str):
+        """What a site plugin's action of ``scope`` would work on here."""
+        from mqconsole.tui.targets import Targets
+
+        if scope == "queue":
+            return Targets.whole_queue(self.queue)
+        if scope == "message":
+            return Targets.under_cursor(self.queue, self.query_one(MessageList), self.model)
+        return self.targets()
 
     def action_menu(self) -> None:
         t = self.targets()

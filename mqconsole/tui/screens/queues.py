@@ -329,6 +329,16 @@ class QueuesScreen(ConsoleScreen):
         if name is not None:
             self.actions.load(name)
 
+    def plugin_targets(self, scope: str):
+        """A site plugin's action of scope ``queue`` works on the local queue under the
+        cursor; there are no messages to choose here."""
+        from mqconsole.tui.targets import Targets
+
+        row = self.current_row()
+        if scope != "queue" or row is None or row.get("type") not in ("local", None):
+            return None
+        return Targets.whole_queue(row["name"])
+
     def action_doctor(self) -> None:
         self.ctx.request(OpenDoctor())
 
