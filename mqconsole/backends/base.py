@@ -58,6 +58,32 @@ class BrowseCursor(Protocol):
 
 
 @runtime_checkable
+class MovesUnderCursor(Protocol):
+    """An optional capability of a ``BrowseCursor``: the step of a move in one call.
+
+    ``move_current_to(queue, message, context, qmgr_name, as_browsed)`` does exactly
+    ``put(queue, message, context=context, syncpoint=True, qmgr_name=qmgr_name)`` on the
+    cursor's connection, then ``get_current(syncpoint=True)``, in that order. A failure of
+    the put is raised as ``put`` raises it (nothing got, the message stays under the
+    cursor); a failure of the get after the put went through is *returned* (the put stays
+    in the unit of work, as after the two calls); None when both went through.
+    ``as_browsed``: ``message`` is the very object the cursor's last ``next`` returned,
+    unchanged, so the backend may store its descriptor as it holds it already.
+
+    Check for it with ``isinstance(cursor, MovesUnderCursor)``; a backend without it is
+    driven with the two calls. The embedded backend has it.
+    """
+
+    def move_current_to(self, queue: str, message: Message, context: Context = Context.SET_ALL,
+                        qmgr_name: str = "", as_browsed: bool = False) -> MQError | None: ...
+
+
+def move_step(cursor: BrowseCursor) -> MovesUnderCursor | None:
+    """The cursor when it offers the one-call move step, else None."""
+    return cursor if isinstance(cursor, MovesUnderCursor) else None
+
+
+@runtime_checkable
 class QueueManager(Protocol):
     """A connection to one queue manager (MQCONNX). Units of work are per connection."""
 

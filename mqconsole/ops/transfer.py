@@ -51,7 +51,13 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from mqconsole.backends.base import BrowseCursor, Context, QueueManager, settle_failed_commit
+from mqconsole.backends.base import (
+    BrowseCursor,
+    Context,
+    QueueManager,
+    move_step,
+    settle_failed_commit,
+)
 from mqconsole.mq.chain import format_key, strip_dead_letter_header
 from mqconsole.mq.errors import HeaderError, MQError
 from mqconsole.mq.md import LAYOUT
@@ -260,6 +266,12 @@ def _group_problem(members: list[tuple[int, int, int]]) -> str | None:
     return None
 
 
+def _one_call_step(cursor: BrowseCursor) -> Callable[..., MQError | None] | None:
+    """The cursor's one-call move step (``backends.base.MovesUnderCursor``), bound."""
+    step = move_step(cursor)
+    return None if step is None else step.move_current_to
+
+
 class _Engine:
     def __init__(self, qm: QueueManager, source: str, selection: Selection, planner: Planner,
                  *, operation: str, destination: str | None, copy: bool, batch: int,
@@ -321,7 +333,7 @@ class _Engine:
         self.cursor = self.qm.browse(self.source)  # an MQError here: nothing has changed
         # A backend may offer the put and the get under the cursor in one call (the
         # embedded one does): same order, same failures, the get's returned.
-        self.move_step = getattr(self.cursor, "move_current_to", None)
+        self.move_step = _one_call_step(self.cursor)
         try:
             self._walk()
         except _Stop:
@@ -529,8 +541,7 @@ class _Engine:
     def _process(self, item: _Item, cursor: BrowseCursor, *, put: bool = True) -> None:
         r = item.route
         if put and not self.copy and not self.cross:
-            move = (self.move_step if cursor is self.cursor
-                    else getattr(cursor, "move_current_to", None))
+            move = self.move_step if cursor is self.cursor else _one_call_step(cursor)
             if move is not None:
                 try:
                     # the message as browsed (planners never change one in place): the

@@ -24,8 +24,8 @@ included). What each fault does, as MQ would:
 * ``backout={n: reason}``: the n-th backout raises and backs nothing out.
 * ``browse_next={n: reason}``: the n-th ``next``/``next_batch`` on a cursor raises.
 
-A cursor of a backend with the one-call move step (``move_current_to``, the embedded
-backend's internal fast path, used by ops/transfer.py) offers it too, with the same faults
+A cursor of a backend with the one-call move step (``backends.base.MovesUnderCursor``,
+the embedded backend's fast path, used by ops/transfer.py) offers it too, with the same faults
 at the same counts: a put fault raises before anything is done; a ``get`` fault puts
 (through the real connection) and returns the error, as the real one returns a get's
 failure after the put; a ``wrong_get`` takes the message and returns the 2034 the caller
@@ -45,7 +45,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
-from mqconsole.backends.base import Context
+from mqconsole.backends.base import Context, move_step
 from mqconsole.mq.errors import COMMIT_OUTCOME_UNKNOWN_REASONS, MQError
 from mqconsole.mq.md import LAYOUT, MQMD
 from mqconsole.mq.message import Message
@@ -86,8 +86,9 @@ class FaultyCursor:
         self._tag = tag
         self._owner = owner
         self.queue = inner.queue
-        if owner is None or not faults.fast or getattr(inner, "move_current_to", None) is None:
-            self.move_current_to = None  # hidden: callers use put + get_current
+        if owner is None or not faults.fast or move_step(inner) is None:
+            # hidden (a None method is no capability): callers use put + get_current
+            self.move_current_to = None
 
     def _count_next(self) -> None:
         f = self._faults

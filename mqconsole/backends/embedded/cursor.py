@@ -178,9 +178,9 @@ class EmbeddedCursor:
     def move_current_to(self, queue: str, message: Message,
                         context: Context = Context.SET_ALL, qmgr_name: str = "",
                         as_browsed: bool = False) -> MQError | None:
-        """The step of a move in one call (internal: not in the protocol; ops/transfer.py
-        uses it when a cursor has it): ``qm.put(queue, message, context=context,
-        syncpoint=True, qmgr_name=qmgr_name)`` on this cursor's connection, then
+        """The step of a move in one call (``backends.base.MovesUnderCursor``):
+        ``qm.put(queue, message, context=context, syncpoint=True, qmgr_name=qmgr_name)``
+        on this cursor's connection, then
         ``get_current(syncpoint=True)``, in that order, under one hold of the lock.
 
         The put's failure is raised exactly as ``put`` raises it: nothing was got and the

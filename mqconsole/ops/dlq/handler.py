@@ -37,7 +37,13 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from mqconsole.backends.base import BrowseCursor, Context, QueueManager, settle_failed_commit
+from mqconsole.backends.base import (
+    BrowseCursor,
+    Context,
+    QueueManager,
+    move_step,
+    settle_failed_commit,
+)
 from mqconsole.mq.chain import dead_letter_header, format_key
 from mqconsole.mq.dlh import MQDLH, MQDLH_LENGTH
 from mqconsole.mq.errors import HeaderError, MQError
@@ -304,7 +310,8 @@ class Handler:
         self.store.reload()
         unit: list[_Pending] = []
         cursor = self.qm.browse(self.settings.queue)
-        move = getattr(cursor, "move_current_to", None)
+        step = move_step(cursor)  # the backend's one-call put + get under the cursor
+        move = None if step is None else step.move_current_to
         position = 0
         try:
             try:

@@ -19,6 +19,7 @@ from mqconsole.backends.embedded.stored import (
 )
 from mqconsole.mq.md import MQMD
 from mqconsole.mq.message import GROUP_FLAGS, Message
+from mqconsole.mq.queue import QueueAttrs
 
 
 @pytest.mark.parametrize("seed", range(10))
@@ -66,3 +67,19 @@ def test_is_a_message_for_dataclass_helpers_and_pickle() -> None:
     fresh = StoredMessage(pack819(MQMD(msg_id=b"p" * 24)), b"x", 1)
     again = pickle.loads(pickle.dumps(fresh))
     assert again.md.backout_count == 1 and again == fresh and again.body == b"x"
+
+
+def test_the_embedded_cursor_declares_the_one_call_move_step() -> None:
+    """The move fast path is a capability of the protocol, found by isinstance."""
+    from mqconsole.backends.base import MovesUnderCursor, move_step
+    from mqconsole.backends.open import open_embedded
+    with open_embedded(":memory:") as qm:
+        qm.define_queue(QueueAttrs(name="A.Q"))
+        with qm.browse("A.Q") as cur:
+            assert isinstance(cur, MovesUnderCursor)
+            assert move_step(cur) is cur
+
+    class TwoCalls:  # a cursor without the capability, or with it switched off
+        move_current_to = None
+
+    assert move_step(TwoCalls()) is None  # type: ignore[arg-type]
