@@ -13,15 +13,24 @@ import sqlite3
 from collections.abc import Callable
 from functools import wraps
 from time import monotonic
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
 from mqconsole.mq.errors import MQError
 from mqconsole.mq.reasons import MQRC_HCONN_ERROR
 
+from .session import Session
 from .store import sqlite_error
 
-if TYPE_CHECKING:
-    from .connection import EmbeddedQueueManager
+
+class Guarded(Protocol):
+    """What the guard needs of a connection (``storage.Storage`` has it)."""
+
+    _s: Session
+    _closed: bool
+    _busy: float
+
+    @property
+    def location(self) -> str: ...
 
 T = TypeVar("T")
 _CLOSED = "this connection to the embedded queue manager is closed"
@@ -73,7 +82,7 @@ class Call:
 
     __slots__ = ("qm",)
 
-    def __init__(self, qm: EmbeddedQueueManager) -> None:
+    def __init__(self, qm: Guarded) -> None:
         self.qm = qm
 
     def __enter__(self) -> None:

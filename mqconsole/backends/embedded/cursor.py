@@ -29,7 +29,7 @@ from .store import sqlite_error
 from .stored import BACKOUT_COUNT_AT, EXPIRY_AT, StoredMessage, message_from_row
 
 if TYPE_CHECKING:
-    from .connection import EmbeddedQueueManager
+    from .browsing import Browsing
 
 READ_AHEAD = 64  # rows a cursor reads at once while its connection holds the write lock
 # A read-ahead is dropped when the transaction ends (a commit every N messages of a move),
@@ -49,7 +49,7 @@ class EmbeddedCursor:
     """One browse handle. Use it from the thread that owns the connection, or any: calls
     are serialised with the connection's own."""
 
-    def __init__(self, qm: EmbeddedQueueManager, queue: str, objects: list[str],
+    def __init__(self, qm: Browsing, queue: str, objects: list[str],
                  handle: int) -> None:
         self.queue = queue
         self._qm = qm

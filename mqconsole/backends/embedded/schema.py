@@ -24,6 +24,8 @@ from __future__ import annotations
 APPLICATION_ID = 0x4D51434E  # "MQCN"
 SCHEMA_VERSION = 2
 OLDEST_READABLE = 1  # schema 1 is read (with its triggers) and upgraded when possible
+#: the rows every browse and get sees: neither put nor got in an open unit of work
+VISIBLE = "put_by IS NULL AND got_by IS NULL"
 
 DDL = """
 CREATE TABLE meta (
