@@ -7,7 +7,7 @@ Depends only on ``mq/`` (and yaml for reading scenarios)::
     result.to_json()          # the document of `mqconsole replay --json`
 """
 
-from .engine import Engine, FailurePlugin, replay
+from .engine import Engine, FailurePlugin, replay, unknown_plugin_rule
 from .result import EVENT_TYPES, MessageState, ReplayResult, Step, Timeline
 from .scenario import (
     ActionSpec,
@@ -33,5 +33,5 @@ __all__ = [
     "FailurePlugin", "FailureRule", "Limits", "MessageSpec", "MessageState",
     "QueueManagerSpec", "QueueSpec", "ReplayResult", "Scenario", "ScenarioError", "Step",
     "Timeline", "load_endpoints", "load_scenario", "parse_endpoints", "parse_scenario",
-    "replay", "scenario_from_data",
+    "replay", "scenario_from_data", "unknown_plugin_rule",
 ]

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import heapq
 from bisect import bisect_left, bisect_right
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any
 
 from mqconsole.mq import reasons as R
@@ -198,6 +198,14 @@ class _Delivery:
         return f"{self.consumer.endpoint.name}/{self.session}"
 
 
+def unknown_plugin_rule(name: str, loaded: Iterable[str]) -> str:
+    """The sentence for a ``plugin: NAME`` failure rule no loaded plugin offers."""
+    names = sorted(loaded)
+    known = (f"loaded: {', '.join(names)}" if names else
+             "no plugin offering failure rules is loaded")
+    return f"no failure-rule plugin named {name!r} is loaded ({known})"
+
+
 class _Full(Exception):
     """The event log is full (limits.max_events)."""
 
@@ -262,9 +270,7 @@ class Engine:
 
     # -- set-up helpers -------------------------------------------------------------------
     def _check_plugins(self) -> None:
-        loaded = f" (loaded: {', '.join(sorted(self.plugins))})" if self.plugins else ""
-        problems = [Problem(f"failures[{i}].plugin",
-                            f"no failure-rule plugin named {r.plugin!r} is loaded{loaded}",
+        problems = [Problem(f"failures[{i}].plugin", unknown_plugin_rule(r.plugin, self.plugins),
                             r.line, self.sc.source)
                     for i, r in enumerate(self.sc.failures)
                     if r.plugin is not None and r.plugin not in self.plugins]

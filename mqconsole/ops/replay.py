@@ -21,7 +21,7 @@ they have left as their maximum depth.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -43,6 +43,7 @@ from mqconsole.model import (
     load_scenario,
     parse_endpoints,
     replay,
+    unknown_plugin_rule,
 )
 from mqconsole.model.scenario import KINDS
 from mqconsole.mq.errors import MQError
@@ -82,8 +83,8 @@ def run_file(path: str | os.PathLike[str], *, timeline: bool = False,
 # ------------------------------------------------------------------------------------------
 
 FAIL_HELP = ("msgid=HEX, position=N (1 = head of the queue), first=K, between=FROM:TO (ms), "
-             "endpoint=NAME, kind=component|export, then=rollback|discard|move:QUEUE; "
-             "join several with commas for one rule")
+             "endpoint=NAME, plugin=NAME, kind=component|export, "
+             "then=rollback|discard|move:QUEUE; join several with commas for one rule")
 
 
 def normalise_msgid(text: str) -> str:
@@ -98,11 +99,14 @@ def normalise_msgid(text: str) -> str:
 
 
 def parse_fail(text: str, *, labels: Sequence[str] = (),
-               msgid_labels: Mapping[str, list[str]] | None = None) -> FailureRule:
-    """One failure rule from its short form (``msgid=HEX``, ``first=2``, ``between=1000:5000``).
+               msgid_labels: Mapping[str, list[str]] | None = None,
+               plugins: Collection[str] | None = None) -> FailureRule:
+    """One failure rule from its short form (``msgid=HEX``, ``first=2``, ``between=1000:5000``,
+    ``plugin=NAME``).
 
     ``labels`` are the scenario's message labels in queue order (for ``position=N``);
-    ``msgid_labels`` maps a normalised MsgId to the labels of the messages carrying it.
+    ``msgid_labels`` maps a normalised MsgId to the labels of the messages carrying it;
+    ``plugins`` the names of the failure rules plugins offer (None: not checked here).
     """
     parts = [p.strip() for p in text.split(",") if p.strip()]
     if not parts:
@@ -144,6 +148,10 @@ def parse_fail(text: str, *, labels: Sequence[str] = (),
             fields["between_ms"] = (a, b)
         elif key == "endpoint":
             fields["endpoints"] = (*fields.get("endpoints", ()), value)
+        elif key == "plugin":
+            if plugins is not None and value not in plugins:
+                raise FailSpecError(f"--fail {text!r}: {unknown_plugin_rule(value, plugins)}")
+            fields["plugin"] = value
         elif key == "kind":
             if value not in KINDS:
                 raise FailSpecError(f"--fail {text!r}: kind is component or export")
@@ -160,9 +168,10 @@ def parse_fail(text: str, *, labels: Sequence[str] = (),
             raise FailSpecError(f"--fail {text!r}: unknown key {key!r} ({FAIL_HELP})")
     if messages:
         fields["messages"] = tuple(dict.fromkeys(messages))
-    if not any(k in fields for k in ("messages", "first", "between_ms", "endpoints")):
+    if not any(k in fields for k in ("messages", "first", "between_ms", "endpoints",
+                                     "plugin")):
         raise FailSpecError(f"--fail {text!r} selects no delivery: give msgid, position, "
-                            "first, between or endpoint")
+                            "first, between, endpoint or plugin")
     return FailureRule(**fields)
 
 
@@ -248,8 +257,10 @@ def related_queues(qm: QueueManager, main: QueueAttrs, dlq: str,
 def scenario_from_queue(qm: QueueManager, queue: str, endpoints: EndpointsFile,
                         fails: Sequence[str] = (), *,
                         max_messages: int = DEFAULT_MAX_MESSAGES,
-                        limits: Limits | None = None) -> QueueScenario:
-    """Build a scenario from ``queue``'s real attributes and messages (browse only)."""
+                        limits: Limits | None = None,
+                        plugins: Collection[str] | None = None) -> QueueScenario:
+    """Build a scenario from ``queue``'s real attributes and messages (browse only);
+    ``plugins``: the names of the plugins' failure rules ``--fail plugin=NAME`` may use."""
     attrs = qm.inquire_queue(queue)
     if attrs.type != QueueType.LOCAL or attrs.usage == Usage.XMITQ:
         raise ReplaySetupError(f"{queue} is not a local application queue "
@@ -286,7 +297,8 @@ def scenario_from_queue(qm: QueueManager, queue: str, endpoints: EndpointsFile,
                                             persistent=persistent))
             if len(batch) < want:
                 break
-    rules = [parse_fail(f, labels=labels, msgid_labels=msgid_labels) for f in fails]
+    rules = [parse_fail(f, labels=labels, msgid_labels=msgid_labels, plugins=plugins)
+             for f in fails]
     move_targets = [r.move_to for r in rules if r.move_to]
     main = modelled_queue(attrs, with_messages=True)
     others = related_queues(qm, attrs, dlq, readers, move_targets)
@@ -318,7 +330,7 @@ def replay_queue(qm: QueueManager, queue: str, endpoints: EndpointsFile,
                  plugins: Mapping[str, FailurePlugin] | None = None) -> QueueReplay:
     """Replay ``queue`` as it is now, read by ``endpoints``, with ``fails`` short forms."""
     built = scenario_from_queue(qm, queue, endpoints, fails, max_messages=max_messages,
-                                limits=limits)
+                                limits=limits, plugins=list(plugins or {}))
     result = run_scenario(built.scenario, timeline=timeline, plugins=plugins)
     return QueueReplay(built.scenario, result, built.labels, built.truncated, queue,
                        [e.name for e in built.scenario.endpoints])

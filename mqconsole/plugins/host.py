@@ -257,13 +257,36 @@ class PluginHost:
         return out
 
     def failure_rules(self) -> dict[str, Callable[[Mapping[str, Any]], bool]]:
+        """Every plugin's failure rules by name (``plugin: NAME`` in a replay scenario),
+        each guarded (a raising rule is reported once and counts as no failure); a name
+        offered twice, or a rule that cannot be called, is reported and left out."""
         rules: dict[str, Callable[[Mapping[str, Any]], bool]] = {}
+        owners: dict[str, str] = {}
         for plugin, result in self._calls("mqconsole_failure_rules"):
             if isinstance(result, Exception):
                 self._raised(plugin, "mqconsole_failure_rules", result)
                 continue
-            for name, rule in dict(result or {}).items():
-                rules.setdefault(str(name), _guarded_rule(self, plugin, str(name), rule))
+            try:
+                offered = dict(result or {})
+            except (TypeError, ValueError):
+                self._problem(plugin, "mqconsole_failure_rules",
+                              f"plugin {plugin}'s mqconsole_failure_rules returned "
+                              f"{type(result).__name__}, not a mapping; ignored")
+                continue
+            for key, rule in offered.items():
+                name = str(key)
+                if name in owners:
+                    self._problem(plugin, f"failure rule:{name}",
+                                  f"plugin {plugin}'s failure rule {name} has the name of "
+                                  f"one from {owners[name]}; ignored")
+                    continue
+                if not callable(rule):
+                    self._problem(plugin, f"failure rule:{name}",
+                                  f"plugin {plugin}'s failure rule {name} is not callable; "
+                                  "ignored")
+                    continue
+                owners[name] = plugin
+                rules[name] = _guarded_rule(self, plugin, name, rule)
         return rules
 
     def operation_done(self, summary: Any) -> None:

@@ -137,3 +137,89 @@ def test_doctor_text_and_endpoints_errors(cli, tmp_path):
     r = cli("doctor", "--endpoints", str(bad), "--json")
     assert r.code == 2 and r.out == ""
     assert "line 4: endpoints[0].provider: must be one of" in r.err
+
+
+RULES_PLUGIN = '''
+from mqconsole.plugins import hookimpl
+
+def not_json(facts):
+    return not facts["payload"].startswith("{")
+
+def broken(facts):
+    raise KeyError("colour")
+
+@hookimpl
+def mqconsole_failure_rules():
+    return {"not-json": not_json, "broken": broken}
+'''
+
+PLUGIN_SCENARIO = """queues: [{name: Q}]
+messages: [{id: a, queue: Q, payload: "bad json"}, {id: b, queue: Q, payload: "{}"}]
+endpoints: [{name: E, queue: Q, provider: mq_activation_spec,
+             stop_endpoint_on_failure: false}]
+failures:
+  - plugin: RULE
+    then: discard
+"""
+
+
+def _rules_config(tmp_path: Path) -> Path:
+    import os
+
+    folder = tmp_path / "site-plugins"
+    folder.mkdir()
+    os.chmod(folder, 0o755)
+    (folder / "site_rules.py").write_text(RULES_PLUGIN)
+    cfg = tmp_path / "config.yaml"
+    cfg.write_text(f"plugins:\n  paths: [{folder}]\n")
+    return cfg
+
+
+def test_replay_uses_a_site_plugins_failure_rule(tmp_path):
+    cfg = _rules_config(tmp_path)
+    scenario = tmp_path / "s.yaml"
+    scenario.write_text(PLUGIN_SCENARIO.replace("RULE", "not-json"))
+    r = run_cli("--config", str(cfg), "replay", str(scenario), "--json", home=tmp_path)
+    assert r.code == 0, r.err
+    assert [m["message"] for m in r.json["final"]["lost"]] == ["a"]
+    assert r.json["summary"]["successes"] == 1 and r.err == ""
+
+
+def test_an_unknown_plugin_rule_is_one_sentence_with_file_and_line(tmp_path):
+    cfg = _rules_config(tmp_path)
+    scenario = tmp_path / "s.yaml"
+    scenario.write_text(PLUGIN_SCENARIO.replace("RULE", "nope"))
+    r = run_cli("--config", str(cfg), "replay", str(scenario), home=tmp_path)
+    assert (r.code, r.out) == (2, "")
+    assert r.err.strip() == (f"mqconsole: {scenario} line 6: failures[0].plugin: no "
+                             "failure-rule plugin named 'nope' is loaded (loaded: broken, "
+                             "not-json)")
+    scenario.write_text(PLUGIN_SCENARIO.replace("RULE", "not-json"))
+    r = run_cli("--config", str(cfg), "--no-plugins", "replay", str(scenario), home=tmp_path)
+    assert r.code == 2 and "no plugin offering failure rules is loaded" in r.err
+    assert f"{scenario} line 6" in r.err and len(r.err.strip().splitlines()) == 1
+
+
+def test_a_raising_plugin_rule_is_reported_once_and_fails_nothing(tmp_path):
+    cfg = _rules_config(tmp_path)
+    scenario = tmp_path / "s.yaml"
+    scenario.write_text(PLUGIN_SCENARIO.replace("RULE", "broken"))
+    r = run_cli("--config", str(cfg), "replay", str(scenario), "--json", home=tmp_path)
+    assert r.code == 0, r.err
+    assert r.json["final"]["lost"] == [] and r.json["summary"]["successes"] == 2
+    assert r.err.count("failure rule broken") == 1 and "Traceback" not in r.err
+
+
+def test_replay_of_a_queue_with_a_plugin_fail_rule(tmp_path, demo):
+    cfg = _rules_config(tmp_path)
+    eps = tmp_path / "eps.yaml"
+    eps.write_text("endpoints:\n  - {name: OrdersMDB, queue: APP.ORDERS, "
+                   "provider: mq_activation_spec}\n")
+    base = ("--config", str(cfg), "--embedded", str(demo), "replay", "--queue", "APP.ORDERS",
+            "--endpoints", str(eps))
+    r = run_cli(*base, "--fail", "plugin=not-json,first=1", "--json", home=tmp_path)
+    assert r.code == 0, r.err
+    r = run_cli(*base, "--fail", "plugin=nope", home=tmp_path)
+    assert r.code == 2
+    assert r.err.strip() == ("mqconsole: --fail 'plugin=nope': no failure-rule plugin named "
+                             "'nope' is loaded (loaded: broken, not-json)")

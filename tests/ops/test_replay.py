@@ -148,3 +148,37 @@ def test_event_text_covers_every_event_type():
                               "to": "T", "reason": "MQRC_X", "reason_code": 2362,
                               "attribute": "bothresh", "old": 0, "new": 1})
         assert text and text != t
+
+
+def test_plugin_failure_rules_in_a_live_queue_replay(demo_qm):
+    """``--fail plugin=NAME`` uses a site plugin's failure rule (registered for this test);
+    an unknown name is one sentence naming the rules that are loaded."""
+    from mqconsole.plugins import hookimpl
+    from mqconsole.plugins.testing import plugin_host
+
+    seen: list[dict] = []
+
+    class Site:
+        @hookimpl
+        def mqconsole_failure_rules(self):
+            def first_of_each(facts):
+                seen.append(dict(facts))
+                return facts["backout_count"] == 0 and facts["t_ms"] == 0
+            return {"first-deliveries": first_of_each}
+
+    rules = plugin_host(Site()).failure_rules()
+    run = rp.replay_queue(demo_qm, "APP.ORDERS", ORDERS_MDB,
+                          ["plugin=first-deliveries,then=discard"], plugins=rules)
+    assert run.scenario.failures[0].plugin == "first-deliveries"
+    lost = [m["message"] for m in run.result.final["lost"]]
+    assert lost == run.labels[:2]  # two sessions: the two deliveries at t=0 fail
+    assert set(seen[0]) == {"message", "payload", "queue", "endpoint", "t_ms",
+                            "backout_count"}
+    assert seen[0]["queue"] == "APP.ORDERS" and seen[0]["endpoint"] == "OrdersMDB"
+    with pytest.raises(rp.FailSpecError) as info:
+        rp.replay_queue(demo_qm, "APP.ORDERS", ORDERS_MDB, ["plugin=nope"], plugins=rules)
+    assert str(info.value) == ("--fail 'plugin=nope': no failure-rule plugin named 'nope' is "
+                               "loaded (loaded: first-deliveries)")
+    with pytest.raises(rp.FailSpecError, match="no plugin offering failure rules"):
+        rp.replay_queue(demo_qm, "APP.ORDERS", ORDERS_MDB, ["plugin=nope"])
+    assert rp.parse_fail("plugin=x").plugin == "x"  # not checked without the names

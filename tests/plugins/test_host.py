@@ -207,3 +207,16 @@ def test_plugin_settings_answers_the_running_plugins_own_settings() -> None:
     assert host.failure_rules()["uses-settings"]({}) is True
     with pytest.raises(LookupError, match="only known while mqconsole runs"):
         plugin_settings()
+
+
+def test_failure_rules_offered_twice_or_not_callable_are_reported_and_left_out() -> None:
+    host = plugin_host(_plugin("a", mqconsole_failure_rules=lambda: {"slow": lambda f: True}),
+                       _plugin("b", mqconsole_failure_rules=lambda: {"slow": lambda f: False,
+                                                                     "odd": 42}),
+                       _plugin("c", mqconsole_failure_rules=lambda: ["not", "a mapping"]))
+    rules = host.failure_rules()
+    assert set(rules) == {"slow"}
+    assert rules["slow"]({}) in (True, False)
+    assert sum("has the name of one from" in p for p in host.problems) == 1
+    assert any("failure rule odd is not callable" in p for p in host.problems)
+    assert any("plugin c's mqconsole_failure_rules returned list" in p for p in host.problems)

@@ -17,6 +17,12 @@ def _usage(exc: Exception) -> CliError:
     return CliError(str(exc), ExitCode.USAGE)
 
 
+def failure_rules(ctx: click.Context, needed: bool) -> dict[str, Any]:
+    """The site plugins' failure rules (``plugin: NAME`` in a scenario, ``--fail
+    plugin=NAME``), loaded only when a rule asks for one."""
+    return session_of(ctx).plugins.failure_rules() if needed else {}
+
+
 @click.command("replay")
 @click.argument("scenario", required=False, metavar="[SCENARIO.yaml]")
 @click.option("--queue", "-q", metavar="QUEUE", help="Replay this live queue (read only) "
@@ -44,7 +50,8 @@ def replay(ctx: click.Context, scenario: str | None, queue: str | None, endpoint
     mqconsole replay --queue Q --endpoints ENDPOINTS.yaml [--fail RULE]... [--json]
 
     The first form needs no queue manager. The second reads the queue's real attributes
-    and messages (browse only: nothing changes) and replays them.
+    and messages (browse only: nothing changes) and replays them. A failure rule may be a
+    site plugin's (plugin: NAME in the file, --fail plugin=NAME; docs/plugins.md).
     """
     from dataclasses import replace as dc_replace
 
@@ -63,7 +70,8 @@ def replay(ctx: click.Context, scenario: str | None, queue: str | None, endpoint
                 sc = dc_replace(sc, limits=Limits(
                     max_events=max_events or sc.limits.max_events,
                     until_ms=sc.limits.until_ms if until_ms is None else until_ms))
-            result = rp.run_scenario(sc)
+            rules = failure_rules(ctx, any(r.plugin for r in sc.failures))
+            result = rp.run_scenario(sc, plugins=rules)
             title = scenario
             notes: list[str] = []
         else:
@@ -72,9 +80,10 @@ def replay(ctx: click.Context, scenario: str | None, queue: str | None, endpoint
             eps = rp.load_endpoints(endpoints)
             limits = Limits(max_events=max_events or 10_000,
                             until_ms=600_000 if until_ms is None else until_ms)
+            rules = failure_rules(ctx, any("plugin" in f.lower() for f in fails))
             qm = session_of(ctx).connect()
             run = rp.replay_queue(qm, queue, eps, fails, max_messages=max_messages,
-                                  limits=limits)
+                                  limits=limits, plugins=rules)
             result, sc = run.result, run.scenario
             title = f"{queue} on {qm.name} (read only)"
             notes = []
