@@ -101,7 +101,7 @@ def protocol_loop(path: Path, n: int, batch: int) -> float:
     checks, bookkeeping or redo machinery."""
     qm = open_embedded(path)
     done = 0
-    with Timer() as t, qm.browse(SRC) as cur:
+    with Timer() as t, qm.browse(SRC, for_get=True) as cur:
         while (m := cur.next()) is not None:
             assert cur.move_current_to(DST, m, Context.SET_ALL, "", True) is None
             done += 1

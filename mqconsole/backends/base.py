@@ -34,7 +34,8 @@ class Context(str, Enum):
 
 @runtime_checkable
 class BrowseCursor(Protocol):
-    """A browse handle on one queue (MQOPEN browse+input, MQGET BROWSE_FIRST/NEXT)."""
+    """A browse handle on one queue (MQOPEN browse, + input when opened ``for_get``; MQGET
+    BROWSE_FIRST/NEXT)."""
 
     queue: str
 
@@ -47,7 +48,8 @@ class BrowseCursor(Protocol):
     def get_current(self, *, syncpoint: bool = True) -> Message:
         """Destructively get the message under the cursor (MQGMO_MSG_UNDER_CURSOR).
 
-        Raises MQError 2034 (NO_MSG_UNDER_CURSOR) when another consumer took it.
+        Raises MQError 2034 (NO_MSG_UNDER_CURSOR) when another consumer took it, 2037
+        (NOT_OPEN_FOR_INPUT) on a cursor not opened ``for_get``.
         """
 
     def close(self) -> None: ...
@@ -111,8 +113,14 @@ class QueueManager(Protocol):
     def delete_queue(self, name: str) -> None:
         """PCF MQCMD_DELETE_Q (refuses a queue holding messages: 2055)."""
 
-    def browse(self, queue: str) -> BrowseCursor:
-        """MQOPEN with MQOO_BROWSE | MQOO_INPUT_SHARED (input only used by get_current)."""
+    def browse(self, queue: str, *, for_get: bool = False) -> BrowseCursor:
+        """MQOPEN with MQOO_BROWSE only; ``for_get`` adds MQOO_INPUT_SHARED for
+        ``get_current`` (needs +get).
+
+        Only what gets messages opens for input: an input handle counts in the queue's
+        IPPROCS, so it stops FIRST/DEPTH triggers, and on a SHARE(NO) / DEFSOPT(EXCL)
+        queue it is exclusive (consumers get 2042 while it is open; real-mq.md).
+        """
 
     def get_by_msgid(self, queue: str, msg_id: bytes, correl_id: bytes | None = None, *,
                      syncpoint: bool = True) -> Message:

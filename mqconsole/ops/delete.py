@@ -123,7 +123,7 @@ def remove_saved(qm: QueueManager, queue: str, saved: list[SavedMessage],
         pending: list[tuple] = []
         claimed: Counter = Counter()  # keys got in the open unit of work
         try:
-            with qm.browse(queue) as cursor:
+            with qm.browse(queue, for_get=True) as cursor:
                 while result.done + len(pending) < total:
                     if control.cancelled:
                         result.cancelled = True

@@ -481,7 +481,7 @@ def edit_message(qm: QueueManager, queue: str, msg_id: bytes, *, body: bytes | N
         return outcome
     key = message_key(original)
     context = Context.NEW if new_context else Context.SET_ALL
-    with qm.browse(queue) as cursor:
+    with qm.browse(queue, for_get=True) as cursor:
         while True:  # put the cursor on the original again (it may have moved)
             browsed = cursor.next()
             if browsed is None:

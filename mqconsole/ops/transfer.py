@@ -330,7 +330,9 @@ class _Engine:
                                 "it out first (this operation commits its own)")
         with contextlib.suppress(MQError):
             self.total = self.qm.inquire_queue(self.source).depth
-        self.cursor = self.qm.browse(self.source)  # an MQError here: nothing has changed
+        # input only when messages are got (an input handle is exclusive on a SHARE(NO)
+        # queue and stops its triggers): a copy or a dry run browses only
+        self.cursor = self.qm.browse(self.source, for_get=not (self.copy or self.dry_run))
         # A backend may offer the put and the get under the cursor in one call (the
         # embedded one does): same order, same failures, the get's returned.
         self.move_step = _one_call_step(self.cursor)
@@ -755,7 +757,7 @@ class _Engine:
             return
         by_ordinal = {o: items[j] for j, o in found.items()}
         last = max(by_ordinal)
-        with self.qm.browse(self.source) as cur:
+        with self.qm.browse(self.source, for_get=not self.copy) as cur:
             ordinal = 0
             while ordinal < last:
                 m = cur.next()

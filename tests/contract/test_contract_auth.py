@@ -56,10 +56,12 @@ def test_browse_get_inq_dsp_chg(restricted, connect, qm: QueueManager, queue: st
     assert bob.inquire_queue(queue).depth == 2
     assert [q.name for q in bob.list_queues(queue)] == [queue]
     assert bob.queue_status(queue).depth == 2
-    with bob.browse(queue) as cur:
+    with bob.browse(queue) as cur:  # browsing needs +browse only
         cur.next()
-        with mq_error(2035):  # browsing is not getting
+        with mq_error(2037):  # a browse cursor is not open for input
             cur.get_current()
+    with mq_error(2035):  # browsing is not getting: an input open needs +get
+        bob.browse(queue, for_get=True)
     restricted.grant(USER, queue, {"browse", "get", "inq", "dsp"})
     assert bob.get(queue, syncpoint=False).body == b"a"
     with mq_error(2035):

@@ -48,7 +48,7 @@ def test_cursor_survives_puts(qm: QueueManager, queue: str) -> None:
 def test_cursor_survives_gets_by_others(qm: QueueManager, qm2: QueueManager,
                                         queue: str) -> None:
     put_bodies(qm, queue, "a", "b", "c", "d")
-    with qm.browse(queue) as cur:
+    with qm.browse(queue, for_get=True) as cur:
         assert cur.next().body == b"a"
         assert qm2.get(queue, syncpoint=False).body == b"a"  # the one under the cursor
         assert qm2.get(queue, syncpoint=False).body == b"b"  # the next one
@@ -63,7 +63,7 @@ def test_get_current_takes_exactly_the_browsed_message(qm: QueueManager, queue: 
     same = b"DUP".ljust(24, b"\0")
     for body in ("one", "two", "three"):
         qm.put(queue, msg(body, msg_id=same), syncpoint=False)
-    with qm.browse(queue) as cur:
+    with qm.browse(queue, for_get=True) as cur:
         cur.next()
         assert cur.next().body == b"two"
         got = cur.get_current()
@@ -75,7 +75,7 @@ def test_get_current_takes_exactly_the_browsed_message(qm: QueueManager, queue: 
 
 def test_get_current_after_a_batch_takes_the_last(qm: QueueManager, queue: str) -> None:
     put_bodies(qm, queue, "a", "b", "c")
-    with qm.browse(queue) as cur:
+    with qm.browse(queue, for_get=True) as cur:
         assert len(cur.next_batch(2)) == 2
         assert cur.get_current(syncpoint=False).body == b"b"
     assert bodies(qm, queue) == [b"a", b"c"]
@@ -84,7 +84,7 @@ def test_get_current_after_a_batch_takes_the_last(qm: QueueManager, queue: str) 
 def test_get_current_is_under_syncpoint_by_default(qm: QueueManager, qm2: QueueManager,
                                                    queue: str) -> None:
     put_bodies(qm, queue, "a", "b")
-    with qm.browse(queue) as cur:
+    with qm.browse(queue, for_get=True) as cur:
         cur.next()
         cur.get_current()
         assert qm.in_unit_of_work
@@ -97,7 +97,7 @@ def test_get_current_is_under_syncpoint_by_default(qm: QueueManager, qm2: QueueM
 def test_no_message_under_cursor_2034(qm: QueueManager, qm2: QueueManager,
                                       queue: str) -> None:
     put_bodies(qm, queue, "a", "b")
-    with qm.browse(queue) as cur:
+    with qm.browse(queue, for_get=True) as cur:
         with mq_error(2034):  # nothing browsed yet
             cur.get_current()
         cur.next()
@@ -114,7 +114,7 @@ def test_no_message_under_cursor_2034(qm: QueueManager, qm2: QueueManager,
 def test_get_current_refused_when_taken_under_syncpoint_elsewhere(
         qm: QueueManager, qm2: QueueManager, queue: str) -> None:
     put_bodies(qm, queue, "a")
-    with qm.browse(queue) as cur:
+    with qm.browse(queue, for_get=True) as cur:
         cur.next()
         qm2.get(queue)  # uncommitted get by another connection
         with mq_error(2034):
@@ -125,7 +125,7 @@ def test_get_current_refused_when_taken_under_syncpoint_elsewhere(
 def test_browse_through_an_alias(qm: QueueManager, make_queue, queue: str) -> None:
     alias = make_queue("AL", type=QueueType.ALIAS, target_q=queue)
     put_bodies(qm, alias, "via alias")
-    with qm.browse(alias) as cur:
+    with qm.browse(alias, for_get=True) as cur:
         assert cur.next().body == b"via alias"
         assert cur.get_current(syncpoint=False).body == b"via alias"
     assert qm.inquire_queue(queue).depth == 0
@@ -143,3 +143,20 @@ def test_large_batch_in_order(qm: QueueManager, make_queue) -> None:
     expected = sorted((f"{i:04d}".encode() for i in range(600)),
                       key=lambda b: (-(int(b) % 3), int(b)))
     assert seen == expected
+
+
+def test_a_browse_opens_for_browsing_only(qm: QueueManager, queue: str) -> None:
+    """Browsing opens no input handle (IPPROCS stays 0: a FIRST/DEPTH trigger still fires,
+    and a SHARE(NO) queue stays open to its consumer); getting under the cursor needs a
+    cursor opened for_get (2037 otherwise)."""
+    put_bodies(qm, queue, "a")
+    with qm.browse(queue) as cur:
+        assert cur.next().body == b"a"
+        assert qm.queue_status(queue).open_input_count == 0
+        with mq_error(2037):
+            cur.get_current(syncpoint=False)
+    with qm.browse(queue, for_get=True) as cur:
+        assert qm.queue_status(queue).open_input_count == 1
+        cur.next()
+        assert cur.get_current(syncpoint=False).body == b"a"
+    assert qm.queue_status(queue).open_input_count == 0

@@ -141,7 +141,7 @@ def test_queue_status(qm: QueueManager, queue: str) -> None:
     st = qm.queue_status(queue)
     assert st.depth == 2 and st.oldest_message_age is not None and st.oldest_message_age >= 0
     assert st.last_put is not None and st.last_put.timestamp() >= before - 1
-    with qm.browse(queue) as cur:
+    with qm.browse(queue, for_get=True) as cur:
         assert isinstance(cur, BrowseCursor)
         assert qm.queue_status(queue).open_input_count >= 1
     qm.get(queue)  # under syncpoint: uncommitted

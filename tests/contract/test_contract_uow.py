@@ -63,7 +63,7 @@ def test_commit_after_move(qm: QueueManager, qm2: QueueManager, queue: str,
                            make_queue) -> None:
     target = make_queue("TGT")
     put_bodies(qm, queue, "m1", "m2")
-    with qm.browse(queue) as cur:
+    with qm.browse(queue, for_get=True) as cur:
         while (m := cur.next()) is not None:
             qm.put(target, m)  # put first, then take the original
             cur.get_current()

@@ -145,11 +145,11 @@ def test_message_taken_meanwhile_is_skipped(qm, tmp_path):
     class Race(FaultyQueueManager):
         browses = 0
 
-        def browse(self, queue):
+        def browse(self, queue, *, for_get=False):
             Race.browses += 1
             if Race.browses == 2:  # after the backup, before the removal
                 other.get(Q, syncpoint=False)
-            return super().browse(queue)
+            return super().browse(queue, for_get=for_get)
 
     r = delete_messages(Race(qm), Q, Selection.build(all_=True), backup_dir=tmp_path)
     other.close()

@@ -175,8 +175,9 @@ class FaultyQueueManager:
     def in_unit_of_work(self) -> bool:
         return self._inner.in_unit_of_work
 
-    def browse(self, queue: str) -> FaultyCursor:
-        return FaultyCursor(self._inner.browse(queue), self.faults, self._tag, self)
+    def browse(self, queue: str, *, for_get: bool = False) -> FaultyCursor:
+        return FaultyCursor(self._inner.browse(queue, for_get=for_get), self.faults, self._tag,
+                            self)
 
     def put(self, queue: str, message: Message, *, context: Context = Context.SET_ALL,
             syncpoint: bool = True, qmgr_name: str = "", new_msg_id: bool = False,

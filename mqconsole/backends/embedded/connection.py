@@ -64,15 +64,18 @@ class EmbeddedQueueManager(Browsing, Admin, UnitsOfWork):
 
     # -- browse ----------------------------------------------------------------------------
     @api
-    def browse(self, queue: str) -> EmbeddedCursor:
-        rows = self._open_input(queue, self._auth_records(), "browse")
+    def browse(self, queue: str, *, for_get: bool = False) -> EmbeddedCursor:
+        records = self._auth_records()
+        rows = self._open_input(queue, records, "browse")
+        if for_get:
+            self._require(records, "get", QUEUE, queue)  # MQ checks +get at MQOPEN
         names = [r["name"] for r in rows]
         with self._write() as db:
             handle = db.execute(
                 "INSERT INTO handles (conn, queue, browse, input, output, opened) "
-                "VALUES (?, ?, 1, 1, 0, ?) RETURNING id",
-                (self._conn_id, names[-1], time.time())).fetchall()[0][0]
-        return EmbeddedCursor(self, queue, names, handle)
+                "VALUES (?, ?, 1, ?, 0, ?) RETURNING id",
+                (self._conn_id, names[-1], int(for_get), time.time())).fetchall()[0][0]
+        return EmbeddedCursor(self, queue, names, handle, for_get=for_get)
 
 
     # -- connections -----------------------------------------------------------------------

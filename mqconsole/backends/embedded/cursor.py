@@ -20,7 +20,11 @@ from typing import TYPE_CHECKING
 from mqconsole.mq.errors import MQError
 from mqconsole.mq.md import MQMD_V1_LENGTH, MQMD_V2_LENGTH
 from mqconsole.mq.message import Message
-from mqconsole.mq.reasons import MQRC_HOBJ_ERROR, MQRC_NO_MSG_UNDER_CURSOR
+from mqconsole.mq.reasons import (
+    MQRC_HOBJ_ERROR,
+    MQRC_NO_MSG_UNDER_CURSOR,
+    MQRC_NOT_OPEN_FOR_INPUT,
+)
 
 from ..base import Context
 from .auth import QUEUE
@@ -50,8 +54,9 @@ class EmbeddedCursor:
     are serialised with the connection's own."""
 
     def __init__(self, qm: Browsing, queue: str, objects: list[str],
-                 handle: int) -> None:
+                 handle: int, *, for_get: bool = True) -> None:
         self.queue = queue
+        self._for_get = for_get  # opened for input too (get_current, move_current_to)
         self._qm = qm
         self._objects = objects  # the opened object, then the local queue behind an alias
         self._local = objects[-1]
@@ -158,6 +163,9 @@ class EmbeddedCursor:
     def _take_current(self, syncpoint: bool, want: bool) -> Message | bool:
         """``get_current`` inside the call's guard; ``want=False``: True, not the message."""
         qm = self._qm
+        if not self._for_get:
+            raise MQError(MQRC_NOT_OPEN_FOR_INPUT,
+                          f"the browse cursor on {self.queue!r} was opened for browsing only")
         qm._require(qm._auth_records(), "get", QUEUE, self.queue)
         if self._current is None:
             raise MQError(MQRC_NO_MSG_UNDER_CURSOR,
@@ -194,6 +202,9 @@ class EmbeddedCursor:
         it is stored already (the same bytes) instead of packing it again."""
         qm = self._qm
         self._check()
+        if not self._for_get:
+            raise MQError(MQRC_NOT_OPEN_FOR_INPUT,
+                          f"the browse cursor on {self.queue!r} was opened for browsing only")
         packed = None
         row = self._current
         if as_browsed and row is not None and message is self._browsed and row[3] is None:

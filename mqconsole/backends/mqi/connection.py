@@ -340,9 +340,42 @@ class MQIQueueManager:
                            completion=exc.comp)
         return self._error(reason, exc.comp, what, auth=auth, obj=obj)
 
-    def _open(self, queue: str, options: int) -> Any:
+    def _open(self, queue: str, options: int, *, what: str = "") -> Any:
+        """MQOPEN; a 2042 (another handle holds the queue exclusively) names the holders."""
         od = self.lib.module.OD(ObjectName=name_bytes(queue))
-        return self.lib.module.Queue(self._qmgr, od, options | self.lib.CMQC.MQOO_FAIL_IF_QUIESCING)
+        try:
+            return self.lib.module.Queue(self._qmgr, od,
+                                         options | self.lib.CMQC.MQOO_FAIL_IF_QUIESCING)
+        except self.lib.MQMIError as exc:
+            if exc.reason != 2042:
+                raise
+            raise MQError(2042, f"cannot {what or f'open {queue!r}'}: it is open exclusively "
+                                f"(SHARE(NO) or DEFSOPT(EXCL) with another input handle, or "
+                                f"an MQOO_INPUT_EXCLUSIVE open); {self._holders(queue)}",
+                          completion=exc.comp) from exc
+
+    def _holders(self, queue: str) -> str:
+        """Who holds ``queue`` open (queue status: IPPROCS/OPPROCS and the handles)."""
+        try:
+            status = self._pcf().queue_status(queue)
+        except (self.lib.MQMIError, MQError) as exc:
+            reason = getattr(exc, "reason", 0)
+            return (f"who holds it is not known (queue status: {reason_name(reason)}, "
+                    f"{reason}; DIS QSTATUS({queue}) TYPE(HANDLE) shows it)")
+        holders = []
+        for h in status.handles:
+            if not h.get("input"):
+                continue
+            who = [f"pid {h['pid']}" if h.get("pid") else "",
+                   f"user {h['user_id']}" if h.get("user_id") else "",
+                   f"application {h['appl_tag']!r}" if h.get("appl_tag") else "",
+                   f"channel {h['channel']}" if h.get("channel") else "",
+                   f"from {h['conn_name']}" if h.get("conn_name") else ""]
+            holders.append(" ".join(w for w in who if w) or "an unnamed handle")
+        text = (f"IPPROCS {status.open_input_count}, OPPROCS {status.open_output_count}")
+        if holders:
+            text += "; open for input by " + "; ".join(holders)
+        return text
 
     def _close_handle(self, handle: Any) -> None:
         with self._lock:
@@ -549,24 +582,23 @@ class MQIQueueManager:
                 raise self._pcf_error(exc, what, auth="+dlt (and +chg)", obj=name) from exc
 
     # -- messages (MQI) ------------------------------------------------------------------
-    def browse(self, queue: str) -> MQICursor:
+    def browse(self, queue: str, *, for_get: bool = False) -> MQICursor:
+        """MQOPEN MQOO_BROWSE; ``for_get`` adds MQOO_INPUT_SHARED (the cursor then gets the
+        message under it). Only an operation that gets opens for input: an input handle
+        counts in IPPROCS (FIRST/DEPTH triggers wait for it to close) and is exclusive on
+        a SHARE(NO) queue (its consumers get 2042 meanwhile)."""
         C = self.lib.CMQC
-        with self._call(f"browse {queue!r}", auth="+browse", obj=queue):
-            try:
-                handle = self._open(queue, C.MQOO_BROWSE | C.MQOO_INPUT_SHARED)
-                can_get = True
-            except self.lib.MQMIError as exc:
-                if exc.reason != C.MQRC_NOT_AUTHORIZED:
-                    raise
-                # allowed to browse but not to get: a browse-only handle
-                handle = self._open(queue, C.MQOO_BROWSE)
-                can_get = False
-            return MQICursor(self, queue, handle, can_get=can_get)
+        options = C.MQOO_BROWSE | (C.MQOO_INPUT_SHARED if for_get else 0)
+        what = f"{'open' if for_get else 'browse'} {queue!r}" + (
+            " to get messages" if for_get else "")
+        with self._call(what, auth="+browse and +get" if for_get else "+browse", obj=queue):
+            handle = self._open(queue, options, what=what)
+            return MQICursor(self, queue, handle, can_get=for_get)
 
     def _get_from(self, queue: str, *, syncpoint: bool, msg_id: bytes | None = None,
                   correl_id: bytes | None = None) -> Message:
         C = self.lib.CMQC
-        handle = self._open(queue, C.MQOO_INPUT_SHARED)
+        handle = self._open(queue, C.MQOO_INPUT_SHARED, what=f"get from {queue!r}")
         try:
             match = C.MQMO_NONE
             if msg_id is not None:

@@ -1,5 +1,5 @@
-"""Browse cursors over MQI: MQOPEN browse (+input), MQGET BROWSE_FIRST/NEXT, and the get of
-the message under the cursor (MQGMO_MSG_UNDER_CURSOR).
+"""Browse cursors over MQI: MQOPEN browse (+input only for_get), MQGET BROWSE_FIRST/NEXT,
+and the get of the message under the cursor (MQGMO_MSG_UNDER_CURSOR).
 
 Every MQGET gets a fresh MD (a reused one narrows matching by its MsgId/CorrelId), a GMO of
 version 2 with ``MQMO_NONE``, ``MQGMO_NO_WAIT`` and ``MQGMO_PROPERTIES_FORCE_MQRFH2``. A
@@ -26,7 +26,7 @@ class MQICursor:
         self.queue = queue
         self._qm = qm
         self._handle = handle
-        self._can_get = can_get  # opened MQOO_INPUT_SHARED too (needs +get)
+        self._can_get = can_get  # opened MQOO_INPUT_SHARED too (for_get; needs +get)
         self._started = False  # a BROWSE_FIRST has found a message
         self._last_length: int | None = None
         self._closed = False
@@ -65,9 +65,9 @@ class MQICursor:
                       obj=self.queue):
             self._check()
             if not self._can_get:
-                raise MQError(2035, f"not authorized to get from {self.queue!r}: the browse "
-                                    "cursor could not be opened for input (MQOPEN with "
-                                    "MQOO_INPUT_SHARED was refused: +get is missing)")
+                raise MQError(2037, f"cannot get from {self.queue!r} under this cursor: it "
+                                    "was opened for browsing only (browse(for_get=True) "
+                                    "opens it for input)")
             options = C.MQGMO_MSG_UNDER_CURSOR | C.MQGMO_NO_WAIT | (
                 C.MQGMO_SYNCPOINT if syncpoint else C.MQGMO_NO_SYNCPOINT)
             msg = qm._get(self._handle, options, C.MQMO_NONE, size=self._last_length)

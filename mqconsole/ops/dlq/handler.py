@@ -309,7 +309,7 @@ class Handler:
         complete = False
         self.store.reload()
         unit: list[_Pending] = []
-        cursor = self.qm.browse(self.settings.queue)
+        cursor = self.qm.browse(self.settings.queue, for_get=not self.settings.dry_run)
         step = move_step(cursor)  # the backend's one-call put + get under the cursor
         move = None if step is None else step.move_current_to
         position = 0

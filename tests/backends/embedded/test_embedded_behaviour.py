@@ -56,7 +56,7 @@ def test_queue_status_handles_and_uncommitted_across_connections(
         qm: EmbeddedQueueManager) -> None:
     with qm.new_connection(principal="other") as other:
         other.put("Q", m(b"pending"))
-        with other.browse("Q"):
+        with other.browse("Q", for_get=True):
             st = qm.queue_status("Q")
         assert st.uncommitted_messages == 1 and st.depth == 1
         [h] = st.handles

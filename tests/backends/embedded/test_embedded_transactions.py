@@ -90,7 +90,7 @@ if args.get("hold_after"):
 qm = open_embedded(args["path"])
 src, dst, batch = args["src"], args["dst"], args["batch"]
 moved = 0
-with qm.browse(src) as cur:
+with qm.browse(src, for_get=True) as cur:
     print("start", flush=True)
     while (msg := cur.next()) is not None:
         qm.put(dst, msg, context=Context.SET_ALL)   # put first, then take the original
@@ -296,9 +296,9 @@ def test_a_failed_flush_backs_the_unit_of_work_out(path: Path,
 
 def test_read_ahead_never_returns_what_was_taken(qm: EmbeddedQueueManager) -> None:
     fill(qm, "SRC", 10)
-    with qm.browse("SRC") as cur:
+    with qm.browse("SRC", for_get=True) as cur:
         ids = [x.md.msg_id for x in cur.next_batch(10)]
-    with qm.new_connection() as other, qm.browse("SRC") as cur:
+    with qm.new_connection() as other, qm.browse("SRC", for_get=True) as cur:
         qm.put("DST", m("x"))  # qm's transaction is open: its cursor reads ahead
         assert cur.next().body == b"m00000"
         assert qm.get_by_msgid("SRC", ids[4]).body == b"m00004"  # by this connection
@@ -331,7 +331,7 @@ def test_read_ahead_sized_by_the_commit_cadence_moves_all_in_order(
 
     monkeypatch.setattr(EmbeddedQueueManager, "_browse_rows", counting)
     moved = 0
-    with qm.browse("SRC") as cur:
+    with qm.browse("SRC", for_get=True) as cur:
         while (x := cur.next()) is not None:
             qm.put("DST", x)
             cur.get_current()
@@ -522,7 +522,7 @@ def test_move_current_to_is_put_then_get_current(qm: EmbeddedQueueManager) -> No
     nothing; a failed get after the put is returned and the put stays in the unit."""
     fill(qm, "SRC", 4)
     qm.define_queue(QueueAttrs("FULL", max_depth=0))
-    with qm.browse("SRC") as cur:
+    with qm.browse("SRC", for_get=True) as cur:
         x = cur.next()
         assert x is not None
         assert cur.move_current_to("DST", x) is None
@@ -546,7 +546,7 @@ def test_move_current_to_is_put_then_get_current(qm: EmbeddedQueueManager) -> No
     qm.backout()
     assert contents(qm, "SRC") == [("m00000", 1), ("m00001", 1), ("m00003", 0)]
     assert contents(qm, "DST") == []
-    with qm.browse("SRC") as cur:
+    with qm.browse("SRC", for_get=True) as cur:
         while (x := cur.next()) is not None:
             assert cur.move_current_to("DST", x) is None
     qm.commit()
@@ -569,7 +569,7 @@ def test_move_current_to_as_browsed_stores_the_same_md(qm: EmbeddedQueueManager)
                    context=Context.SET_ALL)
     qm.commit()
     for q in ("S1", "S2"):  # a backout raises the BackoutCount of two of them
-        with qm.browse(q) as cur:
+        with qm.browse(q, for_get=True) as cur:
             for _ in range(2):
                 cur.get_current() if cur.next() else None
         qm.backout()
@@ -581,7 +581,7 @@ def test_move_current_to_as_browsed_stores_the_same_md(qm: EmbeddedQueueManager)
     seen = {}
     for src, dst, fast in (("S1", "D1", True), ("S2", "D2", False)):
         for context in (Context.SET_ALL, Context.NEW):
-            with qm.browse(src) as cur:
+            with qm.browse(src, for_get=True) as cur:
                 while (x := cur.next()) is not None:
                     if x.body == b"x4":  # a message other than the one browsed
                         x = Message(x.md.copy(), x.body)
@@ -620,7 +620,7 @@ def test_one_pass_move_stores_what_the_two_calls_store(qm: EmbeddedQueueManager,
     qm.commit()
     refused = {}
     for src, dst, fast in (("S1", "D1", True), ("S2", "D2", False)):
-        with qm.browse(src) as cur:
+        with qm.browse(src, for_get=True) as cur:
             while (x := cur.next()) is not None:
                 try:
                     if fast:
@@ -654,7 +654,8 @@ def test_commit_failing_midway_through_its_puts_leaves_none(qm: EmbeddedQueueMan
     third of five) leaves none of them, the gets backed out, and says 2003 — also when
     taking the inserted rows out fails too and the whole transaction is rolled back."""
     fill(qm, "SRC", 5)
-    with qm.browse("SRC") as cur:  # (closing the cursor would write the unit as marks)
+    # (closing the cursor would write the unit as marks)
+    with qm.browse("SRC", for_get=True) as cur:
         while (x := cur.next()) is not None:
             assert cur.move_current_to("DST", x, as_browsed=True) is None
         assert qm._s.held and qm._s.pending and not qm._s.db_marks
@@ -684,7 +685,7 @@ def test_one_pass_move_whose_get_fails_returns_it_and_loses_nothing(
     get's failure (the put went into the unit), and the unit can then only be backed out:
     its commit says 2003, and every message is on the source once."""
     names = fill(qm, "SRC", 4)
-    with qm.browse("SRC") as cur:
+    with qm.browse("SRC", for_get=True) as cur:
         x = cur.next()
         assert x is not None and cur.move_current_to("DST", x, as_browsed=True) is None
         qm._db.execute("CREATE TEMP TRIGGER fail_get BEFORE DELETE ON messages "
@@ -723,7 +724,7 @@ def test_backout_puts_back_every_column_of_the_rows_got(qm: EmbeddedQueueManager
             "length, md, body, put_by, got_by FROM messages ORDER BY id")]
 
     before = rows()
-    with qm.browse("SRC") as cur:
+    with qm.browse("SRC", for_get=True) as cur:
         assert cur.next() is not None and cur.get_current().body == b"body 2"  # (9)
     assert qm.get("SRC").body == b"body 0"
     assert qm.get_by_msgid("SRC", bytes([2]) * 24).body == b"body 1"
@@ -747,7 +748,7 @@ def test_one_pass_move_of_a_persistent_message_syncs_at_commit(qm: EmbeddedQueue
         qm.put("SRC", m(f"p{i}", persistence=persistence, encoding=encoding))
     qm.commit()
     durable = []
-    with qm.browse("SRC") as cur:
+    with qm.browse("SRC", for_get=True) as cur:
         while (x := cur.next()) is not None:
             assert cur.move_current_to("DST", x, as_browsed=True) is None
             durable.append(qm._s.durable)

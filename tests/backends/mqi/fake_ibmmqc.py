@@ -225,6 +225,13 @@ class QMgrDef:
     command_server: bool = True
     command_queue: str = "SYSTEM.ADMIN.COMMAND.QUEUE"
     model_queues: tuple[str, ...] = ("SYSTEM.DEFAULT.MODEL.QUEUE",)
+    #: local queues defined SHARE(NO) (or DEFSOPT(EXCL), as z/OS defaults): every input
+    #: open of them is exclusive, so a second one is refused with 2042
+    noshare: set[str] = field(default_factory=set)
+    #: TRIGGER TRIGTYPE(FIRST): queue → initiation queue. A put that makes the queue's
+    #: depth 1 while no handle has it open for input (IPPROCS 0) puts a trigger message
+    #: (MQTM, format MQTRIG) there. Modelled for puts outside syncpoint.
+    triggers: dict[str, str] = field(default_factory=dict)
     dynamic: dict[str, collections.deque] = field(default_factory=dict)
     _admin_conn: EmbeddedQueueManager | None = None
 
@@ -255,6 +262,7 @@ class Handle:
     qmgr_name: str = ""
     cursor: EmbeddedCursor | None = None
     cursor_used: bool = False
+    local: str = ""  # the local queue behind it (an alias's target)
     under: Message | None = None  # the message last browsed (under the cursor)
     stash: Message | None = None  # browsed but refused with 2080: the cursor did not move
     owner: bool = False  # the handle that created this dynamic queue
@@ -363,7 +371,7 @@ class Engine:
             if conn.qdef is not qdef:
                 continue
             for h in list(conn.handles.values()):
-                if h.kind == "queue" and h.name == name and h.cursor is None and \
+                if h.kind == "queue" and name in (h.name, h.local) and h.cursor is None and \
                         h.options & (_ANY_INPUT | C.MQOO_OUTPUT):
                     out.append({"pid": os.getpid(), "user_id": conn.principal,
                                 "appl_tag": "python", "browse": False,
@@ -374,6 +382,42 @@ class Engine:
     def open_counts(self, qdef: QMgrDef, name: str) -> tuple[int, int]:
         hs = self.own_handles(qdef, name)
         return sum(1 for h in hs if h["input"]), sum(1 for h in hs if h["output"])
+
+    def input_count(self, qdef: QMgrDef, local: str) -> int:
+        """IPPROCS of a local queue: the embedded's handles (browse cursors opened for
+        input, in any process) and this process's input handles without a cursor."""
+        try:
+            embedded = qdef.admin_conn().queue_status(local).open_input_count
+        except MQError:
+            embedded = 0
+        mine = 0
+        for conn in list(self.conns.values()):
+            if conn.qdef is qdef:
+                mine += sum(1 for h in list(conn.handles.values())
+                            if h.kind == "queue" and h.local == local and h.cursor is None
+                            and h.options & _ANY_INPUT)
+        return embedded + mine
+
+    def _exclusive_holder(self, qdef: QMgrDef, local: str) -> bool:
+        return any(h.kind == "queue" and h.local == local and
+                   h.options & C.MQOO_INPUT_EXCLUSIVE
+                   for conn in list(self.conns.values()) if conn.qdef is qdef
+                   for h in list(conn.handles.values()))
+
+    def _trigger(self, conn: Conn, name: str) -> None:
+        """TRIGTYPE(FIRST): a trigger message when the depth became 1 with IPPROCS 0."""
+        qdef = conn.qdef
+        initq = qdef.triggers.get(name)
+        if initq is None:
+            return
+        admin = qdef.admin_conn()
+        if admin.inquire_queue(name).depth != 1 or self.input_count(qdef, name):
+            return
+        tm = struct.pack("@4si48s48s64si256s128s128s", b"TM  ", 1, name.encode().ljust(48),
+                         b" " * 48, b" " * 64, C.MQAT_UNIX, b" " * 256, b" " * 128,
+                         b" " * 128)
+        admin.put(initq, Message(MQMD(format="MQTRIG  ", persistence=0), tm),
+                  context=Context.NEW, syncpoint=False)
 
     # -- plumbing ----------------------------------------------------------------------
     def _call(self, name: str, hconn: int | None, fn: Callable[[dict[str, Any]], Any],
@@ -586,9 +630,18 @@ class Engine:
         if attrs is not None and options & (_ANY_INPUT | C.MQOO_BROWSE) and \
                 attrs.type in (QueueType.REMOTE, QueueType.MODEL):
             raise Failure(C.MQRC_OPTION_NOT_VALID_FOR_TYPE)
-        h = Handle(next(self._ids), "queue", name, options, qmgr_name=qmgr_name)
+        local = name
+        if attrs is not None and attrs.type is QueueType.ALIAS:
+            local = attrs.target_q
+        if options & _ANY_INPUT and self._exclusive_holder(conn.qdef, local):
+            raise Failure(C.MQRC_OBJECT_IN_USE)
+        if options & _ANY_INPUT and (local in conn.qdef.noshare or
+                                     options & C.MQOO_INPUT_EXCLUSIVE) and \
+                self.input_count(conn.qdef, local):
+            raise Failure(C.MQRC_OBJECT_IN_USE)  # SHARE(NO): every input open is exclusive
+        h = Handle(next(self._ids), "queue", name, options, qmgr_name=qmgr_name, local=local)
         if options & C.MQOO_BROWSE:
-            h.cursor = conn.qm.browse(name)
+            h.cursor = conn.qm.browse(name, for_get=bool(options & _ANY_INPUT))
         return h
 
     def _close(self, conn: Conn, h: Handle) -> None:
@@ -647,6 +700,8 @@ class Engine:
             return pack_md(md, md_raw)
         put = conn.qm.put(name, Message(md, body), context=context, syncpoint=syncpoint,
                           qmgr_name=qmgr_name, new_msg_id=new_id, alt_user=alt_user)
+        if not syncpoint and not qmgr_name:
+            self._trigger(conn, name)
         return pack_md(put.md, md_raw)
 
     def put(self, conn: Conn, hobj: int, md: bytes, pmo: bytes, body: bytes,
@@ -827,7 +882,7 @@ class Engine:
         if opts & C.MQGMO_BROWSE_FIRST and h.cursor_used:
             assert h.cursor is not None
             h.cursor.close()
-            h.cursor = conn.qm.browse(h.name)
+            h.cursor = conn.qm.browse(h.name, for_get=bool(h.options & _ANY_INPUT))
             h.stash = h.under = None
         h.cursor_used = True
         assert h.cursor is not None

@@ -318,10 +318,10 @@ def test_browse_without_get_authority(qmgr) -> None:
     admin.set_authority("bob", q, {"browse"})
     qmgr.connect().put(q, _msg("x"), context=Context.NEW, syncpoint=False)
     bob = qmgr.connect(user="bob")
-    with bob.browse(q) as cur:
+    with bob.browse(q) as cur:  # browsing needs +browse only
         assert cur.next().body == b"x"
-        with pytest.raises(MQError) as info:
-            cur.get_current()
+    with pytest.raises(MQError) as info:  # an input open needs +get
+        bob.browse(q, for_get=True)
     assert info.value.reason == 2035 and "+get" in str(info.value)
 
 
@@ -345,7 +345,7 @@ def test_closed_connection_is_2018(qmgr) -> None:
 def test_queue_status_handles(qmgr, qm) -> None:
     q = qmgr.queue()
     qm.put(q, _msg("a"), syncpoint=False)
-    with qm.browse(q) as cur:
+    with qm.browse(q, for_get=True) as cur:
         cur.next()
         st = qm.queue_status(q)
     assert st.open_input_count >= 1

@@ -98,7 +98,7 @@ def test_rule1_bytes_everywhere(make_qmgr, ibmmq_lib) -> None:
     q = qmgr.queue()
     qm.change_queue(q, description="strict")
     qm.put(q, msg("x", reply_to_q="R"), context=Context.SET_ALL, syncpoint=False)
-    with qm.browse(q) as cur:
+    with qm.browse(q, for_get=True) as cur:
         assert cur.next().body == b"x"
         cur.get_current(syncpoint=False)
     assert [x.name for x in qm.list_queues(q)] == [q]
@@ -156,7 +156,7 @@ def test_rule4_every_get_uses_gmo_version_2(qmgr, qm, engine) -> None:
     put_bodies(qm, q, "a", "b", "c")
     same = qm.put(q, msg("d"), syncpoint=False).md.msg_id
     engine.clear_calls()
-    with qm.browse(q) as cur:
+    with qm.browse(q, for_get=True) as cur:
         cur.next_batch(2)
         cur.get_current(syncpoint=False)
     qm.get(q, syncpoint=False)
@@ -380,12 +380,12 @@ def test_2080_grows_the_buffer_and_repeats_the_same_call(qmgr, engine) -> None:
     for b in bodies:
         qm.put(q, msg(b), context=Context.NEW, syncpoint=False)
     engine.clear_calls()
-    with qm.browse(q) as cur:
+    with qm.browse(q, for_get=True) as cur:
         seen = [m.body for m in cur.next_batch(10)]
     assert seen == bodies  # nothing skipped: a 2080 left the cursor where it was
     rcs = [c.info.get("rc") for c in engine.calls_named("MQGET")]
     assert 2080 in rcs
-    with qm.browse(q) as cur:
+    with qm.browse(q, for_get=True) as cur:
         cur.next()
         assert cur.next().body == bodies[1]
         assert cur.get_current(syncpoint=False).body == bodies[1]
