@@ -41,6 +41,7 @@ import time
 from pathlib import Path
 
 from .admin import Admin
+from .auth import QUEUE
 from .browsing import Browsing
 from .calls import api
 from .cursor import EmbeddedCursor
