@@ -62,9 +62,11 @@ LOAD = Key("load", "l", "Load", changing=True, show=False,
            help="Put the messages of a dmpmqmsg file on the queue")
 DOCTOR = Key("doctor", "D", "Doctor", show=False, help="What a poison message would do here")
 REPLAY = Key("replay", "M", "Replay", show=False, help="Replay the delivery model")
+DLQ_HANDLER = Key("dlq_handler", "H", "DLQ handler", show=False,
+                  help="Plan and run a runmqdlq rules table on this queue")
 
 QUEUE_KEYS = [OPEN_QUEUE, FILTER, REFRESH, SORT, SORT_REVERSE, QUEUE_INFO, SET_ATTRS, LOAD,
-              DOCTOR, REPLAY]
+              DOCTOR, REPLAY, DLQ_HANDLER]
 
 # -- messages ------------------------------------------------------------------------------
 OPEN_MESSAGE = Key("open_message", "enter", "Detail", action="open",
@@ -100,7 +102,7 @@ LOAD_HERE = Key("load_here", "l", "Load", action="load", changing=True, show=Fal
 MESSAGE_ACTIONS = [MOVE, COPY, RESUBMIT, DELETE, EDIT, EDIT_EXTERNAL, SAVE, COPY_MSGID,
                    COPY_PAYLOAD, SAVE_PAYLOAD, LOAD_HERE]
 MESSAGE_KEYS = [OPEN_MESSAGE, FILTER, REFRESH, MARK, MARK_ALL, UNMARK_ALL, SUMMARY, READ_ALL,
-                MENU, *MESSAGE_ACTIONS]
+                MENU, *MESSAGE_ACTIONS, DLQ_HANDLER]
 
 # -- message detail ------------------------------------------------------------------------
 DETAIL_TABS = [Key(f"tab_{n}", str(n), label, action=f"tab({n})", show=False,
@@ -122,10 +124,17 @@ PREVIOUS_EVENT = Key("previous_event", "p", "Previous", show=False,
                      help="The previous such event")
 REPLAY_KEYS = [RUN_REPLAY, NEXT_EVENT, PREVIOUS_EVENT]
 
+# -- the dead-letter handler (its plan is read only; running it changes queues) --------------
+DLQ_PLAN = Key("dlq_plan", "r", "Plan again", action="plan",
+               help="Read the rules file again and plan it")
+DLQ_RUN = Key("dlq_run", "ctrl+o", "Run", action="run_handler", changing=True,
+              help="Run one pass of the planned rules table")
+DLQ_KEYS = [DLQ_PLAN, DLQ_RUN]
+
 CHANGING: frozenset[str] = frozenset(
-    k.action_name for k in [*QUEUE_KEYS, *MESSAGE_KEYS, *DETAIL_KEYS] if k.changing)
+    k.action_name for k in [*QUEUE_KEYS, *MESSAGE_KEYS, *DETAIL_KEYS, *DLQ_KEYS] if k.changing)
 ALL_KEYS: list[Key] = [*APP_KEYS, BACK, *QUEUE_KEYS, *MESSAGE_KEYS, *DETAIL_KEYS,
-                       *DOCTOR_KEYS, *REPLAY_KEYS]
+                       *DOCTOR_KEYS, *REPLAY_KEYS, *DLQ_KEYS]
 KNOWN_IDS: frozenset[str] = frozenset(k.id for k in ALL_KEYS)
 
 

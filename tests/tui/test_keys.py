@@ -9,6 +9,7 @@ import pytest
 from mqconsole.tui import keys as K
 from mqconsole.tui.app import MQConsoleApp
 from mqconsole.tui.screens.detail import DetailScreen
+from mqconsole.tui.screens.dlq import DlqHandlerScreen
 from mqconsole.tui.screens.doctor import DoctorScreen
 from mqconsole.tui.screens.journal import JournalScreen
 from mqconsole.tui.screens.messages import MessagesScreen
@@ -19,7 +20,8 @@ DOC = (Path(__file__).resolve().parents[2] / "docs" / "tui.md").read_text()
 
 
 @pytest.mark.parametrize("screen", [QueuesScreen, MessagesScreen, DetailScreen, JournalScreen,
-                                    DoctorScreen, ReplayScreen, MQConsoleApp])
+                                    DoctorScreen, ReplayScreen, DlqHandlerScreen,
+                                    MQConsoleApp])
 def test_every_binding_has_an_action_and_an_id(screen):
     for binding in screen.BINDINGS:
         name = binding.action.split("(")[0]
@@ -36,5 +38,5 @@ def test_every_key_id_is_documented():
 
 def test_changing_actions_are_the_ones_that_change_queues():
     expected = {"move", "copy", "resubmit", "delete", "edit", "edit_external", "load",
-                "set_attrs"}
+                "set_attrs", "run_handler"}
     assert set(K.CHANGING) == expected

@@ -58,3 +58,45 @@ def test_read_only_production_look(snap_compare, demo_file, tmp_path):
         await settle(pilot.app, pilot)
 
     assert snap_compare(app, terminal_size=(80, 24), run_before=ready)
+
+
+def _dlq_handler(rules_text: str, tmp_path, monkeypatch):
+    """The dead-letter handler screen on the demo DLQ with ``rules_text`` planned (the file
+    named relatively, so the picture does not depend on the test's folder)."""
+    from textual.widgets import Input
+
+    from mqconsole.tui.screens.dlq import DlqHandlerScreen
+
+    (tmp_path / "site.rules").write_text(rules_text)
+    monkeypatch.chdir(tmp_path)
+
+    async def ready(pilot):
+        app = pilot.app
+        await settle(app, pilot)
+        await open_queue(app, pilot, DLQ)
+        await settle(app, pilot)
+        await pilot.press("H")
+        await wait_for(app, pilot, lambda: isinstance(app.screen, DlqHandlerScreen))
+        app.screen.query_one("#d-rules", Input).value = "site.rules"
+        app.screen.query_one("#d-rules", Input).focus()
+        await pilot.press("enter")
+        await settle(app, pilot)
+        app.clear_notifications()
+        await settle(app, pilot)
+
+    return ready
+
+
+def test_dlq_handler_plan(snap_compare, make_app, tmp_path, monkeypatch):
+    rules = ("* site rules\nINPUTQ(' ') RETRYINT(60) WAIT(NO)\n"
+             "REASON(MQRC_Q_FULL) ACTION(RETRY) RETRY(5)\n"
+             "DESTQ(APP.*) ACTION(FWD) FWDQ(APP.ERRORS) +\n  HEADER(NO)\nACTION(IGNORE)\n")
+    assert snap_compare(make_app(), terminal_size=(80, 24),
+                        run_before=_dlq_handler(rules, tmp_path, monkeypatch))
+
+
+def test_dlq_handler_problems_at_their_lines(snap_compare, make_app, tmp_path, monkeypatch):
+    rules = ("* site rules\nREASON(MQRC_Q_FUL) ACTION(RETRY)\n"
+             "DESTQ(APP.*) ACTION(FWD) FWQ(X)\nACTION(IGNORE) RETRY(-1)\n")
+    assert snap_compare(make_app(), terminal_size=(80, 24),
+                        run_before=_dlq_handler(rules, tmp_path, monkeypatch))

@@ -64,6 +64,7 @@ from .match import Subject, applicable, resolve_target
 from .rules import Rule, RulesTable
 
 REFUSED_BY_PLUGIN = "REFUSED_BY_PLUGIN"
+PROGRESS_EVERY = 100  # messages of a pass between progress reports
 POLL_SECONDS = 1.0  # how often an idle handler looks for arrivals
 UNIT_FAILURES_BEFORE_STOP = 3  # passes in a row whose unit of work failed, with no progress
 
@@ -279,6 +280,15 @@ class Handler:
             if self._signature() != seen:
                 return True
 
+    def _depth(self) -> int | None:
+        """The queue's depth as a pass starts (its progress's total), None when unknown."""
+        if self.control.progress is None:
+            return None
+        try:
+            return self.qm.inquire_queue(self.settings.queue).depth
+        except MQError:
+            return None
+
     def _signature(self) -> tuple[Any, ...]:
         """What changes when a message arrives: depth and the time of the last put."""
         try:
@@ -313,6 +323,7 @@ class Handler:
         step = move_step(cursor)  # the backend's one-call put + get under the cursor
         move = None if step is None else step.move_current_to
         position = 0
+        total = self._depth()
         try:
             try:
                 while True:
@@ -324,8 +335,8 @@ class Handler:
                         break
                     position += 1
                     self.examined += 1
-                    if self.examined % 1000 == 0:
-                        self.control.report(self.examined, None)
+                    if position % PROGRESS_EVERY == 0:
+                        self.control.report(position, max(total or 0, position) or None)
                     pending = self._one(m, position, cursor, move, seen, end)
                     if pending is not None:
                         unit.append(pending)
@@ -342,7 +353,7 @@ class Handler:
                 cursor.close()
         if complete and not self.settings.dry_run:
             self.report.forgotten += self.store.keep_only(seen)
-        self.control.report(self.examined, None)
+        self.control.report(position, position)
         return end
 
     def _one(self, m: Message, position: int, cursor: BrowseCursor, move: Any,

@@ -272,6 +272,11 @@ class MessagesScreen(ConsoleScreen):
         panel.update(summary_text(self.model, self.size.width))
 
     # -- keys ---------------------------------------------------------------------------------
+    def action_dlq_handler(self) -> None:
+        from mqconsole.tui.screens.dlq import DlqHandlerScreen
+
+        self.app.push_screen(DlqHandlerScreen(self.ctx, self.queue))
+
     def action_back(self) -> None:
         bar = self.query_one(FilterBar)
         if bar.has_class("-open"):

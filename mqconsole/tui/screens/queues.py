@@ -345,6 +345,11 @@ class QueuesScreen(ConsoleScreen):
     def action_replay(self) -> None:
         self.ctx.request(OpenReplay(self.current_queue()))
 
+    def action_dlq_handler(self) -> None:
+        from mqconsole.tui.screens.dlq import DlqHandlerScreen
+
+        self.app.push_screen(DlqHandlerScreen(self.ctx, self.current_queue()))
+
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         allowed = super().check_action(action, parameters)
         if not allowed:

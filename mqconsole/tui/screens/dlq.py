@@ -1,0 +1,343 @@
+"""The dead-letter handler in the console: open a runmqdlq rules table, see its plan, run it.
+
+Opened with ``H`` from a queue's messages (the dead-letter queue's, usually) or the queue
+list. Give the rules file (the path completes with ``→``) and ``enter``: the table is read
+and shown with line numbers — a table with problems has each one under its line, a caret at
+its column, and nothing is planned — and a good one is planned at once: a dry run of one
+pass (``ops.operation.DlqPass``, the plugins' checks included, nothing journaled) lists each
+message with the rule that applies, its action, the attempts made so far (the durable
+counts the command line keeps too) and what would happen; each rule's line says how many
+messages it would take. ``ctrl+o`` runs that pass after a confirmation, with progress and
+``escape`` to stop (the open unit of work is backed out), then shows the summary, each
+message's outcome and each rule's counts. ``r`` reads the file and plans again.
+
+The console runs one pass; ``mqconsole dlq-handler`` runs passes as the table's WAIT says
+(docs/dlq-handler.md).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.containers import Horizontal, ScrollableContainer
+from textual.suggester import SuggestFromList
+from textual.widgets import DataTable, Footer, Input, Label, Static
+
+from mqconsole.tui import keys as K
+from mqconsole.tui.context import ConsoleContext
+from mqconsole.tui.requests import QueueChanged, QueuesChanged
+from mqconsole.tui.safe import clean, txt
+from mqconsole.tui.screens.base import ConsoleScreen
+from mqconsole.tui.widgets.banner import Banner
+from mqconsole.tui.widgets.paths import PathSuggester
+
+if TYPE_CHECKING:
+    from mqconsole.ops.dlq.rules import Problem, RulesTable
+    from mqconsole.ops.operation import Operation, Summary
+
+MAX_SHOWN_LINES = 2_000  # of a rules file (a table is a few dozen lines)
+MAX_FILE_BYTES = 1_000_000
+
+
+def _short(outcome: str) -> str:
+    """"would retry to APP.IN (header removed) — would fail now: …" → "would retry"."""
+    what = outcome.split(" — ")[0].split(" (")[0].split(":")[0]
+    return what.split(" to ")[0].split(" as ")[0]
+
+
+def rules_text(text: str, problems: list[Problem], notes: dict[int, str] | None = None
+               ) -> Text:
+    """The table with line numbers; each problem under its line (a caret at its column),
+    ``notes`` (line -> text) beside the lines of rules. Made safe: never markup."""
+    notes = notes or {}
+    by_line: dict[int, list[Problem]] = {}
+    for p in problems:
+        by_line.setdefault(p.line, []).append(p)
+    out = Text(no_wrap=True, overflow="ellipsis")
+    lines = text.splitlines() or [""]
+    width = len(str(len(lines)))
+    for n, line in enumerate(lines[:MAX_SHOWN_LINES], 1):
+        bad = n in by_line
+        out.append(f"{n:>{width}} ", "bold red" if bad else "dim")
+        shown = clean(line)
+        out.append(shown, "red" if bad else "")
+        if n in notes:
+            out.append(f"  ← {clean(notes[n])}", "cyan")
+        out.append("\n")
+        for p in by_line.get(n, []):
+            out.append(" " * (width + 1) + " " * max(0, p.column - 1) + "^ ", "bold red")
+            out.append(clean(p.text) + "\n", "red")
+    if len(lines) > MAX_SHOWN_LINES:
+        out.append(f"… {len(lines) - MAX_SHOWN_LINES:,} more lines\n", "dim")
+    shown_lines = min(len(lines), MAX_SHOWN_LINES)
+    for p in problems:  # past the end (a continuation at the end of the file)
+        if p.line > shown_lines:
+            out.append(f"line {p.line} column {p.column}: {clean(p.text)}\n", "red")
+    return out
+
+
+def read_rules(path: str) -> tuple[str, RulesTable | None, list[Problem]]:
+    """The file's text, the table (None when it has problems) and its problems (a file
+    that cannot be read raises OSError)."""
+    from mqconsole.ops.dlq.rules import check_table
+
+    p = Path(path).expanduser()
+    if p.is_dir():
+        raise IsADirectoryError(21, "it is a folder", str(p))
+    with p.open("rb") as f:
+        data = f.read(MAX_FILE_BYTES + 1)
+    if len(data) > MAX_FILE_BYTES:
+        raise OSError(27, f"more than {MAX_FILE_BYTES:,} bytes: not a rules table", str(p))
+    text = data.decode("utf-8", errors="replace")
+    table, problems = check_table(text)
+    return text, table, problems
+
+
+class DlqHandlerScreen(ConsoleScreen):
+    HELP_NAME = "dead-letter handler"
+    KEYS = [*K.DLQ_KEYS, K.BACK]
+    BINDINGS = K.bindings([*K.DLQ_KEYS, K.BACK])
+    DEFAULT_CSS = """
+    DlqHandlerScreen #form { height: 1; }
+    DlqHandlerScreen #form Label { width: auto; padding: 0 1; }
+    DlqHandlerScreen #form Input { border: none; height: 1; padding: 0; background: $boost; }
+    DlqHandlerScreen #d-rules { width: 1fr; }
+    DlqHandlerScreen #d-queue { width: 28; }
+    DlqHandlerScreen #d-status { height: auto; max-height: 3; padding: 0 1; background: $panel; }
+    DlqHandlerScreen #d-file { height: auto; max-height: 45%; border-bottom: solid $primary; }
+    DlqHandlerScreen #d-text { width: auto; text-wrap: nowrap; }
+    DlqHandlerScreen #d-plan { height: 1fr; }
+    """
+
+    def __init__(self, ctx: ConsoleContext, queue: str | None = None, *,
+                 rules: str = "") -> None:
+        super().__init__(ctx)
+        self.queue = queue or ""
+        self.rules = rules
+        self.text = ""
+        self.table: RulesTable | None = None
+        self.problems: list[Problem] = []
+        self.op: Operation | None = None
+        self.plan: Summary | None = None
+        self.outcome: Summary | None = None  # the last run's
+
+    # -- layout ---------------------------------------------------------------------------
+    def compose(self) -> ComposeResult:
+        yield Banner(self.ctx, "dead-letter handler")
+        names = [r["name"] for r in self.ctx.queue_rows if r.get("type") == "local"]
+        with Horizontal(id="form"):
+            yield Label(Text("Rules"))
+            yield Input(self.rules, id="d-rules", placeholder="a runmqdlq rules table file",
+                        suggester=PathSuggester())
+            yield Label(Text("Queue"))
+            yield Input(self.queue, id="d-queue", placeholder="(the table's INPUTQ or DEADQ)",
+                        suggester=SuggestFromList(names, case_sensitive=True))
+        yield Static(Text("Give a rules file and press enter to see its plan."),
+                     id="d-status")
+        with ScrollableContainer(id="d-file"):
+            yield Static(Text(""), id="d-text")
+        yield DataTable(id="d-plan", cursor_type="row", zebra_stripes=True)
+        yield Footer()
+
+    def on_mount(self) -> None:
+        table = self.query_one("#d-plan", DataTable)
+        table.add_column(Text("#"), width=5)
+        table.add_column(Text("MSGID"), width=8)
+        table.add_column(Text("RULE"), width=4)
+        table.add_column(Text("ACTION"), width=7)
+        table.add_column(Text("ATT"), width=3)
+        table.add_column(Text("OUTCOME"), width=100)
+        self.query_one("#d-rules", Input).focus()
+        if self.rules:
+            self.action_plan()
+
+    def _status(self, text: Text | str) -> None:
+        self.query_one("#d-status", Static).update(text if isinstance(text, Text)
+                                                   else txt(text))
+
+    # -- reading and planning ------------------------------------------------------------
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        self.action_plan()
+
+    def action_plan(self) -> None:
+        """Read the rules file; show it (with its problems at their lines); plan it."""
+        path = self.query_one("#d-rules", Input).value.strip()
+        self.queue = self.query_one("#d-queue", Input).value.strip()
+        self.op = self.plan = None
+        self.query_one("#d-plan", DataTable).clear()
+        if not path:
+            self._status("Give a rules file (a runmqdlq rules table).")
+            return
+        self.rules = path
+        try:
+            self.text, self.table, self.problems = read_rules(path)
+        except OSError as e:
+            sentence = f"cannot read the rules table {path}: {e.strerror or e}"
+            self.text, self.table, self.problems = "", None, []
+            self.query_one("#d-text", Static).update(Text(""))
+            self._status(txt(sentence, "bold red"))
+            self.ctx.notify(sentence, title="Rules table", severity="error")
+            return
+        self._show_file()
+        if self.table is None:
+            first = self.problems[0]
+            more = len(self.problems) - 1
+            sentence = (f"{path} line {first.line} column {first.column}: {first.text}"
+                        + (f" (and {more} more problem{'s' if more != 1 else ''})"
+                           if more else ""))
+            self._status(txt(sentence, "bold red"))
+            self.ctx.notify(sentence, title="Rules table", severity="error")
+            # to scroll through the problems; r reads the file again once it is fixed
+            self.query_one("#d-file", ScrollableContainer).focus()
+            return
+        self._plan(path, self.table)
+
+    def _show_file(self, notes: dict[int, str] | None = None) -> None:
+        self.query_one("#d-text", Static).update(rules_text(self.text, self.problems, notes))
+
+    def _kind(self, path: str, table: RulesTable) -> Any:
+        from mqconsole.ops.dlq.attempts import default_path
+        from mqconsole.ops.operation import DlqPass
+
+        return DlqPass(table, path, input_q=self.queue or None, once=True,
+                       attempts_file=str(default_path()))
+
+    def _plan(self, path: str, table: RulesTable) -> None:
+        ctx = self.ctx
+        op = ctx.operation(self._kind(path, table))
+        self._status(f"planning {path}…")
+
+        def job() -> Summary:
+            qm = ctx.conns.new()
+            try:
+                op.validate(qm)
+                return op.preview(qm)
+            finally:
+                ctx.conns.release(qm)
+
+        def done(plan: Summary) -> None:
+            if not self.is_attached:
+                return
+            self.op, self.plan = op, plan
+            self.queue = str(plan.extra.get("queue") or self.queue)
+            self.query_one("#d-queue", Input).value = self.queue
+            self._show(plan)
+
+        def failed(exc: BaseException) -> None:
+            if self.is_attached:
+                self._status(txt(f"cannot plan: {exc}", "bold red"))
+
+        ctx.backend(job, done=done, failed=failed, queue=self.queue or None,
+                    what="dead-letter handler plan")
+
+    # -- showing a plan or a run ---------------------------------------------------------
+    def _show(self, summary: Summary) -> None:
+        messages: list[dict[str, Any]] = summary.extra.get("messages", [])
+        table = self.query_one("#d-plan", DataTable)
+        table.clear()
+        for n, m in enumerate(messages, 1):
+            bad = m["outcome"].startswith(("failed", "would fail")) or " — would fail" in \
+                m["outcome"]
+            outcome = m["outcome"] + (f" ({m['reason']})" if m.get("reason")
+                                      and m["reason"] not in m["outcome"] else "")
+            table.add_row(Text(str(n), justify="right"), txt(str(m["msg_id"])[-8:]),
+                          Text(str(m["rule"] or "-"), justify="right"),
+                          txt(m["action"] or "-"),
+                          Text(str(m["attempts"]), justify="right",
+                               style="yellow" if m["attempts"] else ""),
+                          txt(outcome, "red" if bad else ""), key=str(n))
+        by_rule = {r["rule"]: r for r in summary.extra.get("rules", [])}
+        notes: dict[int, str] = {}
+        if self.table is not None:
+            for rule in self.table.rules:
+                c = by_rule.get(rule.number, {})
+                if summary.dry_run:
+                    notes[rule.line] = f"rule {rule.number}: {c.get('matched', 0)} message(s)"
+                else:
+                    notes[rule.line] = (f"rule {rule.number}: matched {c.get('matched', 0)}, "
+                                        f"done {c.get('done', 0)}, failed {c.get('failed', 0)}")
+        self._show_file(notes)
+        counts = Counter(_short(m["outcome"]) for m in messages)
+        parts = ", ".join(f"{n:,} {what}" for what, n in counts.most_common())
+        queue = clean(summary.extra.get("queue") or self.queue)
+        line = Text()
+        if summary.dry_run:
+            line.append(f"Plan of one pass over {queue}: ", "bold")
+            line.append(parts or "no message")
+            if not self.ctx.read_only:
+                line.append(" · ctrl+o runs it", "dim")
+        else:
+            line.append(f"Ran one pass over {queue}: ", "bold")
+            line.append(parts or "no message")
+            if summary.result.failed:
+                line.append(f" · {len(summary.result.failed):,} failed (they stayed, their "
+                            "attempts counted)", "bold red")
+            line.append(" · r plans again", "dim")
+        self._status(line)
+        if messages:
+            table.focus()
+
+    # -- running ----------------------------------------------------------------------------
+    def action_run_handler(self) -> None:
+        if self.ctx.read_only:
+            return
+        if self.op is None or self.plan is None or self.table is None:
+            self.ctx.notify("Plan a rules table first (enter in the Rules field).",
+                            title="Dead-letter handler", severity="warning")
+            return
+        from mqconsole.tui.screens.dialogs import ConfirmDialog
+
+        plan = self.plan
+        queue = clean(plan.extra.get("queue") or self.queue)
+        body = Text()
+        body.append("Process ")
+        body.append(queue, "bold")
+        body.append(f" by the rules in {clean(self.rules)}: one pass.\n\n")
+        counts = Counter(_short(m["outcome"]) for m in plan.extra.get("messages", []))
+        for what, n in counts.most_common():
+            body.append(f"  {n:,} {clean(what)}\n")
+        body.append("\nEach message is put and got in one unit of work; a failed attempt is "
+                    "counted and the message stays.\n")
+        op = self.op
+        self.app.push_screen(ConfirmDialog("Run the dead-letter handler", body, confirm="Run",
+                                           danger=True),
+                             lambda ok: self._run(op) if ok else None)
+
+    def _run(self, op: Operation) -> None:
+        from mqconsole.tui.screens.dialogs import TextDialog
+        from mqconsole.tui.screens.operation import OperationDialog
+        from mqconsole.tui.summary import is_bad, summary_text
+
+        ctx = self.ctx
+
+        def finished(summary: Summary | None) -> None:
+            queue = op.describe().source
+            if queue:
+                ctx.mark_dirty(queue)
+                ctx.request(QueueChanged(queue))
+            for dest in (summary.result.moved_to if summary is not None else {}):
+                ctx.mark_dirty(dest)
+                ctx.request(QueueChanged(dest))
+            ctx.request(QueuesChanged())
+            if summary is None or not self.is_attached:
+                return
+            self.outcome = summary
+            self.plan = None  # the queue changed: plan again before another run
+            self._show(summary)
+            ctx.app.call_later(ctx.app.push_screen,
+                               TextDialog("Dead-letter handler", summary_text(summary),
+                                          danger=is_bad(summary)))
+
+        ctx.app.push_screen(OperationDialog(ctx, op, "Running the dead-letter handler"),
+                            finished)
+
+    def action_back(self) -> None:
+        self.app.pop_screen()
+
+
+__all__ = ["DlqHandlerScreen", "read_rules", "rules_text"]

@@ -1,0 +1,174 @@
+"""The dead-letter handler in the console: open a rules file from the DLQ's messages, see
+its problems at their lines or its plan (each message, its rule, attempts, outcome), run it
+with progress and a summary — checked on the queues, the journal and the attempt counts."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from textual.widgets import DataTable, Input, Static
+
+from mqconsole.ops.dlq.attempts import AttemptStore, default_path
+from mqconsole.ops.journal import Journal
+from mqconsole.tui.screens.dialogs import ConfirmDialog, TextDialog
+from mqconsole.tui.screens.dlq import DlqHandlerScreen
+from mqconsole.tui.widgets.paths import complete_path
+
+from .conftest import DLQ, depth, open_queue, screen_text, settle, wait_for
+
+IBM_EXAMPLE = (Path(__file__).parents[2] / "examples" / "dlq" / "ibm-example.rules").read_text()
+BAD = "* site rules\nREASON(MQRC_Q_FULL) ACTION(RETRY)\nDESTQ(APP.*) ACTION(FWD) FWQ(X)\n"
+
+
+@pytest.fixture
+def rules_dir(tmp_path: Path, monkeypatch) -> Path:
+    folder = tmp_path / "rules"
+    folder.mkdir()
+    (folder / "ibm.rules").write_text(IBM_EXAMPLE)
+    (folder / "bad.rules").write_text(BAD)
+    (folder / "small.rules").write_text("REASON(MQRC_Q_FULL) DESTQ(APP.SMALL) ACTION(RETRY) "
+                                        "RETRY(3)\nACTION(IGNORE)\n")
+    monkeypatch.chdir(folder)
+    return folder
+
+
+def define_ibm_queues(qm) -> None:
+    from mqconsole.mq.queue import QueueAttrs
+
+    for name in ("APP.DEADQ", "DEADQ.MANUAL.SECURITY", "IGNORED.DEAD.QUEUE"):
+        qm.define_queue(QueueAttrs(name=name))
+
+
+async def open_handler(app, pilot, rules: str) -> DlqHandlerScreen:
+    await settle(app, pilot)
+    await open_queue(app, pilot, DLQ)
+    await settle(app, pilot)
+    await pilot.press("H")
+    await wait_for(app, pilot, lambda: isinstance(app.screen, DlqHandlerScreen))
+    screen = app.screen
+    assert screen.query_one("#d-queue", Input).value == DLQ
+    screen.query_one("#d-rules", Input).value = rules
+    screen.query_one("#d-rules", Input).focus()
+    await pilot.press("enter")
+    await settle(app, pilot)
+    return screen
+
+
+def status(screen) -> str:
+    return str(screen.query_one("#d-status", Static).content)
+
+
+def plan_rows(screen) -> list[list[str]]:
+    table = screen.query_one("#d-plan", DataTable)
+    return [[str(c) for c in table.get_row_at(i)] for i in range(table.row_count)]
+
+
+async def test_problems_are_shown_at_their_lines_and_nothing_is_planned(make_app, rules_dir):
+    app = make_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen = await open_handler(app, pilot, "bad.rules")
+        text = str(screen.query_one("#d-text", Static).content)
+        lines = text.splitlines()
+        at = lines.index("3 DESTQ(APP.*) ACTION(FWD) FWQ(X)")
+        assert lines[at + 1].startswith("  " + " " * 25 + "^ FWQ is not a rules-table keyword")
+        assert "bad.rules line 3 column 26: FWQ is not a rules-table keyword" in status(screen)
+        assert plan_rows(screen) == []
+        assert any("line 3 column 26" in n.message for n in app._notifications)
+        # ctrl+o has nothing to run
+        await pilot.press("ctrl+o")
+        assert isinstance(app.screen, DlqHandlerScreen)
+        # a file that is not there: one sentence
+        screen.query_one("#d-rules", Input).value = "missing.rules"
+        screen.query_one("#d-rules", Input).focus()
+        await pilot.press("enter")
+        assert "cannot read the rules table missing.rules" in status(screen)
+
+
+async def test_plan_then_run_ibms_table_on_the_demo_dlq(make_app, qm, rules_dir, tmp_path):
+    define_ibm_queues(qm)
+    before = depth(qm, DLQ)
+    app = make_app()
+    async with app.run_test(size=(120, 34)) as pilot:
+        screen = await open_handler(app, pilot, "ibm.rules")
+        await wait_for(app, pilot, lambda: screen.plan is not None)
+        rows = plan_rows(screen)
+        assert len(rows) == before == 240
+        assert {r[2] for r in rows} == {"1", "2", "3", "4"}
+        assert all(r[4] == "0" for r in rows)  # no attempts yet
+        assert "Plan of one pass over SYSTEM.DEAD.LETTER.QUEUE" in status(screen)
+        text = str(screen.query_one("#d-text", Static).content)
+        assert "← rule 1: 25 message(s)" in text
+        assert depth(qm, DLQ) == before and not list(Journal(tmp_path / "journal.jsonl")
+                                                    .read())  # a plan changes nothing
+        await pilot.press("ctrl+o")
+        await wait_for(app, pilot, lambda: isinstance(app.screen, ConfirmDialog))
+        body = str(app.screen.body)
+        assert "SYSTEM.DEAD.LETTER.QUEUE" in body and "one pass" in body
+        await pilot.press("y")
+        await wait_for(app, pilot, lambda: isinstance(app.screen, TextDialog))
+        summary = str(app.screen.body)
+        assert "Handled 140 of 240 messages from SYSTEM.DEAD.LETTER.QUEUE" in summary
+        assert "→ DEADQ.MANUAL.SECURITY: 25" in summary and "Failed: 100" in summary
+        await pilot.press("enter")
+        await settle(app, pilot)
+        assert app.screen is screen
+        rows = plan_rows(screen)
+        # Q_FULL on APP.SMALL and PUT_INHIBITED on APP.LEGACY: failed, 1 attempt each
+        failed = [r for r in rows if r[5].startswith("failed")]
+        assert failed and all(r[4] == "1" for r in failed)
+        assert "Ran one pass" in status(screen)
+        assert "← rule 2: matched" in str(screen.query_one("#d-text", Static).content)
+    # on the queues: what the pass committed
+    assert depth(qm, "DEADQ.MANUAL.SECURITY") == 25
+    assert depth(qm, DLQ) == len(failed)
+    [entry] = Journal(tmp_path / "journal.jsonl").read()
+    assert entry.operation == "dlq-handler" and entry.details["rules"] == "ibm.rules"
+    # the attempt counts are the durable ones the command line uses
+    store = AttemptStore(default_path(), "QM1", DLQ)
+    assert len(store) == len(failed)
+    store.close()
+
+
+async def test_attempts_from_earlier_runs_are_shown_in_the_plan(make_app, qm, rules_dir):
+    app = make_app()
+    async with app.run_test(size=(120, 34)) as pilot:
+        screen = await open_handler(app, pilot, "small.rules")
+        await wait_for(app, pilot, lambda: screen.plan is not None)
+        await pilot.press("ctrl+o")
+        await wait_for(app, pilot, lambda: isinstance(app.screen, ConfirmDialog))
+        await pilot.press("y")
+        await wait_for(app, pilot, lambda: isinstance(app.screen, TextDialog))
+        await pilot.press("enter")
+        await settle(app, pilot)
+        await pilot.press("r")  # plan again: the counts are there
+        await wait_for(app, pilot, lambda: screen.plan is not None)
+        small = [r for r in plan_rows(screen) if r[2] == "1"]
+        assert len(small) == 60 and {r[4] for r in small} == {"1"}
+        assert all(r[5].startswith("waiting: tried again after RETRYINT(60)") for r in small)
+
+
+async def test_read_only_plans_but_cannot_run(make_app, qm, rules_dir):
+    app = make_app(read_only=True)
+    async with app.run_test(size=(120, 34)) as pilot:
+        screen = await open_handler(app, pilot, "small.rules")
+        await wait_for(app, pilot, lambda: screen.plan is not None)
+        assert "ctrl+o" not in status(screen)
+        await pilot.press("ctrl+o")
+        await settle(app, pilot)
+        assert app.screen is screen and "dlq_run" not in screen_text(app)
+    assert depth(qm, DLQ) == 240
+
+
+def test_paths_complete(tmp_path: Path) -> None:
+    (tmp_path / "rules").mkdir()
+    (tmp_path / "rules" / "site.rules").write_text("ACTION(IGNORE)")
+    (tmp_path / ".hidden").write_text("")
+    assert complete_path("ru", base=tmp_path) == "rules/"
+    assert complete_path("rules/s", base=tmp_path) == "rules/site.rules"
+    assert complete_path(str(tmp_path / "rules" / "si")) == str(tmp_path / "rules" /
+                                                                 "site.rules")
+    assert complete_path("", base=tmp_path) is None
+    assert complete_path("nothing", base=tmp_path) is None
+    assert complete_path(".h", base=tmp_path) == ".hidden"
+    assert complete_path("no/such/folder/x", base=tmp_path) is None
