@@ -10,14 +10,7 @@ import click
 from mqconsole.cli.errors import CliError
 from mqconsole.cli.operate import drive, operation
 
-from .common import (
-    build_selection,
-    dry_run_option,
-    json_option,
-    selection_options,
-    session_of,
-    yes_option,
-)
+from .common import build_selection, operation_options, selection_options, session_of
 
 if TYPE_CHECKING:
     from mqconsole.cli.session import Session
@@ -69,10 +62,7 @@ def selection_for(found: RegisteredAction, msgids: tuple[str, ...], msgids_from:
 @click.argument("action_id", metavar="ID")
 @click.argument("queue")
 @selection_options
-@dry_run_option
-@yes_option
-@json_option
-@click.pass_context
+@operation_options
 def action(ctx: click.Context, action_id: str, queue: str, msgids: tuple[str, ...],
            msgids_from: str | None, where: str | None, limit: int | None, all_: bool,
            dry_run: bool, yes: bool, as_json: bool) -> None:

@@ -66,3 +66,11 @@ dry_run_option = click.option("--dry-run", is_flag=True, help="Print the plan; c
 batch_option = click.option("--batch", type=click.IntRange(min=1), default=100,
                             show_default=True, help="Commit every N messages (one unit of "
                             "work).")
+
+
+def operation_options(fn):
+    """--dry-run, --yes and --json, and the click context: what every command driving an
+    operation (``cli.operate.drive``) takes, in this order."""
+    for o in reversed((dry_run_option, yes_option, json_option, click.pass_context)):
+        fn = o(fn)
+    return fn

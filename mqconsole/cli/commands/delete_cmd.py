@@ -10,11 +10,9 @@ from mqconsole.cli.operate import drive, operation
 from .common import (
     batch_option,
     build_selection,
-    dry_run_option,
-    json_option,
+    operation_options,
     selection_options,
     session_of,
-    yes_option,
 )
 
 
@@ -25,10 +23,7 @@ from .common import (
               help="Save to FILE (never overwritten) instead of a new file in the backup "
               "folder.")
 @batch_option
-@dry_run_option
-@yes_option
-@json_option
-@click.pass_context
+@operation_options
 def delete(ctx: click.Context, queue: str, msgids: tuple[str, ...], msgids_from: str | None,
            where: str | None, limit: int | None, all_: bool, backup: str | None, batch: int,
            dry_run: bool, yes: bool, as_json: bool) -> None:

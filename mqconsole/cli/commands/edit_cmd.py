@@ -10,7 +10,7 @@ from mqconsole.cli.errors import CliError
 from mqconsole.cli.operate import drive, operation
 from mqconsole.cli.output import safe, say
 
-from .common import dry_run_option, json_option, session_of, yes_option
+from .common import operation_options, session_of
 
 
 @click.command("edit")
@@ -34,10 +34,7 @@ from .common import dry_run_option, json_option, session_of, yes_option
 @click.option("--keep-headers", is_flag=True, help="Replace only the payload after the "
               "headers (dead-letter header, RFH2 …); text is encoded in the payload's CCSID.")
 @click.option("--force", is_flag=True, help="Go ahead although a check reports an error.")
-@dry_run_option
-@yes_option
-@json_option
-@click.pass_context
+@operation_options
 def edit(ctx: click.Context, queue: str, msgid: str, payload_file: str | None,
          payload_text: str | None, assignments: tuple[str, ...], to: str | None,
          position: int | None, new_context: bool, new_msgid: bool, keep_headers: bool,

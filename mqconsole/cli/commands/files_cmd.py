@@ -14,11 +14,9 @@ from mqconsole.cli.operate import drive, operation
 from .common import (
     batch_option,
     build_selection,
-    dry_run_option,
-    json_option,
+    operation_options,
     selection_options,
     session_of,
-    yes_option,
 )
 
 
@@ -30,10 +28,7 @@ from .common import (
               "file is on disk (needs a selection or --all).")
 @click.option("--force", is_flag=True, help="Overwrite FILE if it exists.")
 @batch_option
-@dry_run_option
-@yes_option
-@json_option
-@click.pass_context
+@operation_options
 def save(ctx: click.Context, queue: str, file: str, msgids: tuple[str, ...],
          msgids_from: str | None, where: str | None, limit: int | None, all_: bool,
          remove: bool, force: bool, batch: int, dry_run: bool, yes: bool,
@@ -73,10 +68,7 @@ def save(ctx: click.Context, queue: str, file: str, msgids: tuple[str, ...],
 @click.option("--new-context", is_flag=True, help="Put with a new context (this user, now) "
               "instead of the saved one.")
 @batch_option
-@dry_run_option
-@yes_option
-@json_option
-@click.pass_context
+@operation_options
 def load(ctx: click.Context, file: str, queue: str, new_context: bool, batch: int,
          dry_run: bool, yes: bool, as_json: bool) -> None:
     """Put every message of FILE on QUEUE: a dmpmqmsg/qload file or amqsbcg output.

@@ -16,11 +16,9 @@ from mqconsole.cli.operate import drive, operation
 from .common import (
     batch_option,
     build_selection,
-    dry_run_option,
-    json_option,
+    operation_options,
     selection_options,
     session_of,
-    yes_option,
 )
 
 if TYPE_CHECKING:
@@ -69,10 +67,7 @@ def _transfer_options(fn):
         click.option("--dest-profile", metavar="NAME",
                      help="The destination is on the queue manager of this profile (not "
                      "atomic: see above)."),
-        dry_run_option,
-        yes_option,
-        json_option,
-        click.pass_context,
+        operation_options,
     ]
     for o in reversed(opts):
         fn = o(fn)
@@ -147,10 +142,7 @@ def copy(ctx: click.Context, **kw: Any) -> None:
               help="Where messages without a dead-letter header go (needed when several "
               "queues, or none, name QUEUE as their BOQNAME).")
 @batch_option
-@dry_run_option
-@yes_option
-@json_option
-@click.pass_context
+@operation_options
 def resubmit_command(ctx: click.Context, queue: str, msgids: tuple[str, ...],
                      msgids_from: str | None, where: str | None, limit: int | None,
                      all_: bool, to: str | None, batch: int, dry_run: bool, yes: bool,
