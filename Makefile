@@ -28,6 +28,7 @@ dev: $(STAMP)
 lint: $(STAMP)
 	$(BIN)/ruff check mqconsole tests bench tools plugins
 	$(BIN)/lint-imports
+	$(BIN)/mypy
 
 # pymqi's sdist (pure-Python part) so the contract suite also runs on pymqi's real code
 PYMQI_STAMP := $(VENV)/.pymqi
@@ -38,6 +39,7 @@ $(PYMQI_STAMP): $(STAMP)
 test: $(STAMP) $(PYMQI_STAMP)
 	$(BIN)/ruff check mqconsole tests bench tools plugins
 	$(BIN)/lint-imports
+	$(BIN)/mypy
 	$(BIN)/python -m pytest -n auto -q
 
 bench: $(STAMP)

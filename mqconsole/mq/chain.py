@@ -13,6 +13,7 @@ raises: it stops at the bad header, keeps the rest as payload and records the er
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from .dlh import FORMAT_DEAD_LETTER, MQDLH, MQDLH_LENGTH, byte_order
 from .errors import HeaderError
@@ -21,7 +22,7 @@ from .rfh2 import MQRFH, MQRFH2
 from .xqh import MQMDE, MQXQH
 
 # Header formats (without padding) → the class that reads them.
-HEADER_TYPES: dict[str, type] = {
+HEADER_TYPES: dict[str, Any] = {  # each class has .unpack(body, offset, ...)
     "MQDEAD": MQDLH,
     "MQHRF2": MQRFH2,
     "MQHRF": MQRFH,

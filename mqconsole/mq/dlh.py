@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import struct
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import Any, ClassVar, cast
 
 from .ccsid import is_ebcdic, text_codec
 from .errors import HeaderError
@@ -42,7 +42,7 @@ def norm_bytes(value: object, length: int) -> bytes:
     """A byte field at exactly ``length`` bytes (a str is read as hex)."""
     if isinstance(value, str):
         value = bytes.fromhex(value)
-    return bytes(value or b"")[:length].ljust(length, b"\x00")
+    return bytes(cast(Any, value) or b"")[:length].ljust(length, b"\x00")
 
 
 def encode_chars(text: str, length: int, codec: str) -> bytes:

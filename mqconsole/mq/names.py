@@ -7,6 +7,7 @@ by a test); this module only chooses which name to show when several share a val
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from functools import cache
 
 from . import _generated_constants as g
@@ -18,7 +19,7 @@ _PREFERRED = {
 }
 
 
-def _invert(table: dict[str, int | str], prefix: str) -> dict[int | str, str]:
+def _invert(table: Mapping[str, int | str], prefix: str) -> dict[int | str, str]:
     out: dict[int | str, str] = {}
     for name, value in table.items():
         short = name[len(prefix):]

@@ -113,7 +113,7 @@ def remove_saved(qm: QueueManager, queue: str, saved: list[SavedMessage],
     control = control or Control()
     batch = max(1, batch)
     remaining: Counter = Counter(s.key for s in saved)
-    info = {}  # key -> (position, msgid) for reporting
+    info: dict[object, tuple[int, str]] = {}  # key -> (position, msgid) for reporting
     for s in saved:
         info.setdefault(s.key, (s.position, s.msgid))
     total = len(saved)
@@ -155,13 +155,13 @@ def remove_saved(qm: QueueManager, queue: str, saved: list[SavedMessage],
                     pending = []
                     control.report(result.done, total)
         except _CommitUnknown as unknown:
-            exc = unknown.error
+            unknown_error = unknown.error
             result.outcome_unknown = True
             for key in pending:
                 remaining[key] -= 1
             result.warnings.append(
                 f"the commit of {len(pending)} removal(s) has an unknown outcome "
-                f"({exc.reason_name}): browse {queue} to see which are still there "
+                f"({unknown_error.reason_name}): browse {queue} to see which are still there "
                 "(the backup file holds them all)")
             break
         except MQError as exc:

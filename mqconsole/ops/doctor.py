@@ -146,17 +146,17 @@ def diagnose(qm: QueueManager, endpoints: EndpointsFile | None = None) -> Doctor
         for ep in endpoints.endpoints:
             readers.setdefault(ep.queue, []).append(ep)
         for name in sorted(readers):
-            q = by_name.get(name)
-            if q is None or q.type != QueueType.LOCAL:
+            found = by_name.get(name)
+            if found is None or found.type != QueueType.LOCAL:
                 names = ", ".join(e.name for e in readers[name])
-                what = "does not exist" if q is None else f"is a {q.type.value} queue"
+                what = "does not exist" if found is None else f"is a {found.type.value} queue"
                 out.append(Diagnosis(name, "bad", f"{names} read {name}, which {what} on "
                                      f"{info.name}", [], endpoints=[e.name for e in
                                                                    readers[name]],
                                      problems=[Problem("queue_missing", "bad",
                                                        f"{name} {what}")]))
                 continue
-            out.append(ctx.judge(q, readers[name], assumed=False))
+            out.append(ctx.judge(found, readers[name], assumed=False))
     return DoctorReport(info.name, platform, dlq, out, endpoints is not None)
 
 

@@ -61,8 +61,6 @@ class EmbeddedQueueManager(Browsing, Admin, UnitsOfWork):
     """A connection to an embedded queue manager (see the module docstring and
     docs/backends.md). Open one with ``mqconsole.backends.open.open_embedded``."""
 
-    backend = "embedded"
-
     # -- browse ----------------------------------------------------------------------------
     @api
     def browse(self, queue: str, *, for_get: bool = False) -> EmbeddedCursor:

@@ -6,7 +6,6 @@ checked as MQOPEN checks it, and kept while the write transaction is held.
 from __future__ import annotations
 
 import sqlite3
-from dataclasses import dataclass, field
 
 from mqconsole.mq.errors import MQError
 from mqconsole.mq.queue import (
@@ -28,33 +27,7 @@ from mqconsole.mq.reasons import (
 from ..base import Context
 from .auth import QMGR, QUEUE, AuthorityRecord
 from .authorities import Authorities
-
-
-@dataclass(slots=True)
-class _Dest:
-    """Where a put lands: the local queue row, the objects whose PUT attribute applies, the
-    object whose defaults apply, and a transmission header when it goes to another qmgr."""
-
-    row: sqlite3.Row
-    opened: sqlite3.Row
-    inhibit: list[sqlite3.Row] = field(default_factory=list)
-    remote_q: str = ""
-    remote_qmgr: str = ""
-
-
-@dataclass(slots=True)
-class _Target:
-    """A resolved and checked put destination, with what each put checks."""
-
-    dest: _Dest
-    name: str  # the local queue the message lands on
-    default_priority: int  # of the object opened (an alias's own)
-    default_persistence: int
-    inhibited: str | None  # the first put-inhibited object on the way, if any
-    max_msg_length: int
-    max_depth: int
-    depth: int  # CURDEPTH when read
-
+from .targets import Dest, Target
 
 
 class Resolution(Authorities):
@@ -96,7 +69,7 @@ class Resolution(Authorities):
                       f"manager alias of that name on {self._name}")
 
     def _resolve_put(self, queue: str, qmgr_name: str, records: list[AuthorityRecord] | None,
-                     context: Context, alt_user: str = "") -> _Dest:
+                     context: Context, alt_user: str = "") -> Dest:
         """MQOPEN for output: the object resolved and its authorities checked (for
         ``alt_user``, MQ's alternate user authority: the connection needs +altusr on the
         queue manager and ``alt_user`` the put and context authorities)."""
@@ -106,7 +79,7 @@ class Resolution(Authorities):
         if xrow is not None:
             self._require(records, "put", QUEUE, xrow["name"], alt_user)
             self._require_context(records, context, xrow["name"], alt_user)
-            return _Dest(row=xrow, opened=xrow, inhibit=[xrow], remote_q=queue,
+            return Dest(row=xrow, opened=xrow, inhibit=[xrow], remote_q=queue,
                          remote_qmgr=target_qmgr)
         row = self._queue_attrs(queue)
         if row is None:
@@ -137,18 +110,18 @@ class Resolution(Authorities):
                 xrow, rqm, _ = self._route_qmgr(rqm)
             if xrow is not None:
                 inhibit.append(xrow)
-                return _Dest(row=xrow, opened=opened, inhibit=inhibit, remote_q=rname,
+                return Dest(row=xrow, opened=opened, inhibit=inhibit, remote_q=rname,
                              remote_qmgr=rqm)
             local = self._queue_attrs(rname)
             if local is None or local["type"] != QueueType.LOCAL.value:
                 raise self._unknown(rname)
             inhibit.append(local)
-            return _Dest(row=local, opened=opened, inhibit=inhibit)
+            return Dest(row=local, opened=opened, inhibit=inhibit)
         if row["type"] != QueueType.LOCAL.value:
             raise MQError(MQRC_OPTION_NOT_VALID_FOR_TYPE,
                           f"{row['name']!r} is a {row['type']} queue: nothing can be put "
                           "to it here (the embedded queue manager makes no dynamic queues)")
-        return _Dest(row=row, opened=opened, inhibit=inhibit)
+        return Dest(row=row, opened=opened, inhibit=inhibit)
 
     def _open_input(self, queue: str, records: list[AuthorityRecord] | None,
                     what: str) -> list[sqlite3.Row]:
@@ -189,7 +162,7 @@ class Resolution(Authorities):
 
 
     def _target(self, queue: str, qmgr_name: str, context: Context, alt_user: str = ""
-                ) -> _Target:
+                ) -> Target:
         """Where a put to ``queue`` lands, checked (2085, 2035, resolution): kept while the
         write transaction is held, like the rows it comes from."""
         s = self._s
@@ -199,7 +172,7 @@ class Resolution(Authorities):
             dest = self._resolve_put(queue, qmgr_name, self._auth_records(), context, alt_user)
             row = dest.row
             inhibited = next((r["name"] for r in dest.inhibit if r["put_inhibited"]), None)
-            target = _Target(dest, row["name"], dest.opened["default_priority"],
+            target = Target(dest, row["name"], dest.opened["default_priority"],
                              dest.opened["default_persistence"], inhibited,
                              row["max_msg_length"], row["max_depth"], row["curdepth"])
             if s.held:

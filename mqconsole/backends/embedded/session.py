@@ -37,6 +37,8 @@ from mqconsole.mq.errors import MQError
 from mqconsole.mq.md import OFFSETS
 from mqconsole.mq.reasons import MQRC_RESOURCE_PROBLEM
 
+from .targets import Target
+
 try:
     import fcntl
 except ImportError:  # not POSIX: no cross-process flags (SQLite's busy handler only)
@@ -233,7 +235,7 @@ class Session:
         self.owner_pid = os.getpid()
         # read caches, valid while the write transaction is held (no one else can write)
         self.queues: dict[str, sqlite3.Row | None] = {}
-        self.targets: dict[tuple, object] = {}  # resolved put destinations
+        self.targets: dict[tuple, Target] = {}  # resolved put destinations
         self.readable: set[tuple[str, ...]] = set()  # objects checked not get-inhibited
         self.added: dict[str, int] = {}
         self.auth: object = _UNSET

@@ -138,6 +138,8 @@ class _UowTx:
 class Storage:
     """The connection to the file (MQCONNX): see the package docstring."""
 
+    backend = "embedded"
+
     def __init__(self, path: str | os.PathLike[str], *, principal: str | None = None,
                  busy_timeout: float = DEFAULT_BUSY_TIMEOUT,
                  _memory: MemoryStore | None = None) -> None:

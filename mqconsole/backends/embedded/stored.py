@@ -10,6 +10,7 @@ and answers those few questions from the bytes until then.
 from __future__ import annotations
 
 import math
+from typing import Literal
 
 from mqconsole.mq.md import MQMD, MQMD_V2_LENGTH, OFFSETS
 from mqconsole.mq.message import GROUP_FLAGS, Message
@@ -27,7 +28,7 @@ BACKOUT_COUNT_AT = OFFSETS["backout_count"]
 MSG_FLAGS_AT = OFFSETS["msg_flags"]
 
 
-def byte_order(md: bytes) -> str:
+def byte_order(md: bytes) -> Literal["little", "big"]:
     """The byte order of a packed MD: its Version word (1 or 2) tells."""
     return "little" if md[VERSION_AT] else "big"
 
@@ -50,7 +51,7 @@ class StoredMessage(Message):
         self._md: MQMD | None = md  # given: as Message(md=, body=), which replace() calls
         self.body = body
 
-    @property  # type: ignore[override]
+    @property
     def md(self) -> MQMD:
         md = self._md
         if md is None:

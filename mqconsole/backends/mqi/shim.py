@@ -21,6 +21,7 @@ import sys
 import threading
 from dataclasses import dataclass
 from types import ModuleType
+from typing import Any
 
 from mqconsole.mq.errors import MQError
 from mqconsole.mq.reasons import MQRC_Q_MGR_NOT_AVAILABLE
@@ -40,7 +41,7 @@ class MQLibrary:
     CMQC: ModuleType
     CMQCFC: ModuleType
     CMQXC: ModuleType
-    MQMIError: type[Exception]
+    MQMIError: type[Any]  # the library's exception: has .comp and .reason
     PYIFError: type[Exception]
     version: str
 

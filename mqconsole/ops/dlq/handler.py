@@ -405,20 +405,23 @@ class Handler:
         try:
             out, queue, qmgr_name, label = self._target(rule, m, dlh)
         except _Refused as r:
-            return self._failed(outcome, key, rule, r.reason, r.detail, r.label, end)
+            self._failed(outcome, key, rule, r.reason, r.detail, r.label, end)
+            return None
         outcome.destination = label
         if self.check is not None and out is not None:
             refusal = self.check(out, queue)
             if refusal is not None:
-                return self._failed(outcome, key, rule, 0, refusal, label, end,
-                                    reason_text=REFUSED_BY_PLUGIN)
+                self._failed(outcome, key, rule, 0, refusal, label, end,
+                             reason_text=REFUSED_BY_PLUGIN)
+                return None
         as_user = ""
         if rule.put_aut == "CTX" and out is not None:
             as_user = md.user_identifier.rstrip(" \x00")
             if not as_user:
-                return self._failed(outcome, key, rule, MQRC_NOT_AUTHORIZED,
-                                    "PUTAUT(CTX): the message carries no UserIdentifier to "
-                                    "put with", label, end)
+                self._failed(outcome, key, rule, MQRC_NOT_AUTHORIZED,
+                             "PUTAUT(CTX): the message carries no UserIdentifier to "
+                             "put with", label, end)
+                return None
         if self.settings.dry_run:
             self._plan(outcome, rule, out, queue, qmgr_name, label, as_user)
             return None
@@ -441,7 +444,8 @@ class Handler:
         except MQError as e:
             if e.reason in CONNECTION_REASONS:
                 raise _UnitFailed(e) from None
-            return self._failed(outcome, key, rule, e.reason, e.detail or str(e), label, end)
+            self._failed(outcome, key, rule, e.reason, e.detail or str(e), label, end)
+            return None
         pending = _Pending(outcome, key, rule, label)
         if err is not None:
             raise _UnitFailed(err)

@@ -35,7 +35,7 @@ from __future__ import annotations
 import re
 import struct
 from collections.abc import Iterator
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from mqconsole.mq.dlh import MQDLH
 from mqconsole.mq.md import MQMD, is_big_endian
@@ -274,7 +274,8 @@ def _value(lines: Lines, number: int, text: str, pos: int, label: str, kind: str
 
 
 def _dump(lines: Lines, section_line: int) -> bytes:
-    expected = total = None
+    expected: int | None = None
+    total: int | None = None
     length_line = section_line
     for number, text in lines:
         s = text.strip()
@@ -288,7 +289,7 @@ def _dump(lines: Lines, section_line: int) -> bytes:
         total = int(m.group(2)) if m.group(2) is not None else expected
         length_line = number
         break
-    if expected is None:
+    if expected is None or total is None:
         raise lines.error(lines.number, "amqsbcg output ends before the message data")
     if expected < total:
         raise lines.error(length_line, f"amqsbcg printed only {expected} of the message's "
@@ -333,7 +334,7 @@ def _rebuild_dlh(lines: Lines, number: int, md: MQMD, values: dict[str, object])
         printed_big = not data_big
     else:
         raise lines.error(number, f"dead-letter header Version {version} is not 1")
-    kw = {k: v for k, v in values.items() if k != "struc_id"}
+    kw: dict[str, Any] = {k: v for k, v in values.items() if k != "struc_id"}
     try:
         return MQDLH(**kw).pack(big_endian=printed_big, ccsid=819)
     except (struct.error, ValueError) as exc:

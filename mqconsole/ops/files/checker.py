@@ -274,8 +274,8 @@ def _check_x_run(lines, k, run_end, start, end, has_s, problems) -> None:
 def _check_s_run(lines, k, run_end, start, end, problems) -> None:
     for j in range(k, run_end):
         data, problem = _parse_s(lines[j])
-        if problem:
-            problems.add(j + 1, problem)
+        if problem or data is None:
+            problems.add(j + 1, problem or "not an S line")
             continue
         if data == b"":
             if j != start:

@@ -92,7 +92,8 @@ def to_bytes(lines: Lines, number: int, text: str) -> bytes:
 def hex_pairs(lines: Lines, number: int, text: str, pos: int,
               limit: int | None = None) -> bytes:
     """Hex pairs from ``pos`` up to the first non-hex character (or ``limit`` bytes)."""
-    run = _HEX_RUN.match(text, pos).group()
+    m = _HEX_RUN.match(text, pos)  # matches the empty string too
+    run = m.group() if m is not None else ""
     if limit is not None and len(run) >= 2 * limit:
         run = run[:2 * limit]
     elif len(run) % 2:
@@ -190,6 +191,7 @@ def iter_dmp(lines: Lines) -> Iterator[Message]:
             continue
         if kind in "AN":
             if state == "body":
+                assert md is not None  # set by the message's first A or N line
                 yield Message(md, b"".join(chunks))
                 state, md, chunks = "start", None, []
             if kind == "N":
@@ -203,6 +205,7 @@ def iter_dmp(lines: Lines) -> Iterator[Message]:
                 continue
             if state == "start":
                 md, state, desc_line = MQMD(), "desc", number
+            assert md is not None
             apply_descriptor_line(md, lines, number, text)
             continue
         if kind in "XST":
@@ -224,6 +227,7 @@ def iter_dmp(lines: Lines) -> Iterator[Message]:
                                          f"{desc_line}) has no empty line after its data: "
                                          "the file looks cut short, so its last message may "
                                          "be incomplete")
+        assert md is not None
         yield Message(md, b"".join(chunks))
 
 
@@ -246,9 +250,10 @@ class DmpReader:
     """
 
     def __init__(self, source, *, name: str | None = None) -> None:
-        self._fp, default_name, self._own = _open(source)
+        fp, default_name, self._own = _open(source)
+        self._fp: IO | None = fp
         self.name = name or default_name
-        self.lines = Lines(self._fp, self.name)
+        self.lines = Lines(fp, self.name)
         self.info = DmpFileInfo(path=self.name)
         self.warnings: list[str] = []
         self.count = 0

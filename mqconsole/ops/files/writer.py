@@ -137,6 +137,12 @@ def _s_lines(run: bytes) -> str:
     return "".join(parts)
 
 
+def _run_end(run: re.Pattern[bytes], body: bytes, pos: int) -> int:
+    """Where a run of ``run`` (a pattern that matches the empty string too) from ``pos`` ends."""
+    m = run.match(body, pos)
+    return pos if m is None else m.end()
+
+
 def _write_body_s(body: bytes, fp: IO) -> None:
     """dmpmqmsg's printable layout: alternate runs of printable (S) and other bytes (X).
 
@@ -146,13 +152,13 @@ def _write_body_s(body: bytes, fp: IO) -> None:
     view = memoryview(body)
     pos, end, first = 0, len(body), True
     while True:
-        stop = _PRINTABLE_RUN.match(body, pos).end()
+        stop = _run_end(_PRINTABLE_RUN, body, pos)
         if stop > pos or first:
             _emit(fp, _s_lines(bytes(view[pos:stop])))
         pos = stop
         if pos >= end:
             break
-        stop = _OTHER_RUN.match(body, pos).end()
+        stop = _run_end(_OTHER_RUN, body, pos)
         _x_lines(view[pos:stop], fp)
         pos = stop
         if pos >= end:
@@ -213,17 +219,19 @@ class DmpWriter:
         self.count = 0
         self.bytes_written = 0
         self._fsync = fsync
+        fp: IO
         if isinstance(target, str | os.PathLike):
             self.path: Path | None = Path(target)
-            self._fp: IO = open(self.path, "x" if exclusive else "w", encoding=encoding,  # noqa: SIM115
-                                newline="\n")
+            fp = open(self.path, "x" if exclusive else "w", encoding=encoding,  # noqa: SIM115
+                      newline="\n")
             self._own = True
         else:
             self.path = None
-            self._fp = target
+            fp = target
             self._own = False
+        self._fp: IO | None = fp
         try:
-            write_header(self._fp, qmgr=qmgr, queue=queue, style=style, created=created,
+            write_header(fp, qmgr=qmgr, queue=queue, style=style, created=created,
                          version=version)
         except BaseException:
             self.close()
@@ -231,7 +239,10 @@ class DmpWriter:
 
     def write(self, message: Message) -> None:
         """Append one message (numbered ``* Index n`` from 1 when ``index=True``)."""
-        write_message(self._fp, message, index=self.count + 1 if self.index else None,
+        fp = self._fp
+        if fp is None:
+            raise ValueError("the dmpmqmsg file is closed")
+        write_message(fp, message, index=self.count + 1 if self.index else None,
                       body_style=self.body_style)
         self.count += 1
         self.bytes_written += len(message.body)
