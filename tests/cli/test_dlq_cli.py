@@ -123,3 +123,27 @@ def test_failures_exit_1_and_are_listed_with_reasons(cli, tmp_path: Path) -> Non
     assert "(and 40 more: --json lists every message)" in r.out
     r = cli("dlq-handler", "--rules", str(rules), "--once", "--retry-interval", "0", "--yes")
     assert r.code == 1 and "2 attempts so far)" in r.err
+
+
+def test_the_example_service_unit_runs_a_valid_command() -> None:
+    """examples/dlq/mqconsole-dlq.service (docs/dlq-handler.md): its ExecStart is a
+    dlq-handler command line this version accepts, with --yes (no terminal) and SIGTERM as
+    the stop signal the handler turns into a clean end."""
+    import shlex
+
+    from mqconsole.cli.commands.dlq_cmd import dlq_handler
+    from mqconsole.cli.main import cli
+
+    unit = (Path(__file__).parents[2] / "examples" / "dlq" / "mqconsole-dlq.service"
+            ).read_text()
+    joined = unit.replace("\\\n", " ")
+    [exec_start] = [line.split("=", 1)[1] for line in joined.splitlines()
+                    if line.startswith("ExecStart=")]
+    argv = shlex.split(exec_start)[1:]
+    assert "KillSignal=SIGTERM" in unit and "RestartPreventExitStatus=2 4" in unit
+    top = {opt for p in cli.params for opt in p.opts}
+    at = argv.index("dlq-handler")
+    assert all(a in top for a in argv[:at] if a.startswith("-"))
+    known = {opt for p in dlq_handler.params for opt in p.opts}
+    assert [a for a in argv[at + 1:] if a.startswith("-") and a not in known] == []
+    assert "--yes" in argv and "--rules" in argv
