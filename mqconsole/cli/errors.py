@@ -23,6 +23,7 @@ class CliError(Exception):
 
 def describe(exc: BaseException) -> tuple[str, ExitCode] | None:
     """One sentence and an exit code for errors we know; None for bugs."""
+    from mqconsole.audit.errors import AuditError
     from mqconsole.config import ConfigError
     from mqconsole.ops.dmpfile import DmpFileError, DmpWriteError
     from mqconsole.ops.edit import EditError
@@ -34,6 +35,8 @@ def describe(exc: BaseException) -> tuple[str, ExitCode] | None:
 
     if isinstance(exc, CliError | OperationError):
         return str(exc), exc.code
+    if isinstance(exc, AuditError):
+        return str(exc), ExitCode(exc.code)
     if isinstance(exc, MQError):
         text = str(exc)
         if exit_code_for_mq(exc) == ExitCode.UNKNOWN_OUTCOME:

@@ -43,6 +43,7 @@ COMMANDS = {
     "plugins": "plugins_cmd:plugins",
     "action": "action_cmd:action",
     "dlq-handler": "dlq_cmd:dlq_handler",
+    "audit": "audit_cmd:audit",
 }
 
 

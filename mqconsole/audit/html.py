@@ -1,0 +1,50 @@
+"""``audit report --html FILE``: one self-contained page for a ticket or an email.
+
+No script, no web font, no link: the tables and their horizontal bars are HTML and inline
+CSS, so the page reads the same offline and years later. Every value is escaped (queue
+names and application names come from the messages).
+"""
+
+from __future__ import annotations
+
+from html import escape
+from typing import Any
+
+from mqconsole.audit.present import extremes, headline, tables
+
+STYLE = """
+body { font: 14px/1.4 system-ui, sans-serif; margin: 2em; color: #222; }
+h1 { font-size: 1.4em; } h2 { font-size: 1.1em; margin-top: 1.6em; }
+table { border-collapse: collapse; }
+th, td { text-align: left; padding: 2px 10px 2px 0; vertical-align: middle; }
+td.n { text-align: right; font-variant-numeric: tabular-nums; }
+td.bar { width: 320px; }
+div.bar { background: #3b6ea8; height: 0.9em; min-width: 1px; }
+p.none { color: #777; }
+code { font-size: 0.95em; }
+"""
+
+
+def render_html(report: dict[str, Any], *, title: str = "MQ audit") -> str:
+    """The report as one HTML page with its tables and bar charts."""
+    parts = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
+             f"<title>{escape(title)}</title><style>{STYLE}</style></head><body>",
+             f"<h1>{escape(title)}</h1>", f"<p>{escape(headline(report))}</p>"]
+    for label, text in extremes(report):
+        parts.append(f"<p><b>{escape(label)}</b>: <code>{escape(text)}</code></p>")
+    for table in tables(report):
+        parts.append(f"<h2>{escape(table.title)}</h2>")
+        if not table.rows:
+            parts.append('<p class="none">none</p>')
+            continue
+        largest = max(table.counts) if table.counts else 0
+        head = "".join(f"<th>{escape(h)}</th>" for h in table.headers)
+        parts.append(f"<table><tr>{head}<th></th></tr>")
+        for row, count in zip(table.rows, table.counts, strict=True):
+            cells = "".join(f"<td>{escape(c)}</td>" for c in row)
+            width = 0.0 if largest <= 0 else 100.0 * count / largest
+            parts.append(f'<tr>{cells}<td class="n">{count:,}</td><td class="bar">'
+                         f'<div class="bar" style="width:{width:.1f}%"></div></td></tr>')
+        parts.append("</table>")
+    parts.append("</body></html>")
+    return "\n".join(parts) + "\n"

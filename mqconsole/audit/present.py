@@ -1,0 +1,95 @@
+"""How the report's lists are shown — once, for the CLI's text, the HTML page and the console.
+
+Each list has a title, its key columns and a count; :func:`tables` yields them in the order
+an operator reads them (plugin lists last), and :func:`bar` draws a horizontal bar with
+eighth blocks so 1 and 1,000,000 can sit on the same chart. Cells are plain strings: the
+faces make them safe for their medium (Rich text, HTML escapes).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+BLOCKS = " ▏▎▍▌▋▊▉█"
+
+
+@dataclass(frozen=True)
+class Table:
+    """One list of the report, ready to show."""
+
+    key: str
+    title: str
+    headers: tuple[str, ...]
+    rows: list[list[str]]
+    counts: list[int]
+    source: list[dict[str, Any]]  # the report's rows, for opening the messages behind one
+
+
+TITLES: dict[str, tuple[str, tuple[tuple[str, str], ...]]] = {
+    "by_queue": ("Messages by queue", (("qmgr", "QMGR"), ("queue", "QUEUE"),
+                                      ("bytes", "BYTES"))),
+    "by_reason": ("By dead-letter reason", (("reason", "REASON"), ("name", "NAME"))),
+    "by_destination": ("By destination", (("qmgr", "QMGR"), ("queue", "QUEUE"))),
+    "by_reason_destination": ("By reason and destination queue",
+                              (("reason", "REASON"), ("queue", "QUEUE"))),
+    "by_age": ("By age", (("bucket", "AGE"),)),
+    "by_put_application": ("By put application", (("name", "APPLICATION"),)),
+    "backout_counts": ("By backout count", (("backout_count", "BACKOUT COUNT"),)),
+    "duplicate_msg_ids": ("Duplicate MsgIds", (("msg_id", "MSGID"), ("queues", "QUEUES"))),
+}
+
+
+def cell(value: Any, field: str = "") -> str:
+    """One value as text: ``-`` for null (no header, unknown name), lists joined."""
+    if value is None:
+        return "(no header)" if field == "reason" else "-"
+    if isinstance(value, list):
+        return ", ".join(str(v) for v in value)
+    if isinstance(value, int) and field == "bytes":
+        return f"{value:,}"
+    return str(value)
+
+
+def tables(report: dict[str, Any]) -> Iterator[Table]:
+    """The report's lists in reading order, each with its rows as text."""
+    keys = [*TITLES, *sorted(k for k in report if k.startswith("by_") and k not in TITLES)]
+    for key in keys:
+        if key not in report:
+            continue
+        title, columns = TITLES.get(key, (f"By {key.removeprefix('by_')}",
+                                          (("value", key.removeprefix("by_").upper()),)))
+        source = list(report[key])
+        rows = [[cell(row.get(field), field) for field, _ in columns] for row in source]
+        yield Table(key=key, title=title, headers=(*(h for _, h in columns), "COUNT"),
+                    rows=rows, counts=[int(row["count"]) for row in source], source=source)
+
+
+def bar(count: int, largest: int, width: int = 30) -> str:
+    """A horizontal bar of ``count`` against ``largest`` in ``width`` cells (eighths)."""
+    if largest <= 0 or count <= 0:
+        return ""
+    eighths = max(1, round(count / largest * width * 8))
+    full, rest = divmod(eighths, 8)
+    return "█" * full + (BLOCKS[rest] if rest else "")
+
+
+def headline(report: dict[str, Any]) -> str:
+    """One line: how many messages, bytes and unparsed, as of when."""
+    text = (f"{report['messages']:,} messages, {report['bytes']:,} bytes"
+            f" as of {report['as_of']}")
+    if report.get("unparsed"):
+        text += f"; {report['unparsed']:,} with headers that do not parse"
+    return text
+
+
+def extremes(report: dict[str, Any]) -> list[tuple[str, str]]:
+    """The oldest and youngest message as (label, text) lines."""
+    lines = []
+    for label in ("oldest", "youngest"):
+        value = report.get(label)
+        if value:
+            lines.append((label, f"{value['put_time']}  {value['qmgr']} {value['queue']}  "
+                                 f"MsgId {value['msg_id']}"))
+    return lines

@@ -1,0 +1,108 @@
+"""Opening a snapshot folder for the report and ``audit sql``.
+
+A snapshot (audit.md) is a folder: ``manifest.json`` and the Parquet dataset partitioned by
+``queue`` and ``put_date`` — either in the folder itself or in its ``messages/`` subfolder —
+plus ``_summary/`` (:mod:`.summary`) when the export stored its aggregates. Anything else
+is refused with one sentence (exit 2) before Spark reads a byte.
+
+Partition columns are read as the strings they are (a queue named ``007`` stays ``007``):
+the session turns partition type inference off, and ``put_date`` is cast back to a date.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from mqconsole.audit.errors import AuditInputError
+
+if TYPE_CHECKING:
+    from pyspark.sql import DataFrame, SparkSession
+
+MANIFEST = "manifest.json"
+DATA_DIR = "messages"
+VIEW = "messages"
+
+# The snapshot's fixed columns (audit.md); any other column is a plugin's audit column.
+FIXED_COLUMNS = (
+    "qmgr", "queue", "position", "source", "msg_id", "correl_id", "group_id", "put_time",
+    "put_date", "put_appl_name", "user_id", "appl_identity_data", "put_appl_type", "msg_type",
+    "feedback", "persistence", "priority", "backout_count", "ccsid", "encoding", "expiry",
+    "format", "reply_to_q", "reply_to_qmgr", "dlh_reason", "dlh_reason_name", "dlh_dest_q",
+    "dlh_dest_qmgr", "dlh_format", "dlh_put_appl_name", "dlh_put_time", "xqh_remote_q",
+    "xqh_remote_qmgr", "properties", "length", "payload_length", "payload_sha256", "payload",
+)
+# A row whose headers did not parse: the header columns are null, and so is the length of
+# the payload after the headers (which cannot be known).
+UNPARSED_SQL = "payload_length IS NULL"
+# When the message reached the queue it was read from (audit.md, age buckets).
+ARRIVAL_SQL = "coalesce(dlh_put_time, put_time)"
+
+
+@dataclass
+class SnapshotFolder:
+    """Where a snapshot's parts are; checked, not yet read."""
+
+    root: Path
+    data: Path
+    manifest: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def summary_dir(self) -> Path:
+        return self.root / "_summary"
+
+
+def locate(path: str | Path) -> SnapshotFolder:
+    """Check that ``path`` is a snapshot folder; :class:`AuditInputError` naming it if not."""
+    root = Path(path).expanduser()
+    if not root.exists():
+        raise AuditInputError(f"snapshot folder {root} does not exist "
+                              "(write one with 'mqconsole audit export --out DIR')")
+    if not root.is_dir():
+        raise AuditInputError(f"{root} is a file, not a snapshot folder")
+    manifest: dict[str, Any] = {}
+    if (root / MANIFEST).exists():
+        try:
+            loaded = json.loads((root / MANIFEST).read_text(encoding="utf-8"))
+        except (OSError, ValueError) as e:
+            raise AuditInputError(f"{root / MANIFEST} cannot be read: {e}") from None
+        if not isinstance(loaded, dict):
+            raise AuditInputError(f"{root / MANIFEST} is not a snapshot manifest")
+        manifest = loaded
+    data = root / DATA_DIR if (root / DATA_DIR).is_dir() else root
+    fmt = str(manifest.get("format", "parquet"))
+    if fmt != "parquet":
+        raise AuditInputError(f"{root} is a {fmt} snapshot; the report and 'audit sql' read "
+                              "Parquet snapshots (export again with --format parquet)")
+    if not any(p.suffix == ".parquet" for p in data.rglob("*.parquet")):
+        raise AuditInputError(f"{root} holds no Parquet files: not an audit snapshot")
+    return SnapshotFolder(root=root, data=data, manifest=manifest)
+
+
+def read_messages(spark: SparkSession, folder: SnapshotFolder) -> DataFrame:
+    """The snapshot as a DataFrame, registered as the ``messages`` view."""
+    from pyspark.sql import functions as F
+
+    try:
+        frame = spark.read.option("basePath", str(folder.data)).parquet(str(folder.data))
+        if "put_date" in frame.columns:
+            frame = frame.withColumn("put_date", F.col("put_date").cast("date"))
+        missing = [c for c in ("qmgr", "queue", "msg_id", "put_time", "length")
+                   if c not in frame.columns]
+    except Exception as e:
+        from mqconsole.audit.session import first_line
+
+        raise AuditInputError(f"{folder.root} cannot be read as a snapshot: "
+                              f"{first_line(e)}") from None
+    if missing:
+        raise AuditInputError(f"{folder.root} is not an audit snapshot (no column "
+                              f"{', '.join(missing)})")
+    frame.createOrReplaceTempView(VIEW)
+    return frame
+
+
+def plugin_columns(columns: list[str]) -> list[str]:
+    """The plugins' audit columns among ``columns`` (those audit.md does not fix)."""
+    return [c for c in columns if c not in FIXED_COLUMNS]

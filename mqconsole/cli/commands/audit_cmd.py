@@ -1,0 +1,155 @@
+"""``mqconsole audit report | sql`` (and ``export``): bulk audits on Spark (docs/audit.md).
+
+Thin: parse, start Spark through :mod:`mqconsole.audit.session` (checked first: exit 3 with
+how to get pyspark or Java), call :mod:`mqconsole.audit`, show. Progress goes to stderr,
+answers to stdout; JVM output to the log file, never the terminal.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+import time
+from typing import Any
+
+import click
+
+from mqconsole.cli.output import emit_json, safe, say, table
+
+from .common import json_option
+
+MASTER = re.compile(r"^(local(\[(\*|[1-9][0-9]*)(,[0-9]+)?\])?|spark://[^\s/]+(:\d+)?"
+                    r"(,[^\s/]+(:\d+)?)*|yarn|k8s://\S+|mesos://\S+)$")
+
+
+def _check_master(_ctx: click.Context, _param: click.Parameter, value: str | None
+                  ) -> str | None:
+    if value is not None and not MASTER.match(value):
+        raise click.BadParameter(f"{value!r} is not a Spark master (local[N], local[*], "
+                                 "spark://HOST:PORT, yarn or k8s://URL)")
+    return value
+
+
+def _check_remote(_ctx: click.Context, _param: click.Parameter, value: str | None
+                  ) -> str | None:
+    if value is not None and not value.startswith("sc://"):
+        raise click.BadParameter(f"{value!r} is not a Spark Connect address (sc://HOST:PORT)")
+    return value
+
+
+def spark_options(fn):
+    """--master and --remote."""
+    fn = click.option("--remote", metavar="sc://HOST:PORT", callback=_check_remote,
+                      help="Run on a Spark Connect server instead.")(fn)
+    return click.option("--master", metavar="URL", callback=_check_master,
+                        help="Spark master: local[N] (default local[*]), spark://HOST:PORT, "
+                             "yarn, k8s://URL.")(fn)
+
+
+def open_spark(master: str | None, remote: str | None, quiet: bool = False) -> Any:
+    """The Spark session (started quietly); progress said on stderr."""
+    from mqconsole.audit.session import spark_session
+
+    if not quiet:
+        say(f"starting Spark ({remote or master or 'local[*]'}) ...")
+    return spark_session(master, remote=remote)
+
+
+@click.group("audit")
+def audit() -> None:
+    """Bulk audits on Spark: a Parquet snapshot of queues or files, the report, SQL.
+
+    Exit codes: 2 a missing or invalid snapshot, a bad --as-of or bad SQL; 3 Java or
+    pyspark missing (pip install 'mqconsole[spark]'), or Spark cannot start.
+    """
+
+
+@audit.command("report")
+@click.option("--in", "folder", required=True, metavar="DIR", help="The snapshot folder.")
+@click.option("--as-of", metavar="TIME", help="Ages as of this ISO 8601 time (default now).")
+@json_option
+@click.option("--html", "html_file", metavar="FILE",
+              help="Write one self-contained HTML page (tables and bar charts) to FILE.")
+@spark_options
+def report(folder: str, as_of: str | None, as_json: bool, html_file: str | None,
+           master: str | None, remote: str | None) -> None:
+    """The audit report of a snapshot: counts by queue, reason, destination, age, put
+    application and backout count, duplicate MsgIds, the oldest and youngest message."""
+    from mqconsole.audit.report import build_report, parse_as_of
+    from mqconsole.audit.snapshot import locate
+
+    if as_json and html_file:
+        raise click.UsageError("--json and --html are alternatives: give one")
+    when = parse_as_of(as_of)
+    locate(folder)  # a bad folder is exit 2 before Spark starts
+    started = time.monotonic()
+    spark = open_spark(master, remote)
+    result = build_report(spark, folder, as_of=when, progress=say)
+    say(f"report done in {time.monotonic() - started:.1f} s")
+    if html_file:
+        from mqconsole.audit.html import render_html
+
+        _write_private(html_file, render_html(result, title=f"MQ audit of {folder}"))
+        say(f"wrote {html_file}")
+    elif as_json:
+        emit_json(result)
+    else:
+        click.echo(render_text(result))
+
+
+def _write_private(path: str, text: str) -> None:
+    import os
+
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as out:
+        out.write(text)
+
+
+def render_text(result: dict[str, Any], width: int = 30) -> str:
+    """The report as text tables, each count with a horizontal bar."""
+    from mqconsole.audit.present import bar, extremes, headline, tables
+
+    lines = [safe(headline(result))]
+    lines += [f"{label}: {safe(text)}" for label, text in extremes(result)]
+    for part in tables(result):
+        lines += ["", part.title]
+        if not part.rows:
+            lines.append("  none")
+            continue
+        largest = max(part.counts)
+        rows = [[*row, f"{count:,}", bar(count, largest, width)]
+                for row, count in zip(part.rows, part.counts, strict=True)]
+        lines.append(table([*part.headers, ""], rows, max_width={0: 60, 1: 60}))
+    return "\n".join(lines)
+
+
+@audit.command("sql")
+@click.option("--in", "folder", required=True, metavar="DIR", help="The snapshot folder.")
+@click.argument("query")
+@json_option
+@spark_options
+def sql(folder: str, query: str, as_json: bool, master: str | None,
+        remote: str | None) -> None:
+    """Run QUERY (Spark SQL) over the snapshot's view ``messages``.
+
+    Example: mqconsole audit sql --in snap "SELECT dlh_reason_name, count(*) FROM messages
+    GROUP BY 1 ORDER BY 2 DESC"
+    """
+    from mqconsole.audit.query import check_query, run_query
+    from mqconsole.audit.snapshot import locate
+
+    check_query(query)
+    locate(folder)
+    spark = open_spark(master, remote)
+    result = run_query(spark, folder, query)
+    say(f"{len(result.rows):,} rows")
+    if as_json:
+        emit_json([dict(zip(result.columns, row, strict=True)) for row in result.rows])
+        return
+    rows = [["NULL" if v is None else v for v in row] for row in result.rows]
+    click.echo(table(result.columns, rows, max_width=dict.fromkeys(range(len(result.columns)),
+                                                                    80)))
+    sys.stdout.flush()
+
+
+COMMANDS = [audit]

@@ -1,0 +1,95 @@
+"""``mqconsole audit report | sql``: real invocations (each starts its own Spark)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tests.audit.reportdata import AS_OF, make_rows, oracle, write_snapshot
+from tests.cli.conftest import run_cli
+
+pytestmark = [pytest.mark.xdist_group("spark")]
+AS_OF_TEXT = "2026-11-25T10:00:00Z"
+
+
+@pytest.fixture(scope="module")
+def snapshot(tmp_path_factory):
+    rows = make_rows(400, seed=21)
+    return write_snapshot(tmp_path_factory.mktemp("audit") / "snap", rows), rows
+
+
+def test_report_json_is_the_oracle_and_progress_goes_to_stderr(snapshot, tmp_path):
+    folder, rows = snapshot
+    r = run_cli("audit", "report", "--in", str(folder), "--as-of", AS_OF_TEXT, "--json",
+                "--master", "local[2]", home=tmp_path / "home")
+    assert r.code == 0, r.err
+    assert r.json == json.loads(json.dumps(oracle(rows, AS_OF)))
+    assert "starting Spark" in r.err and "report done" in r.err
+    assert "WARN" not in r.err and "at org.apache" not in r.err  # JVM output in the log
+    assert (tmp_path / "home" / "state" / "spark.log").exists()
+
+
+def test_report_html_is_one_page_with_tables_and_bars(snapshot, tmp_path):
+    folder, rows = snapshot
+    page = tmp_path / "audit.html"
+    r = run_cli("audit", "report", "--in", str(folder), "--as-of", AS_OF_TEXT, "--html",
+                str(page), "--master", "local[2]", home=tmp_path / "home")
+    assert r.code == 0, r.err
+    assert r.out == ""
+    html = page.read_text()
+    assert html.startswith("<!DOCTYPE html>")
+    assert "<script" not in html and "http" not in html  # self-contained
+    assert html.count('<div class="bar"') >= sum(
+        len(v) for k, v in oracle(rows, AS_OF).items() if k.startswith(("by_", "backout",
+                                                                          "duplicate")))
+    assert "By dead-letter reason" in html and "MQRC_Q_FULL" in html
+
+
+def test_sql_json_and_bad_sql_in_one_sentence(snapshot, tmp_path):
+    folder, rows = snapshot
+    r = run_cli("audit", "sql", "--in", str(folder), "--json", "--master", "local[2]",
+                "SELECT queue, count(*) AS n FROM messages GROUP BY queue ORDER BY queue",
+                home=tmp_path / "home")
+    assert r.code == 0, r.err
+    counts: dict[str, int] = {}
+    for row in rows:
+        counts[row["queue"]] = counts.get(row["queue"], 0) + 1
+    assert r.json == [{"queue": q, "n": n} for q, n in sorted(counts.items())]
+    bad = run_cli("audit", "sql", "--in", str(folder), "--master", "local[2]",
+                  "SELECT no_such_column FROM messages", home=tmp_path / "home")
+    assert bad.code == 2
+    assert bad.err.strip().splitlines()[-1].startswith("mqconsole: the query failed:")
+    assert "no_such_column" in bad.err and "Traceback" not in bad.err
+    assert "at org.apache" not in bad.err
+
+
+def test_not_a_query_missing_snapshot_and_bad_time_are_exit_2_before_spark(tmp_path):
+    home = tmp_path / "home"
+    r = run_cli("audit", "sql", "--in", str(tmp_path), "DROP TABLE messages", home=home)
+    assert r.code == 2 and "is not one" in r.err and "starting Spark" not in r.err
+    r = run_cli("audit", "report", "--in", str(tmp_path / "nope"), home=home)
+    assert r.code == 2 and "does not exist" in r.err and "starting Spark" not in r.err
+    r = run_cli("audit", "report", "--in", str(tmp_path), home=home)
+    assert r.code == 2 and "no Parquet files" in r.err
+    r = run_cli("audit", "report", "--in", str(tmp_path), "--as-of", "yesterday", home=home)
+    assert r.code == 2 and "ISO 8601" in r.err
+    r = run_cli("audit", "report", "--in", str(tmp_path), "--master", "mars", home=home)
+    assert r.code == 2 and "not a Spark master" in r.err
+
+
+def test_no_java_or_no_pyspark_is_exit_3_saying_how_to_get_them(snapshot, tmp_path):
+    folder, _ = snapshot
+    home = tmp_path / "home"
+    r = run_cli("audit", "report", "--in", str(folder), home=home,
+                env={"JAVA_HOME": str(tmp_path / "no-java")})
+    assert r.code == 3, r.err
+    assert "needs Java" in r.err and "openjdk-17" in r.err and "Traceback" not in r.err
+    shadow = tmp_path / "shadow" / "pyspark"
+    shadow.mkdir(parents=True)
+    (shadow / "__init__.py").write_text(
+        "raise ModuleNotFoundError(\"No module named 'pyspark'\", name='pyspark')\n")
+    r = run_cli("audit", "sql", "--in", str(folder), "SELECT 1", home=home,
+                env={"PYTHONPATH": str(tmp_path / "shadow")})
+    assert r.code == 3, r.err
+    assert "pip install 'mqconsole[spark]'" in r.err and "Traceback" not in r.err
