@@ -1,16 +1,16 @@
-"""What can go wrong in an audit, as one sentence each, with the exit code the CLI uses.
+"""What can go wrong reading a snapshot, as one sentence, with the exit code the CLI uses.
 
 :class:`AuditInputError` (exit 2): the snapshot folder is missing or not a snapshot, the
-``--as-of`` time or the SQL is bad. :class:`SparkUnavailable` (exit 3): pyspark, pyarrow or
-Java is missing — the sentence says how to get them. :class:`SparkFailed` (exit 3): Spark
-did not start or cannot reach its master.
+``--as-of`` time or the SQL is bad. (Java or pyspark missing is
+:class:`mqconsole.audit.java.SparkUnavailable`, exit 3.) :func:`first_line` keeps Spark's
+own sentence and drops its JVM stack trace.
 """
 
 from __future__ import annotations
 
 
 class AuditError(Exception):
-    """Base of the audit's errors: ``str(e)`` is the sentence, ``code`` the exit code."""
+    """Base of the report's errors: ``str(e)`` is the sentence, ``code`` the exit code."""
 
     code = 2
 
@@ -21,13 +21,15 @@ class AuditInputError(AuditError):
     code = 2
 
 
-class SparkUnavailable(AuditError):
-    """pyspark, pyarrow or Java is missing (exit 3); the message says how to get them."""
-
-    code = 3
-
-
-class SparkFailed(AuditError):
-    """Spark could not start or reach its master (exit 3); the message names it."""
-
-    code = 3
+def first_line(error: BaseException) -> str:
+    """The first line of an error Spark raised, without its JVM stack trace."""
+    getter = getattr(error, "getMessage", None)
+    try:
+        text = str(getter() if callable(getter) else error)
+    except Exception:  # a py4j error whose JVM side is gone
+        text = str(error)
+    for line in text.strip().splitlines():
+        line = line.strip()
+        if line:
+            return line[:300]
+    return type(error).__name__

@@ -15,9 +15,8 @@ from datetime import UTC, date, datetime
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
-from mqconsole.audit.errors import AuditInputError
+from mqconsole.audit.errors import AuditInputError, first_line
 from mqconsole.audit.report import iso
-from mqconsole.audit.session import first_line
 from mqconsole.audit.snapshot import locate, read_messages
 
 if TYPE_CHECKING:

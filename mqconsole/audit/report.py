@@ -28,10 +28,10 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
+from mqconsole.audit.columns import UNPARSED_SQL
 from mqconsole.audit.errors import AuditInputError
 from mqconsole.audit.snapshot import (
     ARRIVAL_SQL,
-    UNPARSED_SQL,
     SnapshotFolder,
     locate,
     plugin_columns,

@@ -144,7 +144,7 @@ def start_session(settings: SparkSettings | None = None) -> SparkSession:
     from pyspark.java_gateway import launch_gateway
     from pyspark.sql import SparkSession
 
-    active = SparkSession.getActiveSession()
+    active = _running()
     if active is not None:
         return active
     log_dir = paths.ensure_dir(settings.log_file.parent)
@@ -165,7 +165,39 @@ def start_session(settings: SparkSettings | None = None) -> SparkSession:
         raise SparkUnavailable(f"Spark did not start ({type(e).__name__}); its output is in "
                                f"{settings.log_file}") from None
     sc = SparkContext(conf=conf, gateway=gateway)
+    quiet_python_loggers(settings.log_file)
     return SparkSession(sc)
+
+
+def _running() -> SparkSession | None:
+    """The session already running in this process, whichever thread started it (the
+    console starts Spark in a worker thread; getActiveSession only sees its own thread's)."""
+    from pyspark import SparkContext
+    from pyspark.sql import SparkSession
+
+    context = SparkContext._active_spark_context
+    if context is None:
+        return None
+    return SparkSession._instantiatedSession or SparkSession(context)
+
+
+def quiet_python_loggers(log_file: Path) -> None:
+    """pyspark logs a failing query's error on stderr before raising it: send its two
+    loggers to the log file instead (no JVM words on the terminal)."""
+    import logging
+
+    try:
+        from pyspark.logger import PySparkLogger
+    except ImportError:  # pragma: no cover - older pyspark
+        return
+    for name in ("SQLQueryContextLogger", "DataFrameQueryContextLogger"):
+        logger = PySparkLogger.getLogger(name)
+        if any(getattr(h, "baseFilename", None) == str(log_file) for h in logger.handlers):
+            continue
+        for handler in list(logger.handlers):
+            logger.removeHandler(handler)
+        logger.addHandler(logging.FileHandler(log_file, delay=True))
+        logger.propagate = False
 
 
 def stop_session(spark: SparkSession) -> None:

@@ -6,7 +6,7 @@ plus ``_summary/`` (:mod:`.summary`) when the export stored its aggregates. Anyt
 is refused with one sentence (exit 2) before Spark reads a byte.
 
 Partition columns are read as the strings they are (a queue named ``007`` stays ``007``):
-the session turns partition type inference off, and ``put_date`` is cast back to a date.
+partition type inference is turned off, and ``put_date`` is cast back to a date.
 """
 
 from __future__ import annotations
@@ -16,7 +16,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from mqconsole.audit.errors import AuditInputError
+from mqconsole.audit.columns import COLUMNS, PAYLOAD
+from mqconsole.audit.errors import AuditInputError, first_line
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
@@ -26,17 +27,7 @@ DATA_DIR = "messages"
 VIEW = "messages"
 
 # The snapshot's fixed columns (audit.md); any other column is a plugin's audit column.
-FIXED_COLUMNS = (
-    "qmgr", "queue", "position", "source", "msg_id", "correl_id", "group_id", "put_time",
-    "put_date", "put_appl_name", "user_id", "appl_identity_data", "put_appl_type", "msg_type",
-    "feedback", "persistence", "priority", "backout_count", "ccsid", "encoding", "expiry",
-    "format", "reply_to_q", "reply_to_qmgr", "dlh_reason", "dlh_reason_name", "dlh_dest_q",
-    "dlh_dest_qmgr", "dlh_format", "dlh_put_appl_name", "dlh_put_time", "xqh_remote_q",
-    "xqh_remote_qmgr", "properties", "length", "payload_length", "payload_sha256", "payload",
-)
-# A row whose headers did not parse: the header columns are null, and so is the length of
-# the payload after the headers (which cannot be known).
-UNPARSED_SQL = "payload_length IS NULL"
+FIXED_COLUMNS = (*COLUMNS, PAYLOAD[0])
 # When the message reached the queue it was read from (audit.md, age buckets).
 ARRIVAL_SQL = "coalesce(dlh_put_time, put_time)"
 
@@ -85,6 +76,8 @@ def read_messages(spark: SparkSession, folder: SnapshotFolder) -> DataFrame:
     """The snapshot as a DataFrame, registered as the ``messages`` view."""
     from pyspark.sql import functions as F
 
+    # partition folders are read as the strings they are: a queue named 007 stays 007
+    spark.conf.set("spark.sql.sources.partitionColumnTypeInference.enabled", "false")
     try:
         frame = spark.read.option("basePath", str(folder.data)).parquet(str(folder.data))
         if "put_date" in frame.columns:
@@ -92,8 +85,6 @@ def read_messages(spark: SparkSession, folder: SnapshotFolder) -> DataFrame:
         missing = [c for c in ("qmgr", "queue", "msg_id", "put_time", "length")
                    if c not in frame.columns]
     except Exception as e:
-        from mqconsole.audit.session import first_line
-
         raise AuditInputError(f"{folder.root} cannot be read as a snapshot: "
                               f"{first_line(e)}") from None
     if missing:

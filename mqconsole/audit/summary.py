@@ -39,7 +39,7 @@ KEYS = ("qmgr", "queue", "dlh_reason", "dlh_reason_name", "has_dlh", "dlh_dest_q
         "dlh_dest_q", "put_appl_name", "backout_count")
 NEEDED = ("qmgr", "queue", "position", "msg_id", "put_time", "dlh_put_time", "dlh_reason",
           "dlh_reason_name", "dlh_dest_qmgr", "dlh_dest_q", "put_appl_name", "backout_count",
-          "length", "payload_length")
+          "length", "properties")
 BATCH_ROWS = 262_144
 
 
@@ -94,7 +94,8 @@ def summarize(data: str | Path, root: str | Path | None = None) -> dict[str, Any
         arrival = pc.coalesce(table["dlh_put_time"], table["put_time"])
         table = table.append_column("arrival", arrival)
         table = table.append_column("has_dlh", pc.is_valid(table["dlh_reason"]))
-        table = table.append_column("unparsed", pc.cast(pc.is_null(table["payload_length"]),
+        # unparsed: columns.UNPARSED_SQL ("properties IS NULL")
+        table = table.append_column("unparsed", pc.cast(pc.is_null(table["properties"]),
                                                         pa.int64()))
         table = table.append_column("n", pa.array(np_ones(table.num_rows)))
         group_parts.append(_fold_groups([table.rename_columns(

@@ -24,6 +24,8 @@ class CliError(Exception):
 def describe(exc: BaseException) -> tuple[str, ExitCode] | None:
     """One sentence and an exit code for errors we know; None for bugs."""
     from mqconsole.audit.errors import AuditError
+    from mqconsole.audit.java import SparkUnavailable
+    from mqconsole.audit.session import BadMaster
     from mqconsole.config import ConfigError
     from mqconsole.ops.dmpfile import DmpFileError, DmpWriteError
     from mqconsole.ops.edit import EditError
@@ -37,6 +39,10 @@ def describe(exc: BaseException) -> tuple[str, ExitCode] | None:
         return str(exc), exc.code
     if isinstance(exc, AuditError):
         return str(exc), ExitCode(exc.code)
+    if isinstance(exc, SparkUnavailable):
+        return str(exc), ExitCode.UNAVAILABLE
+    if isinstance(exc, BadMaster):
+        return str(exc), ExitCode.USAGE
     if isinstance(exc, MQError):
         text = str(exc)
         if exit_code_for_mq(exc) == ExitCode.UNKNOWN_OUTCOME:

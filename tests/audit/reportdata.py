@@ -84,7 +84,7 @@ def make_rows(n: int, seed: int = 11, *, as_of: datetime = AS_OF) -> list[dict[s
                    persistence=rng.choice([0, 1]), priority=rng.randint(0, 9),
                    backout_count=rng.choice([0, 0, 0, 1, 2, 5]), ccsid=1208, encoding=546,
                    expiry=-1, format="MQSTR", length=length,
-                   properties={"k": str(i)} if i % 7 == 0 else None,
+                   properties={"k": str(i)} if i % 7 == 0 else {},
                    payload_length=length, payload_sha256="AB" * 32)
         if kind < 0.6:  # dead-letter header
             reason = rng.choice(list(REASONS))
@@ -96,7 +96,7 @@ def make_rows(n: int, seed: int = 11, *, as_of: datetime = AS_OF) -> list[dict[s
                        dlh_put_appl_name="runmqchl", dlh_put_time=dlh_put,
                        payload_length=max(0, length - 172))
         elif kind < 0.7:  # headers that do not parse
-            row.update(format="MQDEAD", payload_length=None, payload_sha256=None)
+            row.update(format="MQDEAD", properties=None)
         elif kind < 0.72:  # no put time at all (blank PutDate)
             row.update(put_time=None, put_date=None)
         rows.append(row)
@@ -110,7 +110,7 @@ def write_snapshot(folder: Path, rows: list[dict[str, Any]], *,
     for name, type_ in (extra or {}).items():
         schema = schema.append(pa.field(name, type_))
     table = pa.Table.from_pylist(
-        [{**r, "properties": list(r["properties"].items()) if r["properties"] else None}
+        [{**r, "properties": None if r["properties"] is None else list(r["properties"].items())}
          for r in rows], schema=schema)
     folder.mkdir(parents=True, exist_ok=True)
     pq.write_to_dataset(table, root_path=str(folder), partition_cols=["queue", "put_date"],
@@ -178,7 +178,7 @@ def oracle(rows: list[dict[str, Any]], as_of: datetime = AS_OF,
         by_queue[(r["qmgr"], r["queue"])] += 1
         bytes_by_queue[(r["qmgr"], r["queue"])] += r["length"] or 0
         total_bytes += r["length"] or 0
-        unparsed += r["payload_length"] is None
+        unparsed += r["properties"] is None  # header columns null (columns.UNPARSED_SQL)
         reasons[(r["dlh_reason"], r["dlh_reason_name"])] += 1
         if r["dlh_reason"] is not None:
             dests[(r["dlh_dest_qmgr"], r["dlh_dest_q"])] += 1

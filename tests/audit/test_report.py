@@ -4,23 +4,18 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-import pytest
-
 from mqconsole.audit.report import build_report
 from tests.audit.reportdata import AS_OF, make_rows, oracle, write_snapshot
-from tests.audit.spark_fixture import spark  # noqa: F401
-
-pytestmark = [pytest.mark.xdist_group("spark")]
 
 
-def test_every_count_equals_the_oracle(spark, tmp_path):  # noqa: F811
+def test_every_count_equals_the_oracle(spark, tmp_path):
     rows = make_rows(600)
     folder = write_snapshot(tmp_path / "snap", rows)
     report = build_report(spark, folder, as_of=AS_OF, use_summary=False)
     assert report == oracle(rows)
 
 
-def test_as_of_moves_the_age_buckets_only(spark, tmp_path):  # noqa: F811
+def test_as_of_moves_the_age_buckets_only(spark, tmp_path):
     rows = make_rows(300, seed=5)
     folder = write_snapshot(tmp_path / "snap", rows)
     later = AS_OF + timedelta(days=3, microseconds=1)
@@ -28,7 +23,7 @@ def test_as_of_moves_the_age_buckets_only(spark, tmp_path):  # noqa: F811
     assert report == oracle(rows, later)
 
 
-def test_stored_aggregates_give_the_same_report(spark, tmp_path):  # noqa: F811
+def test_stored_aggregates_give_the_same_report(spark, tmp_path):
     from mqconsole.audit.summary import summarize
 
     rows = make_rows(700, seed=3)
@@ -41,7 +36,7 @@ def test_stored_aggregates_give_the_same_report(spark, tmp_path):  # noqa: F811
         assert "stored aggregates" in said[0]
 
 
-def test_plugin_columns_add_lists_on_both_paths(spark, tmp_path):  # noqa: F811
+def test_plugin_columns_add_lists_on_both_paths(spark, tmp_path):
     import pyarrow as pa
 
     from mqconsole.audit.summary import summarize
@@ -56,7 +51,7 @@ def test_plugin_columns_add_lists_on_both_paths(spark, tmp_path):  # noqa: F811
     assert build_report(spark, folder, as_of=AS_OF) == expected
 
 
-def test_an_empty_snapshot_has_five_empty_buckets(spark, tmp_path):  # noqa: F811
+def test_an_empty_snapshot_has_five_empty_buckets(spark, tmp_path):
     import pyarrow as pa
     import pyarrow.parquet as pq
 

@@ -27,7 +27,7 @@ def test_report_json_is_the_oracle_and_progress_goes_to_stderr(snapshot, tmp_pat
     assert r.json == json.loads(json.dumps(oracle(rows, AS_OF)))
     assert "starting Spark" in r.err and "report done" in r.err
     assert "WARN" not in r.err and "at org.apache" not in r.err  # JVM output in the log
-    assert (tmp_path / "home" / "state" / "spark.log").exists()
+    assert (tmp_path / "home" / "state" / "spark" / "spark.log").exists()
 
 
 def test_report_html_is_one_page_with_tables_and_bars(snapshot, tmp_path):
@@ -85,10 +85,9 @@ def test_no_java_or_no_pyspark_is_exit_3_saying_how_to_get_them(snapshot, tmp_pa
                 env={"JAVA_HOME": str(tmp_path / "no-java")})
     assert r.code == 3, r.err
     assert "needs Java" in r.err and "openjdk-17" in r.err and "Traceback" not in r.err
-    shadow = tmp_path / "shadow" / "pyspark"
-    shadow.mkdir(parents=True)
-    (shadow / "__init__.py").write_text(
-        "raise ModuleNotFoundError(\"No module named 'pyspark'\", name='pyspark')\n")
+    shadow = tmp_path / "shadow"  # a sitecustomize that makes pyspark not importable
+    shadow.mkdir()
+    (shadow / "sitecustomize.py").write_text("import sys\nsys.modules['pyspark'] = None\n")
     r = run_cli("audit", "sql", "--in", str(folder), "SELECT 1", home=home,
                 env={"PYTHONPATH": str(tmp_path / "shadow")})
     assert r.code == 3, r.err

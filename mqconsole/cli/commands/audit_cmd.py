@@ -7,7 +7,6 @@ answers to stdout; JVM output to the log file, never the terminal.
 
 from __future__ import annotations
 
-import re
 import sys
 import time
 from typing import Any
@@ -18,16 +17,15 @@ from mqconsole.cli.output import emit_json, safe, say, table
 
 from .common import json_option
 
-MASTER = re.compile(r"^(local(\[(\*|[1-9][0-9]*)(,[0-9]+)?\])?|spark://[^\s/]+(:\d+)?"
-                    r"(,[^\s/]+(:\d+)?)*|yarn|k8s://\S+|mesos://\S+)$")
-
 
 def _check_master(_ctx: click.Context, _param: click.Parameter, value: str | None
                   ) -> str | None:
-    if value is not None and not MASTER.match(value):
-        raise click.BadParameter(f"{value!r} is not a Spark master (local[N], local[*], "
-                                 "spark://HOST:PORT, yarn or k8s://URL)")
-    return value
+    from mqconsole.audit.session import BadMaster, check_master
+
+    try:
+        return None if value is None else check_master(value)
+    except BadMaster as e:
+        raise click.BadParameter(str(e)) from None
 
 
 def _check_remote(_ctx: click.Context, _param: click.Parameter, value: str | None
@@ -46,13 +44,16 @@ def spark_options(fn):
                              "yarn, k8s://URL.")(fn)
 
 
-def open_spark(master: str | None, remote: str | None, quiet: bool = False) -> Any:
-    """The Spark session (started quietly); progress said on stderr."""
-    from mqconsole.audit.session import spark_session
+def open_spark(master: str | None, remote: str | None) -> Any:
+    """The Spark session (started quietly, JVM output in the log); progress on stderr."""
+    from mqconsole.audit.session import DEFAULT_MASTER, SparkSettings, start_session
 
-    if not quiet:
-        say(f"starting Spark ({remote or master or 'local[*]'}) ...")
-    return spark_session(master, remote=remote)
+    say(f"starting Spark ({remote or master or DEFAULT_MASTER}) ...")
+    if remote:
+        from mqconsole.audit.remote import connect
+
+        return connect(remote)
+    return start_session(SparkSettings(master=master or DEFAULT_MASTER))
 
 
 @click.group("audit")
