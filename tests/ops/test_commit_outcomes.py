@@ -14,13 +14,11 @@ from pathlib import Path
 import pytest
 
 from mqconsole.backends.base import settle_failed_commit
-from mqconsole.backends.open import open_embedded
 from mqconsole.cli.errors import exit_code_for_mq
 from mqconsole.cli.exit_codes import ExitCode
 from mqconsole.mq.chain import add_dead_letter_header
 from mqconsole.mq.errors import CommitOutcomeUnknown, MQError, commit_outcome_unknown
 from mqconsole.mq.message import Message
-from mqconsole.mq.queue import QueueAttrs
 from mqconsole.ops.delete import delete_messages
 from mqconsole.ops.dmpfile import load_file
 from mqconsole.ops.edit import edit_message
@@ -47,12 +45,8 @@ UNKNOWN = (2009, 2018, 2548, 2549)
 
 
 @pytest.fixture
-def qm():
-    q = open_embedded(":memory:")
-    for name in (SRC, DST, DLQ, FILE_Q):
-        q.define_queue(QueueAttrs(name=name))
-    yield q
-    q.close()
+def qm(make_qm):
+    return make_qm(SRC, DST, DLQ, FILE_Q)
 
 
 def _messages() -> list[Message]:

@@ -5,10 +5,8 @@ from __future__ import annotations
 import pytest
 
 from mqconsole.backends.base import Context
-from mqconsole.backends.open import open_embedded
 from mqconsole.mq.md import MQMD
 from mqconsole.mq.message import Message
-from mqconsole.mq.queue import QueueAttrs
 from mqconsole.ops.delete import delete_messages
 from mqconsole.ops.dmpfile import load_file
 from mqconsole.ops.result import Control
@@ -30,11 +28,8 @@ def from_n(n: int, reason: int = 2009) -> dict[int, int]:
 
 
 @pytest.fixture
-def qm():
-    q = open_embedded(":memory:")
-    q.define_queue(QueueAttrs(name=Q))
-    yield q
-    q.close()
+def qm(make_qm):
+    return make_qm(Q)
 
 
 def fill(qm, n: int, *, queue: str = Q, msg_id: bytes | None = None) -> list[Message]:

@@ -6,18 +6,13 @@ import dataclasses
 
 import pytest
 
-from mqconsole.backends.open import open_embedded
 from mqconsole.model import parse_endpoints
-from mqconsole.ops.demo import build_demo
 from mqconsole.ops.doctor import diagnose
 
 
 @pytest.fixture
-def qm():
-    q = open_embedded(":memory:")
-    build_demo(q)
-    yield q
-    q.close()
+def qm(make_qm):
+    return make_qm(demo=True)
 
 
 def by_queue(report):

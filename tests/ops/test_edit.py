@@ -6,7 +6,6 @@ from __future__ import annotations
 import pytest
 
 from mqconsole.backends.base import Context
-from mqconsole.backends.open import open_embedded
 from mqconsole.mq.chain import add_dead_letter_header, parse_body
 from mqconsole.mq.md import MQMD
 from mqconsole.mq.message import Message
@@ -25,12 +24,8 @@ Q, OTHER = "APP.Q", "APP.OTHER"
 
 
 @pytest.fixture
-def qm():
-    q = open_embedded(":memory:")
-    q.define_queue(QueueAttrs(name=Q))
-    q.define_queue(QueueAttrs(name=OTHER, max_msg_length=100))
-    yield q
-    q.close()
+def qm(make_qm):
+    return make_qm(Q, QueueAttrs(OTHER, max_msg_length=100))
 
 
 def put(qm, body: bytes, *, queue: str = Q, msg_id: bytes = b"", **md) -> Message:

@@ -152,12 +152,8 @@ def test_to_must_exist_and_differ(demo):
 
 
 @pytest.fixture
-def qm():
-    q = open_embedded(":memory:")  # QM1, DLQ SYSTEM.DEAD.LETTER.QUEUE
-    for name in ("APP.A", "APP.B"):
-        q.define_queue(QueueAttrs(name=name))
-    yield q
-    q.close()
+def qm(make_qm):
+    return make_qm("APP.A", "APP.B")  # QM1, DLQ SYSTEM.DEAD.LETTER.QUEUE
 
 
 def _dead(m: Message, dest: str, qmgr: str = "QM1", reason: int = 2053) -> Message:

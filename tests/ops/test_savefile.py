@@ -8,7 +8,6 @@ from pathlib import Path
 import pytest
 
 from mqconsole.backends.base import Context
-from mqconsole.backends.open import open_embedded
 from mqconsole.mq.md import MQMD
 from mqconsole.mq.message import Message
 from mqconsole.mq.queue import QueueAttrs
@@ -80,12 +79,8 @@ AMQSBCG = """AMQSBCG0 - starts here
 
 
 @pytest.fixture
-def qm():
-    q = open_embedded(":memory:")
-    for name in (SRC, DST):
-        q.define_queue(QueueAttrs(name=name))
-    yield q
-    q.close()
+def qm(make_qm):
+    return make_qm(SRC, DST)
 
 
 def browse(qm, queue) -> list[Message]:

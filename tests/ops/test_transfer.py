@@ -30,12 +30,8 @@ IN_GROUP, LAST_IN_GROUP, SEGMENT, LAST_SEGMENT = 0x08, 0x10, 0x02, 0x04
 
 
 @pytest.fixture
-def qm():
-    q = open_embedded(":memory:")
-    for name in (SRC, DST):
-        q.define_queue(QueueAttrs(name=name, max_depth=100_000))
-    yield q
-    q.close()
+def qm(make_qm):
+    return make_qm(SRC, DST, max_depth=100_000)
 
 
 def test_move_all_keeps_body_and_context(qm):

@@ -11,9 +11,7 @@ from dataclasses import dataclass, field
 
 import pytest
 
-from mqconsole.backends.open import open_embedded
 from mqconsole.mq.message import Message
-from mqconsole.mq.queue import QueueAttrs
 from mqconsole.ops.selection import Selection
 from mqconsole.ops.transfer import transfer
 from tests.support.faulty import (
@@ -115,12 +113,8 @@ CASES: dict[str, Case] = {
 
 
 @pytest.fixture
-def qm():
-    q = open_embedded(":memory:")
-    for name in (SRC, DST):
-        q.define_queue(QueueAttrs(name=name, max_depth=100_000))
-    yield q
-    q.close()
+def qm(make_qm):
+    return make_qm(SRC, DST, max_depth=100_000)
 
 
 @pytest.mark.parametrize("fast", [True, False], ids=["move_current_to", "put_get_current"])

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -14,16 +13,11 @@ from mqconsole.backends.open import open_embedded
 from mqconsole.mq.errors import MQError
 from mqconsole.mq.md import MQMD
 from mqconsole.mq.message import Message
-from mqconsole.mq.queue import QueueAttrs
 
 
 @pytest.fixture
-def qm(tmp_path: Path) -> Iterator[EmbeddedQueueManager]:
-    with open_embedded(tmp_path / "qm", create=True, principal="admin") as conn:
-        conn.define_queue(QueueAttrs("APP.IN"))
-        conn.define_queue(QueueAttrs("APP.OUT"))
-        conn.define_queue(QueueAttrs("OTHER"))
-        yield conn
+def qm(make_qm, tmp_path: Path) -> EmbeddedQueueManager:
+    return make_qm("APP.IN", "APP.OUT", "OTHER", path=tmp_path / "qm", principal="admin")
 
 
 def test_names_as_mq_names_them() -> None:

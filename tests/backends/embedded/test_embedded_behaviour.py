@@ -6,7 +6,6 @@ import gc
 import os
 import sqlite3
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -27,10 +26,8 @@ def path(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
-def qm(path: Path) -> Iterator[EmbeddedQueueManager]:
-    with open_embedded(path, create=True, name="QMEMB", principal="operator1") as conn:
-        conn.define_queue(QueueAttrs("Q"))
-        yield conn
+def qm(make_qm, path: Path) -> EmbeddedQueueManager:
+    return make_qm("Q", path=path, name="QMEMB", principal="operator1")
 
 
 def m(body: bytes = b"x", **md: object) -> Message:

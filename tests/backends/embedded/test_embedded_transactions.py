@@ -14,7 +14,6 @@ import sys
 import threading
 import time
 from collections import Counter
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -38,11 +37,9 @@ def path(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
-def qm(path: Path) -> Iterator[EmbeddedQueueManager]:
-    with open_embedded(path, create=True, name="QMTX", principal="op") as conn:
-        for name in ("SRC", "DST", "LOG"):
-            conn.define_queue(QueueAttrs(name, max_depth=100_000))
-        yield conn
+def qm(make_qm, path: Path) -> EmbeddedQueueManager:
+    return make_qm("SRC", "DST", "LOG", max_depth=100_000, path=path, name="QMTX",
+                   principal="op")
 
 
 def m(body: bytes | str, **md: object) -> Message:

@@ -31,13 +31,9 @@ DLQ = "SYSTEM.DEAD.LETTER.QUEUE"
 
 
 @pytest.fixture
-def qm(tmp_path):
-    qm = create_queue_manager(tmp_path / "qm.sqlite")
-    for name, attrs in (("APP.IN", {}), ("APP.FULL", {"max_depth": 0}), ("CATCH", {}),
-                        ("OTHER", {}), ("REPLY.Q", {})):
-        qm.define_queue(QueueAttrs(name=name, **attrs))
-    yield qm
-    qm.close()
+def qm(make_qm, tmp_path):
+    return make_qm("APP.IN", QueueAttrs("APP.FULL", max_depth=0), "CATCH", "OTHER", "REPLY.Q",
+                   path=tmp_path / "qm.sqlite")
 
 
 def dead(i: int, *, dest: str = "APP.IN", reason: int = 2053, dest_qm: str = "QM1",

@@ -1,0 +1,52 @@
+"""Fixtures every folder shares: embedded queue managers made to order.
+
+``make_qm(*queues, ...)`` opens an embedded queue manager (in RAM unless ``path`` is
+given) with the named local queues defined, and closes every one it made when the test
+ends. A test folder's ``qm`` fixture is then one line: what differs is only which queues
+(and attributes) it needs. Contract tests and the console's tests keep their own ``qm``
+(a backend parameter, a demo file), built on the same helper where they can be.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+from mqconsole.backends.embedded import EmbeddedQueueManager
+from mqconsole.backends.open import open_embedded
+from mqconsole.mq.queue import QueueAttrs
+
+MakeQM = Callable[..., EmbeddedQueueManager]
+
+
+@pytest.fixture
+def make_qm() -> Iterator[MakeQM]:
+    """``make_qm("SRC", "DST", max_depth=100_000, path=None, name="QM1", principal=None,
+    demo=False)``: queues by name (each with ``attrs``) or as ``QueueAttrs``."""
+    opened: list[EmbeddedQueueManager] = []
+
+    def make(*queues: str | QueueAttrs, path: Path | str | None = None, name: str = "QM1",
+             principal: str | None = None, demo: bool = False,
+             **attrs: object) -> EmbeddedQueueManager:
+        qm = open_embedded(":memory:" if path is None else path, create=path is not None,
+                           name=name, principal=principal)
+        opened.append(qm)
+        if demo:
+            from mqconsole.ops.demo import build_demo
+            build_demo(qm)
+        for q in queues:
+            qm.define_queue(q if isinstance(q, QueueAttrs) else QueueAttrs(q, **attrs))
+        return qm
+
+    yield make
+    for qm in reversed(opened):
+        qm.close()
+
+
+@pytest.fixture
+def qm(make_qm: MakeQM) -> EmbeddedQueueManager:
+    """An empty queue manager QM1 in RAM (its dead-letter queue only); folders and modules
+    override it with the queues they need."""
+    return make_qm()
