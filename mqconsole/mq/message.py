@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from .md import MQMD
 
@@ -16,10 +16,15 @@ GROUP_FLAGS = MQMF_SEGMENT | MQMF_LAST_SEGMENT | MQMF_MSG_IN_GROUP | MQMF_LAST_M
 
 @dataclass(slots=True, eq=False)
 class Message:
-    """Equal to any Message (subclasses included) with an equal MD and body."""
+    """Equal to any Message (subclasses included) with an equal MD and body.
+
+    ``token`` names this very message while it is on its queue, when the browse or get that
+    read it says so: MQ's MsgToken (MQGMO version 3), the embedded store's own identity.
+    MsgIds need not be unique; a token is. It is never written to a file or put."""
 
     md: MQMD
     body: bytes
+    token: bytes | None = field(default=None, kw_only=True)
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Message):

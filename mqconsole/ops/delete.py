@@ -4,7 +4,9 @@
    format), completely, fsynced, published without overwriting anything
    (:func:`mqconsole.ops.savefile.write_messages_file`). If that fails, nothing is removed.
 2. Browse again with a cursor; each message that is one of those saved (same MsgId,
-   descriptor and body: :func:`~mqconsole.ops.savefile.message_key`) is got under the
+   descriptor and body: :func:`~mqconsole.ops.savefile.message_key`; and the same token,
+   when the browse names messages by token, so of identical copies exactly the one saved
+   goes) is got under the
    cursor under syncpoint, checked to be the one browsed, and the unit of work committed
    every ``batch`` messages. Messages that arrived meanwhile are never touched, even with a
    MsgId that was saved.
@@ -131,7 +133,7 @@ def remove_saved(qm: QueueManager, queue: str, saved: list[SavedMessage],
                     browsed = cursor.next()
                     if browsed is None:
                         break
-                    key = message_key(browsed)
+                    key = (message_key(browsed), browsed.token)
                     if remaining[key] - claimed[key] <= 0:
                         continue
                     try:
@@ -140,7 +142,7 @@ def remove_saved(qm: QueueManager, queue: str, saved: list[SavedMessage],
                         if exc.reason != MQRC_NO_MSG_UNDER_CURSOR:
                             raise
                         continue  # another consumer took it: found missing at the end
-                    if message_key(got) != key:
+                    if message_key(got) != key[0]:
                         raise _WrongMessage()
                     pending.append(key)
                     claimed[key] += 1

@@ -22,7 +22,6 @@ import hashlib
 import operator
 import os
 import stat
-from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -69,7 +68,7 @@ class SavedMessage:
 
     position: int
     msgid: str
-    key: tuple
+    key: tuple  # (message_key, token): the token names it exactly when the browse gave one
 
 
 @dataclass(slots=True)
@@ -290,7 +289,7 @@ def save_selected(qm: QueueManager, queue: str, path: str | os.PathLike | None,
     def chosen() -> Iterator[Message]:
         for position, message in iter_selected(qm, queue, selection, control):
             report.saved.append(SavedMessage(position, message.msg_id_hex,
-                                             message_key(message)))
+                                             (message_key(message), message.token)))
             report.bytes += len(message.body)
             yield message
 
@@ -476,9 +475,6 @@ def _backout_quietly(qm: QueueManager) -> None:
         with contextlib.suppress(MQError):
             qm.backout()
 
-
-def keys_counter(saved: list[SavedMessage]) -> Counter:
-    return Counter(s.key for s in saved)
 
 
 __all__ = [

@@ -1,12 +1,19 @@
-"""Which messages an operation works on: explicit MsgIds, a --where expression, a limit, or all.
+"""Which messages an operation works on: explicit MsgIds, marked messages, a --where
+expression, a limit, or all.
 
 No selection is a usage error, never "everything": ``--all`` must be said.
+
+MsgIds need not be unique (a reload or a replay repeats them), so a message an operator
+marked is named by a :class:`Mark`, not by its MsgId: by its token (MQ's MsgToken, the
+embedded store's identity) when the browse gave one, else by its position with its MsgId,
+CorrelId and put time checked there. A mark never selects another message.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 
 from mqconsole.ops.views import MessageView
@@ -18,20 +25,66 @@ class SelectionError(ValueError):
 
 
 @dataclass(frozen=True)
+class Mark:
+    """One message, exactly: its ``token`` when the browse that showed it gave one (with its
+    MsgId, so a token can never name another message), else its ``position`` on the queue
+    with its MsgId, CorrelId and put time (``put_date`` + ``put_time``) checked there."""
+
+    msgid: bytes
+    token: bytes | None = None
+    position: int | None = None
+    correlid: bytes | None = None
+    put: str | None = None
+
+    @classmethod
+    def of(cls, view: MessageView) -> Mark:
+        md = view.message.md
+        return cls(bytes(md.msg_id), view.message.token, view.position, bytes(md.correl_id),
+                   md.put_date + md.put_time)
+
+    def matches(self, view: MessageView) -> bool:
+        message = view.message
+        if message.md.msg_id != self.msgid:
+            return False
+        if self.token is not None and message.token is not None:
+            return message.token == self.token
+        md = message.md
+        return (view.position == self.position
+                and (self.correlid is None or md.correl_id == self.correlid)
+                and (self.put is None or md.put_date + md.put_time == self.put))
+
+
+@dataclass(frozen=True)
 class Selection:
     msgids: frozenset[bytes] = frozenset()
     where: Where | None = None
     where_text: str | None = None
     limit: int | None = None
     all: bool = False
+    marks: frozenset[Mark] = field(default_factory=frozenset)
 
     @property
     def needs_text(self) -> bool:
         return bool(self.where is not None and self.where.needs_text)
 
+    @property
+    def everything(self) -> bool:
+        """Every message (no look at one is needed)."""
+        return not self.msgids and not self.marks and self.where is None
+
+    @cached_property
+    def _marks_by_msgid(self) -> dict[bytes, list[Mark]]:
+        out: dict[bytes, list[Mark]] = {}
+        for mark in self.marks:
+            out.setdefault(mark.msgid, []).append(mark)
+        return out
+
     def matches(self, view: MessageView) -> bool:
-        """Every criterion given must hold (MsgIds and --where combine with AND)."""
+        """Every criterion given must hold (MsgIds, marks and --where combine with AND)."""
         if self.msgids and view.message.md.msg_id not in self.msgids:
+            return False
+        if self.marks and not any(
+                m.matches(view) for m in self._marks_by_msgid.get(view.message.md.msg_id, ())):
             return False
         return not (self.where is not None and not self.where.matches(view))
 
@@ -39,6 +92,8 @@ class Selection:
         parts = []
         if self.all:
             parts.append("all messages")
+        if self.marks:
+            parts.append(f"{len(self.marks)} marked message{'' if len(self.marks) == 1 else 's'}")
         if self.msgids:
             parts.append(f"{len(self.msgids)} MsgId(s)")
         if self.where_text:

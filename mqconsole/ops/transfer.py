@@ -302,7 +302,7 @@ class _Engine:
         self.now = datetime.now(UTC)
         self.limit = selection.limit
         # selecting everything needs no look at a message (the per-message path is hot)
-        self.everything = not selection.msgids and selection.where is None
+        self.everything = selection.everything
         self.cancel = self.control.cancel
         self.cursor: BrowseCursor | None = None
         self.move_step: Callable[..., MQError | None] | None = None  # the cursor's one call

@@ -5,9 +5,10 @@ operator must be able to open a queue of a million messages at once and scroll i
 :class:`BrowseModel` keeps:
 
 * a **light index**: for every row read so far a handful of numbers in typed arrays
-  (position, MsgId, put time, length, backout count, reason, format and destination as
-  indexes into small tables of interned strings) — about 60 bytes a row, enough to draw the
-  list, the summary and the marks without keeping any message;
+  (position, MsgId, token, put time, length, backout count, reason, format and destination
+  as indexes into small tables of interned strings) — about 80 bytes a row, enough to draw
+  the list, the summary and the marks (which name messages by token) without keeping any
+  message;
 * a bounded **window** of full :class:`~mqconsole.ops.views.MessageView` objects (payloads
   included), the most recently read ones, limited in count and in bytes;
 * one forward **cursor**, read only as far as the screen needs (plus a page), or to the end
@@ -33,11 +34,14 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
+from mqconsole.ops.selection import Mark
 from mqconsole.ops.summary import SummaryBuilder
 from mqconsole.ops.views import MessageView
 from mqconsole.ops.where import Where
 
 MSGID_LEN = 24
+TOKEN_LEN = 16
+NO_TOKEN = bytes(TOKEN_LEN)
 NO_REASON = -1
 
 
@@ -85,6 +89,8 @@ class LightIndex:
     def __init__(self) -> None:
         self.positions = array("Q")
         self.msgids = bytearray()
+        self.tokens = bytearray()  # the message's token (zeros: the browse gave none)
+        self.untokened: dict[int, tuple[bytes, str]] = {}  # row -> (CorrelId, put time)
         self.put = array("d")
         self.length = array("Q")
         self.backout = array("I")
@@ -100,6 +106,13 @@ class LightIndex:
         reason = view.reason
         self.positions.append(view.position)
         self.msgids += bytes(view.md.msg_id)[:MSGID_LEN].ljust(MSGID_LEN, b"\x00")
+        token = view.message.token
+        if token:
+            self.tokens += bytes(token)[:TOKEN_LEN].ljust(TOKEN_LEN, b"\x00")
+        else:  # a mark of it is checked by position, MsgId, CorrelId and put time
+            self.tokens += NO_TOKEN
+            md = view.md
+            self.untokened[self.count] = (bytes(md.correl_id), md.put_date + md.put_time)
         self.put.append(dt.timestamp() if dt is not None else math.nan)
         self.length.append(view.length)
         self.backout.append(max(0, min(view.backout_count, 0xFFFFFFFF)))
@@ -120,10 +133,18 @@ class LightIndex:
     def msgid(self, i: int) -> bytes:
         return bytes(self.msgids[i * MSGID_LEN:(i + 1) * MSGID_LEN])
 
+    def mark(self, i: int) -> Mark:
+        """What names row ``i``'s message exactly (its token, else its position checked)."""
+        token = bytes(self.tokens[i * TOKEN_LEN:(i + 1) * TOKEN_LEN])
+        if token != NO_TOKEN:
+            return Mark(self.msgid(i), token=token)
+        correlid, put = self.untokened[i]
+        return Mark(self.msgid(i), position=self.positions[i], correlid=correlid, put=put)
+
     def nbytes(self) -> int:
         arrays = (self.positions, self.put, self.length, self.backout, self.reason, self.fmt,
                   self.dest)
-        return len(self.msgids) + sum(a.itemsize * len(a) for a in arrays)
+        return len(self.msgids) + len(self.tokens) + sum(a.itemsize * len(a) for a in arrays)
 
 
 class Cancelled(Exception):

@@ -1,24 +1,28 @@
 """What an action works on: the marked messages, every message the filter matches, or the
 one under the cursor, and how to say which they are in a confirmation.
 
-Marked messages are selected by MsgId (``ops.Selection``): MsgIds need not be unique, so
-when a marked MsgId is also carried by an unmarked message the confirmation says so.
+A mark names a message, never a MsgId (MsgIds need not be unique: a reload or a replay
+repeats them): an ``ops.selection.Mark`` — the message's token when the browse gave one,
+else its position with its MsgId, CorrelId and put time checked. Marking one of three
+messages that share a MsgId acts on exactly that one, and the headline's count is the
+number of messages marked.
 """
 
 from __future__ import annotations
 
-from collections import Counter
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from mqconsole.ops.selection import Selection
+from mqconsole.ops.selection import Mark, Selection
 from mqconsole.ops.views import MessageView
 
 if TYPE_CHECKING:
     from mqconsole.tui.browsing import BrowseModel
     from mqconsole.tui.widgets.message_list import MessageList
 
-DUPLICATE_CHECK_LIMIT = 5000  # marks above this are not checked for shared MsgIds
+
+def _messages(n: int) -> str:
+    return f"{n:,} marked message{'' if n == 1 else 's'}"
 
 
 @dataclass
@@ -35,7 +39,7 @@ class Targets:
 
     @classmethod
     def single(cls, queue: str, view: MessageView) -> Targets:
-        return cls(queue, Selection(msgids=frozenset([bytes(view.md.msg_id)])),
+        return cls(queue, Selection(marks=frozenset([Mark.of(view)])),
                    f"message {view.position} (MsgId {view.msgid})", 1, view=view)
 
     @classmethod
@@ -49,11 +53,9 @@ class Targets:
         if model is None or lst.cursor >= model.count:
             return None
         row = model.row(lst.cursor)
-        t = cls(queue, Selection(msgids=frozenset([row.msgid])),
-                f"message {row.position} (MsgId {row.msgid_hex})", 1,
-                view=model.view(lst.cursor))
-        t.notes.extend(duplicate_notes(model, {row.position: row.msgid}))
-        return t
+        return cls(queue, Selection(marks=frozenset([model.index.mark(lst.cursor)])),
+                   f"message {row.position} (MsgId {row.msgid_hex})", 1,
+                   view=model.view(lst.cursor))
 
     @classmethod
     def from_list(cls, queue: str, lst: MessageList, model: BrowseModel | None
@@ -72,36 +74,9 @@ class Targets:
                        f"every message ({model.total_label()})",
                        model.scanned if model.done else None, everything=True)
         if lst.marks:
-            ids = frozenset(lst.marks.values())
-            t = cls(queue, Selection(msgids=ids), f"{len(lst.marks):,} marked message"
-                    f"{'s' if len(lst.marks) != 1 else ''}", len(lst.marks))
-            t.notes.extend(duplicate_notes(model, lst.marks))
-            return t
+            return cls(queue, Selection(marks=frozenset(lst.marks.values())),
+                       _messages(len(lst.marks)), len(lst.marks))
         return cls.under_cursor(queue, lst, model)
 
 
-def duplicate_notes(model: BrowseModel, marks: dict[int, bytes]) -> list[str]:
-    """Say when a selected MsgId is also carried by a message that is not selected."""
-    if len(marks) > DUPLICATE_CHECK_LIMIT:
-        return ["Messages are selected by MsgId; MsgIds need not be unique, and with this "
-                "many marks they were not checked for duplicates."]
-    wanted = set(marks.values())
-    extra: Counter[bytes] = Counter()
-    ids = model.index.msgids
-    for i in range(model.count):
-        mid = bytes(ids[i * 24:(i + 1) * 24])
-        if mid in wanted and model.index.positions[i] not in marks:
-            extra[mid] += 1
-    notes = []
-    if extra:
-        n = sum(extra.values())
-        notes.append(f"MsgIds need not be unique: {n} other listed message"
-                     f"{'s' if n != 1 else ''} carr{'y' if n != 1 else 'ies'} a selected MsgId "
-                     "and will be included too.")
-    if not model.done:
-        notes.append("Messages are selected by MsgId; the queue was not read to its end, so a "
-                     "message further on with the same MsgId would be included too.")
-    return notes
-
-
-__all__ = ["Targets", "duplicate_notes"]
+__all__ = ["Targets"]

@@ -234,8 +234,8 @@ async def test_set_queue_attributes(make_app, qm, tmp_path):
         await wait_for(app, pilot, lambda: isinstance(app.screen, ConfirmDialog))
         assert "BOTHRESH: 0 → 3" in str(app.screen.body)
         await pilot.press("y")
-        await settle(app, pilot)
-        assert any("BOTHRESH 0 → 3" in str(n.message) for n in app._notifications)
+        await wait_for(app, pilot, lambda: any("BOTHRESH 0 → 3" in str(n.message)
+                                               for n in app._notifications))
     attrs = qm.inquire_queue("APP.PAYMENTS")
     assert attrs.bothresh == 3 and attrs.boqname.strip() == "APP.ORDERS.BOQ"
     rec = journal(tmp_path)[-1]

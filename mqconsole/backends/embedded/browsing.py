@@ -105,7 +105,7 @@ class Browsing(Messages):
             s.last_get[local] = now
             if want:
                 msg: Message | bool = message_from_row(md, body, backout_count, expires_at,
-                                                       now)
+                                                       now, row_id)
                 persistent = msg.md.persistence == 1  # type: ignore[union-attr]
             else:
                 msg, persistent = True, persistence819(md) == 1

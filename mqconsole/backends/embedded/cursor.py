@@ -30,7 +30,7 @@ from ..base import Context
 from .auth import QUEUE
 from .calls import cursor_call
 from .store import sqlite_error
-from .stored import BACKOUT_COUNT_AT, EXPIRY_AT, StoredMessage, message_from_row
+from .stored import BACKOUT_COUNT_AT, EXPIRY_AT, StoredMessage, message_from_row, token_of
 
 if TYPE_CHECKING:
     from .browsing import Browsing
@@ -94,7 +94,8 @@ class EmbeddedCursor:
                 self._after = (row[1], row[0])
                 self._current = row
                 self._current_key = self._ahead_key
-                msg = self._browsed = StoredMessage(row[4], row[5], row[2])
+                msg = self._browsed = StoredMessage(row[4], row[5], row[2],
+                                                    token=token_of(row[0]))
                 return msg
         batch = self.next_batch(1)
         return batch[0] if batch else None
@@ -139,7 +140,7 @@ class EmbeddedCursor:
             if expires_at is not None and expires_at <= now:
                 expired.append(row_id)  # MQ discards what a browse finds expired
                 continue
-            out.append(message_from_row(md, body, backout_count, expires_at, now))
+            out.append(message_from_row(md, body, backout_count, expires_at, now, row_id))
             last = row
         if key is not None:
             self._served += len(out)

@@ -228,7 +228,7 @@ class Messages(Resolution):
         s.takes += 1
         r = rows[0]
         s.count(r[1], -1)
-        msg = message_from_row(r[6], r[7], r[3], r[4], now)
+        msg = message_from_row(r[6], r[7], r[3], r[4], now, r[0])
         if syncpoint:
             s.defer_got(r)
             if msg.md.persistence == 1:

@@ -44,12 +44,14 @@ class StoredMessage(Message):
     __slots__ = ("_backout_count", "_blob", "_expiry", "_md")
 
     def __init__(self, blob: bytes = b"", body: bytes = b"", backout_count: int = 0,
-                 expiry: int | None = None, *, md: MQMD | None = None) -> None:
+                 expiry: int | None = None, *, md: MQMD | None = None,
+                 token: bytes | None = None) -> None:
         self._blob = blob  # the MD as stored (BackoutCount and Expiry are kept apart)
         self._backout_count = backout_count
         self._expiry = expiry  # tenths of a second left, when it has an expiry
         self._md: MQMD | None = md  # given: as Message(md=, body=), which replace() calls
         self.body = body
+        self.token = token  # the row's id (token_of): this very message on its queue
 
     @property
     def md(self) -> MQMD:
@@ -85,13 +87,21 @@ class StoredMessage(Message):
         return b[VERSION_AT + 3] == 2 and bool(b[MSG_FLAGS_AT + 3] & GROUP_FLAGS)
 
 
+def token_of(row_id: int) -> bytes:
+    """A stored message's token (as MQ's MsgToken names a message: 16 bytes): its row id,
+    which AUTOINCREMENT never gives to another message."""
+    return row_id.to_bytes(16, "big")
+
+
 def message_from_row(md_blob: bytes, body: bytes, backout_count: int,
-                     expires_at: float | None, now: float) -> StoredMessage:
+                     expires_at: float | None, now: float, row_id: int | None = None
+                     ) -> StoredMessage:
     """The message as MQGET returns it: stored MD, BackoutCount, Expiry left (tenths)."""
+    token = None if row_id is None else token_of(row_id)
     if expires_at is None:
-        return StoredMessage(md_blob, body, backout_count)
+        return StoredMessage(md_blob, body, backout_count, token=token)
     return StoredMessage(md_blob, body, backout_count,
-                         max(1, math.ceil((expires_at - now) * 10)))
+                         max(1, math.ceil((expires_at - now) * 10)), token=token)
 
 
-__all__ = ["StoredMessage", "long_at", "message_from_row"]
+__all__ = ["StoredMessage", "long_at", "message_from_row", "token_of"]

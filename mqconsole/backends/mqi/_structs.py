@@ -46,8 +46,12 @@ def md_from_lib(lib_md: Any) -> MQMD:
     return MQMD.unpack(lib_md.pack(), big_endian=NATIVE_BIG_ENDIAN, ccsid=819)
 
 
-def message_from_lib(lib_md: Any, body: bytes) -> Message:
-    return Message(md_from_lib(lib_md), bytes(body))
+def message_from_lib(lib_md: Any, body: bytes, lib_gmo: Any = None) -> Message:
+    """The message an MQGET returned; its ``token`` is the GMO's MsgToken when MQ gave one
+    (all zeros: none, as on a queue manager that does not return tokens)."""
+    token = bytes(getattr(lib_gmo, "MsgToken", b"") or b"") if lib_gmo is not None else b""
+    return Message(md_from_lib(lib_md), bytes(body), token=token if token.strip(b"\x00")
+                   else None)
 
 
 def blank_md(lib: MQLibrary, *, msg_id: bytes | None = None,
@@ -65,11 +69,12 @@ def blank_md(lib: MQLibrary, *, msg_id: bytes | None = None,
 
 
 def gmo(lib: MQLibrary, options: int, match: int) -> Any:
-    """GMO of version 2 or more (rule 4: pymqi's default version 1 ignores MatchOptions),
-    with the given match options and properties forced into an RFH2 in the body."""
+    """GMO of version 3 or more (rule 4: pymqi's default version 1 ignores MatchOptions;
+    version 3 returns the MsgToken that names the very message got or browsed), with the
+    given match options and properties forced into an RFH2 in the body."""
     C = lib.CMQC
     g = lib.module.GMO()
-    g.Version = max(int(g.Version), C.MQGMO_VERSION_2)
+    g.Version = max(int(g.Version), C.MQGMO_VERSION_3)
     g.Options = (options | C.MQGMO_FAIL_IF_QUIESCING | C.MQGMO_PROPERTIES_FORCE_MQRFH2)
     g.MatchOptions = match
     g.WaitInterval = 0

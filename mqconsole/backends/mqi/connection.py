@@ -406,7 +406,7 @@ class MQIQueueManager:
                 if empty_ok and exc.reason == lib.CMQC.MQRC_NO_MSG_AVAILABLE:
                     return None
                 raise
-            return message_from_lib(md, body)
+            return message_from_lib(md, body, g)
 
     # -- the queue manager -------------------------------------------------------------
     @property

@@ -22,6 +22,7 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from mqconsole.mq.names import reason_name
+from mqconsole.ops.selection import Mark
 from mqconsole.ops.summary import format_bytes
 from mqconsole.ops.timefmt import format_age
 from mqconsole.tui.browsing import BrowseModel, Row
@@ -170,7 +171,7 @@ class MessageList(ScrollView, can_focus=True):
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.model: BrowseModel | None = None
-        self.marks: dict[int, bytes] = {}  # queue position -> MsgId
+        self.marks: dict[int, Mark] = {}  # queue position -> the message, exactly
         self.all_marked = False
         self._asked = 0
 
@@ -216,13 +217,13 @@ class MessageList(ScrollView, can_focus=True):
             if self.model.count > MAX_EXPLICIT_MARKS:
                 return False
             self.all_marked = False
-            self.marks = {self.model.index.positions[n]: self.model.index.msgid(n)
+            self.marks = {self.model.index.positions[n]: self.model.index.mark(n)
                           for n in range(self.model.count)}
         pos = self.model.index.positions[i]
         if pos in self.marks:
             del self.marks[pos]
         else:
-            self.marks[pos] = self.model.index.msgid(i)
+            self.marks[pos] = self.model.index.mark(i)
         self.refresh()
         return True
 

@@ -124,6 +124,16 @@ class Layout:
         struct.pack_into("@" + fmt, buf, off, value)
 
 
+def with_token(gmo_raw: bytes, token: bytes | None) -> bytes:
+    """The GMO as MQGET hands it back: a GMO of version 3 or more gets the MsgToken of the
+    message got or browsed (the embedded queue manager's token of it)."""
+    if token is None or GMO.get(gmo_raw, "Version", 0) < 3 or len(gmo_raw) < GMO.size:
+        return gmo_raw
+    out = bytearray(gmo_raw)
+    GMO.put(out, "MsgToken", bytes(token[:16]).ljust(16, b"\x00"))
+    return bytes(out)
+
+
 OD = Layout(("StrucId", "4s"), ("Version", "i"), ("ObjectType", "i"), ("ObjectName", "48s"),
             ("ObjectQMgrName", "48s"), ("DynamicQName", "48s"), ("AlternateUserId", "12s"))
 GMO = Layout(("StrucId", "4s"), ("Version", "i"), ("Options", "i"), ("WaitInterval", "i"),
@@ -817,7 +827,7 @@ class Engine:
                                                accept, syncpoint, mdv)
             if result is not None:
                 msg, data, length, cc, rc = result
-                info.update(length=length, rc=rc)
+                info.update(length=length, rc=rc, token=msg.token)
                 return data, pack_md(msg.md, md_raw), length, cc, rc
             if deadline is None or time.monotonic() >= deadline:
                 raise Failure(C.MQRC_NO_MSG_AVAILABLE)
@@ -861,6 +871,8 @@ class Engine:
     def _answer(self, msg: Message, opts: int, maxlen: int, accept: bool, qdef: QMgrDef,
                 md_version: int = 2) -> tuple[Message, bytes, int, int, int]:
         shown = self._for_md_version(self._properties(msg, opts, qdef), md_version)
+        if shown is not msg:
+            shown.token = msg.token  # MQ names the message, whatever is delivered of it
         length = len(shown.body)
         if length > maxlen:
             rc = C.MQRC_TRUNCATED_MSG_ACCEPTED if accept else C.MQRC_TRUNCATED_MSG_FAILED
@@ -1165,7 +1177,7 @@ def make_ibmmqc(engine: Engine = ENGINE) -> types.ModuleType:
         def run(info: dict[str, Any]) -> tuple[bytes, bytes, bytes, int, int, int]:
             data, md_out, length, cc, rc = engine.get(engine._conn(hconn), hobj, md, gmo,
                                                       maxlen, info)
-            return data, md_out, gmo, length, cc, rc
+            return data, md_out, with_token(gmo, info.get("token")), length, cc, rc
         return engine._call("MQGET", hconn, run, lambda cc, rc: (b"", md, gmo, 0, cc, rc))
 
     def MQINQ(hconn: int, hobj: int, selectors: list[int], int_attrs: list[int], nint: int,

@@ -1,0 +1,52 @@
+"""Marks name messages, not MsgIds (issue 15, trust 1), on the embedded backend: the
+real-MQ stand-in runs the same scenario in tests/backends/mqi/test_mqi_exact_marks.py."""
+
+from __future__ import annotations
+
+from mqconsole.mq.queue import QueueAttrs
+from mqconsole.ops.dmpfile import read_messages
+from tests.support.exact_marks import BODIES, SHARED_ID, bodies, delete_the_second_copy, fill
+
+from .conftest import open_queue, settle, wait_for
+
+QUEUE = "APP.REPLAYED"
+
+
+async def test_deleting_one_marked_of_three_sharing_a_msgid_deletes_exactly_it(
+        make_app, qm, tmp_path):
+    qm.define_queue(QueueAttrs(name=QUEUE))
+    fill(qm, QUEUE)
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        asked, said = await delete_the_second_copy(app, pilot, QUEUE)
+    assert "Delete 1 marked message of APP.REPLAYED" in asked
+    assert "MsgId" not in asked.split(".", 1)[1]  # no note about others sharing it
+    assert "Deleted 1 of 1 message" in said
+    assert bodies(qm, QUEUE) == [b"message 17 body", BODIES[0], BODIES[2]]
+    [backup] = (tmp_path / "backups").glob("*")
+    [saved] = read_messages(backup)
+    assert saved.body == BODIES[1] and bytes(saved.md.msg_id) == SHARED_ID
+
+
+async def test_a_mark_of_a_message_that_left_selects_nothing_else(make_app, qm, tmp_path):
+    qm.define_queue(QueueAttrs(name=QUEUE))
+    fill(qm, QUEUE)
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(app, pilot)
+        await open_queue(app, pilot, QUEUE)
+        await wait_for(app, pilot, lambda: app.screen.model.done)
+        await pilot.press("down", "space")  # copy one
+        target = app.screen.targets()
+        other = qm.new_connection()  # another application takes copy one meanwhile
+        got = other.get_by_msgid(QUEUE, SHARED_ID, syncpoint=False)
+        assert got.body == BODIES[0]
+        other.close()
+        assert target.selection.describe() == "1 marked message"
+    from mqconsole.ops.operation import Delete, Operation
+
+    summary = Operation(Delete(QUEUE, target.selection, backup_dir=tmp_path / "b"),
+                        journal=None).run(qm)
+    assert summary.counts["selected"] == 0  # not copy two, which has its MsgId
+    assert len(bodies(qm, QUEUE)) == 3
+
