@@ -85,6 +85,9 @@ class QMgrInfo:
     encoding: int = 546
     description: str = ""
     backend: str = "embedded"
+    #: MAXUMSGS: messages one unit of work may hold (puts, gets and the reports they make);
+    #: None when the backend has no such limit or could not read it
+    max_uncommitted: int | None = None
 
 
 # -- validation shared by every backend (checked before any PCF request is built) ----------

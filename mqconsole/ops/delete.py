@@ -42,6 +42,7 @@ from mqconsole.ops.savefile import (
     save_selected,
 )
 from mqconsole.ops.selection import Selection
+from mqconsole.ops.uowlimit import capped_batch
 
 
 class _WrongMessage(MQError):
@@ -113,7 +114,9 @@ def remove_saved(qm: QueueManager, queue: str, saved: list[SavedMessage],
                  control: Control | None = None) -> None:
     """Remove from ``queue`` the messages ``saved`` describes, recording into ``result``."""
     control = control or Control()
-    batch = max(1, batch)
+    batch, lowered = capped_batch(qm, max(1, batch), per_message=1)  # MAXUMSGS: gets only
+    if lowered:
+        result.warnings.append(lowered)
     remaining: Counter = Counter(s.key for s in saved)
     info: dict[object, tuple[int, str]] = {}  # key -> (position, msgid) for reporting
     for s in saved:

@@ -41,6 +41,7 @@ from mqconsole.ops.result import (
     would_fail_by_plugin,
 )
 from mqconsole.ops.selection import Selection
+from mqconsole.ops.uowlimit import capped_batch
 from mqconsole.ops.views import MessageView
 
 DEFAULT_BATCH = 100
@@ -374,6 +375,9 @@ def load_to_queue(qm: QueueManager, path: str | os.PathLike, queue: str, *,
                     step["would_fail"] = would_fail_by_plugin(refusal)
                 result.plan.append(step)
         return result
+    batch, lowered = capped_batch(qm, batch, per_message=1)  # MAXUMSGS: puts only
+    if lowered:
+        result.warnings.append(lowered)
     context = Context.NEW if new_context else Context.SET_ALL
     pending: list[tuple[int, Message]] = []  # put in the open unit of work
     refused_in_a_row = 0

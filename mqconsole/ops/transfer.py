@@ -73,6 +73,7 @@ from mqconsole.mq.reasons import (
     CONNECTION_REASONS,
     MQRC_HEADER_ERROR,
     MQRC_NO_MSG_UNDER_CURSOR,
+    MQRC_SYNCPOINT_LIMIT_REACHED,
 )
 from mqconsole.ops.result import (
     Control,
@@ -83,6 +84,7 @@ from mqconsole.ops.result import (
     would_fail_by_plugin,
 )
 from mqconsole.ops.selection import Selection
+from mqconsole.ops.uowlimit import capped_batch, group_fits
 from mqconsole.ops.views import MessageView
 
 __all__ = [
@@ -299,6 +301,12 @@ class _Engine:
         self.check = check
         self.result = OperationResult(operation=operation, source=source,
                                       destination=destination, dry_run=dry_run)
+        if not dry_run:  # a unit of work holds at most MAXUMSGS messages (ops/uowlimit.py)
+            self.batch, lowered = capped_batch(
+                qm, batch, per_message=1 if copy or self.cross else 2,
+                also=self.put_qm if self.cross else None)
+            if lowered:
+                self.result.warnings.append(lowered)
         self.now = datetime.now(UTC)
         self.limit = selection.limit
         # selecting everything needs no look at a message (the per-message path is hot)
@@ -430,6 +438,9 @@ class _Engine:
         if g.state == "new":
             if g.why_not is None and self.limit is not None and self.matched + g.size > self.limit:
                 g.why_not = f"its {g.size} messages do not fit in --limit {self.limit}"
+            if g.why_not is None and not self.dry_run:
+                g.why_not = group_fits(self.qm, g.size,
+                                       per_message=1 if self.copy or self.cross else 2)
             if g.why_not is not None:
                 g.state = "skipped"
             else:
@@ -556,6 +567,9 @@ class _Engine:
                     if e.reason in CONNECTION_REASONS:
                         self.unit.append(item)
                         raise _UnitFailure(e) from None
+                    if self._unit_full(e, item):
+                        self._process(item, cursor, put=put)
+                        return
                     self._refused(item, e)
                     return
                 self.refusals[r.label] = 0
@@ -571,6 +585,9 @@ class _Engine:
                 if e.reason in CONNECTION_REASONS:
                     self.unit.append(item)  # not put, but redone with the unit
                     raise _UnitFailure(e) from None
+                if self._unit_full(e, item):
+                    self._process(item, cursor, put=put)
+                    return
                 self._refused(item, e)
                 return
             self.refusals[r.label] = 0
@@ -586,6 +603,20 @@ class _Engine:
                 MQRC_NO_MSG_UNDER_CURSOR,
                 f"the message got under the cursor ({got.msg_id_hex}) is not the one browsed "
                 f"({item.msgid})"))
+
+    def _unit_full(self, e: MQError, item: _Item) -> bool:
+        """A put refused with 2024: the unit of work holds MAXUMSGS messages (reports the
+        queue manager makes count too). Not the destination's refusal: commit what is done
+        and the caller puts the message again in a new unit (the cursor has not moved).
+        False when that cannot help: nothing to commit, or a group half-way."""
+        if e.reason != MQRC_SYNCPOINT_LIMIT_REACHED or not self.unit or self.open_groups:
+            return False
+        try:
+            self._commit_unit()
+        except _UnitFailure:
+            self.unit.append(item)  # not put: redone with the unit
+            raise
+        return True
 
     def _refused(self, item: _Item, e: MQError) -> None:
         label = item.route.label

@@ -200,6 +200,9 @@ class MQIQueueManager:
         self._buffer = settings.buffer_size
         self._name = settings.queue_manager.strip()
         self._ccsid = 1208
+        #: MAXUMSGS, read at connect (None when the queue manager could not be asked):
+        #: operations cap their batch to it (ops/uowlimit.py)
+        self.max_uncommitted: int | None = None
         self._pcf_holder: list[PCFSession | None] = [None]
         #: queues the last list_queues left out because their inquiry failed (name → MQRC)
         self.last_listing_failures: dict[str, int] = {}
@@ -210,6 +213,7 @@ class MQIQueueManager:
         with contextlib.suppress(MQError):  # +inq on the queue manager may be missing
             info = self.inquire_qmgr()
             self._name, self._ccsid = info.name or self._name, info.ccsid
+            self.max_uncommitted = info.max_uncommitted
 
     # -- connecting --------------------------------------------------------------------
     def _cd(self) -> Any:
@@ -437,7 +441,8 @@ class MQIQueueManager:
                 ccsid=int(q.inquire(C.MQIA_CODED_CHAR_SET_ID)),
                 # MQINQ has no encoding: z/OS is 785; elsewhere this client's native one
                 encoding=785 if platform == "ZOS" else int(C.MQENC_NATIVE),
-                description=text(C.MQCA_Q_MGR_DESC), backend=self.backend)
+                description=text(C.MQCA_Q_MGR_DESC), backend=self.backend,
+                max_uncommitted=int(q.inquire(C.MQIA_MAX_UNCOMMITTED_MSGS)))
             return info
 
     # -- queues (PCF) --------------------------------------------------------------------

@@ -58,6 +58,7 @@ from mqconsole.mq.reasons import (
 )
 from mqconsole.ops.result import Control, Failure, OperationResult
 from mqconsole.ops.transfer import same_message
+from mqconsole.ops.uowlimit import capped_batch
 
 from .attempts import AttemptStore, Key, message_key
 from .match import Subject, applicable, resolve_target
@@ -211,6 +212,10 @@ class Handler:
         self.report = HandlerReport(table, settings, self.local, result,
                                     rules={r.number: RuleCount() for r in table.rules},
                                     durable=store.durable)
+        # MAXUMSGS: a unit of work puts and gets each message (ops/uowlimit.py)
+        self.batch, lowered = capped_batch(qm, settings.batch, per_message=2)
+        if lowered:
+            result.warnings.append(lowered)
         self.failures: dict[Key, Failure] = {}  # the last failure of messages still there
         self.examined = 0
         self._predict: Callable[..., int | None] | None = None
@@ -340,7 +345,7 @@ class Handler:
                     pending = self._one(m, position, cursor, move, seen, end)
                     if pending is not None:
                         unit.append(pending)
-                        if len(unit) >= self.settings.batch:
+                        if len(unit) >= self.batch:
                             self._commit(unit, end)
                 self._commit(unit, end)
                 complete = True

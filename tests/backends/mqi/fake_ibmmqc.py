@@ -238,6 +238,9 @@ class QMgrDef:
     #: local queues defined SHARE(NO) (or DEFSOPT(EXCL), as z/OS defaults): every input
     #: open of them is exclusive, so a second one is refused with 2042
     noshare: set[str] = field(default_factory=set)
+    #: MAXUMSGS: a put or get under syncpoint that would make a unit of work hold more
+    #: (report messages it asks for counted too) fails with 2024
+    max_uncommitted: int = 10000
     #: TRIGGER TRIGTYPE(FIRST): queue → initiation queue. A put that makes the queue's
     #: depth 1 while no handle has it open for input (IPPROCS 0) puts a trigger message
     #: (MQTM, format MQTRIG) there. Modelled for puts outside syncpoint.
@@ -290,6 +293,7 @@ class Conn:
     handles: dict[int, Handle] = field(default_factory=dict)
     pending_commands: list[tuple[MQMD, bytes]] = field(default_factory=list)
     broken: bool = False  # after a 2009: every later call answers 2009
+    uncommitted: int = 0  # messages in the open unit of work (MAXUMSGS counts these)
 
 
 @dataclass
@@ -478,6 +482,7 @@ class Engine:
                 if f["effect"] == "backout" and conn is not None:
                     conn.qm.backout()
                     conn.pending_commands.clear()
+                    conn.uncommitted = 0
                 elif f["effect"] == "commit" and conn is not None:
                     self._commit(conn)
                 if f["rc"] == C.MQRC_CONNECTION_BROKEN and conn is not None:
@@ -487,6 +492,7 @@ class Engine:
                     conn.broken = True
                     conn.qm.backout()
                     conn.pending_commands.clear()
+                    conn.uncommitted = 0
                 raise Failure(f["rc"], f["cc"])
 
     def _conn(self, hconn: int) -> Conn:
@@ -695,6 +701,8 @@ class Engine:
         context, syncpoint, new_id = self._put_options(pmo, open_options, info)
         info.update(queue=name, context=context.value, syncpoint=syncpoint, length=len(body))
         qdef = conn.qdef
+        held = 1 + self._reports(md, C.MQRO_COA) if syncpoint else 0
+        self._room(conn, held)
         if kind in ("command", "dynamic"):
             if md.msg_id == BLANK_MSGID or new_id:
                 md = md.copy(msg_id=self._new_msgid(qdef))
@@ -707,11 +715,13 @@ class Engine:
                     self._command(conn, md, body)
             else:
                 qdef.dynamic[name].append((md, body, None))
+            conn.uncommitted += held
             return pack_md(md, md_raw)
         put = conn.qm.put(name, Message(md, body), context=context, syncpoint=syncpoint,
                           qmgr_name=qmgr_name, new_msg_id=new_id, alt_user=alt_user)
         if not syncpoint and not qmgr_name:
             self._trigger(conn, name)
+        conn.uncommitted += held
         return pack_md(put.md, md_raw)
 
     def put(self, conn: Conn, hobj: int, md: bytes, pmo: bytes, body: bytes,
@@ -820,11 +830,18 @@ class Engine:
             if browse_bits:
                 result = self._browse(conn, h, opts, want_id, want_correl, maxlen, accept,
                                       mdv)
-            elif under:
-                result = self._get_under_cursor(conn, h, opts, maxlen, accept, syncpoint, mdv)
             else:
-                result = self._get_destructive(conn, h, opts, want_id, want_correl, maxlen,
-                                               accept, syncpoint, mdv)
+                if syncpoint:
+                    self._room(conn, 1)
+                if under:
+                    result = self._get_under_cursor(conn, h, opts, maxlen, accept, syncpoint,
+                                                    mdv)
+                else:
+                    result = self._get_destructive(conn, h, opts, want_id, want_correl,
+                                                   maxlen, accept, syncpoint, mdv)
+                if result is not None and syncpoint and \
+                        result[4] != C.MQRC_TRUNCATED_MSG_FAILED:
+                    conn.uncommitted += 1 + self._reports(result[0].md, C.MQRO_COD)
             if result is not None:
                 msg, data, length, cc, rc = result
                 info.update(length=length, rc=rc, token=msg.token)
@@ -1016,6 +1033,7 @@ class Engine:
             int_values = {C.MQIA_PLATFORM: qdef.platform,
                           C.MQIA_COMMAND_LEVEL: qdef.command_level,
                           C.MQIA_CODED_CHAR_SET_ID: qdef.ccsid,
+                          C.MQIA_MAX_UNCOMMITTED_MSGS: qdef.max_uncommitted,
                           C.MQIA_MAX_MSG_LENGTH: 104857600}
             char_values = {C.MQCA_Q_MGR_NAME: (qdef.name, C.MQ_Q_MGR_NAME_LENGTH),
                            C.MQCA_DEAD_LETTER_Q_NAME: (info.dead_letter_queue,
@@ -1068,8 +1086,22 @@ class Engine:
         conn.qdef.admin_conn().change_queue(h.name, **changes)  # +set was checked at MQOPEN
 
     # -- units of work -----------------------------------------------------------------
+    @staticmethod
+    def _room(conn: Conn, n: int) -> None:
+        """MAXUMSGS: 2024 (nothing done) unless ``n`` more messages fit in the unit of work
+        (the caller adds them to ``conn.uncommitted`` once the call went through)."""
+        if conn.uncommitted + n > conn.qdef.max_uncommitted:
+            raise Failure(C.MQRC_SYNCPOINT_LIMIT_REACHED)
+
+    @staticmethod
+    def _reports(md: MQMD, bits: int) -> int:
+        """1 when the message asks for a report (COA on arrival, COD on delivery) that the
+        queue manager makes in the same unit of work."""
+        return 1 if md.report & bits else 0
+
     def _commit(self, conn: Conn) -> None:
         pending, conn.pending_commands = conn.pending_commands, []
+        conn.uncommitted = 0
         conn.qm.commit()
         for md, body in pending:
             self._command(conn, md, body)
@@ -1079,6 +1111,7 @@ class Engine:
 
     def backout(self, conn: Conn) -> None:
         conn.pending_commands.clear()
+        conn.uncommitted = 0
         conn.qm.backout()
 
 

@@ -1,0 +1,117 @@
+"""Issue 14 item 5: a unit of work holds at most MAXUMSGS messages.
+
+The stand-in refuses the put or get that would pass the queue manager's MAXUMSGS with 2024
+(MQRC_SYNCPOINT_LIMIT_REACHED), counting the COA/COD reports a message asks for. The MQI
+backend reads MAXUMSGS at connect; operations cap ``--batch`` to it, and a put refused with
+2024 commits what is done and carries on (before: "destination refused" failures).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from mqconsole.backends.base import Context
+from mqconsole.mq.errors import MQError
+from mqconsole.mq.md import MQMD
+from mqconsole.mq.message import Message
+from mqconsole.ops.delete import delete_messages
+from mqconsole.ops.selection import Selection
+from mqconsole.ops.transfer import transfer
+
+MQRO_COA = 0x100
+IN_GROUP, LAST_IN_GROUP = 0x08, 0x10
+
+
+def _msg(i: int, **md: object) -> Message:
+    return Message(MQMD(format="MQSTR   ", msg_id=f"M{i:05d}".encode().ljust(24, b"\0"),
+                        **md), f"m{i}".encode())  # type: ignore[arg-type]
+
+
+def _fill(qm, queue: str, n: int, **md: object) -> None:
+    for i in range(n):
+        qm.put(queue, _msg(i, **md), context=Context.SET_ALL, syncpoint=False)
+
+
+def test_the_standin_refuses_past_maxumsgs_and_counts_reports(make_qmgr) -> None:
+    qmgr = make_qmgr(max_uncommitted=3)
+    qm = qmgr.connect()
+    q = qmgr.queue()
+    qm.put(q, _msg(1), syncpoint=True)
+    qm.put(q, _msg(2, report=MQRO_COA), syncpoint=True)  # the COA report counts: 3 held
+    with pytest.raises(MQError) as info:
+        qm.put(q, _msg(3), syncpoint=True)
+    assert info.value.reason == 2024
+    qm.put(q, _msg(4), syncpoint=False)  # outside syncpoint: no limit
+    qm.commit()
+    assert qm.inquire_queue(q).depth == 3
+    qm.get(q, syncpoint=True)
+    qm.get(q, syncpoint=True)
+    qm.get(q, syncpoint=True)
+    with pytest.raises(MQError) as info:
+        qm.put(q, _msg(5), syncpoint=True)
+    assert info.value.reason == 2024
+    qm.backout()
+
+
+def test_maxumsgs_is_read_at_connect(make_qmgr) -> None:
+    assert make_qmgr(max_uncommitted=77).connect().max_uncommitted == 77
+
+
+def test_a_move_caps_its_batch_to_maxumsgs(make_qmgr) -> None:
+    qmgr = make_qmgr(max_uncommitted=10)
+    qm = qmgr.connect()
+    src, dst = qmgr.queue(), qmgr.queue()
+    _fill(qm, src, 23)
+    r = transfer(qm, src, dst, Selection.build(all_=True), batch=100)
+    assert (r.done, r.failed) == (23, [])
+    assert any("--batch 100 lowered to 5" in w and "MAXUMSGS" in w for w in r.warnings)
+    assert (qm.inquire_queue(src).depth, qm.inquire_queue(dst).depth) == (0, 23)
+
+
+def test_2024_on_a_put_commits_what_is_done_and_carries_on(make_qmgr) -> None:
+    """Each message asks for a COA report: 3 uncommitted messages each, so the capped batch
+    (5) still passes MAXUMSGS 10 at the fourth message's put."""
+    qmgr = make_qmgr(max_uncommitted=10)
+    qm = qmgr.connect()
+    src, dst = qmgr.queue(), qmgr.queue()
+    _fill(qm, src, 12, report=MQRO_COA)
+    r = transfer(qm, src, dst, Selection.build(all_=True), batch=5)
+    assert r.failed == [] and r.done == 12
+    assert (qm.inquire_queue(src).depth, qm.inquire_queue(dst).depth) == (0, 12)
+
+
+def test_a_copy_counts_one_per_message(make_qmgr) -> None:
+    qmgr = make_qmgr(max_uncommitted=4)
+    qm = qmgr.connect()
+    src, dst = qmgr.queue(), qmgr.queue()
+    _fill(qm, src, 9)
+    r = transfer(qm, src, dst, Selection.build(all_=True), batch=50, copy=True)
+    assert (r.done, r.failed) == (9, [])
+    assert any("lowered to 4" in w for w in r.warnings)
+
+
+def test_a_group_bigger_than_maxumsgs_stays_whole(make_qmgr) -> None:
+    qmgr = make_qmgr(max_uncommitted=6)
+    qm = qmgr.connect()
+    src, dst = qmgr.queue(), qmgr.queue()
+    gid = b"G" * 24
+    for seq in range(1, 5):  # 4 messages: 8 uncommitted in one unit, more than 6
+        qm.put(src, _msg(seq, group_id=gid, msg_seq_number=seq,
+                         msg_flags=IN_GROUP | (LAST_IN_GROUP if seq == 4 else 0)),
+               syncpoint=False)
+    _fill(qm, src, 2)
+    r = transfer(qm, src, dst, Selection.build(all_=True))
+    assert r.done == 2
+    assert any("MAXUMSGS (6)" in w for w in r.warnings)
+    assert (qm.inquire_queue(src).depth, qm.inquire_queue(dst).depth) == (4, 2)
+
+
+def test_a_delete_caps_its_batch(make_qmgr, tmp_path) -> None:
+    qmgr = make_qmgr(max_uncommitted=3)
+    qm = qmgr.connect()
+    q = qmgr.queue()
+    _fill(qm, q, 8)
+    r = delete_messages(qm, q, Selection.build(all_=True), backup_dir=tmp_path, batch=50)
+    assert (r.done, r.failed) == (8, [])
+    assert any("lowered to 3" in w for w in r.warnings)
+    assert qm.inquire_queue(q).depth == 0
