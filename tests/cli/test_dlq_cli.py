@@ -147,3 +147,24 @@ def test_the_example_service_unit_runs_a_valid_command() -> None:
     known = {opt for p in dlq_handler.params for opt in p.opts}
     assert [a for a in argv[at + 1:] if a.startswith("-") and a not in known] == []
     assert "--yes" in argv and "--rules" in argv
+
+
+def test_wait_n_runs_a_journaled_operation_per_cycle(cli, tmp_path: Path) -> None:
+    """--wait 1 with RETRYINT 0: a cycle per attempt, each journaled and printed (one JSON
+    line each), until the budget is used up and nothing arrives for a second; exit 1 since
+    cycles had failures."""
+    import json
+
+    rules = tmp_path / "r.rules"
+    rules.write_text("REASON(MQRC_Q_FULL) DESTQ(APP.SMALL) ACTION(RETRY) RETRY(2)\n")
+    r = cli("dlq-handler", "--rules", str(rules), "--wait", "1", "--retry-interval", "0",
+            "--yes", "--json")
+    assert r.code == 1, r.err
+    docs = [json.loads(line) for line in r.out.splitlines()]
+    assert [d["counts"]["failed"] for d in docs] == [60, 60, 0]
+    assert [d["passes"] for d in docs] == [1, 1, 1]
+    assert {m["outcome"] for m in docs[-1]["messages"]
+            if m["destination"] == "APP.SMALL" or m["rule"] is None} >= {
+        "attempts used up: left"}
+    r = cli("journal", "--json")
+    assert [e["operation"] for e in r.json].count("dlq-handler") == 3

@@ -191,9 +191,46 @@ def dlq_handler(ctx: click.Context, rules_file: str, check: bool, input_q: str |
                    wait=-1 if wait_seconds is None else wait_seconds,
                    retry_interval=retry_interval, batch=batch,
                    attempts_file=attempts_file or str(default_path()))
+    if kind.long_lived and not dry_run:
+        kind.cycle = True
+        _keep_running(session, operation(session, kind), rules_table, yes=yes,
+                      as_json=as_json)
+        return
     drive(session, operation(session, kind), yes=yes, dry_run=dry_run, as_json=as_json,
           render=lambda s: render_report(s, rules_table, as_json=as_json), sigterm=True,
           note=STOPPING)
+
+
+def _keep_running(session: Any, op: Any, rules_table: RulesTable, *, yes: bool,
+                  as_json: bool) -> None:
+    """WAIT(YES) or WAIT(n): a cycle of work per operation (``ops.operation.keep_running``),
+    each rendered as it ends — with --json one line per cycle — until SIGTERM/SIGINT or the
+    wait runs out."""
+    import json
+    import threading
+
+    from mqconsole.cli.operate import confirm_change, ctrl_c_cancels, progress_line
+    from mqconsole.ops.operation import exit_code_of_run, keep_running
+
+    what = op.describe().what
+    session.refuse_if_read_only(what)
+    qm = session.connect()
+    op.validate(qm)
+    confirm_change(session, op.describe().what, yes=yes, dry_run=False)
+
+    def show(summary: Summary) -> None:
+        if as_json:
+            click.echo(json.dumps(summary.to_json(), ensure_ascii=True, default=str))
+        else:
+            render_report(summary, rules_table, as_json=False)
+
+    cancel = threading.Event()
+    with ctrl_c_cancels(cancel, sigterm=True, note=STOPPING):
+        summaries = keep_running(op, qm, cancel=cancel, on_summary=show,
+                                 progress=progress_line(not as_json))
+    code = exit_code_of_run(summaries, stopped=cancel.is_set())
+    if code != ExitCode.OK:
+        raise SystemExit(int(code))
 
 
 COMMANDS = [dlq_handler]

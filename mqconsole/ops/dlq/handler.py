@@ -32,6 +32,7 @@ retry due and then ends; WAIT(YES) keeps going until stopped. ``once`` makes one
 from __future__ import annotations
 
 import contextlib
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -74,6 +75,51 @@ PutCheck = Callable[[Message, str], "str | None"]
 VERB = {"DISCARD": "discarded", "RETRY": "retried", "FWD": "forwarded"}
 
 
+WORK, IDLE, STOPPED = "work", "idle", "stopped"
+
+
+def _signature(qm: QueueManager, queue: str) -> tuple[Any, ...]:
+    """What changes when a message arrives: depth and the time of the last put."""
+    try:
+        st = qm.queue_status(queue)
+        return (st.depth, st.last_put)
+    except MQError:
+        try:
+            return (qm.inquire_queue(queue).depth, None)
+        except MQError:
+            return (None, None)
+
+
+def wait_for_work(qm: QueueManager, queue: str, wait: int | None, next_due: float | None,
+                  stop: threading.Event, *, clock: Callable[[], float] = time.time) -> str:
+    """Wait as WAIT says after a pass: ``WORK`` (a message arrived, or a failed one is due
+    again: make another pass), ``IDLE`` (WAIT(NO) with nothing due, or WAIT(n) ran out:
+    end) or ``STOPPED`` (``stop`` was set). ``wait``: None WAIT(YES), 0 WAIT(NO), n."""
+    if wait == 0 and next_due is None:
+        return IDLE
+    now = clock()
+    deadline = None if wait in (None, 0) else now + wait
+    if wait == 0:  # WAIT(NO) with a retry due: wait for it
+        assert next_due is not None
+        return STOPPED if stop.wait(max(0.0, next_due - now)) else WORK
+    seen = _signature(qm, queue)
+    while True:
+        now = clock()
+        if next_due is not None and now >= next_due:
+            return WORK
+        if deadline is not None and now >= deadline:
+            return IDLE
+        step = POLL_SECONDS
+        if next_due is not None:
+            step = min(step, next_due - now)
+        if deadline is not None:
+            step = min(step, deadline - now)
+        if stop.wait(max(0.0, step)):
+            return STOPPED
+        if _signature(qm, queue) != seen:
+            return WORK
+
+
 class HandlerError(ValueError):
     """The handler cannot start as asked (one sentence); nothing was changed."""
 
@@ -88,6 +134,7 @@ class Settings:
     once: bool = False
     batch: int = 100
     dry_run: bool = False
+    cycle: bool = False  # end after the first pass whose unit of work was not backed out
 
 
 @dataclass(slots=True)
@@ -130,6 +177,7 @@ class HandlerReport:
     durable: bool = True
     shared_keys: int = 0
     forgotten: int = 0
+    next_due: float | None = None  # when a message that failed may be tried again
 
     def rules_json(self) -> list[dict[str, Any]]:
         return [{"rule": n, "matched": c.matched, "done": c.done, "failed": c.failed}
@@ -138,7 +186,8 @@ class HandlerReport:
     def to_json(self) -> dict[str, Any]:
         return {"messages": [m.to_json() for m in self.messages], "rules": self.rules_json(),
                 "queue": self.settings.queue, "qmgr": self.qmgr, "passes": self.passes,
-                "dry_run": self.settings.dry_run, "attempts_durable": self.durable}
+                "dry_run": self.settings.dry_run, "attempts_durable": self.durable,
+                "next_due": self.next_due}
 
     def by_outcome(self) -> dict[str, int]:
         out: dict[str, int] = {}
@@ -231,10 +280,11 @@ class Handler:
             while True:
                 end = self._pass()
                 self.report.passes += 1
+                self.report.next_due = end.next_due
                 if self.stop.is_set():
                     self._stopped()
                     break
-                if s.once or s.dry_run:
+                if s.once or s.dry_run or (s.cycle and not end.unit_failed):
                     break
                 if end.unit_failed:
                     unit_failures = 0 if end.progress else unit_failures + 1
@@ -257,33 +307,11 @@ class Handler:
 
     def _idle(self, next_due: float | None) -> bool:
         """Wait as WAIT says; True to make another pass, False to end."""
-        wait = self.settings.wait
-        if wait == 0 and next_due is None:
-            return False
-        now = self.clock()
-        deadline = None if wait in (None, 0) else now + wait
-        if wait == 0:  # WAIT(NO) with a retry due: wait for it
-            if self.stop.wait(max(0.0, next_due - now)):  # type: ignore[operator]
-                self._stopped()
-                return False
-            return True
-        seen = self._signature()
-        while True:
-            now = self.clock()
-            if next_due is not None and now >= next_due:
-                return True
-            if deadline is not None and now >= deadline:
-                return False
-            step = POLL_SECONDS
-            if next_due is not None:
-                step = min(step, next_due - now)
-            if deadline is not None:
-                step = min(step, deadline - now)
-            if self.stop.wait(max(0.0, step)):
-                self._stopped()
-                return False
-            if self._signature() != seen:
-                return True
+        found = wait_for_work(self.qm, self.settings.queue, self.settings.wait, next_due,
+                              self.stop, clock=self.clock)
+        if found == STOPPED:
+            self._stopped()
+        return found == WORK
 
     def _depth(self) -> int | None:
         """The queue's depth as a pass starts (its progress's total), None when unknown."""
@@ -294,16 +322,6 @@ class Handler:
         except MQError:
             return None
 
-    def _signature(self) -> tuple[Any, ...]:
-        """What changes when a message arrives: depth and the time of the last put."""
-        try:
-            st = self.qm.queue_status(self.settings.queue)
-            return (st.depth, st.last_put)
-        except MQError:
-            try:
-                return (self.qm.inquire_queue(self.settings.queue).depth, None)
-            except MQError:
-                return (None, None)
 
     def _stopped(self) -> None:
         res = self.report.result
@@ -614,14 +632,14 @@ class _Refused(Exception):
 
 def settings_for(table: RulesTable, queue: str, *, once: bool = False,
                  wait: int | None = -1, retry_interval: int | None = None, batch: int = 100,
-                 dry_run: bool = False) -> Settings:
+                 dry_run: bool = False, cycle: bool = False) -> Settings:
     """The table's control data with the command line's overrides (``wait`` -1: as the
     table says)."""
     c = table.control
     return Settings(queue=queue,
                     retry_interval=c.retry_interval if retry_interval is None else retry_interval,
                     wait=c.wait if wait == -1 else wait, once=once, batch=batch,
-                    dry_run=dry_run)
+                    dry_run=dry_run, cycle=cycle)
 
 
 def run_handler(qm: QueueManager, table: RulesTable, settings: Settings, *,
@@ -638,5 +656,6 @@ def run_handler(qm: QueueManager, table: RulesTable, settings: Settings, *,
         store.close()
 
 
-__all__ = ["HandlerError", "HandlerReport", "MessageOutcome", "RuleCount", "Settings",
-           "resolve_queue", "run_handler", "settings_for"]
+__all__ = ["IDLE", "STOPPED", "WORK", "HandlerError", "HandlerReport", "MessageOutcome",
+           "RuleCount", "Settings", "resolve_queue", "run_handler", "settings_for",
+           "wait_for_work"]

@@ -34,7 +34,7 @@ line in each face.
 from __future__ import annotations
 
 from .core import VERBS, Description, Kind, Operation, OperationError, Step, Summary
-from .dlqpass import DlqPass
+from .dlqpass import DlqPass, exit_code_of_run, keep_running
 from .kinds import (
     Copy,
     Delete,
@@ -52,5 +52,5 @@ from .kinds import (
 __all__ = [
     "VERBS", "Copy", "Delete", "Description", "DlqPass", "Edit", "Kind", "Load", "Move",
     "Operation", "OperationError", "PluginAction", "QueueSet", "Resubmit", "Save", "Step",
-    "Summary", "Transfer", "check_queue",
+    "Summary", "Transfer", "check_queue", "exit_code_of_run", "keep_running",
 ]

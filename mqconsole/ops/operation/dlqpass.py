@@ -12,14 +12,16 @@ failures.
 
 from __future__ import annotations
 
+import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from mqconsole.ops.exit_codes import ExitCode
-from mqconsole.ops.result import OperationResult
+from mqconsole.ops.result import OperationResult, ProgressFn
 
-from .core import Description, OperationError, Step
+from .core import Description, Operation, OperationError, Step, Summary
 
 if TYPE_CHECKING:
     from mqconsole.backends.base import QueueManager
@@ -48,8 +50,20 @@ class DlqPass:
     batch: int = 100
     attempts_file: str | None = None
     clock: Callable[[], float] | None = None
+    cycle: bool = False  # one cycle of a long-lived run (see keep_running)
     queue: str | None = field(default=None, init=False)  # resolved by validate
     report: HandlerReport | None = field(default=None, init=False)  # the last run's
+
+    @property
+    def effective_wait(self) -> int | None:
+        """The WAIT this run keeps: the override, else the table's (None: YES)."""
+        return self.table.control.wait if self.wait == -1 else self.wait
+
+    @property
+    def long_lived(self) -> bool:
+        """Whether it waits for arrivals (WAIT(YES) or WAIT(n)) rather than ending when the
+        queue holds nothing processable: run it by :func:`keep_running`."""
+        return not self.once and self.effective_wait != 0
 
     def describe(self) -> Description:
         queue = self.queue or self.input_q or self.table.control.input_q or None
@@ -85,8 +99,6 @@ class DlqPass:
                                  f"exist on {qm.name}") from None
 
     def execute(self, step: Step) -> OperationResult:
-        import time
-
         from mqconsole.ops.dlq.handler import HandlerError, run_handler, settings_for
 
         if self.queue is None:
@@ -94,7 +106,7 @@ class DlqPass:
         assert self.queue is not None
         settings = settings_for(self.table, self.queue, once=self.once, wait=self.wait,
                                 retry_interval=self.retry_interval, batch=self.batch,
-                                dry_run=step.dry_run)
+                                dry_run=step.dry_run, cycle=self.cycle)
         try:
             report = run_handler(step.qm, self.table, settings, store_path=self.attempts_file,
                                  control=step.control, check=step.check,
@@ -127,4 +139,50 @@ class DlqPass:
         return ExitCode.OK
 
 
-__all__ = ["DlqPass"]
+def keep_running(op: Operation, qm: QueueManager, *, cancel: threading.Event,
+                 on_summary: Callable[[Summary], None],
+                 progress: ProgressFn | None = None,
+                 clock: Callable[[], float] = time.time) -> list[Summary]:
+    """A long-lived handler (WAIT(YES) or WAIT(n)) as a series of operations, one per cycle
+    of work: each runs the passes that find something to do (a pass whose unit of work was
+    backed out is followed by another at once), is journaled and told to the plugins, and is
+    given to ``on_summary`` (a face renders it); then the queue is watched as WAIT says —
+    for an arrival, or a failed message due again — before the next one. So a handler that
+    runs for weeks journals as it goes and keeps one cycle's report in memory.
+
+    Ends when ``cancel`` is set (SIGTERM: the cycle in hand backs its unit of work out),
+    WAIT(n) runs out, or a cycle stops early or with a commit of unknown outcome. ``op`` is
+    validated already; its kind a :class:`DlqPass` with ``cycle=True``."""
+    from mqconsole.ops.dlq.handler import WORK, wait_for_work
+
+    kind = op.spec
+    assert isinstance(kind, DlqPass) and kind.cycle and kind.queue is not None
+    summaries: list[Summary] = []
+    while True:
+        summary = op.run(qm, progress=progress, cancel=cancel)
+        summaries.append(summary)
+        on_summary(summary)
+        r = summary.result
+        if (cancel.is_set() or r.cancelled or r.stopped_early is not None
+                or r.outcome_unknown):
+            return summaries
+        due = summary.extra.get("next_due")
+        if wait_for_work(qm, kind.queue, kind.effective_wait, due, cancel,
+                         clock=clock) != WORK:
+            return summaries
+
+
+def exit_code_of_run(summaries: list[Summary], *, stopped: bool) -> ExitCode:
+    """A long-lived run's exit code: 0 when it was stopped (SIGTERM, the operator: how a
+    service ends), unless its last cycle's commit had an unknown outcome (5); otherwise —
+    WAIT(n) ran out, a cycle stopped early — the worst cycle's (1 failures or an early
+    stop, 5 a commit's outcome unknown)."""
+    if not summaries:
+        return ExitCode.OK
+    if stopped:
+        return (ExitCode.UNKNOWN_OUTCOME if summaries[-1].result.outcome_unknown
+                else ExitCode.OK)
+    return max((s.exit_code for s in summaries), default=ExitCode.OK)
+
+
+__all__ = ["DlqPass", "exit_code_of_run", "keep_running"]

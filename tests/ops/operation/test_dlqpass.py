@@ -13,7 +13,7 @@ from mqconsole.mq.chain import add_dead_letter_header
 from mqconsole.mq.message import Message
 from mqconsole.ops.dlq.rules import parse_table
 from mqconsole.ops.exit_codes import ExitCode
-from mqconsole.ops.operation import DlqPass, Operation, OperationError
+from mqconsole.ops.operation import DlqPass, Operation, OperationError, Summary
 from mqconsole.ops.result import REFUSED_BY_PLUGIN
 from mqconsole.plugins import hookimpl
 from mqconsole.plugins.testing import run_operation
@@ -138,3 +138,57 @@ def test_bad_input_is_refused_before_anything() -> None:
     assert op.describe().what == "processing the dead-letter queue by the rules in site.rules"
     op.validate(qm)
     assert op.describe().what == f"processing {DEFAULT_DLQ} by the rules in site.rules"
+
+
+def test_a_long_lived_handler_is_an_operation_per_cycle(tmp_path) -> None:
+    """WAIT(YES): each cycle of work is journaled and told to the plugins as it ends (a
+    service journals as it goes and keeps one cycle's report), and a stop ends it with 0."""
+    import time
+
+    from mqconsole.backends.base import Context
+    from mqconsole.ops.journal import Journal
+    from mqconsole.ops.operation import exit_code_of_run, keep_running
+    from mqconsole.plugins.testing import plugin_host
+
+    run = run_operation(kind("ACTION(IGNORE)", once=True), queues=queues(dead(1, b"one")))
+    qm = run.qm
+    done = Done()
+    journal = Journal(tmp_path / "j.jsonl")
+    service = kind("WAIT(YES)\nREASON(MQRC_Q_FULL) ACTION(FWD) FWDQ(CATCH)",
+                   attempts_file=str(tmp_path / "a.sqlite"))
+    assert service.long_lived and not kind("WAIT(NO)\nACTION(IGNORE)").long_lived
+    service.cycle = True
+    op = Operation(service, journal=journal, plugins=plugin_host(done))
+    worker = qm.new_connection()
+    op.validate(worker)
+    cancel = threading.Event()
+    seen: list = []
+    box: dict = {}
+    t = threading.Thread(target=lambda: box.setdefault("out", keep_running(
+        op, worker, cancel=cancel, on_summary=seen.append)))
+    t.start()
+    try:
+        for n in (1, 2):
+            deadline = time.monotonic() + 30
+            while len(seen) < n and time.monotonic() < deadline:
+                time.sleep(0.05)
+            assert len(seen) == n and seen[-1].result.done == 1
+            qm.put(DLQ, dead(10 + n, b"more"), context=Context.SET_ALL, syncpoint=False)
+        deadline = time.monotonic() + 30
+        while len(seen) < 3 and time.monotonic() < deadline:
+            time.sleep(0.05)
+    finally:
+        cancel.set()
+        t.join(30)
+    summaries = box["out"]
+    assert summaries == seen and len(summaries) >= 3
+    assert [s.result.done for s in summaries[:3]] == [1, 1, 1]
+    entries = list(journal.read())
+    assert len(entries) == len(summaries) and all(e.operation == "dlq-handler"
+                                                  for e in entries)
+    assert done.summaries == summaries
+    assert exit_code_of_run(summaries, stopped=True) == ExitCode.OK
+    failed = Summary(summaries[0].description, summaries[0].result, ExitCode.PARTIAL)
+    assert exit_code_of_run([failed, *summaries], stopped=True) == ExitCode.OK
+    assert exit_code_of_run([failed, *summaries], stopped=False) == ExitCode.PARTIAL
+    assert len(run.messages("CATCH")) == 3
