@@ -9,9 +9,10 @@ Two passes over the data, never a pass per list:
 2. **duplicates** — MsgIds that occur more than once: a cheap 64-bit hash finds the
    candidates, and only their rows are grouped by MsgId with their queues.
 
-When the export stored its aggregates (:mod:`.summary`), pass 1 starts from the stored
-groups and the ages come from the stored arrival times, and pass 2 is read as stored:
-the same answers (exact for any ``--as-of``) in a fraction of the time. ``audit sql`` always
+When the export stored its aggregates (:mod:`.summary`), the lists that do not depend on
+``--as-of`` and the duplicates are read as stored, and only the age buckets are computed,
+by Spark SQL over the stored arrival times: the same answers (exact for any ``--as-of``)
+without a pass over the messages. ``audit sql`` always
 reads the messages themselves.
 
 Conventions the oracle tests pin: lists are sorted by count descending, then by their key
@@ -37,6 +38,7 @@ from mqconsole.audit.snapshot import (
     plugin_columns,
     read_messages,
 )
+from mqconsole.audit.summary import DIMENSIONS, load_summary
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -50,18 +52,6 @@ LIST_KEYS = ("by_queue", "by_reason", "by_destination", "by_reason_destination",
 GROUPABLE = ("string", "int", "bigint", "smallint", "tinyint", "boolean", "date",
              "timestamp", "double", "float")
 
-# (grouping-set name, key columns of the compact table) — one list each.
-DIMENSIONS = {
-    "queue": ("qmgr", "queue"),
-    "reason": ("dlh_reason", "dlh_reason_name"),
-    "destination": ("has_dlh", "dlh_dest_qmgr", "dlh_dest_q"),
-    "reason_destination": ("has_dlh", "dlh_reason", "dlh_dest_q"),
-    "age": ("bucket",),
-    "application": ("put_appl_name",),
-    "backout": ("backout_count",),
-}
-BASE_KEYS = ("qmgr", "queue", "dlh_reason", "dlh_reason_name", "has_dlh", "dlh_dest_qmgr",
-             "dlh_dest_q", "put_appl_name", "backout_count")
 EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 Progress = Callable[[str], None]
@@ -125,13 +115,11 @@ def build_report(spark: SparkSession, path: Any, *, as_of: datetime | None = Non
     when = as_of or parse_as_of(None)
     stored = None
     if use_summary:
-        from mqconsole.audit.summary import load_summary
-
         stored = load_summary(spark, folder)
     if stored is not None:
         say(f"counting {stored.info['rows']:,} messages from the stored aggregates")
         spec = ReportInput(folder=folder, as_of=when, plugins=tuple(stored.info["plugins"]))
-        rollup = _rollup(spark, "summary_groups", spec, stored=True)
+        rollup = stored.rows
         ages = _ages_from_arrivals(spark, when)
         duplicates = stored.duplicates()
     else:
@@ -141,62 +129,40 @@ def build_report(spark: SparkSession, path: Any, *, as_of: datetime | None = Non
         plugins = tuple(c for c in plugin_columns(frame.columns) if types[c] in GROUPABLE)
         spec = ReportInput(folder=folder, as_of=when, plugins=plugins)
         say("counting the messages")
-        rollup = _rollup(spark, "messages", spec, stored=False)
+        rollup = _rollup(spark, spec)
         ages = None
         say("finding duplicate MsgIds")
         duplicates = duplicate_msg_ids(spark)
     return _assemble(rollup, ages, duplicates, spec)
 
 
-def _compact_sql(source: str, spec: ReportInput, *, stored: bool) -> str:
-    """One GROUP BY of ``source`` on every key (the messages, or the stored groups)."""
-    plugin_keys = [_quote(c) for c in spec.plugins]
-    if stored:
-        keys = [*BASE_KEYS, *plugin_keys]
-        return (f"SELECT {', '.join(keys)}, NULL AS bucket, n, bytes, unparsed, "
-                f"{_micros('oldest')} AS oldest, {_micros('youngest')} AS youngest "
-                f"FROM {source}")
+def _compact_sql(spec: ReportInput) -> str:
+    """One GROUP BY of the messages on every key a list needs."""
     arrival = ARRIVAL_SQL
+    extreme = (f"CASE WHEN {arrival} IS NOT NULL THEN named_struct('arrival', "
+               f"unix_micros({arrival}), 'qmgr', qmgr, 'queue', queue, 'position', position, "
+               f"'msg_id', msg_id) END")
     return (
         f"SELECT qmgr, queue, dlh_reason, dlh_reason_name, dlh_reason IS NOT NULL AS has_dlh, "
         f"dlh_dest_qmgr, dlh_dest_q, put_appl_name, backout_count"
-        f"{''.join(', ' + k for k in plugin_keys)}, "
+        f"{''.join(', ' + _quote(c) for c in spec.plugins)}, "
         f"{bucket_sql(arrival, spec.as_of)} AS bucket, count(*) AS n, "
         f"coalesce(sum(length), 0) AS bytes, count_if({UNPARSED_SQL}) AS unparsed, "
-        f"min(CASE WHEN {arrival} IS NOT NULL THEN named_struct('arrival', "
-        f"unix_micros({arrival}), "
-        f"'qmgr', qmgr, 'queue', queue, 'position', position, 'msg_id', msg_id) END) "
-        f"AS oldest, "
-        f"max(CASE WHEN {arrival} IS NOT NULL THEN named_struct('arrival', "
-        f"unix_micros({arrival}), "
-        f"'qmgr', qmgr, 'queue', queue, 'position', position, 'msg_id', msg_id) END) "
-        f"AS youngest "
-        f"FROM {source} GROUP BY ALL")
+        f"min({extreme}) AS oldest, max({extreme}) AS youngest "
+        f"FROM messages GROUP BY ALL")
 
 
-def _micros(column: str) -> str:
-    """A stored oldest/youngest struct with its time as µs since the epoch (so no
-    conversion to the local time zone happens on the way to Python)."""
-    return (f"CASE WHEN {column} IS NOT NULL THEN named_struct('arrival', "
-            f"unix_micros({column}.arrival), 'qmgr', {column}.qmgr, 'queue', {column}.queue, "
-            f"'position', {column}.position, 'msg_id', {column}.msg_id) END")
-
-
-def _rollup(spark: SparkSession, source: str, spec: ReportInput, *,
-            stored: bool) -> list[dict[str, Any]]:
+def _rollup(spark: SparkSession, spec: ReportInput) -> list[dict[str, Any]]:
     """Every list's rows in one GROUPING SETS query over the compact groups."""
-    dims = dict(DIMENSIONS)
+    dims = {**DIMENSIONS, "age": ("bucket",)}
     for column in spec.plugins:
         dims[f"plugin:{column}"] = (_quote(column),)
-    if stored:
-        dims.pop("age")
     columns = list(dict.fromkeys(c for keys in dims.values() for c in keys))
     sets = ", ".join(f"({', '.join(keys)})" for keys in dims.values())
     sql = (f"SELECT {', '.join(columns)}, grouping_id() AS gid, "
            f"sum(n) AS n, sum(bytes) AS bytes, sum(unparsed) AS unparsed, "
            f"min(oldest) AS oldest, max(youngest) AS youngest "
-           f"FROM ({_compact_sql(source, spec, stored=stored)}) "
-           f"GROUP BY GROUPING SETS ((), {sets})")
+           f"FROM ({_compact_sql(spec)}) GROUP BY GROUPING SETS ((), {sets})")
     rows = [row.asDict(recursive=True) for row in spark.sql(sql).collect()]
     names = {keys: name for name, keys in dims.items()}
     width = len(columns)
@@ -215,7 +181,7 @@ def _set_of(present: tuple[str, ...], names: dict[tuple[str, ...], str]) -> str:
 
 
 def _ages_from_arrivals(spark: SparkSession, as_of: datetime) -> dict[str, int]:
-    sql = (f"SELECT {bucket_sql('arrival', as_of)} AS bucket, sum(n) AS n "
+    sql = (f"SELECT {bucket_sql('timestamp_micros(arrival)', as_of)} AS bucket, sum(n) AS n "
            f"FROM summary_arrivals GROUP BY 1")
     return {row["bucket"]: int(row["n"]) for row in spark.sql(sql).collect()
             if row["bucket"] is not None}

@@ -1,21 +1,22 @@
-"""Aggregates the export stores beside the snapshot, so the report takes seconds, not passes.
+"""Aggregates the export stores beside the snapshot, so the report takes a second, not passes.
 
-Written by :func:`summarize` at the end of an export (after the messages are written, before
-the folder is renamed into place), read by the report through :func:`load_summary`. Four
-small Parquet files in ``_summary/`` (Spark skips folders starting with ``_`` when it reads
-the messages), and ``summary.json`` saying what they were made from:
+Written by :func:`summarize` as the export's last step (after the messages are written,
+before the folder is renamed into place), read by the report through :func:`load_summary`.
+In ``_summary/`` (Spark skips folders starting with ``_`` when it reads the messages):
 
-- ``groups``: one row per distinct (qmgr, queue, reason, reason name, has a dead-letter
-  header, destination qmgr and queue, put application, backout count, plugin columns) with
-  its count, bytes, unparsed rows and its oldest and youngest message;
-- ``arrivals``: one row per distinct arrival time (µs) with its count — so the age buckets
-  stay exact for any ``--as-of``;
-- ``duplicates``: every MsgId found more than once, its count and queues.
+- ``lists.parquet``: every list of the report that does not depend on ``--as-of`` — one row
+  per (list, key) with its count, bytes and unparsed rows, exactly what the report's
+  ``GROUPING SETS`` query gives from the messages;
+- ``arrivals.parquet``: one row per distinct arrival time (µs since the epoch) with its count, so the age
+  buckets are computed at report time, exact for any ``--as-of``;
+- ``duplicates.parquet``: every MsgId found more than once, its count and queues;
+- ``summary.json``: the version, the rows counted, the plugin columns, and the oldest and
+  youngest message.
 
 Nothing here loses exactness: ``audit sql`` reads the messages, and the tests check the
-report from the summary and from the messages against the same plain-Python oracle.
-Memory: the groups and arrivals are folded batch by batch; MsgIds are held once (about
-60 bytes a message) to find the duplicates.
+report from the stored aggregates and from the messages against the same plain-Python
+oracle. Memory: the lists and arrivals are folded batch by batch; the MsgIds are held once
+(about 60 bytes a message) to find the duplicates.
 """
 
 from __future__ import annotations
@@ -34,12 +35,21 @@ if TYPE_CHECKING:
 
 SUMMARY_DIR = "_summary"
 SUMMARY_FILE = "summary.json"
-VERSION = 1
-KEYS = ("qmgr", "queue", "dlh_reason", "dlh_reason_name", "has_dlh", "dlh_dest_qmgr",
-        "dlh_dest_q", "put_appl_name", "backout_count")
+VERSION = 2
+# (list name, its key columns): the report's lists that do not depend on --as-of. The
+# destination lists carry has_dlh so the messages without a dead-letter header drop out.
+DIMENSIONS: dict[str, tuple[str, ...]] = {
+    "queue": ("qmgr", "queue"),
+    "reason": ("dlh_reason", "dlh_reason_name"),
+    "destination": ("has_dlh", "dlh_dest_qmgr", "dlh_dest_q"),
+    "reason_destination": ("has_dlh", "dlh_reason", "dlh_dest_q"),
+    "application": ("put_appl_name",),
+    "backout": ("backout_count",),
+}
 NEEDED = ("qmgr", "queue", "position", "msg_id", "put_time", "dlh_put_time", "dlh_reason",
           "dlh_reason_name", "dlh_dest_qmgr", "dlh_dest_q", "put_appl_name", "backout_count",
           "length", "properties")
+EXTREME_FIELDS = ("arrival", "qmgr", "queue", "position", "msg_id")
 BATCH_ROWS = 262_144
 
 
@@ -68,6 +78,7 @@ def _dataset(data: Path) -> Any:
 def summarize(data: str | Path, root: str | Path | None = None) -> dict[str, Any]:
     """Compute the aggregates of the snapshot whose Parquet files are in ``data`` and store
     them in ``root/_summary`` (``root`` defaults to ``data``); returns ``summary.json``."""
+    import numpy as np
     import pyarrow as pa
     import pyarrow.compute as pc
     import pyarrow.parquet as pq
@@ -78,106 +89,94 @@ def summarize(data: str | Path, root: str | Path | None = None) -> dict[str, Any
     dataset = _dataset(data)
     plugins = [f.name for f in dataset.schema
                if f.name not in FIXED_COLUMNS and _groupable(f.type)]
-    keys = [*KEYS, *plugins]
-    group_parts: list[pa.Table] = []
+    dims = {**DIMENSIONS, **{f"plugin:{p}": (p,) for p in plugins}}
+    parts: dict[str, list[pa.Table]] = {name: [] for name in ("total", *dims)}
     arrival_parts: list[pa.Table] = []
     ids: list[pa.Table] = []
-    oldest: list[pa.Table] = []
-    youngest: list[pa.Table] = []
+    oldest: tuple[Any, ...] | None = None
+    youngest: tuple[Any, ...] | None = None
     rows = 0
-    scanner = dataset.scanner(columns=[*NEEDED, *plugins], batch_size=BATCH_ROWS)
-    for batch in scanner.to_batches():
+    for batch in dataset.scanner(columns=[*NEEDED, *plugins],
+                                 batch_size=BATCH_ROWS).to_batches():
         if batch.num_rows == 0:
             continue
         rows += batch.num_rows
         table = pa.Table.from_batches([batch])
         arrival = pc.coalesce(table["dlh_put_time"], table["put_time"])
-        table = table.append_column("arrival", arrival)
+        table = table.append_column("arrival", pc.cast(arrival, pa.int64()))
         table = table.append_column("has_dlh", pc.is_valid(table["dlh_reason"]))
         # unparsed: columns.UNPARSED_SQL ("properties IS NULL")
         table = table.append_column("unparsed", pc.cast(pc.is_null(table["properties"]),
                                                         pa.int64()))
-        table = table.append_column("n", pa.array(np_ones(table.num_rows)))
-        group_parts.append(_fold_groups([table.rename_columns(
-            [c if c != "length" else "bytes" for c in table.column_names])], keys))
-        timed = table.filter(pc.is_valid(arrival))
-        arrival_parts.append(_fold(timed.select(["arrival", "n"]), ["arrival"]))
+        table = table.append_column("n", pa.array(np.ones(table.num_rows, dtype=np.int64)))
+        table = table.append_column("bytes", pc.fill_null(table["length"], 0))
+        for name, keys in (("total", ()), *dims.items()):
+            parts[name].append(_fold(table, list(keys)))
+            if len(parts[name]) > 16:
+                parts[name] = [_fold(pa.concat_tables(parts[name]), list(keys))]
+        timed = table.filter(pc.is_valid(table["arrival"]))
+        arrival_parts.append(_fold(timed.select(["arrival", "n"]), ["arrival"], sums=("n",)))
         ids.append(table.select(["msg_id", "queue"]).filter(pc.is_valid(table["msg_id"])))
-        oldest.append(_pick(timed, keys, last=False))
-        youngest.append(_pick(timed, keys, last=True))
-        if len(group_parts) > 16:
-            group_parts = [_fold_groups(group_parts, keys)]
-            oldest = [_pick(pa.concat_tables(oldest), keys, last=False, prefix="x_")]
-            youngest = [_pick(pa.concat_tables(youngest), keys, last=True, prefix="x_")]
-    groups = _fold_groups(group_parts, keys) if group_parts else None
-    arrivals = (_fold(pa.concat_tables(arrival_parts), ["arrival"]) if arrival_parts else
-                pa.table({"arrival": pa.array([], pa.timestamp("us", tz="UTC")),
-                          "n": pa.array([], pa.int64())}))
-    duplicates = _duplicates(ids)
-    if groups is not None:
-        for name, parts, last in (("oldest", oldest, False), ("youngest", youngest, True)):
-            picked = _pick(pa.concat_tables(parts), keys, last=last, prefix="x_")
-            groups = _attach(groups, keys, name, picked)
-    for name, table in (("groups", groups), ("arrivals", arrivals),
-                        ("duplicates", duplicates)):
-        if table is not None:
-            pq.write_table(table, str(out / f"{name}.parquet"), compression="zstd")
-            os.chmod(out / f"{name}.parquet", 0o600)
+        oldest = _extreme(oldest, timed, last=False)
+        youngest = _extreme(youngest, timed, last=True)
+    lists = []
+    for name, keys in (("total", ()), *dims.items()):
+        if parts[name]:
+            folded = _fold(pa.concat_tables(parts[name]), list(keys))
+            lists.append(folded.append_column("list", pa.array([name] * folded.num_rows,
+                                                                pa.string())))
+    arrivals = (_fold(pa.concat_tables(arrival_parts), ["arrival"], sums=("n",))
+                if arrival_parts else pa.table({"arrival": pa.array([], pa.int64()),
+                                                "n": pa.array([], pa.int64())}))
+    tables = {"arrivals": arrivals, "duplicates": _duplicates(ids)}
+    if lists:
+        tables["lists"] = pa.concat_tables(lists, promote_options="default")
+    for name, table in tables.items():
+        pq.write_table(table, str(out / f"{name}.parquet"), compression="zstd")
+        os.chmod(out / f"{name}.parquet", 0o600)
     info = {"version": VERSION, "rows": rows, "plugins": plugins,
-            "groups": groups is not None}
+            "oldest": _as_dict(oldest), "youngest": _as_dict(youngest)}
     (out / SUMMARY_FILE).write_text(json.dumps(info), encoding="utf-8")
     os.chmod(out / SUMMARY_FILE, 0o600)
     return info
 
 
-def np_ones(count: int) -> Any:
-    import numpy as np
-
-    return np.ones(count, dtype=np.int64)
-
-
-def _fold(table: pa.Table, keys: list[str]) -> pa.Table:
-    """Sum ``n`` by ``keys``."""
-    folded = table.group_by(keys, use_threads=False).aggregate([("n", "sum")])
-    return folded.rename_columns([*keys, "n"]).select([*keys, "n"])
-
-
-def _fold_groups(parts: list[pa.Table], keys: list[str]) -> pa.Table:
-    """Sum count, bytes and unparsed rows by the group keys."""
+def _fold(table: pa.Table, keys: list[str],
+          sums: tuple[str, ...] = ("n", "bytes", "unparsed")) -> pa.Table:
+    """Sum ``sums`` by ``keys`` (no keys: one row of totals)."""
     import pyarrow as pa
-
-    table = pa.concat_tables([p.select([*keys, "n", "bytes", "unparsed"]) for p in parts])
-    folded = table.group_by(keys, use_threads=False).aggregate(
-        [("n", "sum"), ("bytes", "sum"), ("unparsed", "sum")])
-    return folded.rename_columns([*keys, "n", "bytes", "unparsed"])
-
-
-EXTREME_FIELDS = ("arrival", "qmgr", "queue", "position", "msg_id")
-
-
-def _pick(table: pa.Table, keys: list[str], *, last: bool, prefix: str = "") -> pa.Table:
-    """Each group's first (or last) row by (arrival, qmgr, queue, position, msg_id), as the
-    columns ``x_<field>`` (``prefix="x_"`` folds tables this made)."""
     import pyarrow.compute as pc
 
-    fields = [prefix + f for f in EXTREME_FIELDS]
-    ordered = table.take(pc.sort_indices(
-        table, sort_keys=[(f, "ascending", "at_start") for f in fields]))
-    options = pc.ScalarAggregateOptions(skip_nulls=False)
-    picked = ordered.group_by(keys, use_threads=False).aggregate(
-        [(f, "last" if last else "first", options) for f in fields])
-    return picked.rename_columns([*keys, *(f"x_{f}" for f in EXTREME_FIELDS)])
+    if not keys:
+        return pa.table({s: pa.array([pc.sum(table[s]).as_py() or 0], pa.int64())
+                         for s in sums})
+    folded = table.group_by(keys, use_threads=False).aggregate([(s, "sum") for s in sums])
+    return folded.rename_columns([*keys, *sums])
 
 
-def _attach(groups: pa.Table, keys: list[str], name: str, picked: pa.Table) -> pa.Table:
-    """Add each group's picked row to ``groups`` as the struct column ``name``."""
-    import pyarrow as pa
+def _key(values: tuple[Any, ...]) -> tuple[Any, ...]:
+    """Order of (arrival, qmgr, queue, position, msg_id) with nulls first, as Spark's."""
+    return tuple((v is not None, v if v is not None else 0) for v in values)
 
-    fields = [(f, picked.schema.field(f"x_{f}").type) for f in EXTREME_FIELDS]
-    by_key = {tuple(r[k] for k in keys): {f: r[f"x_{f}"] for f in EXTREME_FIELDS}
-              for r in picked.to_pylist()}
-    values = [by_key.get(tuple(r[k] for k in keys)) for r in groups.select(keys).to_pylist()]
-    return groups.append_column(name, pa.array(values, pa.struct(fields)))
+
+def _extreme(best: tuple[Any, ...] | None, timed: pa.Table, *,
+             last: bool) -> tuple[Any, ...] | None:
+    """The first (or last) row of ``timed`` by (arrival, qmgr, queue, position, msg_id),
+    or ``best`` when that comes first (last)."""
+    import pyarrow.compute as pc
+
+    if timed.num_rows == 0:
+        return best
+    edge = (pc.max if last else pc.min)(timed["arrival"])
+    ties = timed.filter(pc.equal(timed["arrival"], edge)).select(list(EXTREME_FIELDS))
+    candidates = [tuple(r[f] for f in EXTREME_FIELDS) for r in ties.to_pylist()]
+    if best is not None:
+        candidates.append(best)
+    return (max if last else min)(candidates, key=_key)
+
+
+def _as_dict(values: tuple[Any, ...] | None) -> dict[str, Any] | None:
+    return None if values is None else dict(zip(EXTREME_FIELDS, values, strict=True))
 
 
 def _duplicates(ids: list[pa.Table]) -> pa.Table:
@@ -203,9 +202,11 @@ def _duplicates(ids: list[pa.Table]) -> pa.Table:
 
 @dataclass
 class StoredSummary:
-    """A snapshot's stored aggregates, registered as Spark views for the report."""
+    """A snapshot's stored aggregates: the lists' rows (as the report's rollup gives them),
+    the duplicates, the oldest and youngest; the arrivals registered for Spark SQL."""
 
     info: dict[str, Any]
+    rows: list[dict[str, Any]]
     duplicate_rows: list[dict[str, Any]]
 
     def duplicates(self) -> list[dict[str, Any]]:
@@ -213,20 +214,25 @@ class StoredSummary:
 
 
 def load_summary(spark: SparkSession, folder: SnapshotFolder) -> StoredSummary | None:
-    """The stored aggregates as the views ``summary_groups`` and ``summary_arrivals``, or
-    None when the snapshot has none (or an older version of them)."""
+    """The stored aggregates (the view ``summary_arrivals`` registered), or None when the
+    snapshot has none or an older version of them."""
+    import pyarrow.parquet as pq
+
     base = folder.summary_dir
     try:
         info = json.loads((base / SUMMARY_FILE).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        if not isinstance(info, dict) or info.get("version") != VERSION:
+            return None
+        lists = pq.read_table(str(base / "lists.parquet")).to_pylist() if info["rows"] else []
+        duplicates = pq.read_table(str(base / "duplicates.parquet")).to_pylist()
+    except (OSError, ValueError, KeyError):
         return None
-    if not isinstance(info, dict) or info.get("version") != VERSION or not info.get("groups"):
-        return None
-    spark.read.parquet(str(base / "groups.parquet")).createOrReplaceTempView("summary_groups")
+    for row in lists:
+        row["_set"] = row.pop("list")
+        if row["_set"] == "total":
+            row["oldest"], row["youngest"] = info.get("oldest"), info.get("youngest")
     spark.read.parquet(str(base / "arrivals.parquet")).createOrReplaceTempView(
         "summary_arrivals")
-    rows = spark.read.parquet(str(base / "duplicates.parquet")).collect()
-    duplicates = sorted(({"msg_id": r["msg_id"], "count": int(r["n"]),
-                          "queues": list(r["queues"])} for r in rows),
-                        key=lambda d: (-d["count"], d["msg_id"]))
-    return StoredSummary(info=info, duplicate_rows=duplicates)
+    return StoredSummary(info=info, rows=lists, duplicate_rows=sorted(
+        ({"msg_id": r["msg_id"], "count": int(r["n"]), "queues": list(r["queues"])}
+         for r in duplicates), key=lambda d: (-d["count"], d["msg_id"])))
