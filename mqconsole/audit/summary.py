@@ -7,8 +7,8 @@ In ``_summary/`` (Spark skips folders starting with ``_`` when it reads the mess
 - ``lists.parquet``: every list of the report that does not depend on ``--as-of`` — one row
   per (list, key) with its count, bytes and unparsed rows, exactly what the report's
   ``GROUPING SETS`` query gives from the messages;
-- ``arrivals.parquet``: one row per distinct arrival time (µs since the epoch) with its count, so the age
-  buckets are computed at report time, exact for any ``--as-of``;
+- ``arrivals.parquet``: one row per distinct arrival time (µs since the epoch) with its
+  count, so the age buckets are computed at report time, exact for any ``--as-of``;
 - ``duplicates.parquet``: every MsgId found more than once, its count and queues;
 - ``summary.json``: the version, the rows counted, the plugin columns, and the oldest and
   youngest message.
