@@ -11,6 +11,7 @@ CorrelId and put time checked there. A mark never selects another message.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -30,7 +31,7 @@ class Mark:
     MsgId, so a token can never name another message), else its ``position`` on the queue
     with its MsgId, CorrelId and put time (``put_date`` + ``put_time``) checked there."""
 
-    msgid: bytes
+    msgid: bytes | None  # None: any (a token the operator gave, which names one message)
     token: bytes | None = None
     position: int | None = None
     correlid: bytes | None = None
@@ -44,7 +45,7 @@ class Mark:
 
     def matches(self, view: MessageView) -> bool:
         message = view.message
-        if message.md.msg_id != self.msgid:
+        if self.msgid is not None and message.md.msg_id != self.msgid:
             return False
         if self.token is not None and message.token is not None:
             return message.token == self.token
@@ -62,6 +63,7 @@ class Selection:
     limit: int | None = None
     all: bool = False
     marks: frozenset[Mark] = field(default_factory=frozenset)
+    all_duplicates: bool = False  # a --msgid carried by several messages takes them all
 
     @property
     def needs_text(self) -> bool:
@@ -73,8 +75,8 @@ class Selection:
         return not self.msgids and not self.marks and self.where is None
 
     @cached_property
-    def _marks_by_msgid(self) -> dict[bytes, list[Mark]]:
-        out: dict[bytes, list[Mark]] = {}
+    def _marks_by_msgid(self) -> dict[bytes | None, list[Mark]]:
+        out: dict[bytes | None, list[Mark]] = {}
         for mark in self.marks:
             out.setdefault(mark.msgid, []).append(mark)
         return out
@@ -83,9 +85,11 @@ class Selection:
         """Every criterion given must hold (MsgIds, marks and --where combine with AND)."""
         if self.msgids and view.message.md.msg_id not in self.msgids:
             return False
-        if self.marks and not any(
-                m.matches(view) for m in self._marks_by_msgid.get(view.message.md.msg_id, ())):
-            return False
+        if self.marks:
+            by_id = self._marks_by_msgid
+            if not any(m.matches(view) for m in (*by_id.get(view.message.md.msg_id, ()),
+                                                 *by_id.get(None, ()))):
+                return False
         return not (self.where is not None and not self.where.matches(view))
 
     def describe(self) -> str:
@@ -104,23 +108,65 @@ class Selection:
 
     @classmethod
     def build(cls, *, msgids: Iterable[str] = (), msgids_from: str | None = None,
-              where: str | None = None, limit: int | None = None, all_: bool = False
-              ) -> Selection:
-        """From command-line style options; raises SelectionError (or WhereError)."""
+              where: str | None = None, limit: int | None = None, all_: bool = False,
+              positions: Iterable[int] = (), tokens: Iterable[str] = (),
+              all_duplicates: bool = False) -> Selection:
+        """From command-line style options; raises SelectionError (or WhereError).
+
+        ``positions`` pair with ``msgids`` in order (``--msgid X --position 7``: the message
+        at position 7, checked to carry X); ``tokens`` name messages by MsgToken."""
         ids = [parse_msgid(m, "--msgid") for m in msgids]
+        places = list(positions)
+        marks = [Mark(None, token=parse_token(t)) for t in tokens]
+        if places:
+            if msgids_from or len(places) != len(ids):
+                raise SelectionError("--position goes with a --msgid each: give as many "
+                                     "--position as --msgid, in the same order")
+            marks.extend(Mark(i, position=p) for i, p in zip(ids, places, strict=True))
+            ids = []
         if msgids_from:
             ids.extend(read_msgids_file(msgids_from))
         compiled = compile_where(where) if where else None
         if limit is not None and limit < 1:
             raise SelectionError("--limit must be at least 1")
-        if not (ids or compiled or all_):
-            raise SelectionError("no messages selected: give --msgid, --msgids-from, --where "
-                                 "or --all (an operation never defaults to every message)")
-        if all_ and (ids or compiled):
-            raise SelectionError("--all cannot be combined with --msgid, --msgids-from or "
-                                 "--where")
+        if not (ids or marks or compiled or all_):
+            raise SelectionError("no messages selected: give --msgid, --msgids-from, --token, "
+                                 "--where or --all (an operation never defaults to every "
+                                 "message)")
+        if all_ and (ids or marks or compiled):
+            raise SelectionError("--all cannot be combined with --msgid, --msgids-from, "
+                                 "--token or --where")
         return cls(msgids=frozenset(ids), where=compiled, where_text=where, limit=limit,
-                   all=all_)
+                   all=all_, marks=frozenset(marks), all_duplicates=all_duplicates)
+
+
+SCAN_BATCH = 500
+
+
+def check_unique(qm: object, queue: str, selection: Selection) -> None:
+    """A --msgid names one message: a MsgId carried by several messages on ``queue`` is
+    refused (SelectionError) unless ``all_duplicates`` says to take them all — MsgIds need
+    not be unique, and an operator who gives one means one message."""
+    if not selection.msgids or selection.all_duplicates:
+        return
+    wanted = {m.hex().upper() for m in selection.msgids}
+    counts: Counter[str] = Counter()
+    with qm.browse(queue) as cursor:  # type: ignore[attr-defined]
+        while True:
+            batch = cursor.next_batch(SCAN_BATCH)
+            for m in batch:
+                h = m.msg_id_hex
+                if h in wanted:
+                    counts[h] += 1
+            if len(batch) < SCAN_BATCH:
+                break
+    shared = sorted((h, n) for h, n in counts.items() if n > 1)
+    if shared:
+        h, n = shared[0]
+        more = f" (and {len(shared) - 1} more MsgIds like it)" if len(shared) > 1 else ""
+        raise SelectionError(f"MsgId {h} is carried by {n} messages on {queue}{more}: name "
+                             "one with --position (browse shows positions) or --token, or "
+                             f"give --all-duplicates to take all {n}")
 
 
 def parse_msgid(text: str, what: str) -> bytes:
@@ -134,6 +180,18 @@ def parse_msgid(text: str, what: str) -> bytes:
     if not raw or len(raw) > 24:
         raise SelectionError(f"{what} {text!r} must be 1 to 24 bytes of hex")
     return raw.ljust(24, b"\x00")
+
+
+def parse_token(text: str) -> bytes:
+    """A MsgToken in hex (16 bytes; ``browse --json`` shows each message's)."""
+    t = text.strip()
+    try:
+        raw = bytes.fromhex(t[2:] if t.lower().startswith("0x") else t)
+    except ValueError:
+        raise SelectionError(f"--token {text!r} is not hexadecimal") from None
+    if len(raw) != 16:
+        raise SelectionError(f"--token {text!r} must be 16 bytes of hex (32 digits)")
+    return raw
 
 
 def read_msgids_file(path: str) -> list[bytes]:

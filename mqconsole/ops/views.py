@@ -10,7 +10,7 @@ given are missing (``None``).
 
 Browse row (``row()``), the JSON of ``mqconsole browse --json``::
 
-    {"position", "msgid", "correlid", "put_time", "format", "persistence", "priority",
+    {"position", "msgid", "token", "correlid", "put_time", "format", "persistence", "priority",
      "backout_count", "length", "user", "put_appl_name",
      "dlh": null | {"reason", "reason_name", "dest_q", "dest_qmgr", "format",
                     "put_appl_name", "put_time"},
@@ -395,6 +395,7 @@ class MessageView:
         return {
             "position": self.position,
             "msgid": self.msgid,
+            "token": self.message.token.hex().upper() if self.message.token else None,
             "correlid": self.correlid,
             "put_time": self.put_time,
             "format": self.format,

@@ -22,8 +22,8 @@ NOW = datetime(2026, 9, 22, 12, 0, 0, tzinfo=UTC)
 PUT = datetime(2026, 9, 22, 2, 34, 28, 280000, tzinfo=UTC)
 MSGID = bytes.fromhex("414d5120514d31202020202020202020" "a1b2c3d4e5f60718")
 
-ROW_KEYS = ["position", "msgid", "correlid", "put_time", "format", "persistence", "priority",
-            "backout_count", "length", "user", "put_appl_name", "dlh", "preview"]
+ROW_KEYS = ["position", "msgid", "token", "correlid", "put_time", "format", "persistence",
+            "priority", "backout_count", "length", "user", "put_appl_name", "dlh", "preview"]
 DLH_KEYS = ["reason", "reason_name", "dest_q", "dest_qmgr", "format", "put_appl_name",
             "put_time"]
 
@@ -55,6 +55,7 @@ def test_row_of_dead_lettered_json():
     assert row == {
         "position": 7,
         "msgid": "414D5120514D31202020202020202020A1B2C3D4E5F60718",
+        "token": None,  # a message made here, not browsed: no token
         "correlid": "01" * 24,
         "put_time": "2026-09-22T02:34:28.280Z",
         "format": "MQDEAD",

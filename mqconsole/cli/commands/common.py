@@ -30,11 +30,29 @@ def parse_hex(value: str, what: str, length: int | None = None) -> bytes:
 
 # -- selection, --yes, --dry-run, --batch: shared by every changing command ---------------
 
+def _keep(ctx: click.Context, param: click.Parameter, value: object) -> object:
+    """Options that only narrow a selection are kept for :func:`build_selection` (so the
+    commands' signatures stay as they are)."""
+    ctx.meta[f"selection.{param.name}"] = value
+    return value
+
+
 def selection_options(fn):
-    """--msgid (repeatable), --msgids-from, --where, --limit, --all."""
+    """--msgid (repeatable) with --position or --all-duplicates, --token, --msgids-from,
+    --where, --limit, --all."""
     opts = [
         click.option("--msgid", "msgids", multiple=True, metavar="HEX",
-                     help="A message id (repeatable)."),
+                     help="A message id (repeatable). One carried by several messages is "
+                     "refused: name one with --position or --token, or say --all-duplicates."),
+        click.option("--position", "positions", multiple=True, type=click.IntRange(min=1),
+                     metavar="N", expose_value=False, callback=_keep,
+                     help="With each --msgid (in order): the message at that position "
+                     "(browse shows it), checked to carry the MsgId."),
+        click.option("--token", "tokens", multiple=True, metavar="HEX", expose_value=False,
+                     callback=_keep, help="A message by its MsgToken (browse --json shows "
+                     "it; repeatable)."),
+        click.option("--all-duplicates", is_flag=True, expose_value=False, callback=_keep,
+                     help="A --msgid carried by several messages takes them all."),
         click.option("--msgids-from", metavar="FILE", help="A file of message ids, one per "
                      "line."),
         click.option("--where", "where", metavar="EXPR", help="Messages matching this "
@@ -52,9 +70,12 @@ def build_selection(msgids, msgids_from, where, limit, all_):
     from mqconsole.cli.errors import CliError
     from mqconsole.ops.selection import Selection, SelectionError
 
+    meta = click.get_current_context().meta
     try:
         return Selection.build(msgids=msgids, msgids_from=msgids_from, where=where, limit=limit,
-                               all_=all_)
+                               all_=all_, positions=meta.get("selection.positions") or (),
+                               tokens=meta.get("selection.tokens") or (),
+                               all_duplicates=bool(meta.get("selection.all_duplicates")))
     except SelectionError as e:
         raise CliError(str(e)) from None
 

@@ -46,6 +46,17 @@ def check_queue(qm: QueueManager, name: str, role: str) -> None:
         raise
 
 
+def check_selection(qm: QueueManager, queue: str, selection: Selection) -> None:
+    """A --msgid names one message: one carried by several messages on ``queue`` is bad
+    input (exit 2, before any question) unless --all-duplicates says to take them all."""
+    from mqconsole.ops.selection import SelectionError, check_unique
+
+    try:
+        check_unique(qm, queue, selection)
+    except SelectionError as e:
+        raise OperationError(str(e)) from None
+
+
 def _s(n: int | None, word: str) -> str:
     return f"{n} {word}{'' if n == 1 else 's'}"
 
@@ -87,6 +98,7 @@ class Transfer:
         check_queue(self.dest_qm or qm, self.destination, "destination")
         if self.dest_qm is None and self.source == self.destination:
             raise OperationError(f"{self.source} is both the source and the destination")
+        check_selection(qm, self.source, self.selection)
 
     def execute(self, step: Step) -> OperationResult:
         from mqconsole.ops.transfer import transfer
@@ -133,6 +145,7 @@ class Resubmit:
         check_queue(qm, self.queue, "source")
         if self.to is not None:
             check_queue(qm, self.to, "--to")
+        check_selection(qm, self.queue, self.selection)
         origin_of(qm, self.queue, self.selection, self.to)  # OriginError: say --to
 
     def execute(self, step: Step) -> OperationResult:
@@ -177,6 +190,7 @@ class Delete:
 
             refuse_unsafe_target(self.backup)  # a database, a journal, a device: never
         check_queue(qm, self.queue, "source")
+        check_selection(qm, self.queue, self.selection)
 
     def execute(self, step: Step) -> OperationResult:
         from mqconsole.ops.delete import delete_messages
@@ -209,6 +223,7 @@ class Save:
 
         refuse_unsafe_target(self.path)  # a database, a journal, a device: never
         check_queue(qm, self.queue, "source")
+        check_selection(qm, self.queue, self.selection)
 
     def execute(self, step: Step) -> OperationResult:
         from mqconsole.ops.savefile import save_queue
@@ -393,6 +408,7 @@ class PluginAction:
 
     def validate(self, qm: QueueManager) -> None:
         check_queue(qm, self.queue, "source")
+        check_selection(qm, self.queue, self.selection)
 
     def execute(self, step: Step) -> OperationResult:
         from mqconsole.ops.savefile import iter_selected
@@ -436,4 +452,4 @@ class PluginAction:
 
 
 __all__ = ["Copy", "Delete", "Edit", "Load", "Move", "PluginAction", "QueueSet", "Resubmit",
-           "Save", "Transfer", "check_queue"]
+           "Save", "Transfer", "check_queue", "check_selection"]
