@@ -15,10 +15,19 @@ from typing import TYPE_CHECKING
 
 from mqconsole.ops.selection import Mark, Selection
 from mqconsole.ops.views import MessageView
+from mqconsole.tui.safe import clean
 
 if TYPE_CHECKING:
     from mqconsole.tui.browsing import BrowseModel
     from mqconsole.tui.widgets.message_list import MessageList
+
+
+def hidden_marks(lst: MessageList, model: BrowseModel | None) -> int:
+    """How many marks a filter hides: marked before the filter changed, not listed now."""
+    if model is None or model.where is None or not lst.marks:
+        return 0
+    listed = set(model.index.positions[:model.count])
+    return sum(1 for p in lst.marks if p not in listed)
 
 
 def _messages(n: int) -> str:
@@ -74,8 +83,13 @@ class Targets:
                        f"every message ({model.total_label()})",
                        model.scanned if model.done else None, everything=True)
         if lst.marks:
-            return cls(queue, Selection(marks=frozenset(lst.marks.values())),
-                       _messages(len(lst.marks)), len(lst.marks))
+            t = cls(queue, Selection(marks=frozenset(lst.marks.values())),
+                    _messages(len(lst.marks)), len(lst.marks))
+            hidden = hidden_marks(lst, model)
+            if hidden:
+                t.notes.append(f"{hidden:,} marked, not shown by the current filter "
+                               f"({clean(model.where_text or '')}): they are included.")
+            return t
         return cls.under_cursor(queue, lst, model)
 
 

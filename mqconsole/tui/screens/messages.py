@@ -27,6 +27,7 @@ from mqconsole.tui.context import ConsoleContext
 from mqconsole.tui.requests import ShowMessage
 from mqconsole.tui.safe import clean, txt
 from mqconsole.tui.screens.base import ConsoleScreen
+from mqconsole.tui.targets import hidden_marks
 from mqconsole.tui.widgets.banner import Banner
 from mqconsole.tui.widgets.filter_bar import FilterBar
 from mqconsole.tui.widgets.message_list import MessageList, header_text, short_reason
@@ -261,6 +262,9 @@ class MessagesScreen(ConsoleScreen):
         if lst.marked_count:
             marked = "all" if lst.all_marked else f"{lst.marked_count:,}"
             out.append(f" · {marked} marked", "bold")
+            hidden = hidden_marks(lst, model)
+            if hidden:
+                out.append(f" ({hidden:,} hidden by the filter)", "bold yellow")
         if self._reading and not model.done:
             out.append(" · reading… (esc stops)")
         self.query_one("#status", Static).update(out)
