@@ -15,6 +15,8 @@ See ``docs/backends.md`` for the method → MQI/PCF mapping table. Rules every b
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from dataclasses import dataclass
 from enum import Enum
 from typing import Protocol, runtime_checkable
 
@@ -83,6 +85,55 @@ class MovesUnderCursor(Protocol):
 def move_step(cursor: BrowseCursor) -> MovesUnderCursor | None:
     """The cursor when it offers the one-call move step, else None."""
     return cursor if isinstance(cursor, MovesUnderCursor) else None
+
+
+@dataclass(slots=True)
+class FactGroup:
+    """Messages alike in every fact a summary counts by (``mq.facts``), and their sums."""
+
+    reason: int | None
+    dest_q: str | None
+    format: str
+    backout_count: int
+    size_index: int  # which of the size edges the length is under (len(edges): none)
+    age_index: int | None  # the same for the age; None: no put time
+    count: int
+    total_bytes: int
+    smallest: int
+    largest: int
+    age_sum_us: int  # of the messages with a put time: sum of (now - put) in microseconds
+
+
+@dataclass(slots=True)
+class FactPoint:
+    """One message: where a browse meets it (1 = first), its MsgId, its put time."""
+
+    position: int
+    msg_id: bytes
+    put_us: int
+
+
+@dataclass(slots=True)
+class FactCounts:
+    groups: list[FactGroup]
+    oldest: FactPoint | None  # the first in browse order of those put earliest
+    youngest: FactPoint | None  # the first in browse order of those put latest
+
+
+@runtime_checkable
+class CountsFacts(Protocol):
+    """An optional capability of a ``QueueManager``: a queue's facts counted where the
+    messages are, without reading them one by one (the embedded backend: in SQLite).
+
+    The answer is what browsing the queue and counting each message's ``mq.facts.facts``
+    would give at ``now_us`` (microseconds since 1970 UTC): ages are ``now_us - put``,
+    sizes the body's length; ``*_edges`` are ascending upper bounds (a value is under
+    the first edge greater than it). None when the backend cannot answer this time: the
+    caller browses instead.
+    """
+
+    def fact_counts(self, queue: str, now_us: int, age_edges_us: Sequence[int],
+                    size_edges: Sequence[int]) -> FactCounts | None: ...
 
 
 @runtime_checkable

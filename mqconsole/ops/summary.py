@@ -37,9 +37,12 @@ from collections.abc import Iterable
 from datetime import datetime
 from typing import Any
 
+from mqconsole.backends.base import CountsFacts, FactCounts, FactPoint, QueueManager
+from mqconsole.mq.facts import from_micros, to_micros
 from mqconsole.mq.names import reason_name
 from mqconsole.mq.payload import safe_text
 
+from .browse import iter_views
 from .timefmt import age_seconds, format_age, iso_utc, to_utc, utcnow
 from .views import MessageView
 
@@ -53,6 +56,7 @@ __all__ = [
     "format_summary_text",
     "size_bucket",
     "summarize",
+    "summarize_queue",
 ]
 
 NONE_KEY = "(none)"
@@ -66,6 +70,10 @@ SIZE_BUCKETS: tuple[tuple[str, float], ...] = (
     ("<1KB", 1024), ("<10KB", 10 * 1024), ("<100KB", 100 * 1024), ("<1MB", 1024 * 1024),
     (">=1MB", math.inf),
 )
+
+
+AGE_EDGES_US = tuple(int(limit * 1_000_000) for _, limit in AGE_BUCKETS[:-1])
+SIZE_EDGES = tuple(int(limit) for _, limit in SIZE_BUCKETS[:-1])
 
 
 def age_bucket(seconds: float | None) -> str:
@@ -96,12 +104,13 @@ class SummaryBuilder:
     def __init__(self, queue: str | None = None, *, now: datetime | None = None) -> None:
         self.queue = queue
         self.now = utcnow() if now is None else to_utc(now)
+        self.now_us = to_micros(self.now)
         self.total = 0
         self.total_bytes = 0
         self.dead_lettered = 0
         self.smallest: int | None = None
         self.largest: int | None = None
-        self._age_sum = 0.0
+        self._age_sum_us = 0  # exact: the average is the same however the ages are summed
         self._aged = 0
         self._reason_dest: Counter[tuple[int | None, str | None]] = Counter()
         self._reason: Counter[str] = Counter()
@@ -133,12 +142,51 @@ class SummaryBuilder:
         age = age_seconds(put, self.now)
         self._age[age_bucket(age)] += 1
         if put is not None and age is not None:
-            self._age_sum += age
+            self._age_sum_us += self.now_us - to_micros(put)
             self._aged += 1
             if self._oldest is None or put < self._oldest[0]:
                 self._oldest = (put, self._point(view))
             if self._youngest is None or put > self._youngest[0]:
                 self._youngest = (put, self._point(view))
+
+    def add_counts(self, counts: FactCounts) -> None:
+        """Add what a backend counted (``backends.base.CountsFacts``): the same figures as
+        ``add`` of every message it counted, in browse order."""
+        for g in counts.groups:
+            n = g.count
+            self.total += n
+            self.total_bytes += g.total_bytes
+            self.smallest = g.smallest if self.smallest is None else min(self.smallest,
+                                                                          g.smallest)
+            self.largest = g.largest if self.largest is None else max(self.largest, g.largest)
+            if g.reason is not None:
+                self.dead_lettered += n
+            self._reason_dest[(g.reason, g.dest_q)] += n
+            self._reason[NONE_KEY if g.reason is None else reason_name(g.reason)] += n
+            self._format[g.format or NONE_KEY] += n
+            self._size[SIZE_BUCKETS[g.size_index][0]] += n
+            self._backout[g.backout_count] += n
+            if g.age_index is None:
+                self._age[UNKNOWN_AGE] += n
+            else:
+                self._age[AGE_BUCKETS[g.age_index][0]] += n
+                self._age_sum_us += g.age_sum_us
+                self._aged += n
+        for point, older in ((counts.oldest, True), (counts.youngest, False)):
+            if point is not None:
+                self._take_point(point, older)
+
+    def _take_point(self, p: FactPoint, older: bool) -> None:
+        put = from_micros(p.put_us)
+        mine = self._oldest if older else self._youngest
+        if mine is not None and not (put < mine[0] if older else put > mine[0]):
+            return
+        entry = (put, {"position": p.position, "msgid": p.msg_id.hex().upper(),
+                       "put_time": iso_utc(put)})
+        if older:
+            self._oldest = entry
+        else:
+            self._youngest = entry
 
     @staticmethod
     def _point(view: MessageView) -> dict[str, Any]:
@@ -176,7 +224,8 @@ class SummaryBuilder:
             "by_backout_count": {str(k): v for k, v in sorted(self._backout.items())},
             "oldest": self._finish_point(self._oldest),
             "youngest": self._finish_point(self._youngest),
-            "average_age_seconds": (self._age_sum / self._aged) if self._aged else None,
+            "average_age_seconds": (self._age_sum_us / (self._aged * 1_000_000)
+                                    if self._aged else None),
             "smallest_bytes": self.smallest,
             "largest_bytes": self.largest,
             "average_bytes": (self.total_bytes / self.total) if self.total else None,
@@ -189,6 +238,22 @@ def summarize(views: Iterable[MessageView], *, now: datetime | None = None,
     from ``now`` (default: the current time), the same instant for every message."""
     builder = SummaryBuilder(queue, now=now)
     for view in views:
+        builder.add(view)
+    return builder.result()
+
+
+def summarize_queue(qm: QueueManager, queue: str, *, now: datetime | None = None,
+                    fast: bool = True) -> dict[str, Any]:
+    """The summary of ``queue``: counted by the backend where it can (``CountsFacts``: the
+    embedded queue manager counts in SQLite), else by browsing every message. Both give
+    the same figures; ``fast=False`` browses."""
+    builder = SummaryBuilder(queue, now=now)
+    if fast and isinstance(qm, CountsFacts):
+        counts = qm.fact_counts(queue, builder.now_us, AGE_EDGES_US, SIZE_EDGES)
+        if counts is not None:
+            builder.add_counts(counts)
+            return builder.result()
+    for view in iter_views(qm, queue, now=builder.now):
         builder.add(view)
     return builder.result()
 

@@ -16,6 +16,8 @@ import math
 import re
 from datetime import UTC, datetime, timedelta
 
+from mqconsole.mq.facts import parse_put_datetime
+
 __all__ = [
     "add_seconds",
     "age_seconds",
@@ -50,35 +52,6 @@ def to_utc(dt: datetime) -> datetime:
     if dt.tzinfo is None:
         return dt.replace(tzinfo=UTC)
     return dt.astimezone(UTC)
-
-
-def parse_put_datetime(put_date: str | bytes | None, put_time: str | bytes | None
-                       ) -> datetime | None:
-    """MQ ``PutDate`` + ``PutTime`` → aware UTC datetime, or None when they are not a time.
-
-    ``PutTime`` may carry 6 (``HHMMSS``), 7 (tenths) or 8 (hundredths) digits; blanks and NULs
-    around either field are ignored. Never raises.
-    """
-    try:
-        d = _field_text(put_date)
-        t = _field_text(put_time)
-        if len(d) != 8 or not d.isdigit() or not d.isascii():
-            return None
-        if len(t) not in (6, 7, 8) or not t.isdigit() or not t.isascii():
-            return None
-        hundredths = int(t[6:].ljust(2, "0")) if len(t) > 6 else 0
-        return datetime(int(d[0:4]), int(d[4:6]), int(d[6:8]), int(t[0:2]), int(t[2:4]),
-                        int(t[4:6]), hundredths * 10_000, tzinfo=UTC)
-    except (ValueError, OverflowError, TypeError):
-        return None
-
-
-def _field_text(v: str | bytes | None) -> str:
-    if v is None:
-        return ""
-    if isinstance(v, bytes):
-        v = v.decode("latin-1")
-    return v.strip(" \x00")
 
 
 def format_put_date_time(dt: datetime) -> tuple[str, str]:

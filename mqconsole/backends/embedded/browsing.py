@@ -24,6 +24,7 @@ from .stored import (
     PRIORITY_AT,
     byte_order,
     message_from_row,
+    stored_facts,
 )
 
 # what a browse reads: the first six for the message, and the arrival time, which a get
@@ -156,7 +157,8 @@ class Browsing(Messages):
         try:
             # the put: as _put stores an unchanged browsed message (the MD as stored)
             s.defer_put((name, row[1], priority, None, blob[MSG_ID_AT:MSG_ID_AT + 24],
-                         blob[CORREL_ID_AT:CORREL_ID_AT + 24], now, size, blob, body), size)
+                         blob[CORREL_ID_AT:CORREL_ID_AT + 24], now, size, blob, body,
+                         *stored_facts(blob, body)), size)
         except BaseException:
             if s.held:
                 s.end(commit=False)

@@ -27,6 +27,7 @@ The class is made of parts that each hold one job, each building on the ones bel
   queues, what a put or a get opens;
 * ``admin.Admin`` — the PCF-like commands (queue manager and queue attributes, status);
 * ``messages.Messages`` — put and get; ``browsing.Browsing`` — what a cursor asks for;
+* ``counting.Counting`` — a queue's facts counted in SQLite (summaries);
 * ``units.UnitsOfWork`` — commit and backout.
 
 Here: the browse handle (``browse`` makes an ``EmbeddedCursor``), connections, and the
@@ -44,6 +45,7 @@ from .admin import Admin
 from .auth import QUEUE
 from .browsing import Browsing
 from .calls import api
+from .counting import Counting
 from .cursor import EmbeddedCursor
 from .messages import MSG_IDS, npri
 from .storage import PUT_APPL_NAME, default_principal
@@ -57,7 +59,7 @@ from .store import (
 from .units import UnitsOfWork
 
 
-class EmbeddedQueueManager(Browsing, Admin, UnitsOfWork):
+class EmbeddedQueueManager(Browsing, Counting, Admin, UnitsOfWork):
     """A connection to an embedded queue manager (see the module docstring and
     docs/backends.md). Open one with ``mqconsole.backends.open.open_embedded``."""
 

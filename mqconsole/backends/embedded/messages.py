@@ -31,10 +31,11 @@ from .mdfast import clone as clone_md
 from .mdfast import pack819 as pack_md
 from .resolution import Resolution
 from .schema import VISIBLE as _VISIBLE
-from .session import GOT_COLS
+from .session import GOT_COLS, PUT_COLS
 from .storage import PUT_APPL_NAME
 from .stored import (
     message_from_row,
+    stored_facts,
 )
 
 _PUT_APPL_NAME_FIELD = PUT_APPL_NAME.ljust(28)
@@ -197,19 +198,18 @@ class Messages(Resolution):
                     raise MQError(MQRC_Q_FULL,
                                   f"queue {name!r} is full (MAXDEPTH {t.max_depth})")
             pri = md.priority
+            blob = pack_md(stored_md) if packed is None else packed
             values = (name, npri(pri), pri,
                       None if md.expiry == -1 else now + md.expiry / 10, md.msg_id,
-                      md.correl_id, now, size,
-                      pack_md(stored_md) if packed is None else packed, stored)
+                      md.correl_id, now, size, blob, stored, *stored_facts(blob, stored))
             if syncpoint:
                 s.defer_put(values, size)  # inserted at commit (session.py)
                 if md.persistence == 1:
                     s.durable = True
             else:
                 s.sync_after = md.persistence == 1
-                db.execute("INSERT INTO messages (queue, npri, priority, expires_at, msg_id, "
-                           "correl_id, put_time, length, md, body) "
-                           "VALUES (?,?,?,?,?,?,?,?,?,?)", values)
+                db.execute(f"INSERT INTO messages ({PUT_COLS}) "
+                           "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)", values)
                 s.count(name, 1)
                 s.arrived(name, now)
             s.added[name] = s.added.get(name, 0) + 1

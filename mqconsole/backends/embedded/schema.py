@@ -72,7 +72,11 @@ CREATE TABLE messages (
     put_by        INTEGER,
     got_by        INTEGER,
     md            BLOB NOT NULL,
-    body          BLOB NOT NULL
+    body          BLOB NOT NULL,
+    f_reason      INTEGER,
+    f_dest        TEXT,
+    f_format      TEXT,
+    f_put         INTEGER
 );
 CREATE INDEX messages_visible ON messages(queue, npri, id)
     WHERE put_by IS NULL AND got_by IS NULL;
@@ -110,6 +114,17 @@ CREATE TABLE handles (
 CREATE INDEX handles_queue ON handles(queue);
 CREATE INDEX handles_conn ON handles(conn);
 """
+
+#: The facts of a message (mq/facts.py) kept when it is put, so that summaries and most
+#: selections run inside SQLite: the dead-letter reason and destination (NULL without a
+#: readable header), the format it carries, the put time in microseconds since 1970 (NULL
+#: when PutDate/PutTime are not a time). ``f_format`` NULL: not known (a row written by an
+#: older mqconsole, or put back by a backout); such rows are filled in when asked for.
+FACT_COLUMNS = (("f_reason", "INTEGER"), ("f_dest", "TEXT"), ("f_format", "TEXT"),
+                ("f_put", "INTEGER"))
+ADD_FACT_COLUMNS = [f"ALTER TABLE messages ADD COLUMN {n} {t}" for n, t in FACT_COLUMNS]
+"""Run when a file lacks them (a file made by an older mqconsole; older code writes rows
+with its own column list, so the columns harm nothing there)."""
 
 QUEUE_COLUMNS = (
     "name", "type", "max_depth", "max_msg_length", "put_inhibited", "get_inhibited",

@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 from typing import Literal
 
+from mqconsole.mq.facts import DEAD_LETTER_FORMAT, facts, parse_put_datetime, to_micros
 from mqconsole.mq.md import MQMD, MQMD_V2_LENGTH, OFFSETS
 from mqconsole.mq.message import GROUP_FLAGS, Message
 
@@ -93,6 +94,37 @@ def token_of(row_id: int) -> bytes:
     return row_id.to_bytes(16, "big")
 
 
+_FORMAT_AT = OFFSETS["format"]
+_PUT_DATE_AT = OFFSETS["put_date"]
+_PUT_TIME_AT = OFFSETS["put_time"]
+_put_cache: dict[bytes, int | None] = {}  # PutDate+PutTime bytes -> microseconds
+
+
+def _put_micros(stamp: bytes) -> int | None:
+    """``to_micros(parse_put_datetime(...))`` of the 16 bytes of PutDate and PutTime,
+    remembered: messages put in the same hundredth of a second share them."""
+    try:
+        return _put_cache[stamp]
+    except KeyError:
+        pass
+    put = parse_put_datetime(stamp[:8], stamp[8:])
+    us = None if put is None else to_micros(put)
+    if len(_put_cache) >= 4096:
+        _put_cache.clear()
+    _put_cache[stamp] = us
+    return us
+
+
+def stored_facts(blob: bytes, body: bytes) -> tuple[int | None, str | None, str, int | None]:
+    """``mq.facts.facts`` of a message stored as ``blob`` (packed, CCSID 819) + ``body``,
+    reading the bytes: the MD is unpacked only for a dead-letter header."""
+    fmt = blob[_FORMAT_AT:_FORMAT_AT + 8].decode("latin-1")
+    if fmt.rstrip(" \x00") == DEAD_LETTER_FORMAT:
+        return tuple(facts(unpack819(blob), body))  # type: ignore[return-value]
+    return (None, None, fmt.strip(" \x00"),
+            _put_micros(blob[_PUT_DATE_AT:_PUT_TIME_AT + 8]))
+
+
 def message_from_row(md_blob: bytes, body: bytes, backout_count: int,
                      expires_at: float | None, now: float, row_id: int | None = None
                      ) -> StoredMessage:
@@ -104,4 +136,4 @@ def message_from_row(md_blob: bytes, body: bytes, backout_count: int,
                          max(1, math.ceil((expires_at - now) * 10)), token=token)
 
 
-__all__ = ["StoredMessage", "long_at", "message_from_row", "token_of"]
+__all__ = ["StoredMessage", "long_at", "message_from_row", "stored_facts", "token_of"]

@@ -95,12 +95,11 @@ def show(ctx: click.Context, queue: str, msgid: str, as_json: bool) -> None:
 @click.pass_context
 def summary(ctx: click.Context, queue: str, as_json: bool) -> None:
     """What is on QUEUE at a glance: reasons × destinations, formats, ages, sizes."""
-    from mqconsole.ops.browse import iter_views
-    from mqconsole.ops.summary import format_summary_text, summarize
+    from mqconsole.ops.summary import format_summary_text, summarize_queue
 
     qm = session_of(ctx).connect()
     qm.inquire_queue(queue)
-    doc = summarize(iter_views(qm, queue))
+    doc = summarize_queue(qm, queue)
     doc["queue"] = queue
     if as_json:
         emit_json(doc)
