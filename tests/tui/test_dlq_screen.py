@@ -83,6 +83,28 @@ async def test_problems_are_shown_at_their_lines_and_nothing_is_planned(make_app
         screen.query_one("#d-rules", Input).focus()
         await pilot.press("enter")
         assert "cannot read the rules table missing.rules" in status(screen)
+        # a queue that is not there: one sentence, nothing planned
+        screen.query_one("#d-queue", Input).value = "NO.SUCH"
+        screen.query_one("#d-rules", Input).value = "small.rules"
+        screen.query_one("#d-rules", Input).focus()
+        await pilot.press("enter")
+        await settle(app, pilot)
+        assert "the input queue NO.SUCH does not exist" in status(screen)
+        assert screen.plan is None and plan_rows(screen) == []
+
+
+def test_the_rules_file_is_shown_as_data() -> None:
+    """Escapes and markup in a rules file reach the screen as visible text, never as
+    terminal control or Rich markup."""
+    from mqconsole.ops.dlq.rules import check_table
+    from mqconsole.tui.screens.dlq import rules_text
+
+    text = "* [bold]not markup[/bold] \x1b[31mred\x1b[0m\nACTION(FWD) FWDQ(\x1b]52;c;AAAA\x07)\n"
+    _, problems = check_table(text)
+    shown = rules_text(text, problems)
+    assert "\x1b" not in shown.plain and "\x07" not in shown.plain
+    assert "[bold]not markup[/bold]" in shown.plain
+    assert problems and problems[0].line == 2
 
 
 async def test_plan_then_run_ibms_table_on_the_demo_dlq(make_app, qm, rules_dir, tmp_path):
