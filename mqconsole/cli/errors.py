@@ -29,13 +29,14 @@ def describe(exc: BaseException) -> tuple[str, ExitCode] | None:
     from mqconsole.config import ConfigError
     from mqconsole.ops.dmpfile import DmpFileError, DmpWriteError
     from mqconsole.ops.edit import EditError
+    from mqconsole.ops.journal import JournalError
     from mqconsole.ops.operation import OperationError
     from mqconsole.ops.savefile import TargetExistsError
     from mqconsole.ops.selection import SelectionError
     from mqconsole.ops.transfer import TransferError
     from mqconsole.ops.where import WhereError
 
-    if isinstance(exc, CliError | OperationError):
+    if isinstance(exc, CliError | OperationError | JournalError):
         return str(exc), exc.code
     if isinstance(exc, AuditError):
         return str(exc), ExitCode(exc.code)

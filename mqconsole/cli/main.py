@@ -77,9 +77,10 @@ def cli(ctx: click.Context, config_file: str | None, profile_name: str | None,
     """mqconsole: a console for IBM MQ dead-letter and backout queues.
 
     Without a command, opens the terminal console. Exit codes: 0 done, 1 some messages
-    failed (and stayed where they were), 2 usage or bad input, 3 cannot connect,
-    4 refused (read-only, not authorized, missing --yes), 5 outcome unknown (check the
-    queues).
+    failed (and stayed where they were) or Ctrl-C stopped it at a commit, 2 usage or bad
+    input, 3 cannot connect, 4 refused (read-only, not authorized, missing --yes),
+    5 outcome unknown (check the queues), 6 the journal could not be written (the summary
+    says what was done), 130 interrupted (Ctrl-C twice), 143 SIGTERM.
     """
     session = Session(config_file=config_file, profile_name=profile_name,
                       embedded_path=embedded_path, no_plugins=no_plugins)
@@ -100,12 +101,15 @@ def main(argv: list[str] | None = None) -> int:
     except click.ClickException as e:
         e.show()
         return int(ExitCode.USAGE) if e.exit_code == 2 else int(e.exit_code)
-    except click.exceptions.Abort:
+    except click.exceptions.Abort as e:
+        # click turns a KeyboardInterrupt (Ctrl-C, at a prompt too) into Abort
+        interrupt = e.__cause__ or e.__context__
+        if isinstance(interrupt, KeyboardInterrupt):
+            return _interrupted(interrupt)
         print("mqconsole: aborted", file=sys.stderr)
         return int(ExitCode.REFUSED)
-    except KeyboardInterrupt:
-        print("mqconsole: interrupted", file=sys.stderr)
-        return 130
+    except KeyboardInterrupt as e:
+        return _interrupted(e)
     except BrokenPipeError:
         return 0
     except BaseException as e:
@@ -113,6 +117,18 @@ def main(argv: list[str] | None = None) -> int:
             return int(e.code or 0) if isinstance(e.code, int) else 0
         return report(e)
     return 0
+
+
+def _interrupted(exc: KeyboardInterrupt) -> int:
+    """Ctrl-C (twice during a change) is 130; a second SIGTERM 143. A change stopped this
+    way backed out its open unit of work; what it committed is in the journal."""
+    from .operate import Terminated
+
+    if isinstance(exc, Terminated):
+        print("mqconsole: terminated (the open unit of work was backed out)", file=sys.stderr)
+        return int(ExitCode.TERMINATED)
+    print("mqconsole: interrupted", file=sys.stderr)
+    return int(ExitCode.INTERRUPTED)
 
 
 def entry() -> None:  # pragma: no cover - thin wrapper

@@ -15,6 +15,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import click
@@ -69,34 +70,61 @@ def progress_line(enabled: bool = True) -> ProgressFn | None:
 STOPPING = "stopping at the next commit (Ctrl-C again to stop at once)"
 
 
+class Terminated(KeyboardInterrupt):
+    """A second SIGTERM: stop at once, the open unit of work backed out (exit 143)."""
+
+
+@dataclass
+class StopRequest:
+    """Which signal asked the operation to stop at the next commit (None: none did);
+    ``service``: SIGTERM is the command's normal end (see :func:`ctrl_c_cancels`)."""
+
+    signum: int | None = None
+    service: bool = False
+
+    @property
+    def exit_code(self) -> ExitCode | None:
+        """143 after SIGTERM (a single Ctrl-C leaves the summary's own code: 1)."""
+        if self.signum == signal.SIGTERM and not self.service:
+            return ExitCode.TERMINATED
+        return None
+
+
 @contextlib.contextmanager
 def ctrl_c_cancels(cancel: threading.Event, *, sigterm: bool = False,
-                   note: str = STOPPING) -> Iterator[None]:
-    """The CLI's one Ctrl-C path: the first Ctrl-C sets ``cancel`` (the operation stops at
-    the next commit; what is committed stays); a second one interrupts at once (the open
-    unit of work is backed out). ``sigterm``: SIGTERM sets ``cancel`` too (a long-lived
-    command ended by its service manager ends cleanly, with its summary and journal entry).
-    """
+                   note: str = STOPPING) -> Iterator[StopRequest]:
+    """The CLI's one Ctrl-C and SIGTERM path: the first Ctrl-C or SIGTERM sets ``cancel``
+    (the operation stops at the next commit; what is committed stays, the journal and the
+    summary are written, and after SIGTERM the exit code is 143); a second one stops at
+    once, the open unit of work backed out (KeyboardInterrupt: exit 130; a second SIGTERM
+    :class:`Terminated`: exit 143). ``sigterm``: SIGTERM is the command's normal end (a
+    long-lived command ended by its service manager, the dead-letter handler): it exits with
+    its summary's code, and a second SIGTERM changes nothing."""
+    stop = StopRequest(service=sigterm)
     if threading.current_thread() is not threading.main_thread():
-        yield
+        yield stop
         return
 
     def handler(signum, frame):
-        if cancel.is_set():
-            if signum == signal.SIGTERM:
-                return  # already stopping: a second SIGTERM changes nothing
-            raise KeyboardInterrupt
+        if stop.signum is not None:
+            if signum != signal.SIGTERM:
+                raise KeyboardInterrupt
+            if not sigterm:
+                raise Terminated
+            return  # a service already stopping: a second SIGTERM changes nothing
+        stop.signum = signum
         cancel.set()
         if signum == signal.SIGINT:
             say(f"\n{note}")
+        elif not sigterm:
+            say("\nSIGTERM: stopping at the next commit (SIGTERM again to stop at once)")
 
-    signals = (signal.SIGINT, signal.SIGTERM) if sigterm else (signal.SIGINT,)
-    previous = {sig: signal.signal(sig, handler) for sig in signals}
+    previous = {sig: signal.signal(sig, handler) for sig in (signal.SIGINT, signal.SIGTERM)}
     try:
-        yield
+        yield stop
     finally:
-        for sig, old in previous.items():
-            signal.signal(sig, old)
+        for sig, before in previous.items():
+            signal.signal(sig, before)
 
 
 @contextlib.contextmanager
@@ -120,8 +148,12 @@ def run_here(op: Operation, qm: QueueManager, *, dry_run: bool, progress: bool =
     """Run ``op`` in the foreground: a progress line, Ctrl-C (and with ``sigterm``
     SIGTERM) as cancel."""
     cancel = threading.Event()
-    with ctrl_c_cancels(cancel, sigterm=sigterm, note=note), fewer_collections():
-        return op.run(qm, progress=progress_line(progress), cancel=cancel, dry_run=dry_run)
+    with ctrl_c_cancels(cancel, sigterm=sigterm, note=note) as stop, fewer_collections():
+        summary = op.run(qm, progress=progress_line(progress), cancel=cancel, dry_run=dry_run)
+    if stop.exit_code is not None and summary.exit_code not in (ExitCode.UNKNOWN_OUTCOME,
+                                                                ExitCode.JOURNAL_FAILED):
+        summary.exit_code = stop.exit_code
+    return summary
 
 
 Renderer = Callable[["Summary"], None]
@@ -151,6 +183,7 @@ def drive(session: Session, op: Operation, *, yes: bool, dry_run: bool, as_json:
         summaries.render(summary, as_json=as_json)
     else:
         render(summary)
+        summaries.say_journal_problem(summary)
     if summary.exit_code != ExitCode.OK:
         # SystemExit, not ctx.exit: main() runs click with standalone_mode=False
         raise SystemExit(int(summary.exit_code))
@@ -165,5 +198,5 @@ def operation(session: Session, kind, *, details: dict | None = None) -> Operati
                      plugins=session.plugins, details=details)
 
 
-__all__ = ["confirm_change", "ctrl_c_cancels", "drive", "fewer_collections", "operation",
-           "progress_line", "run_here"]
+__all__ = ["StopRequest", "Terminated", "confirm_change", "ctrl_c_cancels", "drive",
+           "fewer_collections", "operation", "progress_line", "run_here"]

@@ -79,9 +79,14 @@ class Session:
     def journal(self) -> Journal:
         """The journal this session writes: the config's, or the default one with --embedded
         (which runs without a configuration file)."""
-        from mqconsole.ops.journal import Journal
+        from mqconsole.ops.journal import Journal, Rotation
 
-        return Journal(None if self.embedded_path is not None else self.config.journal.path)
+        if self.embedded_path is not None:
+            return Journal(None)
+        j = self.config.journal
+        return Journal(j.path, rotation=Rotation(max_bytes=j.rotate.max_size,  # type: ignore[arg-type]
+                                                 max_age=j.rotate.max_age_delta,
+                                                 keep=j.rotate.keep))
 
     @property
     def backup_dir(self) -> Path:

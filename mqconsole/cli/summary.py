@@ -132,8 +132,16 @@ def render(summary: Summary, *, as_json: bool) -> None:
     if not as_json:
         for line in summary_lines(summary):
             say(safe(line))
+    say_journal_problem(summary)
+
+
+def say_journal_problem(summary: Summary) -> None:
+    """The journal's failure, naming its file, after the summary (stderr, even with
+    --json, whose document says it as ``journal_problem``)."""
     if summary.journal_problem:
-        say(safe(f"mqconsole: the journal could not be written: {summary.journal_problem}"))
+        done = "nothing was changed" if summary.result.dry_run else "what is said above was done"
+        say(safe(f"mqconsole: {summary.journal_problem} ({done}; exit code "
+                 f"{int(summary.exit_code)})"))
 
 
-__all__ = ["render", "summary_lines"]
+__all__ = ["render", "say_journal_problem", "summary_lines"]

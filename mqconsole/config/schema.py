@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+from datetime import timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -20,12 +22,72 @@ if TYPE_CHECKING:
     from mqconsole.plugins import PluginsSettings
 
 
+_SIZE = re.compile(r"^\s*(\d+)\s*(B|KB|KIB|K|MB|MIB|M|GB|GIB|G)?\s*$", re.IGNORECASE)
+_SIZE_UNITS = {"": 1, "B": 1, "K": 1024, "KB": 1024, "KIB": 1024, "M": 1024**2, "MB": 1024**2,
+               "MIB": 1024**2, "G": 1024**3, "GB": 1024**3, "GIB": 1024**3}
+_AGE = re.compile(r"^\s*(\d+)\s*([hdw])\s*$", re.IGNORECASE)
+_AGE_HOURS = {"h": 1, "d": 24, "w": 24 * 7}
+MIN_ROTATE_BYTES = 64 * 1024
+MAX_ROTATE_DAYS = 3660
+
+
+class JournalRotation(Model):
+    """When the journal is renamed aside (``journal.<UTC time>.jsonl``, beside it) and a new
+    one started; ``mqconsole journal`` reads them all."""
+
+    max_size: int | str | None = Field(
+        default=None, description="rotate past this size: 50MB, 1GB, 65536 (bytes)"
+    )
+    max_age: str | None = Field(
+        default=None, description="rotate when its first record is older: 12h, 7d, 2w"
+    )
+    keep: int | None = Field(default=None, ge=1, le=100_000,
+                             description="rotated files kept, oldest dropped (default: all)")
+
+    @field_validator("max_size")
+    @classmethod
+    def _max_size(cls, value: int | str | None) -> int | None:
+        if value is None:
+            return None
+        m = _SIZE.match(str(value)) if not isinstance(value, bool) else None
+        if m is None:
+            raise err("size", f"{value!r} is not a size: use 50MB, 1GB or a number of bytes")
+        size = int(m.group(1)) * _SIZE_UNITS[(m.group(2) or "").upper()]
+        if size < MIN_ROTATE_BYTES:
+            raise err("size", f"{value!r} is smaller than 64KB: the journal would rotate "
+                      "at almost every change")
+        return size
+
+    @field_validator("max_age")
+    @classmethod
+    def _max_age(cls, value: str | None) -> str | None:
+        if value is None:
+            return None
+        m = _AGE.match(str(value))
+        if m is None:
+            raise err("age", f"{value!r} is not an age: use hours, days or weeks (12h, 7d, "
+                      "2w)")
+        hours = int(m.group(1)) * _AGE_HOURS[m.group(2).lower()]
+        if not 1 <= hours <= MAX_ROTATE_DAYS * 24:
+            raise err("age", f"{value!r} is out of range: 1h to {MAX_ROTATE_DAYS}d")
+        return value
+
+    @property
+    def max_age_delta(self) -> timedelta | None:
+        if self.max_age is None:
+            return None
+        m = _AGE.match(self.max_age)
+        assert m is not None  # checked when read
+        return timedelta(hours=int(m.group(1)) * _AGE_HOURS[m.group(2).lower()])
+
+
 class JournalConfig(Model):
     """The journal of every change."""
 
     path: Path | None = Field(
         default=None, description="journal file (JSON lines)", validate_default=True
     )
+    rotate: JournalRotation = Field(default_factory=JournalRotation)
 
     @field_validator("path")
     @classmethod

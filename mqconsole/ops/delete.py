@@ -150,13 +150,13 @@ def remove_saved(qm: QueueManager, queue: str, saved: list[SavedMessage],
                     pending.append(key)
                     claimed[key] += 1
                     if len(pending) >= batch:
-                        _commit(qm, pending, remaining, info, result)
+                        _commit(qm, pending, remaining, info, result, control)
                         pending = []
                         claimed.clear()
                         redo_left = 1
                         control.report(result.done, total)
                 if pending:
-                    _commit(qm, pending, remaining, info, result)
+                    _commit(qm, pending, remaining, info, result, control)
                     pending = []
                     control.report(result.done, total)
         except _CommitUnknown as unknown:
@@ -208,13 +208,15 @@ class _CommitUnknown(Exception):
 
 
 def _commit(qm: QueueManager, pending: list, remaining: Counter, info: dict,
-            result: OperationResult) -> None:
+            result: OperationResult, control: Control) -> None:
+    control.before_commit([info[key][1] for key in pending], [None] * len(pending))
     try:
         qm.commit()
     except MQError as exc:
         if not settle_failed_commit(qm, exc):
             raise _CommitUnknown(exc) from exc
         raise
+    control.after_commit()
     for key in pending:
         remaining[key] -= 1
         result.record_done(info[key][1], None)

@@ -23,14 +23,20 @@ class ExitCode(IntEnum):
     UNAVAILABLE = 3  # cannot connect, backend unavailable
     REFUSED = 4  # refused: read-only profile, not authorized, missing --yes
     UNKNOWN_OUTCOME = 5  # a commit MQ cannot confirm (2009, 2018, 2548, 2549): check queues
+    JOURNAL_FAILED = 6  # the journal could not be written: the summary says what was done
     INTERNAL = 70  # a bug in mqconsole (EX_SOFTWARE): the message says how to see details
+    INTERRUPTED = 130  # Ctrl-C twice (or at a prompt): stopped at once, open unit backed out
+    TERMINATED = 143  # SIGTERM: stopped at the next commit (journal and summary written)
 
 
-def exit_code_of(result: OperationResult) -> ExitCode:
-    """5 when a commit's outcome is unknown; a dry run 0; 1 when a selected message was not
-    handled (failed, skipped, or left by a cancel or an early stop); else 0."""
+def exit_code_of(result: OperationResult, *, journal_failed: bool = False) -> ExitCode:
+    """5 when a commit's outcome is unknown; 6 when the journal could not be written; a dry
+    run 0; 1 when a selected message was not handled (failed, skipped, or left by a cancel
+    or an early stop); else 0."""
     if result.outcome_unknown:
         return ExitCode.UNKNOWN_OUTCOME
+    if journal_failed:
+        return ExitCode.JOURNAL_FAILED
     if result.dry_run:
         return ExitCode.OK
     if (result.failed or result.unlisted_failures or result.skipped or result.cancelled

@@ -9,7 +9,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from mqconsole.mq.names import reason_name
 
@@ -128,16 +128,37 @@ class OperationResult:
 ProgressFn = Callable[[int, int | None], None]  # (messages handled so far, total if known)
 
 
+class UnitJournal(Protocol):
+    """Where an engine says what each unit of work holds before its commit and that it
+    committed (the operation's journal: ``ops.journal.Recorder``)."""
+
+    def unit(self, msgids: list[str], destinations: list[str | None]) -> None: ...
+
+    def committed(self) -> None: ...
+
+
 @dataclass
 class Control:
-    """What a caller passes to a long operation: progress reports and a cancel switch.
+    """What a caller passes to a long operation: progress reports, a cancel switch, and
+    the journal of its units of work.
 
     Cancelling stops at the next unit-of-work boundary: what is committed stays committed,
     the open unit of work is finished (committed) first, and the result says ``cancelled``.
+    An engine calls :meth:`before_commit` with a unit's messages just before its commit and
+    :meth:`after_commit` once it is committed.
     """
 
     progress: ProgressFn | None = None
     cancel: threading.Event = field(default_factory=threading.Event)
+    journal: UnitJournal | None = None
+
+    def before_commit(self, msgids: list[str], destinations: list[str | None]) -> None:
+        if self.journal is not None:
+            self.journal.unit(msgids, destinations)
+
+    def after_commit(self) -> None:
+        if self.journal is not None:
+            self.journal.committed()
 
     def report(self, done: int, total: int | None) -> None:
         if self.progress is not None:

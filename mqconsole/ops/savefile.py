@@ -388,6 +388,7 @@ def load_to_queue(qm: QueueManager, path: str | os.PathLike, queue: str, *,
         """Commit the open unit of work (redo it once if it was backed out)."""
         nonlocal pending
         for attempt in (1, 2):
+            control.before_commit([m.msg_id_hex for _, m in pending], [queue] * len(pending))
             try:
                 qm.commit()
             except MQError as exc:
@@ -409,6 +410,7 @@ def load_to_queue(qm: QueueManager, path: str | os.PathLike, queue: str, *,
                     pending = []
                     return False
                 continue
+            control.after_commit()
             for _position, message in pending:
                 result.record_done(message.msg_id_hex, queue)
             pending = []

@@ -663,6 +663,9 @@ class _Engine:
         if not items:
             # only refused puts since the last commit: nothing is in the unit of work
             return
+        ids = [it.message.msg_id_hex for it in items]
+        labels = [it.route.label for it in items]
+        self.control.before_commit(ids, labels)
         if self.cross:
             try:
                 self.put_qm.commit()
@@ -684,11 +687,10 @@ class _Engine:
                 if not settle_failed_commit(self.qm, e):
                     self._unknown(items, e, "the commit")
                 raise _UnitFailure(e) from None
-        self._committed(items)
+        self.control.after_commit()
+        self._committed(items, ids, labels)
 
-    def _committed(self, items: list[_Item]) -> None:
-        ids = [it.message.msg_id_hex for it in items]
-        labels = [it.route.label for it in items]
+    def _committed(self, items: list[_Item], ids: list[str], labels: list[str]) -> None:
         self.result.record_done_many(ids, labels)
         if self.done_destinations is not None:
             self.done_destinations.update(zip(ids, labels, strict=True))

@@ -429,8 +429,20 @@ def settings_from_config(config: Any) -> Settings:
         refresh_seconds=float(getattr(tui, "refresh_seconds", 5.0)),
         page_size=int(getattr(tui, "page_size", 200)),
         journal_path=getattr(getattr(config, "journal", None), "path", None),
+        journal_rotation=_rotation(getattr(getattr(config, "journal", None), "rotate", None)),
         backup_dir=getattr(config, "backup_dir", None),
     )
+
+
+def _rotation(rotate: Any) -> Any:
+    """The config's ``journal.rotate`` as ``ops.journal.Rotation`` (None: never rotated)."""
+    if rotate is None:
+        return None
+    from mqconsole.ops.journal import Rotation
+
+    return Rotation(max_bytes=getattr(rotate, "max_size", None),
+                    max_age=getattr(rotate, "max_age_delta", None),
+                    keep=getattr(rotate, "keep", None))
 
 
 def _user_config_exists(session: Any) -> bool:

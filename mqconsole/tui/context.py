@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from textual.app import App
     from textual.message import Message
 
+    from mqconsole.ops.journal import Journal
     from mqconsole.ops.operation import Kind, Operation
     from mqconsole.plugins import PluginHost
 
@@ -69,12 +70,19 @@ class Settings:
     refresh_seconds: float = 5.0
     page_size: int = 200
     journal_path: Path | None = None
+    journal_rotation: Any = None  # ops.journal.Rotation
     backup_dir: Path | None = None
     clock: Callable[[], datetime] | None = None
     save_dir: Path | None = None  # where "save to file" suggests files (default: cwd)
 
     def now(self) -> datetime:
         return self.clock() if self.clock is not None else datetime.now(UTC)
+
+    def journal(self) -> Journal:
+        """The journal the console writes and shows (rotated as the config says)."""
+        from mqconsole.ops.journal import Journal
+
+        return Journal(self.journal_path, rotation=self.journal_rotation)
 
     @property
     def editor(self) -> str:
@@ -188,10 +196,9 @@ class ConsoleContext:
     def operation(self, kind: Kind) -> Operation:
         """The operation of ``kind`` for this console: its journal, profile and plugins
         (the operation journals and tells the plugins itself)."""
-        from mqconsole.ops.journal import Journal
         from mqconsole.ops.operation import Operation
 
-        return Operation(kind, journal=Journal(self.settings.journal_path),
+        return Operation(kind, journal=self.settings.journal(),
                          profile=self.profile.name, plugins=self.plugins,
                          details={"tui": True})
 

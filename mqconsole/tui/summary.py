@@ -89,7 +89,8 @@ def _tail(out: Text, summary: Summary) -> None:
     for w in summary.result.warnings:
         out.append(f"Warning: {clean(w)}\n", "yellow")
     if summary.journal_problem:
-        out.append(f"The journal could not be written: {clean(summary.journal_problem)}\n",
+        problem = clean(summary.journal_problem)
+        out.append(f"{problem[:1].upper()}{problem[1:]} (what is said above was done)\n",
                    "bold red")
 
 

@@ -45,7 +45,28 @@ def entry_line(entry: JournalEntry) -> str:
         parts.append(f"backup {entry.backup}")
     if entry.dry_run:
         parts.append("(dry run)")
+    if entry.state == "interrupted":
+        text = "INTERRUPTED: no end record (killed or stopped); the messages above were " \
+               "committed"
+        if entry.in_doubt:
+            text += f", and {len(entry.in_doubt)} more may have been (their unit's commit " \
+                    "was not recorded: check the queues; --ids lists them)"
+        parts.append(text)
     return safe("  ".join(parts))
+
+
+def id_lines(entry: JournalEntry) -> list[str]:
+    """Every message id of ``entry`` with its outcome (``--ids``), the ids in doubt last."""
+    lines = []
+    for o in entry.outcomes:
+        what = o.outcome
+        if o.reason_name or o.reason is not None:
+            what += f" {o.reason_name or ''}({o.reason})"
+        lines.append(f"    {o.msgid}  {what}" + (f"  -> {o.destination}" if o.destination
+                                                   else ""))
+    lines.extend(f"    {m}  in doubt (its unit's commit was not recorded)"
+                 for m in entry.in_doubt)
+    return [safe(line) for line in lines]
 
 
 def _show(value: Any) -> str:
@@ -60,14 +81,19 @@ def _show(value: Any) -> str:
               "load, queue-set, …).")
 @click.option("--limit", type=click.IntRange(min=1), default=None,
               help="Only the last N entries.")
+@click.option("--ids", is_flag=True, help="Under each change, every message id with its "
+              "outcome.")
 @click.pass_context
 def journal(ctx: click.Context, as_json: bool, since: str | None, operation: str | None,
-            limit: int | None) -> None:
-    """Show the journal of changes: one line per change, oldest first.
+            limit: int | None, ids: bool) -> None:
+    """Show the journal of changes: one line per change, oldest first (rotated files
+    included).
 
     Every change (move, copy, resubmit, delete, edit, load, save --remove, queue set) is
-    recorded with its time (UTC), operator, profile, queue manager, queues, message ids
-    and the outcome of each message, and the backup file of a delete.
+    recorded as it commits, with its time (UTC), operator, profile, queue manager, queues,
+    message ids and the outcome of each message, and the backup file of a delete. A change
+    that never ended (killed) is shown as INTERRUPTED with what it had committed. A line
+    that is not a record (torn by a crash) is reported on stderr and skipped.
     """
     from mqconsole.ops.journal import parse_since
 
@@ -78,7 +104,7 @@ def journal(ctx: click.Context, as_json: bool, since: str | None, operation: str
         except ValueError as e:
             raise CliError(str(e)) from None
     j = session_of(ctx).journal()
-    entries = list(j.read(since=when, operation=operation))
+    entries = list(j.read(since=when, operation=operation, ids=ids or as_json))
     if limit is not None:
         entries = entries[-limit:]
     for problem in j.problems:
@@ -91,6 +117,9 @@ def journal(ctx: click.Context, as_json: bool, since: str | None, operation: str
         return
     for e in entries:
         click.echo(entry_line(e))
+        if ids:
+            for line in id_lines(e):
+                click.echo(line)
 
 
 COMMANDS = [journal]

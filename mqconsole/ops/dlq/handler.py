@@ -564,12 +564,14 @@ class Handler:
     def _commit(self, unit: list[_Pending], end: _PassEnd) -> None:
         if not unit:
             return
+        self.control.before_commit([p.outcome.msg_id for p in unit], [p.label for p in unit])
         try:
             self.qm.commit()
         except MQError as e:
             if not settle_failed_commit(self.qm, e):  # it may have committed: never redone
                 self._unknown(unit, e)
             raise _UnitFailed(e) from None
+        self.control.after_commit()
         report = self.report
         result = report.result
         for p in unit:

@@ -23,7 +23,7 @@ from mqconsole.plugins import NO_PLUGINS, PluginHost
 
 if TYPE_CHECKING:
     from mqconsole.backends.base import QueueManager
-    from mqconsole.ops.journal import Journal, JournalEntry
+    from mqconsole.ops.journal import Journal, JournalEntry, Recorder
 
 # What a summary says a kind did to its messages (past participle).
 VERBS: dict[str, str] = {
@@ -184,8 +184,17 @@ class Operation:
 
     def validate(self, qm: QueueManager) -> None:
         """Refuse bad input before anything is asked or changed: an :class:`OperationError`
-        (or the ``MQError``/ops error the kind raises) naming what and where."""
+        (or the ``MQError``/ops error the kind raises) naming what and where; a journal
+        that cannot be opened is exit code 6, also before anything is asked."""
         self.spec.validate(qm)
+        if self.spec.journaled and self.journal is not None:
+            from mqconsole.ops.journal import JournalError
+
+            try:
+                self.journal.check()
+            except JournalError as exc:
+                raise OperationError(f"{exc}: nothing was changed",
+                                     ExitCode.JOURNAL_FAILED) from None
 
     # -- running -----------------------------------------------------------------------------
     def plan(self, qm: QueueManager, *, progress: ProgressFn | None = None,
@@ -206,11 +215,15 @@ class Operation:
             quiet: bool = False) -> Summary:
         """Run on ``qm`` (a connection of the caller's: the console gives each worker its
         own). ``progress(done, total)`` is called as it goes; setting ``cancel`` stops it at
-        the next unit-of-work boundary. Journals and tells the plugins however it ends
-        (``quiet``: neither, see :meth:`preview`); an error that stops it early is re-raised
+        the next unit-of-work boundary. Journals as it commits (a start record first: if
+        that cannot be written nothing is done, an :class:`OperationError` with exit code 6)
+        and tells the plugins however it ends (``quiet``: neither, see :meth:`preview`); an
+        error that stops it early is re-raised
         after that (nothing it did is lost: the engines back out what is not committed)."""
         description = self.describe()
-        control = Control(progress=progress, cancel=cancel or threading.Event())
+        cancel = cancel or threading.Event()
+        recorder = None if dry_run or quiet else self._begin(description, qm, cancel)
+        control = Control(progress=progress, cancel=cancel, journal=recorder)
         step = Step(qm=qm, dry_run=dry_run, control=control, check=self._check(description),
                     plugins=self.plugins, profile=self.profile)
         try:
@@ -223,15 +236,38 @@ class Operation:
                               extra=step.extra, error=_sentence(exc))
             summary.details["error"] = summary.error
             if not quiet:
-                self._finish(summary, qm, step)
+                self._finish(summary, qm, step, recorder)
             raise
+        if recorder is not None and recorder.problem is not None and result.cancelled:
+            result.cancelled = False  # stopped by the journal, not by the operator
+            result.stopped_early = "the journal could not be written"
         code_of: Callable[[OperationResult], ExitCode] = getattr(self.spec, "exit_code",
                                                                  exit_code_of)
         summary = Summary(description, result, code_of(result),
                           details=self._details(description, step), extra=step.extra)
         if not quiet:
-            self._finish(summary, qm, step)
+            self._finish(summary, qm, step, recorder)
         return summary
+
+    def _begin(self, description: Description, qm: QueueManager,
+               cancel: threading.Event) -> Recorder | None:
+        """The start record; one that cannot be written stops the operation before it
+        changes anything. A record that fails later cancels it (stop at the next commit)."""
+        if not (self.spec.journaled and self.journal is not None):
+            return None
+        from mqconsole.ops.journal import JournalEntry, JournalError
+
+        details = dict(description.options)
+        details.update(self.face_details)
+        start = JournalEntry(operation=description.kind, qmgr=_qmgr_name(qm),
+                             profile=self.profile, source=description.source,
+                             destinations=[description.destination]
+                             if description.destination else [], details=details)
+        try:
+            return self.journal.begin(start, on_failure=lambda _exc: cancel.set())
+        except JournalError as exc:
+            raise OperationError(f"{exc}: nothing was changed",
+                                 ExitCode.JOURNAL_FAILED) from None
 
     def _check(self, description: Description) -> PutCheck | None:
         host = self.plugins
@@ -251,20 +287,32 @@ class Operation:
         return details
 
     # -- after -------------------------------------------------------------------------------
-    def _finish(self, summary: Summary, qm: QueueManager, step: Step) -> None:
-        """The journal entry (the operation writes it, whatever happened), then the
-        plugins' ``operation_done``."""
+    def _finish(self, summary: Summary, qm: QueueManager, step: Step,
+                recorder: Recorder | None = None) -> None:
+        """The journal's end record (the operation writes it, whatever happened), then the
+        plugins' ``operation_done``. A journal that failed is the summary's
+        ``journal_problem`` and exit code 6 (the change happened: the summary says it)."""
         if self.spec.journaled and self.journal is not None:
             try:
-                self.journal.append(self._entry(summary, qm, step))
-            except Exception as exc:  # the change happened: the summary says the rest
-                summary.journal_problem = str(exc) or type(exc).__name__
+                entry = self._entry(summary, qm, step)
+                if recorder is None:
+                    self.journal.append(entry)
+                else:
+                    recorder.end(entry)
+            except Exception as exc:
+                from mqconsole.ops.journal import JournalError
+
+                summary.journal_problem = str(exc if isinstance(exc, JournalError)
+                                              else JournalError(self.journal.path, exc))
+            if recorder is not None and recorder.problem is not None:
+                summary.journal_problem = str(recorder.problem)
+            if (summary.journal_problem is not None and summary.error is None
+                    and summary.exit_code != ExitCode.UNKNOWN_OUTCOME):
+                summary.exit_code = ExitCode.JOURNAL_FAILED
         with contextlib.suppress(Exception):  # a plugin never takes an operation down
             self.plugins.operation_done(summary)
 
     def _entry(self, summary: Summary, qm: QueueManager, step: Step) -> JournalEntry:
-        # Issue 17 (the journal under faults) adds a start record before execute and a
-        # record per committed unit here; today the operation writes its one entry at the end.
         make: Callable[..., JournalEntry] | None = getattr(self.spec, "journal_entry", None)
         if make is not None:
             return make(summary, qmgr=_qmgr_name(qm), profile=self.profile)

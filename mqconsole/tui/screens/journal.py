@@ -58,9 +58,7 @@ class JournalScreen(ConsoleScreen):
         ctx = self.ctx
 
         def read():
-            from mqconsole.ops.journal import Journal
-
-            journal = Journal(ctx.settings.journal_path)
+            journal = ctx.settings.journal()
             entries = deque(journal.read(), maxlen=MAX_ENTRIES)
             return list(reversed(entries)), list(journal.problems), str(journal.path)
 
@@ -92,7 +90,8 @@ class JournalScreen(ConsoleScreen):
                 route += f" → {dests}"
             table.add_row(
                 Text(e.time.strftime("%Y-%m-%d %H:%M:%S")), txt(e.operator),
-                txt(e.operation + (" (dry)" if e.dry_run else "")), txt(route),
+                txt(e.operation + (" (dry)" if e.dry_run else "")
+                    + (" INTERRUPTED" if e.state == "interrupted" else "")), txt(route),
                 Text(str(counts["done"]), justify="right"),
                 Text(str(counts["failed"]), justify="right",
                      style="bold red" if counts["failed"] else ""),

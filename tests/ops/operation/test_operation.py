@@ -293,13 +293,16 @@ def test_a_raising_action_fails_its_messages_and_is_still_journaled():
     assert entry.operation == "action" and "disk full" in entry.details["sentence"]
 
 
-def test_a_journal_that_cannot_be_written_is_said_in_the_summary(tmp_path: Path):
+def test_a_journal_that_cannot_be_started_changes_nothing(tmp_path: Path):
     run = run_operation(Move("IN", "OUT", ALL), queues={"IN": [b"x"], "OUT": []})
     blocked = tmp_path / "dir"
     blocked.mkdir()
     op = Operation(Move("OUT", "IN", ALL), journal=Journal(blocked))  # a folder: no file
-    s = op.run(run.qm)
-    assert s.journal_problem and s.counts["done"] == 1
+    with pytest.raises(OperationError) as caught:
+        op.run(run.qm)
+    assert caught.value.code == ExitCode.JOURNAL_FAILED
+    assert str(blocked) in str(caught.value) and "nothing was changed" in str(caught.value)
+    assert len(run.messages("OUT")) == 1 and run.messages("IN") == []
 
 
 def test_queue_attrs_define_for_helper():  # the helper defines queues it is given

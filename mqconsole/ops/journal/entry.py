@@ -1,43 +1,16 @@
-"""The change journal: one JSON line per change, appended safely by any number of processes.
-
-Every change (move, copy, resubmit, delete, edit, load, queue set) appends one record to
-``<state folder>/journal.jsonl`` (:func:`mqconsole.paths.default_journal_path`)::
-
-    {"time": "2026-11-02T09:14:03.512Z", "operator": "alice", "sudo_user": null,
-     "profile": "prod", "qmgr": "QM1", "operation": "move", "source": "APP.DLQ",
-     "destinations": ["APP.IN"], "msgids": ["414D51…"],
-     "outcomes": [{"msgid": "414D51…", "outcome": "done", "reason": null,
-                   "reason_name": null, "destination": "APP.IN"}],
-     "backup": null, "details": {}, "dry_run": false}
-
-Appending is safe when the TUI and a script write at once: the file is opened with
-``O_APPEND`` and each record is written with a single ``os.write`` of the whole line while an
-exclusive ``flock`` is held (where the platform has one), so lines never interleave, whatever
-their size. ``fsync=True`` also syncs each record to disk.
-
-Reading skips a line that is not a record and notes it in :attr:`Journal.problems`; a last
-line without its line end (a write in progress) is ignored.
-"""
+"""A journal record's contents: :class:`JournalEntry` (one change) and :class:`Outcome` (one
+message), with the time format the journal uses. The file format is in the package doc."""
 
 from __future__ import annotations
 
 import getpass
 import json
 import os
-import re
-from collections.abc import Iterator
 from dataclasses import dataclass, field
-from datetime import UTC, date, datetime, timedelta
-from pathlib import Path
+from datetime import UTC, datetime
 from typing import Any
 
-from mqconsole import paths
 from mqconsole.mq import boundedjson
-
-try:  # not on Windows
-    import fcntl
-except ImportError:  # pragma: no cover - exercised on Windows only
-    fcntl = None  # type: ignore[assignment]
 
 OUTCOMES = ("done", "failed", "skipped")
 DETAILS_DEPTH = 32  # a record's details nest no deeper (deeper: not a record we wrote)
@@ -161,6 +134,12 @@ class JournalEntry:
     time: datetime = field(default_factory=_now)
     operator: str = field(default_factory=_operator)
     sudo_user: str | None = field(default_factory=_sudo_user)
+    # read from start/unit/commit/end records (None: a record of one line, written whole)
+    op: str | None = None
+    state: str = "complete"  # or "interrupted": a start record and no end record
+    in_doubt: list[str] = field(default_factory=list)  # its last unit's commit not recorded
+    ended: datetime | None = None
+    unlisted_done: int = 0  # done messages whose ids were not read (``read(ids=False)``)
 
     def __post_init__(self) -> None:
         if not self.operation:
@@ -182,6 +161,7 @@ class JournalEntry:
         out = dict.fromkeys(OUTCOMES, 0)
         for o in self.outcomes:
             out[o.outcome] += 1
+        out["done"] += self.unlisted_done
         return out
 
     def to_dict(self, *, outcomes: bool = True) -> dict[str, Any]:
@@ -203,16 +183,22 @@ class JournalEntry:
         }
         if not outcomes:
             del d["outcomes"]
+        if self.op is not None:
+            d.update(op=self.op, state=self.state,
+                     ended=None if self.ended is None else format_time(self.ended),
+                     in_doubt=list(self.in_doubt))
         return d
 
-    def to_json(self) -> str:
+    def to_json(self, head: dict[str, Any] | None = None) -> str:
         """The record as one line of JSON (ASCII, no line end): ``json.dumps`` of
-        ``to_dict()``, with the outcomes (100,000 of them after a large move) written by
-        ``_outcomes_json``, which gives the same text faster."""
+        ``to_dict()`` (after ``time``, the keys of ``head`` when given), with the outcomes
+        (many, after a large move) written by ``_outcomes_json``: the same text faster."""
         items = list(self.to_dict(outcomes=False).items())
+        if head:
+            items[1:1] = list(head.items())
         cut = next(i for i, (k, _) in enumerate(items) if k == "msgids") + 1
-        head, tail = _dumps(dict(items[:cut])), _dumps(dict(items[cut:]))
-        return f'{head[:-1]},"outcomes":{_outcomes_json(self.outcomes)},{tail[1:]}'
+        first, tail = _dumps(dict(items[:cut])), _dumps(dict(items[cut:]))
+        return f'{first[:-1]},"outcomes":{_outcomes_json(self.outcomes)},{tail[1:]}'
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> JournalEntry:
@@ -250,119 +236,4 @@ class JournalEntry:
         )
 
 
-class Journal:
-    """The journal file at ``path`` (default: :func:`mqconsole.paths.default_journal_path`)."""
-
-    def __init__(self, path: str | os.PathLike | None = None, *, fsync: bool = False) -> None:
-        self.path = Path(path) if path is not None else paths.default_journal_path()
-        self.fsync = fsync
-        self.problems: list[str] = []
-
-    def append(self, entry: JournalEntry) -> None:
-        """Append one record: one ``os.write`` of the whole line under an exclusive lock."""
-        line = (entry.to_json() + "\n").encode("ascii")
-        if not self.path.parent.is_dir():
-            paths.ensure_dir(self.path.parent)
-        flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_CLOEXEC", 0)
-        fd = os.open(self.path, flags, 0o600)
-        try:
-            if fcntl is not None:
-                fcntl.flock(fd, fcntl.LOCK_EX)
-            written = os.write(fd, line)
-            while written < len(line):  # a short write (disk nearly full): finish it under the lock
-                written += os.write(fd, line[written:])
-            if self.fsync:
-                os.fsync(fd)
-        finally:
-            os.close(fd)  # closing releases the lock
-
-    def read(self, since: datetime | None = None,
-             operation: str | None = None) -> Iterator[JournalEntry]:
-        """Records in file order, from ``since`` on and of ``operation`` when given.
-
-        A line that is not a record is skipped and described in :attr:`problems` (which is
-        reset on each call); a missing file holds no records.
-        """
-        self.problems = []
-        if since is not None and since.tzinfo is None:
-            since = since.astimezone()
-        try:
-            fp = open(self.path, "rb")  # noqa: SIM115
-        except FileNotFoundError:
-            return
-        with fp:
-            for number, raw in enumerate(fp, 1):
-                if not raw.endswith(b"\n"):
-                    if not raw.strip():
-                        continue
-                    try:
-                        entry = JournalEntry.from_dict(boundedjson.loads(raw, limit=None))
-                    except (ValueError, TypeError):
-                        continue  # the last record is still being written
-                elif not raw.strip():
-                    continue
-                else:
-                    try:
-                        entry = JournalEntry.from_dict(boundedjson.loads(raw, limit=None))
-                    except (ValueError, TypeError) as exc:
-                        self.problems.append(f"{self.path} line {number}: not a journal "
-                                             f"record ({_short(exc)}), skipped")
-                        continue
-                if since is not None and entry.time < since:
-                    continue
-                if operation is not None and entry.operation != operation:
-                    continue
-                yield entry
-
-
-def _short(exc: Exception) -> str:
-    text = str(exc).split("\n")[0]
-    return text if len(text) <= 80 else text[:80] + "…"
-
-
-# -- --since ------------------------------------------------------------------------------
-
-_UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800}
-_RELATIVE = re.compile(r"(?:\s*(\d+)\s*([smhdw]))+\s*", re.IGNORECASE)
-_PART = re.compile(r"(\d+)\s*([smhdw])", re.IGNORECASE)
-
-
-def parse_since(text: str, *, now: datetime | None = None) -> datetime:
-    """A ``--since`` value as an aware UTC datetime.
-
-    ``2h``, ``30m``, ``1h30m``, ``3d``, ``1w``, ``45s`` (ago); ``today``, ``yesterday``
-    (local midnight); ``2026-11-01`` (local midnight); an ISO time, local when it has no
-    offset (``2026-11-01T08:00``, ``2026-11-01T08:00Z``, ``…+01:00``).
-    """
-    value = (text or "").strip()
-    now = now or datetime.now(UTC)
-    if now.tzinfo is None:
-        now = now.astimezone()
-    if not value:
-        raise ValueError("--since needs a value such as 2h, 3d, 2026-11-01 or an ISO time")
-    if _RELATIVE.fullmatch(value):
-        seconds = sum(int(n) * _UNITS[u.lower()] for n, u in _PART.findall(value))
-        return (now - timedelta(seconds=seconds)).astimezone(UTC)
-    word = value.lower()
-    if word in ("today", "yesterday"):
-        local = now.astimezone()
-        day = local.date() - timedelta(days=1 if word == "yesterday" else 0)
-        return _local_midnight(day)
-    try:
-        if len(value) == 10:
-            return _local_midnight(date.fromisoformat(value))
-        when = datetime.fromisoformat(value.replace("z", "Z"))
-    except ValueError:
-        raise ValueError(f"--since {value!r} is not a duration (2h, 30m, 3d), a date "
-                         "(2026-11-01) or an ISO time (2026-11-01T08:00Z)") from None
-    if when.tzinfo is None:
-        when = when.astimezone()
-    return when.astimezone(UTC)
-
-
-def _local_midnight(day: date) -> datetime:
-    return datetime(day.year, day.month, day.day).astimezone().astimezone(UTC)
-
-
-__all__ = ["OUTCOMES", "Journal", "JournalEntry", "Outcome", "format_time", "parse_since",
-           "parse_time"]
+__all__ = ["OUTCOMES", "JournalEntry", "Outcome", "format_time", "parse_time"]

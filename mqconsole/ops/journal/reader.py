@@ -1,0 +1,200 @@
+"""Reading the journal: records back into changes (:class:`JournalEntry`), an operation's
+start, units and end put together, torn and foreign lines reported and skipped."""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from mqconsole.mq import boundedjson
+
+from .entry import JournalEntry, Outcome, parse_time
+
+_RECORD_START = b'{"time":'
+IN_PROGRESS_SECONDS = 5  # a last line younger than this may still be being written
+_KINDS = ("start", "unit", "commit", "end")
+
+
+def _short(exc: Exception) -> str:
+    text = str(exc).split("\n")[0]
+    return text if len(text) <= 80 else text[:80] + "…"
+
+
+def records(path: Path, problems: list[str]) -> Iterator[tuple[int, Any]]:
+    """``(line number, parsed JSON)`` of each line of ``path``. A line that is not JSON is
+    reported in ``problems`` and skipped; one that holds a torn record followed by a whole
+    one (written before writers ended a torn line first) gives the whole one."""
+    try:
+        fp = open(path, "rb")  # noqa: SIM115
+    except FileNotFoundError:
+        return
+    except OSError as exc:
+        problems.append(f"{path}: cannot be read ({exc.strerror or exc}), skipped")
+        return
+    with fp:
+        for number, raw in enumerate(fp, 1):
+            if not raw.strip():
+                continue
+            try:
+                yield number, boundedjson.loads(raw, limit=None)
+                continue
+            except (ValueError, TypeError) as exc:
+                error = exc
+            cut = raw.rfind(_RECORD_START, 1)
+            if cut > 0:
+                try:
+                    value = boundedjson.loads(raw[cut:], limit=None)
+                except (ValueError, TypeError):
+                    pass
+                else:
+                    problems.append(f"{path} line {number}: a torn record (cut short by a "
+                                    "crash or a full disk) before a whole one, skipped")
+                    yield number, value
+                    continue
+            if not raw.endswith(b"\n"):  # the last line
+                if time.time() - os.fstat(fp.fileno()).st_mtime > IN_PROGRESS_SECONDS:
+                    problems.append(f"{path} line {number}: the last record is incomplete "
+                                    "(cut short by a crash or a full disk), skipped")
+                # else a write in progress: not a problem
+            elif raw.lstrip().startswith(_RECORD_START) and not raw.rstrip().endswith(b"}"):
+                problems.append(f"{path} line {number}: a torn record (cut short by a crash "
+                                "or a full disk), skipped")
+            else:
+                problems.append(f"{path} line {number}: not a journal record "
+                                f"({_short(error)}), skipped")
+
+
+@dataclass
+class _Op:
+    """The records of one operation found so far."""
+
+    op: str
+    start: dict[str, Any] | None = None
+    end: dict[str, Any] | None = None
+    units: dict[int, tuple[list[str], list[str | None]]] = field(default_factory=dict)
+    committed: list[int] = field(default_factory=list)
+    where: str = ""  # the first record's file and line, for problems
+
+    def add(self, kind: str, rec: dict[str, Any]) -> None:
+        if kind == "start":
+            self.start = rec
+        elif kind == "end":
+            self.end = rec
+        elif kind == "unit":
+            n = _int(rec.get("unit"), "unit")
+            ids = rec.get("msgids")
+            if not isinstance(ids, list):
+                raise ValueError("'msgids' is not a list")
+            ids = [str(m) for m in ids]
+            dests = rec.get("destinations")
+            if isinstance(dests, list) and len(dests) == len(ids):
+                where = [None if d is None else str(d) for d in dests]
+            else:
+                one = rec.get("destination")
+                where = [None if one is None else str(one)] * len(ids)
+            self.units[n] = (ids, where)
+        else:  # commit
+            self.committed.append(_int(rec.get("unit"), "unit"))
+
+    def entry(self, *, ids: bool, problems: list[str]) -> JournalEntry:
+        done: list[Outcome] = []
+        count = 0
+        for n in self.committed:
+            unit = self.units.get(n)
+            if unit is None:
+                problems.append(f"{self.where}: operation {self.op}: the ids of unit {n} "
+                                "are missing (rotated away?)")
+                continue
+            count += len(unit[0])
+            if ids:
+                done.extend(Outcome(m, "done", destination=d)
+                            for m, d in zip(*unit, strict=True))
+        base = self.end or self.start
+        if base is None:  # its start went with a rotated file that is gone
+            base = {"time": "1970-01-01T00:00:00Z", "operation": "unknown"}
+        entry = JournalEntry.from_dict(base)
+        entry.op = self.op
+        if self.start is not None:
+            entry.time = parse_time(str(self.start["time"]))
+        if self.end is not None:
+            entry.ended = parse_time(str(self.end["time"]))
+            said = self.end.get("committed")
+            if isinstance(said, int) and said != count:
+                problems.append(f"{self.where}: operation {self.op}: its end record counts "
+                                f"{said} messages in units, the units hold {count}")
+        else:
+            entry.state = "interrupted"
+            last = max(self.units, default=None)
+            if last is not None and last not in self.committed:
+                entry.in_doubt = list(self.units[last][0])
+        if ids:
+            entry.outcomes = [*done, *entry.outcomes]
+            entry.msgids = [*(o.msgid for o in done), *entry.msgids]
+        else:
+            entry.unlisted_done = count
+        return entry
+
+
+def _int(value: Any, what: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ValueError(f"{what!r} is not a number")
+    return value
+
+
+def read_entries(files: list[Path], problems: list[str], *, since: datetime | None,
+                 operation: str | None, ids: bool) -> Iterator[JournalEntry]:
+    """Every change in ``files`` (oldest first), filtered; see :meth:`Journal.read`."""
+    if since is not None and since.tzinfo is None:
+        since = since.astimezone()
+    items: list[JournalEntry | _Op] = []
+    ops: dict[str, _Op] = {}
+    for path in files:
+        for number, rec in records(path, problems):
+            where = f"{path} line {number}"
+            try:
+                if not isinstance(rec, dict):
+                    raise ValueError("the record is not a JSON object")
+                kind = rec.get("record")
+                if kind is None:
+                    items.append(JournalEntry.from_dict(rec))
+                    continue
+                if kind not in _KINDS:
+                    raise ValueError(f"unknown record kind {str(kind)[:20]!r}")
+                op_id = rec.get("op")
+                if not isinstance(op_id, str) or not op_id:
+                    raise ValueError("the record names no operation")
+                if kind in ("start", "end"):
+                    JournalEntry.from_dict(rec)  # a record the entry can be read from
+                op = ops.get(op_id)
+                if op is None:
+                    op = _Op(op_id, where=where)
+                    op.add(kind, rec)
+                    ops[op_id] = op
+                    items.append(op)
+                else:
+                    op.add(kind, rec)
+            except (ValueError, TypeError) as exc:
+                problems.append(f"{where}: not a journal record ({_short(exc)}), skipped")
+    for item in items:
+        if isinstance(item, _Op):
+            try:
+                entry = item.entry(ids=ids, problems=problems)
+            except (ValueError, TypeError) as exc:
+                problems.append(f"{item.where}: operation {item.op} cannot be read "
+                                f"({_short(exc)}), skipped")
+                continue
+        else:
+            entry = item
+        if since is not None and entry.time < since:
+            continue
+        if operation is not None and entry.operation != operation:
+            continue
+        yield entry
+
+
+__all__ = ["read_entries", "records"]

@@ -1,0 +1,139 @@
+"""An operation journaled as it commits: start, a unit record before each commit and a commit
+record after it, an end record that stays small; read back as one change, complete or
+interrupted (with the unit in doubt), whatever else is in the file."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from mqconsole.mq.chain import add_dead_letter_header
+from mqconsole.mq.md import MQMD
+from mqconsole.mq.message import Message
+from mqconsole.ops.journal import Journal, JournalEntry
+from mqconsole.ops.operation import Move, Resubmit
+from mqconsole.ops.selection import Selection
+from mqconsole.plugins.testing import run_operation
+
+ALL = Selection(all=True)
+
+
+def lines(path: Path) -> list[dict]:
+    return [json.loads(x) for x in path.read_text().splitlines()]
+
+
+def test_a_move_writes_start_units_commits_and_a_small_end(tmp_path):
+    path = tmp_path / "j.jsonl"
+    run = run_operation(Move("IN", "OUT", ALL, batch=100), journal_path=path,
+                        queues={"IN": [f"m{i}" for i in range(250)], "OUT": []})
+    records = lines(path)
+    kinds = [r["record"] for r in records]
+    assert kinds == ["start", "unit", "commit", "unit", "commit", "unit", "commit", "end"]
+    assert len({r["op"] for r in records}) == 1
+    assert all(list(r)[:3] == ["time", "record", "op"] for r in records)
+    units = [r for r in records if r["record"] == "unit"]
+    assert [len(u["msgids"]) for u in units] == [100, 100, 50]
+    assert all(u["destination"] == "OUT" for u in units)
+    end = records[-1]
+    assert end["committed"] == 250 and end["msgids"] == [] and end["outcomes"] == []
+    assert end["details"]["done"] == 250 and len(json.dumps(end)) < 1000
+    [entry] = run.journal
+    moved = [m.md.msg_id.hex().upper() for m in run.messages("OUT")]
+    assert entry.state == "complete" and entry.msgids == moved
+    assert entry.counts()["done"] == 250 and entry.destinations == ["OUT"]
+    assert entry.ended is not None and entry.time <= entry.ended
+
+
+def test_without_ids_the_reader_counts(tmp_path):
+    path = tmp_path / "j.jsonl"
+    run_operation(Move("IN", "OUT", ALL, batch=7), journal_path=path,
+                  queues={"IN": [f"m{i}" for i in range(30)], "OUT": []})
+    [entry] = Journal(path).read(ids=False)
+    assert entry.msgids == [] and entry.counts()["done"] == 30
+
+
+def test_a_resubmit_records_each_messages_destination(tmp_path):
+    path = tmp_path / "j.jsonl"
+    messages = []
+    for i, dest in enumerate(["A", "B", "A", "C"]):
+        md, body = add_dead_letter_header(MQMD(format="MQSTR", msg_id=bytes([i + 1]) * 24),
+                                          b"x", reason=2053, dest_q_name=dest,
+                                          dest_qmgr_name="QM1")
+        messages.append(Message(md, body))
+    run = run_operation(Resubmit("DLQ", ALL), journal_path=path,
+                        queues={"DLQ": messages, "A": [], "B": [], "C": []})
+    [unit] = [r for r in lines(path) if r["record"] == "unit"]
+    assert unit["destinations"] == ["A", "B", "A", "C"]
+    [entry] = run.journal
+    assert [o.destination for o in entry.outcomes] == ["A", "B", "A", "C"]
+
+
+def _start(journal: Journal, operation: str = "move") -> object:
+    return journal.begin(JournalEntry(operation=operation, source="IN", destinations=["OUT"]))
+
+
+def test_an_operation_without_its_end_is_interrupted_with_its_last_unit_in_doubt(tmp_path):
+    journal = Journal(tmp_path / "j.jsonl")
+    rec = _start(journal)
+    rec.unit(["01", "02"], ["OUT", "OUT"])
+    rec.committed()
+    rec.unit(["03"], ["OUT"])  # backed out (a failed commit), then redone:
+    rec.unit(["03", "04"], ["OUT", "OUT"])
+    rec.committed()
+    rec.unit(["05", "06"], ["OUT", "OUT"])  # killed before its commit record
+    journal.append(JournalEntry(operation="copy"))  # another process goes on writing
+    first, second = journal.read()
+    assert first.state == "interrupted" and first.ended is None
+    assert first.msgids == ["01", "02", "03", "04"] and first.in_doubt == ["05", "06"]
+    assert second.operation == "copy" and second.op is None
+    assert journal.problems == []
+
+
+def test_interleaved_operations_are_told_apart(tmp_path):
+    journal = Journal(tmp_path / "j.jsonl")
+    a, b = _start(journal, "move"), _start(journal, "delete")
+    a.unit(["A1"], ["OUT"])
+    b.unit(["B1"], [None])
+    b.committed()
+    a.committed()
+    b.end(JournalEntry(operation="delete", source="IN", outcomes=[{"msgid": "B1"}]))
+    [ea, eb] = journal.read()
+    assert (ea.operation, ea.state, ea.msgids) == ("move", "interrupted", ["A1"])
+    assert (eb.operation, eb.state, eb.msgids) == ("delete", "complete", ["B1"])
+
+
+def test_a_torn_line_never_swallows_the_next_record(tmp_path):
+    path = tmp_path / "j.jsonl"
+    journal = Journal(path)
+    journal.append(JournalEntry(operation="copy"))
+    whole = JournalEntry(operation="move").to_json()
+    with open(path, "a") as fp:
+        fp.write(whole[: len(whole) // 2])  # a process killed mid-write
+    journal.append(JournalEntry(operation="delete"))
+    journal.append(JournalEntry(operation="load"))
+    assert [e.operation for e in journal.read()] == ["copy", "delete", "load"]
+    [problem] = journal.problems
+    assert "line 2: a torn record" in problem and problem.endswith("skipped")
+
+
+def test_a_torn_line_glued_to_the_next_record_keeps_the_record(tmp_path):
+    """A file written before writers ended a torn line first: the whole record is read."""
+    path = tmp_path / "j.jsonl"
+    whole = JournalEntry(operation="move").to_json()
+    path.write_text(whole[:40] + JournalEntry(operation="delete").to_json() + "\n"
+                    + JournalEntry(operation="load").to_json() + "\n")
+    journal = Journal(path)
+    assert [e.operation for e in journal.read()] == ["delete", "load"]
+    assert "torn record" in journal.problems[0]
+
+
+def test_records_of_an_unknown_kind_are_reported(tmp_path):
+    path = tmp_path / "j.jsonl"
+    journal = Journal(path)
+    journal.write_line('{"time":"2026-11-01T00:00:00Z","record":"party","op":"x"}')
+    journal.write_line('{"time":"2026-11-01T00:00:00Z","record":"unit","op":"x","unit":"a",'
+                       '"msgids":[]}')
+    journal.append(JournalEntry(operation="copy"))
+    assert [e.operation for e in journal.read()] == ["copy"]
+    assert len(journal.problems) == 2
+    assert "unknown record kind 'party'" in journal.problems[0]
