@@ -21,6 +21,7 @@ path of every command, so it must stay cheap).
 
 from __future__ import annotations
 
+import contextlib
 import os
 from pathlib import Path
 
@@ -93,8 +94,16 @@ def default_journal_path() -> Path:
 
 
 def ensure_dir(path: Path) -> Path:
-    """Create ``path`` (and its parents) if missing, private to the user; return it."""
-    path.mkdir(parents=True, exist_ok=True, mode=0o700)
+    """Create ``path`` and each missing parent, private to the user (0700: ``mkdir``'s
+    ``parents=True`` would give the parents the default mode); return it."""
+    missing = []
+    p = Path(path)
+    while not p.exists() and p != p.parent:
+        missing.append(p)
+        p = p.parent
+    for folder in reversed(missing):
+        with contextlib.suppress(FileExistsError):  # made meanwhile by another process
+            folder.mkdir(mode=0o700)
     return path
 
 

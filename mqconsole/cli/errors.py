@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 import sys
 
-from mqconsole.mq.errors import HeaderError, MQError
+from mqconsole.mq.errors import BadValue, HeaderError, MQError
 from mqconsole.ops.exit_codes import ExitCode, exit_code_for_mq
 
 
@@ -50,8 +50,9 @@ def describe(exc: BaseException) -> tuple[str, ExitCode] | None:
             text += (" — the commit's outcome is unknown: browse the source and destination "
                      "queues to see where the messages are before retrying")
         return text, exit_code_for_mq(exc)
-    if isinstance(exc, ConfigError | WhereError | HeaderError | SelectionError | DmpFileError
-                  | DmpWriteError | TransferError | EditError | TargetExistsError):
+    if isinstance(exc, BadValue | ConfigError | WhereError | HeaderError | SelectionError
+                  | DmpFileError | DmpWriteError | TransferError | EditError
+                  | TargetExistsError):
         return str(exc), ExitCode.USAGE
     if isinstance(exc, OSError):
         where = f" {exc.filename}" if getattr(exc, "filename", None) else ""
@@ -65,10 +66,15 @@ def report(exc: BaseException) -> int:
     if known is None:
         if os.environ.get("MQCONSOLE_DEBUG"):
             raise exc
-        print(f"mqconsole: internal error: {type(exc).__name__}: {exc} "
+        from mqconsole.cli.output import safe
+
+        # the text of a bug's exception may hold message bytes: escaped and cut short
+        print(f"mqconsole: internal error: {type(exc).__name__}: {safe(str(exc))[:200]} "
               "(set MQCONSOLE_DEBUG=1 to see the traceback, and please report it)",
               file=sys.stderr)
         return ExitCode.INTERNAL
     message, code = known
-    print(f"mqconsole: {message}", file=sys.stderr)
+    from mqconsole.cli.output import safe
+
+    print(f"mqconsole: {safe(message)}", file=sys.stderr)
     return int(code)

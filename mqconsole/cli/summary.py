@@ -93,8 +93,7 @@ def _outcome_lines(summary: Summary) -> list[str]:
     for path in summary.extra.get("files", []):
         lines.append(f"  wrote {path}")
     if r.failed or r.unlisted_failures:
-        stayed = "outcome unknown" if r.outcome_unknown else "they stayed where they were"
-        lines.append(f"failed: {len(r.failed) + r.unlisted_failures} ({stayed})")
+        lines.append(f"failed: {len(r.failed) + r.unlisted_failures} ({r.failed_why()})")
         for (name, code, dest, detail), fs in _failure_groups(r.failed):
             where = f" on {dest}" if dest else ""
             why = f": {detail}" if detail else f" ({code})"

@@ -22,6 +22,11 @@ class HeaderError(ValueError):
         super().__init__(f"{header} at offset {offset}: {problem}")
 
 
+class BadValue(ValueError):
+    """A value an operator gave that is not allowed (out of range, not an MQ name): one
+    sentence naming the setting, the value and what is allowed (bad input: exit code 2)."""
+
+
 class MQError(Exception):
     """A failed MQ call, with its completion and reason code (an MQRC_* value)."""
 

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from enum import Enum
 
-from .errors import MQError
+from .errors import BadValue, MQError
 
 
 class QueueType(str, Enum):
@@ -131,35 +131,41 @@ def check_attribute(qtype: QueueType, attr: str, value: object) -> object:
     """Validate one attribute for a queue of ``qtype``; returns the value normalised.
 
     An attribute the type does not have raises MQError 2067 (MQRC_SELECTOR_ERROR); a bad
-    value raises ValueError naming the attribute, the value and what is allowed.
+    value raises :class:`BadValue` naming the attribute, the value and what is allowed.
     """
     if attr not in TYPE_ATTRIBUTES[qtype]:
         known = ", ".join(sorted(TYPE_ATTRIBUTES[qtype]))
         what = "is not a queue attribute" if attr not in CHANGEABLE else \
             f"does not apply to a {qtype.value} queue"
         raise MQError(2067, f"{attr!r} {what} (settable: {known})")
+    return check_value(attr, value)
+
+
+def check_value(attr: str, value: object) -> object:
+    """Validate the value of one attribute (any queue type); returns it normalised. A bad
+    value raises :class:`BadValue` naming the attribute, the value and what is allowed."""
     if attr in INT_LIMITS:
         lo, hi = INT_LIMITS[attr]
         if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
-            raise ValueError(f"{attr} must be a whole number from {lo} to {hi}, not {value!r}")
+            raise BadValue(f"{attr} must be a whole number from {lo} to {hi}, not {value!r}")
         return value
     if attr in _BOOLS:
         if not isinstance(value, bool) and value not in (0, 1):
-            raise ValueError(f"{attr} must be true or false, not {value!r}")
+            raise BadValue(f"{attr} must be true or false, not {value!r}")
         return bool(value)
     if attr == "usage":
         try:
             return Usage(value.value if isinstance(value, Usage) else str(value).lower())
         except ValueError:
-            raise ValueError(f"usage must be 'normal' or 'xmitq', not {value!r}") from None
+            raise BadValue(f"usage must be 'normal' or 'xmitq', not {value!r}") from None
     if not isinstance(value, str):
-        raise ValueError(f"{attr} must be text, not {value!r}")
+        raise BadValue(f"{attr} must be text, not {value!r}")
     value = value.strip()
     if attr == "description":
         if len(value) > 64:
-            raise ValueError(f"description is at most 64 characters, not {len(value)}")
+            raise BadValue(f"description is at most 64 characters, not {len(value)}")
         return value
     problem = name_problem(value) if attr in _NAMES and value else None
     if problem is not None:
-        raise ValueError(f"{attr} {problem}")
+        raise BadValue(f"{attr} {problem}")
     return value

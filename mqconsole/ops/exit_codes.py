@@ -47,7 +47,7 @@ def exit_code_of(result: OperationResult, *, journal_failed: bool = False) -> Ex
 
 # MQ reasons that mean "you asked for something that is not there or not valid" → 2.
 _USAGE_REASONS = frozenset({2085, 2082, 2087, 2067, 2046, 2152, 2184, 2196, 2197, 2198, 2199,
-                            2043, 2044, 2045, 2019, 2001, 2092, 2091, 2055})
+                            2043, 2044, 2045, 2019, 2001, 2092, 2091, 2055, 2100})
 # MQ reasons that mean "cannot reach the queue manager" → 3.
 _UNAVAILABLE_REASONS = frozenset({2009, 2058, 2059, 2538, 2539, 2393, 2397, 2161, 2162, 2195,
                                   2063, 2540, 2102, 2071, 2012, 2018, 2537, 2548})

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from mqconsole.backends.base import QueueManager
-from mqconsole.mq.queue import CHANGEABLE, QueueAttrs, QueueType
+from mqconsole.mq.queue import CHANGEABLE, QueueAttrs, QueueType, check_value
 
 
 def backout_queue_map(queues: list[QueueAttrs]) -> dict[str, list[str]]:
@@ -95,10 +95,7 @@ def validate_changes(changes: dict[str, Any]) -> dict[str, Any]:
     unknown = set(out) - CHANGEABLE
     if unknown:
         raise ValueError(f"not a changeable queue attribute: {', '.join(sorted(unknown))}")
-    for key in ("max_depth", "max_msg_length", "bothresh"):
-        if key in out and int(out[key]) < 0:
-            raise ValueError(f"{key} must not be negative")
-    return out
+    return {k: check_value(k, v) for k, v in out.items()}
 
 
 def define_queue(qm: QueueManager, name: str, **attrs: Any) -> QueueAttrs:

@@ -19,7 +19,8 @@ if TYPE_CHECKING:
 
 @dataclass(slots=True)
 class Failure:
-    """One message that was not handled and stayed where it was."""
+    """One message that was not handled: it stayed where it was, or (``gone``) another
+    process took it from the source meanwhile."""
 
     msgid: str
     position: int
@@ -27,14 +28,18 @@ class Failure:
     reason_name: str = ""
     detail: str = ""
     destination: str | None = None
+    gone: bool = False  # not on the source any more: another process took it
 
     def __post_init__(self) -> None:
         if not self.reason_name:
             self.reason_name = reason_name(self.reason)
 
     def to_json(self) -> dict[str, Any]:
-        return {"msgid": self.msgid, "position": self.position, "reason": self.reason,
-                "reason_name": self.reason_name}
+        out: dict[str, Any] = {"msgid": self.msgid, "position": self.position,
+                               "reason": self.reason, "reason_name": self.reason_name}
+        if self.gone:
+            out["gone"] = True
+        return out
 
 
 REFUSED_BY_PLUGIN = "REFUSED_BY_PLUGIN"  # the reason name of a put a plugin's check refused
@@ -87,6 +92,19 @@ class OperationResult:
     @property
     def all_done(self) -> bool:
         return not self.failed and not self.unlisted_failures and not self.outcome_unknown
+
+    def failed_why(self) -> str:
+        """Where the failed messages are, for a summary: they stayed where they were, or
+        another process took them from the source meanwhile (or the outcome is unknown)."""
+        if self.outcome_unknown:
+            return "outcome unknown"
+        gone = sum(1 for f in self.failed if f.gone)
+        if not gone:
+            return "they stayed where they were"
+        took = (f"gone from {self.source or 'the source'} (another process took "
+                f"{'it' if gone == 1 else 'them'})")
+        stayed = len(self.failed) + self.unlisted_failures - gone
+        return took if not stayed else f"{stayed} stayed where they were; {gone} {took}"
 
     def record_done(self, msgid: str, destination: str | None) -> None:
         self.done += 1

@@ -153,7 +153,8 @@ def _is_journal(path: Path) -> bool:
         record = boundedjson.loads(first)
     except (OSError, ValueError):
         return False
-    return isinstance(record, dict) and "time" in record and "operation" in record
+    return isinstance(record, dict) and "time" in record and (
+        "operation" in record or ("record" in record and "op" in record))
 
 
 def refuse_unsafe_target(path: str | os.PathLike) -> None:

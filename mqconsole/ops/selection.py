@@ -15,7 +15,6 @@ from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import cached_property
-from pathlib import Path
 
 from mqconsole.ops.views import MessageView
 from mqconsole.ops.where import Where, compile_where
@@ -196,10 +195,14 @@ def parse_token(text: str) -> bytes:
 
 def read_msgids_file(path: str) -> list[bytes]:
     """One MsgId in hex per line; blank lines and lines starting with '#' are skipped."""
+    from mqconsole.ops.inputs import MAX_MSGIDS_FILE, InputTooLarge, read_limited
+
     try:
-        text = Path(path).read_text(encoding="utf-8", errors="replace")
+        text = read_limited(path, MAX_MSGIDS_FILE, "--msgids-from").decode("utf-8", "replace")
     except OSError as e:
         raise SelectionError(f"cannot read --msgids-from {path}: {e.strerror}") from None
+    except InputTooLarge as e:
+        raise SelectionError(str(e)) from None
     out = []
     for n, line in enumerate(text.splitlines(), 1):
         s = line.strip()

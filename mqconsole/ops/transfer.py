@@ -642,9 +642,9 @@ class _Engine:
             raise _UnitFailure(MQError(reason, detail), exclude_groups=frozenset({gid}))
 
     def _fail(self, m: Message, position: int, reason: int, detail: str,
-              destination: str | None) -> None:
+              destination: str | None, *, gone: bool = False) -> None:
         self.result.failed.append(Failure(msgid=m.msg_id_hex, position=position, reason=reason,
-                                          detail=detail, destination=destination))
+                                          detail=detail, destination=destination, gone=gone))
 
     # -- units of work ----------------------------------------------------------------------
     def _backout(self, *, source_only: bool = False) -> None:
@@ -772,8 +772,9 @@ class _Engine:
         missing = [it for j, it in enumerate(items) if j not in found]
         for it in missing:
             self._fail(it.message, it.position, MQRC_NO_MSG_UNDER_CURSOR,
-                       "not found on the source again after the unit of work was backed out "
-                       f"({e.reason_name}): another application took it", it.route.label)
+                       f"gone from {self.source} (another process took it; found missing "
+                       f"after the unit of work was backed out, {e.reason_name})",
+                       it.route.label, gone=True)
         broken = {it.group for it in missing if it.group is not None}
         for gid in broken:  # a group missing a member stays whole where it is
             g = self.groups[gid]

@@ -95,6 +95,28 @@ class MQConsoleApp(App[None]):
         self._size_checks = False
 
     # -- start and stop ---------------------------------------------------------------------
+    def _fatal_error(self) -> None:
+        """A bug's report without the frames' local variables (Textual shows them, and a
+        message's payload would be among them: payloads never reach the terminal), the
+        exception's text made safe and cut short."""
+        import sys
+
+        from rich.segment import Segments
+        from rich.traceback import Traceback
+
+        self.bell()
+        exc_type, exc, tb = sys.exc_info()
+        if exc_type is None or exc is None:
+            trace: Any = Traceback(show_locals=False, width=None)
+        else:
+            extracted = Traceback.extract(exc_type, exc, tb, show_locals=False)
+            for stack in extracted.stacks:
+                stack.exc_value = clean(stack.exc_value)[:200]
+            trace = Traceback(extracted, width=None)
+        self._exit_renderables.append(Segments(self.console.render(trace,
+                                                                   self.console.options)))
+        self._close_messages_no_wait()
+
     @property
     def conns(self) -> Connections:
         return self.ctx.conns

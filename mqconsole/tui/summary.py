@@ -62,8 +62,7 @@ def summary_text(summary: Summary) -> Text:
         out.append(f"  wrote {clean(path)}\n")
     failed = len(r.failed) + r.unlisted_failures
     if failed:
-        stayed = "outcome unknown" if r.outcome_unknown else "they stayed where they were"
-        out.append(f"Failed: {failed:,} ({stayed})\n", "bold red")
+        out.append(f"Failed: {failed:,} ({clean(r.failed_why())})\n", "bold red")
         for f in r.failed[:MAX_FAILURES]:
             where = f" → {clean(f.destination)}" if f.destination else ""
             why = (clean(f.detail) if f.reason_name == REFUSED_BY_PLUGIN

@@ -68,7 +68,7 @@ class _File:
         self.flag_fd: int | None = None
         if flags and fcntl is not None:
             with contextlib.suppress(OSError):
-                self.flag_fd = os.open(key + "-mqlock", os.O_RDWR | os.O_CREAT, 0o666)
+                self.flag_fd = os.open(key + "-mqlock", os.O_RDWR | os.O_CREAT, 0o600)
 
     # -- cross-process flags (fcntl byte locks, released by the kernel when a process dies)
     # Only the connection about to be the owner waits for SQLite's lock, so a process

@@ -16,7 +16,8 @@ import threading
 import time
 from pathlib import Path
 
-from mqconsole.mq.errors import MQError
+from mqconsole import paths
+from mqconsole.mq.errors import BadValue, MQError
 from mqconsole.mq.queue import QueueAttrs, is_valid_name
 from mqconsole.mq.reasons import (
     MQRC_HCONN_ERROR,
@@ -171,16 +172,17 @@ def create_file(path: str | os.PathLike[str], name: str = "QM1",
     defined as a local queue (pass ``""`` for none).
     """
     if not is_valid_name(name):
-        raise ValueError(f"queue manager name {name!r} is not an MQ name "
-                         "(1-48 of A-Z a-z 0-9 . / _ %)")
+        raise BadValue(f"queue manager name {name!r} is not an MQ name "
+                       "(1-48 of A-Z a-z 0-9 . / _ %)")
     if dead_letter_queue and not is_valid_name(dead_letter_queue):
-        raise ValueError(f"dead-letter queue name {dead_letter_queue!r} is not an MQ name")
+        raise BadValue(f"dead-letter queue name {dead_letter_queue!r} is not an MQ name")
     p = Path(os.fspath(path)).expanduser()
     if str(p) == MEMORY:
         raise ValueError("':memory:' is not a file: use open_embedded(':memory:')")
-    p.parent.mkdir(parents=True, exist_ok=True)
+    paths.ensure_dir(p.parent)  # new folders 0700
     try:
-        fd = os.open(p, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o666)
+        # 0600: SQLite gives its -wal and -shm files the database file's mode
+        fd = os.open(p, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600)
     except FileExistsError:
         raise QueueManagerExistsError(
             MQRC_OBJECT_ALREADY_EXISTS,

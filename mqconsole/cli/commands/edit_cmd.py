@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import click
 
 from mqconsole.cli.errors import CliError
@@ -67,8 +65,10 @@ def edit(ctx: click.Context, queue: str, msgid: str, payload_file: str | None,
         raise CliError(str(e)) from None
     body = None
     if payload_file is not None:
+        from mqconsole.ops.inputs import MAX_BODY, read_limited
+
         try:
-            body = Path(payload_file).read_bytes()
+            body = read_limited(payload_file, MAX_BODY, "--payload-file")
         except OSError as e:
             raise CliError(f"cannot read {payload_file}: {e.strerror}") from None
     session = session_of(ctx)

@@ -27,8 +27,6 @@ def init(ctx: click.Context, name: str, demo: bool, as_json: bool) -> None:
     if path != ":memory:" and Path(path).exists():
         raise CliError(f"{path} already exists: init never overwrites a queue manager "
                        "(choose another --embedded path or remove the file)")
-    if path != ":memory:":
-        Path(path).parent.mkdir(parents=True, exist_ok=True)
     qm = create_queue_manager(path, name=name)
     summary: dict[str, object] = {"path": path, "queue_manager": name, "demo": None}
     try:

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import click
 
 from mqconsole.cli.errors import CliError
@@ -64,9 +62,10 @@ def put(ctx: click.Context, queue: str, text: str | None, file: str | None, hex_
             raise CliError(f"--text cannot be encoded in CCSID {ccsid}: {e.reason}") from None
         fmt = fmt or "MQSTR"
     elif file is not None:
-        path = Path(file)
+        from mqconsole.ops.inputs import MAX_BODY, read_limited
+
         try:
-            body = path.read_bytes()
+            body = read_limited(file, MAX_BODY, "--file")
         except OSError as e:
             raise CliError(f"cannot read {file}: {e.strerror}") from None
     else:

@@ -132,5 +132,5 @@ def parse_ctime(text: str) -> datetime | None:
         day = int(parts[2])
         hh, mm, ss = (int(p) for p in parts[3].split(":"))
         return datetime(int(parts[4]), _MONTHS.index(parts[1]) + 1, day, hh, mm, ss)
-    except ValueError:
+    except (ValueError, OverflowError):  # a year of 30 digits is not a C long
         return None

@@ -46,6 +46,9 @@ _QMGR = re.compile(r"\*\s*Qmgr\s*=\s?(.*)$")
 _QUEUE = re.compile(r"\*\s*Queue\s*=\s?(.*)$")
 
 
+MAX_LINE = 1024 * 1024  # dmpmqmsg and amqsbcg write lines of at most a few hundred bytes
+
+
 class Lines:
     """Numbered lines of a file without their line end (``\\n``, ``\\r\\n``), with push-back.
 
@@ -53,7 +56,7 @@ class Lines:
     """
 
     def __init__(self, fp: IO, name: str | None) -> None:
-        self._it = iter(fp)
+        self._fp = fp
         self.name = name
         self.number = 0
         self._back: list[tuple[int, str]] = []
@@ -64,8 +67,13 @@ class Lines:
     def __next__(self) -> tuple[int, str]:
         if self._back:
             return self._back.pop()
-        raw = next(self._it)
+        raw = self._fp.readline(MAX_LINE + 1)
+        if not raw:
+            raise StopIteration
         self.number += 1
+        if len(raw) > MAX_LINE:
+            raise self.error(self.number, f"the line is longer than {MAX_LINE // 1024} KiB: not "
+                             "a line of a dmpmqmsg or amqsbcg file")
         text = raw.decode("latin-1") if isinstance(raw, bytes | bytearray) else raw
         if text.endswith("\n"):
             text = text[:-1]
