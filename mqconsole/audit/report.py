@@ -266,23 +266,4 @@ def _assemble(rollup: list[dict[str, Any]], ages: dict[str, int] | None,
     return report
 
 
-def messages_filter(list_key: str, row: dict[str, Any]) -> dict[str, Any]:
-    """The browse filter that shows the messages behind one row of a list (console)."""
-    if list_key == "by_queue":
-        return {"qmgr": row["qmgr"], "queue": row["queue"]}
-    if list_key == "by_reason":
-        return {"reason": row["reason"]}
-    if list_key == "by_destination":
-        return {"dest_qmgr": row["qmgr"], "dest_queue": row["queue"]}
-    if list_key == "by_reason_destination":
-        return {"reason": row["reason"], "dest_queue": row["queue"]}
-    if list_key == "by_put_application":
-        return {"put_appl_name": row["name"]}
-    if list_key == "backout_counts":
-        return {"backout_count": row["backout_count"]}
-    if list_key == "duplicate_msg_ids":
-        return {"msg_id": row["msg_id"]}
-    return {}
-
-
 __all__ = ["BUCKETS", "build_report", "duplicate_msg_ids", "iso", "parse_as_of"]

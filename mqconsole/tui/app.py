@@ -289,7 +289,7 @@ class MQConsoleApp(App[None]):
         from mqconsole.tui.screens.messages import MessagesScreen  # (screens past the first
         # are imported when first shown: the console starts sooner)
 
-        self.push_screen(MessagesScreen(self.ctx, event.name))
+        self.push_screen(MessagesScreen(self.ctx, event.name, where=event.where))
 
     @on(R.ShowMessage)
     def _show_message(self, event: R.ShowMessage) -> None:
@@ -477,6 +477,18 @@ def _user_config_exists(session: Any) -> bool:
     return paths.default_config_file().is_file()
 
 
+def audit_connection(profile: Any) -> object:
+    """What the audit's Spark readers open: a plain spec for an embedded queue manager
+    file, the profile (no password inside) for real MQ."""
+    backend = getattr(profile, "backend", profile)
+    if getattr(backend, "type", "embedded") == "embedded":
+        spec: dict[str, object] = {"backend": "embedded", "path": str(backend.path)}
+        if getattr(backend, "principal", None):
+            spec["principal"] = backend.principal
+        return spec
+    return profile
+
+
 def build_app(session: Any) -> MQConsoleApp:
     """The console for a CLI session (``mqconsole.cli.session.Session``)."""
     if getattr(session, "embedded_path", None) is not None:
@@ -489,6 +501,7 @@ def build_app(session: Any) -> MQConsoleApp:
 
             settings.themes_dirs.append(paths.user_config_dir() / "themes")
         profile = ProfileInfo.of(session.profile)
+        settings.audit_connection = audit_connection(session.profile)
         session.connect()  # fail fast with a one-line CLI error rather than inside the UI
         return MQConsoleApp(session.new_connection, profile=profile, settings=settings,
                             plugins=session.plugins)
@@ -505,6 +518,7 @@ def build_app(session: Any) -> MQConsoleApp:
         return MQConsoleApp(profiles=infos, connect_for=connect_for, settings=settings,
                             plugins=session.plugins)
     profile = ProfileInfo.of(session.profile)
+    settings.audit_connection = audit_connection(session.profile)
     session.connect()
     return MQConsoleApp(session.new_connection, profile=profile, profiles=infos,
                         connect_for=connect_for, settings=settings, plugins=session.plugins)

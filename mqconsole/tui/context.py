@@ -74,6 +74,11 @@ class Settings:
     backup_dir: Path | None = None
     clock: Callable[[], datetime] | None = None
     save_dir: Path | None = None  # where "save to file" suggests files (default: cwd)
+    # the audit screen: what Spark's readers open (a backend spec or the profile, no
+    # password), the Spark master, and where snapshots go (default: <state>/audits)
+    audit_connection: Any = None
+    audit_master: str | None = None
+    audit_dir: Path | None = None
 
     def now(self) -> datetime:
         return self.clock() if self.clock is not None else datetime.now(UTC)

@@ -65,8 +65,11 @@ REPLAY = Key("replay", "M", "Replay", show=False, help="Replay the delivery mode
 DLQ_HANDLER = Key("dlq_handler", "H", "DLQ handler", show=False,
                   help="Plan and run a runmqdlq rules table on this queue")
 
+AUDIT = Key("audit", "A", "Audit", show=False,
+            help="Audit queues on Spark: export a snapshot, then the report")
+
 QUEUE_KEYS = [OPEN_QUEUE, FILTER, REFRESH, SORT, SORT_REVERSE, QUEUE_INFO, SET_ATTRS, LOAD,
-              DOCTOR, REPLAY, DLQ_HANDLER]
+              DOCTOR, REPLAY, DLQ_HANDLER, AUDIT]
 
 # -- messages ------------------------------------------------------------------------------
 OPEN_MESSAGE = Key("open_message", "enter", "Detail", action="open",
@@ -131,10 +134,22 @@ DLQ_RUN = Key("dlq_run", "ctrl+o", "Run", action="run_handler", changing=True,
               help="Run one pass of the planned rules table")
 DLQ_KEYS = [DLQ_PLAN, DLQ_RUN]
 
+# -- the audit (read only: an export browses, the report reads a snapshot) -------------------
+# priority: they work while the queue or folder field has the focus (over its ctrl+e/ctrl+x)
+AUDIT_EXPORT = Key("audit_export", "ctrl+e", "Export", action="export", priority=True,
+                   help="Export the queues to a snapshot, then show its report")
+AUDIT_REPORT = Key("audit_report", "ctrl+r", "Report", action="report", priority=True,
+                   help="The report of the snapshot folder")
+AUDIT_OPEN = Key("audit_open", "enter", "Messages", action="open_row", show=False,
+                 help="Open the messages behind the row under the cursor")
+AUDIT_CANCEL = Key("audit_cancel", "ctrl+x", "Cancel", action="cancel", priority=True,
+                   help="Cancel the export or report running")
+AUDIT_KEYS = [AUDIT_EXPORT, AUDIT_REPORT, AUDIT_OPEN, AUDIT_CANCEL]
+
 CHANGING: frozenset[str] = frozenset(
     k.action_name for k in [*QUEUE_KEYS, *MESSAGE_KEYS, *DETAIL_KEYS, *DLQ_KEYS] if k.changing)
 ALL_KEYS: list[Key] = [*APP_KEYS, BACK, *QUEUE_KEYS, *MESSAGE_KEYS, *DETAIL_KEYS,
-                       *DOCTOR_KEYS, *REPLAY_KEYS, *DLQ_KEYS]
+                       *DOCTOR_KEYS, *REPLAY_KEYS, *DLQ_KEYS, *AUDIT_KEYS]
 KNOWN_IDS: frozenset[str] = frozenset(k.id for k in ALL_KEYS)
 
 

@@ -13,11 +13,12 @@ from textual.message import Message
 
 
 class OpenQueue(Message):
-    """Browse the messages of a queue."""
+    """Browse the messages of a queue (those matching ``where``, a --where text, if given)."""
 
-    def __init__(self, name: str) -> None:
+    def __init__(self, name: str, where: str | None = None) -> None:
         super().__init__()
         self.name = name
+        self.where = where
 
 
 class ShowMessage(Message):

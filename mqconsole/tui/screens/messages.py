@@ -86,9 +86,10 @@ class MessagesScreen(ConsoleScreen):
     MessagesScreen #status { height: 1; padding: 0 1; background: $panel; }
     """
 
-    def __init__(self, ctx: ConsoleContext, queue: str) -> None:
+    def __init__(self, ctx: ConsoleContext, queue: str, *, where: str | None = None) -> None:
         super().__init__(ctx)
         self.queue = queue
+        self._initial_where = where  # opened from the audit's report with a row's filter
         self.model: BrowseModel | None = None
         self._conn: Any = None
         self._want: int | None = 0
@@ -108,7 +109,8 @@ class MessagesScreen(ConsoleScreen):
         yield Footer()
 
     def on_mount(self) -> None:
-        self.start_browse(None, None)
+        text = self._initial_where or None
+        self.start_browse(text, compile_where(text) if text else None)
 
     def on_unmount(self) -> None:
         self._stop()

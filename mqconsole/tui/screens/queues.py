@@ -345,6 +345,13 @@ class QueuesScreen(ConsoleScreen):
     def action_replay(self) -> None:
         self.ctx.request(OpenReplay(self.current_queue()))
 
+    def action_audit(self) -> None:
+        from mqconsole.tui.screens.audit import AuditScreen
+
+        pattern = self.query_one(FilterBar).value.strip()
+        default = pattern if "*" in pattern else self.current_queue() or ""
+        self.app.push_screen(AuditScreen(self.ctx, default))
+
     def action_dlq_handler(self) -> None:
         from mqconsole.tui.screens.dlq import DlqHandlerScreen
 

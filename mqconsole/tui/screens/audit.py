@@ -1,0 +1,354 @@
+"""The audit screen: queues → a snapshot on Spark (with a progress bar) → the report → messages.
+
+Opened with ``A`` on the queue list (the filter's pattern, or the queue under the cursor).
+Give the queues (a comma list; a trailing ``*`` is MQ's generic name) and the snapshot
+folder, then ``ctrl+e``: Spark starts in a thread worker (7-9 s the first time: the screen
+stays live and says so), the export browses the queues into the folder with a progress bar
+(``ctrl+x`` cancels: nothing is written), and the report appears as tables with horizontal
+bar charts — the same lists as ``mqconsole audit report``. ``ctrl+r`` shows the report of an
+existing snapshot folder. ``enter`` on a row opens the matching messages in the browser
+with that row's ``--where`` filter (docs/audit.md says which rows have one).
+
+Spark's output goes to its log file (``audit.session``); failures are one notification.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+from collections.abc import Callable
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.containers import Horizontal, VerticalScroll
+from textual.widgets import DataTable, Footer, Input, Label, ProgressBar, Static
+
+from mqconsole.tui import keys as K
+from mqconsole.tui.context import ConsoleContext
+from mqconsole.tui.requests import OpenQueue
+from mqconsole.tui.safe import clean, txt
+from mqconsole.tui.screens.base import ConsoleScreen
+from mqconsole.tui.widgets.banner import Banner
+
+BAR_WIDTH = 30
+
+
+class _Cancelled(Exception):
+    """The operator cancelled (a notification, not an error)."""
+
+
+def default_folder(base: Path | None, now: datetime) -> Path:
+    """``<state>/audits/audit-YYYYmmdd-HHMMSS`` (or under ``base``)."""
+    if base is None:
+        from mqconsole.paths import user_state_dir
+
+        base = user_state_dir() / "audits"
+    return base / f"audit-{now.astimezone(UTC).strftime('%Y%m%d-%H%M%S')}"
+
+
+def start_spark(master: str | None) -> Any:
+    """The console's Spark session (reused once started)."""
+    from mqconsole.audit.session import DEFAULT_MASTER, SparkSettings, start_session
+
+    return start_session(SparkSettings(master=master or DEFAULT_MASTER))
+
+
+def sentence(error: BaseException) -> str:
+    """One sentence for a failed export or report (never a traceback)."""
+    from mqconsole.audit.errors import AuditError
+    from mqconsole.audit.java import SparkUnavailable
+    from mqconsole.audit.session import BadMaster
+    from mqconsole.mq.errors import MQError
+
+    if isinstance(error, _Cancelled | AuditError | SparkUnavailable | BadMaster | MQError
+                  | ValueError):
+        return clean(str(error))
+    return clean(f"the audit failed: {type(error).__name__}: {error}")
+
+
+class AuditScreen(ConsoleScreen):
+    HELP_NAME = "the audit"
+    KEYS = [*K.AUDIT_KEYS, K.BACK]
+    BINDINGS = K.bindings([*K.AUDIT_KEYS, K.BACK])
+    DEFAULT_CSS = """
+    AuditScreen .field { height: 1; margin: 0 1; }
+    AuditScreen .field Label { width: 11; }
+    AuditScreen .field Input { width: 1fr; height: 1; border: none; padding: 0; }
+    AuditScreen #progress { margin: 0 1; height: 1; }
+    AuditScreen #progress.-hidden { display: none; }
+    AuditScreen #status { height: auto; padding: 0 1; background: $panel; }
+    AuditScreen #tables { height: 1fr; }
+    AuditScreen .title { text-style: bold; margin: 1 1 0 1; }
+    AuditScreen DataTable { height: auto; max-height: 14; margin: 0 1; }
+    """
+
+    def __init__(self, ctx: ConsoleContext, patterns: str = "", *, folder: Path | None = None,
+                 report: dict[str, Any] | None = None,
+                 spark: Callable[[str | None], Any] = start_spark) -> None:
+        super().__init__(ctx)
+        self.patterns = patterns
+        self.folder = folder or default_folder(ctx.settings.audit_dir, ctx.settings.now())
+        self.report: dict[str, Any] | None = report
+        self.start_spark = spark
+        self.running: str | None = None  # "export" or "report" while a worker runs
+        self.cancel = threading.Event()
+        self._tables: dict[str, list[dict[str, Any]]] = {}
+
+    def compose(self) -> ComposeResult:
+        yield Banner(self.ctx, "audit")
+        with Horizontal(classes="field"):
+            yield Label("Queues")
+            yield Input(self.patterns, placeholder="SYSTEM.DEAD.LETTER.QUEUE, APP.*.BOQ",
+                        id="patterns")
+        with Horizontal(classes="field"):
+            yield Label("Snapshot")
+            yield Input(str(self.folder), id="folder")
+        yield ProgressBar(total=None, show_eta=False, id="progress", classes="-hidden")
+        yield Static(Text("ctrl+e exports the queues and shows the report; ctrl+r reports "
+                          "an existing snapshot folder"), id="status")
+        yield VerticalScroll(id="tables")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        if self.report is not None:
+            self.show_report(self.report)
+
+    # -- what the operator does ---------------------------------------------------------------
+    def action_export(self) -> None:
+        patterns = self.query_one("#patterns", Input).value.strip()
+        folder = self.query_one("#folder", Input).value.strip()
+        if self.running:
+            self.notify(f"An {self.running} is running: ctrl+x cancels it.", markup=False)
+            return
+        if not patterns:
+            self.notify("Name the queues to audit (a comma list; APP.* for a pattern).",
+                        severity="error", markup=False)
+            return
+        if self.ctx.settings.audit_connection is None:
+            self.notify("This console has no queue manager Spark can open for an export: "
+                        "use 'mqconsole audit export'.", severity="error", markup=False)
+            return
+        if Path(folder).expanduser().exists():
+            self.notify(f"{clean(folder)} exists: give a new snapshot folder.",
+                        severity="error", markup=False)
+            return
+        self._begin("export")
+        self._export(patterns, Path(folder).expanduser(), self.cancel)
+
+    def action_report(self) -> None:
+        if self.running:
+            self.notify(f"An {self.running} is running: ctrl+x cancels it.", markup=False)
+            return
+        folder = Path(self.query_one("#folder", Input).value.strip()).expanduser()
+        self._begin("report")
+        self._report(folder, self.cancel)
+
+    def action_cancel(self) -> None:
+        if not self.running:
+            return
+        self.cancel.set()
+        self._status(f"cancelling the {self.running}…")
+
+    def action_back(self) -> None:
+        if self.running:
+            self.action_cancel()
+        self.app.pop_screen()
+
+    def stop_work(self) -> None:
+        """The console quits or switches profile: cancel what runs."""
+        self.cancel.set()
+
+    # -- workers (Spark never runs on the event loop) -------------------------------------------
+    def _begin(self, what: str) -> None:
+        self.running = what
+        self.cancel = threading.Event()
+        bar = self.query_one("#progress", ProgressBar)
+        bar.update(total=None, progress=0)
+        bar.remove_class("-hidden")
+        self._status(f"starting Spark for the {what} (the first start takes a few seconds)…")
+
+    def _status(self, text: str) -> None:
+        self.query_one("#status", Static).update(Text(text))
+
+    def _from_worker(self, fn: Callable[..., Any], *args: Any) -> None:
+        with contextlib.suppress(RuntimeError):  # the app is gone (quit while it ran)
+            self.app.call_from_thread(fn, *args)
+
+    def _end(self, report: dict[str, Any] | None, error: BaseException | None,
+             note: str = "") -> None:
+        what, self.running = self.running, None
+        self.query_one("#progress", ProgressBar).add_class("-hidden")
+        if error is not None and self.cancel.is_set() and not isinstance(error, _Cancelled):
+            from mqconsole.audit.errors import AuditError
+
+            if not isinstance(error, AuditError):  # Spark's own words for a cancelled job
+                error = _Cancelled(f"{what} cancelled")
+        if error is not None:
+            text = sentence(error)
+            self._status(text)
+            self.notify(text, severity="warning" if self.cancel.is_set() else "error",
+                        markup=False)
+            return
+        if report is not None:
+            self.report = report
+            self.show_report(report)
+            self._status(note or "report done")
+
+    @work(thread=True, exclusive=True, group="audit")
+    def _report(self, folder: Path, cancel: threading.Event) -> None:
+        from mqconsole.audit.report import build_report
+        from mqconsole.audit.snapshot import locate
+
+        try:
+            locate(folder)  # a missing folder is said before Spark starts
+            spark = self.start_spark(self.ctx.settings.audit_master)
+            if cancel.is_set():
+                raise _Cancelled("report cancelled")
+            watcher = _cancel_jobs_when(cancel, spark)
+            try:
+                report = build_report(spark, folder, as_of=self.ctx.settings.now(),
+                                      progress=lambda t: self._from_worker(self._status, t))
+            finally:
+                watcher.set()
+            if cancel.is_set():
+                raise _Cancelled("report cancelled")
+        except BaseException as e:  # every failure is one notification
+            self._from_worker(self._end, None, e)
+            return
+        self._from_worker(self._end, report, None, f"report of {clean(folder)}")
+
+    @work(thread=True, exclusive=True, group="audit")
+    def _export(self, patterns: str, folder: Path, cancel: threading.Event) -> None:
+        from mqconsole.audit.report import build_report
+
+        try:
+            from mqconsole.audit.export import ExportRequest, plan_export, run_export
+            from mqconsole.audit.sources import split_patterns
+
+            request = ExportRequest(out=folder, patterns=split_patterns(patterns),
+                                    connections={self.ctx.profile.name:
+                                                 self.ctx.settings.audit_connection})
+            plan = plan_export(request)
+            total = sum(q.depth_start or 0 for q in plan.queues) or None
+            spark = self.start_spark(self.ctx.settings.audit_master)
+            if cancel.is_set():
+                raise _Cancelled("export cancelled: nothing was written")
+            self._from_worker(self._progress, 0, total, "exporting")
+
+            def progress(states: list[Any]) -> None:
+                read = sum(s.read for s in states)
+                per_queue = ", ".join(f"{s.queue} {s.read:,}" for s in states)
+                self._from_worker(self._progress, read, total, f"read {read:,}: {per_queue}")
+
+            summary = run_export(spark, plan, report=progress, cancel=cancel)
+            self._from_worker(self._status, f"exported {summary.rows:,} messages; "
+                                            "counting…")
+            report = build_report(spark, folder, as_of=self.ctx.settings.now())
+        except BaseException as e:
+            self._from_worker(self._end, None, e)
+            return
+        self._from_worker(self._end, report, None,
+                          f"{summary.rows:,} messages exported to {clean(folder)}")
+
+    def _progress(self, done: int, total: int | None, text: str) -> None:
+        self.query_one("#progress", ProgressBar).update(total=total, progress=done)
+        self._status(text)
+
+    # -- the report -----------------------------------------------------------------------------
+    def show_report(self, report: dict[str, Any]) -> None:
+        """The report's lists as tables, each count with a horizontal bar."""
+        from mqconsole.audit.present import bar, extremes, headline, tables
+
+        box = self.query_one("#tables", VerticalScroll)
+        box.remove_children()
+        self._tables = {}
+        widgets: list[Any] = [Static(txt(headline(report)), classes="title")]
+        widgets += [Static(txt(f"{label}: {text}")) for label, text in extremes(report)]
+        for part in tables(report):
+            widgets.append(Static(txt(part.title), classes="title"))
+            if not part.rows:
+                widgets.append(Static(Text("  none", style="dim")))
+                continue
+            table: DataTable[Any] = DataTable(cursor_type="row", zebra_stripes=True,
+                                              id=f"list-{part.key}")
+            table.add_columns(*part.headers, "")
+            largest = max(part.counts)
+            for row, count in zip(part.rows, part.counts, strict=True):
+                table.add_row(*(txt(c) for c in row), Text(f"{count:,}", justify="right"),
+                              Text(bar(count, largest, BAR_WIDTH), style="bold"))
+            self._tables[part.key] = part.source
+            widgets.append(table)
+        box.mount_all(widgets)
+
+    def action_open_row(self) -> None:
+        focused = self.focused
+        if isinstance(focused, DataTable) and focused.id and focused.id.startswith("list-"):
+            self._open(focused.id.removeprefix("list-"), focused.cursor_row)
+
+    @on(DataTable.RowSelected)
+    def _row_selected(self, event: DataTable.RowSelected) -> None:
+        table = event.data_table
+        if table.id and table.id.startswith("list-"):
+            self._open(table.id.removeprefix("list-"), event.cursor_row)
+
+    def _open(self, key: str, index: int) -> None:
+        from mqconsole.audit.drill import drill
+
+        rows = self._tables.get(key) or []
+        if not 0 <= index < len(rows):
+            return
+        found = drill(key, rows[index])
+        if found is None:
+            self.notify("The browser has no filter for this list (ages count from the "
+                        "dead-letter header's time).", markup=False)
+            return
+        if found.queue is not None:
+            self.ctx.request(OpenQueue(found.queue, found.where or None))
+            return
+        queues = (self.report or {}).get("by_queue") or []
+        if len(queues) == 1:
+            self.ctx.request(OpenQueue(queues[0]["queue"], found.where))
+            return
+        self._find_queue(found)
+
+    @work(thread=True, exclusive=True, group="audit-open")
+    def _find_queue(self, found: Any) -> None:
+        from mqconsole.audit.drill import queues_holding
+
+        folder = Path(self.query_one("#folder", Input).value.strip()).expanduser()
+        try:
+            holding = queues_holding(self.start_spark(self.ctx.settings.audit_master),
+                                     folder, found)
+        except BaseException as e:
+            self._from_worker(self.notify, sentence(e), severity="error", markup=False)
+            return
+        self._from_worker(self._open_first, found, holding)
+
+    def _open_first(self, found: Any, holding: list[tuple[str, str, int]]) -> None:
+        if not holding:
+            self.notify("No message of the snapshot matches that row.", markup=False)
+            return
+        _qmgr, queue, _n = holding[0]
+        if len(holding) > 1:
+            others = ", ".join(f"{q} ({n:,})" for _m, q, n in holding[1:6])
+            self.notify(clean(f"Also on {others}: open them from the queue list with the "
+                              f"filter {found.where}"), markup=False)
+        self.ctx.request(OpenQueue(queue, found.where))
+
+
+def _cancel_jobs_when(cancel: threading.Event, spark: Any) -> threading.Event:
+    """Cancel Spark's running jobs when ``cancel`` is set; set the returned event to stop."""
+    done = threading.Event()
+
+    def watch() -> None:
+        while not done.wait(0.3):
+            if cancel.is_set():
+                spark.sparkContext.cancelAllJobs()
+                return
+
+    threading.Thread(target=watch, daemon=True, name="audit-cancel").start()
+    return done

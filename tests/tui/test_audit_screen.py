@@ -1,0 +1,131 @@
+"""The audit screen through ``run_test()``: queues → report tables → a row's messages.
+
+Spark runs for real in a thread worker (one session per xdist worker, the tests of group
+``spark`` share it); a fake slow start shows the console stays live and can cancel.
+"""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+import pytest
+from textual.widgets import DataTable, Input
+
+from mqconsole.tui.screens.audit import AuditScreen
+from mqconsole.tui.screens.messages import MessagesScreen
+from tests.audit.reportdata import AS_OF, make_rows, oracle, write_snapshot
+
+from .conftest import DLQ, settle, wait_for
+
+pytestmark = [pytest.mark.xdist_group("spark")]
+
+
+def _rows(n: int = 120):
+    rows = make_rows(n, seed=4)
+    for row in rows:  # the demo's queue manager and dead-letter queue
+        row["qmgr"], row["queue"] = "QM1", DLQ
+    return rows
+
+
+def _notes(app) -> list[str]:
+    return [str(n.message) for n in app._notifications]
+
+
+def test_audit_screen_snapshot(snap_compare, make_app):
+    report = oracle(_rows(60))
+
+    async def ready(pilot):
+        await settle(pilot.app, pilot)
+        await pilot.app.push_screen(AuditScreen(pilot.app.ctx, DLQ, folder=Path("/srv/snap"),
+                                                report=report))
+        await pilot.pause()
+
+    assert snap_compare(make_app(clock=lambda: AS_OF), terminal_size=(100, 34),
+                        run_before=ready)
+
+
+async def test_a_opens_the_audit_of_the_queue_under_the_cursor(make_app):
+    app = make_app()
+    async with app.run_test(size=(100, 34)) as pilot:
+        await settle(app, pilot)
+        table = app.screen.query_one("#queues", DataTable)
+        names = [str(table.get_row_at(i)[0]).strip() for i in range(table.row_count)]
+        table.move_cursor(row=names.index(DLQ))
+        await pilot.press("A")
+        await pilot.pause()
+        assert isinstance(app.screen, AuditScreen)
+        assert app.screen.query_one("#patterns", Input).value == DLQ
+
+
+async def test_report_in_a_worker_then_a_row_opens_its_messages(make_app, tmp_path):
+    rows = _rows()
+    folder = write_snapshot(tmp_path / "snap", rows)
+    expected = oracle(rows, AS_OF)
+    app = make_app(clock=lambda: AS_OF, audit_master="local[2]")
+    async with app.run_test(size=(100, 34)) as pilot:
+        await settle(app, pilot)
+        screen = AuditScreen(app.ctx, DLQ, folder=folder)
+        await app.push_screen(screen)
+        await pilot.press("ctrl+r")
+        await pilot.pause()
+        assert screen.running == "report"
+        await wait_for(app, pilot, lambda: screen.report is not None and not screen.running,
+                       timeout=240, workers=False)
+        assert screen.report == expected
+        reasons = screen.query_one("#list-by_reason", DataTable)
+        assert reasons.row_count == len(expected["by_reason"])
+        first = expected["by_reason"][0]
+        assert str(reasons.get_row_at(0)[-2]).strip() == f"{first['count']:,}"
+        assert "█" in str(reasons.get_row_at(0)[-1])
+        reasons.focus()
+        await pilot.press("enter")
+        await wait_for(app, pilot, lambda: isinstance(app.screen, MessagesScreen))
+        shown = app.screen
+        assert shown.queue == DLQ
+        reason = first["reason"]
+        assert shown.model.where_text == f"reason = {'null' if reason is None else reason}"
+
+
+async def test_spark_starting_never_freezes_the_console_and_can_be_cancelled(make_app,
+                                                                               tmp_path):
+    folder = write_snapshot(tmp_path / "snap", _rows(20))
+    release = threading.Event()
+
+    def slow_spark(_master):
+        release.wait(30)
+        raise RuntimeError("not reached: cancelled first")
+
+    app = make_app()
+    async with app.run_test(size=(100, 34)) as pilot:
+        await settle(app, pilot)
+        screen = AuditScreen(app.ctx, DLQ, folder=folder, spark=slow_spark)
+        await app.push_screen(screen)
+        await pilot.press("ctrl+r")
+        await pilot.pause()
+        assert screen.running == "report"
+        patterns = screen.query_one("#patterns", Input)
+        patterns.focus()
+        await pilot.press("end", "comma", "A", "P", "P", "asterisk")
+        assert patterns.value == DLQ + ",APP*"  # typed while Spark "starts"
+        await pilot.press("ctrl+x")
+        release.set()
+        await wait_for(app, pilot, lambda: screen.running is None, workers=False)
+        assert screen.report is None
+        assert any("report cancelled" in n for n in _notes(app))
+
+
+async def test_a_missing_snapshot_is_one_notification_before_spark(make_app, tmp_path):
+    def no_spark(_master):
+        raise AssertionError("Spark must not start for a missing folder")
+
+    app = make_app()
+    async with app.run_test(size=(100, 34)) as pilot:
+        await settle(app, pilot)
+        screen = AuditScreen(app.ctx, DLQ, folder=tmp_path / "nope", spark=no_spark)
+        await app.push_screen(screen)
+        await pilot.press("ctrl+r")
+        await wait_for(app, pilot, lambda: screen.running is None, workers=False)
+        notes = _notes(app)
+        assert any("does not exist" in n for n in notes), notes
+        assert not any("Traceback" in n for n in notes)
