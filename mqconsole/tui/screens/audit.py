@@ -283,6 +283,9 @@ class AuditScreen(ConsoleScreen):
             self._tables[part.key] = part.source
             widgets.append(table)
         box.mount_all(widgets)
+        first = next((w for w in widgets if isinstance(w, DataTable)), None)
+        if first is not None:  # the rows are what to look at now (enter opens one)
+            self.call_after_refresh(first.focus)
 
     def action_open_row(self) -> None:
         focused = self.focused
