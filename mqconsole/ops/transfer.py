@@ -298,6 +298,8 @@ class _Engine:
         self.note_texts = note_texts
         self.done_destinations = done_destinations
         self.predict = predict
+        self.only_destination = destination  # a move's or copy's one destination (None:
+        # several, as a resubmit's): once it is given up, nothing more can go
         self.check = check
         self.result = OperationResult(operation=operation, source=source,
                                       destination=destination, dry_run=dry_run)
@@ -355,6 +357,15 @@ class _Engine:
         self._finish()
         return self.result
 
+    def _gave_up(self) -> bool:
+        """Every destination has given up (a move's one destination refused
+        REFUSALS_BEFORE_STOP messages in a row): browsing further would only skip."""
+        label = self.only_destination
+        if label is None or label not in self.stopped or self.dry_run:
+            return False
+        self.stopped_early = f"{label} was given up"
+        return True
+
     def _limit_full(self) -> bool:
         return self.limit is not None and self.matched >= self.limit
 
@@ -370,6 +381,8 @@ class _Engine:
                         self.stopped_early = "cancelled"
                         return
                     if self._limit_full():
+                        break
+                    if self._gave_up():
                         break
                 try:
                     m = self.cursor.next()  # type: ignore[union-attr]
@@ -853,11 +866,14 @@ class _Engine:
         res = self.result
         res.selected = self.matched + self.extra_selected
         for label, e in self.stopped.items():
+            refused = (f"{label} refused {REFUSALS_BEFORE_STOP} messages in a row (last: "
+                       f"{e.reason_name}, {e.reason})")
+            if label == self.only_destination and self.stopped_early == f"{label} was given up":
+                self.stopped_early = f"{refused}, so it was given up"  # said once, below
+                continue
             n = self.skipped_for.get(label, 0)
-            res.warnings.append(
-                f"{label} refused {REFUSALS_BEFORE_STOP} messages in a row (last: "
-                f"{e.reason_name}, {e.reason}); it was not tried again: {n} more message(s) "
-                f"for it were skipped and stayed on {self.source}")
+            res.warnings.append(f"{refused}; it was not tried again: {n} more message(s) "
+                                f"for it were skipped and stayed on {self.source}")
         for note, n in self.notes.items():
             text = self.note_texts.get(note)
             if text:

@@ -116,16 +116,23 @@ class ActionRunner:
                 preview: bool = False, what: str = "check",
                 quiet: tuple[type[BaseException], ...] = (),
                 failed: Callable[[BaseException], None] | None = None) -> None:
-        """Validate ``kind`` (and preview its plan) in a worker; then ``then(plan)`` on the
-        event loop. Bad input is reported as a notification and nothing is asked."""
+        """Validate ``kind`` in a worker, then ``then(None)`` on the event loop; with
+        ``preview``, also plan it (the operation's dry run: the CLI's ``--dry-run``, checks
+        and predictions included) with its progress, then ``then(plan)``. Bad input is
+        reported as a notification and nothing is asked."""
         ctx = self.ctx
         op = ctx.operation(kind)
+        if preview:
+            ctx.app.push_screen(
+                OperationDialog(ctx, op, f"Planning: {what}", preview=True, quiet=quiet,
+                                failed=failed),
+                lambda plan: then(plan) if plan is not None else None)
+            return
 
-        def job() -> Summary | None:
+        def job() -> None:
             qm = ctx.conns.new()
             try:
                 op.validate(qm)
-                return op.preview(qm) if preview else None
             finally:
                 ctx.conns.release(qm)
 
@@ -185,25 +192,54 @@ class ActionRunner:
         if self._refuse(verb.lower()):
             return
 
-        def got_dest(dest: str | None) -> None:
-            if not dest:
-                return
-            kind = (Copy if copy else Move)(t.queue, dest, t.selection)
+        def plan(dest: str, strip_dlh: bool) -> None:
+            kind = (Copy if copy else Move)(t.queue, dest, t.selection, strip_dlh=strip_dlh)
             body = self._describe(t, verb, f" to {clean(dest)}")
             body.append("\nEach message keeps its context (put time, user, application); each "
                         "get and put happen in one unit of work.\n")
+            if strip_dlh:
+                body.append("Dead-letter headers are removed: the messages arrive as they "
+                            "were first put.\n")
+            elif self._from_dlq(t.queue, dest):
+                body.append(f"The dead-letter header is kept: applications reading "
+                            f"{clean(dest)} get an MQDLH in front of each payload.\n",
+                            "yellow")
 
-            def checked(_: Summary | None) -> None:
+            def planned(summary: Summary | None) -> None:
+                if summary is not None:
+                    body.append("\nPlan:\n", "bold")
+                    body.append_text(plan_text(summary))
                 self._confirm(t, f"{verb} messages", body, danger=not copy,
                               typed=t.everything and not copy, confirm=verb,
                               then=lambda: self.start(kind, f"{verb} {t.queue} → {dest}"))
 
-            self.prepare(kind, checked, what=verb.lower())
+            self.prepare(kind, planned, preview=True, what=f"{verb.lower()} to {dest}")
+
+        def got_dest(dest: str | None) -> None:
+            if not dest:
+                return
+            if not self._from_dlq(t.queue, dest):
+                plan(dest, False)
+                return
+            options = [("strip", Text("Remove the dead-letter header (--strip-dlh): the "
+                                      "messages arrive as they were first put")),
+                       ("keep", Text(f"Keep the header: {clean(dest)} gets each message with "
+                                     "its MQDLH in front"))]
+            self.ctx.app.push_screen(
+                ChoiceDialog("Off the dead-letter queue", options,
+                             note=Text(f"{clean(dest)} is not a dead-letter queue.")),
+                lambda how: plan(dest, how == "strip") if how else None)
 
         self.ctx.app.push_screen(InputDialog(
             f"{verb} to which queue?", Text(f"{verb} {clean(t.label)} of {clean(t.queue)} to:"),
             suggestions=self.queue_names(exclude=t.queue), placeholder="QUEUE.NAME",
             validate=lambda v: self._check_queue(v, t.queue)), got_dest)
+
+    def _from_dlq(self, source: str, dest: str) -> bool:
+        """Moving off the queue manager's dead-letter queue to a queue that is not one."""
+        info = self.ctx.qmgr_info
+        dlq = info.dead_letter_queue.strip() if info is not None else ""
+        return bool(dlq) and source == dlq and dest != dlq
 
     # -- resubmit ----------------------------------------------------------------------------
     def resubmit(self, t: Targets, to: str | None = None) -> None:

@@ -70,7 +70,8 @@ def test_full_destination_exit_1(cli):
     r = cli("move", DLQ, "APP.SMALL", "--where", "reason = Q_FULL", "--yes", "--json")
     assert r.code == 1, r.err
     doc = r.json
-    assert doc["done"] == 0 and len(doc["failed"]) == 10 and doc["skipped"] == 70
+    assert doc["done"] == 0 and len(doc["failed"]) == 10 and doc["skipped"] == 0
+    assert "given up" in doc["stopped_early"]  # the other 70 were not browsed
     f = doc["failed"][0]
     assert set(f) == {"msgid", "position", "reason", "reason_name"}
     assert (f["reason"], f["reason_name"]) == (2053, "MQRC_Q_FULL")

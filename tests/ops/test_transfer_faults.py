@@ -94,10 +94,12 @@ CASES: dict[str, Case] = {
     # ... but never redone when the backout fails too: its outcome is unknown
     "commit_2102_backout_fails": Case(F(commit={2: 2102}, backout={1: 2009}), 50, 50,
                                       unknown=True, reasons={2102}, stopped=True),
-    # the destination fills up / is put-inhibited after N messages
-    "full_after_120": Case(F(full_after={DST: 120}), 120, 10, 120, reasons={2053}),
-    "full_after_0": Case(F(full_after={DST: 0}), 0, 10, 240, reasons={2053}),
-    "inhibited_after_70": Case(F(inhibit_after={DST: 70}), 70, 10, 170, reasons={2051}),
+    # the destination fills up / is put-inhibited after N messages: after 10 refusals in a
+    # row the destination is given up, and a move to it stops browsing (issue 15, trust 6)
+    "full_after_120": Case(F(full_after={DST: 120}), 120, 10, reasons={2053}, stopped=True),
+    "full_after_0": Case(F(full_after={DST: 0}), 0, 10, reasons={2053}, stopped=True),
+    "inhibited_after_70": Case(F(inhibit_after={DST: 70}), 70, 10, reasons={2051},
+                               stopped=True),
     "inhibited_after_245": Case(F(inhibit_after={DST: 245}), 245, 5, 0, reasons={2051}),
     # the browse fails mid-walk: the open unit is backed out, its messages reported
     "browse_fails_at_130": Case(F(browse_next={130: 2009}), 100, 29, reasons={2009},
@@ -105,8 +107,8 @@ CASES: dict[str, Case] = {
     # copies
     "copy_commit_2003": Case(F(commit={2: 2003}), N, copy=True),
     "copy_put_connection_broken": Case(F(put={77: 2009}), N, copy=True),
-    "copy_full_after_30": Case(F(full_after={DST: 30}), 30, 10, 210, reasons={2053},
-                               copy=True),
+    "copy_full_after_30": Case(F(full_after={DST: 30}), 30, 10, reasons={2053},
+                               copy=True, stopped=True),
     "copy_commit_2549": Case(F(commit={1: 2549}), 0, 50, unknown=True, reasons={2549},
                              copy=True, stopped=True),
 }

@@ -54,8 +54,14 @@ async def test_move_marked_messages(make_app, qm, tmp_path):
         ids = [app.screen.model.row(i).msgid for i in (0, 1)]
         await pilot.press("space", "space", "m")
         await answer(app, pilot, InputDialog, "enter", value="APP.ORDERS")
+        # off the dead-letter queue: strip the header or keep it (kept here, and warned)
+        await wait_for(app, pilot, lambda: isinstance(app.screen, ChoiceDialog))
+        assert "--strip-dlh" in screen_text(app)
+        await pilot.press("down", "enter")
         await wait_for(app, pilot, lambda: isinstance(app.screen, ConfirmDialog))
         assert "2 marked messages" in str(app.screen.body)
+        assert "The dead-letter header is kept" in str(app.screen.body)
+        assert "→ APP.ORDERS: 2" in str(app.screen.body)  # the plan
         await pilot.press("y")
         text = await result(app, pilot)
         assert "Moved 2 of 2 messages" in text and "APP.ORDERS: 2" in text
@@ -251,7 +257,11 @@ async def test_a_refused_put_is_reported_with_its_reason(make_app, qm):
         await settle(app, pilot)
         await pilot.press("m")
         await answer(app, pilot, InputDialog, "enter", value="APP.LEGACY")  # put-inhibited
-        await answer(app, pilot, ConfirmDialog, "y")
+        await answer(app, pilot, ChoiceDialog, "down", "enter")  # keep the header
+        await wait_for(app, pilot, lambda: isinstance(app.screen, ConfirmDialog))
+        # the plan predicts what the CLI's dry run predicts: one planner
+        assert "1 would fail on APP.LEGACY: MQRC_PUT_INHIBITED (2051)" in str(app.screen.body)
+        await pilot.press("y")
         text = await result(app, pilot)
         assert "Failed: 1" in text and "MQRC_PUT_INHIBITED (2051)" in text
     assert depth(qm, DLQ) == 240

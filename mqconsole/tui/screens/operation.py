@@ -1,6 +1,8 @@
 """Running one operation: a dialog that owns the thread worker, shows progress and stops.
 
-The console's one way to run a change. The :class:`~mqconsole.ops.operation.Operation` does
+The console's one way to run a change — and to plan one (``preview=True``: validate, then the
+operation's dry run, the same planner as the CLI's ``--dry-run``, for the confirmation).
+The :class:`~mqconsole.ops.operation.Operation` does
 the rest (puts and gets in units of work, the plugins' checks, the journal entry,
 ``operation_done``); this dialog gives it a connection of its own, reports its progress,
 sets its cancel event on ``escape`` (it stops at the next unit-of-work boundary) and is
@@ -12,6 +14,7 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from rich.text import Text
@@ -35,14 +38,20 @@ class OperationDialog(Dialog):
 
     BINDINGS = [Binding("escape", "cancel", "Stop", id="dialog_stop")]
 
-    def __init__(self, ctx: ConsoleContext, op: Operation, title: str) -> None:
+    def __init__(self, ctx: ConsoleContext, op: Operation, title: str, *,
+                 preview: bool = False, quiet: tuple[type[BaseException], ...] = (),
+                 failed: Callable[[BaseException], None] | None = None) -> None:
         super().__init__(title)
         self.ctx = ctx
         self.op = op
+        self.preview = preview
+        self.quiet = quiet  # errors the caller handles (``failed``) instead of reporting
+        self.failed = failed
         self.cancel = threading.Event()
         self.stopping = False
         self.finished = False
         self._outcome: Summary | None = None
+        self._error: BaseException | None = None
         self._waiting = False  # finished while another screen was on top
 
     def compose(self) -> ComposeResult:
@@ -50,7 +59,8 @@ class OperationDialog(Dialog):
             yield Label(self.title_text, classes="title")
             yield ProgressBar(total=None, show_eta=False, id="bar")
             yield Label(Text("starting…"), id="status")
-            yield Label(Text("escape: stop after the current unit of work"), classes="hint")
+            yield Label(Text("escape: stop planning here" if self.preview else
+                             "escape: stop after the current unit of work"), classes="hint")
 
     def on_mount(self) -> None:
         self.run_operation()
@@ -70,14 +80,20 @@ class OperationDialog(Dialog):
         try:
             qm = ctx.conns.new()
             try:
-                summary: Summary | None = self.op.run(qm, progress=progress,
-                                                      cancel=self.cancel)
+                if self.preview:
+                    self.op.validate(qm)
+                    summary: Summary | None = self.op.preview(qm, progress=progress,
+                                                              cancel=self.cancel)
+                else:
+                    summary = self.op.run(qm, progress=progress, cancel=self.cancel)
             finally:
                 ctx.conns.release(qm)
         except BaseException as exc:  # journaled by the operation; reported here, once
-            ctx.post_from_thread(ctx.report_error, exc, queue=source,
-                                 what=self.title_text.plain)
-            summary = None
+            if not isinstance(exc, self.quiet):
+                ctx.post_from_thread(ctx.report_error, exc, queue=source,
+                                     what=self.title_text.plain)
+            ctx.post_from_thread(self._finished, None, exc)
+            return
         ctx.post_from_thread(self._finished, summary)
 
     def update_progress(self, done: int, total: int | None) -> None:
@@ -91,18 +107,26 @@ class OperationDialog(Dialog):
             text += " — stopping after this unit of work"
         self.query_one("#status", Label).update(Text(text))
 
-    def _finished(self, summary: Summary | None) -> None:
+    def _finished(self, summary: Summary | None, error: BaseException | None = None) -> None:
         self.finished = True
         self._outcome = summary
+        self._error = error
         if self.app.screen is self:
-            self.dismiss(summary)
+            self._close()
         else:  # (a screen on top, e.g. "terminal too small"): close when shown again
             self._waiting = True
 
     def on_screen_resume(self) -> None:
         if self._waiting:
             self._waiting = False
-            self.dismiss(self._outcome)
+            self._close()
+
+    def _close(self) -> None:
+        """Dismissed with the summary; an error goes to ``failed`` once the dialog is gone
+        (it may open the next dialog)."""
+        self.dismiss(self._outcome)
+        if self._error is not None and self.failed is not None:
+            self.app.call_later(self.failed, self._error)
 
     def action_cancel(self) -> None:
         if not self.stopping and not self.finished:
