@@ -57,19 +57,20 @@ def run_query(spark: SparkSession, path: Any, text: str) -> QueryResult:
         columns = list(frame.columns)
         rows = [[plain(v) for v in row] for row in frame.collect()]
     except Exception as e:
-        if not _is_spark_error(e):
+        if not is_spark_error(e):
             raise
         raise AuditInputError(f"the query failed: {first_line(e)}") from None
     return QueryResult(columns=columns, rows=rows)
 
 
-def _is_spark_error(error: Exception) -> bool:
+def is_spark_error(error: Exception) -> bool:
     try:
         from py4j.protocol import Py4JError
         from pyspark.errors import PySparkException
     except ImportError:  # pragma: no cover - pyspark is there when a query ran
         return False
-    return isinstance(error, PySparkException | Py4JError)
+    return isinstance(error, PySparkException | Py4JError) or type(error).__module__.startswith(
+        ("pyspark", "py4j"))
 
 
 def plain(value: Any) -> Any:

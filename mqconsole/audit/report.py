@@ -30,7 +30,7 @@ from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 from mqconsole.audit.columns import UNPARSED_SQL
-from mqconsole.audit.errors import AuditInputError
+from mqconsole.audit.errors import AuditInputError, first_line
 from mqconsole.audit.snapshot import (
     ARRIVAL_SQL,
     SnapshotFolder,
@@ -113,6 +113,19 @@ def build_report(spark: SparkSession, path: Any, *, as_of: datetime | None = Non
     say = progress or (lambda _text: None)
     folder = locate(path)
     when = as_of or parse_as_of(None)
+    try:
+        return _build(spark, folder, when, say, use_summary)
+    except Exception as e:
+        from mqconsole.audit.query import is_spark_error
+
+        if not is_spark_error(e):
+            raise
+        raise AuditInputError(f"{folder.root} cannot be read as a snapshot: "
+                              f"{first_line(e)}") from None
+
+
+def _build(spark: SparkSession, folder: SnapshotFolder, when: datetime, say: Progress,
+           use_summary: bool) -> dict[str, Any]:
     stored = None
     if use_summary:
         stored = load_summary(spark, folder)

@@ -65,3 +65,15 @@ def test_an_empty_snapshot_has_five_empty_buckets(spark, tmp_path):
     assert build_report(spark, folder, as_of=AS_OF, use_summary=False) == expected
     summarize(folder)
     assert build_report(spark, folder, as_of=AS_OF) == expected
+
+
+def test_a_folder_of_broken_parquet_is_one_sentence(spark, tmp_path):
+    import pytest
+
+    from mqconsole.audit.errors import AuditInputError
+
+    folder = tmp_path / "snap"
+    (folder / "queue=Q" / "put_date=2026-11-25").mkdir(parents=True)
+    (folder / "queue=Q" / "put_date=2026-11-25" / "part-0.parquet").write_bytes(b"not parquet")
+    with pytest.raises(AuditInputError, match="cannot be read as a snapshot"):
+        build_report(spark, folder, as_of=AS_OF)

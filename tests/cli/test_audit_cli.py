@@ -92,3 +92,22 @@ def test_no_java_or_no_pyspark_is_exit_3_saying_how_to_get_them(snapshot, tmp_pa
                 env={"PYTHONPATH": str(tmp_path / "shadow")})
     assert r.code == 3, r.err
     assert "pip install 'mqconsole[spark]'" in r.err and "Traceback" not in r.err
+
+
+def test_remote_without_spark_connect_libraries_is_exit_3_saying_how(snapshot, tmp_path):
+    try:
+        import grpc  # noqa: F401
+    except ImportError:
+        pass
+    else:  # the client is there: the unreachable server is the sentence
+        r = run_cli("audit", "report", "--in", str(snapshot[0]), "--remote",
+                    "sc://127.0.0.1:1", home=tmp_path / "home")
+        assert r.code == 3 and "cannot reach the Spark Connect server" in r.err
+        return
+    r = run_cli("audit", "report", "--in", str(snapshot[0]), "--remote", "sc://127.0.0.1:1",
+                home=tmp_path / "home")
+    assert r.code == 3, r.err
+    assert "pip install 'pyspark[connect]" in r.err and "Traceback" not in r.err
+    r = run_cli("audit", "sql", "--in", str(snapshot[0]), "--remote", "http://x", "SELECT 1",
+                home=tmp_path / "home")
+    assert r.code == 2 and "sc://HOST:PORT" in r.err

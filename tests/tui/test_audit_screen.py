@@ -129,3 +129,4 @@ async def test_a_missing_snapshot_is_one_notification_before_spark(make_app, tmp
         notes = _notes(app)
         assert any("does not exist" in n for n in notes), notes
         assert not any("Traceback" in n for n in notes)
+
