@@ -101,8 +101,10 @@ class SummaryBuilder:
     """Accumulates a summary one message at a time (``add``), for callers that browse in
     pages (the TUI) and want the figures as they go; ``result()`` may be called any time."""
 
-    def __init__(self, queue: str | None = None, *, now: datetime | None = None) -> None:
+    def __init__(self, queue: str | None = None, *, now: datetime | None = None,
+                 local_qmgr: str | None = None) -> None:
         self.queue = queue
+        self.local_qmgr = local_qmgr  # given: destinations elsewhere read QUEUE@QMGR
         self.now = utcnow() if now is None else to_utc(now)
         self.now_us = to_micros(self.now)
         self.total = 0
@@ -129,7 +131,7 @@ class SummaryBuilder:
         self.largest = length if self.largest is None else max(self.largest, length)
 
         reason = view.reason
-        dest = view.dest_q
+        dest = view.dest_q if self.local_qmgr is None else view.destination(self.local_qmgr)
         if reason is not None:
             self.dead_lettered += 1
         self._reason_dest[(reason, dest)] += 1

@@ -267,6 +267,16 @@ class MessageView:
         d = self.dlh
         return None if d is None else _strip(d.dest_qmgr_name)
 
+    def destination(self, local_qmgr: str | None = None) -> str | None:
+        """Where the dead-letter header says the message was going: ``QUEUE``, or
+        ``QUEUE@QMGR`` when that is another queue manager than ``local_qmgr`` (a local
+        queue of the same name is another queue), as resubmit labels it."""
+        q = self.dest_q
+        if not q:
+            return q
+        qmgr = self.dest_qmgr
+        return f"{q}@{qmgr}" if qmgr and qmgr != (local_qmgr or "").strip() else q
+
     @property
     def dlh_format(self) -> str | None:
         d = self.dlh

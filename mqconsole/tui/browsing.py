@@ -86,7 +86,8 @@ class _Interned:
 class LightIndex:
     """Column arrays: a few dozen bytes per message, whatever the payload size."""
 
-    def __init__(self) -> None:
+    def __init__(self, local_qmgr: str | None = None) -> None:
+        self.local_qmgr = local_qmgr  # destinations on other queue managers: QUEUE@QMGR
         self.positions = array("Q")
         self.msgids = bytearray()
         self.tokens = bytearray()  # the message's token (zeros: the browse gave none)
@@ -118,7 +119,7 @@ class LightIndex:
         self.backout.append(max(0, min(view.backout_count, 0xFFFFFFFF)))
         self.reason.append(NO_REASON if reason is None else max(-(2**31), min(reason, 2**31 - 1)))
         self.fmt.append(self.formats.id(view.original_format))
-        self.dest.append(self.dests.id(view.dest_q))
+        self.dest.append(self.dests.id(view.destination(self.local_qmgr)))
         self.count += 1  # last: the row is complete
 
     def row(self, i: int) -> Row:
@@ -161,7 +162,8 @@ class BrowseModel:
     def __init__(self, open_cursor: Callable[[], Any], queue: str, *,
                  where: Where | None = None, where_text: str | None = None,
                  now: datetime | None = None, page_size: int = 200,
-                 window_rows: int = 1000, window_bytes: int = 64 * 1024 * 1024) -> None:
+                 window_rows: int = 1000, window_bytes: int = 64 * 1024 * 1024,
+                 local_qmgr: str | None = None) -> None:
         self._open_cursor = open_cursor
         self.queue = queue
         self.where = where
@@ -170,8 +172,8 @@ class BrowseModel:
         self.page_size = max(1, page_size)
         self.window_rows = max(self.page_size * 2, window_rows)
         self.window_bytes = window_bytes
-        self.index = LightIndex()
-        self.summary = SummaryBuilder(queue, now=self.now)
+        self.index = LightIndex(local_qmgr or "")  # "": not known yet, so always shown
+        self.summary = SummaryBuilder(queue, now=self.now, local_qmgr=local_qmgr or "")
         self.scanned = 0  # messages read from the queue (matching or not)
         self.done = False  # the cursor reached the end of the queue
         self.depth_hint: int | None = None  # CURDEPTH when the listing started

@@ -108,7 +108,7 @@ async def test_message_detail_tabs(make_app):
         await pilot.pause()
         assert isinstance(app.screen, DetailScreen)
         text = screen_text(app)
-        assert "MQRC_Q_FULL (2053)" in text and "APP.SMALL @ QM1" in text
+        assert "MQRC_Q_FULL (2053)" in text and "APP.SMALL@QM1" in text
         assert "Expiry" in text
         tabs = app.screen.query_one(TabbedContent)
         for key, tab, expect in (("2", "mqmd", "BackoutCount"), ("3", "headers", "MQDLH"),

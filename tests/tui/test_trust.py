@@ -51,3 +51,27 @@ async def test_moving_between_ordinary_queues_asks_nothing_about_headers(make_ap
         await pilot.press("enter")
         await wait_for(app, pilot, lambda: isinstance(app.screen, ConfirmDialog))
         assert "dead-letter" not in str(app.screen.body).lower()
+
+
+async def test_a_destination_on_another_queue_manager_is_named_with_it(make_app, qm):
+    from mqconsole.mq.chain import add_dead_letter_header
+    from mqconsole.mq.message import Message
+    from mqconsole.mq.queue import QueueAttrs
+    from tests.support.faulty import make_message
+
+    qm.define_queue(QueueAttrs(name="REMOTE.DLQ"))
+    for i, qmgr in enumerate(("QM9", "QM1")):  # APP.ORDERS is also a local queue of QM1
+        m = make_message(i)
+        md, body = add_dead_letter_header(m.md, m.body, reason=2087, dest_q_name="APP.ORDERS",
+                                          dest_qmgr_name=qmgr)
+        qm.put("REMOTE.DLQ", Message(md, body), syncpoint=False)
+    app = make_app()
+    async with app.run_test(size=(120, 30)) as pilot:
+        await settle(app, pilot)
+        await open_queue(app, pilot, "REMOTE.DLQ")
+        await wait_for(app, pilot, lambda: app.screen.model.done)
+        model = app.screen.model
+        assert sorted(model.row(i).dest for i in range(2)) == ["APP.ORDERS", "APP.ORDERS@QM9"]
+        text = screen_text(app)
+        assert "→APP.ORDERS@QM9 1" in text  # the summary's reasons
+        assert "APP.ORDERS@QM9" in text.split("Age ")[1]  # and the list's column

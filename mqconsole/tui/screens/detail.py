@@ -71,7 +71,7 @@ def summary_rows(view: MessageView) -> list[tuple[str, str]]:
     if view.dlh is not None:
         rows += [
             ("Dead-letter reason", f"{view.reason_name} ({view.reason})"),
-            ("Original destination", f"{view.dest_q} @ {view.dest_qmgr}"),
+            ("Original destination", f"{view.dest_q}@{view.dest_qmgr or '?'}"),
             ("Dead-lettered by", f"{view.dlh_put_appl_name or '-'} at {view.dlh_put_time or '-'}"),
         ]
     flags = msg_flag_names(md.msg_flags) if md.version >= 2 else []

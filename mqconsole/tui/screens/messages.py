@@ -163,7 +163,8 @@ class MessagesScreen(ConsoleScreen):
             return holder["conn"].browse(queue)
 
         model = BrowseModel(open_cursor, queue, where=where, where_text=where_text,
-                            now=ctx.settings.now(), page_size=ctx.settings.page_size)
+                            now=ctx.settings.now(), page_size=ctx.settings.page_size,
+                            local_qmgr=ctx.qmgr_name)
         self.model = model
         lst = self.query_one(MessageList)
         lst.set_model(model)
