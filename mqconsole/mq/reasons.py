@@ -59,9 +59,9 @@ MQAT_UNIX: Final = 6
 
 #: A put or get failing with one of these says nothing about the destination: the
 #: connection (and with it the unit of work) is in trouble. Backed out and redone, not
-#: "refused".
+#: "refused". 2003 on a put or get: a reconnection backed the unit of work out.
 CONNECTION_REASONS: Final = frozenset({
-    MQRC_CONNECTION_BROKEN, MQRC_HCONN_ERROR, MQRC_Q_MGR_NAME_ERROR,
+    MQRC_BACKED_OUT, MQRC_CONNECTION_BROKEN, MQRC_HCONN_ERROR, MQRC_Q_MGR_NAME_ERROR,
     MQRC_Q_MGR_NOT_AVAILABLE, MQRC_RESOURCE_PROBLEM, MQRC_Q_MGR_QUIESCING,
     MQRC_Q_MGR_STOPPING, MQRC_UNEXPECTED_ERROR, MQRC_CONNECTION_QUIESCING,
     MQRC_CONNECTION_STOPPING, MQRC_RECONNECT_FAILED, MQRC_CALL_INTERRUPTED,

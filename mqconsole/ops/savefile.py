@@ -31,6 +31,7 @@ from mqconsole.backends.base import Context, QueueManager, settle_failed_commit
 from mqconsole.mq.errors import MQError
 from mqconsole.mq.md import LAYOUT
 from mqconsole.mq.message import Message
+from mqconsole.mq.reasons import CONNECTION_REASONS
 from mqconsole.ops.dmpfile import DmpReader, DmpWriter
 from mqconsole.ops.result import (
     Control,
@@ -434,6 +435,20 @@ def load_to_queue(qm: QueueManager, path: str | os.PathLike, queue: str, *,
                 try:
                     qm.put(queue, message, context=context, syncpoint=True)
                 except MQError as exc:
+                    if exc.reason in CONNECTION_REASONS:
+                        # not the queue's refusal: the unit of work is gone (a broken
+                        # connection, or 2003 after a reconnection), and with it every
+                        # put since the last commit — none of them is loaded
+                        _backout_quietly(qm)
+                        for pos, lost in [*pending, (position, message)]:
+                            result.failed.append(Failure(
+                                lost.msg_id_hex, pos, exc.reason, destination=queue,
+                                detail=f"not loaded: the unit of work was lost ({exc})"))
+                        pending = []
+                        stopped = "commit failed"
+                        result.warnings.append(f"the connection failed ({exc.reason_name}): "
+                                               "the load stopped")
+                        break
                     result.failed.append(Failure(message.msg_id_hex, position, exc.reason,
                                                  detail=exc.detail, destination=queue))
                     refused_in_a_row += 1

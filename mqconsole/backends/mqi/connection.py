@@ -246,7 +246,9 @@ class MQIQueueManager:
 
     def _connect(self) -> Any:
         s, lib, C = self.settings, self.lib, self.lib.CMQC
-        options = C.MQCNO_HANDLE_SHARE_BLOCK  # rule 8 (pymqi does not add it)
+        # rule 8 (pymqi does not add it); reconnection off, whatever mqclient.ini or the
+        # CCDT says: a reconnect backs out the unit of work and later calls answer 2003
+        options = C.MQCNO_HANDLE_SHARE_BLOCK | C.MQCNO_RECONNECT_DISABLED
         kwargs: dict[str, Any] = {}
         if s.bindings:
             options |= C.MQCNO_LOCAL_BINDING

@@ -241,6 +241,10 @@ class QMgrDef:
     #: MAXUMSGS: a put or get under syncpoint that would make a unit of work hold more
     #: (report messages it asks for counted too) fails with 2024
     max_uncommitted: int = 10000
+    #: the client's reconnection default (DefRecon=YES in mqclient.ini, or a CCDT
+    #: channel's DEFRECON(YES)): client connections that do not say
+    #: MQCNO_RECONNECT_DISABLED are reconnected after a break, losing their unit of work
+    client_reconnect: bool = False
     #: TRIGGER TRIGTYPE(FIRST): queue → initiation queue. A put that makes the queue's
     #: depth 1 while no handle has it open for input (IPPROCS 0) puts a trigger message
     #: (MQTM, format MQTRIG) there. Modelled for puts outside syncpoint.
@@ -294,6 +298,8 @@ class Conn:
     pending_commands: list[tuple[MQMD, bytes]] = field(default_factory=list)
     broken: bool = False  # after a 2009: every later call answers 2009
     uncommitted: int = 0  # messages in the open unit of work (MAXUMSGS counts these)
+    reconnectable: bool = False  # a break reconnects it instead of ending it
+    uow_lost: bool = False  # reconnected inside a unit of work: 2003 until MQCMIT/MQBACK
 
 
 @dataclass
@@ -360,7 +366,9 @@ class Engine:
         As MQ: 2009 (MQRC_CONNECTION_BROKEN) ends the connection — its open unit of work is
         backed out (after an ``effect="commit"`` there is none left) and every later call on
         it answers 2009; any other failed MQCMIT (2102, 2195, …) leaves the unit of work
-        open until MQBACK."""
+        open until MQBACK. ``effect="break"``: the connection drops just before the call
+        (``break_connection``; ``rc`` unused) — a reconnectable one goes on without its
+        unit of work (2003 on its next syncpoint call), any other answers 2009."""
         self.faults.append({"call": call, "rc": rc, "cc": cc, "count": count,
                             "effect": effect})
 
@@ -475,10 +483,30 @@ class Engine:
             call.cc, call.rc = C.MQCC_FAILED, C.MQRC_UNEXPECTED_ERROR
             return fail(C.MQCC_FAILED, C.MQRC_UNEXPECTED_ERROR)
 
+    def break_connection(self, conn: Conn) -> None:
+        """The network drops ``conn``: the queue manager backs out its unit of work. A
+        reconnectable connection is made again at once (its handles reopened); a unit of
+        work it had is lost, which its next MQPUT/MQGET under syncpoint and its MQCMIT
+        answer with 2003 (MQRC_BACKED_OUT) until MQBACK. Any other answers 2009 from now."""
+        had_uow = conn.uncommitted > 0 or bool(conn.pending_commands)
+        conn.qm.backout()
+        conn.pending_commands.clear()
+        conn.uncommitted = 0
+        if conn.reconnectable:
+            conn.uow_lost = conn.uow_lost or had_uow
+        else:
+            conn.broken = True
+
     def _fault(self, name: str, conn: Conn | None) -> None:
         for f in self.faults:
             if f["call"] == name and f["count"] > 0:
                 f["count"] -= 1
+                if f["effect"] == "break" and conn is not None:
+                    # the connection drops just before this call reaches the queue manager
+                    self.break_connection(conn)
+                    if conn.broken:
+                        raise Failure(C.MQRC_CONNECTION_BROKEN)
+                    return
                 if f["effect"] == "backout" and conn is not None:
                     conn.qm.backout()
                     conn.pending_commands.clear()
@@ -568,6 +596,9 @@ class Engine:
         shared = options & (C.MQCNO_HANDLE_SHARE_BLOCK | C.MQCNO_HANDLE_SHARE_NO_BLOCK)
         conn = Conn(next(self._ids), qdef, principal, qm, options,
                     None if shared else threading.get_ident())
+        explicit = options & (C.MQCNO_RECONNECT | C.MQCNO_RECONNECT_Q_MGR)
+        conn.reconnectable = (client or bool(cd)) and not (
+            options & C.MQCNO_RECONNECT_DISABLED) and bool(explicit or qdef.client_reconnect)
         with self._lock:
             self.conns[conn.hconn] = conn
         info["hconn"] = conn.hconn
@@ -702,6 +733,8 @@ class Engine:
         info.update(queue=name, context=context.value, syncpoint=syncpoint, length=len(body))
         qdef = conn.qdef
         held = 1 + self._reports(md, C.MQRO_COA) if syncpoint else 0
+        if syncpoint and conn.uow_lost:
+            raise Failure(C.MQRC_BACKED_OUT)  # reconnected: the unit of work is gone
         self._room(conn, held)
         if kind in ("command", "dynamic"):
             if md.msg_id == BLANK_MSGID or new_id:
@@ -831,6 +864,8 @@ class Engine:
                 result = self._browse(conn, h, opts, want_id, want_correl, maxlen, accept,
                                       mdv)
             else:
+                if syncpoint and conn.uow_lost:
+                    raise Failure(C.MQRC_BACKED_OUT)  # reconnected: the unit of work is gone
                 if syncpoint:
                     self._room(conn, 1)
                 if under:
@@ -1107,9 +1142,14 @@ class Engine:
             self._command(conn, md, body)
 
     def commit(self, conn: Conn) -> None:
+        if conn.uow_lost:  # reconnected inside the unit of work: it was backed out
+            conn.uow_lost = False
+            conn.qm.backout()
+            raise Failure(C.MQRC_BACKED_OUT)
         self._commit(conn)
 
     def backout(self, conn: Conn) -> None:
+        conn.uow_lost = False
         conn.pending_commands.clear()
         conn.uncommitted = 0
         conn.qm.backout()
