@@ -25,6 +25,10 @@ class Message:
     md: MQMD
     body: bytes
     token: bytes | None = field(default=None, kw_only=True)
+    #: set when ``body`` is only the first bytes of a message this long: a preview read
+    #: over a channel whose MAXMSGL is smaller than the message (2010). Such a message is
+    #: never put nor saved (that would lose the rest of it).
+    truncated_from: int | None = field(default=None, kw_only=True)
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Message):

@@ -31,7 +31,7 @@ from mqconsole.backends.base import Context, QueueManager, settle_failed_commit
 from mqconsole.mq.errors import MQError
 from mqconsole.mq.md import LAYOUT
 from mqconsole.mq.message import Message
-from mqconsole.mq.reasons import CONNECTION_REASONS
+from mqconsole.mq.reasons import CONNECTION_REASONS, MQRC_DATA_LENGTH_ERROR
 from mqconsole.ops.dmpfile import DmpReader, DmpWriter
 from mqconsole.ops.result import (
     Control,
@@ -270,6 +270,12 @@ def iter_selected(qm: QueueManager, queue: str, selection: Selection,
             for message in batch:
                 position += 1
                 if selection.all or selection.matches(MessageView(position, message, now)):
+                    if message.truncated_from is not None:  # a preview: saving loses data
+                        raise MQError(MQRC_DATA_LENGTH_ERROR, (
+                            f"cannot save message {message.msg_id_hex} (position {position} "
+                            f"of {queue}): only the first {len(message.body)} of its "
+                            f"{message.truncated_from} bytes come over this channel (its "
+                            "MAXMSGL is smaller); nothing was saved"))
                     yield position, message
                     taken += 1
                     if selection.limit is not None and taken >= selection.limit:

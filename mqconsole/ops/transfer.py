@@ -71,6 +71,7 @@ from mqconsole.mq.message import (
 from mqconsole.mq.names import reason_name
 from mqconsole.mq.reasons import (
     CONNECTION_REASONS,
+    MQRC_DATA_LENGTH_ERROR,
     MQRC_HEADER_ERROR,
     MQRC_NO_MSG_UNDER_CURSOR,
     MQRC_SYNCPOINT_LIMIT_REACHED,
@@ -521,6 +522,20 @@ class _Engine:
             self.groups[gid] = _Group(gid, len(s.members), why)
 
     def _handle(self, m: Message, position: int, gid: bytes | None) -> None:
+        if m.truncated_from is not None:  # a preview over a channel whose MAXMSGL is smaller
+            detail = (f"only the first {len(m.body)} of its {m.truncated_from} bytes come over "
+                      "this channel (its MAXMSGL is smaller): it cannot be moved over it")
+            if self.dry_run:
+                self.result.plan.append({
+                    "msgid": m.msg_id_hex, "position": position, "destination": None,
+                    "changes": [], "would_fail": {"reason": MQRC_DATA_LENGTH_ERROR,
+                                                  "reason_name": reason_name(
+                                                      MQRC_DATA_LENGTH_ERROR)}})
+                return
+            self._fail(m, position, MQRC_DATA_LENGTH_ERROR, detail, None)
+            if gid is not None:
+                self._group_failed(gid, MQRC_DATA_LENGTH_ERROR, detail)
+            return
         try:
             route = self.planner(m)
         except Unroutable as u:

@@ -61,6 +61,7 @@ log = logging.getLogger(__name__)
 
 DEFAULT_BUFFER = 64 * 1024  # first MQGET buffer; 2080 grows it to the message's length
 MAX_REMEMBERED_BUFFER = 4 * 1024 * 1024
+MAX_MSG_LENGTH = 100 * 1024 * 1024  # MQCD.MaxMsgLength: MQ's largest message
 _PLATFORM_NAMES = ("UNIX", "ZOS", "WINDOWS_NT", "OS400", "NSK", "APPLIANCE", "WINDOWS",
                    "VMS", "OS2", "VSE", "TPF", "OPEN_TP1", "VM")
 # Hints added to the sentence of an MQError, by reason.
@@ -224,6 +225,9 @@ class MQIQueueManager:
         # rule 3: MQCHT_*, MQXPT_* and MQCD_VERSION_* live in CMQXC
         cd.ChannelType = X.MQCHT_CLNTCONN
         cd.TransportType = X.MQXPT_TCP
+        # the libraries default to 4 MB; dead-letter queues hold bigger messages (the
+        # channel negotiates the smaller of this and the server-connection's MAXMSGL)
+        cd.MaxMsgLength = MAX_MSG_LENGTH
         if s.cipher_spec:
             cd.SSLCipherSpec = s.cipher_spec.encode("ascii")
             cd.Version = max(int(cd.Version), X.MQCD_VERSION_7)
@@ -395,24 +399,56 @@ class MQIQueueManager:
              empty_ok: bool = False) -> Message | None:
         """One MQGET with a fresh MD and GMO; a 2080 grows the buffer to the message's length
         and repeats the same call (the message, or the cursor, stayed where it was). Returns
-        None for 2033 (no message) when ``empty_ok``; other reasons raise."""
-        lib = self.lib
-        length = max(size or 0, self._buffer)
+        None for 2033 (no message) when ``empty_ok``; other reasons raise.
+
+        A message longer than the channel's MAXMSGL cannot come over it: the grown buffer
+        is refused with 2010. A browse then reads a preview (MQGMO_ACCEPT_TRUNCATED_MSG
+        with the buffer that fitted: ``Message.truncated_from`` says how long it is, and
+        nothing puts or saves it); any other get raises 2010 saying so. Only a buffer that
+        got a message is remembered for the next call."""
+        lib, C = self.lib, self.lib.CMQC
+        length = fitted = max(size or 0, self._buffer)
         while True:
             md = blank_md(lib, msg_id=msg_id, correl_id=correl_id)
             g = gmo(lib, options, match)
             try:
                 body = handle.get(length, md, g)
             except lib.MQMIError as exc:
-                if exc.reason == lib.CMQC.MQRC_TRUNCATED_MSG_FAILED:
+                if exc.reason == C.MQRC_TRUNCATED_MSG_FAILED:
+                    fitted = length
                     grown = int(getattr(exc, "original_length", 0) or 0)
                     length = grown if grown > length else length * 2
-                    self._buffer = max(self._buffer, min(length, MAX_REMEMBERED_BUFFER))
                     continue
-                if empty_ok and exc.reason == lib.CMQC.MQRC_NO_MSG_AVAILABLE:
+                if exc.reason == C.MQRC_DATA_LENGTH_ERROR and length > fitted:
+                    return self._too_big(handle, options, match, fitted, length)
+                if empty_ok and exc.reason == C.MQRC_NO_MSG_AVAILABLE:
                     return None
                 raise
+            if length > self._buffer:
+                self._buffer = min(length, MAX_REMEMBERED_BUFFER)
             return message_from_lib(md, body, g)
+
+    def _too_big(self, handle: Any, options: int, match: int, fitted: int, length: int
+                 ) -> Message:
+        """2010 for a buffer of the message's ``length``: a preview for a browse."""
+        lib, C = self.lib, self.lib.CMQC
+        why = (f"the message is {length} bytes, more than this client channel carries "
+               "(its MAXMSGL, the smaller of the client's and the server-connection "
+               "channel's): it cannot be got, moved or saved over this channel")
+        if not options & (C.MQGMO_BROWSE_FIRST | C.MQGMO_BROWSE_NEXT):
+            raise MQError(C.MQRC_DATA_LENGTH_ERROR, why)
+        md = blank_md(lib)
+        g = gmo(lib, options | C.MQGMO_ACCEPT_TRUNCATED_MSG, match)
+        try:
+            body = handle.get(fitted, md, g)
+        except lib.MQMIError as exc:
+            if exc.reason != C.MQRC_TRUNCATED_MSG_ACCEPTED:
+                raise
+            body = bytes(getattr(exc, "message", b"") or b"")
+            length = int(getattr(exc, "original_length", 0) or length)
+        out = message_from_lib(md, body, g)
+        out.truncated_from = length
+        return out
 
     # -- the queue manager -------------------------------------------------------------
     @property
@@ -651,6 +687,11 @@ class MQIQueueManager:
             target += f" as {alt_user!r} (alternate user authority)"
             hint = (f" for {alt_user!r}{hint}, and +altusr on the queue manager for the "
                     "connection's user")
+        if message.truncated_from is not None:
+            raise MQError(C.MQRC_DATA_LENGTH_ERROR, f"cannot put to {target}: only the first "
+                          f"{len(message.body)} of the message's {message.truncated_from} "
+                          "bytes came over this channel (its MAXMSGL is smaller): it cannot "
+                          "be moved over this channel")
         with self._call(f"put to {target}", auth=auth, obj=queue, hint=hint):
             od = self.lib.module.OD(ObjectName=name_bytes(queue),
                                     ObjectQMgrName=name_bytes(qmgr_name or "", "queue manager"))

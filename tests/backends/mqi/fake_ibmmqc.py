@@ -245,6 +245,10 @@ class QMgrDef:
     #: channel's DEFRECON(YES)): client connections that do not say
     #: MQCNO_RECONNECT_DISABLED are reconnected after a break, losing their unit of work
     client_reconnect: bool = False
+    #: the server-connection channel's MAXMSGL (what sites running DLQ tools set); a
+    #: client channel carries the smaller of it and the client's MQCD.MaxMsgLength: a
+    #: longer message, or an MQGET buffer longer than that, is refused with 2010
+    channel_max_msg_length: int = 100 * 1024 * 1024
     #: TRIGGER TRIGTYPE(FIRST): queue → initiation queue. A put that makes the queue's
     #: depth 1 while no handle has it open for input (IPPROCS 0) puts a trigger message
     #: (MQTM, format MQTRIG) there. Modelled for puts outside syncpoint.
@@ -299,6 +303,7 @@ class Conn:
     broken: bool = False  # after a 2009: every later call answers 2009
     uncommitted: int = 0  # messages in the open unit of work (MAXUMSGS counts these)
     reconnectable: bool = False  # a break reconnects it instead of ending it
+    max_msg_length: int = 100 * 1024 * 1024  # negotiated with the channel
     uow_lost: bool = False  # reconnected inside a unit of work: 2003 until MQCMIT/MQBACK
 
 
@@ -596,6 +601,11 @@ class Engine:
         shared = options & (C.MQCNO_HANDLE_SHARE_BLOCK | C.MQCNO_HANDLE_SHARE_NO_BLOCK)
         conn = Conn(next(self._ids), qdef, principal, qm, options,
                     None if shared else threading.get_ident())
+        if cd:  # negotiated: the smaller of the client's MQCD and the channel's MAXMSGL
+            conn.max_msg_length = min(CD.get(cd, "MaxMsgLength"), qdef.channel_max_msg_length)
+            info["cd"]["MaxMsgLength"] = CD.get(cd, "MaxMsgLength")
+        elif client:  # a CCDT or MQSERVER: the channel's own definition
+            conn.max_msg_length = qdef.channel_max_msg_length
         explicit = options & (C.MQCNO_RECONNECT | C.MQCNO_RECONNECT_Q_MGR)
         conn.reconnectable = (client or bool(cd)) and not (
             options & C.MQCNO_RECONNECT_DISABLED) and bool(explicit or qdef.client_reconnect)
@@ -729,6 +739,8 @@ class Engine:
              pmo: bytes, body: bytes, open_options: int | None, info: dict[str, Any],
              alt_user: str = "") -> bytes:
         md = parse_md(md_raw)
+        if len(body) > conn.max_msg_length:
+            raise Failure(C.MQRC_DATA_LENGTH_ERROR)  # longer than the channel carries
         context, syncpoint, new_id = self._put_options(pmo, open_options, info)
         info.update(queue=name, context=context.value, syncpoint=syncpoint, length=len(body))
         qdef = conn.qdef
@@ -820,6 +832,8 @@ class Engine:
             info: dict[str, Any]) -> tuple[bytes, bytes, int, int, int]:
         """(data, md, actual length, cc, rc) — a 2080 is returned, not raised."""
         h = self._handle(conn, hobj)
+        if maxlen > conn.max_msg_length:
+            raise Failure(C.MQRC_DATA_LENGTH_ERROR)  # a buffer longer than the channel carries
         version = GMO.get(gmo_raw, "Version")
         opts = GMO.get(gmo_raw, "Options")
         match = GMO.get(gmo_raw, "MatchOptions") if version >= 2 else \
