@@ -46,13 +46,14 @@ class StoredMessage(Message):
 
     def __init__(self, blob: bytes = b"", body: bytes = b"", backout_count: int = 0,
                  expiry: int | None = None, *, md: MQMD | None = None,
-                 token: bytes | None = None) -> None:
+                 token: bytes | None = None, truncated_from: int | None = None) -> None:
         self._blob = blob  # the MD as stored (BackoutCount and Expiry are kept apart)
         self._backout_count = backout_count
         self._expiry = expiry  # tenths of a second left, when it has an expiry
         self._md: MQMD | None = md  # given: as Message(md=, body=), which replace() calls
         self.body = body
         self.token = token  # the row's id (token_of): this very message on its queue
+        self.truncated_from = truncated_from  # (Message's field; no channel cuts these)
 
     @property
     def md(self) -> MQMD:
