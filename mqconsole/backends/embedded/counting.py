@@ -57,10 +57,21 @@ class Counting(Resolution):
         names = [r["name"] for r in rows]
         self._check_get_inhibited(names)
         local = names[-1]
-        try:
-            self._fill_facts(local)
-        except (sqlite3.Error, MQError):
-            return None  # cannot write (a read-only file): browse instead
+        for attempt in range(2):
+            counts = self._snapshot_counts(local, now_us, age_edges_us, size_edges)
+            if counts is not False:
+                return counts  # type: ignore[return-value]
+            if attempt:
+                break
+            try:
+                self._fill_facts(local)
+            except (sqlite3.Error, MQError):
+                return None  # cannot write (a read-only file): browse instead
+        return None  # rows without facts again (put back by a backout): browse instead
+
+    def _snapshot_counts(self, local: str, now_us: int, age_edges_us: Sequence[int],
+                         size_edges: Sequence[int]) -> FactCounts | bool | None:
+        """The counts in one snapshot; False when some row has no facts yet."""
         db = self._db
         snapshot = not self._s.held  # a held write transaction is a snapshot already
         if snapshot:
@@ -74,11 +85,8 @@ class Counting(Resolution):
                 db.execute("COMMIT")
 
     def _counts(self, db: sqlite3.Connection, local: str, now_us: int,
-                age_edges_us: Sequence[int], size_edges: Sequence[int]) -> FactCounts | None:
+                age_edges_us: Sequence[int], size_edges: Sequence[int]) -> FactCounts | bool:
         p = {"q": local, "now": time.time(), "now_us": int(now_us)}
-        if db.execute(f"SELECT 1 FROM messages WHERE {_SHOWN} AND f_format IS NULL LIMIT 1",
-                      p).fetchone():
-            return None  # put back by a backout meanwhile: browse instead
         ages = _bucket(":now_us - f_put", age_edges_us)
         age = f"CASE WHEN f_put IS NULL THEN NULL ELSE {ages} END"
         groups = [
@@ -88,6 +96,8 @@ class Counting(Resolution):
                 f"{_bucket('length', size_edges)}, {age}, count(*), sum(length), "
                 f"min(length), max(length), sum(:now_us - f_put) FROM messages "
                 f"WHERE {_SHOWN} GROUP BY 1, 2, 3, 4, 5, 6", p)]
+        if any(g.format is None for g in groups):
+            return False  # rows whose facts are not known yet
         oldest = self._point(db, p, "f_put, npri, id")
         youngest = self._point(db, p, "f_put DESC, npri, id")
         return FactCounts(groups, oldest, youngest)

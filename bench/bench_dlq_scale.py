@@ -1,0 +1,171 @@
+"""A dead-letter queue of a million messages: ``summary`` beside a bare loop, memory flat.
+
+Builds (once, cached in the temp folder) an embedded queue manager file whose dead-letter
+queue holds N messages of 1 KiB (a dead-letter header with four reasons and eight
+destinations, put times spread over a week), for N = 100,000 and N = 1,000,000 (``--sizes``).
+Each figure is measured in a fresh process of its own (so its peak RSS is its own):
+
+* ``summary``: ``ops.summary.summarize_queue`` (the embedded backend counts in SQLite);
+* ``summary_plain``: the same summary by browsing every message (``fast=False``; the
+  route every backend without ``CountsFacts`` takes) — at the smaller size only unless
+  ``--plain-all``;
+* ``summary_cli``: the whole ``mqconsole --embedded F summary Q --json`` process;
+* ``bare_loop``: the least a summary needs, in a plain loop — read every message's MD
+  and body from the same SQLite file in queue order, parse the dead-letter header's
+  reason and destination (struct), count them.
+
+``ratio_summary`` = bare loop time / summary time (target >= 0.5). ``rss_growth`` compares
+each figure's peak RSS at the largest size with the smallest (flat: about 1).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import sqlite3
+import struct
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter
+from pathlib import Path
+
+from _common import Timer, emit, mqconsole_exe, run, warm_bytecode
+
+DLQ = "SYSTEM.DEAD.LETTER.QUEUE"
+REASONS = (2053, 2085, 2035, 2051)
+
+
+def build(path: Path, n: int) -> None:
+    from mqconsole.backends.embedded import create_queue_manager
+    from mqconsole.mq.chain import add_dead_letter_header
+    from mqconsole.mq.md import MQMD
+    from mqconsole.mq.message import Message
+    from mqconsole.mq.queue import QueueAttrs
+    from mqconsole.ops.timefmt import format_put_date_time, utcnow
+
+    tmp = path.with_suffix(".building")
+    for p in (tmp, Path(f"{tmp}-wal"), Path(f"{tmp}-shm")):
+        p.unlink(missing_ok=True)
+    qm = create_queue_manager(tmp, dead_letter_queue="")
+    qm.define_queue(QueueAttrs(DLQ, max_depth=n + 1))
+    now = utcnow()
+    from datetime import timedelta
+    for i in range(n):
+        d, t = format_put_date_time(now - timedelta(seconds=(i * 7919) % 604_800))
+        md, body = add_dead_letter_header(
+            MQMD(format="MQSTR", persistence=0, put_date=d, put_time=t), b"p" * 852,
+            reason=REASONS[i % 4], dest_q_name=f"APP.QUEUE.{i % 8}", dest_qmgr_name="QM1")
+        qm.put(DLQ, Message(md, body), syncpoint=True)
+        if i % 1000 == 999:
+            qm.commit()
+    qm.commit()
+    qm.close()
+    tmp.rename(path)
+
+
+def data_file(n: int) -> Path:
+    folder = Path(tempfile.gettempdir()) / "mqconsole-bench"
+    folder.mkdir(exist_ok=True)
+    path = folder / f"dlq-{n}.sqlite"
+    if not path.exists():
+        build(path, n)
+    return path
+
+
+# -- what each child process measures -----------------------------------------------------
+
+def child_summary(path: str, fast: bool) -> dict:
+    from mqconsole.backends.open import open_embedded
+    from mqconsole.ops.summary import summarize_queue
+    qm = open_embedded(path)
+    with Timer() as t:
+        doc = summarize_queue(qm, DLQ, fast=fast)
+    qm.close()
+    return {"seconds": t.seconds, "total": doc["total"],
+            "groups": len(doc["by_reason_and_dest"])}
+
+
+def child_bare(path: str) -> dict:
+    db = sqlite3.connect(path)
+    counts: Counter = Counter()
+    be, le = struct.Struct(">i"), struct.Struct("<i")
+    n = 0
+    with Timer() as t:
+        for md, body in db.execute("SELECT md, body FROM messages WHERE queue = ? "
+                                   "ORDER BY npri, id", (DLQ,)):
+            fmt = md[32:40]
+            reason = dest = None
+            if fmt == b"MQDEAD  " and body[:4] == b"DLH ":
+                s = be if md[24] == 0 and md[27] & 0x0F == 1 else le
+                reason = s.unpack_from(body, 8)[0]
+                dest = body[12:60].decode("latin-1").strip(" \x00")
+            counts[(reason, dest)] += 1
+            n += 1
+    db.close()
+    return {"seconds": t.seconds, "total": n, "groups": len(counts)}
+
+
+def child(args: list[str]) -> None:
+    what, path = args[0], args[1]
+    out = (child_bare(path) if what == "bare" else child_summary(path, what == "summary"))
+    out["peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(json.dumps(out))
+
+
+def measure(what: str, path: Path) -> dict:
+    res = subprocess.run([sys.executable, __file__, "--child", what, str(path)],
+                         capture_output=True, text=True, check=True)
+    return json.loads(res.stdout)
+
+
+def measure_cli(path: Path) -> dict:
+    t0 = time.perf_counter()
+    res = run(["/usr/bin/env", "bash", "-c",
+               f"{mqconsole_exe()} --embedded {path} summary {DLQ} --json >/dev/null; "
+               "echo"], None)
+    seconds = time.perf_counter() - t0
+    return {"seconds": seconds, "ok": res.returncode == 0}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--sizes", default="100000,1000000")
+    parser.add_argument("--plain-all", action="store_true")
+    parser.add_argument("--child", nargs=2)
+    args = parser.parse_args()
+    if args.child:
+        child(args.child)
+        return
+    warm_bytecode()
+    sizes = [int(s) for s in args.sizes.split(",")]
+    figures: dict = {"messages_of": "1 KiB, dead-letter header, persistence 0",
+                     "load_average": os.getloadavg()[0]}
+    for n in sizes:
+        path = data_file(n)
+        row: dict = {}
+        row["bare_loop"] = measure("bare", path)
+        row["summary"] = measure("summary", path)
+        row["bare_loop_again"] = measure("bare", path)  # the machine's drift within the run
+        if n == sizes[0] or args.plain_all:
+            row["summary_plain"] = measure("plain", path)
+        row["summary_cli"] = measure_cli(path)
+        bare = min(row["bare_loop"]["seconds"], row["bare_loop_again"]["seconds"])
+        row["ratio_summary"] = bare / row["summary"]["seconds"]
+        row["ratio_summary_cli"] = bare / row["summary_cli"]["seconds"]
+        if "summary_plain" in row:
+            row["ratio_summary_plain"] = bare / row["summary_plain"]["seconds"]
+        figures[str(n)] = row
+    if len(sizes) > 1:
+        lo, hi = figures[str(sizes[0])], figures[str(sizes[-1])]
+        figures["rss_growth"] = {k: hi[k]["peak_rss_mb"] / lo[k]["peak_rss_mb"]
+                                 for k in ("summary", "bare_loop")}
+    figures["load_average_after"] = os.getloadavg()[0]
+    emit("dlq_scale", figures)
+
+
+if __name__ == "__main__":
+    main()
