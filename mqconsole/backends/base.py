@@ -21,6 +21,7 @@ from enum import Enum
 from typing import Protocol, runtime_checkable
 
 from mqconsole.mq.errors import MQError, commit_outcome_unknown
+from mqconsole.mq.facts import FactTest
 from mqconsole.mq.message import Message
 from mqconsole.mq.queue import QMgrInfo, QueueAttrs, QueueStatus
 from mqconsole.mq.reasons import MQRC_BACKED_OUT
@@ -134,6 +135,24 @@ class CountsFacts(Protocol):
 
     def fact_counts(self, queue: str, now_us: int, age_edges_us: Sequence[int],
                     size_edges: Sequence[int]) -> FactCounts | None: ...
+
+
+@runtime_checkable
+class SelectsByFacts(Protocol):
+    """An optional capability of a ``QueueManager``: browse only the messages that may pass
+    a test on their facts (``mq.facts.FactTest``), tested where the messages are.
+
+    ``select_page(queue, test, after, n)`` reads on from ``after`` (None: the start; else
+    what the last page returned) in browse order and returns ``(found, after)``: up to
+    ``n`` of the messages for which ``test`` holds, each with its position in a browse of
+    the whole queue (1 = first; expired messages are not counted, as a browse discards
+    them), and where to go on from; ``after`` None when the queue's end was reached. A
+    message whose facts are not known is returned as if the test held: callers test
+    every message they get again.
+    """
+
+    def select_page(self, queue: str, test: FactTest, after: object | None, n: int
+                    ) -> tuple[list[tuple[int, Message]], object | None]: ...
 
 
 @runtime_checkable

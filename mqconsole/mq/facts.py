@@ -89,3 +89,14 @@ def facts(md: MQMD, body: bytes) -> Facts:
     put = parse_put_datetime(md.put_date, md.put_time)
     return Facts(reason, dest, strip_field(md.format) if fmt is None else fmt,
                  None if put is None else to_micros(put))
+
+
+#: A test on facts, as a backend that keeps them can evaluate it where the messages are:
+#: ``("and", a, b)``, ``("or", a, b)``, ``("cmp", fact, op, value)`` with op one of
+#: ``= != < <= > >=``, ``("in", fact, (values...))``, ``("null", fact, is_null)``. The
+#: facts: ``reason``, ``dest_q``, ``format`` (as ``Facts.format``), ``backout_count``,
+#: ``length`` (of the body), ``priority``. A comparison with a missing fact is false, as
+#: in ``--where``.
+FactTest = tuple
+FACT_NAMES = frozenset({"reason", "dest_q", "format", "backout_count", "length", "priority"})
+FACT_OPS = frozenset({"=", "!=", "<", "<=", ">", ">="})

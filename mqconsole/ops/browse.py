@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from datetime import UTC, datetime
 
-from mqconsole.backends.base import QueueManager
+from mqconsole.backends.base import QueueManager, SelectsByFacts
 from mqconsole.ops.views import MessageView
 from mqconsole.ops.where import Where
 
@@ -15,7 +15,43 @@ BATCH = 200
 def iter_views(qm: QueueManager, queue: str, *, where: Where | None = None,
                limit: int | None = None, now: datetime | None = None,
                batch: int = BATCH) -> Iterator[MessageView]:
-    """Browse ``queue`` from its start, yielding views that match ``where``, at most ``limit``."""
+    """Browse ``queue`` from its start, yielding views that match ``where``, at most ``limit``.
+
+    When the backend can test facts where the messages are (``SelectsByFacts``) and
+    ``where`` holds only for messages that pass such a test, only those are read; each is
+    still tested by ``where`` (``fast=False`` in ``iter_views_plain``: every message)."""
+    now = now or datetime.now(UTC)
+    if limit is not None and limit <= 0:
+        return
+    test = None if where is None else where.fact_test
+    if test is not None and isinstance(qm, SelectsByFacts):
+        yield from _iter_selected(qm, queue, where, test, limit, now, batch)  # type: ignore[arg-type]
+        return
+    yield from iter_views_plain(qm, queue, where=where, limit=limit, now=now, batch=batch)
+
+
+def _iter_selected(qm: SelectsByFacts, queue: str, where: Where, test: tuple,
+                   limit: int | None, now: datetime, batch: int) -> Iterator[MessageView]:
+    yielded = 0
+    after: object | None = None
+    while True:
+        found, after = qm.select_page(queue, test, after, batch)
+        for position, message in found:
+            view = MessageView(position, message, now)
+            if not where.matches(view):
+                continue
+            yield view
+            yielded += 1
+            if limit is not None and yielded >= limit:
+                return
+        if after is None:
+            return
+
+
+def iter_views_plain(qm: QueueManager, queue: str, *, where: Where | None = None,
+                     limit: int | None = None, now: datetime | None = None,
+                     batch: int = BATCH) -> Iterator[MessageView]:
+    """``iter_views`` by browsing and testing every message (what any backend can do)."""
     now = now or datetime.now(UTC)
     yielded = 0
     position = 0

@@ -34,6 +34,7 @@ import regex
 
 from mqconsole.mq import names as _names
 from mqconsole.mq._generated_constants import MQMT, MQPER
+from mqconsole.mq.facts import FactTest
 
 from .timefmt import iso_utc, parse_duration, parse_iso
 
@@ -518,6 +519,18 @@ class _Parser:
         self.needs_text = False
         self.needs_payload = False
         self.fields_used: set[str] = set()
+        # the part of each predicate a backend can test on kept facts (mq.facts.FactTest):
+        # a necessary condition (None: no condition), keyed by the predicate's id
+        self.tests: dict[int, tuple[Pred, FactTest | None]] = {}
+
+    def test_of(self, pred: Pred) -> FactTest | None:
+        kept = self.tests.get(id(pred))
+        return kept[1] if kept is not None and kept[0] is pred else None
+
+    def tested(self, pred: Pred, test: FactTest | None) -> Pred:
+        if test is not None:
+            self.tests[id(pred)] = (pred, test)
+        return pred
 
     # helpers
     @property
@@ -566,7 +579,10 @@ class _Parser:
         pred = self.and_expr()
         while self.tok.kw("or"):
             self.advance()
-            pred = _or(pred, self.and_expr())
+            right = self.and_expr()
+            a, b = self.test_of(pred), self.test_of(right)
+            pred = self.tested(_or(pred, right),
+                               None if a is None or b is None else ("or", a, b))
         self.depth -= 1
         return pred
 
@@ -574,7 +590,10 @@ class _Parser:
         pred = self.not_expr()
         while self.tok.kw("and"):
             self.advance()
-            pred = _and(pred, self.not_expr())
+            right = self.not_expr()
+            a, b = self.test_of(pred), self.test_of(right)
+            pred = self.tested(_and(pred, right),
+                               b if a is None else a if b is None else ("and", a, b))
         return pred
 
     def not_expr(self) -> Pred:
@@ -620,8 +639,13 @@ class _Parser:
             op_tok = self.tok
         if op_tok.kw("in"):
             self.advance()
+            start = self.i
             pred = self.in_list(field, get)
-            return _not_present_false(get, _not(pred)) if negate_in else pred
+            if negate_in:
+                return _not_present_false(get, _not(pred))
+            values = [self.value(field, t) for t in self.toks[start:self.i]
+                      if t.kind in ("word", "string")]
+            return self.tested(pred, _fact_in(field, values))
         if op_tok.kind != "op":
             raise self.error(f"expected an operator (= != < <= > >= ~ !~ in) after "
                              f"'{field.name}', found {self.describe(op_tok)}")
@@ -723,12 +747,44 @@ class _Parser:
         value = self.value(field, val_tok)
         if op in ("=", "==", "!=", "<>"):
             m = _matcher(field, value)
+            sql_op = "=" if op in ("=", "==") else "!="
             if op in ("=", "=="):
-                return lambda v: (x := get(v)) is not None and m(x)
-            return lambda v: (x := get(v)) is not None and not m(x)
+                return self.tested(lambda v: (x := get(v)) is not None and m(x),
+                                   _fact_cmp(field, sql_op, value))
+            return self.tested(lambda v: (x := get(v)) is not None and not m(x),
+                               _fact_cmp(field, sql_op, value))
 
         # ordering: numbers, durations, sizes, codes, times; text in character order
-        return lambda v: (x := get(v)) is not None and _compare(op, x, value)
+        return self.tested(lambda v: (x := get(v)) is not None and _compare(op, x, value),
+                           _fact_cmp(field, op, value))
+
+
+# fields a backend keeps as facts (mq.facts), and the fact each is
+_FACT_OF = {"reason": "reason", "dest_q": "dest_q", "original_format": "format",
+            "backout_count": "backout_count", "length": "length", "priority": "priority"}
+
+
+def _fact_value(field: Field, value: Any) -> bool:
+    """Whether a backend's comparison of the fact with ``value`` is the field's own."""
+    if isinstance(value, str):
+        return not (field.kind.glob and ("*" in value or "?" in value))
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _fact_cmp(field: Field, op: str, value: Any) -> FactTest | None:
+    fact = _FACT_OF.get(field.name)
+    if fact is None or not _fact_value(field, value):
+        return None
+    if isinstance(value, str) and op not in ("=", "!="):
+        return None  # text order: left to the predicate
+    return ("cmp", fact, op, value)
+
+
+def _fact_in(field: Field, values: list[Any]) -> FactTest | None:
+    fact = _FACT_OF.get(field.name)
+    if fact is None or not values or not all(_fact_value(field, v) for v in values):
+        return None
+    return ("in", fact, tuple(values))
 
 
 def _not_present_false(get: Callable[[Any], Any], pred: Pred) -> Pred:
@@ -746,11 +802,14 @@ class Where:
     it reads anything past the dead-letter header.
     """
 
-    __slots__ = ("_pred", "expression", "fields", "needs_payload", "needs_text")
+    __slots__ = ("_pred", "expression", "fact_test", "fields", "needs_payload", "needs_text")
 
     def __init__(self, expression: str, pred: Pred, *, needs_text: bool, needs_payload: bool,
-                 fields: frozenset[str]) -> None:
+                 fields: frozenset[str], fact_test: FactTest | None = None) -> None:
         self.expression = expression
+        #: what a message must pass for ``matches`` to hold, as a test on kept facts
+        #: (``mq.facts``) a backend can run where the messages are; None: nothing to test
+        self.fact_test = fact_test
         self._pred = pred
         self.needs_text = needs_text
         self.needs_payload = needs_payload
@@ -792,4 +851,4 @@ def compile_where(expr: str | None) -> Where:
     except RecursionError:
         raise WhereError("the expression nests too deeply", 0, expr) from None
     return Where(expr, pred, needs_text=p.needs_text, needs_payload=p.needs_payload,
-                 fields=frozenset(p.fields_used))
+                 fields=frozenset(p.fields_used), fact_test=p.test_of(pred))

@@ -28,6 +28,7 @@ The class is made of parts that each hold one job, each building on the ones bel
 * ``admin.Admin`` — the PCF-like commands (queue manager and queue attributes, status);
 * ``messages.Messages`` — put and get; ``browsing.Browsing`` — what a cursor asks for;
 * ``counting.Counting`` — a queue's facts counted in SQLite (summaries);
+* ``selecting.Selecting`` — browsing what may pass a test on facts (``--where``);
 * ``units.UnitsOfWork`` — commit and backout.
 
 Here: the browse handle (``browse`` makes an ``EmbeddedCursor``), connections, and the
@@ -48,6 +49,7 @@ from .calls import api
 from .counting import Counting
 from .cursor import EmbeddedCursor
 from .messages import MSG_IDS, npri
+from .selecting import Selecting
 from .storage import PUT_APPL_NAME, default_principal
 from .store import (
     DEFAULT_BUSY_TIMEOUT,
@@ -59,7 +61,7 @@ from .store import (
 from .units import UnitsOfWork
 
 
-class EmbeddedQueueManager(Browsing, Counting, Admin, UnitsOfWork):
+class EmbeddedQueueManager(Browsing, Counting, Selecting, Admin, UnitsOfWork):
     """A connection to an embedded queue manager (see the module docstring and
     docs/backends.md). Open one with ``mqconsole.backends.open.open_embedded``."""
 
