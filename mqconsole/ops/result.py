@@ -7,7 +7,7 @@ an ``OperationResult``; the CLI prints ``to_json()`` with ``--json`` and the TUI
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -150,7 +150,7 @@ class UnitJournal(Protocol):
     """Where an engine says what each unit of work holds before its commit and that it
     committed (the operation's journal: ``ops.journal.Recorder``)."""
 
-    def unit(self, msgids: Sequence[str], destinations: Sequence[str | None]) -> None: ...
+    def unit(self, msgids: list[str], destinations: list[str | None]) -> None: ...
 
     def committed(self) -> None: ...
 
@@ -170,8 +170,7 @@ class Control:
     cancel: threading.Event = field(default_factory=threading.Event)
     journal: UnitJournal | None = None
 
-    def before_commit(self, msgids: Sequence[str], destinations: Sequence[str | None]
-                      ) -> None:
+    def before_commit(self, msgids: list[str], destinations: list[str | None]) -> None:
         if self.journal is not None:
             self.journal.unit(msgids, destinations)
 

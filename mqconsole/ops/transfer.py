@@ -49,7 +49,7 @@ import hashlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, cast
 
 from mqconsole.backends.base import (
     BrowseCursor,
@@ -693,7 +693,7 @@ class _Engine:
             return
         ids = [it.message.msg_id_hex for it in items]
         labels = [it.route.label for it in items]
-        self.control.before_commit(ids, labels)
+        self.control.before_commit(ids, cast("list[str | None]", labels))
         if self.cross:
             try:
                 self.put_qm.commit()

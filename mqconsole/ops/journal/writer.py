@@ -8,7 +8,7 @@ import contextlib
 import os
 import re
 import secrets
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -250,7 +250,7 @@ class Recorder:
             d.pop(key, None)
         self.journal.write_line(f"{self._head('start')},{_dumps(d)[1:]}")
 
-    def unit(self, msgids: Sequence[str], destinations: Sequence[str | None]) -> None:
+    def unit(self, msgids: list[str], destinations: list[str | None]) -> None:
         """A unit of work is about to be committed with these messages."""
         if not msgids:
             self._pending = None
