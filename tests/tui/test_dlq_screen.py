@@ -194,3 +194,17 @@ def test_paths_complete(tmp_path: Path) -> None:
     assert complete_path("nothing", base=tmp_path) is None
     assert complete_path(".h", base=tmp_path) == ".hidden"
     assert complete_path("no/such/folder/x", base=tmp_path) is None
+
+
+async def test_a_long_plan_lists_the_first_rows_and_counts_all(make_app, rules_dir,
+                                                                monkeypatch):
+    import mqconsole.tui.screens.dlq as dlq_screen
+
+    monkeypatch.setattr(dlq_screen, "MAX_ROWS", 50)
+    app = make_app()
+    async with app.run_test(size=(120, 34)) as pilot:
+        screen = await open_handler(app, pilot, "small.rules")
+        await wait_for(app, pilot, lambda: screen.plan is not None)
+        assert len(plan_rows(screen)) == 50
+        assert "the first 50 of 240 listed" in status(screen)
+        assert "180 ignored, 60 would retry" in status(screen)

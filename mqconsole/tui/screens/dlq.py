@@ -40,6 +40,7 @@ if TYPE_CHECKING:
     from mqconsole.ops.operation import Operation, Summary
 
 MAX_SHOWN_LINES = 2_000  # of a rules file (a table is a few dozen lines)
+MAX_ROWS = 5_000  # messages listed (the counts cover every message; the CLI lists all)
 MAX_FILE_BYTES = 1_000_000
 
 
@@ -240,7 +241,7 @@ class DlqHandlerScreen(ConsoleScreen):
         messages: list[dict[str, Any]] = summary.extra.get("messages", [])
         table = self.query_one("#d-plan", DataTable)
         table.clear()
-        for n, m in enumerate(messages, 1):
+        for n, m in enumerate(messages[:MAX_ROWS], 1):
             bad = m["outcome"].startswith(("failed", "would fail")) or " — would fail" in \
                 m["outcome"]
             outcome = m["outcome"] + (f" ({m['reason']})" if m.get("reason")
@@ -278,6 +279,9 @@ class DlqHandlerScreen(ConsoleScreen):
                 line.append(f" · {len(summary.result.failed):,} failed (they stayed, their "
                             "attempts counted)", "bold red")
             line.append(" · r plans again", "dim")
+        if len(messages) > MAX_ROWS:
+            line.append(f" · the first {MAX_ROWS:,} of {len(messages):,} listed "
+                        "(dlq-handler --dry-run lists all)", "dim")
         self._status(line)
         if messages:
             table.focus()
