@@ -96,7 +96,9 @@ class _File:
 
 
 _files: dict[str, _File] = {}
-_files_lock = threading.Lock()
+# re-entrant: a collection while _file_for holds it may run a dropped connection's
+# finalizer (storage._release -> Session.close -> _file_done) in this very thread
+_files_lock = threading.RLock()
 
 
 def _file_for(path: Path, flags: bool) -> _File:
@@ -711,7 +713,7 @@ def _after_fork_in_child() -> None:
     """A forked child starts with no connections of its own: forget the parent's."""
     global _flusher, _files_lock, _flusher_lock
     _files.clear()
-    _files_lock = threading.Lock()
+    _files_lock = threading.RLock()
     _flusher_lock = threading.Lock()
     _flusher = None
     _flusher_wake.clear()

@@ -38,3 +38,23 @@ def test_the_queue_manager_is_made_of_its_parts() -> None:
         source = inspect.getsourcefile(part)
         assert source is not None
         assert len(Path(source).read_text(encoding="utf-8").splitlines()) < 350, part
+
+
+def test_a_finalizer_closing_a_file_inside_file_for_does_not_deadlock(tmp_path) -> None:
+    """A garbage collection inside ``_file_for`` (which holds the files lock) may run a
+    dropped connection's finalizer that ends its file in the same thread: that must not
+    wait for the lock its own thread holds (it hung test runs)."""
+    import threading
+
+    from mqconsole.backends.embedded import session as S
+
+    def as_a_finalizer_would() -> None:
+        with S._files_lock:  # as _file_for holds it when the collection runs
+            f = S._file_for(tmp_path / "other.sqlite", False)
+            S._file_done(f)
+
+    t = threading.Thread(target=as_a_finalizer_would, daemon=True)
+    t.start()
+    t.join(10)
+    assert not t.is_alive()
+    assert str(tmp_path / "other.sqlite") not in S._files
