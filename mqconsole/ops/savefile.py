@@ -355,10 +355,12 @@ def check_file(path: str | os.PathLike) -> FileCheck:
 def load_to_queue(qm: QueueManager, path: str | os.PathLike, queue: str, *,
                   new_context: bool = False, dry_run: bool = False,
                   batch: int = DEFAULT_BATCH, control: Control | None = None,
-                  check: PutCheck | None = None) -> OperationResult:
+                  check: PutCheck | None = None,
+                  checked: FileCheck | None = None) -> OperationResult:
     """Put every message of a dmpmqmsg/qload file (or amqsbcg output) on ``queue``.
 
-    The file is checked completely first (DmpFileError names the line; nothing is put).
+    The file is checked completely first (DmpFileError names the line; nothing is put),
+    unless ``checked`` says it was (``check_file`` of the unchanged file).
     Each message is put under syncpoint, the unit of work committed every ``batch``. A put
     the queue refuses leaves nothing to undo: that message is recorded as failed and the
     load goes on, until the queue has refused ``MAX_REFUSALS_IN_A_ROW`` in a row. A commit
@@ -368,7 +370,7 @@ def load_to_queue(qm: QueueManager, path: str | os.PathLike, queue: str, *,
     """
     control = control or Control()
     batch = max(1, batch)
-    checked = check_file(path)
+    checked = checked or check_file(path)
     qm.inquire_queue(queue)  # an unknown queue: 2085 before anything is put
     result = OperationResult(operation="load", source=str(Path(path).absolute()),
                              destination=queue, selected=checked.count, dry_run=dry_run)

@@ -121,3 +121,16 @@ def test_save_remove_and_load_say_what_they_did(cli, tmp_path):
     assert r.code == 0 and "loaded 3 of 3" in r.err and "APP.AUDIT  3" in r.err
     r = cli("load", str(tmp_path / "none.dmp"), "APP.AUDIT", "--yes")
     assert r.code == 2 and "is not a file" in r.err
+
+
+def test_a_malformed_file_is_bad_input_before_the_question(cli, tmp_path):
+    """Without --yes and without a terminal a good load is refused for want of --yes (4);
+    a malformed file is said first (2), naming the line."""
+    bad = tmp_path / "bad.txt"
+    bad.write_text(REAL.read_text(encoding="latin-1").replace("A MST 8", "Q what", 1),
+                   encoding="latin-1")
+    r = cli("load", str(bad), "APP.AUDIT")
+    assert r.code == 2 and "line" in r.err and "--yes" not in r.err, r.err
+    r = cli("load", str(REAL), "APP.AUDIT")
+    assert r.code == 4 and "--yes" in r.err
+    assert rows(cli, "APP.AUDIT") == []

@@ -244,6 +244,9 @@ class Load:
     queue: str
     new_context: bool = False
     batch: int = 100
+    # validate's check of the file, kept for execute while the file is unchanged
+    _checked: dict[tuple[int, int, int], Any] = field(default_factory=dict, compare=False,
+                                                      repr=False)
 
     def describe(self) -> Description:
         path = str(Path(self.path).absolute())
@@ -253,16 +256,34 @@ class Load:
                                     "context": "new" if self.new_context else "set_all"})
 
     def validate(self, qm: QueueManager) -> None:
+        """A file that is there and well-formed (``DmpFileError`` names the line), and a
+        destination queue: bad input before anything is asked."""
+        from mqconsole.ops.savefile import check_file
+
         if not Path(self.path).is_file():
             raise OperationError(f"{self.path} is not a file")
         check_queue(qm, self.queue, "destination")
+        key = self._stat()
+        checked = check_file(self.path)
+        self._checked.clear()
+        if key is not None and key == self._stat():
+            self._checked[key] = checked
+
+    def _stat(self) -> tuple[int, int, int] | None:
+        try:
+            st = os.stat(self.path)
+        except OSError:
+            return None
+        return (st.st_ino, st.st_size, st.st_mtime_ns)
 
     def execute(self, step: Step) -> OperationResult:
         from mqconsole.ops.savefile import load_to_queue
 
+        key = self._stat()
+        checked = self._checked.get(key) if key is not None else None
         return load_to_queue(step.qm, self.path, self.queue, new_context=self.new_context,
                              dry_run=step.dry_run, batch=self.batch, control=step.control,
-                             check=step.check)
+                             check=step.check, checked=checked)
 
 
 # -- edit ----------------------------------------------------------------------------------------
