@@ -31,7 +31,6 @@ from collections.abc import Iterator, Mapping
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from mqconsole.mq.ccsid import codec_for
 from mqconsole.mq.errors import (
     COMMIT_OUTCOME_UNKNOWN_REASONS,
     CommitOutcomeUnknown,
@@ -332,8 +331,7 @@ class MQIQueueManager:
             session = PCFSession(self.lib, self._qmgr,
                                  response_wait_interval=s.response_wait_interval,
                                  model_queue=s.model_queue, dynamic_queue=s.dynamic_queue,
-                                 command_queue=s.command_queue,
-                                 encoding=codec_for(self._ccsid) or "latin-1")
+                                 command_queue=s.command_queue)
             self._pcf_holder[0] = session
         return session
 

@@ -28,6 +28,7 @@ from .shim import MQLibrary
 
 log = logging.getLogger(__name__)
 
+PCF_CCSID = 1208  # every PCF string is sent as UTF-8, labelled so
 # QueueAttrs field → (MQ selector name, kind). Kinds: int, text, and the flag tables below.
 ATTRIBUTES: dict[str, tuple[str, str]] = {
     "max_depth": ("MQIA_MAX_Q_DEPTH", "int"),
@@ -112,15 +113,13 @@ class PCFSession:
     def __init__(self, lib: MQLibrary, qmgr: Any, *, response_wait_interval: int = 5000,
                  model_queue: str = "SYSTEM.DEFAULT.MODEL.QUEUE",
                  dynamic_queue: str = "MQCONSOLE.*",
-                 command_queue: str = "SYSTEM.ADMIN.COMMAND.QUEUE",
-                 encoding: str = "utf-8") -> None:
+                 command_queue: str = "SYSTEM.ADMIN.COMMAND.QUEUE") -> None:
         self._lib = lib
         self._qmgr = qmgr
         self._wait = response_wait_interval
         self._model = model_queue
         self._dynamic = dynamic_queue
         self._command = command_queue
-        self._text = encoding
         self._exec: Any = None
 
     # -- plumbing ----------------------------------------------------------------------
@@ -149,7 +148,27 @@ class PCFSession:
         return const(self._lib, name)
 
     def text(self, value: str) -> bytes:
-        return value.encode(self._text, errors="replace")
+        """A PCF string's bytes: UTF-8, sent labelled CCSID 1208 (see ``parameters``)."""
+        return value.encode("utf-8", errors="replace")
+
+    def parameters(self, params: Mapping[int, Any]) -> list[Any]:
+        """The request's parameters as PCF structures, in order. Every string carries
+        CodedCharSetId 1208 (its bytes are UTF-8): left at MQCCSI_DEFAULT, a string takes
+        the request message's CCSID — the client's — and a queue manager converting from
+        that reads the bytes of any other encoding (the queue manager's own EBCDIC on
+        z/OS, say) as garbage."""
+        m = self._lib.module
+        out: list[Any] = []
+        for key, value in params.items():
+            if isinstance(value, bytes):
+                out.append(m.CFST(Parameter=key, String=value, CodedCharSetId=PCF_CCSID))
+            elif isinstance(value, list) and value and isinstance(value[0], bytes):
+                out.append(m.CFSL(Parameter=key, Strings=value, CodedCharSetId=PCF_CCSID))
+            elif isinstance(value, list):
+                out.append(m.CFIL(Parameter=key, Values=[int(v) for v in value]))
+            else:
+                out.append(m.CFIN(Parameter=key, Value=int(value)))
+        return out
 
     def mq_reason(self, pcf_reason: int) -> int:
         """The protocol's MQRC for a PCF-only reason (4001 → 2100, …); others unchanged."""
@@ -166,7 +185,7 @@ class PCFSession:
         replies among good ones are returned (``Reply.comp`` != 0).
         """
         method = getattr(self.executor(), command)
-        args = dict(params)
+        args = self.parameters(params)
         if not self._lib.pcf_collects_errors:
             return [Reply(clean(r)) for r in method(args)]
         collected: list[Any] = []

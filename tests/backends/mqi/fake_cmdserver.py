@@ -40,6 +40,7 @@ class Param:
     value: Any
     kind: str
     type: int = 0  # the MQCFT_* it came as
+    ccsid: int = 0  # a string's CodedCharSetId (0: MQCCSI_DEFAULT, the message's)
 
 
 @dataclass
@@ -55,13 +56,24 @@ class PCFMessage:
     struc_length: int = 36
     declared_count: int = 0
 
-    def pack(self, big_endian: bool, F: Any) -> bytes:
+    def pack(self, big_endian: bool, F: Any, codec: str = "utf-8") -> bytes:
+        """The message's bytes; its strings (held as UTF-8) in ``codec``."""
         o = ">" if big_endian else "<"
         out = [struct.pack(o + "9i", self.type, 36, self.version, self.command, self.seq,
                            self.control, self.comp, self.reason, len(self.params))]
         for p in self.params:
+            if codec != "utf-8" and p.kind in ("str", "strs"):
+                p = recode(p, "utf-8", codec)
             out.append(pack_param(p, o, F))
         return b"".join(out)
+
+
+def recode(p: Param, source: str, target: str) -> Param:
+    """A string parameter's bytes from one codec to another (blanks are blanks)."""
+    def one(b: bytes) -> bytes:
+        return b.decode(source, errors="replace").encode(target, errors="replace")
+    value = one(p.value) if p.kind == "str" else [one(v) for v in p.value]
+    return Param(p.id, value, p.kind, p.type, p.ccsid)
 
 
 def _pad4(b: bytes) -> bytes:
@@ -123,12 +135,12 @@ def parse_pcf(data: bytes, big_endian: bool, F: Any) -> PCFMessage:
             vals = list(struct.unpack_from(o + f"{n}i", body, 16))
             msg.params.append(Param(pid, vals, "ints", ptype))
         elif ptype == F.MQCFT_STRING:
-            _, _, pid, _ccsid, n = struct.unpack_from(o + "5i", body)
-            msg.params.append(Param(pid, bytes(body[20:20 + n]), "str", ptype))
+            _, _, pid, ccsid, n = struct.unpack_from(o + "5i", body)
+            msg.params.append(Param(pid, bytes(body[20:20 + n]), "str", ptype, ccsid))
         elif ptype == F.MQCFT_STRING_LIST:
-            _, _, pid, _ccsid, n, width = struct.unpack_from(o + "6i", body)
+            _, _, pid, ccsid, n, width = struct.unpack_from(o + "6i", body)
             vals = [bytes(body[24 + i * width:24 + (i + 1) * width]) for i in range(n)]
-            msg.params.append(Param(pid, vals, "strs", ptype))
+            msg.params.append(Param(pid, vals, "strs", ptype, ccsid))
         elif ptype == F.MQCFT_BYTE_STRING:
             _, _, pid, n = struct.unpack_from(o + "4i", body)
             msg.params.append(Param(pid, bytes(body[16:16 + n]), "bytes", ptype))

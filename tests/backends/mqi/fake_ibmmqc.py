@@ -51,7 +51,7 @@ from importlib.metadata import version as _dist_version
 from pathlib import Path
 from typing import Any
 
-from fake_cmdserver import CommandServer, PCFFormatError, PCFMessage, parse_pcf
+from fake_cmdserver import CommandServer, PCFFormatError, PCFMessage, parse_pcf, recode
 
 from mqconsole.backends.base import Context
 from mqconsole.backends.embedded import EmbeddedCursor, EmbeddedQueueManager, open_embedded
@@ -190,6 +190,13 @@ CD = Layout(
     ("UseDLQ", "i"), ("DefReconnect", "i"), ("CertificateLabel", "64s"))
 
 
+def ccsid_codec(ccsid: int) -> str:
+    """Python's codec for a CCSID (UTF-8 for 1208 and anything unknown)."""
+    from mqconsole.mq.ccsid import codec_for
+
+    return codec_for(ccsid) or "utf-8"
+
+
 def _text(raw: bytes | None) -> str:
     return (raw or b"").split(b"\x00", 1)[0].rstrip(b" ").decode("latin-1")
 
@@ -304,6 +311,8 @@ class Conn:
     uncommitted: int = 0  # messages in the open unit of work (MAXUMSGS counts these)
     reconnectable: bool = False  # a break reconnects it instead of ending it
     max_msg_length: int = 100 * 1024 * 1024  # negotiated with the channel
+    #: the CCSID the client labels what it sends with MQCCSI_Q_MGR (its locale's; MQCCSID)
+    client_ccsid: int = field(default_factory=lambda: int(os.environ.get("MQCCSID") or 819))
     uow_lost: bool = False  # reconnected inside a unit of work: 2003 until MQCMIT/MQBACK
 
 
@@ -809,6 +818,13 @@ class Engine:
                 replies = [PCFMessage(F.MQCFT_RESPONSE, 0, [], comp=C.MQCC_FAILED,
                                       reason=exc.reason)]
             else:
+                # the command server reads each string in the CCSID it is labelled with:
+                # its own CodedCharSetId, else the message's (MQCCSI_Q_MGR from a client:
+                # the client's); the server works in UTF-8 here
+                label = md.ccsid or conn.client_ccsid
+                request.params = [
+                    recode(p, ccsid_codec(p.ccsid or label), "utf-8")
+                    if p.kind in ("str", "strs") else p for p in request.params]
                 replies = self.server.handle(conn, request)
         reply_q = md.reply_to_q.strip(" \x00")
         correl = md.correl_id if md.report & C.MQRO_PASS_CORREL_ID else md.msg_id
@@ -823,7 +839,7 @@ class Engine:
         if reply_q in qdef.dynamic:
             qdef.dynamic[reply_q].append((md, None, reply))
             return
-        body = reply.pack(is_big_endian(qdef.encoding), CMQCFC)
+        body = reply.pack(is_big_endian(qdef.encoding), CMQCFC, ccsid_codec(qdef.ccsid))
         with contextlib.suppress(MQError):  # MQ would put it on the dead-letter queue
             conn.qm.put(reply_q, Message(md, body), context=Context.SET_ALL, syncpoint=False)
 
@@ -1046,11 +1062,15 @@ class Engine:
                 if (want_id is None or md.msg_id == want_id) and \
                         (want_correl is None or md.correl_id == want_correl):
                     if reply is not None:
+                        # the queue manager's strings are in its CCSID; MQGMO_CONVERT
+                        # turns them (and the integers) into what the getter asks for
                         big = is_big_endian(md.encoding)
+                        ccsid = md.ccsid
                         if opts & C.MQGMO_CONVERT and md.format == "MQADMIN ":
                             big = is_big_endian(md_in.encoding)
-                            md = md.copy(encoding=md_in.encoding)
-                        body = reply.pack(big, CMQCFC)
+                            ccsid = md_in.ccsid or conn.client_ccsid
+                            md = md.copy(encoding=md_in.encoding, ccsid=ccsid)
+                        body = reply.pack(big, CMQCFC, ccsid_codec(ccsid))
                     length = len(body)
                     if length > maxlen and not accept:
                         return (body[:maxlen], pack_md(md, md_raw), length, C.MQCC_WARNING,
