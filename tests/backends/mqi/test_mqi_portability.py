@@ -79,10 +79,12 @@ def _strict_library(lib: shim.MQLibrary) -> shim.MQLibrary:
             method = super().__getattr__(name)
 
             def call(params, *args, **kw):
-                for k, v in dict(params).items():
+                # parameters come as PCF structures (strings labelled with their CCSID)
+                for p in params:
+                    v = getattr(p, "String", None) or getattr(p, "Strings", None) or []
                     values = v if isinstance(v, list) else [v]
                     assert not any(isinstance(x, str) for x in values), \
-                        f"PCF parameter {k} given str: {v!r}"
+                        f"PCF parameter {p.Parameter} given str: {v!r}"
                 return method(params, *args, **kw)
 
             return call
