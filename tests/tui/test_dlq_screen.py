@@ -179,6 +179,10 @@ async def test_read_only_plans_but_cannot_run(make_app, qm, rules_dir):
         await pilot.press("ctrl+o")
         await settle(app, pilot)
         assert app.screen is screen and "dlq_run" not in screen_text(app)
+        # leaving stops a plan still running in its worker
+        await pilot.press("escape")
+        await settle(app, pilot)
+        assert app.screen is not screen and screen._planning.is_set()
     assert depth(qm, DLQ) == 240
 
 

@@ -17,6 +17,8 @@ The console runs one pass; ``mqconsole dlq-handler`` runs passes as the table's 
 
 from __future__ import annotations
 
+import threading
+import time
 from collections import Counter
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -40,6 +42,7 @@ if TYPE_CHECKING:
     from mqconsole.ops.operation import Operation, Summary
 
 MAX_SHOWN_LINES = 2_000  # of a rules file (a table is a few dozen lines)
+PROGRESS_EVERY = 0.25  # seconds between a plan's progress lines
 MAX_ROWS = 5_000  # messages listed (the counts cover every message; the CLI lists all)
 MAX_FILE_BYTES = 1_000_000
 
@@ -125,6 +128,7 @@ class DlqHandlerScreen(ConsoleScreen):
         self.op: Operation | None = None
         self.plan: Summary | None = None
         self.outcome: Summary | None = None  # the last run's
+        self._planning = threading.Event()  # set: the plan in a worker stops
 
     # -- layout ---------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
@@ -212,17 +216,28 @@ class DlqHandlerScreen(ConsoleScreen):
         ctx = self.ctx
         op = ctx.operation(self._kind(path, table))
         self._status(f"planning {path}…")
+        self._planning.set()  # a plan still running stops
+        cancel = self._planning = threading.Event()
+        last = [0.0]
+
+        def progress(done: int, total: int | None) -> None:
+            now = time.monotonic()
+            if now - last[0] >= PROGRESS_EVERY:
+                last[0] = now
+                of = f" of {total:,}" if total else ""
+                ctx.post_from_thread(self._status, f"planning {path}: {done:,}{of} "
+                                     "messages read…")
 
         def job() -> Summary:
             qm = ctx.conns.new()
             try:
                 op.validate(qm)
-                return op.preview(qm)
+                return op.preview(qm, progress=progress, cancel=cancel)
             finally:
                 ctx.conns.release(qm)
 
         def done(plan: Summary) -> None:
-            if not self.is_attached:
+            if not self.is_attached or cancel.is_set():
                 return
             self.op, self.plan = op, plan
             self.queue = str(plan.extra.get("queue") or self.queue)
@@ -340,7 +355,11 @@ class DlqHandlerScreen(ConsoleScreen):
         ctx.app.push_screen(OperationDialog(ctx, op, "Running the dead-letter handler"),
                             finished)
 
+    def on_unmount(self) -> None:
+        self._planning.set()
+
     def action_back(self) -> None:
+        self._planning.set()
         self.app.pop_screen()
 
 
