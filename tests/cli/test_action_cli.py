@@ -101,6 +101,8 @@ def test_unknown_id_and_bad_selections_are_exit_2_before_anything(tmp_path, demo
     cases = {("count", "APP.ORDERS"): "no messages selected",
              ("peek", "APP.ORDERS", "--all"): "works on one message: give one --msgid",
              ("drain", "APP.ORDERS", "--all"): "works on the whole queue: give no selection",
+             ("drain", "APP.ORDERS", "--token", "AB"): "works on the whole queue",
+             ("peek", "APP.ORDERS", "--where", "priority > 0"): "works on one message",
              ("count", "NO.SUCH.Q", "--all"): "NO.SUCH.Q does not exist",
              ("drain", "NO.SUCH.Q"): "NO.SUCH.Q does not exist"}  # before the question
     for args, sentence in cases.items():
@@ -128,7 +130,7 @@ def test_a_dangerous_action_is_confirmed_and_absent_in_a_read_only_profile(tmp_p
                              "is dangerous and the profile is read-only; known actions: "
                              "boom, count, peek")
     msgid = ids(ro, tmp_path, "APP.ORDERS")[0]
-    r = act(ro, tmp_path, "peek", "APP.ORDERS", "--msgid", msgid)  # not dangerous: runs
+    r = act(ro, tmp_path, "peek", "APP.ORDERS", "--msgid", msgid, "--position", "1")
     assert r.code == 0, r.err
     assert ro_log.read_text() == f"peek APP.ORDERS {msgid}\n"
     assert "\x1b" not in r.err and "peeked" in r.err  # a plugin's sentence is made safe

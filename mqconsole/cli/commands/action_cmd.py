@@ -48,13 +48,18 @@ def selection_for(found: RegisteredAction, msgids: tuple[str, ...], msgids_from:
 
     scope, aid = found.action.scope, found.id
     if scope == "queue":
-        if msgids or msgids_from or where or all_ or limit is not None:
+        meta = click.get_current_context().meta  # --position, --token, --all-duplicates
+        marked = any(meta.get(f"selection.{k}") for k in ("positions", "tokens",
+                                                           "all_duplicates"))
+        if msgids or msgids_from or where or all_ or limit is not None or marked:
             raise CliError(f"action {aid} works on the whole queue: give no selection")
         return Selection(all=True)
     selection = build_selection(msgids, msgids_from, where, limit, all_)
-    if scope == "message" and (len(selection.msgids) != 1 or selection.where is not None
-                               or selection.all):
-        raise CliError(f"action {aid} works on one message: give one --msgid")
+    if scope == "message" and (len(selection.msgids) + len(selection.marks) != 1
+                               or selection.where is not None or selection.all
+                               or selection.all_duplicates):
+        raise CliError(f"action {aid} works on one message: give one --msgid (with "
+                       "--position when several carry it) or one --token")
     return selection
 
 
