@@ -1,7 +1,8 @@
 """What can go wrong reading a snapshot, as one sentence, with the exit code the CLI uses.
 
 :class:`AuditInputError` (exit 2): the snapshot folder is missing or not a snapshot, the
-``--as-of`` time or the SQL is bad. (Java or pyspark missing is
+``--as-of`` time or the SQL is bad; :class:`SparkFailed` (exit 3): Spark did not start or its
+job failed. (Java or pyspark missing is
 :class:`mqconsole.audit.java.SparkUnavailable`, exit 3.) :func:`first_line` keeps Spark's
 own sentence and drops its JVM stack trace.
 """
@@ -19,6 +20,12 @@ class AuditInputError(AuditError):
     """A bad snapshot, time or query (exit 2)."""
 
     code = 2
+
+
+class SparkFailed(AuditError):
+    """A Spark job failed or Spark could not start (exit 3); the sentence names why."""
+
+    code = 3
 
 
 def first_line(error: BaseException) -> str:

@@ -16,6 +16,7 @@ import os
 import re
 import sys
 import tempfile
+import threading
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -23,6 +24,7 @@ from typing import TYPE_CHECKING
 
 from mqconsole import paths
 
+from .errors import AuditInputError, SparkFailed, first_line
 from .java import SparkUnavailable, require_spark
 
 if TYPE_CHECKING:
@@ -55,7 +57,7 @@ logger.parquet.level = error
 """
 
 
-class BadMaster(ValueError):
+class BadMaster(AuditInputError):
     """A ``--master`` Spark does not know (exit 2)."""
 
 
@@ -116,6 +118,8 @@ def spark_conf_pairs(settings: SparkSettings, log4j: Path) -> dict[str, str]:
         "spark.pyspark.python": sys.executable,
         "spark.pyspark.driver.python": sys.executable,
         "spark.sql.execution.arrow.pyspark.enabled": "true",
+        # partition columns read as the strings they are (a queue named 007 stays 007)
+        "spark.sql.sources.partitionColumnTypeInference.enabled": "false",
     }
     if settings.master.startswith("local"):
         conf["spark.driver.host"] = "127.0.0.1"
@@ -131,22 +135,45 @@ def _prepare_environment(settings: SparkSettings) -> None:
         os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
 
 
-def start_session(settings: SparkSettings | None = None) -> SparkSession:
-    """A SparkSession as ``settings`` say, its JVM output in ``settings.log_file``.
+_lock = threading.Lock()
 
-    Raises SparkUnavailable (exit 3) when pyspark or Java is missing or the JVM does not
-    start (the log file holds the JVM's words), BadMaster (exit 2) for a bad ``--master``.
+
+def start_session(settings: SparkSettings | None = None) -> SparkSession:
+    """A SparkSession as ``settings`` say, its JVM output in ``settings.log_file``; the
+    running one when it is on the same master (the console and the tests keep one).
+
+    Raises SparkUnavailable (exit 3) when pyspark or Java is missing, SparkFailed (exit 3)
+    when the JVM does not start (the log file holds its words), BadMaster (exit 2).
     """
     settings = settings or SparkSettings()
     check_master(settings.master)
     require_spark()
+    with _lock:
+        running = _running(settings.master)
+        if running is not None:
+            return running
+        return _start(settings)
+
+
+def _running(master: str) -> SparkSession | None:
+    from pyspark import SparkContext
+    from pyspark.sql import SparkSession
+
+    context = SparkContext._active_spark_context
+    if context is None:
+        return None
+    if context.master == master or (master == DEFAULT_MASTER
+                                    and context.master.startswith("local")):
+        return SparkSession._instantiatedSession or SparkSession(context)
+    SparkSession(context).stop()  # another master: start again there
+    return None
+
+
+def _start(settings: SparkSettings) -> SparkSession:
     from pyspark import SparkConf, SparkContext
     from pyspark.java_gateway import launch_gateway
     from pyspark.sql import SparkSession
 
-    active = _running()
-    if active is not None:
-        return active
     log_dir = paths.ensure_dir(settings.log_file.parent)
     log4j = log_dir / "log4j2.properties"
     if not log4j.exists() or log4j.read_text() != LOG4J2:
@@ -155,30 +182,17 @@ def start_session(settings: SparkSettings | None = None) -> SparkSession:
     conf = SparkConf(loadDefaults=False)
     for key, value in spark_conf_pairs(settings, log4j).items():
         conf.set(key, value)
-    # private (0600): the JVM's words may quote message data; kept open while the JVM runs
-    log = os.fdopen(os.open(settings.log_file, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600),
-                    "ab")
-    try:
-        gateway = launch_gateway(conf, popen_kwargs={"stdout": log, "stderr": log})
-    except Exception as e:  # [JAVA_GATEWAY_EXITED] and friends: the log says why
-        log.close()
-        raise SparkUnavailable(f"Spark did not start ({type(e).__name__}); its output is in "
-                               f"{settings.log_file}") from None
-    sc = SparkContext(conf=conf, gateway=gateway)
+    # private (0600): the JVM's words may quote message data; the JVM keeps it open
+    fd = os.open(settings.log_file, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+    with os.fdopen(fd, "ab") as log:
+        try:
+            gateway = launch_gateway(conf, popen_kwargs={"stdout": log, "stderr": log})
+            context = SparkContext(conf=conf, gateway=gateway)
+        except Exception as e:  # [JAVA_GATEWAY_EXITED], an unreachable master: the log says
+            raise SparkFailed(f"Spark did not start on {settings.master} ({first_line(e)}); "
+                              f"its output is in {settings.log_file}") from None
     quiet_python_loggers(settings.log_file)
-    return SparkSession(sc)
-
-
-def _running() -> SparkSession | None:
-    """The session already running in this process, whichever thread started it (the
-    console starts Spark in a worker thread; getActiveSession only sees its own thread's)."""
-    from pyspark import SparkContext
-    from pyspark.sql import SparkSession
-
-    context = SparkContext._active_spark_context
-    if context is None:
-        return None
-    return SparkSession._instantiatedSession or SparkSession(context)
+    return SparkSession(context)
 
 
 def quiet_python_loggers(log_file: Path) -> None:
@@ -200,10 +214,27 @@ def quiet_python_loggers(log_file: Path) -> None:
         logger.propagate = False
 
 
-def stop_session(spark: SparkSession) -> None:
-    """Stop Spark (its JVM exits with it)."""
-    spark.stop()
+def stop_session(spark: SparkSession | None = None) -> None:
+    """Stop ``spark`` or the running session, if any (its JVM exits with it)."""
+    if spark is not None:
+        spark.stop()
+        return
+    try:
+        from pyspark import SparkContext
+        from pyspark.sql import SparkSession
+    except ImportError:
+        return
+    with _lock:
+        context = SparkContext._active_spark_context
+        if context is not None:
+            (SparkSession._instantiatedSession or SparkSession(context)).stop()
+
+
+def log_path() -> Path:
+    """The file the JVM's output goes to by default (never the terminal)."""
+    return SparkSettings().log_file
 
 
 __all__ = ["DEFAULT_MASTER", "BadMaster", "SparkSettings", "SparkUnavailable", "check_master",
-           "spark_conf_pairs", "spark_log_dir", "start_session", "stop_session"]
+           "first_line", "log_path", "spark_conf_pairs", "spark_log_dir", "start_session",
+           "stop_session"]

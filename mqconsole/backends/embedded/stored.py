@@ -70,6 +70,15 @@ class StoredMessage(Message):
         self._md = value
 
     @property
+    def stored(self) -> tuple[bytes, int, int | None] | None:
+        """``(the MD as stored, BackoutCount, Expiry left or None)`` while the MD has not
+        been unpacked or replaced (else None): for readers that take fields straight from the
+        packed bytes (CCSID 819, ``mdfast``), such as the audit's record batches."""
+        if self._md is not None:
+            return None
+        return self._blob, self._backout_count, self._expiry
+
+    @property
     def msg_id_hex(self) -> str:
         md = self._md
         raw = md.msg_id if md is not None else self._blob[MSG_ID_AT:MSG_ID_AT + 24]

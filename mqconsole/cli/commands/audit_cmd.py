@@ -15,6 +15,7 @@ import click
 
 from mqconsole.cli.output import emit_json, safe, say, table
 
+from .audit_export_cmd import export
 from .common import json_option
 
 
@@ -152,5 +153,7 @@ def sql(folder: str, query: str, as_json: bool, master: str | None,
                                                                     80)))
     sys.stdout.flush()
 
+
+audit.add_command(export)
 
 COMMANDS = [audit]

@@ -1,0 +1,292 @@
+"""The PySpark Python data source ``mqconsole``: queues or saved files → snapshot rows.
+
+::
+
+    from mqconsole.audit.datasource import register
+    register(spark, connections={"prod": profile})      # profile: no password inside
+    df = (spark.read.format("mqconsole").option("profile", "prod")
+          .option("queues", "SYSTEM.DEAD.LETTER.QUEUE,APP.*.BOQ").load())
+    df = spark.read.format("mqconsole").option("embedded", "/path/qm.sqlite")...
+    df = spark.read.format("mqconsole").load("/saved/a.dmp")   # or .load([paths])
+
+Options: ``profile`` (a comma list of registered connection names) or ``embedded`` (an
+embedded queue manager file) with ``queues`` (MQ patterns); or file paths given to
+``load()`` (or the ``files`` option, comma-separated); ``queue_list`` (JSON ``[[profile,
+queue], ...]``: exact queues, as the export gives them); ``with_payload`` (``true``: the
+``payload`` column); ``batch_rows``; ``progress_dir`` (``progress.py``).
+
+One partition per queue (a queue can only be browsed forward, from its start) and one per
+file. ``read()`` browses (never gets: an audit removes nothing) and yields Arrow record
+batches of ``batch_rows`` rows, so memory stays flat whatever the depth. Spark calls
+``read()`` again for every action and on a task retry, so browse once into a snapshot
+(``export.py``) and audit the snapshot.
+
+Plugin audit columns and the connections travel inside the registered class: ``register``
+makes a subclass holding them, which Spark pickles (by value) to its Python workers.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+from pyspark.sql.datasource import DataSource, DataSourceReader, InputPartition
+
+from mqconsole.ops.dmpfile import DmpReader
+
+from .columns import Column, snapshot_columns, spark_ddl
+from .progress import Progress, ProgressWriter
+from .rows import BATCH_ROWS, BatchBuilder, ComputedColumn
+from .sources import (
+    FileSource,
+    QueueSource,
+    SourceError,
+    check_file,
+    connected,
+    connection_refusal,
+    expand_queues,
+    split_patterns,
+)
+
+NAME = "mqconsole"
+EMBEDDED_KEY = "embedded:"
+BROWSE_BATCH = 500
+
+
+@dataclass(frozen=True, slots=True)
+class PluginColumn:
+    """A plugin's audit column as the data source carries it."""
+
+    plugin: str
+    name: str  # the column's own name; the snapshot's is <plugin>_<name>
+    spark_type: str
+    compute: Any
+    settings: Mapping[str, Any]
+
+    @property
+    def full_name(self) -> str:
+        return f"{self.plugin}_{self.name}"
+
+
+class SourcePartition(InputPartition):
+    def __init__(self, index: int, source: QueueSource | FileSource) -> None:
+        super().__init__(index)
+        self.index = index
+        self.source = source
+
+
+def _flag(options: Mapping[str, str], key: str) -> bool:
+    return str(options.get(key, "false")).strip().lower() in ("1", "true", "yes")
+
+
+def _file_options(options: Mapping[str, str]) -> list[str]:
+    files: list[str] = []
+    if options.get("paths"):
+        files += [str(p) for p in json.loads(options["paths"])]
+    if options.get("path"):
+        files.append(options["path"])
+    if options.get("files"):
+        files += [p.strip() for p in options["files"].split(",") if p.strip()]
+    return files
+
+
+class MqconsoleDataSource(DataSource):
+    """``spark.read.format("mqconsole")``: see the module's text."""
+
+    connections: Mapping[str, object] = {}
+    plugin_columns: Sequence[PluginColumn] = ()
+
+    @classmethod
+    def name(cls) -> str:
+        return NAME
+
+    def columns(self) -> list[Column]:
+        return snapshot_columns(
+            with_payload=_flag(self.options, "with_payload"),
+            plugin_columns=[(c.full_name, c.spark_type) for c in self.plugin_columns])
+
+    def schema(self) -> str:
+        return spark_ddl(self.columns())
+
+    def reader(self, schema: Any) -> DataSourceReader:
+        return MqconsoleReader(dict(self.options), self.columns(), dict(self.connections),
+                               list(self.plugin_columns))
+
+
+class MqconsoleReader(DataSourceReader):
+    def __init__(self, options: dict[str, str], columns: list[Column],
+                 connections: dict[str, object], plugin_columns: list[PluginColumn]) -> None:
+        self.options = options
+        self.columns = columns
+        self.connections = connections
+        self.plugin_columns = plugin_columns
+        self.batch_rows = int(options.get("batch_rows") or BATCH_ROWS)
+        self.progress_dir = options.get("progress_dir") or None
+        embedded = options.get("embedded")
+        if embedded:
+            self.connections[EMBEDDED_KEY + embedded] = {"backend": "embedded",
+                                                         "path": embedded}
+
+    # -- planning (on the driver's side) ------------------------------------------------
+    def _keys(self) -> list[str]:
+        keys = split_patterns(self.options.get("profile", ""))
+        if self.options.get("embedded"):
+            keys.append(EMBEDDED_KEY + self.options["embedded"])
+        for key in keys:
+            self._check_key(key)
+        return keys
+
+    def _check_key(self, key: str) -> None:
+        if key not in self.connections:
+            raise SourceError(f"profile {key!r} is not known to the mqconsole data source: "
+                              "register it with mqconsole.audit.datasource.register(spark, "
+                              "connections={...})")
+        refusal = connection_refusal(self.connections[key])
+        if refusal:
+            raise SourceError(f"profile {key!r} cannot be audited: {refusal}")
+
+    def sources(self) -> list[QueueSource | FileSource]:
+        out: list[QueueSource | FileSource] = []
+        if self.options.get("queue_list"):
+            for key, queue in json.loads(self.options["queue_list"]):
+                self._check_key(str(key))
+                out.append(QueueSource(str(key), str(queue)))
+        patterns = split_patterns(self.options.get("queues", ""))
+        keys = self._keys()
+        if patterns and not keys:
+            raise SourceError("option queues needs option profile or embedded (which queue "
+                              "manager to browse)")
+        if keys and not patterns:
+            raise SourceError("option profile needs option queues (which queues to browse)")
+        for key in keys:
+            with connected(self.connections[key]) as qm:
+                out += [QueueSource(key, q) for q in expand_queues(qm, patterns)]
+        out += [FileSource(check_file(f)) for f in _file_options(self.options)]
+        if not out:
+            raise SourceError("nothing to read: give queues (options profile or embedded, and "
+                              "queues) or saved files (load(path))")
+        return out
+
+    def partitions(self) -> Sequence[InputPartition]:
+        return [SourcePartition(i, s) for i, s in enumerate(self.sources())]
+
+    # -- reading (in an executor) --------------------------------------------------------
+    def read(self, partition: InputPartition) -> Iterator[pa.RecordBatch]:
+        assert isinstance(partition, SourcePartition)
+        source = partition.source
+        progress = ProgressWriter(self.progress_dir, partition.index)
+        if isinstance(source, QueueSource):
+            yield from self._read_queue(source, progress)
+        else:
+            yield from self._read_file(source, progress)
+
+    def _builder(self, qmgr: str, queue: str, source: str) -> BatchBuilder:
+        return BatchBuilder(self.columns, qmgr=qmgr, queue=queue, source=source,
+                            computed=[ComputedColumn(c.full_name, c.compute)
+                                      for c in self.plugin_columns],
+                            call=_plugin_caller(self.plugin_columns))
+
+    def _drain(self, builder: BatchBuilder, messages: Iterator, state: Progress,
+               progress: ProgressWriter) -> Iterator[pa.RecordBatch]:
+        position = 0
+        for message in messages:
+            position += 1
+            builder.add(message, position)
+            if builder.rows >= self.batch_rows:
+                state.read = position
+                yield builder.flush()
+                progress.write(state)
+        state.read = position
+        if builder.rows:
+            yield builder.flush()
+        state.done = True
+        progress.write(state)
+
+    def _read_queue(self, source: QueueSource, progress: ProgressWriter
+                    ) -> Iterator[pa.RecordBatch]:
+        with connected(self.connections[source.key]) as qm:
+            qmgr = qm.name.strip()
+            state = Progress(qmgr, source.queue, "queue")
+            progress.write(state)
+            builder = self._builder(qmgr, source.queue, "queue")
+            with qm.browse(source.queue) as cursor:
+                yield from self._drain(builder, _browse(cursor), state, progress)
+
+    def _read_file(self, source: FileSource, progress: ProgressWriter
+                   ) -> Iterator[pa.RecordBatch]:
+        with DmpReader(source.path) as reader:
+            qmgr = (reader.info.qmgr or "").strip()
+            queue = file_queue(reader.info.queue, source.path)
+            state = Progress(qmgr, queue, source.path)
+            progress.write(state)
+            builder = self._builder(qmgr, queue, source.path)
+            yield from self._drain(builder, iter(reader), state, progress)
+
+
+def file_queue(header_queue: str | None, path: str) -> str:
+    """The ``queue`` of a file's rows: the queue its header names, else the file's name."""
+    return (header_queue or "").strip() or Path(path).name
+
+
+def _browse(cursor) -> Iterator:
+    while True:
+        batch = cursor.next_batch(BROWSE_BATCH)
+        yield from batch
+        if len(batch) < BROWSE_BATCH:
+            return
+
+
+def _plugin_caller(columns: Sequence[PluginColumn]):
+    """Run a plugin column as its plugin (``plugin_settings()`` works); a failure is said once
+    (in Spark's log) and gives null."""
+    if not columns:
+        return None
+    from mqconsole.plugins.host import PluginHost
+
+    host = PluginHost(settings={c.plugin: dict(c.settings) for c in columns})
+    by_name = {c.full_name: c for c in columns}
+    failed: set[str] = set()
+
+    def call(column: ComputedColumn, message) -> Any:
+        plugin = by_name[column.name].plugin
+        try:
+            with host.running(plugin):
+                return column.compute(message)
+        except Exception as e:
+            if column.name not in failed:
+                failed.add(column.name)
+                print(f"mqconsole: audit column {column.name} of plugin {plugin} raised "
+                      f"{type(e).__name__}: {e}; its value is null", file=sys.stderr)
+            return None
+
+    return call
+
+
+def source_class(connections: Mapping[str, object] | None = None,
+                 plugin_columns: Sequence[PluginColumn] = ()) -> type[MqconsoleDataSource]:
+    """A data source class carrying these connections and plugin columns."""
+    from pyspark import cloudpickle
+
+    for column in plugin_columns:  # a folder plugin's module cannot be imported by workers
+        module = sys.modules.get(getattr(column.compute, "__module__", "") or "")
+        if module is not None and module.__name__.startswith("mqconsole_site_plugin_"):
+            cloudpickle.register_pickle_by_value(module)
+    return type("MqconsoleSource", (MqconsoleDataSource,),
+                {"connections": dict(connections or {}), "plugin_columns": tuple(plugin_columns),
+                 "__module__": __name__})
+
+
+def register(spark, connections: Mapping[str, object] | None = None,
+             plugin_columns: Sequence[PluginColumn] = ()) -> None:
+    """Make ``spark.read.format("mqconsole")`` read through these connections (name →
+    profile object or backend spec) with these plugin columns."""
+    spark.dataSource.register(source_class(connections, plugin_columns))
+
+
+__all__ = ["NAME", "MqconsoleDataSource", "PluginColumn", "file_queue", "register",
+           "source_class"]

@@ -1,0 +1,404 @@
+"""The snapshot job: browse queues (or read saved files) once into a Parquet dataset.
+
+``plan_export`` checks everything that can be checked before Spark starts (the output
+folder, the connections, the queues each pattern names, the files) and notes the depths at
+the start; ``run_export`` runs the Spark job and finishes the folder. The folder is written
+beside ``--out`` under a temporary name and renamed when done::
+
+    DIR/manifest.json    schema version, columns, sources (depths at start and end, rows),
+                         times, format, Spark master
+    DIR/messages/        the dataset, partitioned queue=…/put_date=…, Parquet (zstd) or CSV
+
+Folders are 0700 and files 0600 (a snapshot may hold payloads). ``--out`` that exists is
+refused unless ``replace`` (and then only when it is a snapshot). Browse only: an audit
+never removes a message.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import shutil
+import threading
+import time
+import uuid
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from mqconsole.mq.errors import MQError
+from mqconsole.ops.dmpfile import DmpReader
+
+from .columns import PARTITION_COLUMNS, SCHEMA_VERSION, snapshot_columns
+from .errors import AuditError, AuditInputError, SparkFailed
+from .progress import Progress, read_progress
+from .sources import (
+    SourceError,
+    check_file,
+    connected,
+    connection_refusal,
+    expand_queues,
+)
+
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
+
+    from .datasource import PluginColumn
+
+MANIFEST = "manifest.json"
+DATA_DIR = "messages"
+PROGRESS_DIR = ".progress"
+FORMATS = ("parquet", "csv")
+
+
+class ExportCancelled(AuditError):
+    """The operator cancelled the export; nothing was written (exit 1)."""
+
+    code = 1
+
+
+@dataclass(frozen=True)
+class ExportRequest:
+    """What to export. ``connections``: name → profile object or backend spec; the first is
+    the profile in use, the others ``--also-profile``."""
+
+    out: Path
+    connections: Mapping[str, object] = field(default_factory=dict)
+    patterns: Sequence[str] = ()
+    files: Sequence[str] = ()
+    format: str = "parquet"
+    with_payload: bool = False
+    replace: bool = False
+    plugin_columns: Sequence[PluginColumn] = ()
+
+
+@dataclass
+class QueuePlan:
+    key: str
+    qmgr: str
+    queue: str
+    depth_start: int | None
+    depth_end: int | None = None
+    rows: int = 0
+
+
+@dataclass
+class FilePlan:
+    path: str
+    qmgr: str
+    queue: str
+    tool: str | None
+    rows: int = 0
+
+
+@dataclass
+class ExportPlan:
+    request: ExportRequest
+    queues: list[QueuePlan]
+    files: list[FilePlan]
+    started: datetime = field(default_factory=lambda: datetime.now(UTC))
+
+    @property
+    def sources(self) -> int:
+        return len(self.queues) + len(self.files)
+
+
+@dataclass
+class ExportSummary:
+    out: str
+    rows: int
+    queues: list[dict[str, Any]]
+    files: list[dict[str, Any]]
+    seconds: float
+    format: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {"out": self.out, "rows": self.rows, "queues": self.queues,
+                "files": self.files, "seconds": round(self.seconds, 3), "format": self.format}
+
+
+# -- planning (no Spark) ------------------------------------------------------------------
+
+def _check_out(out: Path, replace: bool) -> None:
+    if out.exists() or out.is_symlink():
+        if not replace:
+            raise AuditInputError(f"{out} exists: choose another --out, or --replace to "
+                                  "replace the snapshot there")
+        if not out.is_dir() or not (out / MANIFEST).is_file():
+            raise AuditInputError(f"{out} is not a snapshot (no {MANIFEST}): --replace only "
+                                  "replaces a snapshot")
+    parent = out.parent
+    if not parent.is_dir():
+        raise AuditInputError(f"the folder of --out ({parent}) does not exist")
+    if not os.access(parent, os.W_OK | os.X_OK):
+        raise AuditInputError(f"cannot write in {parent} (the folder of --out)")
+
+
+def _depth(qm, queue: str) -> int | None:
+    with contextlib.suppress(MQError):
+        return qm.inquire_queue(queue).depth
+    return None
+
+
+def plan_export(request: ExportRequest) -> ExportPlan:
+    """Check the request and list the sources; AuditInputError (exit 2) or MQError."""
+    if request.format not in FORMATS:
+        raise AuditInputError(f"--format {request.format!r}: use parquet or csv")
+    if not request.patterns and not request.files:
+        raise AuditInputError("nothing to export: give --queues PATTERNS or saved files")
+    _check_out(request.out, request.replace)
+    snapshot_columns(with_payload=request.with_payload,  # plugin columns' names and types
+                     plugin_columns=[(c.full_name, c.spark_type) for c in request.plugin_columns])
+    queues: list[QueuePlan] = []
+    if request.patterns:
+        for key, connection in request.connections.items():
+            refusal = connection_refusal(connection)
+            if refusal:
+                raise AuditInputError(f"profile {key} cannot be audited: {refusal}")
+            with connected(connection) as qm:
+                qmgr = qm.name.strip()
+                try:
+                    names = expand_queues(qm, request.patterns)
+                except SourceError as e:
+                    raise AuditInputError(str(e)) from None
+                queues += [QueuePlan(key, qmgr, q, _depth(qm, q)) for q in names]
+        if not queues:
+            raise AuditInputError(f"no local queue matches {','.join(request.patterns)}")
+    files: list[FilePlan] = []
+    for path in request.files:
+        try:
+            full = check_file(path)
+            with DmpReader(full) as reader:  # the preamble only: a file that is not one is
+                info = reader.info           # said now, not from inside a Spark task
+        except SourceError as e:
+            raise AuditInputError(str(e)) from None
+        from .datasource import file_queue
+
+        files.append(FilePlan(full, (info.qmgr or "").strip(), file_queue(info.queue, full),
+                              info.tool))
+    return ExportPlan(request, queues, files)
+
+
+# -- running (Spark) ----------------------------------------------------------------------
+
+def _private_tree(root: Path) -> None:
+    for folder, _dirs, names in os.walk(root):
+        os.chmod(folder, 0o700)
+        for name in names:
+            with contextlib.suppress(FileNotFoundError):
+                os.chmod(os.path.join(folder, name), 0o600)
+
+
+def _reader(spark: SparkSession, plan: ExportPlan, progress_dir: Path):
+    from .datasource import register
+
+    request = plan.request
+    register(spark, request.connections, request.plugin_columns)
+    reader = spark.read.format("mqconsole")
+    if plan.queues:
+        reader = reader.option("queue_list", json.dumps([[q.key, q.queue]
+                                                         for q in plan.queues]))
+    if plan.files:
+        reader = reader.option("paths", json.dumps([f.path for f in plan.files]))
+    return (reader.option("with_payload", str(request.with_payload).lower())
+            .option("progress_dir", str(progress_dir)).load())
+
+
+def _write(frame, target: Path, fmt: str) -> None:
+    from pyspark.sql import functions as F
+
+    frame = frame.repartition(*PARTITION_COLUMNS)
+    writer_frame = frame
+    if fmt == "csv":  # CSV holds neither maps nor bytes: JSON text and hex
+        writer_frame = frame.withColumn("properties", F.to_json("properties"))
+        if "payload" in frame.columns:
+            writer_frame = writer_frame.withColumn("payload", F.hex("payload"))
+    writer = writer_frame.write.partitionBy(*PARTITION_COLUMNS).mode("errorifexists")
+    if fmt == "csv":
+        writer.option("header", "true").option("compression", "zstd").csv(str(target))
+    else:
+        writer.option("compression", "zstd").parquet(str(target))
+
+
+def _watch(progress_dir: Path, plan: ExportPlan, report: Callable[[list[Progress]], None] | None,
+           cancel: threading.Event | None, spark: SparkSession, stop: threading.Event) -> None:
+    """Say progress every half second; cancel Spark's jobs when asked."""
+    last: list[tuple] = []
+    while not stop.wait(0.5):
+        if cancel is not None and cancel.is_set():
+            spark.sparkContext.cancelAllJobs()
+            return
+        if report is None:
+            continue
+        now = sorted(read_progress(progress_dir).items())
+        states = [p for _, p in now]
+        key = [(p.queue, p.read, p.done) for p in states]
+        if key != last:
+            last = key
+            report(states)
+
+
+def explain_failure(error: BaseException, master: str) -> AuditError:
+    """One sentence for a failed Spark job: the first error of ours inside Spark's text."""
+    from .session import first_line
+
+    text = str(error)
+    ours = None
+    for marker in ("SourceError: ", "DmpFileError: ", "MQError: ", "HeaderError: ",
+                   "FileNotFoundError: ", "PermissionError: ", "OSError: "):
+        at = text.find(marker)
+        if at != -1:
+            line = text[at + len(marker):].splitlines()[0].strip()
+            ours = (marker[:-2], line)
+            break
+    if ours is not None:
+        kind, line = ours
+        sentence = f"the export failed: {line}"
+        error_type: type[AuditError] = AuditInputError if kind in (
+            "SourceError", "DmpFileError", "HeaderError") else SparkFailed
+    else:
+        sentence = f"the export failed in Spark: {first_line(error)}"
+        error_type = SparkFailed
+    if not master.startswith("local"):
+        sentence += (" (on a cluster, every executor must reach the output folder, the "
+                     "saved files and the queue managers, and have the same Python, mqconsole "
+                     "and MQ client)")
+    return error_type(sentence)
+
+
+def run_export(spark: SparkSession, plan: ExportPlan, *,
+               report: Callable[[list[Progress]], None] | None = None,
+               cancel: threading.Event | None = None) -> ExportSummary:
+    """Run the job, write the manifest, rename the folder into place."""
+    request = plan.request
+    out = request.out.absolute()
+    tmp = out.parent / f".{out.name}.tmp-{uuid.uuid4().hex[:12]}"
+    tmp.mkdir(mode=0o700)
+    progress_dir = tmp / PROGRESS_DIR
+    progress_dir.mkdir(mode=0o700)
+    started = time.monotonic()
+    stop = threading.Event()
+    watcher = threading.Thread(target=_watch, daemon=True, name="mqconsole-export-progress",
+                               args=(progress_dir, plan, report, cancel, spark, stop))
+    watcher.start()
+    master = spark.sparkContext.master
+    try:
+        try:
+            _write(_reader(spark, plan, progress_dir), tmp / DATA_DIR, request.format)
+        except Exception as e:
+            if cancel is not None and cancel.is_set():
+                raise ExportCancelled("export cancelled: nothing was written") from None
+            raise explain_failure(e, master) from None
+        finally:
+            stop.set()
+            watcher.join()
+        final = read_progress(progress_dir)
+        if report is not None:
+            report([p for _, p in sorted(final.items())])
+        _count(plan, final, spark, tmp / DATA_DIR)
+        _depths_at_end(plan)
+        seconds = time.monotonic() - started
+        shutil.rmtree(progress_dir, ignore_errors=True)
+        _write_manifest(tmp, plan, seconds, master)
+        _private_tree(tmp)
+        _move_into_place(tmp, out)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    return ExportSummary(
+        str(out), sum(q.rows for q in plan.queues) + sum(f.rows for f in plan.files),
+        [{"profile": q.key, "qmgr": q.qmgr, "queue": q.queue, "rows": q.rows,
+          "depth_start": q.depth_start, "depth_end": q.depth_end} for q in plan.queues],
+        [{"path": f.path, "qmgr": f.qmgr, "queue": f.queue, "rows": f.rows} for f in plan.files],
+        seconds, request.format)
+
+
+def _count(plan: ExportPlan, final: dict[int, Progress], spark, data: Path) -> None:
+    """Rows per source from the readers' last words (task retries are off, so they are
+    exact); if a word is missing (a cluster that cannot reach the folder), from the data."""
+    by_queue = {(p.qmgr, p.queue): p for p in final.values() if p.source == "queue" and p.done}
+    by_file = {p.source: p for p in final.values() if p.source != "queue" and p.done}
+    if (all((q.qmgr, q.queue) in by_queue for q in plan.queues)
+            and all(f.path in by_file for f in plan.files)):
+        for q in plan.queues:
+            q.rows = by_queue[(q.qmgr, q.queue)].read
+        for f in plan.files:
+            f.rows = by_file[f.path].read
+        return
+    frame = (spark.read.parquet(str(data)) if plan.request.format == "parquet"
+             else spark.read.option("header", "true").csv(str(data)))
+    counts = {(r["qmgr"], r["queue"], r["source"]): r["count"]
+              for r in frame.groupBy("qmgr", "queue", "source").count().collect()}
+    for q in plan.queues:
+        q.rows = int(counts.get((q.qmgr, q.queue, "queue"), 0))
+    for f in plan.files:
+        f.rows = sum(int(n) for (_, _, source), n in counts.items() if source == f.path)
+
+
+def _depths_at_end(plan: ExportPlan) -> None:
+    keys = {q.key for q in plan.queues}
+    for key in keys:
+        with contextlib.suppress(MQError), connected(plan.request.connections[key]) as qm:
+            for q in plan.queues:
+                if q.key == key:
+                    q.depth_end = _depth(qm, q.queue)
+
+
+def _write_manifest(folder: Path, plan: ExportPlan, seconds: float, master: str) -> None:
+    import pyspark
+
+    from mqconsole import __version__ as version
+
+    request = plan.request
+    columns = snapshot_columns(with_payload=request.with_payload, plugin_columns=[
+        (c.full_name, c.spark_type) for c in request.plugin_columns])
+    manifest = {
+        "schema_version": SCHEMA_VERSION,
+        "format": request.format,
+        "data": DATA_DIR,
+        "partitioned_by": list(PARTITION_COLUMNS),
+        "compression": "zstd",
+        "columns": [{"name": c.name, "type": c.spark_type} for c in columns],
+        "plugin_columns": [{"plugin": c.plugin, "name": c.full_name, "type": c.spark_type}
+                           for c in request.plugin_columns],
+        "with_payload": request.with_payload,
+        "sources": (
+            [{"kind": "queue", "profile": q.key, "qmgr": q.qmgr, "queue": q.queue,
+              "depth_start": q.depth_start, "depth_end": q.depth_end, "rows": q.rows}
+             for q in plan.queues]
+            + [{"kind": "file", "path": f.path, "tool": f.tool, "qmgr": f.qmgr,
+                "queue": f.queue, "rows": f.rows} for f in plan.files]),
+        "rows": sum(q.rows for q in plan.queues) + sum(f.rows for f in plan.files),
+        "started": plan.started.isoformat().replace("+00:00", "Z"),
+        "finished": datetime.now(UTC).isoformat().replace("+00:00", "Z"),
+        "seconds": round(seconds, 3),
+        "master": master,
+        "mqconsole_version": version,
+        "spark_version": pyspark.__version__,
+    }
+    target = folder / MANIFEST
+    fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as fp:
+        json.dump(manifest, fp, indent=2)
+        fp.write("\n")
+
+
+def _move_into_place(tmp: Path, out: Path) -> None:
+    if not out.exists():
+        os.rename(tmp, out)
+        return
+    old = out.parent / f".{out.name}.old-{uuid.uuid4().hex[:12]}"
+    os.rename(out, old)  # --replace: the old snapshot goes only once the new one is in place
+    try:
+        os.rename(tmp, out)
+    except OSError:
+        os.rename(old, out)
+        raise
+    shutil.rmtree(old, ignore_errors=True)
+
+
+__all__ = ["DATA_DIR", "MANIFEST", "ExportCancelled", "ExportPlan", "ExportRequest",
+           "ExportSummary", "explain_failure", "plan_export", "run_export"]

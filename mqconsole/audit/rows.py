@@ -1,0 +1,202 @@
+"""Messages into Arrow record batches of the snapshot's columns (``columns.py``).
+
+``BatchBuilder.add(message, position)`` appends one message's values to per-column lists;
+``flush()`` turns them into one ``pyarrow.RecordBatch`` and starts again, so a reader holds
+one batch at a time (memory stays flat however long the queue is). Header decoding is
+``mq.chain.parse_body_lenient``: a chain that does not parse leaves the header columns null
+and never stops the batch. Put times become microseconds since the epoch directly (a cache
+per put date), which is what Arrow stores.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import date
+from typing import Any
+
+import pyarrow as pa
+
+from mqconsole.mq.message import Message
+from mqconsole.mq.names import reason_name
+
+from .columns import Column, arrow_schema
+from .fields import md_fields, parse_headers
+
+BATCH_ROWS = 8192
+_EPOCH = date(1970, 1, 1).toordinal()
+_US_PER_DAY = 86_400_000_000
+_BLANKS = " \x00"
+
+
+def known_reason_name(code: int) -> str | None:
+    """``MQRC_Q_FULL`` for 2053; None for a number MQ does not define (spec: stays null)."""
+    name = reason_name(code)
+    return None if name.startswith("UNKNOWN_") else name
+
+
+_DAYS: dict[str, int | None] = {}
+
+
+def _days(d: str) -> int | None:
+    """Days since 1970-01-01 of an MQ PutDate ``YYYYMMDD`` (stripped), None when not a date."""
+    days = _DAYS.get(d, -1)
+    if days != -1:
+        return days
+    days = None
+    if len(d) == 8 and d.isdigit() and d.isascii():
+        try:
+            days = date(int(d[0:4]), int(d[4:6]), int(d[6:8])).toordinal() - _EPOCH
+        except ValueError:
+            days = None
+    if len(_DAYS) < 100_000:
+        _DAYS[d] = days
+    return days
+
+
+def put_micros(put_date: str, put_time: str) -> tuple[int | None, int | None]:
+    """(µs since the epoch, days since the epoch) of MQ's PutDate + PutTime, UTC; (None, None)
+    when they are not a time. Same rules as ``ops.timefmt.parse_put_datetime``."""
+    days = _days(put_date.strip(_BLANKS))
+    if days is None:
+        return None, None
+    t = put_time.strip(_BLANKS)
+    n = len(t)
+    if n < 6 or n > 8 or not t.isdigit() or not t.isascii():
+        return None, None
+    h, m, s = int(t[0:2]), int(t[2:4]), int(t[4:6])
+    if h > 23 or m > 59 or s > 59:
+        return None, None
+    hundredths = int(t[6:].ljust(2, "0")) if n > 6 else 0
+    return (days * _US_PER_DAY + ((h * 60 + m) * 60 + s) * 1_000_000 + hundredths * 10_000,
+            days)
+
+
+@dataclass(frozen=True, slots=True)
+class ComputedColumn:
+    """A plugin's audit column as a reader runs it: ``compute(message)`` gives its value."""
+
+    name: str
+    compute: Callable[[Message], Any]
+
+
+# the fixed columns each row tuple holds, in this order (qmgr, queue and source are the
+# partition's, added at flush; payload and plugin columns follow when asked)
+ROW_COLUMNS = ("position", "msg_id", "correl_id", "group_id", "put_time", "put_date",
+               "put_appl_name", "user_id", "appl_identity_data", "put_appl_type", "msg_type",
+               "feedback", "persistence", "priority", "backout_count", "ccsid", "encoding",
+               "expiry", "format", "reply_to_q", "reply_to_qmgr", "dlh_reason",
+               "dlh_reason_name", "dlh_dest_q", "dlh_dest_qmgr", "dlh_format",
+               "dlh_put_appl_name", "dlh_put_time", "xqh_remote_q", "xqh_remote_qmgr",
+               "properties", "length", "payload_length", "payload_sha256")
+_NO_DLH = (None,) * 7
+_NO_XQH = (None, None)
+_HEX_BLANK24 = "0" * 48
+_B = _BLANKS
+
+
+def _hex(raw: bytes) -> str:
+    return _HEX_BLANK24 if raw == b"\x00" * 24 else raw.hex().upper()
+
+
+def row_values(message: Message, position: int) -> tuple[tuple, bytes]:
+    """One message's fixed columns (in ``ROW_COLUMNS`` order) and its payload."""
+    f = md_fields(message)
+    body = message.body
+    if not isinstance(body, bytes):
+        body = bytes(body)
+    fmt = f.format.strip(_B)
+    h = parse_headers(fmt, f.encoding, f.ccsid, body, message)
+    dlh = h.dlh
+    if dlh is None:
+        dlh_values = _NO_DLH
+    else:
+        dlh_values = (dlh.reason, known_reason_name(dlh.reason), dlh.dest_q.rstrip(_B),
+                      dlh.dest_qmgr.rstrip(_B), dlh.format.strip(_B),
+                      dlh.put_appl_name.rstrip(_B), put_micros(dlh.put_date, dlh.put_time)[0])
+    xqh = h.xqh
+    xqh_values = _NO_XQH if xqh is None else (xqh[0].rstrip(_B), xqh[1].rstrip(_B))
+    micros, days = put_micros(f.put_date, f.put_time)
+    payload = h.payload
+    if h.parsed:
+        payload_length, sha = len(payload), hashlib.sha256(payload).hexdigest()
+    else:  # where the payload starts cannot be known
+        payload_length = sha = None
+    return ((position, _hex(f.msg_id), _hex(f.correl_id), _hex(f.group_id), micros, days,
+             f.put_appl_name.rstrip(_B), f.user_identifier.rstrip(_B),
+             f.appl_identity_data.rstrip(_B), f.put_appl_type, f.msg_type, f.feedback,
+             f.persistence, f.priority, f.backout_count, f.ccsid, f.encoding, f.expiry, fmt,
+             f.reply_to_q.rstrip(_B), f.reply_to_qmgr.rstrip(_B), *dlh_values, *xqh_values,
+             h.properties, len(body), payload_length, sha),
+            payload)
+
+
+def _array(values, kind: pa.DataType) -> pa.Array:
+    """``values`` as an Arrow array of ``kind``; a value that is not of it (a plugin column's
+    wrong answer) becomes null instead of failing the batch."""
+    try:
+        return pa.array(values, type=kind)
+    except (pa.ArrowInvalid, pa.ArrowTypeError, OverflowError, TypeError, ValueError):
+        out = []
+        for v in values:
+            try:
+                out.append(pa.scalar(v, type=kind))
+            except (pa.ArrowInvalid, pa.ArrowTypeError, OverflowError, TypeError, ValueError):
+                out.append(pa.scalar(None, type=kind))
+        return pa.array(out, type=kind)
+
+
+class BatchBuilder:
+    """Collects rows for one partition (one queue or file) and gives Arrow batches.
+
+    ``call(column, message)`` runs a plugin column (the reader passes one that runs it as
+    its plugin and turns a failure into null).
+    """
+
+    def __init__(self, columns: Sequence[Column], *, qmgr: str, queue: str, source: str,
+                 computed: Sequence[ComputedColumn] = (),
+                 call: Callable[[ComputedColumn, Message], Any] | None = None) -> None:
+        self.schema = arrow_schema(columns)
+        names = [c.name for c in columns]
+        self.with_payload = "payload" in names
+        self.computed = list(computed)
+        extra = ["payload"] if self.with_payload else []
+        extra += [c.name for c in self.computed]
+        expected = ["qmgr", "queue", *ROW_COLUMNS[:1], "source", *ROW_COLUMNS[1:], *extra]
+        if names != expected:
+            raise ValueError(f"columns {names} are not the snapshot's")
+        self.call = call or (lambda column, message: column.compute(message))
+        self.qmgr, self.queue, self.source = qmgr, queue, source
+        self._rows: list[tuple] = []
+        self._extra: list[tuple] = []
+
+    @property
+    def rows(self) -> int:
+        return len(self._rows)
+
+    def add(self, message: Message, position: int) -> None:
+        values, payload = row_values(message, position)
+        self._rows.append(values)
+        if self.with_payload or self.computed:
+            extra = [payload] if self.with_payload else []
+            extra += [self.call(c, message) for c in self.computed]
+            self._extra.append(tuple(extra))
+
+    def flush(self) -> pa.RecordBatch:
+        """The rows added since the last flush as one batch (possibly empty)."""
+        n = len(self._rows)
+        columns = list(zip(*self._rows, strict=True)) if n else [()] * len(ROW_COLUMNS)
+        extra = list(zip(*self._extra, strict=True)) if n and self._extra else []
+        values = [[self.qmgr] * n, [self.queue] * n, columns[0], [self.source] * n,
+                  *columns[1:], *extra]
+        if len(values) != len(self.schema):  # no extra rows collected (n == 0)
+            values += [()] * (len(self.schema) - len(values))
+        arrays = [_array(v, f.type) for v, f in zip(values, self.schema, strict=True)]
+        self._rows = []
+        self._extra = []
+        return pa.RecordBatch.from_arrays(arrays, schema=self.schema)
+
+
+__all__ = ["BATCH_ROWS", "ROW_COLUMNS", "BatchBuilder", "ComputedColumn", "known_reason_name",
+           "put_micros", "row_values"]

@@ -1,0 +1,126 @@
+"""What an audit reads: queues of one or more queue managers, or saved files.
+
+A queue manager is reached through a *connection*: a configuration profile (the object the
+CLI's session resolves, holding no password: an executor reads ``password_env`` itself) or
+a plain backend spec (``{"backend": "embedded", "path": ...}``, see
+``backends.open.open_from_spec``). Connections are carried to Spark's executors pickled, so
+they must not need a prompt and must name a queue manager every executor can open (an
+embedded ``:memory:`` one lives in one process only).
+
+Queue patterns: a comma list of names, each a plain name or a name with ``*`` standing for
+any characters (MQ's generic names have one at the end; ``APP.*.BOQ`` is asked of the queue
+manager as ``APP.*`` and narrowed here). A pattern takes the local queues it matches
+(aliases and remote queues hold no messages of their own); a plain name must exist (2085
+otherwise).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import re
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from mqconsole.backends.base import QueueManager
+from mqconsole.backends.open import open_from_spec, open_profile
+from mqconsole.mq.queue import QueueType
+
+
+class SourceError(ValueError):
+    """A source an audit cannot read: one sentence (exit 2)."""
+
+
+def split_patterns(text: str) -> list[str]:
+    """``"SYSTEM.DEAD.LETTER.QUEUE, APP.*.BOQ"`` → the names, blanks dropped, order kept."""
+    out: list[str] = []
+    for part in text.split(","):
+        part = part.strip()
+        if part and part not in out:
+            out.append(part)
+    return out
+
+
+def _wildcard(pattern: str) -> re.Pattern[str]:
+    return re.compile(".*".join(re.escape(part) for part in pattern.split("*")) + r"\Z")
+
+
+def connection_refusal(connection: object) -> str | None:
+    """Why ``connection`` cannot be used by Spark's executors, or None."""
+    if isinstance(connection, Mapping):
+        kind, path = connection.get("backend", "embedded"), connection.get("path")
+        prompt = False
+    else:
+        backend = getattr(connection, "backend", connection)
+        kind, path = getattr(backend, "type", "embedded"), getattr(backend, "path", None)
+        prompt = bool(getattr(backend, "password_prompt", False))
+    if kind == "embedded" and str(path) == ":memory:":
+        return ("an embedded queue manager in memory lives in one process, and Spark reads "
+                "in others: export from an embedded queue manager file")
+    if prompt:
+        return ("its password is asked at a prompt, which Spark's executors cannot do: "
+                "name an environment variable with password_env for audits")
+    return None
+
+
+def open_connection(connection: object) -> QueueManager:
+    """Open a profile object or a backend spec mapping."""
+    if isinstance(connection, Mapping):
+        return open_from_spec(connection)
+    return open_profile(connection)
+
+
+@contextlib.contextmanager
+def connected(connection: object) -> Iterator[QueueManager]:
+    qm = open_connection(connection)
+    try:
+        yield qm
+    finally:
+        qm.close()
+
+
+def expand_queues(qm: QueueManager, patterns: Sequence[str]) -> list[str]:
+    """The queues ``patterns`` name on ``qm``, in pattern order, each once."""
+    out: list[str] = []
+    for pattern in patterns:
+        star = pattern.find("*")
+        if star != -1:
+            match = _wildcard(pattern).match
+            names = [q.name for q in qm.list_queues(pattern[:star + 1])
+                     if q.type == QueueType.LOCAL and match(q.name)]
+        else:
+            names = [qm.inquire_queue(pattern).name]  # MQError 2085 when it does not exist
+        out.extend(n for n in names if n not in out)
+    return out
+
+
+@dataclass(frozen=True, slots=True)
+class QueueSource:
+    """One queue of one connection (``key`` names the connection)."""
+
+    key: str
+    queue: str
+
+
+@dataclass(frozen=True, slots=True)
+class FileSource:
+    path: str
+
+
+def check_file(path: str) -> str:
+    """An absolute path to a readable file, or SourceError."""
+    p = Path(path).expanduser()
+    if not p.exists():
+        raise SourceError(f"{path}: no such file")
+    if not p.is_file():
+        raise SourceError(f"{path} is not a file")
+    try:
+        with p.open("rb"):
+            pass
+    except OSError as e:
+        raise SourceError(f"{path} cannot be read ({e.strerror or e})") from None
+    return str(p.absolute())
+
+
+__all__ = ["FileSource", "QueueSource", "SourceError", "check_file", "connected",
+           "connection_refusal", "expand_queues", "open_connection", "split_patterns"]

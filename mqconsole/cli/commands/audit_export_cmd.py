@@ -1,0 +1,137 @@
+"""``mqconsole audit export``: browse queues (or read saved files) into a snapshot.
+
+Thin: resolve the profiles (no password leaves them: an executor reads ``password_env``
+itself) and the plugin audit columns, plan (every check before Spark starts, exit 2),
+start Spark quietly (exit 3 when Java or pyspark is missing), run, say. Progress (messages
+read, per queue) on stderr; ``--json`` prints the summary on stdout.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import click
+
+from mqconsole.cli.output import emit_json, safe, say
+
+from .common import json_option, session_of
+
+
+def _connection(profile: Any) -> object:
+    """What an executor opens: a plain spec for an embedded queue manager, the profile
+    object (no password inside) for real MQ."""
+    backend = getattr(profile, "backend", profile)
+    if getattr(backend, "type", "embedded") == "embedded":
+        spec: dict[str, object] = {"backend": "embedded", "path": str(backend.path)}
+        principal = getattr(backend, "principal", None)
+        if principal:
+            spec["principal"] = principal
+        return spec
+    return profile
+
+
+def connections_of(session, also: tuple[str, ...]) -> dict[str, object]:
+    from mqconsole.cli.errors import CliError
+
+    main = session.profile
+    if getattr(main.backend, "type", "embedded") == "embedded":
+        session.embedded_file()  # exists? (one sentence, exit 3, when not)
+        path = Path(str(main.backend.path))
+        if str(path) != ":memory:" and not path.exists():
+            session.connect()  # says how to create one
+    out = {main.name: _connection(main)}
+    for name in also:
+        if name in out:
+            raise CliError(f"--also-profile {name} is already in the export")
+        out[name] = _connection(session.config.profile(name))
+    return out
+
+
+def plugin_columns_of(session) -> list:
+    from mqconsole.audit.datasource import PluginColumn
+
+    host = session.plugins
+    return [PluginColumn(r.plugin, r.column.name, r.column.spark_type, r.column.compute,
+                         host.settings_of(r.plugin)) for r in host.audit_columns()]
+
+
+class ProgressLines:
+    """Messages read per queue, one line per change, at most one per second per queue."""
+
+    def __init__(self) -> None:
+        self.said: dict[tuple[str, str, str], tuple[int, bool, float]] = {}
+
+    def __call__(self, states) -> None:
+        now = time.monotonic()
+        for p in states:
+            key = (p.qmgr, p.queue, p.source)
+            read, done, at = self.said.get(key, (-1, False, 0.0))
+            if (read, done) == (p.read, p.done) or (not p.done and now - at < 1.0):
+                continue
+            self.said[key] = (p.read, p.done, now)
+            where = p.queue if p.source == "queue" else p.source
+            qmgr = f" ({p.qmgr})" if p.qmgr and p.source == "queue" else ""
+            say(f"{safe(where)}{safe(qmgr)}: {p.read:,} messages read"
+                f"{' (done)' if p.done else ''}")
+
+
+@click.command("export")
+@click.option("--out", "out", required=True, metavar="DIR",
+              help="The snapshot folder to write (must not exist, unless --replace).")
+@click.option("--queues", "patterns", metavar="PATTERNS",
+              help="Queues of the profile in use: names, '*' patterns, comma-separated.")
+@click.argument("files", nargs=-1, type=click.Path(dir_okay=False))
+@click.option("--also-profile", "also", multiple=True, metavar="P",
+              help="Another queue manager's profile to browse the same queues on "
+                   "(repeatable).")
+@click.option("--format", "fmt", type=click.Choice(["parquet", "csv"]), default="parquet",
+              show_default=True, help="Snapshot format.")
+@click.option("--with-payload", is_flag=True, help="Keep each payload (column payload).")
+@click.option("--replace", is_flag=True, help="Replace the snapshot at --out.")
+@click.option("--master", metavar="URL", default=None,
+              help="Spark master: local[N] (default local[*]), spark://HOST:PORT, yarn, "
+                   "k8s://URL.")
+@json_option
+@click.pass_context
+def export(ctx: click.Context, out: str, patterns: str | None, files: tuple[str, ...],
+           also: tuple[str, ...], fmt: str, with_payload: bool, replace: bool,
+           master: str | None, as_json: bool) -> None:
+    """Browse queues (never get) or read saved files (dmpmqmsg, amqsbcg) into a Parquet
+    snapshot partitioned by queue and put date, for 'audit report' and 'audit sql'.
+
+    Examples: mqconsole --profile prod audit export --out snap --queues
+    'SYSTEM.DEAD.LETTER.QUEUE,APP.*.BOQ' --also-profile dr;
+    mqconsole audit export --out snap saved/*.dmp
+    """
+    from mqconsole.audit.export import ExportRequest, plan_export, run_export
+    from mqconsole.audit.session import DEFAULT_MASTER, SparkSettings, check_master
+    from mqconsole.audit.sources import split_patterns
+
+    session = session_of(ctx)
+    master = check_master(master or DEFAULT_MASTER)
+    if also and not patterns:
+        raise click.UsageError("--also-profile needs --queues")
+    queue_patterns = split_patterns(patterns or "")
+    connections = connections_of(session, also) if queue_patterns else {}
+    request = ExportRequest(out=Path(out).expanduser(), connections=connections,
+                            patterns=queue_patterns, files=list(files), format=fmt,
+                            with_payload=with_payload, replace=replace,
+                            plugin_columns=plugin_columns_of(session))
+    plan = plan_export(request)
+    say(f"exporting {len(plan.queues)} queue(s) and {len(plan.files)} file(s) to "
+        f"{safe(out)}; starting Spark ({master}) ...")
+    spark = _spark(SparkSettings(master=master))
+    summary = run_export(spark, plan, report=ProgressLines())
+    say(f"{summary.rows:,} messages in {safe(summary.out)} ({summary.seconds:.1f} s)")
+    if as_json:
+        emit_json(summary.to_json())
+    sys.stdout.flush()
+
+
+def _spark(settings):
+    from mqconsole.audit.session import start_session
+
+    return start_session(settings)
