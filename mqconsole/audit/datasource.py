@@ -38,6 +38,7 @@ import pyarrow as pa
 from pyspark.sql.datasource import DataSource, DataSourceReader, InputPartition
 
 from mqconsole.ops.dmpfile import DmpReader
+from mqconsole.plugins.discovery import FOLDER_MODULE_PREFIX
 
 from .columns import Column, snapshot_columns, spark_ddl
 from .progress import Progress, ProgressWriter
@@ -272,10 +273,10 @@ def source_class(connections: Mapping[str, object] | None = None,
     """A data source class carrying these connections and plugin columns."""
     from pyspark import cloudpickle
 
-    for column in plugin_columns:  # a folder plugin's module cannot be imported by workers
-        module = sys.modules.get(getattr(column.compute, "__module__", "") or "")
-        if module is not None and module.__name__.startswith("mqconsole_site_plugin_"):
-            cloudpickle.register_pickle_by_value(module)
+    if plugin_columns:  # a folder plugin's module cannot be imported by workers: by value
+        for name, module in list(sys.modules.items()):
+            if name.startswith(FOLDER_MODULE_PREFIX):
+                cloudpickle.register_pickle_by_value(module)
     return type("MqconsoleSource", (MqconsoleDataSource,),
                 {"connections": dict(connections or {}), "plugin_columns": tuple(plugin_columns),
                  "__module__": __name__})

@@ -218,7 +218,8 @@ def _write(frame, target: Path, fmt: str) -> None:
             writer_frame = writer_frame.withColumn("payload", F.hex("payload"))
     writer = writer_frame.write.partitionBy(*PARTITION_COLUMNS).mode("errorifexists")
     if fmt == "csv":
-        writer.option("header", "true").option("compression", "zstd").csv(str(target))
+        # Spark's CSV writer has no zstd (Parquet has): gzip
+        writer.option("header", "true").option("compression", "gzip").csv(str(target))
     else:
         writer.option("compression", "zstd").parquet(str(target))
 
@@ -360,7 +361,7 @@ def _write_manifest(folder: Path, plan: ExportPlan, seconds: float, master: str)
         "format": request.format,
         "data": DATA_DIR,
         "partitioned_by": list(PARTITION_COLUMNS),
-        "compression": "zstd",
+        "compression": "zstd" if request.format == "parquet" else "gzip",
         "columns": [{"name": c.name, "type": c.spark_type} for c in columns],
         "plugin_columns": [{"plugin": c.plugin, "name": c.full_name, "type": c.spark_type}
                            for c in request.plugin_columns],

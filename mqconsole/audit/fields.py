@@ -125,7 +125,8 @@ def md_fields(message: Message) -> MDFields:
         if fields is not None:
             return fields
     md: MQMD = message.md
-    return MDFields(md.msg_id, md.correl_id, md.group_id, md.put_date, md.put_time,
+    return MDFields(md.msg_id, md.correl_id, md.group_id if md.version >= 2 else _BLANK24,
+                    md.put_date, md.put_time,
                     md.put_appl_name, md.user_identifier, md.appl_identity_data,
                     md.put_appl_type, md.msg_type, md.feedback, md.persistence, md.priority,
                     md.backout_count, md.ccsid, md.encoding, md.expiry, md.format,

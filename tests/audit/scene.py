@@ -1,0 +1,170 @@
+"""An audit scene: the demo queue manager plus the awkward cases, and saved files.
+
+On top of ``mqconsole init --demo``: on ``AUDIT.DLQ``, dead letters whose headers do not
+parse, an unknown reason number, and messages whose MsgIds also sit on the demo's
+dead-letter queue and in a saved file (duplicates across queues). Files: a dmpmqmsg file
+(with a duplicate MsgId and a header that does not parse), an amqsbcg listing, and the real
+dmpmqmsg file of the shared test data when present.
+
+``expected_rows`` reads the same sources in plain Python (the backend's browse, the file
+reader, ``mq.chain.dead_letter_header``), so tests compare Spark's answer with it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+from mqconsole.backends.base import Context
+from mqconsole.backends.open import open_embedded
+from mqconsole.mq.chain import add_dead_letter_header, dead_letter_header, parse_body_lenient
+from mqconsole.mq.md import MQMD
+from mqconsole.mq.message import Message
+from mqconsole.mq.queue import QueueAttrs
+from mqconsole.ops.demo import build_demo
+from mqconsole.ops.dmpfile import DmpReader, dump_messages
+
+AUDIT_QUEUE = "AUDIT.DLQ"
+QUEUES = "SYSTEM.DEAD.LETTER.QUEUE,APP.*.BOQ,AUDIT.DLQ"
+REAL_FILE = Path("/work/shared/testdata/dmpmqmsg/dmpmqmsg-10.0-real.txt")
+NOW = datetime(2026, 11, 25, 10, 0, tzinfo=UTC)
+UNKNOWN_REASON = 4321
+
+AMQSBCG = """AMQSBCG0 - starts here
+**********************
+
+ MQOPEN - 'DEV.QUEUE.1'
+
+
+ MQGET of message number 1, CompCode:0 Reason:0
+****Message descriptor****
+
+  StrucId  : 'MD  '  Version : 2
+  Report   : 0  MsgType : 8
+  Expiry   : -1  Feedback : 0
+  Encoding : 546  CodedCharSetId : 1208
+  Format : 'MQSTR   '
+  Priority : 4  Persistence : 1
+  MsgId : X'414D5120514D312020202020202020203F8EA85D1EA66A20'
+  CorrelId : X'000000000000000000000000000000000000000000000000'
+  BackoutCount : 2
+  ReplyToQ       : '                                                '
+  ReplyToQMgr    : 'QM1                                             '
+  ** Identity Context
+  UserIdentifier : 'app         '
+  AccountingToken :␠
+   X'0000000000000000000000000000000000000000000000000000000000000000'
+  ApplIdentityData : '                                '
+  ** Origin Context
+  PutApplType    : '28'
+  PutApplName    : 'kafka.ConnectWorker         '
+  PutDate  : '20260105'    PutTime  : '10150312'
+  ApplOriginData : '    '
+
+  GroupId : X'000000000000000000000000000000000000000000000000'
+  MsgSeqNumber   : '1'
+  Offset         : '0'
+  MsgFlags       : '0'
+  OriginalLength : '-1'
+
+****   Message      ****
+
+ length - 16 of 16 bytes
+
+00000000:  4F72 6465 7220 3432 2073 6869 7070 6564           'Order 42 shipped'
+
+
+
+ No more messages
+ MQCLOSE
+ MQDISC
+""".replace("\u2420", " ")  # ␠ marks the blank amqsbcg leaves at a line end
+
+
+@dataclass
+class Scene:
+    qm_path: Path
+    files: list[Path]
+    duplicate_ids: set[str]  # MsgIds (hex) on more than one queue or file
+
+
+def _audit_messages(dlq_ids: list[bytes]) -> list[Message]:
+    out = []
+    base = MQMD(format="MQSTR", put_date="20261120", put_time="08000000",
+                put_appl_name="audit-app")
+    for i in range(3):  # headers that do not parse
+        out.append(Message(base.copy(format="MQDEAD", msg_id=bytes([0xBA, i]) * 12),
+                           b"DLH \x09\x00\x00\x00" + b"?" * (10 + i)))
+    md, body = add_dead_letter_header(base.copy(msg_id=b"\xab" * 24), b"odd", reason=UNKNOWN_REASON,
+                                      dest_q_name="APP.ODD", put_date="20261121",
+                                      put_time="09000000")
+    out.append(Message(md, body))
+    for i, msg_id in enumerate(dlq_ids[:2]):  # the same MsgIds as on the demo's DLQ
+        md, body = add_dead_letter_header(base.copy(msg_id=msg_id), b"dup %d" % i, reason=2053,
+                                          dest_q_name="APP.ORDERS", put_date="20261122",
+                                          put_time="11000000")
+        out.append(Message(md, body))
+    return out
+
+
+def build_scene(folder: Path) -> Scene:
+    qm_path = folder / "qm.sqlite"
+    qm = open_embedded(str(qm_path), create=True, name="QM1")
+    try:
+        build_demo(qm, now=NOW)
+        qm.define_queue(QueueAttrs(name=AUDIT_QUEUE, max_depth=100000))
+        with qm.browse("SYSTEM.DEAD.LETTER.QUEUE") as cursor:
+            dlq_ids = [m.md.msg_id for m in cursor.next_batch(3)]
+        for m in _audit_messages(dlq_ids):
+            qm.put(AUDIT_QUEUE, m, context=Context.SET_ALL, syncpoint=True)
+        qm.commit()
+    finally:
+        qm.close()
+    dmp = folder / "saved.dmp"
+    md, body = add_dead_letter_header(
+        MQMD(format="MQSTR", msg_id=dlq_ids[2], put_date="20261123", put_time="07000000"),
+        b"saved dup", reason=2035, dest_q_name="APP.SECURE", put_date="20261124",
+        put_time="07000000")
+    dump_messages(dmp, [Message(md, body),
+                        Message(MQMD(format="MQDEAD", msg_id=b"\xcd" * 24), b"DLH broken"),
+                        Message(MQMD(format="MQSTR", msg_id=b"\xce" * 24), b"plain")],
+                  qmgr="QM9", queue="SAVED.DLQ")
+    bcg = folder / "listing.txt"
+    bcg.write_text(AMQSBCG)
+    files = [dmp, bcg] + ([REAL_FILE] if REAL_FILE.exists() else [])
+    dup = {i.hex().upper() for i in dlq_ids[:3]}
+    return Scene(qm_path, files, dup)
+
+
+def expected_rows(scene: Scene, queues: list[str]) -> list[dict]:
+    """(qmgr, queue, position, source, msg_id, reason, unparsed, length) per message, read in
+    plain Python."""
+    rows = []
+
+    def row(qmgr, queue, position, source, message):
+        dlh = dead_letter_header(message.md, message.body)
+        unparsed = parse_body_lenient(message.md, message.body).error is not None
+        return {"qmgr": qmgr, "queue": queue, "position": position, "source": source,
+                "msg_id": message.md.msg_id.hex().upper(),
+                "dlh_reason": None if dlh is None or unparsed else dlh.reason,
+                "unparsed": unparsed, "length": len(message.body)}
+
+    qm = open_embedded(str(scene.qm_path))
+    try:
+        for queue in queues:
+            with qm.browse(queue) as cursor:
+                for i, m in enumerate(cursor.next_batch(10**6), 1):
+                    rows.append(row("QM1", queue, i, "queue", m))
+    finally:
+        qm.close()
+    for path in scene.files:
+        with DmpReader(path) as reader:
+            queue = (reader.info.queue or "").strip() or path.name
+            qmgr = (reader.info.qmgr or "").strip()
+            for i, m in enumerate(reader, 1):
+                rows.append(row(qmgr, queue, i, str(path.absolute()), m))
+    return rows
+
+
+DEMO_QUEUES = ["SYSTEM.DEAD.LETTER.QUEUE", "APP.ORDERS.BOQ", "APP.SHARED.BOQ", AUDIT_QUEUE]

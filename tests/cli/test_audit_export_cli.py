@@ -1,0 +1,168 @@
+"""``mqconsole audit export`` as operators run it: a real process, a real Spark.
+
+One export of the scene (tests/audit/scene.py: the demo queues, headers that do not parse,
+an unknown reason, MsgIds repeated across queues and files, a dmpmqmsg file and an amqsbcg
+listing) with a site plugin's audit column, checked against plain Python; one CSV export;
+and every refusal, which happens before Spark starts.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import stat
+import subprocess
+import sys
+from collections import Counter
+from pathlib import Path
+
+import pyarrow.dataset as ds
+import pytest
+
+from mqconsole.audit.columns import COLUMNS
+from tests.audit.scene import DEMO_QUEUES, QUEUES, UNKNOWN_REASON, build_scene, expected_rows
+
+pytestmark = pytest.mark.xdist_group("spark")  # one worker starts the JVMs, one at a time
+
+MQCONSOLE = str(Path(sys.executable).parent / "mqconsole")
+REPO = Path(__file__).resolve().parents[2]
+
+
+def run(*args: str, home: Path, env: dict | None = None, timeout: int = 900):
+    full = {k: v for k, v in os.environ.items() if not k.startswith("MQCONSOLE_")}
+    full["MQCONSOLE_HOME"] = str(home)
+    full.update(env or {})
+    return subprocess.run([MQCONSOLE, *args], capture_output=True, text=True, env=full,
+                          timeout=timeout)
+
+
+@pytest.fixture(scope="module")
+def scene(tmp_path_factory):
+    return build_scene(tmp_path_factory.mktemp("scene"))
+
+
+@pytest.fixture(scope="module")
+def exported(scene, tmp_path_factory):
+    """One export of every scene queue and file, with the json_field example plugin."""
+    base = tmp_path_factory.mktemp("export")
+    plugin = base / "site" / "json_field"
+    shutil.copytree(REPO / "plugins" / "json_field", plugin,
+                    ignore=shutil.ignore_patterns("tests", "__pycache__"))
+    os.chmod(plugin, 0o755)
+    cfg = base / "config.yaml"
+    cfg.write_text(f"plugins:\n  paths: [{plugin}]\n"  # its settings reach the executors
+                   "  settings:\n    json_field:\n      fields: [currency]\n")
+    out = base / "snap"
+    r = run("--config", str(cfg), "--embedded", str(scene.qm_path), "audit", "export",
+            "--out", str(out), "--queues", QUEUES, *map(str, scene.files), "--json",
+            home=base / "home")
+    return r, out, base / "home"
+
+
+def test_export_writes_every_message_as_plain_python_reads_it(exported, scene) -> None:
+    r, out, _ = exported
+    assert r.returncode == 0, r.stderr
+    summary = json.loads(r.stdout)
+    want = expected_rows(scene, DEMO_QUEUES)
+    assert summary["rows"] == len(want)
+    by_queue = Counter(e["queue"] for e in want if e["source"] == "queue")
+    assert {q["queue"]: q["rows"] for q in summary["queues"]} == dict(by_queue)
+    for q in summary["queues"]:  # browse only: nothing left the queues
+        assert q["depth_start"] == q["depth_end"] == q["rows"]
+    table = ds.dataset(out / "messages", format="parquet", partitioning="hive").to_table()
+    assert set(table.column_names) == {*COLUMNS, "json_field_currency"}
+    rows = table.to_pylist()
+    got = sorted((r["qmgr"], str(r["queue"]), r["position"], r["source"], r["msg_id"],
+                  r["dlh_reason"], r["payload_length"] is None, r["length"]) for r in rows)
+    assert got == sorted((e["qmgr"], e["queue"], e["position"], e["source"], e["msg_id"],
+                          e["dlh_reason"], e["unparsed"], e["length"]) for e in want)
+    counts = Counter(r["msg_id"] for r in rows)
+    assert {m for m, n in counts.items() if n > 1 and not m.startswith("0000")} == \
+        scene.duplicate_ids
+    odd = [r for r in rows if r["dlh_reason"] == UNKNOWN_REASON]
+    assert len(odd) == 1 and odd[0]["dlh_reason_name"] is None
+    currencies = Counter(r["json_field_currency"] for r in rows)
+    assert currencies["EUR"] > 0 and set(currencies) == {"EUR", None}  # the demo's JSON orders
+
+
+def test_export_folder_manifest_and_permissions(exported, scene) -> None:
+    r, out, home = exported
+    assert r.returncode == 0, r.stderr
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["schema_version"] == 1 and manifest["format"] == "parquet"
+    assert manifest["partitioned_by"] == ["queue", "put_date"]
+    assert [c["name"] for c in manifest["columns"]] == [*COLUMNS, "json_field_currency"]
+    kinds = Counter(s["kind"] for s in manifest["sources"])
+    assert kinds == {"queue": len(DEMO_QUEUES), "file": len(scene.files)}
+    assert manifest["rows"] == sum(s["rows"] for s in manifest["sources"])
+    for folder, _dirs, files in os.walk(out):
+        assert stat.S_IMODE(os.stat(folder).st_mode) == 0o700, folder
+        for name in files:
+            assert stat.S_IMODE(os.stat(Path(folder, name)).st_mode) == 0o600, name
+    assert not [p for p in out.parent.iterdir() if p.name.startswith(".snap")]  # no leftovers
+    # progress on stderr, and not a word of the JVM's: that went to the log file
+    assert "SYSTEM.DEAD.LETTER.QUEUE (QM1): 240 messages read (done)" in r.stderr
+    for noise in ("WARN", "Exception", "log4j", "at org.", "Traceback"):
+        assert noise not in r.stderr
+    assert (home / "state" / "spark" / "spark.log").exists()
+
+
+def test_csv_export_with_payload(scene, tmp_path) -> None:
+    out = tmp_path / "csv"
+    r = run("--embedded", str(scene.qm_path), "audit", "export", "--out", str(out),
+            "--queues", "APP.ORDERS.BOQ", "--format", "csv", "--with-payload", "--master",
+            "local[1]", home=tmp_path / "home")
+    assert r.returncode == 0, r.stderr
+    files = list((out / "messages").rglob("*.csv.gz"))
+    assert files and all("queue=APP.ORDERS.BOQ" in str(f) for f in files)
+    import csv
+    import gzip
+
+    with gzip.open(files[0], "rt", newline="") as fp:
+        row = next(csv.DictReader(fp))
+    assert row["properties"] == "{}" and bytes.fromhex(row["payload"])
+
+
+@pytest.mark.parametrize(("args", "words"), [
+    (["--queues", "NO.SUCH.QUEUE"], "NO.SUCH.QUEUE"),
+    (["--queues", "APP.*", "--master", "mesos://x:1"], "is not a Spark master"),
+    ([], "nothing to export"),
+    (["/no/such/file.dmp"], "no such file"),
+    (["--queues", "APP.*", "--format", "xml"], "xml"),
+])
+def test_bad_input_is_refused_before_spark(scene, tmp_path, args, words) -> None:
+    r = run("--embedded", str(scene.qm_path), "audit", "export", "--out",
+            str(tmp_path / "snap"), *args, home=tmp_path / "home", timeout=120)
+    assert r.returncode == 2, r.stderr
+    assert words in r.stderr and "Traceback" not in r.stderr
+    assert not (tmp_path / "home" / "state" / "spark").exists()  # Spark never started
+
+
+def test_existing_out_and_replace_of_a_non_snapshot(scene, tmp_path) -> None:
+    (tmp_path / "snap").mkdir()
+    r = run("--embedded", str(scene.qm_path), "audit", "export", "--out",
+            str(tmp_path / "snap"), "--queues", "APP.*", home=tmp_path / "home", timeout=120)
+    assert r.returncode == 2 and "exists" in r.stderr and "--replace" in r.stderr
+    r = run("--embedded", str(scene.qm_path), "audit", "export", "--out",
+            str(tmp_path / "snap"), "--queues", "APP.*", "--replace", home=tmp_path / "home",
+            timeout=120)
+    assert r.returncode == 2 and "is not a snapshot" in r.stderr
+
+
+def test_a_file_that_is_not_a_message_file(scene, tmp_path) -> None:
+    bad = tmp_path / "notes.txt"
+    bad.write_text("hello\n")
+    r = run("audit", "export", "--out", str(tmp_path / "snap"), str(bad),
+            home=tmp_path / "home", timeout=120)
+    assert r.returncode == 2 and "not a dmpmqmsg file" in r.stderr
+
+
+def test_no_java_says_how_to_get_it(scene, tmp_path) -> None:
+    r = run("--embedded", str(scene.qm_path), "audit", "export", "--out",
+            str(tmp_path / "snap"), "--queues", "APP.*", home=tmp_path / "home",
+            env={"PATH": str(tmp_path), "JAVA_HOME": ""}, timeout=120)
+    assert r.returncode == 3, r.stderr
+    assert "needs Java" in r.stderr and "Java 17 or 21" in r.stderr
+    assert len(r.stderr.strip().splitlines()) == 2  # the plan's line, then the sentence
+    assert not (tmp_path / "snap").exists()
