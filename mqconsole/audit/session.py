@@ -121,17 +121,23 @@ def spark_conf_pairs(settings: SparkSettings, log4j: Path) -> dict[str, str]:
         # partition columns read as the strings they are (a queue named 007 stays 007)
         "spark.sql.sources.partitionColumnTypeInference.enabled": "false",
     }
-    if settings.master.startswith("local"):
+    if on_this_machine(settings.master):
         conf["spark.driver.host"] = "127.0.0.1"
         conf["spark.driver.bindAddress"] = "127.0.0.1"
     conf.update(settings.conf)
     return conf
 
 
+def on_this_machine(master: str) -> bool:
+    """A local master, or a standalone master on the loopback address."""
+    return master.startswith("local") or bool(
+        re.match(r"spark://(127\.0\.0\.1|localhost)[:,]", master))
+
+
 def _prepare_environment(settings: SparkSettings) -> None:
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
-    if settings.master.startswith("local"):
+    if on_this_machine(settings.master):
         os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
 
 

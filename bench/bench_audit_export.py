@@ -1,0 +1,272 @@
+"""``mqconsole audit export`` of 1,000,000 messages on an embedded queue, beside a floor.
+
+Figures (JSON on stdout):
+
+* ``export_seconds``: a whole ``mqconsole --embedded FILE audit export --out DIR --queues
+  BIG.DLQ --json`` process (Python start, Spark start, browse, decode, Parquet write with
+  zstd partitioned by queue and put date, manifest, rename). Goal: <= 30 s.
+* ``floor_seconds``: the same job as a whole process with a synthetic data source yielding
+  the same rows (one real 8,192-row Arrow batch repeated) instead of browsing the queue:
+  what Spark alone costs for these rows; ``export_seconds - floor_seconds`` is what reading
+  the queue and decoding the headers add.
+* ``memory``: peak resident memory of Spark's Python workers (where batches are built) and
+  of the whole process tree, at ``--small`` messages and at N: flat means about the same.
+
+The queue holds dead letters (MQDLH + a 200-byte JSON body), put dates spread over 30 days,
+6 reasons, 20 destinations, 10 put applications. It is built once (cached in
+``.bench/audit``): 10,000 messages put through the backend, then copied in SQLite to N
+(the copy is the bench's setup; the export reads through the backend's browse).
+Options: ``--messages N`` (default 1,000,000), ``--small N`` (default 250,000),
+``--master`` (default local[*]).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import sqlite3
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+from _common import ROOT, emit, mqconsole_exe, warm_bytecode
+
+QUEUE = "BIG.DLQ"
+SEED = 10_000
+DATA = ROOT / ".bench" / "audit"
+REASONS = [2053, 2085, 2035, 2087, 2189, 65536 + 7]
+
+
+def build_queue(path: Path, n: int) -> None:
+    """A queue manager file holding ``n`` messages on BIG.DLQ (cached)."""
+    if path.exists():
+        return
+    from datetime import UTC, datetime, timedelta
+
+    from mqconsole.backends.base import Context
+    from mqconsole.backends.open import open_embedded
+    from mqconsole.mq.chain import add_dead_letter_header
+    from mqconsole.mq.md import MQMD
+    from mqconsole.mq.message import Message
+    from mqconsole.mq.queue import QueueAttrs
+    from mqconsole.ops.timefmt import format_put_date_time
+
+    tmp = path.with_suffix(".tmp")
+    for p in tmp.parent.glob(tmp.name + "*"):
+        p.unlink()
+    qm = open_embedded(str(tmp), create=True, name="QMBENCH")
+    qm.define_queue(QueueAttrs(name=QUEUE, max_depth=999_999_999))
+    start = datetime(2026, 10, 26, tzinfo=UTC)
+    for i in range(SEED):
+        put = start + timedelta(seconds=i * 30 * 86400 // SEED)
+        d, t = format_put_date_time(put)
+        body = json.dumps({"orderId": f"ORD-{i:08d}", "customer": f"C{i % 977:04d}",
+                           "total": i % 1000 / 7, "currency": "EUR",
+                           "note": "x" * 80}).encode()[:200]
+        md = MQMD(format="MQSTR", put_date=d, put_time=t, put_appl_name=f"app-{i % 10}",
+                  user_identifier="bench", msg_id=os.urandom(24), persistence=1)
+        dd, dt = format_put_date_time(put + timedelta(seconds=5))
+        md, body = add_dead_letter_header(md, body, reason=REASONS[i % len(REASONS)],
+                                          dest_q_name=f"APP.DEST.{i % 20:02d}",
+                                          dest_qmgr_name="QMBENCH", put_appl_name="amqrmppa",
+                                          put_date=dd, put_time=dt)
+        qm.put(QUEUE, Message(md, body), context=Context.SET_ALL, syncpoint=True)
+        if i % 1000 == 999:
+            qm.commit()
+    qm.commit()
+    qm.close()
+    db = sqlite3.connect(str(tmp))
+    cols = ("queue, npri, priority, backout_count, expires_at, msg_id, correl_id, put_time, "
+            "length, put_by, got_by, md, body")
+    copies = -(-n // SEED) - 1
+    for _ in range(copies):
+        db.execute(f"INSERT INTO messages ({cols}) SELECT {cols} FROM messages "
+                   f"WHERE id <= {SEED} ORDER BY id")
+    db.execute(f"DELETE FROM messages WHERE id > {n}")
+    db.execute("UPDATE queues SET curdepth = (SELECT count(*) FROM messages "
+               "WHERE queue = ?) WHERE name = ?", (QUEUE, QUEUE))
+    db.commit()
+    db.close()
+    os.rename(tmp, path)
+    for suffix in ("-wal", "-shm"):
+        extra = Path(str(tmp) + suffix)
+        if extra.exists():
+            os.rename(extra, str(path) + suffix)
+
+
+# -- measuring a process tree ---------------------------------------------------------------
+
+def _tree(root: int) -> list[int]:
+    kids: dict[int, list[int]] = {}
+    for entry in os.scandir("/proc"):
+        if not entry.name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry.name}/stat") as fp:
+                ppid = int(fp.read().rsplit(")", 1)[1].split()[1])
+        except (OSError, ValueError, IndexError):
+            continue
+        kids.setdefault(ppid, []).append(int(entry.name))
+    out, todo = [], [root]
+    while todo:
+        pid = todo.pop()
+        out.append(pid)
+        todo.extend(kids.get(pid, []))
+    return out
+
+
+def _rss_mb(pid: int) -> tuple[float, str]:
+    try:
+        with open(f"/proc/{pid}/status") as fp:
+            rss = next((int(line.split()[1]) for line in fp if line.startswith("VmRSS:")), 0)
+        with open(f"/proc/{pid}/cmdline", "rb") as fp:
+            cmd = fp.read().replace(b"\0", b" ").decode(errors="replace")
+        return rss / 1024, cmd
+    except OSError:
+        return 0.0, ""
+
+
+def timed(args: list[str], env: dict) -> tuple[float, subprocess.CompletedProcess, dict]:
+    """Wall seconds of a process, and the peak RSS of its Python workers and its tree."""
+    peak = {"python_workers_mb": 0.0, "tree_mb": 0.0, "jvm_mb": 0.0}
+    t0 = time.perf_counter()
+    proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env=env)
+    done = threading.Event()
+
+    def sample() -> None:
+        while not done.wait(0.25):
+            total = workers = jvm = 0.0
+            for pid in _tree(proc.pid):
+                rss, cmd = _rss_mb(pid)
+                total += rss
+                if "pyspark" in cmd and ("daemon" in cmd or "worker" in cmd):
+                    workers = max(workers, rss)
+                elif "java" in cmd.split(" ")[0]:
+                    jvm += rss
+            peak["tree_mb"] = max(peak["tree_mb"], total)
+            peak["python_workers_mb"] = max(peak["python_workers_mb"], workers)
+            peak["jvm_mb"] = max(peak["jvm_mb"], jvm)
+
+    sampler = threading.Thread(target=sample, daemon=True)
+    sampler.start()
+    out, err = proc.communicate()
+    seconds = time.perf_counter() - t0
+    done.set()
+    sampler.join()
+    return seconds, subprocess.CompletedProcess(args, proc.returncode, out, err), {
+        k: round(v) for k, v in peak.items()}
+
+
+def export(qm: Path, out: Path, master: str, home: Path) -> dict:
+    shutil.rmtree(out, ignore_errors=True)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MQCONSOLE_")}
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    env["MQCONSOLE_HOME"] = str(home)
+    seconds, r, memory = timed([mqconsole_exe(), "--embedded", str(qm), "audit", "export",
+                                "--out", str(out), "--queues", QUEUE, "--master", master,
+                                "--json"], env)
+    if r.returncode != 0:
+        raise SystemExit(f"export failed ({r.returncode}): {r.stderr[-2000:]}")
+    return {"seconds": round(seconds, 2), "rows": json.loads(r.stdout)["rows"],
+            "memory": memory}
+
+
+FLOOR = r'''
+import sys, time
+from pathlib import Path
+qm_path, out, master, rows = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
+from mqconsole.audit.session import SparkSettings, start_session
+from mqconsole.audit.columns import snapshot_columns, spark_ddl, PARTITION_COLUMNS
+from pyspark.sql.datasource import DataSource, DataSourceReader, InputPartition
+
+class Floor(DataSource):
+    @classmethod
+    def name(cls):
+        return "mqconsole_floor"
+    def schema(self):
+        return spark_ddl(snapshot_columns())
+    def reader(self, schema):
+        return FloorReader(self.options)
+
+class FloorReader(DataSourceReader):
+    def __init__(self, options):
+        self.options = dict(options)
+    def partitions(self):
+        return [InputPartition(0)]
+    def read(self, partition):
+        from mqconsole.audit.rows import BatchBuilder
+        from mqconsole.backends.open import open_embedded
+        qm = open_embedded(self.options["qm"])
+        builder = BatchBuilder(snapshot_columns(), qmgr="QMBENCH", queue="BIG.DLQ",
+                               source="queue")
+        with qm.browse("BIG.DLQ") as cursor:
+            for i, m in enumerate(cursor.next_batch(8192), 1):
+                builder.add(m, i)
+        batch = builder.flush()
+        qm.close()
+        left = int(self.options["rows"])
+        while left > 0:
+            yield batch.slice(0, min(left, batch.num_rows))
+            left -= batch.num_rows
+
+spark = start_session(SparkSettings(master=master))
+spark.dataSource.register(Floor)
+frame = spark.read.format("mqconsole_floor").option("qm", qm_path).option("rows", rows).load()
+(frame.repartition(*PARTITION_COLUMNS).write.partitionBy(*PARTITION_COLUMNS)
+ .option("compression", "zstd").parquet(out))
+print(rows)
+'''
+
+
+def floor(qm: Path, out: str, master: str, home: Path, rows: int) -> dict:
+    shutil.rmtree(out, ignore_errors=True)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MQCONSOLE_")}
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    env["MQCONSOLE_HOME"] = str(home)
+    seconds, r, memory = timed([sys.executable, "-c", FLOOR, str(qm), str(out), master,
+                                str(rows)], env)
+    if r.returncode != 0:
+        raise SystemExit(f"floor failed ({r.returncode}): {r.stderr[-2000:]}")
+    return {"seconds": round(seconds, 2), "memory": memory}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--messages", type=int, default=1_000_000)
+    parser.add_argument("--small", type=int, default=250_000)
+    parser.add_argument("--master", default="local[*]")
+    args = parser.parse_args()
+    DATA.mkdir(parents=True, exist_ok=True)
+    warm_bytecode()
+    home = DATA / "home"
+    load_before = os.getloadavg()
+    figures: dict = {"messages": args.messages, "master": args.master}
+    small_qm = DATA / f"qm-{args.small}.sqlite"
+    big_qm = DATA / f"qm-{args.messages}.sqlite"
+    build_queue(small_qm, args.small)
+    build_queue(big_qm, args.messages)
+    small = export(small_qm, DATA / "snap-small", args.master, home)
+    big = export(big_qm, DATA / "snap", args.master, home)
+    flo = floor(big_qm, str(DATA / "floor"), args.master, home, args.messages)
+    figures.update({
+        "export_seconds": big["seconds"], "export_rows": big["rows"],
+        "floor_seconds": flo["seconds"],
+        "reading_and_decoding_seconds": round(big["seconds"] - flo["seconds"], 2),
+        "messages_per_second": round(big["rows"] / big["seconds"]),
+        "memory": {f"{args.small}_messages": small["memory"],
+                   f"{args.messages}_messages": big["memory"], "floor": flo["memory"]},
+        "small_export_seconds": small["seconds"],
+        "goal_seconds": 30,
+        "load_average_before": [round(x, 2) for x in load_before],
+        "load_average_after": [round(x, 2) for x in os.getloadavg()],
+    })
+    emit("audit_export", figures)
+
+
+if __name__ == "__main__":
+    main()

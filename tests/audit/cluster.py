@@ -1,0 +1,104 @@
+"""A Spark standalone cluster on 127.0.0.1, started with pyspark's own ``spark-class``.
+
+pip's pyspark has no ``sbin/start-master.sh``, but ``$SPARK_HOME/bin/spark-class`` runs the
+master and the worker classes (spark.md). ``spark-class`` ends by ``exec``-ing java, so the
+PIDs are the JVMs' own: both are stopped by PID (SIGTERM, then SIGKILL), never by name.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@dataclass
+class Cluster:
+    url: str
+    master: subprocess.Popen
+    worker: subprocess.Popen
+    logs: Path
+
+    @property
+    def pids(self) -> list[int]:
+        return [self.master.pid, self.worker.pid]
+
+
+def spark_home() -> Path:
+    import pyspark
+
+    return Path(pyspark.__file__).resolve().parent
+
+
+def _wait_for(path: Path, words: str, proc: subprocess.Popen, timeout: float) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if path.exists() and words in path.read_text(errors="replace"):
+            return
+        if proc.poll() is not None:
+            raise RuntimeError(f"{path.name}: exited {proc.returncode}: "
+                               f"{path.read_text(errors='replace')[-2000:]}")
+        time.sleep(0.5)
+    raise TimeoutError(f"{path.name} did not say {words!r} in {timeout:.0f} s: "
+                       f"{path.read_text(errors='replace')[-2000:]}")
+
+
+def stop(proc: subprocess.Popen) -> None:
+    """Stop one JVM by its PID: SIGTERM, then SIGKILL after 30 s."""
+    if proc.poll() is not None:
+        return
+    with contextlib.suppress(ProcessLookupError):
+        os.kill(proc.pid, signal.SIGTERM)
+    try:
+        proc.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(proc.pid, signal.SIGKILL)
+        proc.wait(timeout=30)
+
+
+@contextlib.contextmanager
+def standalone_cluster(folder: Path, *, cores: int = 2, memory: str = "2g",
+                       timeout: float = 240) -> Iterator[Cluster]:
+    """A master and one worker on 127.0.0.1; stopped by PID when the block ends."""
+    home = spark_home()
+    spark_class = str(home / "bin" / "spark-class")
+    env = {**os.environ, "SPARK_HOME": str(home), "SPARK_LOCAL_IP": "127.0.0.1",
+           "PYSPARK_PYTHON": sys.executable, "SPARK_WORKER_DIR": str(folder / "work"),
+           "SPARK_LOG_DIR": str(folder), "SPARK_NO_DAEMONIZE": "1"}
+    port = free_port()
+    url = f"spark://127.0.0.1:{port}"
+    master_log, worker_log = folder / "master.log", folder / "worker.log"
+    with master_log.open("wb") as out:
+        master = subprocess.Popen(
+            [spark_class, "org.apache.spark.deploy.master.Master", "--host", "127.0.0.1",
+             "--port", str(port), "--webui-port", str(free_port())],
+            stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=env)
+    worker = None
+    try:
+        _wait_for(master_log, "I have been elected leader", master, timeout)
+        with worker_log.open("wb") as out:
+            worker = subprocess.Popen(
+                [spark_class, "org.apache.spark.deploy.worker.Worker", "--host", "127.0.0.1",
+                 "--cores", str(cores), "--memory", memory, "--webui-port", str(free_port()),
+                 url], stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                env=env)
+        _wait_for(worker_log, "Successfully registered with master", worker, timeout)
+        yield Cluster(url, master, worker, folder)
+    finally:
+        if worker is not None:
+            stop(worker)
+        stop(master)
