@@ -8,8 +8,8 @@ columns (``mqconsole_audit_columns``) follow the fixed ones, named ``<plugin>_<c
 A message whose headers do not parse is one row whose header columns (``dlh_*``, ``xqh_*``,
 ``properties``) are null, and so are ``payload_length`` and ``payload_sha256`` (where the
 payload starts cannot be known); every other row has them (``properties`` is an empty map
-without an RFH2 ``usr`` folder). So ``payload_length IS NULL`` (``UNPARSED_SQL``) counts the
-unparsed rows.
+without an RFH2 ``usr`` folder). So ``properties IS NULL`` (``UNPARSED_SQL``) counts the
+unparsed rows, as ``payload_length IS NULL`` would.
 """
 
 from __future__ import annotations
@@ -68,7 +68,7 @@ COLUMNS: tuple[str, ...] = tuple(name for name, _, _ in _FIXED)
 HEADER_COLUMNS: tuple[str, ...] = tuple(
     n for n in COLUMNS if n.startswith(("dlh_", "xqh_")) or n == "properties")
 PARTITION_COLUMNS = ("queue", "put_date")
-UNPARSED_SQL = "payload_length IS NULL"
+UNPARSED_SQL = "properties IS NULL"
 
 # Spark SQL type strings a plugin may declare, and their Arrow types
 _SIMPLE_TYPES: dict[str, pa.DataType] = {

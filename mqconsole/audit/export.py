@@ -8,6 +8,7 @@ beside ``--out`` under a temporary name and renamed when done::
     DIR/manifest.json    schema version, columns, sources (depths at start and end, rows),
                          times, format, Spark master
     DIR/messages/        the dataset, partitioned queue=…/put_date=…, Parquet (zstd) or CSV
+    DIR/_summary/        the report's aggregates (Parquet snapshots only: summary.py)
 
 Folders are 0700 and files 0600 (a snapshot may hold payloads). ``--out`` that exists is
 refused unless ``replace`` (and then only when it is a snapshot). Browse only: an audit
@@ -300,6 +301,10 @@ def run_export(spark: SparkSession, plan: ExportPlan, *,
         if report is not None:
             report([p for _, p in sorted(final.items())])
         _count(plan, final, spark, tmp / DATA_DIR)
+        if request.format == "parquet":  # the report's aggregates, stored beside (exact)
+            from .summary import summarize
+
+            summarize(tmp / DATA_DIR, tmp)
         _depths_at_end(plan)
         seconds = time.monotonic() - started
         shutil.rmtree(progress_dir, ignore_errors=True)

@@ -21,9 +21,11 @@ from mqconsole.backends.open import open_embedded
 from mqconsole.mq.chain import add_dead_letter_header, dead_letter_header, parse_body_lenient
 from mqconsole.mq.md import MQMD
 from mqconsole.mq.message import Message
+from mqconsole.mq.names import reason_name
 from mqconsole.mq.queue import QueueAttrs
 from mqconsole.ops.demo import build_demo
 from mqconsole.ops.dmpfile import DmpReader, dump_messages
+from mqconsole.ops.timefmt import parse_put_datetime
 
 AUDIT_QUEUE = "AUDIT.DLQ"
 QUEUES = "SYSTEM.DEAD.LETTER.QUEUE,APP.*.BOQ,AUDIT.DLQ"
@@ -138,24 +140,39 @@ def build_scene(folder: Path) -> Scene:
 
 
 def expected_rows(scene: Scene, queues: list[str]) -> list[dict]:
-    """(qmgr, queue, position, source, msg_id, reason, unparsed, length) per message, read in
-    plain Python."""
+    """Every message as a snapshot row would hold it, read in plain Python: the backend's
+    browse, the file reader, ``mq.chain``'s general decoder (not the audit's quick paths),
+    ``ops.timefmt``. ``unparsed`` says the headers did not parse."""
     rows = []
 
     def row(qmgr, queue, position, source, message):
-        dlh = dead_letter_header(message.md, message.body)
-        unparsed = parse_body_lenient(message.md, message.body).error is not None
+        md = message.md
+        parsed = parse_body_lenient(md, message.body)
+        unparsed = parsed.error is not None
+        dlh = None if unparsed else dead_letter_header(md, message.body)
+        name = None if dlh is None else reason_name(dlh.reason)
         return {"qmgr": qmgr, "queue": queue, "position": position, "source": source,
-                "msg_id": message.md.msg_id.hex().upper(),
-                "dlh_reason": None if dlh is None or unparsed else dlh.reason,
+                "msg_id": md.msg_id.hex().upper(),
+                "dlh_reason": None if dlh is None else dlh.reason,
+                "dlh_reason_name": None if name is None or name.startswith("UNKNOWN_")
+                else name,
+                "dlh_dest_q": None if dlh is None else dlh.dest_q,
+                "dlh_dest_qmgr": None if dlh is None else dlh.dest_qmgr,
+                "dlh_put_time": None if dlh is None else parse_put_datetime(dlh.put_date,
+                                                                            dlh.put_time),
+                "put_time": parse_put_datetime(md.put_date, md.put_time),
+                "put_appl_name": md.put_appl_name.rstrip(" \x00"),
+                "backout_count": md.backout_count,
+                "properties": None if unparsed else {},
                 "unparsed": unparsed, "length": len(message.body)}
 
     qm = open_embedded(str(scene.qm_path))
     try:
+        qmgr = qm.name
         for queue in queues:
             with qm.browse(queue) as cursor:
                 for i, m in enumerate(cursor.next_batch(10**6), 1):
-                    rows.append(row("QM1", queue, i, "queue", m))
+                    rows.append(row(qmgr, queue, i, "queue", m))
     finally:
         qm.close()
     for path in scene.files:

@@ -21,7 +21,14 @@ import pyarrow.dataset as ds
 import pytest
 
 from mqconsole.audit.columns import COLUMNS
-from tests.audit.scene import DEMO_QUEUES, QUEUES, UNKNOWN_REASON, build_scene, expected_rows
+from tests.audit.scene import (
+    DEMO_QUEUES,
+    NOW,
+    QUEUES,
+    UNKNOWN_REASON,
+    build_scene,
+    expected_rows,
+)
 
 pytestmark = pytest.mark.xdist_group("spark")  # one worker starts the JVMs, one at a time
 
@@ -84,6 +91,24 @@ def test_export_writes_every_message_as_plain_python_reads_it(exported, scene) -
     assert len(odd) == 1 and odd[0]["dlh_reason_name"] is None
     currencies = Counter(r["json_field_currency"] for r in rows)
     assert currencies["EUR"] > 0 and set(currencies) == {"EUR", None}  # the demo's JSON orders
+
+
+def test_report_of_the_export_equals_plain_python(exported, scene) -> None:
+    """Every count of the report, for queues and files: headers that do not parse, MsgIds
+    repeated across queues and files, an unknown reason, age buckets at a fixed --as-of."""
+    from tests.audit.reportdata import oracle
+
+    r, out, home = exported
+    assert r.returncode == 0, r.stderr
+    report = run("audit", "report", "--in", str(out), "--as-of", "2026-11-25T10:00:00Z",
+                 "--json", home=home)
+    assert report.returncode == 0, report.stderr
+    got = json.loads(report.stdout)
+    currencies = {c["value"]: c["count"] for c in got.pop("by_json_field_currency")}
+    assert set(currencies) == {"EUR", None}  # the plugin's list (its values: test above)
+    assert got == oracle(expected_rows(scene, DEMO_QUEUES), NOW)
+    assert got["unparsed"] == 4 and len(got["duplicate_msg_ids"]) >= len(scene.duplicate_ids)
+    assert {"reason": UNKNOWN_REASON, "name": None, "count": 1} in got["by_reason"]
 
 
 def test_export_folder_manifest_and_permissions(exported, scene) -> None:
