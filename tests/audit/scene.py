@@ -12,6 +12,9 @@ reader, ``mq.chain.dead_letter_header``), so tests compare Spark's answer with i
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -82,6 +85,16 @@ AMQSBCG = """AMQSBCG0 - starts here
  MQCLOSE
  MQDISC
 """.replace("\u2420", " ")  # ␠ marks the blank amqsbcg leaves at a line end
+
+
+def run_mqconsole(*args: str, home: Path, env: dict | None = None, timeout: int = 900
+                  ) -> subprocess.CompletedProcess:
+    """A real ``mqconsole`` process of this venv, with its own MQCONSOLE_HOME."""
+    full = {k: v for k, v in os.environ.items() if not k.startswith("MQCONSOLE_")}
+    full["MQCONSOLE_HOME"] = str(home)
+    full.update(env or {})
+    return subprocess.run([str(Path(sys.executable).parent / "mqconsole"), *args],
+                          capture_output=True, text=True, env=full, timeout=timeout)
 
 
 @dataclass

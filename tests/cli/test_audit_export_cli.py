@@ -12,8 +12,6 @@ import json
 import os
 import shutil
 import stat
-import subprocess
-import sys
 from collections import Counter
 from pathlib import Path
 
@@ -29,19 +27,11 @@ from tests.audit.scene import (
     build_scene,
     expected_rows,
 )
+from tests.audit.scene import run_mqconsole as run
 
 pytestmark = pytest.mark.xdist_group("spark")  # one worker starts the JVMs, one at a time
 
-MQCONSOLE = str(Path(sys.executable).parent / "mqconsole")
 REPO = Path(__file__).resolve().parents[2]
-
-
-def run(*args: str, home: Path, env: dict | None = None, timeout: int = 900):
-    full = {k: v for k, v in os.environ.items() if not k.startswith("MQCONSOLE_")}
-    full["MQCONSOLE_HOME"] = str(home)
-    full.update(env or {})
-    return subprocess.run([MQCONSOLE, *args], capture_output=True, text=True, env=full,
-                          timeout=timeout)
 
 
 @pytest.fixture(scope="module")
@@ -133,20 +123,47 @@ def test_export_folder_manifest_and_permissions(exported, scene) -> None:
     assert (home / "state" / "spark" / "spark.log").exists()
 
 
-def test_csv_export_with_payload(scene, tmp_path) -> None:
+def test_csv_export_with_payload_of_two_queue_managers(scene, tmp_path) -> None:
+    from mqconsole.backends.base import Context
+    from mqconsole.backends.open import open_embedded
+    from mqconsole.mq.md import MQMD
+    from mqconsole.mq.message import Message
+    from mqconsole.mq.queue import QueueAttrs
+
+    other = tmp_path / "qm2.sqlite"
+    qm = open_embedded(str(other), create=True, name="QM2")
+    qm.define_queue(QueueAttrs(name="APP.ORDERS.BOQ"))
+    for i in range(2):
+        qm.put("APP.ORDERS.BOQ", Message(MQMD(format="MQSTR", put_date="20261124",
+                                              put_time="10000000"), b"qm2 %d" % i),
+               context=Context.SET_ALL, syncpoint=False)
+    qm.close()
+    cfg = tmp_path / "config.yaml"
+    cfg.write_text("profiles:\n"
+                   f"  - name: one\n    backend:\n      type: embedded\n"
+                   f"      path: {scene.qm_path}\n"
+                   f"  - name: two\n    backend:\n      type: embedded\n      path: {other}\n")
     out = tmp_path / "csv"
-    r = run("--embedded", str(scene.qm_path), "audit", "export", "--out", str(out),
-            "--queues", "APP.ORDERS.BOQ", "--format", "csv", "--with-payload", "--master",
-            "local[1]", home=tmp_path / "home")
+    r = run("--config", str(cfg), "--profile", "one", "audit", "export", "--out", str(out),
+            "--queues", "APP.ORDERS.BOQ", "--also-profile", "two", "--format", "csv",
+            "--with-payload", "--master", "local[1]", "--json", home=tmp_path / "home")
     assert r.returncode == 0, r.stderr
+    summary = json.loads(r.stdout)
+    assert {(q["profile"], q["qmgr"], q["rows"]) for q in summary["queues"]} == {
+        ("one", "QM1", 5), ("two", "QM2", 2)}
     files = list((out / "messages").rglob("*.csv.gz"))
     assert files and all("queue=APP.ORDERS.BOQ" in str(f) for f in files)
     import csv
     import gzip
 
-    with gzip.open(files[0], "rt", newline="") as fp:
-        row = next(csv.DictReader(fp))
-    assert row["properties"] == "{}" and bytes.fromhex(row["payload"])
+    rows = []
+    for f in files:
+        with gzip.open(f, "rt", newline="") as fp:
+            rows += list(csv.DictReader(fp))
+    assert Counter(r["qmgr"] for r in rows) == {"QM1": 5, "QM2": 2}
+    assert {bytes.fromhex(r["payload"]) for r in rows if r["qmgr"] == "QM2"} == {
+        b"qm2 0", b"qm2 1"}
+    assert all(r["properties"] == "{}" for r in rows)
 
 
 @pytest.mark.parametrize(("args", "words"), [

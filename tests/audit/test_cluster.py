@@ -1,0 +1,49 @@
+"""A real cluster: a Spark standalone master and worker on 127.0.0.1 (pyspark's own
+``spark-class``), export + report with ``--master spark://…``: the same report as local,
+and as plain Python. Both JVMs are stopped by PID."""
+
+from __future__ import annotations
+
+import json
+import os
+
+import pytest
+
+from .cluster import standalone_cluster
+from .reportdata import oracle
+from .scene import DEMO_QUEUES, NOW, QUEUES, build_scene, expected_rows, run_mqconsole
+
+pytestmark = pytest.mark.cluster
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True
+
+
+def test_export_and_report_on_a_standalone_cluster(tmp_path) -> None:
+    scene = build_scene(tmp_path)
+    snap, home = tmp_path / "snap", tmp_path / "home"
+    as_of = ["--as-of", "2026-11-25T10:00:00Z", "--json"]
+    (tmp_path / "cluster").mkdir()
+    with standalone_cluster(tmp_path / "cluster") as cluster:
+        pids = cluster.pids
+        export = run_mqconsole("--embedded", str(scene.qm_path), "audit", "export", "--out",
+                               str(snap), "--queues", QUEUES, *map(str, scene.files),
+                               "--master", cluster.url, "--json", home=home)
+        assert export.returncode == 0, export.stderr
+        on_cluster = run_mqconsole("audit", "report", "--in", str(snap), *as_of, "--master",
+                                   cluster.url, home=home)
+        assert on_cluster.returncode == 0, on_cluster.stderr
+        ran = (tmp_path / "cluster" / "work").glob("app-*")
+        assert len(list(ran)) == 2  # both ran as applications of the cluster, not locally
+    assert not any(_alive(pid) for pid in pids)
+    local = run_mqconsole("audit", "report", "--in", str(snap), *as_of, "--master",
+                          "local[2]", home=home)
+    assert local.returncode == 0, local.stderr
+    assert json.loads(export.stdout)["rows"] == len(expected_rows(scene, DEMO_QUEUES))
+    assert json.loads(on_cluster.stdout) == json.loads(local.stdout) == oracle(
+        expected_rows(scene, DEMO_QUEUES), NOW)

@@ -1,0 +1,104 @@
+"""The export's plan (every check before Spark), its folder moves and its failure sentences."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+from mqconsole.audit.errors import AuditInputError, SparkFailed
+from mqconsole.audit.export import (
+    ExportRequest,
+    _move_into_place,
+    explain_failure,
+    plan_export,
+)
+from mqconsole.mq.errors import MQError
+
+from .scene import build_scene
+
+
+@pytest.fixture(scope="module")
+def scene(tmp_path_factory):
+    return build_scene(tmp_path_factory.mktemp("scene"))
+
+
+def _request(tmp_path: Path, scene, **kw) -> ExportRequest:
+    base = {"out": tmp_path / "snap", "patterns": ["APP.*.BOQ", "AUDIT.DLQ"],
+            "connections": {"dev": {"backend": "embedded", "path": str(scene.qm_path)}}}
+    base.update(kw)
+    return ExportRequest(**base)
+
+
+def test_plan_lists_queues_with_depths_and_files(tmp_path, scene) -> None:
+    plan = plan_export(_request(tmp_path, scene, files=[str(scene.files[0])]))
+    assert [(q.key, q.qmgr, q.queue, q.depth_start) for q in plan.queues] == [
+        ("dev", "QM1", "APP.ORDERS.BOQ", 5), ("dev", "QM1", "APP.SHARED.BOQ", 6),
+        ("dev", "QM1", "AUDIT.DLQ", 6)]
+    [f] = plan.files
+    assert (f.qmgr, f.queue, f.tool) == ("QM9", "SAVED.DLQ", "dmpmqmsg")
+
+
+@dataclass
+class _Backend:
+    type: str = "mq"
+    password_prompt: bool = True
+
+
+@dataclass
+class _Profile:
+    name: str = "prod"
+    backend: _Backend = field(default_factory=_Backend)
+
+
+@pytest.mark.parametrize(("change", "words"), [
+    ({"patterns": [], "files": []}, "nothing to export"),
+    ({"format": "orc"}, "use parquet or csv"),
+    ({"patterns": ["NOT.THERE*"]}, "no local queue matches NOT.THERE*"),
+    ({"connections": {"mem": {"backend": "embedded", "path": ":memory:"}}},
+     "in memory lives in one process"),
+    ({"connections": {"prod": _Profile()}}, "asked at a prompt"),
+    ({"patterns": [], "files": ["/no/such.dmp"]}, "no such file"),
+])
+def test_plan_refusals(tmp_path, scene, change, words) -> None:
+    with pytest.raises(AuditInputError, match=words):
+        plan_export(_request(tmp_path, scene, **change))
+
+
+def test_unknown_queue_is_mq_2085(tmp_path, scene) -> None:
+    with pytest.raises(MQError) as e:
+        plan_export(_request(tmp_path, scene, patterns=["NO.SUCH.Q"]))
+    assert e.value.reason == 2085
+
+
+def test_out_exists_and_replace(tmp_path, scene) -> None:
+    (tmp_path / "snap").mkdir()
+    with pytest.raises(AuditInputError, match="exists"):
+        plan_export(_request(tmp_path, scene))
+    with pytest.raises(AuditInputError, match="not a snapshot"):
+        plan_export(_request(tmp_path, scene, replace=True))
+    (tmp_path / "snap" / "manifest.json").write_text("{}")
+    assert plan_export(_request(tmp_path, scene, replace=True)).queues
+
+
+def test_move_into_place_replaces_only_when_the_new_one_is_there(tmp_path) -> None:
+    out, new = tmp_path / "snap", tmp_path / ".snap.tmp"
+    out.mkdir()
+    (out / "manifest.json").write_text("old")
+    new.mkdir()
+    (new / "manifest.json").write_text("new")
+    _move_into_place(new, out)
+    assert (out / "manifest.json").read_text() == "new"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["snap"]
+
+
+def test_failure_sentences() -> None:
+    err = RuntimeError("Traceback ...\nmqconsole.ops.files.common.DmpFileError: /x.dmp line 7: "
+                       "unknown descriptor field 'ZZZ'\n\tat org.apache.spark...")
+    e = explain_failure(err, "local[2]")
+    assert isinstance(e, AuditInputError)
+    assert str(e) == "the export failed: /x.dmp line 7: unknown descriptor field 'ZZZ'"
+    e = explain_failure(RuntimeError("[BOOM] something\n\tat org.apache"), "spark://h:7077")
+    assert isinstance(e, SparkFailed) and e.code == 3
+    assert str(e).startswith("the export failed in Spark: [BOOM] something (on a cluster")
