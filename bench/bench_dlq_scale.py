@@ -12,9 +12,15 @@ Each figure is measured in a fresh process of its own (so its peak RSS is its ow
 * ``summary_cli``: the whole ``mqconsole --embedded F summary Q --json`` process;
 * ``bare_loop``: the least a summary needs, in a plain loop — read every message's MD
   and body from the same SQLite file in queue order, parse the dead-letter header's
-  reason and destination (struct), count them.
+  reason and destination (struct), count them;
+* ``where``: a scanning ``--where "reason = Q_FULL and payload ~ 'x'"`` through
+  ``ops.browse.iter_views`` (the reason tested in SQLite, the regex on the candidates),
+  ``where_plain`` the same testing every browsed message, ``bare_where`` the least it
+  needs: read every body, parse the reason, run the regex on the payload of those with
+  Q_FULL.
 
-``ratio_summary`` = bare loop time / summary time (target >= 0.5). ``rss_growth`` compares
+``ratio_summary`` = bare loop time / summary time, ``ratio_where`` the same for the
+scanning ``--where`` (target >= 0.5 each). ``rss_growth`` compares
 each figure's peak RSS at the largest size with the smallest (flat: about 1).
 """
 
@@ -109,9 +115,48 @@ def child_bare(path: str) -> dict:
     return {"seconds": t.seconds, "total": n, "groups": len(counts)}
 
 
+WHERE = "reason = Q_FULL and payload ~ 'x'"  # the issue's example
+
+
+def child_where(path: str, fast: bool) -> dict:
+    from mqconsole.backends.open import open_embedded
+    from mqconsole.ops.browse import iter_views, iter_views_plain
+    from mqconsole.ops.where import compile_where
+    qm = open_embedded(path)
+    where = compile_where(WHERE)
+    walk = iter_views if fast else iter_views_plain
+    with Timer() as t:
+        n = sum(1 for _ in walk(qm, DLQ, where=where))
+    qm.close()
+    return {"seconds": t.seconds, "matched": n}
+
+
+def child_bare_where(path: str) -> dict:
+    """Read every body, parse the header's reason, test the payload of those that match."""
+    import re
+    rx = re.compile(rb"x")
+    db = sqlite3.connect(path)
+    be, le = struct.Struct(">i"), struct.Struct("<i")
+    n = 0
+    with Timer() as t:
+        for md, body in db.execute("SELECT md, body FROM messages WHERE queue = ? "
+                                   "ORDER BY npri, id", (DLQ,)):
+            if md[32:40] == b"MQDEAD  " and body[:4] == b"DLH ":
+                s = be if md[24] == 0 and md[27] & 0x0F == 1 else le
+                if s.unpack_from(body, 8)[0] == 2053 and rx.search(body, 172):
+                    n += 1
+    db.close()
+    return {"seconds": t.seconds, "matched": n}
+
+
+CHILDREN = {"bare": child_bare, "bare_where": child_bare_where,
+            "summary": lambda p: child_summary(p, True), "plain": lambda p: child_summary(p, False),
+            "where": lambda p: child_where(p, True), "where_plain": lambda p: child_where(p, False)}
+
+
 def child(args: list[str]) -> None:
     what, path = args[0], args[1]
-    out = (child_bare(path) if what == "bare" else child_summary(path, what == "summary"))
+    out = CHILDREN[what](path)
     out["peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(json.dumps(out))
 
@@ -150,19 +195,24 @@ def main() -> None:
         row["bare_loop"] = measure("bare", path)
         row["summary"] = measure("summary", path)
         row["bare_loop_again"] = measure("bare", path)  # the machine's drift within the run
+        row["where"] = measure("where", path)
+        row["bare_where"] = measure("bare_where", path)
         if n == sizes[0] or args.plain_all:
             row["summary_plain"] = measure("plain", path)
+            row["where_plain"] = measure("where_plain", path)
         row["summary_cli"] = measure_cli(path)
         bare = min(row["bare_loop"]["seconds"], row["bare_loop_again"]["seconds"])
         row["ratio_summary"] = bare / row["summary"]["seconds"]
         row["ratio_summary_cli"] = bare / row["summary_cli"]["seconds"]
+        row["ratio_where"] = row["bare_where"]["seconds"] / row["where"]["seconds"]
         if "summary_plain" in row:
             row["ratio_summary_plain"] = bare / row["summary_plain"]["seconds"]
+            row["ratio_where_plain"] = row["bare_where"]["seconds"] / row["where_plain"]["seconds"]
         figures[str(n)] = row
     if len(sizes) > 1:
         lo, hi = figures[str(sizes[0])], figures[str(sizes[-1])]
         figures["rss_growth"] = {k: hi[k]["peak_rss_mb"] / lo[k]["peak_rss_mb"]
-                                 for k in ("summary", "bare_loop")}
+                                 for k in ("summary", "bare_loop", "where", "bare_where")}
     figures["load_average_after"] = os.getloadavg()[0]
     emit("dlq_scale", figures)
 

@@ -1,10 +1,12 @@
-"""Counting a queue's facts inside SQLite (``backends.base.CountsFacts``).
+"""Counting a queue's facts without reading its messages (``backends.base.CountsFacts``).
 
 Every row keeps its message's facts (``mq.facts``; the ``f_*`` columns, schema.py), so a
-summary is one ``GROUP BY`` over the queue's visible, unexpired rows, and its oldest and
-youngest messages two ordered lookups: no body is read and no Python object is made per
-message. Rows whose facts are not known (written by an older mqconsole, or put back by a
-backout) are filled in first, from their descriptor and the first bytes of their body.
+summary is one pass over the queue's visible, unexpired rows in browse order reading a
+few small columns each: SQLite picks each row's age and size bucket, a loop folds them
+into groups (memory: the groups, never the rows), and the first of the earliest and of
+the latest put are kept with their positions. No body is read and no message is made.
+Rows whose facts are not known (written by an older mqconsole, or put back by a backout)
+are filled in first, from their descriptor and the first bytes of their body.
 """
 
 from __future__ import annotations
@@ -78,36 +80,55 @@ class Counting(Resolution):
             db.execute("BEGIN")
         try:
             return self._counts(db, local, now_us, age_edges_us, size_edges)
-        except sqlite3.OperationalError:  # integer overflow in a sum (hostile put times)
-            return None
         finally:
             if snapshot:
                 db.execute("COMMIT")
 
     def _counts(self, db: sqlite3.Connection, local: str, now_us: int,
                 age_edges_us: Sequence[int], size_edges: Sequence[int]) -> FactCounts | bool:
+        """One pass over the queue in browse order, reading a few small columns a row
+        (no body): SQLite picks the buckets, this folds them into groups, and keeps the
+        first of the earliest and of the latest put, with their positions. Memory holds
+        the groups only, however long the queue."""
         p = {"q": local, "now": time.time(), "now_us": int(now_us)}
         ages = _bucket(":now_us - f_put", age_edges_us)
-        age = f"CASE WHEN f_put IS NULL THEN NULL ELSE {ages} END"
-        groups = [
-            FactGroup(r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7], r[8], r[9], r[10] or 0)
-            for r in db.execute(
-                f"SELECT f_reason, f_dest, f_format, backout_count, "
-                f"{_bucket('length', size_edges)}, {age}, count(*), sum(length), "
-                f"min(length), max(length), sum(:now_us - f_put) FROM messages "
-                f"WHERE {_SHOWN} GROUP BY 1, 2, 3, 4, 5, 6", p)]
-        if any(g.format is None for g in groups):
+        cur = db.cursor()
+        cur.row_factory = None
+        cur.execute(
+            f"SELECT f_reason, f_dest, f_format, backout_count, "
+            f"{_bucket('length', size_edges)}, CASE WHEN f_put IS NULL THEN NULL ELSE {ages} "
+            f"END, length, f_put, id FROM messages WHERE {_SHOWN} ORDER BY npri, id", p)
+        sums: dict[tuple, list[int]] = {}
+        position = 0
+        oldest = youngest = None  # (put, position, row id)
+        while rows := cur.fetchmany(4096):
+            for r in rows:
+                position += 1
+                key = r[:6]
+                length, put = r[6], r[7]
+                s = sums.get(key)
+                if s is None:
+                    s = sums[key] = [0, 0, length, length, 0]
+                s[0] += 1
+                s[1] += length
+                if length < s[2]:
+                    s[2] = length
+                elif length > s[3]:
+                    s[3] = length
+                if put is not None:
+                    s[4] += now_us - put
+                    if oldest is None or put < oldest[0]:
+                        oldest = (put, position, r[8])
+                    if youngest is None or put > youngest[0]:
+                        youngest = (put, position, r[8])
+        if any(k[2] is None for k in sums):
             return False  # rows whose facts are not known yet
-        oldest = self._point(db, p, "f_put, npri, id")
-        youngest = self._point(db, p, "f_put DESC, npri, id")
-        return FactCounts(groups, oldest, youngest)
+        groups = [FactGroup(*k, *s) for k, s in sums.items()]
+        return FactCounts(groups, self._point(db, oldest), self._point(db, youngest))
 
-    def _point(self, db: sqlite3.Connection, p: dict, order: str) -> FactPoint | None:
-        row = db.execute(f"SELECT npri, id, msg_id, f_put FROM messages WHERE {_SHOWN} "
-                         f"AND f_put IS NOT NULL ORDER BY {order} LIMIT 1", p).fetchone()
-        if row is None:
+    def _point(self, db: sqlite3.Connection, seen: tuple[int, int, int] | None
+               ) -> FactPoint | None:
+        if seen is None:
             return None
-        position = db.execute(
-            f"SELECT count(*) FROM messages WHERE {_SHOWN} AND (npri < :npri OR "
-            "(npri = :npri AND id <= :id))", {**p, "npri": row[0], "id": row[1]}).fetchone()[0]
-        return FactPoint(position, bytes(row[2]), row[3])
+        row = db.execute("SELECT msg_id FROM messages WHERE id = ?", (seen[2],)).fetchone()
+        return FactPoint(seen[1], bytes(row[0]), seen[0])
