@@ -19,6 +19,7 @@ The operation writes the journal and tells the plugins; nothing here does.
 from __future__ import annotations
 
 import contextlib
+import difflib
 import os
 import subprocess
 import tempfile
@@ -374,8 +375,9 @@ class ActionRunner:
         if external:
             self._edit_external(queue, view, text, kind)
             return
-        self.ctx.app.push_screen(EditScreen(self.ctx, queue, view, text, kind),
-                                 lambda r: self.apply_edit(queue, view, r) if r else None)
+        self.ctx.app.push_screen(EditScreen(
+            self.ctx, queue, view, text, kind,
+            submit=lambda screen, e: self.apply_edit(queue, view, e, screen=screen)))
 
     def _edit_external(self, queue: str, view: MessageView, text: str, kind: str) -> None:
         ctx = self.ctx
@@ -394,31 +396,62 @@ class ActionRunner:
         finally:
             with contextlib.suppress(OSError):
                 os.unlink(name)
-        if new == text:
-            ctx.notify("The payload was not changed.")
-            return
-        self.apply_edit(queue, view, {"payload": new, "kind": kind, "changes": {}})
+        self.edited_externally(queue, view, text, new, kind)
 
-    def apply_edit(self, queue: str, view: MessageView, edit: dict[str, Any]) -> None:
-        """Check (a preview of the edit), confirm with the problems found, then replace."""
+    def edited_externally(self, queue: str, view: MessageView, text: str, new: str,
+                          kind: str) -> None:
+        """What an external editor gave back: a final newline it added is said, and the
+        operator chooses whether to keep it (bytes never change silently)."""
+        if new == text or (kind != "hex" and new == text + "\n"):
+            self.ctx.notify("The payload was not changed" + (
+                "" if new == text else " (the editor only added a final newline)") + ".")
+            return
+
+        def apply(payload: str) -> None:
+            self.apply_edit(queue, view, {"payload": payload, "kind": kind, "changes": {}})
+
+        if kind == "hex" or not new.endswith("\n") or text.endswith("\n"):
+            apply(new)
+            return
+        options = [("drop", Text("Drop the final newline the editor added")),
+                   ("keep", Text("Keep it: the payload gets one byte more (0x0A) at its end"))]
+        self.ctx.app.push_screen(
+            ChoiceDialog("A final newline", options,
+                         note=Text("The edited payload ends with a newline the original did "
+                                   "not have.")),
+            lambda how: apply(new[:-1] if how == "drop" else new) if how else None)
+
+    def apply_edit(self, queue: str, view: MessageView, edit: dict[str, Any], *,
+                   screen: Any = None) -> None:
+        """Check (a preview of the edit), confirm with the difference and the byte counts,
+        then replace. ``screen``: the editor, which stays open with a failed check's
+        sentence (and force offered) until the replacement is confirmed."""
+        from mqconsole.ops.edit import EditError
         from mqconsole.tui.screens.edit import editable_text
 
+        def problem(text: str, *, can_force: bool = False) -> None:
+            if screen is not None and screen.is_attached:
+                screen.show_problem(text, can_force=can_force)
+            else:
+                self.ctx.notify(text, severity="error")
+
+        original, _ = editable_text(view)
         payload = edit["payload"]
         changes = edit.get("changes") or {}
         kw: dict[str, Any] = {}
-        if payload == editable_text(view)[0]:
+        if payload == original:
             pass  # only MQMD fields changed: the body stays as it is
         elif edit["kind"] == "hex":
             try:
                 kw["body"] = bytes.fromhex("".join(payload.split()))
             except ValueError:
-                self.ctx.notify("The payload is not valid hexadecimal: nothing changed.",
-                                severity="error")
+                problem("The payload is not valid hexadecimal: nothing changed.")
                 return
         else:
             kw["text"] = payload
         kind = Edit(queue, bytes(view.md.msg_id), changes=changes, position=view.position,
-                    keep_headers=True, **kw)
+                    keep_headers=True, force=bool(edit.get("force")),
+                    backup_dir=self.ctx.settings.backup_dir, **kw)
 
         def checked(plan: Summary | None) -> None:
             body = Text()
@@ -427,17 +460,40 @@ class ActionRunner:
             if changes:
                 body.append("MQMD: " + ", ".join(f"{k} → {clean(v)}" for k, v in changes.items())
                             + "\n")
-            body.append("The MsgId and context are kept; the put of the new message and the "
-                        "get of the original happen in one unit of work.\n")
+            length = plan.extra.get("body_length") if plan is not None else None
+            if payload != original:
+                body.append_text(edit_diff(original, payload))
+                if length:
+                    body.append(f"Payload: {length['before']:,} → {length['after']:,} bytes\n",
+                                "bold")
+            body.append("The original is saved to a backup file first; the MsgId and context "
+                        "are kept; the put of the new message and the get of the original "
+                        "happen in one unit of work.\n")
             for p in (plan.extra.get("problems", []) if plan is not None else []):
                 body.append(f"{p['level']}: {clean(p['text'])}\n",
                             "red" if p["level"] == "error" else "yellow")
+            if screen is not None:
+                problem("")
+
+            def confirmed(ok: bool | None) -> None:
+                if not ok:
+                    return
+                if screen is not None and screen.is_attached:
+                    self.ctx.app.call_later(screen.dismiss, None)
+                self.ctx.app.call_later(
+                    self.start, kind, f"Edit message {view.position} of {queue}",
+                    leave_detail=True)
+
             self.ctx.app.push_screen(
                 ConfirmDialog("Replace the message", body, confirm="Replace", danger=True),
-                lambda ok: self.start(kind, f"Edit message {view.position} of {queue}",
-                                      leave_detail=True) if ok else None)
+                confirmed)
 
-        self.prepare(kind, checked, preview=True, what="check the edit")
+        def failed(exc: BaseException) -> None:
+            if isinstance(exc, EditError):
+                problem(str(exc), can_force=any(p.level == "error" for p in exc.problems))
+
+        self.prepare(kind, checked, preview=True, what="check the edit", quiet=(EditError,),
+                     failed=failed)
 
     # -- queue attributes --------------------------------------------------------------------
     def set_attributes(self, row: dict[str, Any]) -> None:
@@ -512,6 +568,22 @@ class ActionRunner:
                     "them.\n")
         self._confirm(t, clean(action.title), body, danger=True, typed=True, confirm="Run",
                       then=lambda: self.start(kind, title))
+
+
+MAX_DIFF_LINES = 40
+
+
+def edit_diff(before: str, after: str) -> Text:
+    """The lines an edit changes (a unified diff, made safe), at most MAX_DIFF_LINES."""
+    lines = list(difflib.unified_diff(before.split("\n"), after.split("\n"), "original",
+                                      "edited", n=1, lineterm=""))[2:]
+    out = Text()
+    for line in lines[:MAX_DIFF_LINES]:
+        style = "green" if line.startswith("+") else "red" if line.startswith("-") else "dim"
+        out.append(clean(line) + "\n", style)
+    if len(lines) > MAX_DIFF_LINES:
+        out.append(f"… {len(lines) - MAX_DIFF_LINES} more lines of difference\n", "dim")
+    return out
 
 
 def _changed_queues(op: Operation, summary: Summary | None) -> list[str]:

@@ -308,6 +308,7 @@ class Edit:
     new_msg_id: bool = False
     keep_headers: bool = False
     force: bool = False
+    backup_dir: str | os.PathLike | None = None  # the original's backup file goes there
 
     def describe(self) -> Description:
         hex_id = self.msg_id.hex().upper()
@@ -324,6 +325,19 @@ class Edit:
             check_queue(qm, self.to, "--to")
         self._edit(qm, dry_run=True, put_check=None)
 
+    def _save_original(self, qm: QueueManager) -> Path | None:
+        """The original, as delete saves what it removes: to a new backup file first (the
+        journal entry names it), so an edit can always be undone by loading it."""
+        from mqconsole.ops.delete import default_backup
+        from mqconsole.ops.savefile import write_messages_file
+
+        found = self._edit(qm, dry_run=True, put_check=None)
+        if found.original is None:
+            return None
+        target = default_backup(qm, self.queue, self.backup_dir)
+        write_messages_file(target, [found.original], qmgr=qm.name, queue=self.queue)
+        return target
+
     def _edit(self, qm: QueueManager, *, dry_run: bool, put_check: Any) -> Any:
         from mqconsole.ops.edit import edit_message
 
@@ -336,7 +350,10 @@ class Edit:
     def execute(self, step: Step) -> OperationResult:
         from mqconsole.ops.record import edit_details
 
+        backup = None if step.dry_run else self._save_original(step.qm)
         out = self._edit(step.qm, dry_run=step.dry_run, put_check=step.check)
+        if backup is not None:
+            out.result.backup = str(backup)
         step.details.update(edit_details(out, self.changes, new_context=self.new_context))
         step.extra.update(position=out.position, msgid=out.new_msgid,
                           problems=[p.to_json() for p in out.problems])

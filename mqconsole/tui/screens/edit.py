@@ -1,12 +1,16 @@
 """Editing one message: the payload in a ``TextArea`` (or hex) and a few MQMD fields.
 
 The payload is edited as text when it decodes cleanly and holds no control characters
-(else as hex, so no byte is lost to an escape). ``ctrl+o`` checks and applies (through
-``ops.edit``, after a confirmation listing what the checks found); ``escape`` leaves without
-changing anything.
+(else as hex, so no byte is lost to an escape). ``ctrl+o`` checks (``submit``: the actions
+validate and preview the edit) while the editor stays open: a failed check is shown here,
+with ``ctrl+f`` to apply anyway, and nothing typed is lost; the confirmation that follows
+shows the difference and the byte counts. ``escape`` with changes asks before leaving.
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -19,6 +23,7 @@ from mqconsole.mq.payload import kind_of, safe_text
 from mqconsole.ops.views import MessageView
 from mqconsole.tui.context import ConsoleContext
 from mqconsole.tui.safe import clean
+from mqconsole.tui.screens.dialogs import ConfirmDialog
 from mqconsole.tui.widgets.banner import Banner
 from mqconsole.tui.widgets.payload import PayloadView
 
@@ -50,6 +55,7 @@ def md_value(view: MessageView, attr: str) -> str:
 class EditScreen(Screen):
     HELP_NAME = "edit"
     BINDINGS = [Binding("ctrl+o", "apply", "Check and apply", id="edit_apply"),
+                Binding("ctrl+f", "force", "Apply anyway", id="edit_force"),
                 Binding("escape", "cancel", "Cancel", id="edit_cancel")]
     DEFAULT_CSS = """
     EditScreen #fields { height: 2; }
@@ -64,13 +70,16 @@ class EditScreen(Screen):
     """
 
     def __init__(self, ctx: ConsoleContext, queue: str, view: MessageView, text: str,
-                 kind: str) -> None:
+                 kind: str, submit: Callable[[EditScreen, dict[str, Any]], None] | None = None
+                 ) -> None:
         super().__init__()
         self.ctx = ctx
         self.queue = queue
         self.view = view
         self.text = text
         self.kind = kind
+        self.submit = submit  # None: dismissed with the edit (the caller checks it)
+        self.can_force = False  # a check failed: ctrl+f applies anyway
 
     def compose(self) -> ComposeResult:
         yield Banner(self.ctx, f"edit {self.queue} #{self.view.position}")
@@ -106,19 +115,57 @@ class EditScreen(Screen):
                 out[attr] = raw
         return out
 
-    def action_apply(self) -> None:
+    def edit(self, *, force: bool = False) -> dict[str, Any] | str:
+        """The edit as typed, or a sentence saying what is wrong with it."""
         changes = self.changes()
         if isinstance(changes, str):
-            self.query_one("#problem", Label).update(Text(clean(changes)))
-            return
+            return changes
         payload = self.query_one("#payload", PayloadView).text
         if payload == self.text and not changes:
-            self.query_one("#problem", Label).update(Text("Nothing was changed."))
+            return "Nothing was changed."
+        return {"payload": payload, "kind": self.kind, "changes": changes, "force": force}
+
+    def changed(self) -> bool:
+        changes = self.changes()
+        return bool(changes) or self.query_one("#payload", PayloadView).text != self.text
+
+    def action_apply(self, force: bool = False) -> None:
+        edit = self.edit(force=force)
+        if isinstance(edit, str):
+            self.show_problem(edit)
             return
-        self.dismiss({"payload": payload, "kind": self.kind, "changes": changes})
+        if self.submit is None:
+            self.dismiss(edit)
+            return
+        self.show_problem("checking…")
+        self.submit(self, edit)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        return self.can_force if action == "force" else True
+
+    def action_force(self) -> None:
+        if self.can_force:
+            self.action_apply(force=True)
+
+    def show_problem(self, text: str, *, can_force: bool = False) -> None:
+        """A problem with the edit, shown above the payload; the editor stays as it is."""
+        self.can_force = can_force
+        self.refresh_bindings()  # ctrl+f is in the footer only while it can be used
+        line = Text(clean(text))
+        if can_force:
+            line.append("  ctrl+f: apply anyway (the original is saved to a backup first)",
+                        "bold")
+        self.query_one("#problem", Label).update(line)
 
     def action_cancel(self) -> None:
-        self.dismiss(None)
+        if not self.changed():
+            self.dismiss(None)
+            return
+        self.app.push_screen(
+            ConfirmDialog("Leave the editor?", Text("The changes you made to this message are "
+                                                    "lost; the message stays as it is."),
+                          confirm="Discard", danger=True),
+            lambda ok: self.app.call_later(self.dismiss, None) if ok else None)
 
 
 __all__ = ["EditScreen", "editable_text"]

@@ -323,3 +323,21 @@ def test_a_preview_plans_with_checks_but_is_neither_journaled_nor_told(tmp_path:
     assert sum("would_fail" in p for p in s.result.plan) == 1  # the check was asked
     assert list(journal.read()) == [] and done.summaries == []
     assert len(run.messages("IN")) == 3
+
+
+def test_an_edit_saves_the_original_to_a_backup_first_and_the_journal_names_it(tmp_path):
+    from mqconsole.ops.dmpfile import read_messages
+
+    first = run_operation(Move("IN", "OUT", ALL), queues={"IN": [b"before"], "OUT": []})
+    msg_id = bytes(first.messages("OUT")[0].md.msg_id)
+    run = run_operation(Edit("OUT", msg_id, text="after", backup_dir=tmp_path / "b"),
+                        qm=first.qm)
+    backup = run.summary.result.backup
+    assert backup is not None and backup.startswith(str(tmp_path / "b"))
+    [saved] = read_messages(backup)
+    assert saved.body == b"before" and bytes(saved.md.msg_id) == msg_id
+    assert [m.body for m in run.messages("OUT")] == [b"after"]
+    assert run.journal[0].backup == backup
+    dry = run_operation(Edit("OUT", msg_id, text="again", backup_dir=tmp_path / "c"),
+                        qm=first.qm, dry_run=True)
+    assert dry.summary.result.backup is None and not (tmp_path / "c").exists()
