@@ -230,6 +230,20 @@ class MQDLH:
                    put_date=decode_chars(put_date, codec),
                    put_time=decode_chars(put_time, codec), version=version)
 
+    @staticmethod
+    def unpack_facts(data: bytes, offset: int = 0, *, big_endian: bool | None,
+                     ccsid: int) -> tuple[int, str, str]:
+        """``(reason, dest_q_name, format)`` as ``unpack`` reads them (the same checks,
+        the same HeaderError), without building the header: what a summary needs."""
+        check_room(data, offset, MQDLH_LENGTH, "MQDLH")
+        codec = check_struc_id(data, offset, MQDLH_STRUC_ID, ccsid, "MQDLH")
+        big_endian, _ = detect_order(bytes(data[offset + 4:offset + 8]), (1,), "MQDLH",
+                                     offset + 4, big_endian)
+        reason = int.from_bytes(data[offset + 8:offset + 12], "big" if big_endian else "little",
+                                signed=True)
+        return (reason, decode_chars(bytes(data[offset + 12:offset + 60]), codec),
+                decode_chars(bytes(data[offset + 116:offset + 124]), codec))
+
     def to_dict(self) -> dict[str, object]:
         return {
             "type": "MQDLH",

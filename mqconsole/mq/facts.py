@@ -14,7 +14,8 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 from typing import NamedTuple
 
-from .chain import dead_letter_header, format_key
+from .chain import DEFAULT_CHAR_CCSID, format_key
+from .dlh import MQDLH, byte_order
 from .md import MQMD
 
 EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
@@ -68,22 +69,24 @@ class Facts(NamedTuple):
     put_us: int | None  # PutDate + PutTime in microseconds since 1970 UTC
 
 
-def dead_letter_facts(md: MQMD, body: bytes) -> tuple[int | None, str | None, str | None]:
-    """(reason, destination queue, format after the header), or Nones without a readable
-    dead-letter header. Never raises on bad bytes."""
+def dead_letter_facts(body: bytes, encoding: int, ccsid: int
+                      ) -> tuple[int | None, str | None, str | None]:
+    """(reason, destination queue, format after the header) of a body whose MQMD Format
+    is MQDEAD and Encoding and CCSID are these, read as ``chain.dead_letter_header``
+    reads them; Nones without a readable header. Never raises on bad bytes."""
     try:
-        dlh = dead_letter_header(md, body)
-    except Exception:  # never raise on bad message bytes
-        dlh = None
-    if dlh is None:
+        reason, dest, fmt = MQDLH.unpack_facts(
+            body, 0, big_endian=byte_order(encoding),
+            ccsid=ccsid if ccsid > 0 else DEFAULT_CHAR_CCSID)
+    except Exception:  # HeaderError, and never anything else on bad message bytes
         return None, None, None
-    return dlh.reason, strip_field(dlh.dest_q_name), strip_field(dlh.format)
+    return reason, strip_field(dest), strip_field(fmt)
 
 
 def facts(md: MQMD, body: bytes) -> Facts:
     """The facts of one message (see the module docstring)."""
     if format_key(md.format) == DEAD_LETTER_FORMAT:
-        reason, dest, fmt = dead_letter_facts(md, body)
+        reason, dest, fmt = dead_letter_facts(body, md.encoding, md.ccsid)
     else:
         reason = dest = fmt = None
     put = parse_put_datetime(md.put_date, md.put_time)

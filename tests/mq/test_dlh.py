@@ -5,6 +5,8 @@ from __future__ import annotations
 import struct
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from mqconsole.mq.dlh import MQDLH, byte_order, detect_order, struc_codec
 from mqconsole.mq.errors import HeaderError
@@ -178,3 +180,24 @@ def test_helpers():
     assert struc_codec(bytes.fromhex("c4d3c840"), "DLH ", 1047) == "cp1047"
     assert struc_codec(b"DLH ", "DLH ", 37) == "latin-1"
     assert struc_codec(b"XXXX", "DLH ", 819) is None
+
+
+@given(st.binary(max_size=200), st.sampled_from([None, True, False]),
+       st.sampled_from([0, 819, 1208, 500, 37, 1200, 65535]), st.booleans())
+def test_unpack_facts_reads_what_unpack_reads(data, big_endian, ccsid, dlh_start) -> None:
+    """The summary's lean read of a header: the same fields, the same refusals."""
+    from mqconsole.mq.dlh import MQDLH as Header
+    from mqconsole.mq.errors import HeaderError as Bad
+    if dlh_start:
+        data = Header(reason=2053, dest_q_name="Q").pack(big_endian=bool(big_endian),
+                                                          ccsid=819)[:8] + data
+    try:
+        full = Header.unpack(data, 0, big_endian=big_endian, ccsid=ccsid)
+    except Bad as exc:
+        with pytest.raises(Bad) as lean:
+            Header.unpack_facts(data, 0, big_endian=big_endian, ccsid=ccsid)
+        assert str(lean.value) == str(exc)
+        return
+    reason, dest, fmt = Header.unpack_facts(data, 0, big_endian=big_endian, ccsid=ccsid)
+    assert (reason, dest.strip(" \x00"), fmt.strip(" \x00")) == (
+        full.reason, full.dest_q_name.strip(" \x00"), full.format.strip(" \x00"))

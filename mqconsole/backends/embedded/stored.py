@@ -12,7 +12,12 @@ from __future__ import annotations
 import math
 from typing import Literal
 
-from mqconsole.mq.facts import DEAD_LETTER_FORMAT, facts, parse_put_datetime, to_micros
+from mqconsole.mq.facts import (
+    DEAD_LETTER_FORMAT,
+    dead_letter_facts,
+    parse_put_datetime,
+    to_micros,
+)
 from mqconsole.mq.md import MQMD, MQMD_V2_LENGTH, OFFSETS
 from mqconsole.mq.message import GROUP_FLAGS, Message
 
@@ -105,6 +110,8 @@ def token_of(row_id: int) -> bytes:
 
 
 _FORMAT_AT = OFFSETS["format"]
+_ENCODING_AT = OFFSETS["encoding"]
+_CCSID_AT = OFFSETS["ccsid"]
 _PUT_DATE_AT = OFFSETS["put_date"]
 _PUT_TIME_AT = OFFSETS["put_time"]
 _put_cache: dict[bytes, int | None] = {}  # PutDate+PutTime bytes -> microseconds
@@ -129,10 +136,13 @@ def stored_facts(blob: bytes, body: bytes) -> tuple[int | None, str | None, str,
     """``mq.facts.facts`` of a message stored as ``blob`` (packed, CCSID 819) + ``body``,
     reading the bytes: the MD is unpacked only for a dead-letter header."""
     fmt = blob[_FORMAT_AT:_FORMAT_AT + 8].decode("latin-1")
+    put = _put_micros(blob[_PUT_DATE_AT:_PUT_TIME_AT + 8])
     if fmt.rstrip(" \x00") == DEAD_LETTER_FORMAT:
-        return tuple(facts(unpack819(blob), body))  # type: ignore[return-value]
-    return (None, None, fmt.strip(" \x00"),
-            _put_micros(blob[_PUT_DATE_AT:_PUT_TIME_AT + 8]))
+        reason, dest, carried = dead_letter_facts(body, long_at(blob, _ENCODING_AT),
+                                                  long_at(blob, _CCSID_AT))
+        if carried is not None:
+            return reason, dest, carried, put
+    return None, None, fmt.strip(" \x00"), put
 
 
 def message_from_row(md_blob: bytes, body: bytes, backout_count: int,
