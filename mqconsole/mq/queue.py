@@ -14,6 +14,9 @@ class QueueType(str, Enum):
     ALIAS = "alias"  # MQQT_ALIAS 3
     REMOTE = "remote"  # MQQT_REMOTE 6
     MODEL = "model"  # MQQT_MODEL 2
+    #: a queue this queue manager does not define but resolves when it is put to: a
+    #: cluster queue hosted elsewhere (MQQT_CLUSTER 7). Never defined from here.
+    CLUSTER = "cluster"
 
 
 class Usage(str, Enum):
@@ -104,6 +107,7 @@ TYPE_ATTRIBUTES: dict[QueueType, frozenset[str]] = {
     QueueType.MODEL: frozenset(_LOCAL),
     QueueType.ALIAS: _COMMON | {"get_inhibited", "target_q"},
     QueueType.REMOTE: _COMMON | {"remote_q_name", "remote_qmgr_name", "xmit_q"},
+    QueueType.CLUSTER: frozenset(),  # not defined here (define_queue refuses it)
 }
 # Inclusive ranges of the integer attributes (MQ's limits on distributed platforms).
 INT_LIMITS: dict[str, tuple[int, int]] = {

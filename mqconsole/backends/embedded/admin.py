@@ -193,6 +193,8 @@ class Admin(Authorities):
             raise MQError(MQRC_OBJECT_NAME_ERROR,
                           f"{name!r} is not an MQ queue name (1-48 of A-Z a-z 0-9 . / _ %)")
         qtype = QueueType(attrs.type)
+        if qtype is QueueType.CLUSTER:
+            raise ValueError("a cluster queue is defined on the queue manager that hosts it")
         values = self._checked(qtype, {a: getattr(attrs, a) for a in TYPE_ATTRIBUTES[qtype]})
         if qtype is QueueType.ALIAS and not values.get("target_q"):
             raise ValueError(f"alias queue {name!r} needs a target queue (target_q)")

@@ -502,8 +502,37 @@ class MQIQueueManager:
             try:
                 return self._pcf().inquire_queue(name)
             except self.lib.MQMIError as exc:
-                raise self._pcf_error(exc, f"inquire queue {name!r}",
-                                  auth="+inq +dsp", obj=name) from exc
+                error = self._pcf_error(exc, f"inquire queue {name!r}", auth="+inq +dsp",
+                                        obj=name)
+            except MQError as exc:
+                error = exc
+            if error.reason != 2085:
+                raise error
+            resolved = self._resolved_elsewhere(name)
+            if resolved is None:
+                raise error
+            return resolved
+
+    def _resolved_elsewhere(self, name: str) -> QueueAttrs | None:
+        """A name this queue manager does not define may still be a destination: a cluster
+        queue hosted elsewhere. MQOPEN for output decides, as a put would (MQOPEN resolves
+        the name through the cluster); None when it does not resolve (2085, 2087)."""
+        C = self.lib.CMQC
+        od = self.lib.module.OD(ObjectName=name_bytes(name))
+        try:
+            handle = self.lib.module.Queue(self._qmgr, od,
+                                           C.MQOO_OUTPUT | C.MQOO_FAIL_IF_QUIESCING)
+        except self.lib.MQMIError as exc:
+            if exc.reason in (2085, 2087, 2082):
+                return None
+            raise self._error(exc.reason, exc.comp, f"open {name!r} to put to it",
+                              auth="+put", obj=name) from exc
+        with contextlib.suppress(self.lib.MQMIError, self.lib.PYIFError):
+            handle.close()
+        return QueueAttrs(name=name, type=QueueType.CLUSTER, depth=None,
+                          max_msg_length=MAX_MSG_LENGTH,
+                          description="not defined here: the queue manager resolves it "
+                                      "(a cluster queue hosted elsewhere)")
 
     def queue_status(self, name: str) -> QueueStatus:
         with self._call(f"show the status of queue {name!r}", auth="+dsp", obj=name):
@@ -523,6 +552,8 @@ class MQIQueueManager:
             raise MQError(2152, f"{name!r} is not an MQ queue name (1-48 of A-Z a-z 0-9 . / "
                                 "_ %)")
         qtype = QueueType(attrs.type)
+        if qtype is QueueType.CLUSTER:
+            raise ValueError("a cluster queue is defined on the queue manager that hosts it")
         values = {a: check_attribute(qtype, a, getattr(attrs, a)) for a in TYPE_ATTRIBUTES[qtype]}
         if qtype is QueueType.ALIAS and not values.get("target_q"):
             raise ValueError(f"alias queue {name!r} needs a target queue (target_q)")

@@ -256,6 +256,10 @@ class QMgrDef:
     #: client channel carries the smaller of it and the client's MQCD.MaxMsgLength: a
     #: longer message, or an MQGET buffer longer than that, is refused with 2010
     channel_max_msg_length: int = 100 * 1024 * 1024
+    #: cluster queues hosted on other queue managers: name → the local queue standing for
+    #: where their messages travel (SYSTEM.CLUSTER.TRANSMIT.QUEUE). Not in a plain
+    #: INQUIRE_Q (2085); MQOPEN for output and MQPUT1 resolve them, input opens do not
+    cluster_queues: dict[str, str] = field(default_factory=dict)
     #: TRIGGER TRIGTYPE(FIRST): queue → initiation queue. A put that makes the queue's
     #: depth 1 while no handle has it open for input (IPPROCS 0) puts a trigger message
     #: (MQTM, format MQTRIG) there. Modelled for puts outside syncpoint.
@@ -668,6 +672,12 @@ class Engine:
             h = Handle(next(self._ids), "dynamic", dyn, options, owner=True)
         elif name in qdef.dynamic:
             h = Handle(next(self._ids), "dynamic", name, options)
+        elif name in qdef.cluster_queues and not qmgr_name and \
+                self.lookup(qdef, name) is None:
+            if options & (_ANY_INPUT | C.MQOO_BROWSE | C.MQOO_INQUIRE | C.MQOO_SET):
+                raise Failure(C.MQRC_UNKNOWN_OBJECT_NAME)  # only a put resolves it
+            info["cluster"] = qdef.cluster_queues[name]
+            h = self._open_queue(conn, qdef.cluster_queues[name], "", options)
         else:
             h = self._open_queue(conn, name, qmgr_name, options)
         conn.handles[h.hobj] = h
@@ -794,6 +804,9 @@ class Engine:
         info.update(qmgr_name=qmgr_name)
         kind = "command" if name == conn.qdef.command_queue else (
             "dynamic" if name in conn.qdef.dynamic else "queue")
+        if kind == "queue" and name in conn.qdef.cluster_queues and not qmgr_name and \
+                self.lookup(conn.qdef, name) is None:
+            info["cluster"] = name = conn.qdef.cluster_queues[name]
         alt_user = ""
         if PMO.get(pmo, "Options") & C.MQPMO_ALTERNATE_USER_AUTHORITY:
             alt_user = _text(OD.get(od, "AlternateUserId"))
