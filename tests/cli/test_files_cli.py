@@ -134,3 +134,14 @@ def test_a_malformed_file_is_bad_input_before_the_question(cli, tmp_path):
     r = cli("load", str(REAL), "APP.AUDIT")
     assert r.code == 4 and "--yes" in r.err
     assert rows(cli, "APP.AUDIT") == []
+
+
+def test_save_by_token_saves_that_message_only(cli, tmp_path):
+    row = rows(cli, "APP.ORDERS")[1]
+    token = row.get("token")
+    assert token, row  # the embedded queue manager gives MsgTokens
+    path = tmp_path / "one.dmp"
+    r = cli("save", "APP.ORDERS", str(path), "--token", token, "--remove", "--yes")
+    assert r.code == 0, r.err
+    assert [m.msg_id_hex for m in load_file(path)] == [row["msgid"]]
+    assert len(rows(cli, "APP.ORDERS")) == 39

@@ -10,7 +10,13 @@ import click
 from mqconsole.cli.errors import CliError
 from mqconsole.cli.operate import drive, operation
 
-from .common import build_selection, operation_options, selection_options, session_of
+from .common import (
+    build_selection,
+    operation_options,
+    selection_given,
+    selection_options,
+    session_of,
+)
 
 if TYPE_CHECKING:
     from mqconsole.cli.session import Session
@@ -48,10 +54,7 @@ def selection_for(found: RegisteredAction, msgids: tuple[str, ...], msgids_from:
 
     scope, aid = found.action.scope, found.id
     if scope == "queue":
-        meta = click.get_current_context().meta  # --position, --token, --all-duplicates
-        marked = any(meta.get(f"selection.{k}") for k in ("positions", "tokens",
-                                                           "all_duplicates"))
-        if msgids or msgids_from or where or all_ or limit is not None or marked:
+        if selection_given(msgids, msgids_from, where, all_) or limit is not None:
             raise CliError(f"action {aid} works on the whole queue: give no selection")
         return Selection(all=True)
     selection = build_selection(msgids, msgids_from, where, limit, all_)

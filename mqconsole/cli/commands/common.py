@@ -66,6 +66,14 @@ def selection_options(fn):
     return fn
 
 
+def selection_given(msgids, msgids_from, where, all_) -> bool:
+    """Whether the command line chose messages at all (--msgid, --msgids-from, --where,
+    --all, or --token/--position/--all-duplicates kept by :func:`_keep`)."""
+    meta = click.get_current_context().meta
+    return bool(msgids or msgids_from or where or all_ or any(
+        meta.get(f"selection.{k}") for k in ("positions", "tokens", "all_duplicates")))
+
+
 def build_selection(msgids, msgids_from, where, limit, all_):
     from mqconsole.cli.errors import CliError
     from mqconsole.ops.selection import Selection, SelectionError

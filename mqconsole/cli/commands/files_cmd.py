@@ -15,6 +15,7 @@ from .common import (
     batch_option,
     build_selection,
     operation_options,
+    selection_given,
     selection_options,
     session_of,
 )
@@ -43,10 +44,10 @@ def save(ctx: click.Context, queue: str, file: str, msgids: tuple[str, ...],
     from mqconsole.ops.operation import Delete, Save
     from mqconsole.ops.selection import Selection
 
-    explicit = bool(msgids or msgids_from or where or all_)
+    explicit = selection_given(msgids, msgids_from, where, all_)
     if remove and not explicit:
-        raise CliError("save --remove needs a selection (--msgid, --msgids-from, --where) or "
-                       "--all: it removes what it saves")
+        raise CliError("save --remove needs a selection (--msgid, --msgids-from, --token, "
+                       "--where) or --all: it removes what it saves")
     selection = (build_selection(msgids, msgids_from, where, limit, all_) if explicit
                  else Selection(all=True, limit=limit))
     if not force and not dry_run and Path(file).exists():
