@@ -35,12 +35,19 @@ def queue_row(q: QueueAttrs, *, dlq: str, boq_map: dict[str, list[str]]) -> dict
 
 
 def queue_rows(qm: QueueManager, pattern: str = "*") -> list[dict[str, Any]]:
-    """The rows of ``mqconsole queues``: every queue with DLQ and backout-queue marks."""
+    """The rows of ``mqconsole queues``: every queue with DLQ and backout-queue marks.
+
+    The queue manager is asked with the operator's pattern, never ``*`` for a narrower
+    one: each queue a generic display skips for want of +dsp writes AMQ8245 to its log.
+    MQ's generic names end in their only ``*``; a pattern with another star is asked by
+    its prefix and filtered here. Backout-queue marks cover the queues listed."""
     info = qm.inquire_qmgr()
-    all_queues = qm.list_queues("*")
+    star = pattern.find("*")
+    generic = pattern if star < 0 or star == len(pattern) - 1 else pattern[:star + 1]
+    all_queues = qm.list_queues(generic)
     boq_map = backout_queue_map(all_queues)
     dlq = info.dead_letter_queue.strip()
-    if pattern != "*":
+    if generic != pattern:
         import fnmatch
 
         all_queues = [q for q in all_queues if fnmatch.fnmatchcase(q.name, pattern)]

@@ -211,7 +211,7 @@ class MQIQueueManager:
         self._finalizer = weakref.finalize(self, _release, self.lib, self._qmgr,
                                            self._pcf_holder)
         with contextlib.suppress(MQError):  # +inq on the queue manager may be missing
-            info = self.inquire_qmgr()
+            info = self._inquire_qmgr()
             self._name, self._ccsid = info.name or self._name, info.ccsid
             self.max_uncommitted = info.max_uncommitted
 
@@ -460,6 +460,20 @@ class MQIQueueManager:
         return str(code)
 
     def inquire_qmgr(self) -> QMgrInfo:
+        """MQINQ on the queue manager; without +inq on it (2035) what the connection knows
+        — the configured name — so that no command needs that authority (the dead-letter
+        queue's name is then unknown: blank)."""
+        try:
+            return self._inquire_qmgr()
+        except MQError as exc:
+            if exc.reason != 2035:
+                raise
+            log.info("no +inq on the queue manager: using the configured name %r", self._name)
+            return QMgrInfo(name=self._name, ccsid=self._ccsid, backend=self.backend,
+                            encoding=int(self.lib.CMQC.MQENC_NATIVE),
+                            max_uncommitted=self.max_uncommitted)
+
+    def _inquire_qmgr(self) -> QMgrInfo:
         with self._call("inquire the queue manager", auth="+inq",
                         obj=self._name or "the queue manager"):
             C = self.lib.CMQC

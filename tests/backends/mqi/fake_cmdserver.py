@@ -298,6 +298,12 @@ class CommandServer:
     def _matching(self, conn: Conn, pattern: str) -> list[QueueAttrs]:
         if "*" in pattern:
             found = conn.qm.list_queues(pattern)
+            seen = {q.name for q in found}
+            for q in conn.qdef.admin_conn().list_queues(pattern):
+                if q.name not in seen:  # what MQ writes for each queue a display skips
+                    conn.qdef.error_log.append(
+                        f"AMQ8245E: {conn.principal} is not authorized to display "
+                        f"{q.name}")
             if not found:
                 raise Refused(self.C.MQRC_UNKNOWN_OBJECT_NAME)
             return found

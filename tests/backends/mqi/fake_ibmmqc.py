@@ -260,6 +260,9 @@ class QMgrDef:
     #: where their messages travel (SYSTEM.CLUSTER.TRANSMIT.QUEUE). Not in a plain
     #: INQUIRE_Q (2085); MQOPEN for output and MQPUT1 resolve them, input opens do not
     cluster_queues: dict[str, str] = field(default_factory=dict)
+    #: the queue manager's error log, as far as the stand-in writes it (AMQ8245E for each
+    #: queue a generic display skips for want of +dsp)
+    error_log: list[str] = field(default_factory=list)
     #: TRIGGER TRIGTYPE(FIRST): queue → initiation queue. A put that makes the queue's
     #: depth 1 while no handle has it open for input (IPPROCS 0) puts a trigger message
     #: (MQTM, format MQTRIG) there. Modelled for puts outside syncpoint.
