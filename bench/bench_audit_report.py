@@ -64,10 +64,11 @@ def write_snapshot(folder: Path, rows: int, seed: int = 7) -> None:
             positions[i] += len(where)
         raw = rng.integers(0, 256, (n, 24), dtype=np.uint8)
         ids = np.array([bytes(r).hex().upper() for r in raw], dtype=object)
-        if previous_ids is not None:  # 0.5 % MsgIds seen before (on any queue)
-            dup = rng.random(n) < 0.005
-            ids[dup] = rng.choice(previous_ids, int(dup.sum()))
-        previous_ids = ids[: 10_000]
+        seen = ids[: 10_000] if previous_ids is None else previous_ids
+        dup = rng.random(n) < 0.005  # 0.5 % MsgIds seen before (on any queue)
+        dup[: 10_000] &= previous_ids is not None
+        ids[dup] = rng.choice(seen, int(dup.sum()))
+        previous_ids = seen
         put = as_of_us - rng.integers(0, 60 * 86_400_000_000, n)
         put = put // 10_000 * 10_000  # MQ put times are in hundredths of a second
         has_dlh = rng.random(n) < 0.7
@@ -233,7 +234,7 @@ def main() -> None:
             "from_messages_over_duckdb": round(raw_s / duck_s, 2),
             "same_report_both_paths": ours == from_messages,
             "same_counts_as_duckdb": same_counts(ours, duck), "load_avg": round(load, 1)})
-        print(f"{rows:,} rows done", file=sys.stderr)
+        print(f"{rows:,} rows: {results['sizes'][-1]}", file=sys.stderr)
     sizes = results["sizes"]
     if len(sizes) > 1:
         a, b = sizes[0], sizes[-1]

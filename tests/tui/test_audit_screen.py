@@ -130,3 +130,28 @@ async def test_a_missing_snapshot_is_one_notification_before_spark(make_app, tmp
         assert any("does not exist" in n for n in notes), notes
         assert not any("Traceback" in n for n in notes)
 
+
+
+async def test_export_with_a_progress_bar_then_the_report(make_app, demo_file, qm, tmp_path):
+    expected_rows = qm.inquire_queue(DLQ).depth
+    app = make_app(clock=lambda: AS_OF, audit_master="local[2]", audit_dir=tmp_path,
+                   audit_connection={"backend": "embedded", "path": str(demo_file)})
+    async with app.run_test(size=(100, 34)) as pilot:
+        await settle(app, pilot)
+        screen = AuditScreen(app.ctx, DLQ, folder=tmp_path / "snap")
+        await app.push_screen(screen)
+        await pilot.press("ctrl+e")
+        await pilot.pause()
+        assert screen.running == "export"
+        bar = screen.query_one("#progress")
+        assert not bar.has_class("-hidden")
+        await wait_for(app, pilot, lambda: screen.report is not None and not screen.running,
+                       timeout=300, workers=False)
+        assert screen.report["messages"] == expected_rows
+        assert screen.report["by_queue"] == [
+            {"qmgr": "QM1", "queue": DLQ, "count": expected_rows,
+             "bytes": screen.report["bytes"]}]
+        assert bar.total == expected_rows and bar.progress == expected_rows
+        assert bar.has_class("-hidden")
+        assert (tmp_path / "snap" / "manifest.json").exists()
+        assert qm.inquire_queue(DLQ).depth == expected_rows  # an audit only browses
