@@ -4,6 +4,7 @@ FIFO that never ends or a 50 GB file is one sentence (exit 2), not memory exhaus
 from __future__ import annotations
 
 import os
+import stat
 
 from mqconsole.mq.errors import BadValue
 
@@ -40,4 +41,25 @@ def read_limited(path: str | os.PathLike, limit: int, what: str) -> bytes:
     return b"".join(parts)
 
 
-__all__ = ["MAX_BODY", "MAX_MSGIDS_FILE", "InputTooLarge", "read_limited"]
+def not_a_file(path: str | os.PathLike) -> str | None:
+    """Why ``path`` cannot be read as a file, as the end of a sentence ("there is no file
+    X", "X is a FIFO (a named pipe), not a file", ...), or None when it is a regular file:
+    the CLI and the console say the same."""
+    name = os.fspath(path)
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        return f"there is no file {name}"
+    except PermissionError:
+        return f"{name} cannot be read: permission denied"
+    except OSError as exc:
+        return f"{name} cannot be used: {exc.strerror or exc}"
+    if stat.S_ISREG(mode):
+        return None
+    kind = ("a folder" if stat.S_ISDIR(mode) else "a FIFO (a named pipe)" if stat.S_ISFIFO(mode)
+            else "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode)
+            else "a socket" if stat.S_ISSOCK(mode) else "not a regular file")
+    return f"{name} is {kind}, not a file"
+
+
+__all__ = ["MAX_BODY", "MAX_MSGIDS_FILE", "InputTooLarge", "not_a_file", "read_limited"]

@@ -230,9 +230,13 @@ def write_messages_file(path: str | os.PathLike, messages, *, qmgr: str | None,
     folder = target.parent if str(target.parent) else Path(".")
     if not folder.is_dir():
         raise FileNotFoundError(errno.ENOENT, "no such folder", str(folder))
+    remove_stale_partials(folder)
     tmp = folder / f".{target.name}.{os.getpid()}.partial"
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0),
-                 0o600)
+    try:
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0),
+                     0o600)
+    except OSError as exc:  # the file the operator named, not our temporary name
+        raise OSError(exc.errno, exc.strerror, str(target)) from None
     fp = os.fdopen(fd, "w", encoding="latin-1", newline="\n")
     try:
         with fp:
@@ -242,12 +246,40 @@ def write_messages_file(path: str | os.PathLike, messages, *, qmgr: str | None,
             fp.flush()
             os.fsync(fp.fileno())
         _publish(tmp, target, force=force)
-    except BaseException:
+    except BaseException as exc:
         with contextlib.suppress(OSError):
             tmp.unlink()
+        if (isinstance(exc, OSError) and exc.errno is not None
+                and not isinstance(exc, TargetExistsError)):
+            raise OSError(exc.errno, exc.strerror, str(target)) from None
         raise
     _fsync_dir(folder)
     return count
+
+
+def remove_stale_partials(folder: Path) -> None:
+    """Remove the temporary files (``.<name>.<pid>.partial``) that saves and deletes killed
+    while writing left in ``folder``: those whose process is gone."""
+    try:
+        leftovers = list(folder.glob(".*.*.partial"))
+    except OSError:
+        return
+    for tmp in leftovers:
+        pid = tmp.name[:-len(".partial")].rsplit(".", 1)[-1]
+        if not pid.isdigit() or _alive(int(pid)):
+            continue
+        with contextlib.suppress(OSError):
+            tmp.unlink()
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OverflowError, ValueError):
+        return pid > 0  # someone else's, or not a pid: leave it
+    return True
 
 
 # -- save -----------------------------------------------------------------------------------

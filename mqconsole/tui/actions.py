@@ -326,9 +326,10 @@ class ActionRunner:
         def check(path: str) -> str | None:
             if not path:
                 return "Give a file name."
-            if not Path(path).expanduser().is_file():
-                return f"There is no file {path}."
-            return None
+            from mqconsole.ops.inputs import not_a_file
+
+            problem = not_a_file(Path(path).expanduser())
+            return None if problem is None else f"{problem[:1].upper()}{problem[1:]}."
 
         def got(path: str | None) -> None:
             if not path:

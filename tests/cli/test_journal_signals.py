@@ -216,3 +216,26 @@ def _peek(proc: subprocess.Popen) -> bool:
             return fp.read().strip() in ("n_tty_read", "wait_woken", "tty_read")
     except OSError:
         return False
+
+
+def test_a_killed_save_leaves_no_partial_file_after_the_next_run(template, tmp_path):
+    """kill -9 while a save writes: its temporary file is removed by the next save or
+    delete writing in that folder (issue 17 item 12)."""
+    path = _copy(template, tmp_path / "save.sqlite")
+    out = tmp_path / "out"
+    out.mkdir()
+    proc = subprocess.Popen([MQCONSOLE, "--embedded", str(path), "save", SRC,
+                             str(out / "all.dmp"), "--all"], env=_env(tmp_path / "home"),
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 60
+    while not list(out.glob(".*.partial")) and time.monotonic() < deadline:
+        assert proc.poll() is None, "the save ended before it could be killed"
+        time.sleep(0.005)
+    proc.kill()
+    proc.wait(timeout=30)
+    assert list(out.glob(".*.partial"))  # what kill -9 leaves
+    r = subprocess.run([MQCONSOLE, "--embedded", str(path), "delete", SRC, "--limit", "1",
+                        "--all", "--backup", str(out / "one.dmp"), "--yes"],
+                       env=_env(tmp_path / "home"), capture_output=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert sorted(p.name for p in out.iterdir()) == ["one.dmp"]

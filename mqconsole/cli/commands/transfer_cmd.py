@@ -26,8 +26,8 @@ if TYPE_CHECKING:
     from mqconsole.cli.session import Session
 
 
-def _open_destination(session: Session, embedded: str | None, profile: str | None
-                      ) -> QueueManager | None:
+def _open_destination(session: Session, embedded: str | None, profile: str | None,
+                      copy: bool = False) -> QueueManager | None:
     if embedded and profile:
         raise CliError("give --dest-embedded or --dest-profile, not both")
     if embedded:
@@ -43,7 +43,8 @@ def _open_destination(session: Session, embedded: str | None, profile: str | Non
 
         prof = session.config.profile(profile)
         if prof.read_only:
-            raise CliError(f"profile {prof.name} is read-only: moving messages to it refused",
+            verb = "copying" if copy else "moving"
+            raise CliError(f"profile {prof.name} is read-only: {verb} messages to it refused",
                            ExitCode.REFUSED)
         return open_profile(prof)
     return None
@@ -83,7 +84,7 @@ def _run_transfer(ctx: click.Context, *, copy: bool, source: str, destination: s
 
     selection = build_selection(msgids, msgids_from, where, limit, all_)
     session = session_of(ctx)
-    dest_qm = _open_destination(session, dest_embedded, dest_profile)
+    dest_qm = _open_destination(session, dest_embedded, dest_profile, copy)
     try:
         op = operation(session, Transfer(source, destination, selection, copy=copy,
                                          batch=batch, new_context=new_context,

@@ -258,10 +258,12 @@ class Load:
     def validate(self, qm: QueueManager) -> None:
         """A file that is there and well-formed (``DmpFileError`` names the line), and a
         destination queue: bad input before anything is asked."""
+        from mqconsole.ops.inputs import not_a_file
         from mqconsole.ops.savefile import check_file
 
-        if not Path(self.path).is_file():
-            raise OperationError(f"{self.path} is not a file")
+        problem = not_a_file(self.path)
+        if problem is not None:
+            raise OperationError(problem)
         check_queue(qm, self.queue, "destination")
         key = self._stat()
         checked = check_file(self.path)

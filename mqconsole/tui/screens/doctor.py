@@ -102,9 +102,10 @@ class DoctorScreen(ConsoleScreen):
 
     def action_endpoints(self) -> None:
         def check(path: str) -> str | None:
-            if path and not Path(path).expanduser().is_file():
-                return f"There is no file {path}."
-            return None
+            from mqconsole.ops.inputs import not_a_file
+
+            problem = not_a_file(Path(path).expanduser()) if path else None
+            return None if problem is None else f"{problem[:1].upper()}{problem[1:]}."
 
         def got(path: str | None) -> None:
             if path is None:
