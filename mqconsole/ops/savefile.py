@@ -163,6 +163,8 @@ def refuse_unsafe_target(path: str | os.PathLike) -> None:
     with ``force``: it is not a regular file (``/dev/null``, a FIFO, a folder), it is a
     queue manager's database or one of its side files (``-wal``, ``-shm``, ...), or it is a
     change journal. Checked before anything is read from a queue."""
+    if not os.fspath(path).strip():
+        raise UnsafeTargetError("the file name is empty: name the file to write")
     target = Path(path)
     name = str(target)
     for side in _SQLITE_SIDE_FILES:

@@ -79,3 +79,10 @@ def test_a_killed_saves_temporary_file_is_removed_on_the_next_run(tmp_path):
 def test_control_characters_typed_by_the_operator_are_escaped(cli):
     r = cli("move", "APP.\x1b[2JDLQ", "APP.AUDIT", "--all", "--yes")
     assert r.code == 2 and "\x1b" not in r.err and "\\x1b" in r.err
+
+
+def test_save_to_an_empty_name_says_so(cli):
+    for name in ("", "  "):
+        r = cli("save", "APP.INVOICES", name, "--all")
+        assert r.code == 2 and r.err == "mqconsole: the file name is empty: name the file " \
+            "to write\n"
