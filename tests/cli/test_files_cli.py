@@ -120,7 +120,7 @@ def test_save_remove_and_load_say_what_they_did(cli, tmp_path):
     r = cli("load", str(path), "APP.AUDIT", "--yes")
     assert r.code == 0 and "loaded 3 of 3" in r.err and "APP.AUDIT  3" in r.err
     r = cli("load", str(tmp_path / "none.dmp"), "APP.AUDIT", "--yes")
-    assert r.code == 2 and "is not a file" in r.err
+    assert r.code == 2 and r.err == f"mqconsole: there is no file {tmp_path / 'none.dmp'}\n"
 
 
 def test_a_malformed_file_is_bad_input_before_the_question(cli, tmp_path):
