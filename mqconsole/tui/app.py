@@ -41,6 +41,7 @@ from mqconsole.tui.context import (
     MIN_HEIGHT,
     MIN_WIDTH,
     REPO_THEMES,
+    STYLES,
     Connections,
     ConsoleContext,
     ProfileInfo,
@@ -62,10 +63,7 @@ class MQConsoleApp(App[None]):
     ENABLE_COMMAND_PALETTE = True
     COMMANDS = App.COMMANDS | {PluginActions}
     NOTIFICATION_TIMEOUT = 8
-    CSS = """
-    Screen { background: $background; }
-    Footer { height: 1; }
-    """
+    CSS_PATH = STYLES  # tui/styles/*.tcss
 
     def __init__(self, connect: Callable[[], Any] | None = None, *,
                  profile: ProfileInfo | None = None,

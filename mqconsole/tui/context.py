@@ -36,6 +36,8 @@ if TYPE_CHECKING:
     from mqconsole.plugins import PluginHost
 
 REPO_THEMES = Path(__file__).resolve().parent.parent.parent / "themes"
+STYLES_DIR = Path(__file__).resolve().parent / "styles"
+STYLES = [STYLES_DIR / "dialogs.tcss", STYLES_DIR / "console.tcss"]  # the app's CSS_PATH
 MIN_WIDTH, MIN_HEIGHT = 80, 24  # below this the console says "terminal too small"
 
 
@@ -327,6 +329,7 @@ __all__ = [
     "MIN_HEIGHT",
     "MIN_WIDTH",
     "REPO_THEMES",
+    "STYLES",
     "Connections",
     "ConsoleContext",
     "ProfileInfo",

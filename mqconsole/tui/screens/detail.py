@@ -160,12 +160,6 @@ class DetailScreen(ConsoleScreen):
     HELP_NAME = "detail"
     KEYS = [*K.DETAIL_KEYS, K.BACK]
     BINDINGS = K.bindings([*K.DETAIL_KEYS, K.BACK])
-    DEFAULT_CSS = """
-    DetailScreen TabbedContent { height: 1fr; }
-    DetailScreen TabPane { padding: 0; }
-    DetailScreen DataTable { height: 1fr; }
-    DetailScreen .note { height: auto; color: $text-muted; padding: 0 1; }
-    """
 
     def __init__(self, ctx: ConsoleContext, queue: str, view: MessageView) -> None:
         super().__init__(ctx)

@@ -19,28 +19,16 @@ from textual.suggester import SuggestFromList
 from textual.widgets import Button, Checkbox, Input, Label, OptionList, Static
 from textual.widgets.option_list import Option
 
-DIALOG_CSS = """
-ModalScreen { align: center middle; background: $background 60%; }
-.dialog {
-    width: 76; max-width: 100%; height: auto; max-height: 100%;
-    border: round $primary; background: $surface; padding: 0 1;
-}
-.dialog.-danger { border: round $error; }
-.dialog .title { text-style: bold; width: 1fr; }
-.dialog .body { height: auto; max-height: 14; }
-.dialog .hint { color: $text-muted; }
-.dialog .error { color: $error; }
-.dialog Horizontal { height: auto; align-horizontal: right; }
-.dialog Button { min-width: 10; margin: 0 0 0 1; height: 1; border: none; }
-.dialog Input { margin: 0; }
-.dialog OptionList { height: auto; max-height: 16; border: none; padding: 0; }
-.dialog Checkbox { border: none; padding: 0; height: 1; }
-.dialog ProgressBar { width: 1fr; }
-"""
+
+def said_cancelled(dialog: ModalScreen) -> None:
+    """A confirmation answered no (Enter on Cancel, n, escape) says so."""
+    dialog.app.notify(f"{dialog.title_text.plain}: cancelled, nothing was done.",
+                      markup=False, timeout=4)
 
 
 class Dialog(ModalScreen):
-    DEFAULT_CSS = DIALOG_CSS
+    """A modal dialog; its styles are in ``tui/styles/dialogs.tcss``."""
+
     BINDINGS = [Binding("escape", "cancel", "Cancel", id="dialog_cancel")]
 
     def __init__(self, title: Text | str) -> None:
@@ -79,12 +67,16 @@ class ConfirmDialog(Dialog):
         self.query_one("#no" if self.danger else "#yes", Button).focus()
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
-        self.dismiss(event.button.id == "yes")
+        if event.button.id == "yes":
+            self.dismiss(True)
+        else:
+            self.action_cancel()
 
     def action_confirm(self) -> None:
         self.dismiss(True)
 
     def action_cancel(self) -> None:
+        said_cancelled(self)
         self.dismiss(False)
 
 
@@ -118,6 +110,7 @@ class TypeNameDialog(Dialog):
                 Text("That is not the queue name; nothing was done."))
 
     def action_cancel(self) -> None:
+        said_cancelled(self)
         self.dismiss(False)
 
 

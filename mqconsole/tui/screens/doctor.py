@@ -29,10 +29,6 @@ class DoctorScreen(ConsoleScreen):
     KEYS = [*K.DOCTOR_KEYS, K.BACK]
     BINDINGS = K.bindings([*K.DOCTOR_KEYS, K.BACK])
     AUTO_FOCUS = "#diagnoses"
-    DEFAULT_CSS = """
-    DoctorScreen #diagnoses { height: 1fr; }
-    DoctorScreen #status { height: auto; max-height: 3; padding: 0 1; background: $panel; }
-    """
 
     def __init__(self, ctx: ConsoleContext, endpoints: str | None = None) -> None:
         super().__init__(ctx)

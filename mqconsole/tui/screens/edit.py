@@ -57,17 +57,6 @@ class EditScreen(Screen):
     BINDINGS = [Binding("ctrl+o", "apply", "Check and apply", id="edit_apply"),
                 Binding("ctrl+f", "force", "Apply anyway", id="edit_force"),
                 Binding("escape", "cancel", "Cancel", id="edit_cancel")]
-    DEFAULT_CSS = """
-    EditScreen #fields { height: 2; }
-    EditScreen #fields Label { width: auto; padding: 0 1 0 0; }
-    EditScreen #fields Input { width: 1fr; height: 1; border: none; padding: 0; }
-    EditScreen #fields .f-format { max-width: 10; }
-    EditScreen #fields .f-priority, EditScreen #fields .f-persistence { max-width: 4; }
-    EditScreen #fields .f-expiry { max-width: 12; }
-    EditScreen #note { height: auto; padding: 0 1; color: $text-muted; }
-    EditScreen #problem { height: auto; padding: 0 1; color: $error; }
-    EditScreen PayloadView { border: round $primary; }
-    """
 
     def __init__(self, ctx: ConsoleContext, queue: str, view: MessageView, text: str,
                  kind: str, submit: Callable[[EditScreen, dict[str, Any]], None] | None = None

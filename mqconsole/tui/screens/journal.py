@@ -29,10 +29,6 @@ class JournalScreen(ConsoleScreen):
     KEYS = [K.FILTER, K.REFRESH, K.BACK]
     BINDINGS = K.bindings([K.FILTER, K.REFRESH, K.BACK])
     AUTO_FOCUS = "#journal"
-    DEFAULT_CSS = """
-    JournalScreen #journal { height: 1fr; }
-    JournalScreen #status { height: 1; padding: 0 1; background: $panel; }
-    """
 
     def __init__(self, ctx: ConsoleContext) -> None:
         super().__init__(ctx)

@@ -78,13 +78,6 @@ class MessagesScreen(ConsoleScreen):
     KEYS = [*K.MESSAGE_KEYS, K.BACK]
     BINDINGS = K.bindings([*K.MESSAGE_KEYS, K.BACK])
     AUTO_FOCUS = "#messages"
-    DEFAULT_CSS = """
-    MessagesScreen #summary { height: auto; max-height: 5; padding: 0 1;
-        background: $boost; }
-    MessagesScreen #summary.-hidden { display: none; }
-    MessagesScreen #header { height: 1; color: $text-muted; text-style: bold; }
-    MessagesScreen #status { height: 1; padding: 0 1; background: $panel; }
-    """
 
     def __init__(self, ctx: ConsoleContext, queue: str, *, where: str | None = None) -> None:
         super().__init__(ctx)

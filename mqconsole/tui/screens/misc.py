@@ -15,16 +15,11 @@ from textual.widgets.option_list import Option
 from mqconsole.tui.context import MIN_HEIGHT, MIN_WIDTH, ProfileInfo
 from mqconsole.tui.requests import CheckSize
 from mqconsole.tui.safe import clean, txt
-from mqconsole.tui.screens.dialogs import DIALOG_CSS
 
 
 class HelpDialog(ModalScreen):
     """The bindings of the screen below: key, what it does, and the id to remap it by."""
 
-    DEFAULT_CSS = DIALOG_CSS + """
-    HelpDialog .dialog { height: 20; }
-    HelpDialog DataTable { height: 1fr; }
-    """
     BINDINGS = [Binding("escape,question_mark,q,enter", "close", "Close", id="help_close")]
 
     def __init__(self, rows: Sequence[tuple[str, str, str]], title: str) -> None:
@@ -54,12 +49,6 @@ class ProfileScreen(Screen):
     """Choose a profile when the config names several queue managers."""
     HELP_NAME = "profile"
 
-    DEFAULT_CSS = """
-    ProfileScreen { align: center middle; }
-    ProfileScreen #box { width: 70; height: auto; border: round $primary; padding: 0 1; }
-    ProfileScreen OptionList { height: auto; max-height: 16; border: none; }
-    ProfileScreen .hint { color: $text-muted; }
-    """
     BINDINGS = [Binding("escape", "leave", "Back", id="profiles_back")]
 
     def __init__(self, profiles: Sequence[ProfileInfo], *, can_leave: bool) -> None:
@@ -99,10 +88,6 @@ class ProfileScreen(Screen):
 class TooSmallScreen(ModalScreen):
     """Shown over everything while the terminal is smaller than 80x24."""
 
-    DEFAULT_CSS = """
-    TooSmallScreen { align: center middle; background: $background; }
-    TooSmallScreen Static { width: auto; height: auto; text-align: center; }
-    """
     BINDINGS = [Binding("q", "app.quit", "Quit", id="too_small_quit")]
 
     def compose(self) -> ComposeResult:

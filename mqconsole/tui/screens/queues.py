@@ -113,11 +113,6 @@ class QueuesScreen(ConsoleScreen):
     KEYS = K.QUEUE_KEYS
     BINDINGS = K.bindings(K.QUEUE_KEYS)
     AUTO_FOCUS = "#queues"
-    DEFAULT_CSS = """
-    QueuesScreen #dlq { height: 1; padding: 0 1; }
-    QueuesScreen #queues { height: 1fr; }
-    QueuesScreen #status { height: 1; padding: 0 1; color: $text-muted; }
-    """
 
     def __init__(self, ctx: ConsoleContext) -> None:
         super().__init__(ctx)

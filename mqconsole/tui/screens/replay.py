@@ -33,18 +33,6 @@ class ReplayScreen(ConsoleScreen):
     HELP_NAME = "replay"
     KEYS = [*K.REPLAY_KEYS, K.BACK]
     BINDINGS = K.bindings([*K.REPLAY_KEYS, K.BACK])
-    DEFAULT_CSS = """
-    ReplayScreen #form { height: 1; }
-    ReplayScreen #form Label { width: auto; padding: 0 1; }
-    ReplayScreen #form Input { border: none; height: 1; padding: 0; background: $boost; }
-    ReplayScreen #r-queue { width: 22; }
-    ReplayScreen #r-endpoints { width: 1fr; }
-    ReplayScreen #r-fail { width: 16; }
-    ReplayScreen #r-summary { height: auto; max-height: 2; padding: 0 1; background: $panel; }
-    ReplayScreen #r-body { height: 1fr; }
-    ReplayScreen #r-events { width: 1fr; }
-    ReplayScreen #r-state { width: 34; border-left: solid $primary; padding: 0 1; }
-    """
 
     def __init__(self, ctx: ConsoleContext, queue: str | None = None, *,
                  endpoints: str | None = None, fail: str = "position=1") -> None:
