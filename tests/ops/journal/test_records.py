@@ -137,3 +137,24 @@ def test_records_of_an_unknown_kind_are_reported(tmp_path):
     assert [e.operation for e in journal.read()] == ["copy"]
     assert len(journal.problems) == 2
     assert "unknown record kind 'party'" in journal.problems[0]
+
+
+def test_a_delete_and_a_load_journal_their_units_too(tmp_path):
+    from mqconsole.ops.operation import Delete, Load
+
+    path = tmp_path / "j.jsonl"
+    backup = tmp_path / "backup.dmp"
+    run = run_operation(Delete("IN", ALL, backup=str(backup), batch=10), journal_path=path,
+                        queues={"IN": [f"m{i}" for i in range(25)]})
+    assert run.summary.counts["done"] == 25 and run.messages("IN") == []
+    kinds = [r["record"] for r in lines(path)]
+    assert kinds.count("unit") == kinds.count("commit") == 3
+    [deleted] = run.journal
+    assert len(deleted.msgids) == 25 and deleted.state == "complete"
+    assert deleted.backup == str(backup)
+    path2 = tmp_path / "j2.jsonl"
+    loaded = run_operation(Load(str(backup), "OUT", batch=10), journal_path=path2,
+                           queues={"OUT": []})
+    [entry] = loaded.journal
+    assert entry.msgids == deleted.msgids and entry.destinations == ["OUT"]
+    assert [r["record"] for r in lines(path2)].count("commit") == 3
