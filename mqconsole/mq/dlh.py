@@ -53,6 +53,11 @@ def encode_chars(text: str, length: int, codec: str) -> bytes:
     return data[:length]
 
 
+def _fit(text: str, length: int) -> str:
+    """``norm_chars`` of decoded text."""
+    return text if len(text) == length else text[:length].ljust(length)
+
+
 def decode_chars(data: bytes, codec: str) -> str:
     return data.decode(codec, errors="replace")
 
@@ -223,12 +228,18 @@ class MQDLH:
                                      offset + 4, big_endian)
         (_, version, reason, dest_q, dest_qmgr, encoding, ccsid_after, fmt, appl_type,
          appl_name, put_date, put_time) = _STRUCTS[big_endian].unpack_from(data, offset)
-        return cls(reason=reason, dest_q_name=decode_chars(dest_q, codec),
-                   dest_qmgr_name=decode_chars(dest_qmgr, codec), encoding=encoding,
-                   ccsid=ccsid_after, format=decode_chars(fmt, codec),
-                   put_appl_type=appl_type, put_appl_name=decode_chars(appl_name, codec),
-                   put_date=decode_chars(put_date, codec),
-                   put_time=decode_chars(put_time, codec), version=version)
+        # as cls(...) makes it (__post_init__'s norm_chars on decoded text: cut or padded
+        # to the field's length), without the generic loop: a browse makes one per message
+        h = object.__new__(cls)
+        h.reason, h.encoding, h.ccsid, h.put_appl_type, h.version = (
+            reason, encoding, ccsid_after, appl_type, version)
+        h.dest_q_name = _fit(decode_chars(dest_q, codec), 48)
+        h.dest_qmgr_name = _fit(decode_chars(dest_qmgr, codec), 48)
+        h.format = _fit(decode_chars(fmt, codec), 8)
+        h.put_appl_name = _fit(decode_chars(appl_name, codec), 28)
+        h.put_date = _fit(decode_chars(put_date, codec), 8)
+        h.put_time = _fit(decode_chars(put_time, codec), 8)
+        return h
 
     @staticmethod
     def unpack_facts(data: bytes, offset: int = 0, *, big_endian: bool | None,

@@ -58,19 +58,24 @@ class Selecting(Resolution):
         verdict = f"(f_format IS NULL OR {to_sql(test, params)})"
         npri, row_id, position = after if isinstance(after, tuple) else (-1, 0, 0)
         now = time.time()
-        hits: list[tuple[int, int]] = []  # (position, row id)
-        db = self._db
+        found: list[tuple[int, Message]] = []
+        cur = self._db.cursor()
+        cur.row_factory = None
+        # the MD and body are read from the row (already in hand) only when it passed
+        columns = (f"id, npri, expires_at, backout_count, CASE WHEN {verdict} THEN md END, "
+                   f"CASE WHEN {verdict} THEN body END")
         end = False
-        while len(hits) < n:
-            chunk = db.execute(
-                f"SELECT id, npri, expires_at, {verdict} FROM messages WHERE queue = ? AND "
-                f"{VISIBLE} AND npri = ? AND id > ? ORDER BY npri, id LIMIT {SCAN_CHUNK}",
-                (*params, local, npri, row_id)).fetchall()
-            if len(chunk) < SCAN_CHUNK:
-                chunk += db.execute(
-                    f"SELECT id, npri, expires_at, {verdict} FROM messages WHERE queue = ? "
-                    f"AND {VISIBLE} AND npri > ? ORDER BY npri, id LIMIT "
-                    f"{SCAN_CHUNK - len(chunk)}", (*params, local, npri)).fetchall()
+        while len(found) < n:
+            want = min(SCAN_CHUNK, max(4 * (n - len(found)), 64))
+            chunk = cur.execute(
+                f"SELECT {columns} FROM messages WHERE queue = ? AND {VISIBLE} AND "
+                f"npri = ? AND id > ? ORDER BY npri, id LIMIT {want}",
+                (*params, *params, local, npri, row_id)).fetchall()
+            if len(chunk) < want:
+                chunk += cur.execute(
+                    f"SELECT {columns} FROM messages WHERE queue = ? AND {VISIBLE} AND "
+                    f"npri > ? ORDER BY npri, id LIMIT {want - len(chunk)}",
+                    (*params, *params, local, npri)).fetchall()
             if not chunk:
                 end = True
                 break
@@ -79,18 +84,9 @@ class Selecting(Resolution):
                 if r[2] is not None and r[2] <= now:
                     continue  # expired: a browse discards it, and does not count it
                 position += 1
-                if r[3]:
-                    hits.append((position, row_id))
-                    if len(hits) >= n:
+                if r[5] is not None:
+                    found.append((position, message_from_row(r[4], r[5], r[3], r[2], now,
+                                                             row_id)))
+                    if len(found) >= n:
                         break
-        found: list[tuple[int, Message]] = []
-        if hits:
-            ids = [h[1] for h in hits]
-            full = {r[0]: r for r in db.execute(
-                "SELECT id, backout_count, expires_at, md, body FROM messages WHERE id IN "
-                f"({', '.join('?' * len(ids))})", ids)}
-            for pos, i in hits:
-                r = full.get(i)
-                if r is not None:  # else taken meanwhile by another connection
-                    found.append((pos, message_from_row(r[3], r[4], r[1], r[2], now, i)))
         return found, None if end else (npri, row_id, position)
