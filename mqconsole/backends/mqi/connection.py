@@ -61,6 +61,7 @@ log = logging.getLogger(__name__)
 DEFAULT_BUFFER = 64 * 1024  # first MQGET buffer; 2080 grows it to the message's length
 MAX_REMEMBERED_BUFFER = 4 * 1024 * 1024
 MAX_MSG_LENGTH = 100 * 1024 * 1024  # MQCD.MaxMsgLength: MQ's largest message
+APPL_NAME = "mqconsole"  # MQCNO.ApplName: what DIS CONN and queue status show
 _PLATFORM_NAMES = ("UNIX", "ZOS", "WINDOWS_NT", "OS400", "NSK", "APPLIANCE", "WINDOWS",
                    "VMS", "OS2", "VSE", "TPF", "OPEN_TP1", "VM")
 # Hints added to the sentence of an MQError, by reason.
@@ -115,6 +116,9 @@ class MQConnectSettings:
     user: str | None = None
     password: str | None = field(default=None, repr=False)
     password_env: str | None = None  # for spec(): a child reads the password from here
+    #: the password of a PKCS#12 key repository (MQSCO.KeyRepoPassword; never shown)
+    key_repository_password: str | None = field(default=None, repr=False)
+    key_repository_password_env: str | None = None
     library: str = "auto"  # "auto" (ibmmq, then pymqi), "ibmmq" or "pymqi"
     response_wait_interval: int = 5000  # ms to wait for a PCF reply
     model_queue: str = "SYSTEM.DEFAULT.MODEL.QUEUE"
@@ -153,12 +157,19 @@ class MQConnectSettings:
             return os.environ.get(self.password_env)
         return None
 
+    def resolved_key_repository_password(self) -> str | None:
+        if self.key_repository_password is not None:
+            return self.key_repository_password
+        if self.key_repository_password_env:
+            return os.environ.get(self.key_repository_password_env)
+        return None
+
     def to_spec(self) -> dict[str, object]:
         """A picklable description for ``open_from_spec`` (the password only by its
         environment variable, never itself)."""
         out: dict[str, object] = {"backend": "mq"}
         for k, v in asdict(self).items():
-            if k != "password" and v is not None:
+            if k not in ("password", "key_repository_password") and v is not None:
                 out[k] = v
         return out
 
@@ -203,6 +214,8 @@ class MQIQueueManager:
         #: MAXUMSGS, read at connect (None when the queue manager could not be asked):
         #: operations cap their batch to it (ops/uowlimit.py)
         self.max_uncommitted: int | None = None
+        #: the MQCONNX warning the connection was made with (2391, …), or None
+        self.connect_warning: int | None = None
         self._pcf_holder: list[PCFSession | None] = [None]
         #: queues the last list_queues left out because their inquiry failed (name → MQRC)
         self.last_listing_failures: dict[str, int] = {}
@@ -231,8 +244,10 @@ class MQIQueueManager:
             cd.SSLCipherSpec = s.cipher_spec.encode("ascii")
             cd.Version = max(int(cd.Version), X.MQCD_VERSION_7)
         if s.certificate_label and hasattr(cd, "CertificateLabel"):
+            # MQCD.CertificateLabel exists from version 11 (MQ 8); pymqi's default
+            # version 6 sends the structure without it
             cd.CertificateLabel = s.certificate_label.encode("utf-8")
-            cd.Version = max(int(cd.Version), X.MQCD_VERSION_10)
+            cd.Version = max(int(cd.Version), X.MQCD_VERSION_11)
         return cd
 
     def _sco(self) -> Any:
@@ -245,6 +260,14 @@ class MQIQueueManager:
                 raise MQError(2393, f"{self.lib.name} {self.lib.version} was built without "
                                     "MQSCO.CertificateLabel: certificate_label cannot be sent")
             sco.CertificateLabel = s.certificate_label.encode("utf-8")
+        key_password = s.resolved_key_repository_password()
+        if key_password is not None:  # a PKCS#12 key repository (MQSCO version 6, MQ 9.3)
+            if not hasattr(sco, "KeyRepoPassword"):
+                raise MQError(2381, f"{self.lib.name} {self.lib.version} cannot send "
+                                    "MQSCO.KeyRepoPassword: a password-protected key "
+                                    "repository needs ibmmq (library: ibmmq)")
+            sco.Version = max(int(sco.Version), self.lib.CMQC.MQSCO_VERSION_6)
+            sco.KeyRepoPassword = key_password.encode("utf-8")
         return sco
 
     def _connect(self) -> Any:
@@ -259,7 +282,8 @@ class MQIQueueManager:
             options |= C.MQCNO_CLIENT_BINDING
             if s.mode == "client":
                 kwargs["cd"] = self._cd()
-            if s.key_repository or s.certificate_label:
+            if s.key_repository or s.certificate_label or \
+                    s.resolved_key_repository_password() is not None:
                 kwargs["sco"] = self._sco()
         if s.user:
             kwargs["user"] = s.user
@@ -267,19 +291,39 @@ class MQIQueueManager:
         if lib.name == "ibmmq":
             cno = lib.module.CNO()
             cno.Options = options
+            # version 7: ApplName, so DIS CONN / DIS QSTATUS name this application
+            cno.Version = max(int(cno.Version), C.MQCNO_VERSION_7)
+            cno.ApplName = APPL_NAME.encode("ascii")
             if s.ccdt_url and not s.bindings and s.mode != "client":
-                cno.Version = max(int(cno.Version), C.MQCNO_VERSION_6)
-                cno.CCDTUrl = s.ccdt_url.encode("utf-8")
+                cno.CCDTUrl = s.ccdt_url.encode("utf-8")  # this connection's table only
             kwargs["cno"] = cno
         else:
             kwargs["opts"] = options
             if s.ccdt_url and not s.bindings and s.mode != "client":
-                os.environ["MQCCDTURL"] = s.ccdt_url  # pymqi's MQCNO has no CCDTUrl
+                # pymqi's MQCNO has no CCDTUrl; changing MQCCDTURL in os.environ would
+                # change it for every connection of the process
+                raise MQError(2539, "pymqi cannot give a client channel definition table "
+                                    "to one connection (ccdt_url): use library ibmmq, or "
+                                    "set MQCCDTURL in the environment before starting "
+                                    "mqconsole and leave ccdt_url out")
         qmgr = lib.module.QueueManager(None)
         where = s.queue_manager or "the default queue manager"
         try:
             qmgr.connect_with_options(name_bytes(s.queue_manager, "queue manager"), **kwargs)
         except lib.MQMIError as exc:
+            if exc.comp == C.MQCC_WARNING:  # connected (2391 TLS already set up, …)
+                self.connect_warning = int(exc.reason)
+                log.warning("connected to %s with a warning: %s", where,
+                            MQError(exc.reason, completion=exc.comp))
+                return qmgr
+            if exc.reason == 2035:
+                user = s.user or "the user this process runs as"
+                raise MQError(2035, f"cannot connect to {where} ({self._describe()}): the "
+                                    f"queue manager refused {user} — check CONNAUTH (user "
+                                    "and password), the channel's CHLAUTH rules (the "
+                                    "default BLOCKUSER(*MQADMIN) refuses administrators on "
+                                    "client channels) and +connect for the user on the "
+                                    "queue manager", completion=exc.comp) from exc
             raise self._error(exc.reason, exc.comp, f"connect to {where} ({self._describe()})",
                               obj=where) from exc
         return qmgr
@@ -860,7 +904,8 @@ def settings_from_profile(profile: object, *, password: str | None = None
         certificate_label=opt("certificate_label"),
         ccdt_url=None if opt("ccdt_url") is None else str(opt("ccdt_url")),
         bindings=bool(opt("bindings")), user=opt("user"), password=password,
-        password_env=opt("password_env"), library=opt("library") or "auto")
+        password_env=opt("password_env"), library=opt("library") or "auto",
+        key_repository_password_env=opt("key_repository_password_env"))
 
 
 def open_profile_mq(profile: object) -> MQIQueueManager:

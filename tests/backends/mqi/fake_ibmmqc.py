@@ -147,7 +147,7 @@ CNO = Layout(("StrucId", "4s"), ("Version", "i"), ("Options", "i"), ("ClientConn
              ("ClientConnPtr", "P"), ("ConnTag", "128s"), ("SSLConfigPtr", "P"),
              ("SSLConfigOffset", "i"), ("ConnectionId", "24s"), ("SecurityParmsOffset", "i"),
              ("SecurityParmsPtr", "P"), ("CCDTUrlPtr", "P"), ("CCDTUrlOffset", "i"),
-             ("CCDTUrlLength", "i"))
+             ("CCDTUrlLength", "i"), ("Reserved", "q"), ("ApplName", "28s"))
 CSP = Layout(("StrucId", "4s"), ("Version", "i"), ("AuthenticationType", "i"),
              ("Reserved1", "i"), ("UserPtr", "P"), ("UserOffset", "i"), ("UserLength", "i"),
              ("Reserved2", "q"), ("PasswordPtr", "P"), ("PasswordOffset", "i"),
@@ -156,7 +156,8 @@ SCO = Layout(("StrucId", "4s"), ("Version", "i"), ("KeyRepository", "256s"),
              ("CryptoHardware", "256s"), ("AuthInfoRecCount", "i"), ("AuthInfoRecOffset", "i"),
              ("AuthInfoRecPtr", "P"), ("KeyResetCount", "i"), ("FipsRequired", "i"),
              ("EncryptionPolicySuiteB", "4i"), ("CertificateValPolicy", "i"),
-             ("CertificateLabel", "64s"))
+             ("CertificateLabel", "64s"), ("KeyRepoPasswordPtr", "P"),
+             ("KeyRepoPasswordOffset", "i"), ("KeyRepoPasswordLength", "i"))
 _EXIT = f"{C.MQ_EXIT_NAME_LENGTH}s"
 _EXDATA = f"{C.MQ_EXIT_DATA_LENGTH}s"
 CD = Layout(
@@ -263,6 +264,11 @@ class QMgrDef:
     #: the queue manager's error log, as far as the stand-in writes it (AMQ8245E for each
     #: queue a generic display skips for want of +dsp)
     error_log: list[str] = field(default_factory=list)
+    #: MQCONNX checks +connect on the queue manager object (2035 without it); off by
+    #: default, as the suite's restricted principals are granted queue authorities only
+    check_connect: bool = False
+    #: MQCONNX connects but answers this warning (2391 MQRC_SSL_ALREADY_INITIALIZED, …)
+    connect_warning: int = 0
     #: TRIGGER TRIGTYPE(FIRST): queue → initiation queue. A put that makes the queue's
     #: depth 1 while no handle has it open for input (IPPROCS 0) puts a trigger message
     #: (MQTM, format MQTRIG) there. Modelled for puts outside syncpoint.
@@ -584,12 +590,19 @@ class Engine:
                 "TransportType": CD.get(cd, "TransportType"),
                 "ConnectionName": _text(CD.get(cd, "ConnectionName")),
                 "SSLCipherSpec": _text(CD.get(cd, "SSLCipherSpec")) if version >= 7 else "",
+                # MQCD.CertificateLabel is a field of version 11 on: below, MQ ignores it
                 "CertificateLabel": _text(CD.get(cd, "CertificateLabel"))
-                if version >= 10 else "",
+                if version >= 11 else "",
             }
         if sco:
             info["sco"] = {"KeyRepository": _text(SCO.get(sco, "KeyRepository")),
-                           "CertificateLabel": _text(SCO.get(sco, "CertificateLabel"))}
+                           "CertificateLabel": _text(SCO.get(sco, "CertificateLabel")),
+                           "KeyRepoPassword": None}
+            if SCO.get(sco, "Version", 0) >= 6:  # MQSCO_VERSION_6: KeyRepoPassword
+                given = _pointer_string(SCO.get(sco, "KeyRepoPasswordPtr"),
+                                        SCO.get(sco, "KeyRepoPasswordLength"))
+                info["sco"]["KeyRepoPassword"] = None if given is None else given.decode()
+
         client = bool(options & C.MQCNO_CLIENT_BINDING)
         if client and not cd and not ccdt and not any(
                 os.environ.get(v) for v in ("MQSERVER", "MQCCDTURL", "MQCHLLIB")):
@@ -608,6 +621,11 @@ class Engine:
         if qdef is None:
             raise Failure(C.MQRC_Q_MGR_NAME_ERROR)
         principal = _text(user) if user else qdef.default_user
+        if qdef.check_connect:
+            granted = qdef.admin_conn().effective_authorities(principal, qdef.name,
+                                                             object_type="qmgr")
+            if granted is not None and "connect" not in granted:
+                raise Failure(C.MQRC_NOT_AUTHORIZED)  # +connect on the queue manager
         # CONNAUTH as IBM's developer image sets it: clients must authenticate, local
         # (bindings) connections only when they give a user
         if qdef.password is not None and (user or client) and (
@@ -629,6 +647,11 @@ class Engine:
             self.conns[conn.hconn] = conn
         info["hconn"] = conn.hconn
         return conn.hconn
+
+    def connect_answer(self, hconn: int) -> tuple[int, int]:
+        """(cc, rc) of a successful MQCONNX: OK, or the queue manager's connect warning."""
+        rc = self.conns[hconn].qdef.connect_warning
+        return (C.MQCC_WARNING, rc) if rc else (C.MQCC_OK, C.MQRC_NONE)
 
     def _drop(self, conn: Conn, *, commit: bool) -> None:
         self.conns.pop(conn.hconn, None)
@@ -1257,7 +1280,10 @@ def make_ibmmqc(engine: Engine = ENGINE) -> types.ModuleType:
                 user = _pointer_string(CSP.get(csp, "UserPtr"), CSP.get(csp, "UserLength"))
                 password = _pointer_string(CSP.get(csp, "PasswordPtr"),
                                            CSP.get(csp, "PasswordLength"))
-            return engine.connx(name, options, cd, user, password, sco, ccdt, info), 0, 0
+            if cno and CNO.get(cno, "Version", 0) >= 7:  # MQCNO_VERSION_7: ApplName
+                info["appl_name"] = _text(CNO.get(cno, "ApplName"))
+            hconn = engine.connx(name, options, cd, user, password, sco, ccdt, info)
+            return (hconn, *engine.connect_answer(hconn))
         return engine._call("MQCONNX", None, run, lambda cc, rc: (0, cc, rc))
 
     def MQDISC(hconn: int) -> tuple[int, int]:
@@ -1361,7 +1387,8 @@ def make_pymqe(engine: Engine = ENGINE) -> types.ModuleType:
         def run(info: dict[str, Any]) -> tuple[int, int, int]:
             user = (user_password or {}).get("user")
             password = (user_password or {}).get("password")
-            return engine.connx(name, options, cd, user, password, sco, None, info), 0, 0
+            hconn = engine.connx(name, options, cd, user, password, sco, None, info)
+            return (hconn, *engine.connect_answer(hconn))
         return engine._call("MQCONNX", None, run, lambda cc, rc: (0, cc, rc))
 
     def MQINQ(hconn: int, hobj: int, selector: int) -> tuple[Any, int, int]:

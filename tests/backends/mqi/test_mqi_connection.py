@@ -62,17 +62,23 @@ def test_cipher_spec_longer_than_32_is_refused_before_connecting(qmgr, engine) -
 
 
 def test_ccdt(qmgr, engine, library, monkeypatch) -> None:
+    """A CCDT URL goes with its connection (MQCNO.CCDTUrl), never into os.environ (issue 14
+    item 9): pymqi, whose MQCNO has no CCDTUrl, is refused in one sentence instead."""
+    import os
+
     monkeypatch.delenv("MQCCDTURL", raising=False)
+    if library.name != "ibmmq":
+        with pytest.raises(MQError) as refused:
+            qmgr.connect(channel=None, connection_name=None,
+                         ccdt_url="file:///etc/mq/ccdt.json")
+        assert "MQCCDTURL" in str(refused.value) and "MQCCDTURL" not in os.environ
+        return
     qmgr.connect(channel=None, connection_name=None, ccdt_url="file:///etc/mq/ccdt.json")
     info = _last_connx(engine)
     assert "cd" not in info
     assert info["options"] & library.CMQC.MQCNO_CLIENT_BINDING
-    if library.name == "ibmmq":
-        assert info["ccdt_url"] == "file:///etc/mq/ccdt.json"  # MQCNO.CCDTUrl
-    else:
-        import os
-
-        assert os.environ["MQCCDTURL"] == "file:///etc/mq/ccdt.json"  # pymqi has no CCDTUrl
+    assert info["ccdt_url"] == "file:///etc/mq/ccdt.json"  # MQCNO.CCDTUrl
+    assert "MQCCDTURL" not in os.environ
 
 
 def test_mqserver_from_the_environment(qmgr, engine, library, monkeypatch) -> None:
