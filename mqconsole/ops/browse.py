@@ -77,3 +77,18 @@ def find_by_msgid(qm: QueueManager, queue: str, msg_id: bytes, *,
                   now: datetime | None = None) -> list[MessageView]:
     """Every message on ``queue`` with this MsgId (MsgIds need not be unique), by browsing."""
     return [v for v in iter_views(qm, queue, now=now) if v.message.md.msg_id == msg_id]
+
+
+def find_by_msgid_end(qm: QueueManager, queue: str, hex_text: str, *,
+                      now: datetime | None = None) -> list[MessageView]:
+    """Every message on ``queue`` whose MsgId's hex ends with ``hex_text`` (the end a browse
+    shows), or equals it padded with zero bytes (a short MsgId as given to ``--msgid``); the
+    caller decides what several distinct MsgIds mean."""
+    end = hex_text.upper()
+    padded = end.ljust(48, "0") if len(end) % 2 == 0 else None
+    out = []
+    for v in iter_views(qm, queue, now=now):
+        full = v.message.md.msg_id.hex().upper()
+        if full.endswith(end) or full == padded:
+            out.append(v)
+    return out

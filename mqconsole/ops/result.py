@@ -36,7 +36,8 @@ class Failure:
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"msgid": self.msgid, "position": self.position,
-                               "reason": self.reason, "reason_name": self.reason_name}
+                               "reason": self.reason, "reason_name": self.reason_name,
+                               "destination": self.destination}
         if self.gone:
             out["gone"] = True
         return out

@@ -101,7 +101,7 @@ def test_replay_from_a_live_queue_changes_nothing(cli, demo):
 
 def test_doctor_json_flags_the_demo_and_its_fixes_pass(cli):
     r = cli("doctor", "--json")
-    assert r.code == 0, r.err
+    assert r.code == 1, r.err  # APP.PAYMENTS is BAD: a script can stop on it
     entries = {e["queue"]: e for e in r.json}
     for e in entries.values():
         assert {"queue", "verdict", "finding", "fixes"} <= set(e)
@@ -119,16 +119,30 @@ def test_doctor_json_flags_the_demo_and_its_fixes_pass(cli):
     for line in sorted(lines, key=lambda c: 0 if " define " in c else 1):
         done = cli(*shlex.split(line)[1:])
         assert done.code == 0, (line, done.err)
-    again = {e["queue"]: e for e in cli("doctor", "--json").json}
+    after = cli("doctor", "--json")
+    again = {e["queue"]: e for e in after.json}
+    assert after.code == (1 if any(e["verdict"] == "bad" for e in after.json) else 0)
     for q in named:
         assert again[q]["verdict"] == "ok", again[q]["finding"]
         assert again[q]["fixes"] == []
     assert again["APP.ORDERS"]["verdict"] == "ok"
 
 
+def test_doctor_exits_0_when_nothing_is_bad(cli, tmp_path):
+    """WARN alone exits 0; the exit follows the BAD verdicts, text or JSON."""
+    eps = tmp_path / "eps.yaml"
+    eps.write_text("endpoints:\n  - {name: OrdersMDB, queue: APP.ORDERS, "
+                   "provider: mq_activation_spec, stop_endpoint_on_failure: false}\n")
+    r = cli("doctor", "--endpoints", str(eps), "--json")
+    assert r.code == 0, r.err
+    assert [e["verdict"] for e in r.json] == ["ok"]
+    r = cli("doctor", "--endpoints", str(eps))
+    assert r.code == 0 and "0 bad" in r.err
+
+
 def test_doctor_text_and_endpoints_errors(cli, tmp_path):
     r = cli("doctor", "--endpoints", str(EXAMPLES / "endpoints" / "demo.yaml"))
-    assert r.code == 0, r.err
+    assert r.code == 1, r.err  # a BAD queue
     assert "APP.PAYMENTS" in r.out and "BAD" in r.out
     assert "stops PaymentsMDB at every restart" in r.out
     assert "ok," in r.err and "bad" in r.err

@@ -114,3 +114,31 @@ def test_payload_escape_sequences_never_reach_terminal(cli):
     assert "[bold red]boom[/]" in r.out  # markup shown literally
     doc = json.loads(cli("show", "EVIL.Q", msgid, "--json").out)
     assert doc["payload"]["text"] == evil  # JSON keeps the data exact (escaped)
+
+
+def test_show_takes_the_msgid_end_that_browse_shows(cli):
+    row = cli("browse", DLQ, "--json", "--limit", "1").json[0]
+    text = cli("browse", DLQ, "--limit", "1").out
+    end = row["msgid"][-16:]
+    assert end in text  # the MSGID (end) column
+    r = cli("show", DLQ, end, "--json")
+    assert r.code == 0, r.err
+    assert r.json["md"]["MsgId"] == row["msgid"]
+    assert cli("show", DLQ, end.lower()).code == 0
+
+
+def test_show_refuses_an_ambiguous_or_unknown_msgid_end(cli):
+    cli("queue", "define", "T.Q")
+    for head in ("01", "02"):
+        assert cli("put", "T.Q", "--text", "x", "--msgid", head * 16 + "AB" * 8).code == 0
+    r = cli("show", "T.Q", "AB" * 8)
+    assert (r.code, r.out) == (2, "")
+    assert r.err.strip() == (f"mqconsole: 2 MsgIds on T.Q end with {'AB' * 8} "
+                             f"({'01' * 16 + 'AB' * 8}, {'02' * 16 + 'AB' * 8}): give more "
+                             "of the MsgId")
+    r = cli("show", "T.Q", "02" + "AB" * 8, "--json")
+    assert r.code == 0 and r.json["md"]["MsgId"] == "02" * 16 + "AB" * 8
+    r = cli("show", "T.Q", "CDEF")
+    assert r.code == 2 and "no message with MsgId CDEF on T.Q (nor one ending" in r.err
+    r = cli("show", "T.Q", "0" * 50)
+    assert r.code == 2 and "not hexadecimal" in r.err

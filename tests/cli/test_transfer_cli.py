@@ -73,8 +73,9 @@ def test_full_destination_exit_1(cli):
     assert doc["done"] == 0 and len(doc["failed"]) == 10 and doc["skipped"] == 0
     assert "given up" in doc["stopped_early"]  # the other 70 were not browsed
     f = doc["failed"][0]
-    assert set(f) == {"msgid", "position", "reason", "reason_name"}
-    assert (f["reason"], f["reason_name"]) == (2053, "MQRC_Q_FULL")
+    assert set(f) == {"msgid", "position", "reason", "reason_name", "destination"}
+    assert (f["reason"], f["reason_name"], f["destination"]) == (2053, "MQRC_Q_FULL",
+                                                                 "APP.SMALL")
     assert len(rows(cli, DLQ)) == 240
 
 
@@ -141,6 +142,9 @@ def test_resubmit_demo_dlq(cli):
     reasons = Counter(f["reason_name"] for f in doc["failed"])
     assert reasons == {"MQRC_Q_FULL": 10, "MQRC_PUT_INHIBITED": 10,
                        "MQRC_UNKNOWN_OBJECT_NAME": 10, "MQRC_UNKNOWN_REMOTE_Q_MGR": 10}
+    by_dest = Counter((f["destination"], f["reason_name"]) for f in doc["failed"])
+    assert by_dest[("APP.SMALL", "MQRC_Q_FULL")] == 10  # each failure names where it went
+    assert all(f["destination"] for f in doc["failed"])
     assert doc["skipped"] == 105 and doc["selected"] == 240
     left = rows(cli, DLQ)
     assert len(left) == 145

@@ -6,6 +6,8 @@ from pathlib import Path
 
 from textual.widgets import DataTable, Input
 
+from mqconsole.plugins import hookimpl
+from mqconsole.plugins.testing import plugin_host
 from mqconsole.tui.screens.dialogs import TextDialog
 from mqconsole.tui.screens.doctor import DoctorScreen
 from mqconsole.tui.screens.replay import ReplayScreen
@@ -54,3 +56,67 @@ async def test_replay_a_queue_and_step_through_the_timeline(make_app, qm):
         assert result.events[row]["type"] in ("requeued", "dead_lettered", "endpoint_stopped")
         assert "APP.ORDERS.BOQ (1)" in screen_text(app) or "STOPPED" in screen_text(app)
     assert depth(qm, "APP.ORDERS") == before
+
+
+class NotJson:
+    """A site plugin's failure rule: a payload that is not a JSON object fails."""
+
+    @hookimpl
+    def mqconsole_failure_rules(self):
+        return {"not-json": lambda facts: not facts["payload"].startswith("{")}
+
+
+PLUGIN_SCENARIO = """queues: [{name: Q}]
+messages: [{id: a, queue: Q, payload: "bad json"}, {id: b, queue: Q, payload: "{}"}]
+endpoints: [{name: E, queue: Q, provider: mq_activation_spec,
+             stop_endpoint_on_failure: false}]
+failures:
+  - plugin: not-json
+    then: discard
+"""
+
+
+async def test_replay_runs_a_site_plugins_failure_rule(make_app, tmp_path):
+    """A scenario's ``plugin:`` rule runs the plugin's rule (not 'no plugin loaded')."""
+    scenario = tmp_path / "s.yaml"
+    scenario.write_text(PLUGIN_SCENARIO)
+    app = make_app(plugins=plugin_host(NotJson()))
+    async with app.run_test(size=(120, 30)) as pilot:
+        await settle(app, pilot)
+        app.open_replay(str(scenario))
+        await wait_for(app, pilot, lambda: isinstance(app.screen, ReplayScreen)
+                       and bool(app.screen.query("#r-events")))
+        await pilot.press("ctrl+o")
+        await wait_for(app, pilot, lambda: app.screen.result is not None)
+        assert [m["message"] for m in app.screen.result.final["lost"]] == ["a"]
+
+
+async def test_replay_of_a_queue_with_a_plugin_fail_rule(make_app, qm):
+    app = make_app(plugins=plugin_host(NotJson()))
+    async with app.run_test(size=(120, 30)) as pilot:
+        await settle(app, pilot)
+        app.open_replay("APP.ORDERS")
+        await wait_for(app, pilot, lambda: isinstance(app.screen, ReplayScreen)
+                       and bool(app.screen.query("#r-events")))
+        app.screen.query_one("#r-endpoints", Input).value = str(ENDPOINTS)
+        app.screen.query_one("#r-fail", Input).value = "plugin=not-json,first=1"
+        await pilot.press("ctrl+o")
+        await wait_for(app, pilot, lambda: app.screen.result is not None)
+        assert app.screen.result.events
+        assert "no plugin offering failure rules" not in screen_text(app)
+
+
+async def test_replay_names_an_unknown_plugin_rule_in_one_sentence(make_app, qm):
+    app = make_app(plugins=plugin_host(NotJson()))
+    async with app.run_test(size=(120, 30)) as pilot:
+        await settle(app, pilot)
+        app.open_replay("APP.ORDERS")
+        await wait_for(app, pilot, lambda: isinstance(app.screen, ReplayScreen)
+                       and bool(app.screen.query("#r-events")))
+        app.screen.query_one("#r-endpoints", Input).value = str(ENDPOINTS)
+        app.screen.query_one("#r-fail", Input).value = "plugin=nope"
+        await pilot.press("ctrl+o")
+        await wait_for(app, pilot, lambda: any(
+            "no failure-rule plugin named 'nope'" in str(n.message)
+            for n in app._notifications))
+        assert app.screen.result is None

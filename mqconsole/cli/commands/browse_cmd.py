@@ -64,16 +64,30 @@ def browse(ctx: click.Context, queue: str, limit: int | None, where: str | None,
 @click.pass_context
 def show(ctx: click.Context, queue: str, msgid: str, as_json: bool) -> None:
     """Show one message in full: every MQMD field, its headers and its payload, and what
-    site decoders (plugins) make of the payload."""
-    from mqconsole.ops.browse import find_by_msgid
+    site decoders (plugins) make of the payload.
 
-    msg_id = parse_hex(msgid, "MsgId", 24)
+    MSGID is the whole MsgId (48 hex digits) or its end as browse shows it, when no other
+    MsgId on the queue ends the same way."""
+    from mqconsole.ops.browse import find_by_msgid, find_by_msgid_end
+
+    text = msgid.strip().replace(" ", "").upper()
+    if not text or len(text) > 48 or any(c not in "0123456789ABCDEF" for c in text):
+        raise CliError(f"MsgId {msgid!r} is not hexadecimal (48 digits, or the end of them)")
     session = session_of(ctx)
     qm = session.connect()
     qm.inquire_queue(queue)
-    found = find_by_msgid(qm, queue, msg_id)
+    if len(text) == 48:
+        found = find_by_msgid(qm, queue, parse_hex(text, "MsgId", 24))
+    else:
+        found = find_by_msgid_end(qm, queue, text)
+        ids = list(dict.fromkeys(v.message.md.msg_id.hex().upper() for v in found))
+        if len(ids) > 1:
+            raise CliError(f"{len(ids)} MsgIds on {queue} end with {text} ({ids[0]}, "
+                           f"{ids[1]}{', …' if len(ids) > 2 else ''}): give more of the "
+                           "MsgId")
     if not found:
-        raise CliError(f"no message with MsgId {msgid.upper()} on {queue}")
+        raise CliError(f"no message with MsgId {text} on {queue}"
+                       + ("" if len(text) == 48 else " (nor one ending with it)"))
     if len(found) > 1:
         say(f"{len(found)} messages on {queue} share this MsgId; showing the first "
             f"(position {found[0].position})")

@@ -155,6 +155,7 @@ def doctor(ctx: click.Context, endpoints: str | None, as_json: bool) -> None:
     report = diagnose(qm, eps)
     if as_json:
         emit_json(report.to_json())
+        _exit_if_bad(report)
         return
     if not report.diagnoses:
         say("no queue to judge" + (" (no endpoint in the file)" if eps else ""))
@@ -178,6 +179,14 @@ def doctor(ctx: click.Context, endpoints: str | None, as_json: bool) -> None:
     counts = report.counts()
     say(f"{counts['ok']} ok, {counts['warn']} warn, {counts['bad']} bad "
         f"({len(report.diagnoses)} queues judged on {report.qmgr})")
+    _exit_if_bad(report)
+
+
+def _exit_if_bad(report: Any) -> None:
+    """Exit 1 when a queue is judged BAD (a script or a CI check can stop on it); WARN and
+    OK exit 0."""
+    if report.counts()["bad"]:
+        raise SystemExit(int(ExitCode.PARTIAL))
 
 
 COMMANDS = [replay, doctor]

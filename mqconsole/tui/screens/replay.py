@@ -87,7 +87,9 @@ class ReplayScreen(ConsoleScreen):
             from mqconsole.ops import replay as rp
 
             if queue.endswith((".yaml", ".yml")):
-                result = rp.run_file(queue, timeline=True)
+                scenario = rp.load_scenario(queue)
+                rules = self._failure_rules(any(r.plugin for r in scenario.failures))
+                result = rp.run_scenario(scenario, timeline=True, plugins=rules)
                 return result, f"scenario {queue}"
             if endpoints:
                 eps = rp.load_endpoints(endpoints)
@@ -96,8 +98,9 @@ class ReplayScreen(ConsoleScreen):
                 from mqconsole.ops.doctor import default_endpoint
 
                 eps = EndpointsFile((default_endpoint(queue),))
+            rules = self._failure_rules(any("plugin" in f.lower() for f in fails))
             run = ctx.conns.call(lambda qm: rp.replay_queue(qm, queue, eps, fails,
-                                                            timeline=True))
+                                                            timeline=True, plugins=rules))
             note = f"{queue} read by {', '.join(run.endpoints)}"
             if run.truncated:
                 note += " (only the first messages were modelled)"
@@ -105,6 +108,11 @@ class ReplayScreen(ConsoleScreen):
 
         ctx.backend(run, done=self._show, queue=None if queue.endswith(".yaml") else queue,
                     what="replay")
+
+    def _failure_rules(self, needed: bool) -> dict[str, Any]:
+        """The site plugins' failure rules (``plugin: NAME`` in a scenario, ``plugin=NAME``
+        in the Fail field), loaded only when a rule asks for one (as ``mqconsole replay``)."""
+        return dict(self.ctx.plugins.failure_rules()) if needed else {}
 
     def _show(self, out: tuple[Any, str]) -> None:
         from mqconsole.ops.replay import event_text, summary_text
