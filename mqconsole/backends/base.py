@@ -1,7 +1,7 @@
 """The one protocol every backend implements, designed so each method is one MQI or PCF call.
 
 See ``docs/backends.md`` for the method → MQI/PCF mapping table. Rules every backend keeps
-(real-mq.md, "Things that lose or confuse messages"):
+(docs/real-mq.md, "Things that lose or confuse messages"):
 
 * Browsing is forward only: a cursor starts before the first message and moves on; there is
   no random access and no offset.
@@ -189,7 +189,8 @@ class QueueManager(Protocol):
 
         Only what gets messages opens for input: an input handle counts in the queue's
         IPPROCS, so it stops FIRST/DEPTH triggers, and on a SHARE(NO) / DEFSOPT(EXCL)
-        queue it is exclusive (consumers get 2042 while it is open; real-mq.md).
+        queue it is exclusive (consumers get 2042 while it is open; docs/real-mq.md,
+        "Browse opens for browse only").
         """
 
     def get_by_msgid(self, queue: str, msg_id: bytes, correl_id: bytes | None = None, *,
@@ -225,7 +226,8 @@ class QueueManager(Protocol):
     def new_connection(self) -> QueueManager:
         """Another MQCONNX to the same queue manager with the same credentials.
 
-        Its units of work are its own (give browsing its own connection: real-mq.md rule 9).
+        Its units of work are its own (give browsing its own connection: docs/real-mq.md,
+        portability rule 9).
         For the embedded ``:memory:`` queue manager it is the only way to reach the same
         queues from a second connection.
         """

@@ -79,6 +79,10 @@ class MQBackendConfig(Model):
     cipher_spec: str | None = Field(default=None, description="TLS CipherSpec, at most 32")
     key_repository: str | None = Field(default=None, description="key repository stem")
     certificate_label: str | None = Field(default=None, description="client certificate label")
+    key_repository_password_env: str | None = Field(
+        default=None, description="environment variable holding a PKCS#12 key repository's "
+                                  "password"
+    )
     ccdt_url: str | None = Field(default=None, description="client channel definition table")
     bindings: bool = Field(default=False, description="connect in bindings mode (local)")
     user: str | None = Field(default=None, description="user id sent in the MQCSP")

@@ -809,7 +809,7 @@ class MQIQueueManager:
         return self._uow
 
     def commit(self) -> None:
-        """MQCMIT, and what its failure means (real-mq.md, "Commit outcomes"):
+        """MQCMIT, and what its failure means (docs/real-mq.md, "Commit outcomes"):
 
         * 2003: backed out instead (MQError 2003; the unit of work is over);
         * 2009, 2018, 2548, 2549: it may have committed (``CommitOutcomeUnknown``);

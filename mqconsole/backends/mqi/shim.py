@@ -1,4 +1,4 @@
-"""The import shim: IBM's ``ibmmq`` first, ``pymqi`` second (real-mq.md, "Which library").
+"""The import shim: IBM's ``ibmmq`` first, ``pymqi`` second (docs/real-mq.md, "Which library").
 
 Nothing here imports either library at import time: :func:`load` does, when an ``mq``
 profile is opened. Both libraries are thin Python over one C extension that needs IBM's MQ
