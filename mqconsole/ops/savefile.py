@@ -188,6 +188,22 @@ def refuse_unsafe_target(path: str | os.PathLike) -> None:
                                 "even with --force")
 
 
+def check_new_target(path: str | os.PathLike, *, force: bool = False,
+                     exists_hint: str = "give --force to overwrite it") -> None:
+    """Bad input before anything is asked: :func:`refuse_unsafe_target`, then an existing
+    ``path`` (unless ``force``; ``exists_hint`` says what to do instead) and a folder that
+    is missing or cannot be written in, each one sentence naming the path."""
+    refuse_unsafe_target(path)
+    target = Path(path)
+    if not force and target.exists():
+        raise TargetExistsError(f"{target} exists ({exists_hint})")
+    folder = target.parent if str(target.parent) else Path(".")
+    if not folder.is_dir():
+        raise FileNotFoundError(errno.ENOENT, "no such folder", str(folder))
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise PermissionError(errno.EACCES, "this folder cannot be written in", str(folder))
+
+
 def _fsync_dir(folder: Path) -> None:
     with contextlib.suppress(OSError):  # not every platform/file system can sync a folder
         fd = os.open(folder, os.O_RDONLY)

@@ -139,11 +139,18 @@ def test_text_summaries_say_what_went_where(cli, tmp_path):
     assert r.code == 0 and "nothing was deleted" in r.err
 
 
-def test_a_delete_stopped_by_an_error_is_journaled_with_it(cli, tmp_path):
+def test_a_bad_backup_file_is_exit_2_before_the_question(cli, tmp_path):
+    """An existing --backup or a missing folder (one that cannot be written in:
+    tests/ops/test_savefile_targets.py) is bad input: one sentence naming it, exit 2
+    before asking (not 4 for a missing --yes), nothing journaled, nothing removed (the
+    operation's own journaling of an error that stops a delete:
+    tests/ops/operation/test_operation.py)."""
     target = tmp_path / "taken.dmp"
     target.write_text("precious")
-    r = cli("delete", "APP.ORDERS", "--all", "--backup", str(target), "--yes")
-    assert r.code == 2 and "exists" in r.err and target.read_text() == "precious"
-    [entry] = cli("journal", "--json").json
-    assert entry["operation"] == "delete" and "exists" in entry["details"]["error"]
+    for backup, said in ((target, f"{target} exists (a delete never overwrites a file"),
+                         (tmp_path / "no" / "x.dmp", f"cannot use {tmp_path / 'no'}: no such")):
+        r = cli("delete", "APP.ORDERS", "--all", "--backup", str(backup))
+        assert r.code == 2 and said in r.err and r.err.count("\n") == 1, r.err
+    assert target.read_text() == "precious"
+    assert cli("journal", "--json").json == []
     assert len(msgids(cli, "APP.ORDERS")) == 40

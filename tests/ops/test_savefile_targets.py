@@ -12,6 +12,7 @@ from mqconsole.ops.journal import Journal, JournalEntry
 from mqconsole.ops.savefile import (
     TargetExistsError,
     UnsafeTargetError,
+    check_new_target,
     refuse_unsafe_target,
     write_messages_file,
 )
@@ -63,3 +64,23 @@ def test_a_journal_is_refused_and_an_ordinary_file_is_overwritten(tmp_path):
     plain.write_text("anything\n")
     assert write_messages_file(plain, iter([]), qmgr="QM1", queue="Q", force=True) == 0
     refuse_unsafe_target(tmp_path / "new.dmp")  # nothing there: fine
+
+
+def test_check_new_target_says_what_is_wrong_with_a_new_file(tmp_path, monkeypatch):
+    """What a delete's --backup is checked for before the question (as a save's write)."""
+    check_new_target(tmp_path / "new.dmp")  # a new file in a folder that can be written
+    (tmp_path / "old.dmp").write_text("precious")
+    with pytest.raises(TargetExistsError, match=r"old.dmp exists \(name a new one\)"):
+        check_new_target(tmp_path / "old.dmp", exists_hint="name a new one")
+    check_new_target(tmp_path / "old.dmp", force=True)
+    with pytest.raises(UnsafeTargetError):
+        check_new_target("/dev/null", force=True)
+    with pytest.raises(FileNotFoundError) as missing:
+        check_new_target(tmp_path / "no" / "x.dmp")
+    assert (missing.value.filename, missing.value.strerror) == (str(tmp_path / "no"),
+                                                               "no such folder")
+    # root may write anywhere, so the folder's answer is what os.access says
+    monkeypatch.setattr(os, "access", lambda path, mode: str(path) != str(tmp_path))
+    with pytest.raises(PermissionError) as locked:
+        check_new_target(tmp_path / "x.dmp")
+    assert locked.value.filename == str(tmp_path)

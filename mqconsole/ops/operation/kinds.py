@@ -185,10 +185,12 @@ class Delete:
                            selection=sel, options={"selection": sel})
 
     def validate(self, qm: QueueManager) -> None:
-        if self.backup is not None:
-            from mqconsole.ops.savefile import refuse_unsafe_target
+        if self.backup is not None:  # a bad file is bad input, said before any question
+            from mqconsole.ops.savefile import check_new_target
 
-            refuse_unsafe_target(self.backup)  # a database, a journal, a device: never
+            check_new_target(self.backup, force=self.force, exists_hint=(
+                "give --force to overwrite it" if self.remove_after_save
+                else "a delete never overwrites a file: name a new one"))
         check_queue(qm, self.queue, "source")
         check_selection(qm, self.queue, self.selection)
 

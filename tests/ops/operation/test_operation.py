@@ -197,6 +197,23 @@ def test_delete_is_journaled_by_the_operation(tmp_path: Path):
     assert done.summaries[0].counts["done"] == 3 and run.messages("IN") == []
 
 
+def test_a_delete_stopped_by_an_error_is_journaled_with_it(tmp_path: Path):
+    """validate refuses an existing backup first; should the file appear after it, the
+    delete stops before removing anything and the journal names the error."""
+    run = run_operation(Copy("IN", "OUT", ALL), queues={"IN": BODIES, "OUT": []})
+    taken = tmp_path / "taken.dmp"
+    taken.write_text("precious")
+    journal = Journal(tmp_path / "j.jsonl")
+    op = Operation(Delete("IN", ALL, backup=str(taken)), journal=journal)
+    with pytest.raises(FileExistsError):
+        op.validate(run.qm)
+    with pytest.raises(FileExistsError):
+        op.run(run.qm)
+    [entry] = journal.read()
+    assert entry.operation == "delete" and "exists" in entry.details["error"]
+    assert taken.read_text() == "precious" and len(run.messages("IN")) == 3
+
+
 def test_a_cancelled_operation_is_journaled_as_cancelled(tmp_path: Path):
     qm = run_operation(Move("IN", "OUT", Selection(all=True, limit=1)),
                        queues={"IN": [b"x"] * 50, "OUT": []}).qm
