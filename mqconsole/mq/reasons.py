@@ -57,6 +57,7 @@ MQRC_RECONNECT_FAILED: Final = 2548
 MQRC_CALL_INTERRUPTED: Final = 2549
 
 MQAT_UNIX: Final = 6
+MQRO_COA: Final = 0x100  # MQMD.Report: confirm on arrival (its _WITH_DATA forms include it)
 
 #: A put or get failing with one of these says nothing about the destination: the
 #: connection (and with it the unit of work) is in trouble. Backed out and redone, not

@@ -75,6 +75,7 @@ from mqconsole.mq.reasons import (
     MQRC_HEADER_ERROR,
     MQRC_NO_MSG_UNDER_CURSOR,
     MQRC_SYNCPOINT_LIMIT_REACHED,
+    MQRO_COA,
 )
 from mqconsole.ops.result import (
     Control,
@@ -296,7 +297,9 @@ class _Engine:
         self.control = control or Control()
         self.put_qm = dest_qm if dest_qm is not None else qm
         self.cross = dest_qm is not None and dest_qm is not qm
-        self.note_texts = note_texts
+        self.note_texts = {**note_texts, "coa": (
+            "{n} message(s) asked for a confirm-on-arrival report (COA): the queue manager "
+            "sent one to their ReplyToQ as they arrived")}
         self.done_destinations = done_destinations
         self.predict = predict
         self.only_destination = destination  # a move's or copy's one destination (None:
@@ -572,6 +575,8 @@ class _Engine:
               ) -> None:
         entry: dict[str, Any] = {"msgid": m.msg_id_hex, "position": position,
                                  "destination": route.label, "changes": list(route.changes)}
+        if m.md.report & MQRO_COA:  # its arrival makes the queue manager send a report
+            entry["reports"] = ["COA"]
         reason = self.predict(route) if self.predict is not None else None
         if refusal is not None:
             entry["would_fail"] = would_fail_by_plugin(refusal)
@@ -722,9 +727,12 @@ class _Engine:
         self.result.record_done_many(ids, labels)
         if self.done_destinations is not None:
             self.done_destinations.update(zip(ids, labels, strict=True))
+        notes = self.notes
         for it in items:
             for note in it.route.notes:
-                self.notes[note] = self.notes.get(note, 0) + 1
+                notes[note] = notes.get(note, 0) + 1
+            if it.message.md.report & MQRO_COA:  # its arrival made a report
+                notes["coa"] = notes.get("coa", 0) + 1
         if not self.copy:
             self.removed += len(items)
         self.unit = []
@@ -893,6 +901,16 @@ class _Engine:
             text = self.note_texts.get(note)
             if text:
                 res.warnings.append(text.format(n=n))
+        coa = sum(1 for p in res.plan if "COA" in p.get("reports", ()))
+        if coa:
+            res.warnings.append(f"{coa} message(s) ask for a confirm-on-arrival report (COA): "
+                                "putting them makes the queue manager send one to their "
+                                "ReplyToQ, as if they arrived for the first time")
+        coa = sum(1 for p in res.plan if "COA" in p.get("reports", ()))
+        if coa:
+            res.warnings.append(f"{coa} message(s) ask for a confirm-on-arrival report (COA): "
+                                "putting them makes the queue manager send one to their "
+                                "ReplyToQ, as if they arrived for the first time")
         if self.duplicates:
             ids = sorted(set(self.duplicates))
             res.warnings.append(

@@ -394,10 +394,11 @@ class MQIQueueManager:
 
     def _open(self, queue: str, options: int, *, what: str = "") -> Any:
         """MQOPEN; a 2042 (another handle holds the queue exclusively) names the holders."""
-        od = self.lib.module.OD(ObjectName=name_bytes(queue))
+        wanted = name_bytes(queue)
+        od = self.lib.module.OD(ObjectName=wanted)
         try:
-            return self.lib.module.Queue(self._qmgr, od,
-                                         options | self.lib.CMQC.MQOO_FAIL_IF_QUIESCING)
+            handle = self.lib.module.Queue(self._qmgr, od,
+                                           options | self.lib.CMQC.MQOO_FAIL_IF_QUIESCING)
         except self.lib.MQMIError as exc:
             if exc.reason != 2042:
                 raise
@@ -405,6 +406,15 @@ class MQIQueueManager:
                                 f"(SHARE(NO) or DEFSOPT(EXCL) with another input handle, or "
                                 f"an MQOO_INPUT_EXCLUSIVE open); {self._holders(queue)}",
                           completion=exc.comp) from exc
+        opened = bytes(getattr(od, "ObjectName", wanted) or b"").strip(b" \x00")
+        if opened and opened != wanted:
+            # a model queue: MQOPEN made a dynamic queue of it (closing deletes it again)
+            with contextlib.suppress(self.lib.MQMIError, self.lib.PYIFError):
+                handle.close()
+            raise MQError(2045, f"cannot {what or f'open {queue!r}'}: it is a model queue, "
+                                "which holds no messages (opening it creates a new dynamic "
+                                f"queue, {opened.decode('latin-1')!r}); name a local queue")
+        return handle
 
     def _holders(self, queue: str) -> str:
         """Who holds ``queue`` open (queue status: IPPROCS/OPPROCS and the handles)."""

@@ -688,8 +688,8 @@ class Engine:
                 raise Failure(C.MQRC_NOT_AUTHORIZED)  # only the command server reads it
             h = Handle(next(self._ids), "command", name, options)
         elif name in qdef.model_queues:
-            if not options & _ANY_INPUT:
-                raise Failure(C.MQRC_OPTION_NOT_VALID_FOR_TYPE)
+            # as MQ: any MQOPEN of a model queue creates a (temporary) dynamic queue, and
+            # the OD comes back naming it
             prefix = _text(OD.get(od, "DynamicQName")) or "AMQ.*"
             dyn = prefix.replace("*", f"{os.getpid():X}{next(self._ids):08X}")[:48]
             qdef.dynamic[dyn] = collections.deque()

@@ -1,0 +1,42 @@
+"""Issue 14 item 10, the smaller things: model queues are not browsed or moved from (an
+MQOPEN of a model queue creates a dynamic queue, which the stand-in does too), and a plan
+says which messages ask for a confirm-on-arrival report."""
+
+from __future__ import annotations
+
+import pytest
+
+from mqconsole.backends.base import Context
+from mqconsole.mq.errors import MQError
+from mqconsole.mq.md import MQMD
+from mqconsole.mq.message import Message
+from mqconsole.ops.selection import Selection
+from mqconsole.ops.transfer import transfer
+
+MODEL = "SYSTEM.DEFAULT.MODEL.QUEUE"
+
+
+def test_a_model_queue_is_refused_not_opened(qmgr, qm) -> None:
+    other = qmgr.queue()
+    for call in (lambda: qm.browse(MODEL), lambda: qm.browse(MODEL, for_get=True),
+                 lambda: qm.get(MODEL, syncpoint=False),
+                 lambda: transfer(qm, MODEL, other, Selection.build(all_=True))):
+        with pytest.raises(MQError) as info:
+            call()
+        assert info.value.reason == 2045 and "model queue" in str(info.value)
+    assert qmgr.qdef.dynamic == {} or all(
+        not n.startswith("AMQ.") for n in qmgr.qdef.dynamic)  # none left behind
+
+
+def test_a_plan_says_which_messages_ask_for_coa(qmgr, qm) -> None:
+    src, dst = qmgr.queue(), qmgr.queue()
+    qm.put(src, Message(MQMD(format="MQSTR   ", report=0x100, reply_to_q="APP.REPLY"), b"a"),
+           context=Context.SET_ALL, syncpoint=False)
+    qm.put(src, Message(MQMD(format="MQSTR   "), b"b"), context=Context.SET_ALL,
+           syncpoint=False)
+    plan = transfer(qm, src, dst, Selection.build(all_=True), dry_run=True)
+    assert [p.get("reports") for p in plan.plan] == [["COA"], None]
+    assert any("confirm-on-arrival" in w for w in plan.warnings)
+    done = transfer(qm, src, dst, Selection.build(all_=True))
+    assert done.done == 2 and any("1 message(s) asked for a confirm-on-arrival" in w
+                                  for w in done.warnings)
