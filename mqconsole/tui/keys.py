@@ -12,7 +12,7 @@ from the command palette and from the action menus; :data:`CHANGING` is that lis
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from textual.binding import Binding, BindingsMap
 
@@ -75,13 +75,15 @@ QUEUE_KEYS = [OPEN_QUEUE, FILTER, REFRESH, SORT, SORT_REVERSE, QUEUE_INFO, SET_A
 OPEN_MESSAGE = Key("open_message", "enter", "Detail", action="open",
                    help="Every field, header and the payload")
 MARK = Key("mark", "space", "Mark", help="Mark or unmark the message under the cursor")
-MARK_ALL = Key("mark_all", "asterisk", "Mark all", help="Mark every message the filter matches")
+MARK_ALL = Key("mark_all", "asterisk", "Mark all", show=False,
+               help="Mark every message the filter matches")
 UNMARK_ALL = Key("unmark_all", "U", "Unmark", show=False, help="Clear the marks")
 SUMMARY = Key("summary", "z", "Summary", show=False, help="Show or hide the summary panel")
 READ_ALL = Key("read_all", "E", "Read all", show=False,
                help="Read the queue to its end (index, summary, marks)")
 MENU = Key("menu", "x", "Actions", help="What can be done with the marked messages")
-MOVE = Key("move", "m", "Move", changing=True, help="Move the messages to another queue")
+MOVE = Key("move", "m", "Move", changing=True, show=False,
+           help="Move the messages to another queue")
 COPY = Key("copy", "c", "Copy", changing=True, show=False,
            help="Copy the messages to another queue")
 RESUBMIT = Key("resubmit", "R", "Resubmit", changing=True, show=False,
@@ -104,8 +106,9 @@ LOAD_HERE = Key("load_here", "l", "Load", action="load", changing=True, show=Fal
 
 MESSAGE_ACTIONS = [MOVE, COPY, RESUBMIT, DELETE, EDIT, EDIT_EXTERNAL, SAVE, COPY_MSGID,
                    COPY_PAYLOAD, SAVE_PAYLOAD, LOAD_HERE]
-MESSAGE_KEYS = [OPEN_MESSAGE, FILTER, REFRESH, MARK, MARK_ALL, UNMARK_ALL, SUMMARY, READ_ALL,
-                MENU, *MESSAGE_ACTIONS, DLQ_HANDLER]
+# The footer shows few keys, so `?` and quit always fit at 80 columns; `?` lists them all.
+MESSAGE_KEYS = [OPEN_MESSAGE, FILTER, replace(REFRESH, show=False), MARK, MARK_ALL, UNMARK_ALL,
+                SUMMARY, READ_ALL, MENU, *MESSAGE_ACTIONS, DLQ_HANDLER]
 
 # -- message detail ------------------------------------------------------------------------
 DETAIL_TABS = [Key(f"tab_{n}", str(n), label, action=f"tab({n})", show=False,

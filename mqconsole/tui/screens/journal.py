@@ -22,6 +22,17 @@ from mqconsole.tui.widgets.banner import Banner
 from mqconsole.tui.widgets.filter_bar import FilterBar
 
 MAX_ENTRIES = 5000
+FIXED_COLUMNS = (("TIME (UTC)", 11), ("WHO", 8), ("OPERATION", 10))
+COUNT_COLUMNS = (("DONE", 5), ("FAIL", 4), ("SKIP", 4))
+
+
+def columns(width: int) -> list[tuple[str, int]]:
+    """The journal's columns for a terminal ``width`` wide: at 80 columns every count
+    (done, failed, skipped) is on screen; the route takes what is left."""
+    fixed = FIXED_COLUMNS + COUNT_COLUMNS
+    used = sum(w for _, w in fixed) + 2 * (len(fixed) + 1) + 1  # cell padding, scrollbar
+    route = max(12, width - used)
+    return [*FIXED_COLUMNS, ("SOURCE → DESTINATION", route), *COUNT_COLUMNS]
 
 
 class JournalScreen(ConsoleScreen):
@@ -45,9 +56,9 @@ class JournalScreen(ConsoleScreen):
 
     def on_mount(self) -> None:
         table = self.query_one("#journal", DataTable)
-        for title, width in (("TIME (UTC)", 19), ("WHO", 8), ("OPERATION", 10),
-                             ("SOURCE → DESTINATION", 26), ("DONE", 5), ("FAIL", 4)):
-            table.add_column(Text(title), width=width)
+        for title, width in columns(self.app.size.width):
+            justify = "right" if title in ("DONE", "FAIL", "SKIP") else "left"
+            table.add_column(Text(title, justify=justify), width=width)
         self.action_refresh()
 
     def action_refresh(self) -> None:
@@ -80,17 +91,20 @@ class JournalScreen(ConsoleScreen):
             if not self._matches(e):
                 continue
             counts = e.counts()
+            skipped = max(counts.get("skipped", 0), int(e.details.get("skipped") or 0))
             dests = ",".join(e.destinations)
             route = e.source or "-"
             if dests:
                 route += f" → {dests}"
             table.add_row(
-                Text(e.time.strftime("%Y-%m-%d %H:%M:%S")), txt(e.operator),
-                txt(e.operation + (" (dry)" if e.dry_run else "")
-                    + (" INTERRUPTED" if e.state == "interrupted" else "")), txt(route),
+                Text(e.time.strftime("%m-%d %H:%M")), txt(e.operator),
+                txt(("DRY " if e.dry_run else "") + e.operation
+                    + (" INTERRUPTED" if e.state == "interrupted" else ""),
+                    "italic" if e.dry_run else ""), txt(route),
                 Text(str(counts["done"]), justify="right"),
                 Text(str(counts["failed"]), justify="right",
                      style="bold red" if counts["failed"] else ""),
+                Text(str(skipped), justify="right", style="bold yellow" if skipped else ""),
                 key=str(n))
             shown += 1
         status = f"{shown} of {len(self.entries)} records · {getattr(self, 'journal_path', '')}"

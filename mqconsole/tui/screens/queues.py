@@ -33,6 +33,8 @@ class Col:
     numeric: bool = False
 
 
+MAX_NAME = 48  # MQ's longest queue name
+
 COLUMNS = [
     Col("name", "QUEUE", None),
     Col("depth", "DEPTH", 6, numeric=True),
@@ -208,6 +210,11 @@ class QueuesScreen(ConsoleScreen):
         rows = self.visible_rows()
         role_col = table.columns.get("role")  # type: ignore[call-overload]
         role_wide = role_col is not None and role_col.width >= 20
+        name_col = table.columns.get("name")  # type: ignore[call-overload]
+        if name_col is not None:  # whole names: the table scrolls sideways rather than cut
+            name_w, _ = flexible_widths(self.size.width or self.app.size.width)
+            longest = max((len(r["name"]) for r in rows), default=0)
+            name_col.width = max(name_w, min(MAX_NAME, longest)) + 1
         for r in rows:
             s = share(r)
             share_text = Text("-" if s is None else f"{s * 100:.0f}%", justify="right")

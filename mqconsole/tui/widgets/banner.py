@@ -54,12 +54,24 @@ class Banner(Widget):
         self.refresh()
 
     def render(self) -> Text:
+        """Profile, queue manager, dead-letter queue and depth, and where the operator is.
+        When the line is too narrow, the dead-letter queue's name goes first, then the
+        environment: what the screen shows (a queue name is up to 48 characters) stays."""
+        width = self.size.width or 80
+        for short_dlq, short_env in ((False, False), (True, False), (True, True)):
+            out = self._line(short_dlq=short_dlq, short_env=short_env)
+            if out.cell_len <= width:
+                break
+        out.no_wrap, out.overflow = True, "ellipsis"
+        return out
+
+    def _line(self, *, short_dlq: bool, short_env: bool) -> Text:
         ctx = self.ctx
         p = ctx.profile
-        out = Text(no_wrap=True, overflow="ellipsis")
+        out = Text()
         out.append(" ")
         out.append(clean(p.name), "bold")
-        if p.environment:
+        if p.environment and not short_env:
             out.append(f" ({clean(p.environment)})")
         if p.read_only:
             out.append(" READ-ONLY", "bold reverse")
@@ -69,13 +81,14 @@ class Banner(Widget):
         if info is not None and info.dead_letter_queue.strip():
             depth = ctx.dlq_depth
             out.append(" │ DLQ ")
-            out.append(clean(info.dead_letter_queue.strip()))
-            out.append(" ")
+            if not short_dlq:
+                out.append(clean(info.dead_letter_queue.strip()))
+                out.append(" ")
             label = "?" if depth is None else f"{depth:,}"
             out.append(f" {label} ", "bold reverse" if depth else "bold")
         if self.where:
             out.append(" │ ")
-            out.append(clean(self.where))
+            out.append(clean(self.where), "bold")
         return out
 
 

@@ -5,19 +5,24 @@ from __future__ import annotations
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal
+from textual.containers import Horizontal, Vertical
 from textual.message import Message
 from textual.widgets import Input, Label
 
 
-class FilterBar(Horizontal):
+class FilterBar(Vertical):
+    """The filter's line; a problem with the filter wraps on the lines below it (at 80
+    columns a long sentence is read whole, never cut)."""
+
     DEFAULT_CSS = """
-    FilterBar { height: 1; display: none; background: $panel; }
+    FilterBar { height: auto; display: none; background: $panel; }
     FilterBar.-open { display: block; }
-    FilterBar Label { width: auto; padding: 0 1; }
+    FilterBar #filter-row { height: 1; }
+    FilterBar #filter-row Label { width: auto; padding: 0 1; }
     FilterBar Input { border: none; height: 1; padding: 0; width: 1fr; background: $panel; }
     FilterBar Input:focus { border: none; }
-    FilterBar .error { color: $error; width: auto; max-width: 50%; }
+    FilterBar .error { color: $error; width: 1fr; height: auto; padding: 0 1; }
+    FilterBar .error.-empty { display: none; }
     """
     BINDINGS = [Binding("escape", "close", "Close filter", id="filter_close")]
 
@@ -36,9 +41,10 @@ class FilterBar(Horizontal):
         self.value = ""
 
     def compose(self) -> ComposeResult:
-        yield Label(Text(self.prompt))
-        yield Input(placeholder=self.placeholder, id="filter-input")
-        yield Label(Text(""), classes="error", id="filter-error")
+        with Horizontal(id="filter-row"):
+            yield Label(Text(self.prompt))
+            yield Input(placeholder=self.placeholder, id="filter-input")
+        yield Label(Text(""), classes="error -empty", id="filter-error")
 
     def open(self) -> None:
         self.add_class("-open")
@@ -52,7 +58,9 @@ class FilterBar(Horizontal):
         self.post_message(self.Changed(self.value, submitted=False))
 
     def show_error(self, problem: str) -> None:
-        self.query_one("#filter-error", Label).update(Text(problem))
+        label = self.query_one("#filter-error", Label)
+        label.update(Text(problem))
+        label.set_class(not problem, "-empty")
 
     def on_input_changed(self, event: Input.Changed) -> None:
         event.stop()
