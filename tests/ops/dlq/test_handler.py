@@ -112,6 +112,35 @@ REASON(MQRC_UNKNOWN_OBJECT_NAME) ACTION(FWD) FWDQ(&REPLYQ) FWDQM(&DESTQM)
     assert res.moved_to == {"APP.IN": 1, "OTHER": 1, "CATCH": 1, "REPLY.Q": 1}
 
 
+def test_removing_the_header_restores_format_encoding_and_ccsid_from_it(qm, tmp_path) -> None:
+    """A z/OS queue manager writes the header in 785/500 and the MQMD carries those: RETRY
+    and FWD HEADER(NO) put the MQMD back to the header's Format, Encoding and CCSID (546 and
+    1208 here: in test_each_action both are the same, so only Format could tell)."""
+    msgs = []
+    for i in (1, 2, 3):
+        m = make_message(i)
+        md, body = add_dead_letter_header(m.md.copy(priority=5), m.body, reason=2053,
+                                          dest_q_name="APP.IN", dest_qmgr_name="QM1",
+                                          header_encoding=785, header_ccsid=500)
+        assert (md.encoding, md.ccsid) == (785, 500)
+        msgs.append(Message(md, body))
+    fill(qm, DLQ, msgs)
+    report = run(qm, """\
+APPLNAME(payments-batch) ACTION(FWD) FWDQ(CATCH) HEADER(NO)
+APPLNAME(amqsput) ACTION(FWD) FWDQ(OTHER) HEADER(YES)
+ACTION(RETRY)
+""", tmp_path, once=True)
+    assert report.result.done == 3
+    [retried] = browse_all(qm, "APP.IN")
+    [stripped] = browse_all(qm, "CATCH")
+    [kept] = browse_all(qm, "OTHER")
+    for got, i in ((retried, 2), (stripped, 0)):
+        assert (got.md.format, got.md.encoding, got.md.ccsid) == ("MQSTR   ", 546, 1208)
+        assert same(got, original(msgs[i]))
+    assert (kept.md.format, kept.md.encoding, kept.md.ccsid) == ("MQDEAD  ", 785, 500)
+    assert same(kept, msgs[1])
+
+
 def test_wildcards_and_symbols_choose_the_rule(qm, tmp_path) -> None:
     fill(qm, DLQ, [dead(1, dest="APP.IN", user_identifier="alice"),
                    dead(2, dest="APP.IN", user_identifier="bob")])
@@ -203,6 +232,18 @@ def test_messages_with_the_same_key_share_a_count_and_the_report_says_so(qm, tmp
     assert any("share their attempt-count key" in w for w in report.result.warnings)
     assert message_key(a.md, dead_letter_header(a.md, a.body)) == message_key(
         a.md, dead_letter_header(a.md, a.body))
+
+
+def test_same_msgid_and_correlid_dead_lettered_for_another_reason_count_apart(
+        qm, tmp_path) -> None:
+    """MsgIds (and CorrelIds) repeat: the header's reason, destination and put time are in
+    the key, so these are two messages with a count each (tests/ops/dlq/test_attempts.py)."""
+    a, b = dead(1, dest="APP.FULL"), dead(1, dest="APP.FULL", reason=2035)
+    assert a.md.msg_id == b.md.msg_id and a.md.correl_id == b.md.correl_id
+    fill(qm, DLQ, [a, b])
+    report = run(qm, "RETRYINT(0)\nACTION(RETRY) RETRY(3)", tmp_path, once=True)
+    assert [m.attempts for m in report.messages] == [1, 1]
+    assert report.shared_keys == 0
 
 
 def test_a_plugin_refusal_is_a_failed_attempt(qm, tmp_path) -> None:
@@ -301,8 +342,8 @@ def test_wait_yes_wakes_on_arrival_and_ends_on_stop(qm, tmp_path) -> None:
                     break
                 time.sleep(0.05)
             assert len(browse_all(qm, "CATCH")) == n
-            # the second arrives while the handler waits: it wakes and handles it
-            qm.put(DLQ, dead(2), context=Context.SET_ALL, syncpoint=False)
+            if n == 1:  # the second arrives while the handler waits: it wakes, handles it
+                qm.put(DLQ, dead(2), context=Context.SET_ALL, syncpoint=False)
     finally:
         control.cancel.set()
         t.join(30)
