@@ -35,6 +35,8 @@ def format_show_text(doc: dict[str, Any]) -> str:
                          f"{safe_text(str(f.get('content', '')))}")
     if doc.get("header_error"):
         lines += ["", f"header error: {safe_text(str(doc['header_error']))}"]
+    if doc.get("truncated"):
+        lines += ["", f"truncated: {safe_text(str(doc['truncated'].get('note', '')))}"]
     p = doc.get("payload", {})
     lines.append("")
     lines.append(f"Payload  format {safe_text(str(p.get('format', '')).strip()) or '(none)'}  "

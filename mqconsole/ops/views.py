@@ -476,6 +476,13 @@ class MessageView:
         err = self.header_error
         if err is not None:
             out["header_error"] = err
+        full = getattr(self.message, "truncated_from", None)
+        if full is not None:  # a preview over a channel whose MAXMSGL is smaller
+            out["truncated"] = {
+                "length": full, "shown": len(self.message.body),
+                "note": f"only the first {len(self.message.body)} of its {full} bytes come "
+                        "over this channel (its MAXMSGL is smaller): it cannot be moved, "
+                        "saved or deleted over this channel"}
         return out
 
     def _kind(self, data: bytes, decoded: Any) -> str:

@@ -83,6 +83,10 @@ def summary_rows(view: MessageView) -> list[tuple[str, str]]:
     ]
     if view.header_error:
         rows.append(("Header problem", view.header_error))
+    full = getattr(view.message, "truncated_from", None)
+    if full is not None:  # a preview over a channel whose MAXMSGL is smaller (2010)
+        rows.append(("Truncated", f"only the first {len(view.message.body)} of {full} bytes "
+                                  "came over this channel: it cannot be moved over it"))
     return rows
 
 

@@ -74,3 +74,28 @@ def test_over_a_smaller_channel_a_preview_that_nothing_moves_or_saves(make_qmgr,
         qm.get(q, syncpoint=False)
     assert info.value.reason == 2010 and "MAXMSGL" in str(info.value)
     assert qm.inquire_queue(q).depth == 1 and qm.inquire_queue(other).depth == 0
+
+
+def test_show_says_a_preview_is_truncated(make_qmgr) -> None:
+    from mqconsole.cli.render import format_show_text
+
+    qmgr = make_qmgr(channel_max_msg_length=1 * MB)
+    qm = qmgr.connect()
+    q = qmgr.queue(max_msg_length=100 * MB)
+    qmgr.admin().put(q, _big(2 * MB), context=Context.NEW, syncpoint=False)
+    [view] = list(iter_views(qm, q))
+    doc = view.show()
+    assert doc["truncated"]["length"] == 2 * MB
+    assert "cannot be moved" in format_show_text(doc)
+
+
+def test_the_console_detail_says_a_preview_is_truncated(make_qmgr) -> None:
+    from mqconsole.tui.screens.detail import summary_rows
+
+    qmgr = make_qmgr(channel_max_msg_length=1 * MB)
+    qm = qmgr.connect()
+    q = qmgr.queue(max_msg_length=100 * MB)
+    qmgr.admin().put(q, _big(2 * MB), context=Context.NEW, syncpoint=False)
+    [view] = list(iter_views(qm, q))
+    rows = dict(summary_rows(view))
+    assert "cannot be moved" in rows["Truncated"]
