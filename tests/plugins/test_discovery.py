@@ -89,6 +89,25 @@ def test_a_folder_others_can_write_is_refused(tmp_path: Path) -> None:
         f"plugin folder {tmp_path / 'missing'} does not exist"
 
 
+def test_a_group_writable_folder_and_one_of_another_user_are_refused(
+        tmp_path: Path, monkeypatch) -> None:
+    folder = _folder(tmp_path, **{"one.py": CHECKER})
+    os.chmod(folder, 0o775)
+    assert folder_refusal(folder) == (f"plugin folder {folder} is writable by others (mode "
+                                      "0775): not loaded; chmod go-w it")
+    os.chmod(folder, 0o755)
+    assert folder_refusal(folder) is None
+    if os.getuid() == 0:  # root may give it away
+        os.chown(folder, 4242, -1)
+    else:  # this user's folder, seen by another user
+        monkeypatch.setattr(os, "getuid", lambda: folder.stat().st_uid + 1)
+    owner = folder.stat().st_uid
+    host = load_plugins(PluginsSettings(paths=[folder]))
+    assert host.names() == []
+    assert host.problems == [f"plugin folder {folder} belongs to another user (uid {owner}): "
+                             "not loaded"]
+
+
 def test_another_api_version_is_refused(tmp_path: Path) -> None:
     folder = _folder(tmp_path, **{"future.py": f"MQCONSOLE_API_VERSION = {API_VERSION + 1}\n"
                                   + CHECKER})
