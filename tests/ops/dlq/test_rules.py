@@ -111,6 +111,11 @@ def test_plus_continues_from_first_nonblank_and_minus_from_line_start() -> None:
     assert [r.strings for r in table.rules] == [{"DESTQ": "APP.IN"}, {"DESTQ": "APP.OUT"}, {}]
     assert [r.line for r in table.rules] == [1, 3, 6]
     assert table.rules[2].text == "REASON(MQRC_Q_FULL) ACTION(RETRY)"
+    # inside quotes the difference shows: '-' keeps the next line's leading blanks
+    quoted = parse_table("APPLNAME('pay -\n   roll') ACTION(IGNORE)\n"
+                         "APPLNAME('pay +\n   roll') ACTION(IGNORE)\n")
+    assert [r.strings for r in quoted.rules] == [{"APPLNAME": "pay    roll"},
+                                                 {"APPLNAME": "pay roll"}]
 
 
 def test_comments_and_blank_lines_anywhere_but_inside_a_continuation() -> None:
