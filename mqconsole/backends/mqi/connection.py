@@ -216,6 +216,7 @@ class MQIQueueManager:
         self.max_uncommitted: int | None = None
         #: the MQCONNX warning the connection was made with (2391, …), or None
         self.connect_warning: int | None = None
+        self._encoding: int | None = None  # the queue manager's, once a ping told it
         self._pcf_holder: list[PCFSession | None] = [None]
         #: queues the last list_queues left out because their inquiry failed (name → MQRC)
         self.last_listing_failures: dict[str, int] = {}
@@ -518,7 +519,7 @@ class MQIQueueManager:
         — the configured name — so that no command needs that authority (the dead-letter
         queue's name is then unknown: blank)."""
         try:
-            return self._inquire_qmgr()
+            info = self._inquire_qmgr()
         except MQError as exc:
             if exc.reason != 2035:
                 raise
@@ -526,6 +527,22 @@ class MQIQueueManager:
             return QMgrInfo(name=self._name, ccsid=self._ccsid, backend=self.backend,
                             encoding=int(self.lib.CMQC.MQENC_NATIVE),
                             max_uncommitted=self.max_uncommitted)
+        if info.platform == "UNIX":  # Linux (546) or AIX (273): ask the queue manager
+            info.encoding = self._native_encoding(info.encoding)
+        return info
+
+    def _native_encoding(self, guess: int) -> int:
+        """The queue manager's Encoding from a ping's reply (once per connection); the
+        guess when the command server does not answer."""
+        if self._encoding is None:
+            with self._call("ping the queue manager"):
+                try:
+                    self._encoding = self._pcf().native_encoding()
+                except (self.lib.MQMIError, self.lib.PYIFError) as exc:
+                    log.info("the queue manager's encoding is not known (%s): %s assumed",
+                             exc, guess)
+                    self._encoding = guess  # asked once: no second wait for a silent server
+        return self._encoding
 
     def _inquire_qmgr(self) -> QMgrInfo:
         with self._call("inquire the queue manager", auth="+inq",
@@ -543,7 +560,8 @@ class MQIQueueManager:
                 name=name, dead_letter_queue=text(C.MQCA_DEAD_LETTER_Q_NAME),
                 platform=platform, command_level=int(q.inquire(C.MQIA_COMMAND_LEVEL)),
                 ccsid=int(q.inquire(C.MQIA_CODED_CHAR_SET_ID)),
-                # MQINQ has no encoding: z/OS is 785; elsewhere this client's native one
+                # MQINQ has no encoding: z/OS is 785; UNIX is asked by inquire_qmgr (AIX
+                # is 273); elsewhere this client's native one
                 encoding=785 if platform == "ZOS" else int(C.MQENC_NATIVE),
                 description=text(C.MQCA_Q_MGR_DESC), backend=self.backend,
                 max_uncommitted=int(q.inquire(C.MQIA_MAX_UNCOMMITTED_MSGS)))

@@ -170,6 +170,36 @@ class PCFSession:
                 out.append(m.CFIN(Parameter=key, Value=int(value)))
         return out
 
+    def native_encoding(self) -> int:
+        """The queue manager's own Encoding: MQCMD_PING_Q_MGR, its reply got without
+        MQGMO_CONVERT, whose MD the command server filled in (MQINQ has no encoding, and
+        MQPL_UNIX covers Linux, 546, as well as AIX, 273). Raises the library's MQMIError
+        (2033: no reply in time)."""
+        lib, m = self._lib, self._lib.module
+        C, F = lib.CMQC, lib.CMQCFC
+        od = m.OD(ObjectName=self._model.encode("ascii"),
+                  DynamicQName=self._dynamic.encode("ascii"))
+        reply = m.Queue(self._qmgr, od, C.MQOO_INPUT_EXCLUSIVE | C.MQOO_FAIL_IF_QUIESCING)
+        try:
+            cfh = m.CFH(Version=F.MQCFH_VERSION_1, Type=F.MQCFT_COMMAND,
+                        Command=F.MQCMD_PING_Q_MGR, ParameterCount=0)
+            md = m.MD(Format=C.MQFMT_ADMIN, MsgType=C.MQMT_REQUEST,
+                      ReplyToQ=bytes(od.ObjectName), Expiry=max(1, self._wait // 100 * 3),
+                      Report=C.MQRO_PASS_DISCARD_AND_EXPIRY | C.MQRO_DISCARD_MSG)
+            self._qmgr.put1(m.OD(ObjectName=self._command.encode("ascii")), cfh.pack(), md,
+                            m.PMO(Options=C.MQPMO_NO_SYNCPOINT | C.MQPMO_FAIL_IF_QUIESCING))
+            got = m.MD(CorrelId=bytes(md.MsgId))
+            g = m.GMO(Options=C.MQGMO_WAIT | C.MQGMO_NO_SYNCPOINT | C.MQGMO_FAIL_IF_QUIESCING,
+                      WaitInterval=self._wait, MatchOptions=C.MQMO_MATCH_CORREL_ID)
+            g.Version = max(int(g.Version), C.MQGMO_VERSION_2)
+            reply.get(64 * 1024, got, g)
+            return int(got.Encoding)
+        finally:
+            try:
+                reply.close()
+            except Exception:  # the connection may be gone
+                log.debug("closing the ping's reply queue failed", exc_info=True)
+
     def mq_reason(self, pcf_reason: int) -> int:
         """The protocol's MQRC for a PCF-only reason (4001 → 2100, …); others unchanged."""
         for name, rc in PCF_REASONS.items():

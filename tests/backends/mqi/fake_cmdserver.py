@@ -223,6 +223,7 @@ class CommandServer:
             F.MQCMD_CREATE_Q: self.create_q,
             F.MQCMD_DELETE_Q: self.delete_q,
             F.MQCMD_SET_AUTH_REC: self.set_auth_rec,
+            F.MQCMD_PING_Q_MGR: lambda conn, request: [],  # one empty response
         }
         fn = commands.get(request.command)
         if fn is None:

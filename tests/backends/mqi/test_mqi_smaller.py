@@ -40,3 +40,19 @@ def test_a_plan_says_which_messages_ask_for_coa(qmgr, qm) -> None:
     done = transfer(qm, src, dst, Selection.build(all_=True))
     assert done.done == 2 and any("1 message(s) asked for a confirm-on-arrival" in w
                                   for w in done.warnings)
+
+
+@pytest.mark.parametrize("encoding", [273, 546])
+def test_the_encoding_of_a_unix_queue_manager_is_asked(make_qmgr, encoding) -> None:
+    """AIX (273) and Linux (546) are both MQPL_UNIX: the encoding comes from the queue
+    manager (a ping's reply), not from this client."""
+    qm = make_qmgr(f"QME{encoding}", encoding=encoding).connect()
+    info = qm.inquire_qmgr()
+    assert (info.platform, info.encoding) == ("UNIX", encoding)
+
+
+def test_a_silent_command_server_leaves_the_clients_guess(make_qmgr) -> None:
+    qm = make_qmgr("QMS2", encoding=273, command_server=False).connect(
+        response_wait_interval=100)
+    assert qm.inquire_qmgr().encoding == 546
+    assert qm.inquire_qmgr().encoding == 546  # asked once
