@@ -90,11 +90,45 @@ def _signature(qm: QueueManager, queue: str) -> tuple[Any, ...]:
             return (None, None)
 
 
+@dataclass(frozen=True, slots=True)
+class Mark:
+    """A queue's depth and last put as a pass starts, with what the pass itself then took
+    off it (committed gets) and put back onto it: the state an idle wait compares with. A
+    look taken only after the pass would miss a message arriving between the pass's last
+    browse and that look until another came."""
+
+    depth: int | None
+    last_put: Any
+    taken: int = 0
+    put_back: int = 0
+
+    def after(self, taken: int, put_back: int) -> Mark:
+        return Mark(self.depth, self.last_put, taken, put_back)
+
+    def arrived(self, now: tuple[Any, ...]) -> bool:
+        """Whether ``now`` (a :func:`_signature`) differs from what the pass left: a depth
+        other than the mark's less what was taken, or a later put (not told when the pass
+        put some back itself). A change by another process also counts: one more pass."""
+        depth, last_put = now
+        expected = None if self.depth is None else self.depth - self.taken + self.put_back
+        if depth != expected:
+            return True
+        return self.put_back == 0 and last_put != self.last_put
+
+
+def mark(qm: QueueManager, queue: str) -> Mark:
+    """The queue's state now: take it before a pass, give it to :func:`wait_for_work`."""
+    return Mark(*_signature(qm, queue))
+
+
 def wait_for_work(qm: QueueManager, queue: str, wait: int | None, next_due: float | None,
-                  stop: threading.Event, *, clock: Callable[[], float] = time.time) -> str:
+                  stop: threading.Event, *, since: Mark | None = None,
+                  clock: Callable[[], float] = time.time) -> str:
     """Wait as WAIT says after a pass: ``WORK`` (a message arrived, or a failed one is due
     again: make another pass), ``IDLE`` (WAIT(NO) with nothing due, or WAIT(n) ran out:
-    end) or ``STOPPED`` (``stop`` was set). ``wait``: None WAIT(YES), 0 WAIT(NO), n."""
+    end) or ``STOPPED`` (``stop`` was set). ``wait``: None WAIT(YES), 0 WAIT(NO), n.
+    ``since``: the :class:`Mark` taken before the pass (with what it took): an arrival
+    after it is work at once; None compares with the queue as the wait starts."""
     if wait == 0 and next_due is None:
         return IDLE
     now = clock()
@@ -102,7 +136,9 @@ def wait_for_work(qm: QueueManager, queue: str, wait: int | None, next_due: floa
     if wait == 0:  # WAIT(NO) with a retry due: wait for it
         assert next_due is not None
         return STOPPED if stop.wait(max(0.0, next_due - now)) else WORK
-    seen = _signature(qm, queue)
+    seen = since if since is not None else mark(qm, queue)
+    if since is not None and seen.arrived(_signature(qm, queue)):
+        return WORK
     while True:
         now = clock()
         if next_due is not None and now >= next_due:
@@ -116,7 +152,7 @@ def wait_for_work(qm: QueueManager, queue: str, wait: int | None, next_due: floa
             step = min(step, deadline - now)
         if stop.wait(max(0.0, step)):
             return STOPPED
-        if _signature(qm, queue) != seen:
+        if seen.arrived(_signature(qm, queue)):
             return WORK
 
 
@@ -276,8 +312,12 @@ class Handler:
             raise HandlerError("the connection holds an open unit of work: commit or back it "
                                "out first (the handler commits its own)")
         unit_failures = 0
+        watch = not (s.once or s.dry_run or s.cycle) and s.wait != 0
+        result = self.report.result
         try:
             while True:
+                before = mark(self.qm, s.queue) if watch else None
+                done, back = result.done, result.moved_to.get(s.queue, 0)
                 end = self._pass()
                 self.report.passes += 1
                 self.report.next_due = end.next_due
@@ -294,7 +334,9 @@ class Handler:
                         break
                     continue
                 unit_failures = 0
-                if not self._idle(end.next_due):
+                since = None if before is None else before.after(
+                    result.done - done, result.moved_to.get(s.queue, 0) - back)
+                if not self._idle(end.next_due, since):
                     break
         except _Stop:
             pass
@@ -305,10 +347,10 @@ class Handler:
         self._finish()
         return self.report
 
-    def _idle(self, next_due: float | None) -> bool:
+    def _idle(self, next_due: float | None, since: Mark | None) -> bool:
         """Wait as WAIT says; True to make another pass, False to end."""
         found = wait_for_work(self.qm, self.settings.queue, self.settings.wait, next_due,
-                              self.stop, clock=self.clock)
+                              self.stop, since=since, clock=self.clock)
         if found == STOPPED:
             self._stopped()
         return found == WORK
@@ -658,6 +700,6 @@ def run_handler(qm: QueueManager, table: RulesTable, settings: Settings, *,
         store.close()
 
 
-__all__ = ["IDLE", "STOPPED", "WORK", "HandlerError", "HandlerReport", "MessageOutcome",
-           "RuleCount", "Settings", "resolve_queue", "run_handler", "settings_for",
-           "wait_for_work"]
+__all__ = ["IDLE", "STOPPED", "WORK", "HandlerError", "HandlerReport", "Mark",
+           "MessageOutcome", "RuleCount", "Settings", "mark", "resolve_queue", "run_handler",
+           "settings_for", "wait_for_work"]

@@ -153,12 +153,13 @@ def keep_running(op: Operation, qm: QueueManager, *, cancel: threading.Event,
     Ends when ``cancel`` is set (SIGTERM: the cycle in hand backs its unit of work out),
     WAIT(n) runs out, or a cycle stops early or with a commit of unknown outcome. ``op`` is
     validated already; its kind a :class:`DlqPass` with ``cycle=True``."""
-    from mqconsole.ops.dlq.handler import WORK, wait_for_work
+    from mqconsole.ops.dlq.handler import WORK, mark, wait_for_work
 
     kind = op.spec
     assert isinstance(kind, DlqPass) and kind.cycle and kind.queue is not None
     summaries: list[Summary] = []
     while True:
+        before = mark(qm, kind.queue)  # an arrival after this is never missed
         summary = op.run(qm, progress=progress, cancel=cancel)
         summaries.append(summary)
         on_summary(summary)
@@ -167,7 +168,8 @@ def keep_running(op: Operation, qm: QueueManager, *, cancel: threading.Event,
                 or r.outcome_unknown):
             return summaries
         due = summary.extra.get("next_due")
-        if wait_for_work(qm, kind.queue, kind.effective_wait, due, cancel,
+        since = before.after(r.done, r.moved_to.get(kind.queue, 0))
+        if wait_for_work(qm, kind.queue, kind.effective_wait, due, cancel, since=since,
                          clock=clock) != WORK:
             return summaries
 

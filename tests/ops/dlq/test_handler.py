@@ -351,6 +351,64 @@ def test_wait_yes_wakes_on_arrival_and_ends_on_stop(qm, tmp_path) -> None:
     assert report.passes >= 2 and report.result.cancelled and report.result.done == 2
 
 
+def test_an_arrival_between_a_pass_and_the_wait_is_not_missed(qm, tmp_path,
+                                                               monkeypatch) -> None:
+    """The message lands after the pass has ended and before the idle wait looks at the
+    queue (the race that left it unhandled until another came): the wait compares with
+    the queue as the pass began, less what the pass took, so it makes another pass."""
+    from mqconsole.ops.dlq import handler as handler_mod
+
+    real = handler_mod.wait_for_work
+    control = Control()
+    calls: list[int] = []
+
+    def wait_for_work(*args, **kw):
+        calls.append(len(browse_all(qm, "CATCH")))
+        if len(calls) == 1:
+            qm.put(DLQ, dead(2), context=Context.SET_ALL, syncpoint=False)
+        else:
+            control.cancel.set()  # the second wait: the test is over
+        return real(*args, **kw)
+
+    monkeypatch.setattr(handler_mod, "wait_for_work", wait_for_work)
+    fill(qm, DLQ, [dead(1)])
+    guard = threading.Timer(20, control.cancel.set)  # the old race: it would wait forever
+    guard.start()
+    try:
+        report = run(qm, "WAIT(YES)\nACTION(FWD) FWDQ(CATCH)", tmp_path, control=control)
+    finally:
+        guard.cancel()
+    assert calls == [1, 2]
+    assert report.result.done == 2 and report.passes == 2
+    assert len(browse_all(qm, "CATCH")) == 2 and browse_all(qm, DLQ) == []
+
+
+def test_the_wait_tells_its_own_work_from_an_arrival(qm) -> None:
+    """What the pass took (and put back onto the queue itself) is not an arrival; anything
+    else — a put, or a depth the pass does not explain — is."""
+    from mqconsole.ops.dlq.handler import IDLE, WORK, mark, wait_for_work
+
+    stop = threading.Event()
+    fill(qm, DLQ, [dead(1), dead(2)])
+    before = mark(qm, DLQ)
+    qm.get(DLQ, syncpoint=False)  # as a pass takes one
+    assert wait_for_work(qm, DLQ, 1, None, stop, since=before.after(1, 0)) == IDLE
+    assert wait_for_work(qm, DLQ, 1, None, stop, since=before) == WORK  # unexplained
+    before = mark(qm, DLQ)
+    back = qm.get(DLQ, syncpoint=False)  # a pass forwarding a message to the queue itself
+    qm.put(DLQ, back, context=Context.SET_ALL, syncpoint=False)
+    assert wait_for_work(qm, DLQ, 1, None, stop, since=before.after(1, 1)) == IDLE
+    before = mark(qm, DLQ)
+    qm.put(DLQ, dead(3), context=Context.SET_ALL, syncpoint=False)
+    assert wait_for_work(qm, DLQ, None, None, stop, since=before) == WORK
+    before = mark(qm, DLQ)
+    # the pass takes one, another process one, and one arrives: the same depth
+    qm.get(DLQ, syncpoint=False)
+    qm.get(DLQ, syncpoint=False)
+    qm.put(DLQ, dead(4), context=Context.SET_ALL, syncpoint=False)
+    assert wait_for_work(qm, DLQ, None, None, stop, since=before.after(1, 0)) == WORK
+
+
 def test_wait_n_ends_after_n_idle_seconds(qm, tmp_path) -> None:
     fill(qm, DLQ, [dead(1)])
     report = run(qm, "WAIT(1)\nACTION(DISCARD)", tmp_path)
