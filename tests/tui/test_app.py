@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from textual.command import CommandList, CommandPalette
 from textual.widgets import DataTable
 
 from mqconsole.backends.open import open_embedded
@@ -194,8 +195,23 @@ async def test_command_palette_opens_a_queue(make_app):
                 f"Open {DLQ}"} <= set(titles)
         await pilot.press("colon")
         await pilot.pause()
+        palette = app.screen
+        assert isinstance(palette, CommandPalette)
         await pilot.press(*"open app.smal")
-        await wait_for(app, pilot, lambda: "Open APP.SMALL" in screen_text(app))
+
+        def searched() -> bool:
+            """The search for the whole text has ended and its best hit is highlighted. The
+            list of an earlier, shorter text stays on screen while the next search runs (and
+            names APP.SMALL among others): Enter then would pick that list's first line."""
+            if any(w.node is palette and not w.is_finished for w in app.workers):
+                return False
+            hits = palette.query_one(CommandList)
+            if hits.highlighted is None:
+                return False
+            prompt = hits.get_option_at_index(hits.highlighted).prompt
+            return str(prompt).startswith("Open APP.SMALL")
+
+        await wait_for(app, pilot, searched)
         await pilot.press("enter")
         await wait_for(app, pilot, lambda: getattr(app.screen, "queue", None) == "APP.SMALL")
 
