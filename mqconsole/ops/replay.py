@@ -342,7 +342,10 @@ def replay_queue(qm: QueueManager, queue: str, endpoints: EndpointsFile,
 
 
 def short_label(label: str, width: int = 16) -> str:
-    return label if len(label) <= width else label[: width - 1] + "…"
+    """A message's label cut to ``width`` from its start: MsgIds of one queue manager share
+    their first 32 digits (``AMQ QM1 …``) and differ at the end, as ``#2`` repeats do, so
+    the end is what tells messages apart."""
+    return label if len(label) <= width else "…" + label[-(width - 1):]
 
 
 def event_text(ev: Mapping[str, Any], *, width: int = 16) -> str:

@@ -138,6 +138,8 @@ class ReplayScreen(ConsoleScreen):
             self._show_step(int(str(event.row_key.value)))
 
     def _show_step(self, index: int) -> None:
+        from mqconsole.ops.replay import short_label
+
         timeline = self.result.timeline if self.result is not None else None
         out = Text()
         if timeline is None:
@@ -148,8 +150,7 @@ class ReplayScreen(ConsoleScreen):
         for queue, items in timeline.queues_at(index).items():
             out.append(f"{clean(queue)} ({len(items)})\n", "bold")
             for m in items[:MAX_LISTED]:
-                label = clean(m.message)
-                label = label if len(label) <= 14 else label[:13] + "…"
+                label = short_label(clean(m.message), 14)  # the end: where MsgIds differ
                 out.append(f"  {label} bo={m.backout_count}")
                 if m.in_flight:
                     out.append(f" ⇄{clean(m.in_flight)}", "italic")
