@@ -298,15 +298,7 @@ class ActionRunner:
         return str(Path(folder) / f"{qmgr}-{queue}-{stamp}.dmp")
 
     def save(self, t: Targets) -> None:
-        def check(path: str) -> str | None:
-            if not path:
-                return "Give a file name."
-            p = Path(path).expanduser()
-            if p.exists():
-                return f"{path} exists: choose another name (files are never overwritten)."
-            if not p.parent.is_dir():
-                return f"There is no folder {p.parent}."
-            return None
+        from mqconsole.tui.clipboard import new_file_problem
 
         def got(path: str | None) -> None:
             if path:
@@ -316,7 +308,7 @@ class ActionRunner:
         self.ctx.app.push_screen(InputDialog(
             "Save to a file", Text(f"Save {clean(t.label)} of {clean(t.queue)} "
                                    "(dmpmqmsg format) to:"),
-            value=self.default_save_path(t.queue), validate=check), got)
+            value=self.default_save_path(t.queue), validate=new_file_problem), got)
 
     def load(self, queue: str) -> None:
         if self._refuse("load"):

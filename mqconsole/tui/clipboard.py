@@ -36,18 +36,23 @@ def copy_payload(ctx: ConsoleContext, view: Any) -> None:
     copy_text(ctx, data, what=what)
 
 
+def new_file_problem(path: str) -> str | None:
+    """Why ``path`` cannot be a new file (files are never overwritten), or None."""
+    if not path:
+        return "Give a file name."
+    p = Path(path).expanduser()
+    if p.exists():
+        return f"{path} exists: choose another name (files are never overwritten)."
+    if not p.parent.is_dir():
+        return f"There is no folder {p.parent}."
+    return None
+
+
 def save_payload(ctx: ConsoleContext, view: Any) -> None:
     """Ask for a file name and write the payload bytes there (never over an existing file)."""
     folder = ctx.settings.save_dir or Path.cwd()
     default = str(Path(folder) / f"payload-{view.msgid[-16:]}.bin")
 
-    def check(path: str) -> str | None:
-        p = Path(path).expanduser()
-        if p.exists():
-            return f"{path} exists: choose another name."
-        if not p.parent.is_dir():
-            return f"There is no folder {p.parent}."
-        return None
 
     def got(path: str | None) -> None:
         if not path:
@@ -65,7 +70,7 @@ def save_payload(ctx: ConsoleContext, view: Any) -> None:
                     what="save payload")
 
     ctx.app.push_screen(InputDialog("Save the payload", txt("Write the payload bytes to:"),
-                                    value=default, validate=check), got)
+                                    value=default, validate=new_file_problem), got)
 
 
 __all__ = ["copy_payload", "copy_text", "save_payload"]

@@ -35,6 +35,12 @@ class Dialog(ModalScreen):
         super().__init__()
         self.title_text = Text(title) if isinstance(title, str) else title  # never markup
 
+    def heading(self, note: Text | None = None) -> ComposeResult:
+        """The title, and a note under it when there is one."""
+        yield Label(self.title_text, classes="title")
+        if note is not None:
+            yield Static(note)
+
     def action_cancel(self) -> None:
         self.dismiss(None)
 
@@ -174,9 +180,7 @@ class FormDialog(Dialog):
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
-            yield Label(self.title_text, classes="title")
-            if self.note is not None:
-                yield Static(self.note)
+            yield from self.heading(self.note)
             for f in self.fields:
                 if f.kind == "bool":
                     yield Checkbox(Text(f.label), bool(f.value), id=f"f_{f.key}")
@@ -230,9 +234,7 @@ class ChoiceDialog(Dialog):
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
-            yield Label(self.title_text, classes="title")
-            if self.note is not None:
-                yield Static(self.note)
+            yield from self.heading(self.note)
             yield OptionList(*[Option(Text(label) if isinstance(label, str) else label, id=oid)
                                for oid, label in self.options], id="choices")
             yield Label(Text("enter: choose   escape: cancel"), classes="hint")
