@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -96,12 +97,9 @@ def summarize(data: str | Path, root: str | Path | None = None) -> dict[str, Any
     oldest: tuple[Any, ...] | None = None
     youngest: tuple[Any, ...] | None = None
     rows = 0
-    for batch in dataset.scanner(columns=[*NEEDED, *plugins],
-                                 batch_size=BATCH_ROWS).to_batches():
-        if batch.num_rows == 0:
-            continue
-        rows += batch.num_rows
-        table = pa.Table.from_batches([batch])
+    scanner = dataset.scanner(columns=[*NEEDED, *plugins], batch_size=BATCH_ROWS)
+    for table in _chunks(scanner.to_batches(), BATCH_ROWS):
+        rows += table.num_rows
         arrival = pc.coalesce(table["dlh_put_time"], table["put_time"])
         table = table.append_column("arrival", pc.cast(arrival, pa.int64()))
         table = table.append_column("has_dlh", pc.is_valid(table["dlh_reason"]))
@@ -139,6 +137,25 @@ def summarize(data: str | Path, root: str | Path | None = None) -> dict[str, Any
     (out / SUMMARY_FILE).write_text(json.dumps(info), encoding="utf-8")
     os.chmod(out / SUMMARY_FILE, 0o600)
     return info
+
+
+def _chunks(batches: Iterator[pa.RecordBatch], size: int) -> Iterator[pa.Table]:
+    """Tables of about ``size`` rows from ``batches`` (a snapshot's files are small, one per
+    queue and put date: a pass per file would cost more than the counting)."""
+    import pyarrow as pa
+
+    buffer: list[pa.RecordBatch] = []
+    held = 0
+    for batch in batches:
+        if batch.num_rows == 0:
+            continue
+        buffer.append(batch)
+        held += batch.num_rows
+        if held >= size:
+            yield pa.Table.from_batches(buffer).combine_chunks()
+            buffer, held = [], 0
+    if buffer:
+        yield pa.Table.from_batches(buffer).combine_chunks()
 
 
 def _fold(table: pa.Table, keys: list[str],
