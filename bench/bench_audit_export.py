@@ -17,7 +17,7 @@ The queue holds dead letters (MQDLH + a 200-byte JSON body), put dates spread ov
 ``.bench/audit``): 10,000 messages put through the backend, then copied in SQLite to N
 (the copy is the bench's setup; the export reads through the backend's browse).
 Options: ``--messages N`` (default 1,000,000), ``--small N`` (default 250,000),
-``--master`` (default local[*]).
+``--master`` (default local[*]); ``--small 0`` skips the small export.
 """
 
 from __future__ import annotations
@@ -96,6 +96,8 @@ def build_queue(path: Path, n: int) -> None:
         extra = Path(str(tmp) + suffix)
         if extra.exists():
             os.rename(extra, str(path) + suffix)
+    for leftover in tmp.parent.glob(tmp.name + "*"):  # the lock file of the old name
+        leftover.unlink()
 
 
 # -- measuring a process tree ---------------------------------------------------------------
@@ -248,9 +250,11 @@ def main() -> None:
     figures: dict = {"messages": args.messages, "master": args.master}
     small_qm = DATA / f"qm-{args.small}.sqlite"
     big_qm = DATA / f"qm-{args.messages}.sqlite"
-    build_queue(small_qm, args.small)
     build_queue(big_qm, args.messages)
-    small = export(small_qm, DATA / "snap-small", args.master, home)
+    small = None
+    if args.small:  # --small 0: the big export and the floor only
+        build_queue(small_qm, args.small)
+        small = export(small_qm, DATA / "snap-small", args.master, home)
     big = export(big_qm, DATA / "snap", args.master, home)
     flo = floor(big_qm, str(DATA / "floor"), args.master, home, args.messages)
     figures.update({
@@ -258,9 +262,9 @@ def main() -> None:
         "floor_seconds": flo["seconds"],
         "reading_and_decoding_seconds": round(big["seconds"] - flo["seconds"], 2),
         "messages_per_second": round(big["rows"] / big["seconds"]),
-        "memory": {f"{args.small}_messages": small["memory"],
+        "memory": {**({f"{args.small}_messages": small["memory"]} if small else {}),
                    f"{args.messages}_messages": big["memory"], "floor": flo["memory"]},
-        "small_export_seconds": small["seconds"],
+        "small_export_seconds": small["seconds"] if small else None,
         "goal_seconds": 30,
         "load_average_before": [round(x, 2) for x in load_before],
         "load_average_after": [round(x, 2) for x in os.getloadavg()],
