@@ -130,6 +130,12 @@ PREVIOUS_EVENT = Key("previous_event", "p", "Previous", show=False,
                      help="The previous such event")
 REPLAY_KEYS = [RUN_REPLAY, NEXT_EVENT, PREVIOUS_EVENT]
 
+# -- a journal record: its MsgIds a page at a time ---------------------------------------------
+NEXT_PAGE = Key("next_page", "n", "Next ids", help="The next page of the record's MsgIds")
+PREVIOUS_PAGE = Key("previous_page", "p", "Previous ids",
+                    help="The previous page of the record's MsgIds")
+RECORD_KEYS = [NEXT_PAGE, PREVIOUS_PAGE]
+
 # -- the dead-letter handler (its plan is read only; running it changes queues) --------------
 DLQ_PLAN = Key("dlq_plan", "r", "Plan again", action="plan",
                help="Read the rules file again and plan it")
@@ -152,7 +158,7 @@ AUDIT_KEYS = [AUDIT_EXPORT, AUDIT_REPORT, AUDIT_OPEN, AUDIT_CANCEL]
 CHANGING: frozenset[str] = frozenset(
     k.action_name for k in [*QUEUE_KEYS, *MESSAGE_KEYS, *DETAIL_KEYS, *DLQ_KEYS] if k.changing)
 ALL_KEYS: list[Key] = [*APP_KEYS, BACK, *QUEUE_KEYS, *MESSAGE_KEYS, *DETAIL_KEYS,
-                       *DOCTOR_KEYS, *REPLAY_KEYS, *DLQ_KEYS, *AUDIT_KEYS]
+                       *DOCTOR_KEYS, *REPLAY_KEYS, *RECORD_KEYS, *DLQ_KEYS, *AUDIT_KEYS]
 KNOWN_IDS: frozenset[str] = frozenset(k.id for k in ALL_KEYS)
 
 

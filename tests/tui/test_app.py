@@ -165,8 +165,8 @@ async def test_journal_screen_from_anywhere(make_app):
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(app, pilot)
         await pilot.press("J")
-        await wait_for(app, pilot, lambda: app.screen.__class__.__name__ == "JournalScreen")
-        assert "0 of 0 records" in screen_text(app)
+        await wait_for(app, pilot, lambda: app.screen.__class__.__name__ == "JournalScreen"
+                       and "0 of 0 records" in screen_text(app))
         await pilot.press("escape")
         assert isinstance(app.screen, QueuesScreen)
 

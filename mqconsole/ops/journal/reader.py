@@ -3,6 +3,7 @@ start, units and end put together, torn and foreign lines reported and skipped."
 
 from __future__ import annotations
 
+import json
 import os
 import time
 from collections.abc import Iterator
@@ -25,10 +26,14 @@ def _short(exc: Exception) -> str:
     return text if len(text) <= 80 else text[:80] + "…"
 
 
-def records(path: Path, problems: list[str]) -> Iterator[tuple[int, Any]]:
+def records(path: Path, problems: list[str], *, tail: int | None = None,
+            needle: bytes | None = None) -> Iterator[tuple[int, Any]]:
     """``(line number, parsed JSON)`` of each line of ``path``. A line that is not JSON is
     reported in ``problems`` and skipped; one that holds a torn record followed by a whole
-    one (written before writers ended a torn line first) gives the whole one."""
+    one (written before writers ended a torn line first) gives the whole one.
+
+    ``tail``: only the lines that start in the last ``tail`` bytes (numbered from there);
+    ``needle``: only lines holding these bytes (the others are not parsed)."""
     try:
         fp = open(path, "rb")  # noqa: SIM115
     except FileNotFoundError:
@@ -37,8 +42,13 @@ def records(path: Path, problems: list[str]) -> Iterator[tuple[int, Any]]:
         problems.append(f"{path}: cannot be read ({exc.strerror or exc}), skipped")
         return
     with fp:
+        if tail is not None:
+            size = os.fstat(fp.fileno()).st_size
+            if size > tail:
+                fp.seek(size - tail - 1)
+                fp.readline()  # the rest of a line that started before the tail
         for number, raw in enumerate(fp, 1):
-            if not raw.strip():
+            if not raw.strip() or (needle is not None and needle not in raw):
                 continue
             try:
                 yield number, boundedjson.loads(raw, limit=None)
@@ -147,14 +157,25 @@ def _int(value: Any, what: str) -> int:
 
 
 def read_entries(files: list[Path], problems: list[str], *, since: datetime | None,
-                 operation: str | None, ids: bool) -> Iterator[JournalEntry]:
-    """Every change in ``files`` (oldest first), filtered; see :meth:`Journal.read`."""
+                 operation: str | None, ids: bool, tail: int | None = None,
+                 only_op: str | None = None) -> Iterator[JournalEntry]:
+    """Every change in ``files`` (oldest first), filtered; see :meth:`Journal.read`.
+
+    ``tail``: only the last ``tail`` bytes of the last file (the newest changes, quickly;
+    an operation none of whose start or end records is there is left out); ``only_op``:
+    only the records of that operation."""
     if since is not None and since.tzinfo is None:
         since = since.astimezone()
     items: list[JournalEntry | _Op] = []
     ops: dict[str, _Op] = {}
+    if tail is not None:
+        files = files[-1:]
+    needle = None if only_op is None else b'"op":' + json.dumps(only_op).encode("ascii")
     for path in files:
-        for number, rec in records(path, problems):
+        for number, rec in records(path, problems, tail=tail, needle=needle):
+            if only_op is not None and (not isinstance(rec, dict)
+                                        or rec.get("op") != only_op):
+                continue
             where = f"{path} line {number}"
             try:
                 if not isinstance(rec, dict):
@@ -182,6 +203,8 @@ def read_entries(files: list[Path], problems: list[str], *, since: datetime | No
                 problems.append(f"{where}: not a journal record ({_short(exc)}), skipped")
     for item in items:
         if isinstance(item, _Op):
+            if tail is not None and item.start is None and item.end is None:
+                continue  # its start is before the tail: the whole read shows it
             try:
                 entry = item.entry(ids=ids, problems=problems)
             except (ValueError, TypeError) as exc:

@@ -206,6 +206,44 @@ class Journal:
         yield from read_entries(self.files(), self.problems, since=since,
                                 operation=operation, ids=ids)
 
+    def read_tail(self, max_bytes: int, *, ids: bool = False) -> list[JournalEntry]:
+        """The changes recorded in the last ``max_bytes`` of the live file, oldest first:
+        the newest ones at once, however large the journal (an operation whose start and
+        end are both before the tail is left out; :meth:`read` has everything)."""
+        from .reader import read_entries
+
+        return list(read_entries(self.files(), [], since=None, operation=None, ids=ids,
+                                 tail=max_bytes))
+
+    def ops_mentioning(self, text: str) -> set[str]:
+        """The operations (``op`` ids) with a record holding ``text`` (a MsgId or part of
+        one, in hex as the journal writes it): found by bytes, no record parsed."""
+        needle = text.upper().encode("ascii", "replace")
+        found: set[str] = set()
+        for path in self.files():
+            try:
+                with open(path, "rb") as fp:
+                    for raw in fp:
+                        if needle in raw:
+                            m = _OP_OF_LINE.search(raw)
+                            if m is not None:
+                                found.add(m.group(1).decode("ascii"))
+            except OSError:
+                continue
+        return found
+
+    def read_operation(self, op: str) -> JournalEntry | None:
+        """One operation's change with every id, from its records alone (lines that do not
+        name it are not parsed); None when none is found."""
+        from .reader import read_entries
+
+        found = list(read_entries(self.files(), [], since=None, operation=None, ids=True,
+                                  only_op=op))
+        return found[-1] if found else None
+
+
+_OP_OF_LINE = re.compile(rb'"op":"([0-9A-Za-z]{1,64})"')
+
 
 def _first_time(head: bytes) -> datetime | None:
     m = _FIRST_TIME.match(head)

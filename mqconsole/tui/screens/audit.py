@@ -33,6 +33,7 @@ from mqconsole.tui.requests import OpenQueue
 from mqconsole.tui.safe import clean, txt
 from mqconsole.tui.screens.base import ConsoleScreen
 from mqconsole.tui.widgets.banner import Banner
+from mqconsole.tui.widgets.lists import ListTable
 
 BAR_WIDTH = 30
 
@@ -273,7 +274,7 @@ class AuditScreen(ConsoleScreen):
             if not part.rows:
                 widgets.append(Static(Text("  none", style="dim")))
                 continue
-            table: DataTable[Any] = DataTable(cursor_type="row", zebra_stripes=True,
+            table: DataTable[Any] = ListTable(cursor_type="row", zebra_stripes=True,
                                               id=f"list-{part.key}")
             table.add_columns(*part.headers, "")
             largest = max(part.counts)

@@ -25,6 +25,7 @@ from mqconsole.tui.context import ConsoleContext
 from mqconsole.tui.safe import clean, clean_block, txt
 from mqconsole.tui.screens.base import ConsoleScreen
 from mqconsole.tui.widgets.banner import Banner
+from mqconsole.tui.widgets.lists import ListTable
 from mqconsole.tui.widgets.payload import PayloadView
 
 if TYPE_CHECKING:
@@ -175,11 +176,11 @@ class DetailScreen(ConsoleScreen):
         yield Banner(self.ctx, f"{self.queue} #{v.position} {v.msgid[-8:]}")
         with TabbedContent(id="tabs"):
             with TabPane("1 Summary", id="summary"):
-                yield DataTable(id="summary-table", cursor_type="row", show_header=False)
+                yield ListTable(id="summary-table", cursor_type="row", show_header=False)
             with TabPane("2 MQMD", id="mqmd"):
-                yield DataTable(id="mqmd-table", cursor_type="row")
+                yield ListTable(id="mqmd-table", cursor_type="row")
             with TabPane("3 Headers", id="headers"):
-                yield DataTable(id="headers-table", cursor_type="row")
+                yield ListTable(id="headers-table", cursor_type="row")
             with TabPane("4 Text", id="text"):
                 yield Static(Text(""), id="text-note", classes="note")
                 yield PayloadView(id="text-view")

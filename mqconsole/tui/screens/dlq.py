@@ -35,6 +35,7 @@ from mqconsole.tui.requests import QueueChanged, QueuesChanged
 from mqconsole.tui.safe import clean, txt
 from mqconsole.tui.screens.base import ConsoleScreen
 from mqconsole.tui.widgets.banner import Banner
+from mqconsole.tui.widgets.lists import ListTable
 from mqconsole.tui.widgets.paths import PathSuggester
 
 if TYPE_CHECKING:
@@ -145,7 +146,7 @@ class DlqHandlerScreen(ConsoleScreen):
                      id="d-status")
         with ScrollableContainer(id="d-file"):
             yield Static(Text(""), id="d-text")
-        yield DataTable(id="d-plan", cursor_type="row", zebra_stripes=True)
+        yield ListTable(id="d-plan", cursor_type="row", zebra_stripes=True)
         yield Footer()
 
     def on_mount(self) -> None:

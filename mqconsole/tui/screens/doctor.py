@@ -20,6 +20,7 @@ from mqconsole.tui.safe import clean, txt
 from mqconsole.tui.screens.base import ConsoleScreen
 from mqconsole.tui.screens.dialogs import InputDialog, TextDialog
 from mqconsole.tui.widgets.banner import Banner
+from mqconsole.tui.widgets.lists import ListTable
 
 VERDICT_STYLE = {"ok": "bold green", "warn": "bold yellow", "bad": "bold red"}
 
@@ -37,7 +38,7 @@ class DoctorScreen(ConsoleScreen):
 
     def compose(self) -> ComposeResult:
         yield Banner(self.ctx, "doctor")
-        yield DataTable(id="diagnoses", cursor_type="row", zebra_stripes=True)
+        yield ListTable(id="diagnoses", cursor_type="row", zebra_stripes=True)
         yield Static(Text("examining the queues…"), id="status")
         yield Footer()
 

@@ -15,6 +15,7 @@ from textual.widgets.option_list import Option
 from mqconsole.tui.context import MIN_HEIGHT, MIN_WIDTH, ProfileInfo
 from mqconsole.tui.requests import CheckSize
 from mqconsole.tui.safe import clean, txt
+from mqconsole.tui.widgets.lists import ListTable
 
 
 class HelpDialog(ModalScreen):
@@ -30,7 +31,7 @@ class HelpDialog(ModalScreen):
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
             yield Label(txt(self.title_text), classes="title")
-            yield DataTable(id="keys", cursor_type="row", zebra_stripes=True)
+            yield ListTable(id="keys", cursor_type="row", zebra_stripes=True)
             yield Label(Text("Remap a key with keymap: {id: key} in the config · escape: close"),
                         classes="hint")
 

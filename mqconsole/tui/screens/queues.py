@@ -23,6 +23,7 @@ from mqconsole.tui.safe import clean, txt
 from mqconsole.tui.screens.base import Command, ConsoleScreen
 from mqconsole.tui.widgets.banner import Banner
 from mqconsole.tui.widgets.filter_bar import FilterBar
+from mqconsole.tui.widgets.lists import ListTable
 
 
 @dataclass(frozen=True)
@@ -127,7 +128,7 @@ class QueuesScreen(ConsoleScreen):
     def compose(self) -> ComposeResult:
         yield Banner(self.ctx)
         yield Static(Text("reading queues…"), id="dlq")
-        yield DataTable(id="queues", cursor_type="row", zebra_stripes=True, cell_padding=0)
+        yield ListTable(id="queues", cursor_type="row", zebra_stripes=True, cell_padding=0)
         yield Static(Text(""), id="status")
         yield FilterBar("Queue name /", placeholder="part of a name, or a pattern like APP.*",
                         live=True, id="filter")

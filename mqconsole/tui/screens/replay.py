@@ -23,6 +23,7 @@ from mqconsole.tui.context import ConsoleContext
 from mqconsole.tui.safe import clean, txt
 from mqconsole.tui.screens.base import ConsoleScreen
 from mqconsole.tui.widgets.banner import Banner
+from mqconsole.tui.widgets.lists import ListTable
 
 NOTABLE = {"requeued", "dead_lettered", "to_exception_destination", "to_module_destination",
            "lost", "endpoint_stopped", "endpoint_started", "qmgr_restart"}
@@ -55,7 +56,7 @@ class ReplayScreen(ConsoleScreen):
             yield Input(self.fail, id="r-fail", placeholder="position=1")
         yield Static(Text("ctrl+o runs the replay"), id="r-summary")
         with Horizontal(id="r-body"):
-            yield DataTable(id="r-events", cursor_type="row", zebra_stripes=True)
+            yield ListTable(id="r-events", cursor_type="row", zebra_stripes=True)
             with VerticalScroll(id="r-state"):
                 yield Static(Text(""), id="r-contents")
         yield Footer()

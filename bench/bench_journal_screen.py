@@ -1,0 +1,137 @@
+"""The console's journal screen on a large journal (issue 15 item 12).
+
+A journal of ``--operations`` moves (default 2,000), each journaled as operations do (a
+start record, ``--units`` unit and commit records of ``--per-unit`` MsgIds, an end record),
+then one move of 21,600 MsgIds, is opened in the console (``run_test``, 120x30). Figures:
+
+* ``journal_mb`` — the journal's size;
+* ``first_rows_s`` — pressing ``J`` until the newest records are in the list (the last MiB
+  of the live file, read in a worker; target under 0.3 s), median of ``--repeat``;
+* ``whole_s`` — until every record is (the whole journal read without ids, in a worker);
+* ``filter_s`` — typing a queue name's last letter until the list shows the one match;
+* ``msgid_search_s`` — a part of a unit's MsgId (20 hex digits) typed, from ``enter`` until
+  the list shows its change (the files searched by bytes);
+* ``big_record_s`` — ``enter`` on the 21,600-MsgId record until its counts and first page
+  of ids are on screen (read from that operation's own lines); ``next_page_s`` — ``n``
+  until the next 500 are.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import secrets
+import statistics
+import tempfile
+import time
+from pathlib import Path
+
+from _common import emit
+
+from mqconsole.ops.journal import Journal, JournalEntry, Outcome
+
+
+def build(path: Path, operations: int, units: int, per_unit: int) -> list[str]:
+    """The journal; returns one MsgId of a unit of operation 7 (for the search)."""
+    journal = Journal(path)
+    probe = ""
+    for n in range(operations + 1):
+        big = n == operations
+        entry = JournalEntry("move", qmgr="QM1", profile="bench", operator="bench",
+                             source="APP.BIG" if big else f"APP.Q{n:05d}",
+                             destinations=["APP.IN"])
+        rec = journal.begin(entry)
+        outcomes = []
+        for _ in range(2 if big else units):
+            ids = [secrets.token_hex(24).upper() for _ in range(10_800 if big else per_unit)]
+            if n == 7 and not probe:
+                probe = ids[3][10:30]
+            rec.unit(ids, ["APP.IN"] * len(ids))
+            rec.committed()
+            outcomes += [Outcome(m, "done", destination="APP.IN") for m in ids]
+        entry.outcomes = outcomes
+        entry.msgids = [o.msgid for o in outcomes]
+        rec.end(entry)
+    return [probe]
+
+
+async def once(path: Path, probe: str) -> dict:
+    from textual.widgets import DataTable
+
+    from mqconsole.backends.embedded import create_queue_manager
+    from mqconsole.backends.open import open_embedded
+    from mqconsole.tui.app import MQConsoleApp
+    from mqconsole.tui.context import ProfileInfo, Settings
+    from mqconsole.tui.screens.journal import JournalScreen
+    from mqconsole.tui.screens.journal_record import JournalRecordScreen
+
+    qm_path = path.parent / "qm.sqlite"
+    if not qm_path.exists():
+        create_queue_manager(str(qm_path), name="QMB").close()
+    app = MQConsoleApp(lambda: open_embedded(str(qm_path)), profile=ProfileInfo("bench"),
+                       settings=Settings(refresh_seconds=0, journal_path=path))
+    out: dict = {}
+
+    async def until(pilot, test, limit: float = 300) -> float:
+        t0 = time.perf_counter()
+        while not test():
+            if time.perf_counter() - t0 > limit:
+                raise TimeoutError
+            await pilot.pause(0.005)
+        return time.perf_counter()
+
+    async with app.run_test(size=(120, 30)) as pilot:
+        await pilot.pause(0.5)
+        t0 = time.perf_counter()
+        app.action_journal()
+        out["first_rows_s"] = await until(pilot, lambda: isinstance(app.screen, JournalScreen)
+                                          and bool(app.screen.entries)) - t0
+        screen = app.screen
+        out["whole_s"] = await until(pilot, lambda: screen.whole) - t0
+        table = screen.query_one("#journal", DataTable)
+        await pilot.press("slash", *"app.q0000")
+        await pilot.pause(0.3)
+        t0 = time.perf_counter()
+        await pilot.press("7")
+        out["filter_s"] = await until(pilot, lambda: table.row_count == 1) - t0
+        await pilot.press(*["backspace"] * 10)
+        await until(pilot, lambda: table.row_count > 1)
+        await pilot.press(*probe)
+        t0 = time.perf_counter()
+        await pilot.press("enter")
+        out["msgid_search_s"] = await until(pilot, lambda: table.row_count == 1) - t0
+        await pilot.press("slash", *["backspace"] * 20, "enter")
+        await until(pilot, lambda: table.row_count > 1)
+        table.focus()
+        table.move_cursor(row=0)  # newest first: the big record
+        t0 = time.perf_counter()
+        await pilot.press("enter")
+        out["big_record_s"] = await until(pilot, lambda: isinstance(
+            app.screen, JournalRecordScreen) and app.screen.outcomes is not None) - t0
+        ids = app.screen.query_one("#jr-ids", DataTable)
+        t0 = time.perf_counter()
+        await pilot.press("n")
+        out["next_page_s"] = await until(pilot, lambda: str(ids.get_row_at(0)[0]) == "501") - t0
+    return out
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--operations", type=int, default=2000)
+    ap.add_argument("--units", type=int, default=5)
+    ap.add_argument("--per-unit", type=int, default=100)
+    ap.add_argument("--repeat", type=int, default=3)
+    args = ap.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "journal.jsonl"
+        (probe,) = build(path, args.operations, args.units, args.per_unit)
+        runs = [asyncio.run(once(path, probe)) for _ in range(args.repeat)]
+        figures = {key: round(statistics.median(r[key] for r in runs), 3) for key in runs[0]}
+        figures["runs"] = runs
+        emit("journal_screen", {"operations": args.operations + 1,
+                                "ids": args.operations * args.units * args.per_unit + 21_600,
+                                "journal_mb": round(path.stat().st_size / 1e6, 1), **figures})
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,151 @@
+"""The journal screen on a large journal (issue 15 item 12): the newest records at once, the
+whole journal after; filters as you type (a MsgId too); a record of 21,600 MsgIds opens as
+counts and a table of ids, not raw JSON."""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+from textual.widgets import DataTable
+
+from mqconsole.ops.journal import Journal, JournalEntry, Outcome
+from mqconsole.tui.screens import journal as journal_screen
+from mqconsole.tui.screens.journal import JournalScreen
+from mqconsole.tui.screens.journal_record import JournalRecordScreen
+
+from .conftest import screen_text, settle, wait_for
+
+
+def ids(prefix: str, count: int) -> list[str]:
+    return [f"{prefix}{n:0{48 - len(prefix)}X}" for n in range(count)]
+
+
+def record(journal: Journal, source: str, unit_ids: list[list[str]], *,
+           dest: str = "APP.IN", failed: list[str] = ()) -> None:
+    """One move journaled as the operations do: start, unit and commit records, end."""
+    entry = JournalEntry("move", qmgr="QM1", profile="test", source=source,
+                         destinations=[dest], operator="alice")
+    rec = journal.begin(entry)
+    outcomes = []
+    for unit in unit_ids:
+        rec.unit(unit, [dest] * len(unit))
+        rec.committed()
+        outcomes += [Outcome(m, "done", destination=dest) for m in unit]
+    outcomes += [Outcome(m, "failed", reason=2053, reason_name="MQRC_Q_FULL",
+                         destination=dest) for m in failed]
+    entry.outcomes = outcomes
+    entry.msgids = [o.msgid for o in outcomes]
+    rec.end(entry)
+
+
+def big_journal(path: Path, operations: int) -> Journal:
+    journal = Journal(path)
+    for n in range(operations):
+        record(journal, f"APP.Q{n:04d}", [ids(f"{n:04X}AA", 40), ids(f"{n:04X}BB", 40)])
+    return journal
+
+
+async def test_the_newest_records_show_while_the_whole_journal_is_read(make_app, tmp_path,
+                                                                      monkeypatch):
+    big_journal(tmp_path / "journal.jsonl", 120)  # ~0.5 MB
+    monkeypatch.setattr(journal_screen, "TAIL_BYTES", 64 * 1024)
+    release = threading.Event()
+    whole = Journal.read
+
+    def slow_read(self, *args, **kw):  # the whole read waits until the test has looked
+        release.wait(30)
+        yield from whole(self, *args, **kw)
+
+    monkeypatch.setattr(Journal, "read", slow_read)
+    app = make_app()
+    async with app.run_test(size=(120, 30)) as pilot:
+        await settle(app, pilot)
+        await pilot.press("J")
+        await wait_for(app, pilot, lambda: isinstance(app.screen, JournalScreen)
+                       and "of the newest" in screen_text(app))
+        screen = app.screen
+        shown = len(screen.entries)
+        assert 0 < shown < 120 and not screen.whole
+        assert screen.entries[0].source == "APP.Q0119"  # newest first
+        assert "APP.Q0119" in screen_text(app) and "reading the rest" in screen_text(app)
+        release.set()
+        await wait_for(app, pilot, lambda: screen.whole)
+        assert len(screen.entries) == 120 and "120 of 120 records" in screen_text(app)
+        assert screen.entries[0].source == "APP.Q0119"
+        assert screen.entries[0].counts()["done"] == 80
+
+
+async def test_the_list_holds_the_newest_and_counts_every_match(make_app, tmp_path,
+                                                                monkeypatch):
+    big_journal(tmp_path / "journal.jsonl", 30)
+    monkeypatch.setattr(journal_screen, "MAX_ROWS", 10)
+    app = make_app()
+    async with app.run_test(size=(160, 30)) as pilot:
+        await settle(app, pilot)
+        await pilot.press("J")
+        await wait_for(app, pilot, lambda: isinstance(app.screen, JournalScreen)
+                       and app.screen.whole)
+        assert app.screen.query_one("#journal", DataTable).row_count == 10
+        assert "30 of 30 records (the newest 10 listed" in screen_text(app)
+
+
+async def test_the_filter_follows_the_typing_and_finds_a_msgid(make_app, tmp_path):
+    journal = big_journal(tmp_path / "journal.jsonl", 30)
+    record(journal, "APP.OTHER", [ids("FEED", 3)], dest="APP.ELSEWHERE")
+    app = make_app()
+    async with app.run_test(size=(120, 30)) as pilot:
+        await settle(app, pilot)
+        await pilot.press("J")
+        await wait_for(app, pilot, lambda: isinstance(app.screen, JournalScreen)
+                       and app.screen.whole)
+        table = app.screen.query_one("#journal", DataTable)
+        assert table.row_count == 31
+        await pilot.press("slash", *"elsewh")  # no enter: as you type
+        await wait_for(app, pilot, lambda: table.row_count == 1)
+        assert "1 of 31 records" in screen_text(app)
+        await pilot.press(*["backspace"] * 6)
+        await wait_for(app, pilot, lambda: table.row_count == 31)
+        # a MsgId of a unit (not in the list's text): found in the records' ids
+        await pilot.press(*"0007BB0000", "enter")
+        await wait_for(app, pilot, lambda: table.row_count == 1)
+        assert app.screen.entries[int(str(table.coordinate_to_cell_key((0, 0)).row_key.value))
+                                  ].source == "APP.Q0007"
+
+
+async def test_a_record_of_21600_msgids_opens_readably(make_app, tmp_path):
+    journal = Journal(tmp_path / "journal.jsonl")
+    record(journal, "APP.BIG", [ids("AB", 10_800), ids("CD", 10_800)],
+           failed=ids("EE", 2))
+    app = make_app()
+    async with app.run_test(size=(120, 30)) as pilot:
+        await settle(app, pilot)
+        await pilot.press("J")
+        await wait_for(app, pilot, lambda: isinstance(app.screen, JournalScreen)
+                       and app.screen.whole)
+        await pilot.press("enter")
+        await wait_for(app, pilot, lambda: isinstance(app.screen, JournalRecordScreen)
+                       and app.screen.outcomes is not None)
+        text = screen_text(app)
+        assert "21,600 done · 2 failed · 0 skipped" in text
+        assert "APP.BIG → APP.IN" in text and "by alice" in text
+        assert '"msgid"' not in text and "{" not in text  # not the record's JSON
+        assert "MsgIds 1–500 of 21,602 · page 1 of 44 (n/p)" in text
+        table = app.screen.query_one("#jr-ids", DataTable)
+        assert table.row_count == 500
+        assert str(table.get_row_at(0)[1]) == ids("AB", 1)[0]
+        await pilot.press("end")
+        await pilot.pause()
+        assert table.cursor_row == 499
+        await pilot.press("p")  # before the first page: stays
+        await pilot.press(*"n" * 50)  # past the last page: stays on it
+        await pilot.pause()
+        assert "MsgIds 21,501–21,602 of 21,602 · page 44 of 44" in screen_text(app)
+        assert table.row_count == 102
+        last = [str(c) for c in table.get_row_at(101)]
+        assert last[0] == "21602" and last[2:] == ["failed", "APP.IN", "MQRC_Q_FULL"]
+        await pilot.press("p")
+        await pilot.pause()
+        assert str(table.get_row_at(0)[0]) == "21001"
+        await pilot.press("escape")
+        await wait_for(app, pilot, lambda: isinstance(app.screen, JournalScreen))
