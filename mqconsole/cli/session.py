@@ -122,6 +122,18 @@ class Session:
             profile = self.profile_name or self.config.default_profile_name
         return self.config.effective_plugins(profile)
 
+    def plugins_for_profile(self, name: str) -> PluginHost:
+        """The plugins of profile ``name`` (the console switching profile), loaded now and
+        kept as this session's; a problem is said by the console, not on stderr."""
+        from mqconsole.plugins import load_plugins, plugins_switched_off
+
+        if plugins_switched_off(self.no_plugins):
+            host = load_plugins(switched_off=True)
+        else:
+            host = load_plugins(self.config.effective_plugins(name))
+        self._plugins = host
+        return host
+
     @property
     def plugins(self) -> PluginHost:
         """The site plugins, loaded once; each problem is said once on stderr."""

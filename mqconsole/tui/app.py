@@ -70,6 +70,7 @@ class MQConsoleApp(App[None]):
                  profiles: Sequence[ProfileInfo] = (),
                  connect_for: Callable[[ProfileInfo], Any] | None = None,
                  settings: Settings | None = None, plugins: PluginHost | None = None,
+                 plugins_for: Callable[[ProfileInfo], PluginHost] | None = None,
                  **kw: Any) -> None:
         if "driver_class" not in kw and os.name == "posix":
             from mqconsole.tui.driver import SafeLinuxDriver
@@ -87,6 +88,7 @@ class MQConsoleApp(App[None]):
         self.ctx = ConsoleContext(self, profile=self.profile, settings=self.settings,
                                   conns=Connections(connect or (lambda: None)),
                                   plugins=plugins)
+        self._plugins_for = plugins_for  # a profile's own plugins (plugins: in a profile)
         self.theme_problems: list[str] = []
         self._too_small: Any = None
         self._stopping = False
@@ -158,6 +160,9 @@ class MQConsoleApp(App[None]):
             assert self._connect_for is not None
             ctx.conns = Connections(lambda: self._connect_for(p))  # type: ignore[misc]
             ctx.qmgr_info, ctx.dlq_depth, ctx.queue_rows = None, None, []
+            if self._plugins_for is not None:  # production may run fewer plugins
+                ctx.plugins = self._plugins_for(p)
+                self._watch_plugins()
             while len(self.screen_stack) > 1:
                 self.pop_screen()
             self._start_profile()
@@ -512,14 +517,18 @@ def build_app(session: Any) -> MQConsoleApp:
         session.profile_name = p.name
         return session.new_connection()
 
+    def plugins_for(p: ProfileInfo) -> PluginHost:
+        return session.plugins_for_profile(p.name)
+
     if session.profile_name is None and config.default_profile_name is None and len(infos) > 1:
         return MQConsoleApp(profiles=infos, connect_for=connect_for, settings=settings,
-                            plugins=session.plugins)
+                            plugins=session.plugins, plugins_for=plugins_for)
     profile = ProfileInfo.of(session.profile)
     settings.audit_connection = audit_connection(session.profile)
     session.connect()
     return MQConsoleApp(session.new_connection, profile=profile, profiles=infos,
-                        connect_for=connect_for, settings=settings, plugins=session.plugins)
+                        connect_for=connect_for, settings=settings, plugins=session.plugins,
+                        plugins_for=plugins_for)
 
 
 def run_app(session: Any) -> None:

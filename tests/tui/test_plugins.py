@@ -227,3 +227,29 @@ async def test_operation_done_follows_an_operation_run_in_the_console(make_app, 
     assert [(s.kind, s.counts["done"], s.dry_run) for s in done.summaries] == [
         ("copy", 1, False)]
     assert depth(qm, "APP.AUDIT") == 1
+
+
+async def test_switching_profile_loads_that_profiles_plugins(demo_file, tmp_path):
+    from mqconsole.backends.open import open_embedded
+    from mqconsole.tui.app import MQConsoleApp
+    from mqconsole.tui.context import REPO_THEMES, ProfileInfo, Settings
+
+    test_host = plugin_host(Tickets())
+    prod_host = plugin_host(Done())
+    prod_host.record("site_layouts", status="error: site_layouts could not be imported")
+    profiles = [ProfileInfo("test"), ProfileInfo("prod", read_only=True)]
+    app = MQConsoleApp(lambda: open_embedded(str(demo_file)), profile=profiles[0],
+                       profiles=profiles, connect_for=lambda p: open_embedded(str(demo_file)),
+                       settings=Settings(refresh_seconds=0, themes_dirs=[REPO_THEMES],
+                                         journal_path=tmp_path / "j.jsonl"),
+                       plugins=test_host,
+                       plugins_for=lambda p: prod_host if p.name == "prod" else test_host)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(app, pilot)
+        assert app.ctx.plugins is test_host
+        await pilot.press("P")
+        await wait_for(app, pilot, lambda: type(app.screen).__name__ == "ProfileScreen")
+        await pilot.press("down", "enter")
+        await settle(app, pilot)
+        assert app.read_only and app.ctx.plugins is prod_host
+        assert any("site_layouts" in str(n.message) for n in app._notifications)
