@@ -287,16 +287,23 @@ def run_export(spark: SparkSession, plan: ExportPlan, *,
                                args=(progress_dir, plan, report, cancel, spark, stop))
     watcher.start()
     master = spark.sparkContext.master
+    cancelled = ExportCancelled("export cancelled: nothing was written")
     try:
         try:
+            if cancel is not None and cancel.is_set():
+                raise cancelled
             _write(_reader(spark, plan, progress_dir), tmp / DATA_DIR, request.format)
+        except ExportCancelled:
+            raise
         except Exception as e:
             if cancel is not None and cancel.is_set():
-                raise ExportCancelled("export cancelled: nothing was written") from None
+                raise cancelled from None
             raise explain_failure(e, master) from None
         finally:
             stop.set()
             watcher.join()
+        if cancel is not None and cancel.is_set():  # asked as the job ended: still nothing
+            raise cancelled
         final = read_progress(progress_dir)
         if report is not None:
             report([p for _, p in sorted(final.items())])

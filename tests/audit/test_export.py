@@ -102,3 +102,23 @@ def test_failure_sentences() -> None:
     e = explain_failure(RuntimeError("[BOOM] something\n\tat org.apache"), "spark://h:7077")
     assert isinstance(e, SparkFailed) and e.code == 3
     assert str(e).startswith("the export failed in Spark: [BOOM] something (on a cluster")
+
+
+def test_run_export_in_process_and_a_cancel_leaves_nothing(spark, tmp_path, scene) -> None:
+    import threading
+
+    from mqconsole.audit.export import ExportCancelled, run_export
+
+    plan = plan_export(_request(tmp_path, scene, patterns=["APP.*.BOQ"]))
+    said: list = []
+    summary = run_export(spark, plan, report=said.append)
+    assert summary.rows == 11 and [q["rows"] for q in summary.queues] == [5, 6]
+    assert (tmp_path / "snap" / "_summary" / "summary.json").is_file()  # for the report
+    assert said and all(p.done for p in said[-1])
+    cancel = threading.Event()
+    cancel.set()
+    plan = plan_export(_request(tmp_path, scene, out=tmp_path / "again"))
+    with pytest.raises(ExportCancelled, match="nothing was written") as e:
+        run_export(spark, plan, cancel=cancel)
+    assert e.value.code == 1
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["snap"]
