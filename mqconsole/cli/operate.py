@@ -169,14 +169,7 @@ def drive(session: Session, op: Operation, *, yes: bool, dry_run: bool, as_json:
     dangerous): neither refused on a read-only profile nor asked."""
     from mqconsole.cli import summary as summaries
 
-    what = op.describe().what
-    if confirm:
-        session.refuse_if_read_only(what)
-    qm = qm or session.connect()
-    op.validate(qm)
-    what = op.describe().what  # validation may have resolved what it works on
-    if confirm:
-        confirm_change(session, what, yes=yes, dry_run=dry_run)
+    qm = _ready(session, op, qm, yes=yes, dry_run=dry_run, confirm=confirm)
     summary = run_here(op, qm, dry_run=dry_run, progress=not as_json, sigterm=sigterm,
                        note=note)
     if render is None:
@@ -190,6 +183,46 @@ def drive(session: Session, op: Operation, *, yes: bool, dry_run: bool, as_json:
     return summary
 
 
+def _ready(session: Session, op: Operation, qm: QueueManager | None, *, yes: bool,
+           dry_run: bool, confirm: bool) -> QueueManager:
+    """Refuse (read-only), connect, validate, confirm: everything before a change."""
+    if confirm:
+        session.refuse_if_read_only(op.describe().what)
+    qm = qm or session.connect()
+    op.validate(qm)
+    if confirm:  # validation may have resolved what it works on
+        confirm_change(session, op.describe().what, yes=yes, dry_run=dry_run)
+    return qm
+
+
+def drive_cycles(session: Session, op: Operation, *, yes: bool, as_json: bool,
+                 render: Renderer, note: str = STOPPING) -> None:
+    """A long-lived operation (the dead-letter handler's WAIT(YES) or WAIT(n)): made ready
+    as :func:`drive` does, then one operation per cycle of work
+    (``ops.operation.keep_running``), each rendered as it ends (``--json``: one line per
+    cycle) until SIGTERM or Ctrl-C, its normal end, or the cycles end by themselves; exits
+    with the run's code (``ops.operation.exit_code_of_run``)."""
+    import json
+
+    from mqconsole.ops.operation import exit_code_of_run, keep_running
+
+    qm = _ready(session, op, None, yes=yes, dry_run=False, confirm=True)
+
+    def show(summary: Summary) -> None:
+        if as_json:
+            click.echo(json.dumps(summary.to_json(), ensure_ascii=True, default=str))
+        else:
+            render(summary)
+
+    cancel = threading.Event()
+    with ctrl_c_cancels(cancel, sigterm=True, note=note):
+        summaries = keep_running(op, qm, cancel=cancel, on_summary=show,
+                                 progress=progress_line(not as_json))
+    code = exit_code_of_run(summaries, stopped=cancel.is_set())
+    if code != ExitCode.OK:
+        raise SystemExit(int(code))
+
+
 def operation(session: Session, kind, *, details: dict | None = None) -> Operation:
     """The operation of ``kind`` for this session: its journal, profile and plugins."""
     from mqconsole.ops.operation import Operation
@@ -199,4 +232,4 @@ def operation(session: Session, kind, *, details: dict | None = None) -> Operati
 
 
 __all__ = ["StopRequest", "Terminated", "confirm_change", "ctrl_c_cancels", "drive",
-           "fewer_collections", "operation", "progress_line", "run_here"]
+           "drive_cycles", "fewer_collections", "operation", "progress_line", "run_here"]
