@@ -43,6 +43,20 @@ def test_check_of_a_bad_table_exits_2_with_one_sentence(tmp_path: Path) -> None:
     assert "Traceback" not in r.err
 
 
+def test_check_names_every_problem_at_its_line_a_run_only_the_first(tmp_path: Path) -> None:
+    rules = tmp_path / "many.rules"
+    rules.write_text("WAIT(MAYBE)\nACTION(FWD)\nREASON(NOPE) ACTION(IGNORE)\n")
+    r = run_cli("dlq-handler", "--rules", str(rules), "--check", home=tmp_path / "home")
+    lines = r.err.splitlines()
+    assert r.code == 2 and r.out == "" and len(lines) == 3, r.err
+    assert lines[0].startswith(f"mqconsole: {rules} line 1 column 6: expected WAIT(YES)")
+    assert lines[0].endswith("(and 2 more problems)")
+    assert lines[1].startswith(f"  {rules} line 2 column 1: expected FWDQ(")
+    assert lines[2].startswith(f"  {rules} line 3 column 8: expected a number")
+    r = run_cli("dlq-handler", "--rules", str(rules), "--dry-run", home=tmp_path / "home")
+    assert r.code == 2 and r.err == lines[0] + "\n"
+
+
 def _depths(cli) -> dict[str, int]:
     r = cli("queues", "--json")
     assert r.code == 0, r.err

@@ -23,14 +23,16 @@ STOPPING = ("stopping: the open unit of work is backed out at the next message (
             "messages stay on the queue); Ctrl-C again to stop at once")
 
 
-def load_rules(path: str) -> RulesTable:
-    """The parsed table, or a CliError (exit 2) with the first problem's sentence."""
+def load_rules(path: str, *, every: bool = False) -> RulesTable:
+    """The parsed table, or a CliError (exit 2) with the first problem's sentence (and how
+    many more); ``every`` (--check): then each further problem on a line of its own."""
     from mqconsole.ops.dlq.rules import RulesError, read_table
 
     try:
         return read_table(path)
     except RulesError as e:
-        raise CliError(str(e), ExitCode.USAGE) from None
+        more = "".join(f"\n  {p.sentence(path)}" for p in e.problems[1:]) if every else ""
+        raise CliError(str(e) + more, ExitCode.USAGE) from None
     except OSError as e:
         raise CliError(f"cannot read the rules table {path}: {e.strerror or e}",
                        ExitCode.USAGE) from None
@@ -79,7 +81,7 @@ def dlq_handler(ctx: click.Context, rules_file: str, check: bool, input_q: str |
     messages failed (they stayed on the queue), 2 bad table or input, 5 a commit's outcome
     unknown.
     """
-    rules_table = load_rules(rules_file)
+    rules_table = load_rules(rules_file, every=check)
     if check:
         show_check(rules_file, rules_table, as_json)
         return
