@@ -57,6 +57,26 @@ def test_check_names_every_problem_at_its_line_a_run_only_the_first(tmp_path: Pa
     assert r.code == 2 and r.err == lines[0] + "\n"
 
 
+def test_a_read_only_profile_plans_but_cannot_run(tmp_path: Path, demo) -> None:
+    """As the console's DLQ screen: --dry-run lists the plan, a run is refused (exit 4)."""
+    rules = tmp_path / "site.rules"
+    rules.write_text(IBM_EXAMPLE)
+    cfg = tmp_path / "config.yaml"
+    cfg.write_text(f"profiles:\n  - name: prod\n    read_only: true\n"
+                   f"    backend:\n      type: embedded\n      path: {demo}\n")
+
+    def handler(*args: str):
+        return run_cli("--config", str(cfg), "dlq-handler", "--rules", str(rules), *args,
+                       home=tmp_path / "home")
+
+    r = handler("--dry-run", "--json")
+    assert r.code == 0, r.err
+    assert len(r.json["messages"]) == 240 and r.json["done"] == 0
+    r = handler("--yes")
+    assert r.code == 4 and "profile prod is read-only" in r.err
+    assert len(handler("--dry-run", "--json").json["messages"]) == 240
+
+
 def _depths(cli) -> dict[str, int]:
     r = cli("queues", "--json")
     assert r.code == 0, r.err

@@ -103,9 +103,10 @@ def dlq_handler(ctx: click.Context, rules_file: str, check: bool, input_q: str |
                      render=lambda s: render_report(s, rules_table, as_json=False),
                      note=STOPPING)
         return
+    # a dry run changes nothing: a read-only profile plans, as the console's DLQ screen does
     drive(session, operation(session, kind), yes=yes, dry_run=dry_run, as_json=as_json,
           render=lambda s: render_report(s, rules_table, as_json=as_json), sigterm=True,
-          note=STOPPING)
+          note=STOPPING, confirm=not dry_run)
 
 
 COMMANDS = [dlq_handler]
