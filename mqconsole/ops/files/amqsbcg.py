@@ -35,7 +35,7 @@ from __future__ import annotations
 import re
 import struct
 from collections.abc import Iterator
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from mqconsole.mq.dlh import MQDLH
 from mqconsole.mq.md import MQMD, is_big_endian
@@ -44,7 +44,16 @@ from mqconsole.mq.message import Message
 from .common import MQLONG_MAX, MQLONG_MIN
 
 if TYPE_CHECKING:
-    from .reader import DmpReader, Lines
+    from .common import DmpFileInfo
+    from .lines import Lines
+
+
+class DmpReader(Protocol):
+    """What this parser uses of :class:`~.reader.DmpReader` (the reader imports this module)."""
+
+    lines: Lines
+    info: DmpFileInfo
+    warnings: list[str]
 
 # amqsbcg label → (attribute, kind, length); kind "i" integer, "c" quoted text, "x" X'hex'
 MD_LABELS: dict[str, tuple[str, str, int]] = {

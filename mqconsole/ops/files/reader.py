@@ -27,15 +27,16 @@ from typing import IO
 from mqconsole.mq.md import MQMD
 from mqconsole.mq.message import Message
 
+from .amqsbcg import iter_amqsbcg, read_preamble
 from .common import (
     FIELD_BY_ID,
     MQLONG_MAX,
     MQLONG_MIN,
     TEXT_ATTRS,
-    DmpFileError,
     DmpFileInfo,
     parse_ctime,
 )
+from .lines import Lines
 
 _HEX_RUN = re.compile(r"[0-9A-Fa-f]*")
 _S_SPECIAL = re.compile(r'["~]')
@@ -44,48 +45,6 @@ _HEADER = re.compile(r"\*\s*(QLOAD|DMPMQMSG)\b\s*(?:Version:\s*(\S*))?\s*(?:Crea
                      re.IGNORECASE)
 _QMGR = re.compile(r"\*\s*Qmgr\s*=\s?(.*)$")
 _QUEUE = re.compile(r"\*\s*Queue\s*=\s?(.*)$")
-
-
-MAX_LINE = 1024 * 1024  # dmpmqmsg and amqsbcg write lines of at most a few hundred bytes
-
-
-class Lines:
-    """Numbered lines of a file without their line end (``\\n``, ``\\r\\n``), with push-back.
-
-    Bytes are read as latin-1, so every byte is one character and none is lost.
-    """
-
-    def __init__(self, fp: IO, name: str | None) -> None:
-        self._fp = fp
-        self.name = name
-        self.number = 0
-        self._back: list[tuple[int, str]] = []
-
-    def __iter__(self) -> Lines:
-        return self
-
-    def __next__(self) -> tuple[int, str]:
-        if self._back:
-            return self._back.pop()
-        raw = self._fp.readline(MAX_LINE + 1)
-        if not raw:
-            raise StopIteration
-        self.number += 1
-        if len(raw) > MAX_LINE:
-            raise self.error(self.number, f"the line is longer than {MAX_LINE // 1024} KiB: not "
-                             "a line of a dmpmqmsg or amqsbcg file")
-        text = raw.decode("latin-1") if isinstance(raw, bytes | bytearray) else raw
-        if text.endswith("\n"):
-            text = text[:-1]
-        if text.endswith("\r"):
-            text = text[:-1]
-        return self.number, text
-
-    def push_back(self, item: tuple[int, str]) -> None:
-        self._back.append(item)
-
-    def error(self, line: int | None, problem: str) -> DmpFileError:
-        return DmpFileError(self.name, line, problem)
 
 
 def to_bytes(lines: Lines, number: int, text: str) -> bytes:
@@ -284,7 +243,6 @@ class DmpReader:
         number, text = first
         if text.startswith("AMQSBCG0"):
             self.info.tool = "amqsbcg"
-            from .amqsbcg import read_preamble
             read_preamble(self)
             return
         m = _HEADER.match(text)
@@ -319,7 +277,6 @@ class DmpReader:
         if self.info.tool is None:
             return
         if self.info.tool == "amqsbcg":
-            from .amqsbcg import iter_amqsbcg
             source = iter_amqsbcg(self)
         else:
             source = iter_dmp(self.lines)
