@@ -60,6 +60,7 @@ from mqconsole.tui.screens.dialogs import (
 from mqconsole.tui.screens.operation import OperationDialog
 from mqconsole.tui.summary import is_bad, plan_text, summary_text
 from mqconsole.tui.targets import Targets
+from mqconsole.tui.widgets.paths import PathSuggester
 
 if TYPE_CHECKING:
     from mqconsole.ops.operation import Operation
@@ -86,6 +87,22 @@ class ActionRunner:
 
     def queue_names(self, *, exclude: str | None = None) -> list[str]:
         return [r["name"] for r in self.ctx.queue_rows if r["name"] != exclude]
+
+    def queue_choices(self, *, exclude: str | None = None) -> list[tuple[str, Text]]:
+        """The queues a message can be put to, for a pick list: each name with its type
+        and depth (a model queue is a template, not a destination)."""
+        out = []
+        for r in self.ctx.queue_rows:
+            if r["name"] == exclude or r.get("type") == "model":
+                continue
+            label = Text(clean(r["name"]))
+            kind = str(r.get("type") or "")
+            extra = kind if r.get("depth") is None else f"{kind} · {r['depth']:,}"
+            if r.get("put_inhibited"):
+                extra += " · put-inhibited"
+            label.append(f"  {extra}", "dim")
+            out.append((r["name"], label))
+        return out
 
     def _check_queue(self, name: str, source: str) -> str | None:
         if not name:
@@ -234,6 +251,7 @@ class ActionRunner:
         self.ctx.app.push_screen(InputDialog(
             f"{verb} to which queue?", Text(f"{verb} {clean(t.label)} of {clean(t.queue)} to:"),
             suggestions=self.queue_names(exclude=t.queue), placeholder="QUEUE.NAME",
+            choices=self.queue_choices(exclude=t.queue),
             validate=lambda v: self._check_queue(v, t.queue)), got_dest)
 
     def _from_dlq(self, source: str, dest: str) -> bool:
@@ -308,7 +326,8 @@ class ActionRunner:
         self.ctx.app.push_screen(InputDialog(
             "Save to a file", Text(f"Save {clean(t.label)} of {clean(t.queue)} "
                                    "(dmpmqmsg format) to:"),
-            value=self.default_save_path(t.queue), validate=new_file_problem), got)
+            value=self.default_save_path(t.queue), validate=new_file_problem,
+            suggester=PathSuggester()), got)
 
     def load(self, queue: str) -> None:
         if self._refuse("load"):
@@ -356,7 +375,7 @@ class ActionRunner:
                                         Text(f"Put the messages of a dmpmqmsg file on "
                                              f"{clean(queue)}. File:"),
                                         value=str(ctx.settings.save_dir or Path.cwd()) + os.sep,
-                                        validate=check), got)
+                                        validate=check, suggester=PathSuggester()), got)
 
     # -- edit --------------------------------------------------------------------------------
     def edit(self, queue: str, view: MessageView, *, external: bool = False) -> None:

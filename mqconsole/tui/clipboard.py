@@ -9,6 +9,7 @@ from typing import Any
 from mqconsole.tui.context import ConsoleContext
 from mqconsole.tui.safe import txt
 from mqconsole.tui.screens.dialogs import InputDialog
+from mqconsole.tui.widgets.paths import PathSuggester
 
 CLIPBOARD_LIMIT = 60_000  # larger payloads are saved to a file instead
 
@@ -70,7 +71,8 @@ def save_payload(ctx: ConsoleContext, view: Any) -> None:
                     what="save payload")
 
     ctx.app.push_screen(InputDialog("Save the payload", txt("Write the payload bytes to:"),
-                                    value=default, validate=new_file_problem), got)
+                                    value=default, validate=new_file_problem,
+                                    suggester=PathSuggester()), got)
 
 
 __all__ = ["copy_payload", "copy_text", "save_payload"]

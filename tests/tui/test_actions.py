@@ -324,6 +324,12 @@ async def test_the_journal_screen_lists_what_was_done(make_app, qm):
         await pilot.press("J")
         await wait_for(app, pilot, lambda: "1 of 1 records" in screen_text(app))
         assert "copy" in screen_text(app) and "APP.ORDERS → APP.AUDIT" in screen_text(app)
-        await pilot.press("enter")
-        await wait_for(app, pilot, lambda: isinstance(app.screen, TextDialog))
-        assert '"outcome": "done"' in str(app.screen.body)
+        await pilot.press("enter")  # the record: its counts, then its MsgIds
+        from mqconsole.tui.screens.journal_record import JournalRecordScreen
+
+        await wait_for(app, pilot, lambda: isinstance(app.screen, JournalRecordScreen)
+                       and app.screen.outcomes is not None)
+        await pilot.pause()
+        assert "1 done · 0 failed · 0 skipped" in screen_text(app)
+        [outcome] = app.screen.outcomes
+        assert (outcome.outcome, outcome.destination) == ("done", "APP.AUDIT")

@@ -126,10 +126,12 @@ async def test_a_record_of_21600_msgids_opens_readably(make_app, tmp_path):
         await pilot.press("enter")
         await wait_for(app, pilot, lambda: isinstance(app.screen, JournalRecordScreen)
                        and app.screen.outcomes is not None)
+        await pilot.pause()
         text = screen_text(app)
         assert "21,600 done · 2 failed · 0 skipped" in text
         assert "APP.BIG → APP.IN" in text and "by alice" in text
         assert '"msgid"' not in text and "{" not in text  # not the record's JSON
+        assert "⏎" not in text  # its lines are lines
         assert "MsgIds 1–500 of 21,602 · page 1 of 44 (n/p)" in text
         table = app.screen.query_one("#jr-ids", DataTable)
         assert table.row_count == 500

@@ -15,7 +15,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
-from textual.suggester import SuggestFromList
+from textual.suggester import Suggester, SuggestFromList
 from textual.widgets import Button, Checkbox, Input, Label, OptionList, Static
 from textual.widgets.option_list import Option
 
@@ -120,35 +120,83 @@ class TypeNameDialog(Dialog):
         self.dismiss(False)
 
 
+MAX_PICKS = 200  # choices listed under the input at once (typing narrows them)
+
+
 class InputDialog(Dialog):
-    """Ask for one value; ``validate`` returns a problem sentence or None."""
+    """Ask for one value; ``validate`` returns a problem sentence or None.
+
+    ``choices`` (value, label) are also listed under the input, narrowed as it is typed
+    (names starting with the text first, then names holding it): ``down`` goes into the
+    list and ``enter`` there takes one. ``suggester`` completes the input instead of
+    ``suggestions`` (a file path: :class:`~mqconsole.tui.widgets.paths.PathSuggester`)."""
 
     def __init__(self, title: Text | str, prompt: Text | str, *, value: str = "",
                  suggestions: Iterable[str] = (), placeholder: str = "",
-                 validate: Callable[[str], str | None] | None = None) -> None:
+                 validate: Callable[[str], str | None] | None = None,
+                 choices: Sequence[tuple[str, Text | str]] = (),
+                 suggester: Suggester | None = None) -> None:
         super().__init__(title)
         self.prompt = Text(prompt) if isinstance(prompt, str) else prompt
         self.value = value
         self.suggestions = list(suggestions)
         self.placeholder = placeholder
         self.validate = validate
+        self.choices = list(choices)
+        self.suggester = suggester
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
             yield Label(self.title_text, classes="title")
             yield Static(self.prompt)
-            suggester = (SuggestFromList(self.suggestions, case_sensitive=False)
-                         if self.suggestions else None)
+            suggester = self.suggester or (
+                SuggestFromList(self.suggestions, case_sensitive=False)
+                if self.suggestions else None)
             yield Input(value=self.value, placeholder=self.placeholder, suggester=suggester,
                         id="value")
+            if self.choices:
+                yield OptionList(*self._picks(self.value), id="picks")
             yield Label(Text(""), id="problem", classes="error")
-            yield Label(Text("enter: OK   right: complete   escape: cancel"), classes="hint")
+            yield Label(Text("enter: OK   right: complete   "
+                             + ("down: pick from the list   " if self.choices else "")
+                             + "escape: cancel"), classes="hint")
+
+    def _picks(self, typed: str) -> list[Option]:
+        text = typed.strip().upper()
+        first = [c for c in self.choices if c[0].upper().startswith(text)]
+        then = [c for c in self.choices if text and text in c[0].upper()
+                and not c[0].upper().startswith(text)]
+        return [Option(Text(label) if isinstance(label, str) else label, id=value)
+                for value, label in (first + then)[:MAX_PICKS]]
 
     def on_mount(self) -> None:
         self.query_one("#value", Input).focus()
 
+    def on_input_changed(self, event: Input.Changed) -> None:
+        if self.choices and event.input.id == "value":
+            picks = self.query_one("#picks", OptionList)
+            picks.clear_options()
+            picks.add_options(self._picks(event.value))
+
+    def on_key(self, event) -> None:  # type: ignore[no-untyped-def]
+        if (event.key == "down" and self.choices and self.focused is not None
+                and self.focused.id == "value"):
+            picks = self.query_one("#picks", OptionList)
+            if picks.option_count:
+                event.stop()
+                picks.focus()
+                picks.highlighted = 0
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        if event.option_list.id == "picks" and event.option.id is not None:
+            event.stop()
+            self.query_one("#value", Input).value = event.option.id
+            self._submit(event.option.id)
+
     def on_input_submitted(self, event: Input.Submitted) -> None:
-        value = event.value.strip()
+        self._submit(event.value.strip())
+
+    def _submit(self, value: str) -> None:
         problem = self.validate(value) if self.validate is not None else None
         if problem:
             self.query_one("#problem", Label).update(Text(problem))

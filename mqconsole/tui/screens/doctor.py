@@ -21,6 +21,7 @@ from mqconsole.tui.screens.base import ConsoleScreen
 from mqconsole.tui.screens.dialogs import InputDialog, TextDialog
 from mqconsole.tui.widgets.banner import Banner
 from mqconsole.tui.widgets.lists import ListTable
+from mqconsole.tui.widgets.paths import PathSuggester
 
 VERDICT_STYLE = {"ok": "bold green", "warn": "bold yellow", "bad": "bold red"}
 
@@ -112,7 +113,7 @@ class DoctorScreen(ConsoleScreen):
 
         self.app.push_screen(InputDialog(
             "Endpoints", Text("An endpoints file (empty: judge each queue on its own):"),
-            value=self.endpoints_path or "", validate=check), got)
+            value=self.endpoints_path or "", validate=check, suggester=PathSuggester()), got)
 
     def action_copy_fixes(self) -> None:
         if self.report is not None:

@@ -35,11 +35,13 @@ def describe(entry: Any) -> Text:
     out.append(f" · {state}\n", "bold red" if entry.state == "interrupted" else "")
     who = entry.operator + (f" (sudo {entry.sudo_user})" if entry.sudo_user else "")
     out.append_text(txt(f"by {who} · profile {entry.profile or '-'} · "
-                        f"queue manager {entry.qmgr or '-'}\n"))
+                        f"queue manager {entry.qmgr or '-'}"))
+    out.append("\n")
     route = entry.source or "-"
     if entry.destinations:
         route += " → " + ", ".join(entry.destinations)
-    out.append_text(txt(route + "\n"))
+    out.append_text(txt(route))
+    out.append("\n")
     out.append(f"{counts['done']:,} done", "bold")
     out.append(f" · {counts['failed']:,} failed", "bold red" if counts["failed"] else "")
     out.append(f" · {counts['skipped']:,} skipped\n",
@@ -48,10 +50,11 @@ def describe(entry: Any) -> Text:
         out.append(f"{len(entry.in_doubt):,} in doubt (their last unit's commit is not "
                    "recorded: check the queues)\n", "bold red")
     if entry.backup:
-        out.append_text(txt(f"backup: {entry.backup}\n"))
+        out.append_text(txt(f"backup: {entry.backup}"))
+        out.append("\n")
     details = {k: v for k, v in entry.details.items() if not isinstance(v, dict | list)}
     if details:
-        out.append_text(txt(" · ".join(f"{k}: {v}" for k, v in details.items()) + "\n"))
+        out.append_text(txt(" · ".join(f"{k}: {v}" for k, v in details.items())))
     return out
 
 
