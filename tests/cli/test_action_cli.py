@@ -146,6 +146,8 @@ def test_a_raising_action_fails_its_messages_exit_1_and_is_journaled(tmp_path, d
     [entry] = journal(cfg, tmp_path)
     assert entry["operation"] == "action" and "down" in entry["details"]["sentence"]
     assert len(ids(cfg, tmp_path, "APP.ORDERS")) == 40
+    r = act(cfg, tmp_path, "boom", "APP.ORDERS", "--limit", "2", "--all")
+    assert r.code == 1 and r.err.count("action boom failed") == 1, r.err  # said once
 
 
 def test_the_ticket_file_example_writes_a_ticket(tmp_path, demo):

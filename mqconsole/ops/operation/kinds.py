@@ -475,15 +475,13 @@ class PluginAction:
             text = str(e).strip().splitlines()[0] if str(e).strip() else ""
             sentence = (f"plugin {a.plugin}'s action {a.id} failed "
                         f"({type(e).__name__}{': ' + text if text else ''})")
-            result.unlisted_failures = len(messages)
-            result.warnings.append(sentence)
+            result.unlisted_failures = len(messages)  # said once, as the action's sentence
             step.extra.update(sentence=sentence, files=[])
             step.details.update(sentence=sentence)
             return result
         if not isinstance(out, ActionSummary):
             out = ActionSummary(sentence=f"plugin {a.plugin}'s action {a.id} returned "
                                 f"{type(out).__name__}, not an ActionSummary")
-            result.warnings.append(out.sentence)
         result.done = max(0, int(out.done))
         result.unlisted_failures = max(0, int(out.failed))
         result.cancelled = step.control.cancelled
