@@ -229,7 +229,9 @@ class ActionRunner:
                     body.append_text(plan_text(summary))
                 self._confirm(t, f"{verb} messages", body, danger=not copy,
                               typed=t.everything and not copy, confirm=verb,
-                              then=lambda: self.start(kind, f"{verb} {t.queue} → {dest}"))
+                              then=lambda: self.start(kind, f"{verb} {t.queue} → {dest}",
+                                                      leave_detail=t.view is not None
+                                                      and not copy))
 
             self.prepare(kind, planned, preview=True, what=f"{verb.lower()} to {dest}")
 

@@ -170,6 +170,29 @@ async def test_delete_saves_a_backup_first(make_app, qm, tmp_path):
     assert journal(tmp_path)[-1].backup == str(backups[0])
 
 
+async def test_a_move_from_the_detail_goes_back_to_the_list(make_app, qm):
+    """As delete and edit do (issue 15 item 11): the moved message is not there any more;
+    a copy leaves it, and stays on its detail."""
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(app, pilot)
+        await open_queue(app, pilot, "APP.ORDERS.BOQ")
+        await settle(app, pilot)
+        await pilot.press("enter")
+        await wait_for(app, pilot, lambda: isinstance(app.screen, DetailScreen))
+        await pilot.press("c")
+        await answer(app, pilot, InputDialog, "enter", value="APP.AUDIT")
+        await answer(app, pilot, ConfirmDialog, "y")
+        assert "Copied 1 of 1 message" in await result(app, pilot)
+        assert isinstance(app.screen, DetailScreen)  # a copy: the message is still there
+        await pilot.press("m")
+        await answer(app, pilot, InputDialog, "enter", value="APP.AUDIT")
+        await answer(app, pilot, ConfirmDialog, "y")
+        assert "Moved 1 of 1 message" in await result(app, pilot)
+        assert isinstance(app.screen, MessagesScreen)  # the detail of a moved message closed
+    assert depth(qm, "APP.ORDERS.BOQ") == 4 and depth(qm, "APP.AUDIT") == 2
+
+
 async def test_edit_a_payload_in_the_text_area(make_app, qm, tmp_path):
     app = make_app()
     async with app.run_test(size=(80, 24)) as pilot:
