@@ -115,8 +115,10 @@ DETAIL_TABS = [Key(f"tab_{n}", str(n), label, action=f"tab({n})", show=False,
                    help=f"Show the {label} tab")
                for n, label in enumerate(("Summary", "MQMD", "Headers", "Text", "Hex",
                                           "Pretty", "Decoded"), 1)]
-DETAIL_KEYS = [*DETAIL_TABS, MENU, MOVE, COPY, RESUBMIT, DELETE, EDIT, EDIT_EXTERNAL, SAVE,
-               COPY_MSGID, COPY_PAYLOAD, SAVE_PAYLOAD]
+LOAD_ALL = Key("load_all", "L", "Load all", show=False,
+               help="Show all of a large payload (it opens with its first 64 KB)")
+DETAIL_KEYS = [*DETAIL_TABS, LOAD_ALL, MENU, MOVE, COPY, RESUBMIT, DELETE, EDIT,
+               EDIT_EXTERNAL, SAVE, COPY_MSGID, COPY_PAYLOAD, SAVE_PAYLOAD]
 
 # -- doctor and replay (read only: they inquire and browse) ---------------------------------
 ENDPOINTS = Key("endpoints", "o", "Endpoints", help="Judge with an endpoints file")

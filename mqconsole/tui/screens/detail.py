@@ -25,6 +25,7 @@ from mqconsole.tui.context import ConsoleContext
 from mqconsole.tui.safe import clean, clean_block, txt
 from mqconsole.tui.screens.base import ConsoleScreen
 from mqconsole.tui.widgets.banner import Banner
+from mqconsole.tui.widgets.lazylines import HEX_WIDTH, WRAP, LazyLines, hex_line, text_lines
 from mqconsole.tui.widgets.lists import ListTable
 from mqconsole.tui.widgets.payload import PayloadView
 
@@ -33,7 +34,7 @@ if TYPE_CHECKING:
 
 TABS = ["summary", "mqmd", "headers", "text", "hex", "pretty", "decoded"]
 MAX_PRETTY = 2 * 1024 * 1024  # bytes of payload we pretty-print
-MAX_HEX = 1024 * 1024  # bytes of payload shown as hex (the rest is noted)
+PREVIEW = 64 * 1024  # a larger payload shows its first PREVIEW bytes/characters; L: all
 
 
 def _value(v: Any) -> str:
@@ -170,6 +171,8 @@ class DetailScreen(ConsoleScreen):
         super().__init__(ctx)
         self.queue = queue
         self.view = view
+        self.large = False  # over PREVIEW: shown in part until L
+        self._loading_all = False
 
     def compose(self) -> ComposeResult:
         v = self.view
@@ -184,10 +187,15 @@ class DetailScreen(ConsoleScreen):
             with TabPane("4 Text", id="text"):
                 yield Static(Text(""), id="text-note", classes="note")
                 yield PayloadView(id="text-view")
+                yield LazyLines(id="text-all", classes="all")
             with TabPane("5 Hex", id="hex"):
+                yield Static(Text(""), id="hex-note", classes="note")
                 yield PayloadView(id="hex-view")
+                yield LazyLines(id="hex-all", classes="all")
             with TabPane("6 Pretty", id="pretty"):
+                yield Static(Text(""), id="pretty-note", classes="note")
                 yield PayloadView(id="pretty-view")
+                yield LazyLines(id="pretty-all", classes="all")
             if self.ctx.plugins.has_decoders:
                 with TabPane("7 Decoded", id="decoded"):
                     yield Static(Text("decoding…"), id="decoded-note", classes="note")
@@ -211,28 +219,119 @@ class DetailScreen(ConsoleScreen):
             headers.add_row(txt(kind), txt(name), txt(value))
         if not rows:
             headers.add_row(Text("-"), Text("no MQ headers before the payload"), Text(""))
-        text = v.text
-        note = self.query_one("#text-note", Static)
+        for pane in ("text", "hex", "pretty"):
+            self.query_one(f"#{pane}-all", LazyLines).display = False
+            self.query_one(f"#{pane}-note", Static).display = pane == "text"
+        self.large = len(v.payload) > PREVIEW
+        if self.large:  # decoded, made safe and laid out off the event loop
+            self.query_one("#text-note", Static).update(Text("reading the payload…"))
+            self.ctx.backend(self._preview, done=self._show_preview, queue=self.queue,
+                             what="show the payload")
+        else:
+            self._show_preview(self._preview())
+        self.query_one("#summary-table", DataTable).focus()
+        self._decode()
+
+    # -- the payload: whole when small, else its first PREVIEW and all on request ---------
+    def _text_note(self) -> str:
+        v = self.view
+        if v.text is None:
+            extra = getattr(v.decoded, "note", None)
+            return f"Not text ({extra or 'binary'}): shown in the Hex tab."
         decoded = v.decoded
         codec = getattr(decoded, "codec", None)
         extra = getattr(decoded, "note", None)
-        if text is None:
-            note.update(txt(f"Not text ({extra or 'binary'}): shown in the Hex tab."))
-            self.query_one("#text-view", PayloadView).set_payload("")
-        else:
-            note.update(txt(f"CCSID {v.payload_ccsid} read as {codec or '?'}"
-                            + (f" — {extra}" if extra else "")
-                            + " · control characters are shown as \\x.. escapes"))
-            self.query_one("#text-view", PayloadView).set_payload(clean_block(text))
+        return (f"CCSID {v.payload_ccsid} read as {codec or '?'}"
+                + (f" — {extra}" if extra else "")
+                + " · control characters are shown as \\x.. escapes")
+
+    def _preview(self) -> dict[str, Any]:
+        """What the Text, Hex and Pretty tabs show first (a worker's job when large)."""
+        v = self.view
         payload = v.payload
-        dump = hex_dump(payload[:MAX_HEX], ccsid=v.payload_ccsid)
-        if len(payload) > MAX_HEX:
-            dump += f"\n… {len(payload) - MAX_HEX:,} more bytes (save the message to see them)"
-        self.query_one("#hex-view", PayloadView).set_payload(dump)
+        text = v.text
         body, kind = pretty(v)
-        self.query_one("#pretty-view", PayloadView).set_payload(clean_block(body), kind)
-        self.query_one("#summary-table", DataTable).focus()
-        self._decode()
+        out: dict[str, Any] = {"note": self._text_note(), "kind": kind}
+        if not self.large:
+            dump = hex_dump(payload, ccsid=v.payload_ccsid)
+            out.update(text=clean_block(text or ""), hex=dump, pretty=clean_block(body))
+            return out
+        more = " · L loads all of it"
+        size = f"{len(payload):,} bytes"
+        out.update(text=clean_block((text or "")[:PREVIEW]),
+                   hex=hex_dump(payload[:PREVIEW], ccsid=v.payload_ccsid),
+                   pretty=clean_block(body[:PREVIEW]),
+                   hex_note=f"The first {PREVIEW // 1024} KB of {size}{more}")
+        if text is not None and len(text) > PREVIEW:
+            out["note"] += f"\nThe first {PREVIEW // 1024} K characters of {size}{more}"
+        if len(body) > PREVIEW:
+            out["pretty_note"] = (f"The first {PREVIEW // 1024} K characters of "
+                                  f"{len(body):,}{more}")
+        return out
+
+    def _show_preview(self, p: dict[str, Any]) -> None:
+        if not self.is_attached:
+            return
+        self.query_one("#text-note", Static).update(txt(p["note"]) if "\n" not in p["note"]
+                                                    else Text(clean_block(p["note"])))
+        self.query_one("#text-view", PayloadView).set_payload(p["text"])
+        self.query_one("#hex-view", PayloadView).set_payload(p["hex"])
+        self.query_one("#pretty-view", PayloadView).set_payload(p["pretty"], p["kind"])
+        for pane in ("hex", "pretty"):
+            note = p.get(f"{pane}_note")
+            widget = self.query_one(f"#{pane}-note", Static)
+            widget.display = note is not None
+            if note is not None:
+                widget.update(txt(note))
+
+    def action_load_all(self) -> None:
+        """Every line of the payload (text, hex, pretty), laid out in a worker and drawn as
+        it comes into view."""
+        if not self.large:
+            self.ctx.notify("The whole payload is shown already.")
+            return
+        if self._loading_all:
+            return
+        self._loading_all = True
+        self.ctx.notify("Loading the whole payload…")
+        self.ctx.backend(self._all, done=self._show_all, queue=self.queue,
+                         what="load the whole payload")
+
+    def _all(self) -> dict[str, list[str]]:
+        v = self.view
+        text = v.text
+        body, _ = pretty(v)
+        return {"text": text_lines(text) if text is not None else [],
+                "pretty": text_lines(body)}
+
+    def _show_all(self, lines: dict[str, list[str]]) -> None:
+        if not self.is_attached:
+            return
+        v = self.view
+        payload = v.payload
+        ccsid = v.payload_ccsid
+        rows = -(-len(payload) // HEX_WIDTH)
+        shown = {"text": (len(lines["text"]), lines["text"].__getitem__),
+                 "pretty": (len(lines["pretty"]), lines["pretty"].__getitem__),
+                 "hex": (rows, lambda i: hex_line(payload, i, ccsid))}
+        for pane, (count, line) in shown.items():
+            if pane == "text" and v.text is None:
+                continue
+            self.query_one(f"#{pane}-view", PayloadView).display = False
+            view = self.query_one(f"#{pane}-all", LazyLines)
+            view.display = True
+            view.show(count, line, width=78 if pane == "hex" else WRAP)
+            if self.query_one(TabbedContent).active == pane:
+                view.focus()
+        notes = {"text": self.query_one("#text-note", Static),
+                 "hex": self.query_one("#hex-note", Static),
+                 "pretty": self.query_one("#pretty-note", Static)}
+        if v.text is not None:
+            notes["text"].update(txt(f"{self._text_note()} · all {len(payload):,} bytes"))
+        notes["hex"].update(txt(f"All {len(payload):,} bytes"))
+        if notes["pretty"].display:
+            notes["pretty"].update(txt(f"All {len(lines['pretty']):,} lines"))
+        self.ctx.notify("The whole payload is shown.")
 
     def _decode(self) -> None:
         """The site decoders' results, in a worker (plugin hooks never run on the event
@@ -268,9 +367,10 @@ class DetailScreen(ConsoleScreen):
         tabs = self.query_one(TabbedContent)
         tabs.active = TABS[n - 1]
         pane = tabs.get_pane(TABS[n - 1])
-        for widget in pane.query("DataTable, PayloadView"):
-            widget.focus()
-            break
+        for widget in pane.query("DataTable, PayloadView, LazyLines"):
+            if widget.display:
+                widget.focus()
+                break
 
     def action_back(self) -> None:
         self.app.pop_screen()
