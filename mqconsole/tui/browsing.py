@@ -176,6 +176,7 @@ class BrowseModel:
         self.summary = SummaryBuilder(queue, now=self.now, local_qmgr=local_qmgr or "")
         self.scanned = 0  # messages read from the queue (matching or not)
         self.done = False  # the cursor reached the end of the queue
+        self.stopped = False  # the operator stopped the read: the list is what was read
         self.depth_hint: int | None = None  # CURDEPTH when the listing started
         self._cursor: Any = None
         self._window: OrderedDict[int, MessageView] = OrderedDict()  # position -> view
@@ -314,7 +315,7 @@ class BrowseModel:
 
     def expected_rows(self) -> int:
         """Rows the list should make room for: all of them when known, else an estimate."""
-        if self.done or self.where is not None:
+        if self.done or self.where is not None or self.stopped:
             return self.count
         return max(self.count, self.depth_hint or 0)
 

@@ -142,3 +142,44 @@ async def test_detail_of_an_ebcdic_message_and_an_rfh2(make_app):
         await pilot.press("enter", "3")
         await pilot.pause()
         assert "MQRFH2" in screen_text(app) and "folder jms" in screen_text(app)
+
+
+async def test_escape_on_a_long_read_shows_what_was_read(make_app, big_queue, monkeypatch):
+    """Issue 15 item 10: End on a deep queue, then Escape: the list is what was read, the
+    cursor on its last row (not on an unread row far below), and End reads on."""
+    import time
+
+    from mqconsole.backends.embedded import cursor as embedded_cursor
+
+    slow = embedded_cursor.EmbeddedCursor.next_batch
+
+    def next_batch(self, n):
+        time.sleep(0.05)
+        return slow(self, n)
+
+    monkeypatch.setattr(embedded_cursor.EmbeddedCursor, "next_batch", next_batch)
+    app = make_app(page_size=100)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(app, pilot)
+        await open_queue(app, pilot, big_queue)
+        await settle(app, pilot)
+        model = app.screen.model
+        lst = app.screen.query_one(MessageList)
+        await pilot.press("end")
+        await wait_for(app, pilot, lambda: model.count >= 1000 and app.screen._reading,
+                       workers=False)
+        await pilot.press("escape")
+        await wait_for(app, pilot, lambda: not app.screen._reading)
+        await pilot.pause()
+        assert isinstance(app.screen, MessagesScreen) and not model.done and model.stopped
+        read = model.count
+        assert lst.virtual_size.height == read and lst.cursor == read - 1
+        text = screen_text(app)
+        assert f"showing {read:,} of ~6,000" in text and "End or E reads on" in text
+        assert f"  {read} " in text  # the last row read is on screen
+        await pilot.pause(0.3)
+        assert model.count == read  # and the read does not go on by itself
+        await pilot.press("end")
+        await wait_for(app, pilot, lambda: model.done, timeout=60)
+        await settle(app, pilot)
+        assert model.count == 6000 and lst.cursor == 5999

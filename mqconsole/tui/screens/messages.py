@@ -189,6 +189,7 @@ class MessagesScreen(ConsoleScreen):
             return
         if event.rows is None:
             self._want = None
+            self.model.stopped = False
         elif self._want is not None:
             self._want = max(self._want, event.rows)
         self._ensure_reader()
@@ -261,8 +262,10 @@ class MessagesScreen(ConsoleScreen):
             hidden = hidden_marks(lst, model)
             if hidden:
                 out.append(f" ({hidden:,} hidden by the filter)", "bold yellow")
-        if self._reading and not model.done:
+        if self._reading and not model.done and not model.stopped:
             out.append(" · reading… (esc stops)")
+        elif model.stopped and not model.done:
+            out.append(f" · stopped after {model.scanned:,} read (End or E reads on)")
         self.query_one("#status", Static).update(out)
 
     def _update_summary(self) -> None:
@@ -286,9 +289,12 @@ class MessagesScreen(ConsoleScreen):
                 self._want is None:
             self._cancel.set()
             self._want = self.model.count
+            self.model.stopped = True  # the list shrinks to what was read, the cursor on it
             self._cancel = threading.Event()
-            self.app.notify("Stopped reading; the rows read so far stay listed.",
-                            markup=False)
+            self.query_one(MessageList).rows_changed()
+            self._update_status()
+            self.app.notify("Stopped reading; the rows read so far stay listed (End or E "
+                            "reads on).", markup=False)
             return
         self.app.pop_screen()
 
@@ -354,6 +360,7 @@ class MessagesScreen(ConsoleScreen):
     def action_read_all(self) -> None:
         if self.model is not None and not self.model.done:
             self._want = None
+            self.model.stopped = False
             self._ensure_reader()
             self._update_status()
 

@@ -186,7 +186,7 @@ class MessageList(ScrollView, can_focus=True):
     def rows_changed(self) -> None:
         """The model has more rows (or is done): resize and redraw."""
         rows = self.model.expected_rows() if self.model is not None else 0
-        if not self.model or not self.model.done:
+        if not self.model or not (self.model.done or self.model.stopped):
             rows = max(rows, self.model.count + 1 if self.model else 0)
         self.virtual_size = Size(self.size.width, rows)
         if self.model is not None and self.cursor >= rows > 0:
@@ -294,8 +294,8 @@ class MessageList(ScrollView, can_focus=True):
 
     def _check_needed(self) -> None:
         model = self.model
-        if model is None or model.done:
-            return
+        if model is None or model.done or model.stopped:
+            return  # a stopped read goes on when asked (End, E), not by itself
         height = self.scrollable_content_region.height or 24
         want = max(self.scroll_offset.y + height, self.cursor + 1) + model.page_size // 2
         if want > model.count and want > self._asked:
@@ -322,7 +322,9 @@ class MessageList(ScrollView, can_focus=True):
     def action_last(self) -> None:
         model = self.model
         if model is not None and not model.done:
+            model.stopped = False  # End reads on after a stopped read
             self.post_message(self.NeedRows(None))
+            self.rows_changed()
         self.cursor = self._rows() - 1
 
     def on_click(self, event) -> None:  # the mouse is optional, but works
