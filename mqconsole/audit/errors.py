@@ -40,3 +40,14 @@ def first_line(error: BaseException) -> str:
         if line:
             return line[:300]
     return type(error).__name__
+
+
+def is_spark_error(error: Exception) -> bool:
+    """Whether Spark or py4j raised it (a sentence for the operator), not a bug of ours."""
+    try:
+        from py4j.protocol import Py4JError
+        from pyspark.errors import PySparkException
+    except ImportError:  # pragma: no cover - pyspark is there when a query ran
+        return False
+    return isinstance(error, PySparkException | Py4JError) or type(error).__module__.startswith(
+        ("pyspark", "py4j"))

@@ -15,7 +15,7 @@ from datetime import UTC, date, datetime
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
-from mqconsole.audit.errors import AuditInputError, first_line
+from mqconsole.audit.errors import AuditInputError, first_line, is_spark_error
 from mqconsole.audit.report import iso
 from mqconsole.audit.snapshot import locate, read_messages
 
@@ -61,16 +61,6 @@ def run_query(spark: SparkSession, path: Any, text: str) -> QueryResult:
             raise
         raise AuditInputError(f"the query failed: {first_line(e)}") from None
     return QueryResult(columns=columns, rows=rows)
-
-
-def is_spark_error(error: Exception) -> bool:
-    try:
-        from py4j.protocol import Py4JError
-        from pyspark.errors import PySparkException
-    except ImportError:  # pragma: no cover - pyspark is there when a query ran
-        return False
-    return isinstance(error, PySparkException | Py4JError) or type(error).__module__.startswith(
-        ("pyspark", "py4j"))
 
 
 def plain(value: Any) -> Any:

@@ -30,7 +30,7 @@ from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 from mqconsole.audit.columns import UNPARSED_SQL
-from mqconsole.audit.errors import AuditInputError, first_line
+from mqconsole.audit.errors import AuditInputError, first_line, is_spark_error
 from mqconsole.audit.snapshot import (
     ARRIVAL_SQL,
     SnapshotFolder,
@@ -116,8 +116,6 @@ def build_report(spark: SparkSession, path: Any, *, as_of: datetime | None = Non
     try:
         return _build(spark, folder, when, say, use_summary)
     except Exception as e:
-        from mqconsole.audit.query import is_spark_error
-
         if not is_spark_error(e):
             raise
         raise AuditInputError(f"{folder.root} cannot be read as a snapshot: "

@@ -9,20 +9,36 @@ was: the buffer grows to the message's length and the same call is made again.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from contextlib import AbstractContextManager
+from typing import Any, Protocol
 
 from mqconsole.mq.errors import MQError
 from mqconsole.mq.message import Message
 
-if TYPE_CHECKING:
-    from .connection import MQIQueueManager
+
+class CursorConnection(Protocol):
+    """What a cursor uses of its :class:`~.connection.MQIQueueManager` (which imports this
+    module to make cursors): the library, the guarded call, one MQGET, closing a handle and
+    the open unit-of-work flag."""
+
+    lib: Any
+    _uow: bool
+
+    def _call(self, what: str, *, auth: str = "", obj: str = "", hint: str = ""
+              ) -> AbstractContextManager[None]: ...
+
+    def _get(self, handle: Any, options: int, match: int, *, size: int | None = None,
+             msg_id: bytes | None = None, correl_id: bytes | None = None,
+             empty_ok: bool = False) -> Message | None: ...
+
+    def _close_handle(self, handle: Any) -> None: ...
 
 
 class MQICursor:
     """One browse handle (protocol ``BrowseCursor``). Calls go through its connection's lock,
     so a cursor may be used from any thread."""
 
-    def __init__(self, qm: MQIQueueManager, queue: str, handle: Any, *, can_get: bool) -> None:
+    def __init__(self, qm: CursorConnection, queue: str, handle: Any, *, can_get: bool) -> None:
         self.queue = queue
         self._qm = qm
         self._handle = handle
