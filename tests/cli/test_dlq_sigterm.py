@@ -1,7 +1,7 @@
-"""SIGTERM to a real ``mqconsole dlq-handler`` in the middle of a pass over 10,000
-dead-letter messages: it backs out its open unit of work and ends cleanly, and every
-message is exactly once either still on the dead-letter queue (as it was) or on its
-destination (header removed)."""
+"""SIGTERM (a service manager's stop) or SIGINT (Ctrl-C) to a real ``mqconsole
+dlq-handler`` in the middle of a pass over 10,000 dead-letter messages: it backs out its
+open unit of work and ends cleanly, and every message is exactly once either still on the
+dead-letter queue (as it was) or on its destination (header removed)."""
 
 from __future__ import annotations
 
@@ -70,7 +70,8 @@ def _contents(qm, queue: str) -> list[tuple[bytes, bytes]]:
                 return out
 
 
-def test_sigterm_mid_pass_loses_and_duplicates_nothing(template, tmp_path) -> None:
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT], ids=["TERM", "INT"])
+def test_sigterm_mid_pass_loses_and_duplicates_nothing(template, tmp_path, signum) -> None:
     seed = int(os.environ.get("MQCONSOLE_KILL_SEED", time.time_ns() % (1 << 32)))
     rng = random.Random(seed)
     rules = tmp_path / "retry.rules"
@@ -95,7 +96,7 @@ def test_sigterm_mid_pass_loses_and_duplicates_nothing(template, tmp_path) -> No
                 if (watcher.inquire_queue(DEST).depth or 0) >= target:
                     break
                 time.sleep(0.01)
-            proc.send_signal(signal.SIGTERM)
+            proc.send_signal(signum)
             code = proc.wait(timeout=60)
             err = proc.stderr.read().decode(errors="replace") if proc.stderr else ""
         finally:
