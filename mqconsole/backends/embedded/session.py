@@ -474,6 +474,10 @@ class Session:
         with f.cond:
             while f.owner is not None and f.owner is not self:
                 owner = f.owner
+                if owner.lock._is_owned():  # type: ignore[attr-defined]
+                    # this thread is inside the owner's own work (a finalizer run by a
+                    # collection there): flushing would COMMIT its transaction under it
+                    raise SelfDeadlock
                 if owner.lock.acquire(blocking=False):
                     try:
                         if owner.depth == 0:

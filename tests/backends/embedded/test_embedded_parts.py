@@ -58,3 +58,36 @@ def test_a_finalizer_closing_a_file_inside_file_for_does_not_deadlock(tmp_path) 
     t.join(10)
     assert not t.is_alive()
     assert str(tmp_path / "other.sqlite") not in S._files
+
+
+def test_a_finalizer_run_inside_an_owners_work_leaves_its_transaction_alone(tmp_path) -> None:
+    """A collection in the middle of a connection's own work on this thread (holding its
+    lock, its transaction open, e.g. while it is being opened) may run a dropped
+    connection's finalizer, which begins a transaction on the same file: it must not flush
+    (COMMIT) the owner's transaction under its feet ("cannot commit - no transaction is
+    active" when the owner ends it) but wait for it on a thread of its own (SelfDeadlock)."""
+    import sqlite3
+
+    import pytest
+
+    from mqconsole.backends.embedded.session import SelfDeadlock, Session
+
+    path = tmp_path / "qm.sqlite"
+    a_db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+    b_db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+    a = Session(a_db, path, 5.0, flags=False)
+    b = Session(b_db, path, 5.0, flags=False)
+    try:
+        with a.lock:  # the owner's work: its lock held, no call depth counted
+            a.begin()
+            a_db.execute("CREATE TABLE t (x)")
+            with pytest.raises(SelfDeadlock):
+                b.begin()  # what the dropped connection's finalizer does here
+            assert a.held and a_db.in_transaction
+            a.end(commit=True)  # no "cannot commit - no transaction is active"
+        assert a_db.execute("SELECT count(*) FROM t").fetchone() == (0,)
+    finally:
+        a.close()
+        b.close()
+        a_db.close()
+        b_db.close()
