@@ -183,3 +183,23 @@ async def test_escape_on_a_long_read_shows_what_was_read(make_app, big_queue, mo
         await wait_for(app, pilot, lambda: model.done, timeout=60)
         await settle(app, pilot)
         assert model.count == 6000 and lst.cursor == 5999
+
+
+async def test_the_list_says_when_the_queue_changed_under_it(make_app, qm):
+    """Issue 15 item 11: a list read to its end says '+3 new, r to refresh' (or how many
+    are gone) when the queue's depth moved, rather than showing an old picture as it is."""
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(app, pilot)
+        await open_queue(app, pilot, "APP.AUDIT")  # empty
+        await wait_for(app, pilot, lambda: app.screen.model.done)
+        put_messages(qm, "APP.AUDIT", MQMD(format="MQSTR", ccsid=1208), b"late", count=3)
+        qm.commit()
+        app.screen.check_fresh()  # (on a timer every tui.refresh_seconds; 0 in tests)
+        await wait_for(app, pilot, lambda: "+3 new, r to refresh" in screen_text(app))
+        assert "showing 0 of 0 · the queue changed" in screen_text(app)
+        assert "The queue is empty" not in screen_text(app)
+        assert "it holds 3 now: r reads them" in screen_text(app)
+        await pilot.press("r")
+        await wait_for(app, pilot, lambda: "showing 3 of 3" in screen_text(app))
+        assert "changed" not in screen_text(app)

@@ -36,13 +36,17 @@ PROGRESS_EVERY = 0.15  # seconds between screen updates while reading
 AUTO_READ = 5000  # queues up to this depth are read whole at once (complete summary)
 
 
-def summary_text(model: BrowseModel, width: int) -> Text:
+def summary_text(model: BrowseModel, width: int, depth_now: int | None = None) -> Text:
     s = model.summary.result()
     total = s["total"]
     out = Text(no_wrap=False)
     scope = "" if model.done else f"  (of the first {model.scanned:,} read — E reads all)"
     if not total:
-        out.append("The queue is empty." if model.done else "reading…")
+        if model.done and depth_now:  # read empty, and messages came since
+            out.append(f"The queue was empty when read; it holds {depth_now:,} now: r reads "
+                       "them.", "bold yellow")
+        else:
+            out.append("The queue is empty." if model.done else "reading…")
         return out
     out.append(f"{total:,} messages", "bold")
     out.append(f" · {format_bytes(s['total_bytes'])}")
@@ -90,6 +94,7 @@ class MessagesScreen(ConsoleScreen):
         self._cancel = threading.Event()
         self._generation = 0
         self.depth: int | None = None
+        self.depth_now: int | None = None  # the depth asked since the list was read
 
     def compose(self) -> ComposeResult:
         yield Banner(self.ctx, self.queue)
@@ -104,6 +109,9 @@ class MessagesScreen(ConsoleScreen):
     def on_mount(self) -> None:
         text = self._initial_where or None
         self.start_browse(text, compile_where(text) if text else None)
+        seconds = self.ctx.settings.refresh_seconds
+        if seconds > 0:
+            self.set_interval(seconds, self.check_fresh)
 
     def on_unmount(self) -> None:
         self._stop()
@@ -112,6 +120,26 @@ class MessagesScreen(ConsoleScreen):
         self.query_one(Banner).refresh()
         if self.ctx.take_dirty(self.queue):
             self.action_refresh()
+        else:
+            self.check_fresh()
+
+    def check_fresh(self) -> None:
+        """Ask the queue's depth (in a worker): a list read to its end says when the queue
+        changed under it ('+3 new, r to refresh') instead of showing what is gone."""
+        model = self.model
+        if model is None or not model.done or self._reading:
+            return
+        ctx, queue, gen = self.ctx, self.queue, self._generation
+
+        def got(depth: int | None) -> None:
+            if gen == self._generation and self.is_attached:
+                self.depth_now = depth
+                self._update_status()
+                self._update_summary()
+
+        ctx.backend(lambda: ctx.conns.call(lambda qm: qm.inquire_queue(queue).depth),
+                    done=got, queue=queue, what="inquire queue", group="freshness",
+                    exclusive=True)
 
     def on_resize(self) -> None:
         self.query_one("#header", Static).update(
@@ -148,6 +176,7 @@ class MessagesScreen(ConsoleScreen):
         gen = self._generation
         queue = self.queue
         holder: dict[str, Any] = {}
+        self.depth_now = None
 
         def open_cursor():
             if holder.get("conn") is None:
@@ -264,6 +293,11 @@ class MessagesScreen(ConsoleScreen):
                 out.append(f" ({hidden:,} hidden by the filter)", "bold yellow")
         if self._reading and not model.done and not model.stopped:
             out.append(" · reading… (esc stops)")
+        elif (model.done and model.where is None and self.depth_now is not None
+              and self.depth_now != model.scanned):
+            diff = self.depth_now - model.scanned
+            said = f"+{diff:,} new" if diff > 0 else f"{-diff:,} gone"
+            out.append(f" · the queue changed: {said}, r to refresh", "bold yellow")
         elif model.stopped and not model.done:
             out.append(f" · stopped after {model.scanned:,} read (End or E reads on)")
         self.query_one("#status", Static).update(out)
@@ -272,7 +306,7 @@ class MessagesScreen(ConsoleScreen):
         if self.model is None:
             return
         panel = self.query_one("#summary", Static)
-        panel.update(summary_text(self.model, self.size.width))
+        panel.update(summary_text(self.model, self.size.width, self.depth_now))
 
     # -- keys ---------------------------------------------------------------------------------
     def action_dlq_handler(self) -> None:
