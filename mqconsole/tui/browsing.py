@@ -172,6 +172,8 @@ class BrowseModel:
         self.page_size = max(1, page_size)
         self.window_rows = max(self.page_size * 2, window_rows)
         self.window_bytes = window_bytes
+        self.local_qmgr = local_qmgr
+        self.source: BrowseModel | None = None  # the model this one filters without a browse
         self.index = LightIndex(local_qmgr or "")  # "": not known yet, so always shown
         self.summary = SummaryBuilder(queue, now=self.now, local_qmgr=local_qmgr or "")
         self.scanned = 0  # messages read from the queue (matching or not)
@@ -229,8 +231,8 @@ class BrowseModel:
                         self._pending, self._pending_last = batch[n:], last
                         raise
                     self.scanned += 1
-                    self.summary.add(view)
-                    if keep:
+                    if keep:  # the summary follows the filter
+                        self.summary.add(view)
                         self._remember(view)
                         self.index.append(view)
                 if last:
@@ -239,6 +241,30 @@ class BrowseModel:
                 if progress is not None:
                     progress(self)
             return self.count
+
+    def filtered(self, where: Where | None, where_text: str | None) -> BrowseModel | None:
+        """The rows ``where`` matches, made from the messages already read (no browse), with
+        their own summary — when the unfiltered model was read to its end and every message
+        is still in the window; None otherwise (browse again). ``where`` None: that model."""
+        base = self.source or self
+        if not base.done or base.where is not None or len(base._window) != base.count:
+            return None
+        if where is None:
+            return base
+        out = BrowseModel(base._open_cursor, base.queue, where=where, where_text=where_text,
+                          now=base.now, page_size=base.page_size,
+                          window_rows=base.window_rows, window_bytes=base.window_bytes,
+                          local_qmgr=base.local_qmgr)
+        out.source, out.depth_hint = base, base.depth_hint
+        for i in range(base.count):
+            view = base._window[base.index.positions[i]]
+            out.scanned += 1
+            if where.matches(view):
+                out.summary.add(view)
+                out._remember(view)
+                out.index.append(view)
+        out.done = True
+        return out
 
     def _remember(self, view: MessageView) -> None:
         self._window[view.position] = view

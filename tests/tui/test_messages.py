@@ -203,3 +203,34 @@ async def test_the_list_says_when_the_queue_changed_under_it(make_app, qm):
         await pilot.press("r")
         await wait_for(app, pilot, lambda: "showing 3 of 3" in screen_text(app))
         assert "changed" not in screen_text(app)
+
+
+async def test_a_filter_on_a_fully_read_queue_filters_what_was_read(make_app, qm):
+    """Issue 15 item 10: no new browse (a message put since is not listed until r), and the
+    summary follows the filter; clearing the filter gives the whole list back."""
+    app = make_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(app, pilot)
+        await open_queue(app, pilot, DLQ)
+        await wait_for(app, pilot, lambda: app.screen.model.done)
+        whole = app.screen.model
+        assert whole.count == 240
+        put_messages(qm, DLQ, MQMD(format="MQSTR", ccsid=1208), b"late", count=1)
+        qm.commit()
+        await pilot.press("slash", *"reason = Q_FULL", "enter")
+        await wait_for(app, pilot, lambda: app.screen.model is not whole
+                       and app.screen.model.done)
+        await settle(app, pilot)
+        model = app.screen.model
+        assert model.source is whole and model.scanned == 240  # what was read, no browse
+        full = [r for r in range(240) if whole.row(r).reason == 2053]
+        assert model.count == len(full) and model.summary.result()["total"] == len(full)
+        text = screen_text(app)
+        assert f"{len(full)} messages" in text  # the summary panel: the filter's messages
+        assert f"showing {len(full)} of 240" in text
+        await pilot.press("slash", *["backspace"] * 20, "enter")
+        await wait_for(app, pilot, lambda: app.screen.model is whole)
+        await pilot.press("r")  # a refresh browses again: the late message is there
+        await wait_for(app, pilot, lambda: app.screen.model is not whole
+                       and app.screen.model.done)
+        assert app.screen.model.count == 241

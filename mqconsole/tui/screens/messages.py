@@ -361,7 +361,20 @@ class MessagesScreen(ConsoleScreen):
                 return
         bar.close_quietly()
         self.query_one(MessageList).focus()
-        self.start_browse(text or None, where)
+        model, quick = self.model, None
+        if model is not None and not self._reading:
+            try:  # a queue read to its end: filter what was read
+                quick = model.filtered(where, text or None)
+            except Exception:  # (a too slow filter): browse as before
+                quick = None
+        if quick is None:
+            self.start_browse(text or None, where)
+            return
+        self._generation += 1
+        self.model = quick
+        self.query_one(MessageList).set_model(quick)
+        self._want, self._reading = None, False
+        self._rows_arrived(self._generation)
 
     def action_mark(self) -> None:
         lst = self.query_one(MessageList)
