@@ -32,7 +32,7 @@ import sys
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
 from pyspark.sql.datasource import DataSource, DataSourceReader, InputPartition
@@ -53,6 +53,9 @@ from .sources import (
     expand_queues,
     split_patterns,
 )
+
+if TYPE_CHECKING:
+    from mqconsole.plugins import PluginHost
 
 NAME = "mqconsole"
 EMBEDDED_KEY = "embedded:"
@@ -268,6 +271,13 @@ def _plugin_caller(columns: Sequence[PluginColumn]):
     return call
 
 
+def plugin_columns(host: PluginHost) -> list[PluginColumn]:
+    """The site plugins' audit columns (``mqconsole_audit_columns``), each with its plugin's
+    settings: what both faces' exports add to the snapshot."""
+    return [PluginColumn(r.plugin, r.column.name, r.column.spark_type, r.column.compute,
+                         host.settings_of(r.plugin)) for r in host.audit_columns()]
+
+
 def source_class(connections: Mapping[str, object] | None = None,
                  plugin_columns: Sequence[PluginColumn] = ()) -> type[MqconsoleDataSource]:
     """A data source class carrying these connections and plugin columns."""
@@ -289,5 +299,5 @@ def register(spark, connections: Mapping[str, object] | None = None,
     spark.dataSource.register(source_class(connections, plugin_columns))
 
 
-__all__ = ["NAME", "MqconsoleDataSource", "PluginColumn", "file_queue", "register",
-           "source_class"]
+__all__ = ["NAME", "MqconsoleDataSource", "PluginColumn", "file_queue", "plugin_columns",
+           "register", "source_class"]

@@ -50,14 +50,6 @@ def connections_of(session, also: tuple[str, ...]) -> dict[str, object]:
     return out
 
 
-def plugin_columns_of(session) -> list:
-    from mqconsole.audit.datasource import PluginColumn
-
-    host = session.plugins
-    return [PluginColumn(r.plugin, r.column.name, r.column.spark_type, r.column.compute,
-                         host.settings_of(r.plugin)) for r in host.audit_columns()]
-
-
 class ProgressLines:
     """Messages read per queue, one line per change, at most one per second per queue."""
 
@@ -106,6 +98,7 @@ def export(ctx: click.Context, out: str, patterns: str | None, files: tuple[str,
     'SYSTEM.DEAD.LETTER.QUEUE,APP.*.BOQ' --also-profile dr;
     mqconsole audit export --out snap saved/*.dmp
     """
+    from mqconsole.audit.datasource import plugin_columns
     from mqconsole.audit.export import ExportRequest, plan_export, run_export
     from mqconsole.audit.session import DEFAULT_MASTER, SparkSettings, check_master
     from mqconsole.audit.sources import split_patterns
@@ -119,7 +112,7 @@ def export(ctx: click.Context, out: str, patterns: str | None, files: tuple[str,
     request = ExportRequest(out=Path(out).expanduser(), connections=connections,
                             patterns=queue_patterns, files=list(files), format=fmt,
                             with_payload=with_payload, replace=replace,
-                            plugin_columns=plugin_columns_of(session))
+                            plugin_columns=plugin_columns(session.plugins))
     plan = plan_export(request)
     say(f"exporting {len(plan.queues)} queue(s) and {len(plan.files)} file(s) to "
         f"{safe(out)}; starting Spark ({master}) ...")

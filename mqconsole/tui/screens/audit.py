@@ -227,12 +227,14 @@ class AuditScreen(ConsoleScreen):
         from mqconsole.audit.report import build_report
 
         try:
+            from mqconsole.audit.datasource import plugin_columns
             from mqconsole.audit.export import ExportRequest, plan_export, run_export
             from mqconsole.audit.sources import split_patterns
 
             request = ExportRequest(out=folder, patterns=split_patterns(patterns),
                                     connections={self.ctx.profile.name:
-                                                 self.ctx.settings.audit_connection})
+                                                 self.ctx.settings.audit_connection},
+                                    plugin_columns=plugin_columns(self.ctx.plugins))
             plan = plan_export(request)
             total = sum(q.depth_start or 0 for q in plan.queues) or None
             spark = self.start_spark(self.ctx.settings.audit_master)
