@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test lint dev bench clean
+.PHONY: run test lint dev bench clean java-check
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -36,7 +36,11 @@ $(PYMQI_STAMP): $(STAMP)
 	$(BIN)/python tests/backends/mqi/standin.py --fetch-pymqi >/dev/null
 	touch $(PYMQI_STAMP)
 
-test: $(STAMP) $(PYMQI_STAMP)
+# Spark 4 (the audit tests) runs on Java 17 or 21: say how to get it rather than fail in a test
+java-check:
+	@command -v java >/dev/null 2>&1 || { echo "make test needs Java 17 or 21 for the Spark audit tests: install it (Debian/Ubuntu: apt-get install openjdk-17-jre-headless; macOS: brew install openjdk@17) or put its bin folder on PATH" >&2; exit 3; }
+
+test: $(STAMP) $(PYMQI_STAMP) java-check
 	$(BIN)/ruff check mqconsole tests bench tools plugins
 	$(BIN)/lint-imports
 	$(BIN)/mypy
