@@ -213,8 +213,13 @@ class ActionRunner:
         def plan(dest: str, strip_dlh: bool) -> None:
             kind = (Copy if copy else Move)(t.queue, dest, t.selection, strip_dlh=strip_dlh)
             body = self._describe(t, verb, f" to {clean(dest)}")
-            body.append("\nEach message keeps its context (put time, user, application); each "
-                        "get and put happen in one unit of work.\n")
+            if copy:
+                body.append("\nEach copy keeps the message's context (put time, user, "
+                            f"application); the messages stay on {clean(t.queue)} (browsed, "
+                            "never got).\n")
+            else:
+                body.append("\nEach message keeps its context (put time, user, application); "
+                            "each get and put happen in one unit of work.\n")
             if strip_dlh:
                 body.append("Dead-letter headers are removed: the messages arrive as they "
                             "were first put.\n")
@@ -271,8 +276,13 @@ class ActionRunner:
         kind = Resubmit(t.queue, t.selection, to=to)
 
         def planned(plan: Summary | None) -> None:
-            body = self._describe(t, "Resubmit", " back where each message was going")
-            body.append("\nDead-letter headers are removed; context is kept.\n")
+            body = self._describe(t, "Resubmit", ", each back to its destination")
+            info = self.ctx.qmgr_info
+            dlq = info.dead_letter_queue.strip() if info is not None else ""
+            if t.queue == dlq:
+                body.append("\nDead-letter headers are removed; context is kept.\n")
+            else:  # a backout queue: its messages carry no dead-letter header
+                body.append("\nContext is kept.\n")
             if to:
                 body.append(f"Messages without a dead-letter header go to {clean(to)}.\n")
             if plan is not None:

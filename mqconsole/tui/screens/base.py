@@ -68,6 +68,19 @@ class ConsoleScreen(Screen):
             out.append(Command(key.description, key.help, key.action_name, key.changing))
         return out
 
+    def on_key(self, event: Any) -> None:
+        """In a read-only profile a changing key is not bound: say why nothing happens
+        (instead of nothing at all)."""
+        if not self.ctx.read_only:
+            return
+        for key in self.KEYS:
+            if key.changing and event.key in key.key.split(","):
+                event.stop()
+                self.ctx.notify(f"Profile {self.ctx.profile.name} is read-only: "
+                                f"{key.description.lower()} is not available here.",
+                                severity="warning")
+                return
+
     def run_command(self, command: Command) -> None:
         if command.changing and self.ctx.read_only:
             return

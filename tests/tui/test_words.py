@@ -1,0 +1,50 @@
+"""Words (issue 15 item 14): what the console says matches what happens."""
+
+from __future__ import annotations
+
+from mqconsole.tui.screens.dialogs import ConfirmDialog, InputDialog
+
+from .conftest import open_queue, screen_text, settle, wait_for
+
+
+async def test_read_only_d_says_why_nothing_happens(make_app):
+    app = make_app(read_only=True)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(app, pilot)
+        await open_queue(app, pilot, "APP.ORDERS")
+        await settle(app, pilot)
+        await pilot.press("d")
+        await wait_for(app, pilot, lambda: any(
+            "is read-only: delete is not available here" in str(n.message)
+            for n in app._notifications))
+        assert not isinstance(app.screen, ConfirmDialog)
+
+
+async def test_resubmit_from_a_backout_queue_says_no_dead_letter_header(make_app):
+    app = make_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(app, pilot)
+        await open_queue(app, pilot, "APP.ORDERS.BOQ")
+        await settle(app, pilot)
+        await pilot.press("R")
+        await wait_for(app, pilot, lambda: isinstance(app.screen, ConfirmDialog))
+        body = str(app.screen.body)
+        assert "each back to its destination" in body
+        assert "Dead-letter headers are removed" not in body and "Context is kept" in body
+
+
+async def test_copy_says_the_messages_stay(make_app):
+    app = make_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(app, pilot)
+        await open_queue(app, pilot, "APP.ORDERS")
+        await settle(app, pilot)
+        await pilot.press("c")
+        await wait_for(app, pilot, lambda: isinstance(app.screen, InputDialog))
+        app.screen.query_one("#value").value = "APP.AUDIT"
+        await pilot.press("enter")
+        await wait_for(app, pilot, lambda: isinstance(app.screen, ConfirmDialog))
+        body = str(app.screen.body)
+        assert "the messages stay on APP.ORDERS (browsed, never got)" in body
+        assert "get and put" not in body
+        assert screen_text(app)
