@@ -48,10 +48,11 @@ def progress_line(enabled: bool = True) -> ProgressFn | None:
     if not enabled or not sys.stderr.isatty():
         return None
     last = [0.0]
+    ended = [False]  # the full bar and its line end are written once
 
     def draw(done: int, total: int | None) -> None:
         now = time.monotonic()
-        if now - last[0] < 0.1 and (total is None or done < total):
+        if ended[0] or (now - last[0] < 0.1 and (total is None or done < total)):
             return
         last[0] = now
         if total:
@@ -59,9 +60,10 @@ def progress_line(enabled: bool = True) -> ProgressFn | None:
             filled = int(width * min(done, total) / total)
             sys.stderr.write(f"\r[{'#' * filled}{'-' * (width - filled)}] {done}/{total}")
         else:
-            sys.stderr.write(f"\r{done} messages")
+            sys.stderr.write(f"\r{done} message{'' if done == 1 else 's'}")
         if total is not None and done >= total:
             sys.stderr.write("\n")
+            ended[0] = True
         sys.stderr.flush()
 
     return draw
