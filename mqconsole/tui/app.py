@@ -323,6 +323,9 @@ class MQConsoleApp(App[None]):
             return self.conns.call(lambda qm: queue_doc(qm, name))
 
         def show(doc: dict[str, Any]) -> None:
+            from mqconsole.mq.queue import MQSC_KEYWORDS
+
+            mqsc = {"depth": "CURDEPTH", **MQSC_KEYWORDS}  # the names MQ operators know
             body = Text()
             for key, value in doc.items():
                 if isinstance(value, dict):
@@ -330,7 +333,10 @@ class MQConsoleApp(App[None]):
                         body.append(f"{key}.{k2}: ", "bold")
                         body.append(clean(v2) + "\n")
                     continue
-                body.append(f"{key}: ", "bold")
+                body.append(key, "bold")
+                if key in mqsc:
+                    body.append(f" ({mqsc[key]})", "dim")
+                body.append(": ", "bold")
                 body.append(clean(value if not isinstance(value, list) else
                                   ", ".join(map(str, value)) or "-") + "\n")
             self.push_screen(TextDialog(Text(f"Queue {clean(name)}"), body))

@@ -275,7 +275,9 @@ async def test_queue_info_and_a_live_refresh(make_app, qm):
         await pilot.press("i")
         await wait_for(app, pilot, lambda: isinstance(app.screen, TextDialog))
         body = str(app.screen.body)
-        assert "bothresh: 3" in body and "boqname: APP.ORDERS.BOQ" in body
+        # with the MQ attribute names operators know (issue 15 item 14)
+        assert "bothresh (BOTHRESH): 3" in body and "boqname (BOQNAME): APP.ORDERS.BOQ" in body
+        assert "depth (CURDEPTH): 40" in body and "max_depth (MAXDEPTH): " in body
         assert "status.open_input_count" in body
         await pilot.press("escape")
         qm.get(DLQ, syncpoint=False)  # the dead-letter queue changes under our eyes
