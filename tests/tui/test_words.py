@@ -48,3 +48,25 @@ async def test_copy_says_the_messages_stay(make_app):
         assert "the messages stay on APP.ORDERS (browsed, never got)" in body
         assert "get and put" not in body
         assert screen_text(app)
+
+
+async def test_mqmd_names_come_before_numbers(make_app):
+    from textual.widgets import DataTable
+
+    from mqconsole.tui.screens.detail import DetailScreen
+
+    app = make_app()
+    async with app.run_test(size=(100, 40)) as pilot:
+        await settle(app, pilot)
+        await open_queue(app, pilot, "APP.ORDERS")
+        await settle(app, pilot)
+        await pilot.press("enter")
+        await wait_for(app, pilot, lambda: isinstance(app.screen, DetailScreen))
+        await pilot.press("2")
+        await pilot.pause()
+        table = app.screen.query_one("#mqmd-table", DataTable)
+        rows = {str(table.get_row_at(i)[0]): str(table.get_row_at(i)[1])
+                for i in range(table.row_count)}
+        assert rows["MsgType"] == "MQMT_DATAGRAM (8)"
+        assert rows["Persistence"].endswith(("PERSISTENT (1)", "PERSISTENT (0)"))
+        assert "MsgTypeName" not in rows and "PersistenceName" not in rows

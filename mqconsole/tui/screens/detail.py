@@ -47,6 +47,28 @@ def _value(v: Any) -> str:
     return str(v)
 
 
+# MQMD fields shown by name first, the number after it: field -> the md_dict key naming it
+NAMED_FIELDS = {"Report": "ReportOptions", "MsgType": "MsgTypeName",
+                "Feedback": "FeedbackName", "Persistence": "PersistenceName",
+                "PutApplType": "PutApplTypeName", "MsgFlags": "MsgFlagNames"}
+
+
+def mqmd_rows(md: dict[str, Any]) -> list[tuple[str, str]]:
+    """The MQMD tab's rows: a field with a name says the name before the number
+    (``MsgType  DATAGRAM (8)``), and the name's own row is not repeated."""
+    names = set(NAMED_FIELDS.values())
+    rows = []
+    for field, value in md.items():
+        if field in names:
+            continue
+        named = md.get(NAMED_FIELDS.get(field, ""))
+        if named not in (None, "", []) and not isinstance(value, bytes | bytearray):
+            rows.append((field, f"{_value(named)} ({_value(value)})"))
+        else:
+            rows.append((field, _value(value)))
+    return rows
+
+
 def summary_rows(view: MessageView) -> list[tuple[str, str]]:
     md = view.md
     rows = [
@@ -210,8 +232,8 @@ class DetailScreen(ConsoleScreen):
             table.add_row(Text(name, style="bold"), txt(value))
         mqmd = self.query_one("#mqmd-table", DataTable)
         mqmd.add_columns(Text("Field"), Text("Value"))
-        for name, value in v.md_dict().items():
-            mqmd.add_row(Text(str(name), style="bold"), txt(_value(value)))
+        for name, value in mqmd_rows(v.md_dict()):
+            mqmd.add_row(Text(str(name), style="bold"), txt(value))
         headers = self.query_one("#headers-table", DataTable)
         headers.add_columns(Text("Header"), Text("Field"), Text("Value"))
         rows = header_rows(v)
