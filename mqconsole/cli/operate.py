@@ -193,8 +193,27 @@ def _ready(session: Session, op: Operation, qm: QueueManager | None, *, yes: boo
     qm = qm or session.connect()
     op.validate(qm)
     if confirm:  # validation may have resolved what it works on
-        confirm_change(session, op.describe().what, yes=yes, dry_run=dry_run)
+        what = op.describe().what
+        if not (yes or dry_run):
+            what += _count_of_all(op, qm)
+        confirm_change(session, what, yes=yes, dry_run=dry_run)
     return qm
+
+
+def _count_of_all(op: Operation, qm: QueueManager) -> str:
+    """For the question about --all: how many messages that is now (the depth)."""
+    selection = getattr(op.spec, "selection", None)
+    source = op.describe().source
+    if selection is None or not selection.all or not selection.everything or not source:
+        return ""
+    try:
+        depth = qm.inquire_queue(source).depth
+    except Exception:  # the question is asked anyway; the count is a courtesy
+        return ""
+    limit = selection.limit
+    if limit is not None and limit < depth:
+        return f" (the first {limit:,} of the {depth:,} messages on {source})"
+    return f" ({depth:,} message{'' if depth == 1 else 's'} on {source} now)"
 
 
 def drive_cycles(session: Session, op: Operation, *, yes: bool, as_json: bool,
