@@ -29,62 +29,15 @@ from mqconsole.mq.queue import QueueAttrs
 from mqconsole.ops.demo import build_demo
 from mqconsole.ops.dmpfile import DmpReader, dump_messages
 from mqconsole.ops.timefmt import parse_put_datetime
+from tests.ops.test_dmpfile import REAL  # IBM's file, found beside the repository
+from tests.ops.test_savefile import AMQSBCG  # one amqsbcg sample for the readers' tests
 
 AUDIT_QUEUE = "AUDIT.DLQ"
 QUEUES = "SYSTEM.DEAD.LETTER.QUEUE,APP.*.BOQ,AUDIT.DLQ"
-REAL_FILE = Path("/work/shared/testdata/dmpmqmsg/dmpmqmsg-10.0-real.txt")
+REAL_FILE = REAL
 NOW = datetime(2026, 11, 25, 10, 0, tzinfo=UTC)
 UNKNOWN_REASON = 4321
 
-AMQSBCG = """AMQSBCG0 - starts here
-**********************
-
- MQOPEN - 'DEV.QUEUE.1'
-
-
- MQGET of message number 1, CompCode:0 Reason:0
-****Message descriptor****
-
-  StrucId  : 'MD  '  Version : 2
-  Report   : 0  MsgType : 8
-  Expiry   : -1  Feedback : 0
-  Encoding : 546  CodedCharSetId : 1208
-  Format : 'MQSTR   '
-  Priority : 4  Persistence : 1
-  MsgId : X'414D5120514D312020202020202020203F8EA85D1EA66A20'
-  CorrelId : X'000000000000000000000000000000000000000000000000'
-  BackoutCount : 2
-  ReplyToQ       : '                                                '
-  ReplyToQMgr    : 'QM1                                             '
-  ** Identity Context
-  UserIdentifier : 'app         '
-  AccountingToken :␠
-   X'0000000000000000000000000000000000000000000000000000000000000000'
-  ApplIdentityData : '                                '
-  ** Origin Context
-  PutApplType    : '28'
-  PutApplName    : 'kafka.ConnectWorker         '
-  PutDate  : '20260105'    PutTime  : '10150312'
-  ApplOriginData : '    '
-
-  GroupId : X'000000000000000000000000000000000000000000000000'
-  MsgSeqNumber   : '1'
-  Offset         : '0'
-  MsgFlags       : '0'
-  OriginalLength : '-1'
-
-****   Message      ****
-
- length - 16 of 16 bytes
-
-00000000:  4F72 6465 7220 3432 2073 6869 7070 6564           'Order 42 shipped'
-
-
-
- No more messages
- MQCLOSE
- MQDISC
-""".replace("\u2420", " ")  # ␠ marks the blank amqsbcg leaves at a line end
 
 
 def run_mqconsole(*args: str, home: Path, env: dict | None = None, timeout: int = 900

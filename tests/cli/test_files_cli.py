@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from mqconsole.ops.dmpfile import check_dmp_file, load_file
+from tests.ops.test_dmpfile import REAL
 
-REAL = Path("/work/shared/testdata/dmpmqmsg/dmpmqmsg-10.0-real.txt")
 DLQ = "SYSTEM.DEAD.LETTER.QUEUE"
 
 

@@ -10,9 +10,11 @@ from pathlib import Path
 
 import pytest
 
+from tests.ops.test_dmpfile import REAL as REAL_FILE
+
 from .conftest import MQCONSOLE, run_cli
 
-REAL = "/work/shared/testdata/dmpmqmsg/dmpmqmsg-10.0-real.txt"
+REAL = str(REAL_FILE)
 DLQ = "SYSTEM.DEAD.LETTER.QUEUE"
 
 

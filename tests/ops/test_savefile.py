@@ -3,8 +3,6 @@ anything is put, and a save → load round trip that is byte-exact."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from mqconsole.backends.base import Context
@@ -23,8 +21,8 @@ from mqconsole.ops.selection import Selection
 from tests.support.faulty import Faults, FaultyQueueManager
 
 from .test_delete import fill
+from .test_dmpfile import REAL
 
-REAL = Path("/work/shared/testdata/dmpmqmsg/dmpmqmsg-10.0-real.txt")
 SRC, DST = "APP.SRC", "APP.DST"
 
 AMQSBCG = """AMQSBCG0 - starts here
