@@ -33,6 +33,7 @@ from typing import Any
 from mqconsole.mq import chain as _chain
 from mqconsole.mq import payload as _payload
 from mqconsole.mq._generated_constants import MQMF, MQRO
+from mqconsole.mq.facts import strip_field
 from mqconsole.mq.message import Message
 from mqconsole.mq.names import (
     appl_type_name,
@@ -49,14 +50,6 @@ __all__ = ["PREVIEW_WIDTH", "MessageView", "msg_flag_names", "report_option_name
 
 PREVIEW_WIDTH = 60
 _UNSET: Any = object()
-
-
-def _strip(v: object) -> str:
-    if v is None:
-        return ""
-    if isinstance(v, bytes):
-        v = v.decode("latin-1")
-    return str(v).strip(" \x00")
 
 
 def _short_persistence(code: int) -> str:
@@ -156,7 +149,7 @@ class MessageView:
     @property
     def format(self) -> str:
         """MQMD Format without padding (``MQDEAD``, ``MQSTR``; ``""`` for MQFMT_NONE)."""
-        return _strip(self.md.format)
+        return strip_field(self.md.format)
 
     @property
     def persistence(self) -> int:
@@ -196,11 +189,11 @@ class MessageView:
 
     @property
     def user(self) -> str:
-        return _strip(self.md.user_identifier)
+        return strip_field(self.md.user_identifier)
 
     @property
     def put_appl_name(self) -> str:
-        return _strip(self.md.put_appl_name)
+        return strip_field(self.md.put_appl_name)
 
     @property
     def put_appl_type(self) -> int:
@@ -208,11 +201,11 @@ class MessageView:
 
     @property
     def reply_to_q(self) -> str:
-        return _strip(self.md.reply_to_q)
+        return strip_field(self.md.reply_to_q)
 
     @property
     def reply_to_qmgr(self) -> str:
-        return _strip(self.md.reply_to_qmgr)
+        return strip_field(self.md.reply_to_qmgr)
 
     @property
     def length(self) -> int:
@@ -260,12 +253,12 @@ class MessageView:
     @property
     def dest_q(self) -> str | None:
         d = self.dlh
-        return None if d is None else _strip(d.dest_q_name)
+        return None if d is None else strip_field(d.dest_q_name)
 
     @property
     def dest_qmgr(self) -> str | None:
         d = self.dlh
-        return None if d is None else _strip(d.dest_qmgr_name)
+        return None if d is None else strip_field(d.dest_qmgr_name)
 
     def destination(self, local_qmgr: str | None = None) -> str | None:
         """Where the dead-letter header says the message was going: ``QUEUE``, or
@@ -280,12 +273,12 @@ class MessageView:
     @property
     def dlh_format(self) -> str | None:
         d = self.dlh
-        return None if d is None else _strip(d.format)
+        return None if d is None else strip_field(d.format)
 
     @property
     def dlh_put_appl_name(self) -> str | None:
         d = self.dlh
-        return None if d is None else _strip(d.put_appl_name)
+        return None if d is None else strip_field(d.put_appl_name)
 
     @property
     def dlh_put_time(self) -> str | None:
@@ -334,7 +327,7 @@ class MessageView:
     def payload_format(self) -> str:
         p = self.parsed
         fmt = getattr(p, "format", None) if p is not None else None
-        return _strip(self.md.format if fmt is None else fmt)
+        return strip_field(self.md.format if fmt is None else fmt)
 
     @property
     def payload_ccsid(self) -> int:
@@ -393,10 +386,10 @@ class MessageView:
         return {
             "reason": d.reason,
             "reason_name": reason_name(d.reason),
-            "dest_q": _strip(d.dest_q_name),
-            "dest_qmgr": _strip(d.dest_qmgr_name),
-            "format": _strip(d.format),
-            "put_appl_name": _strip(d.put_appl_name),
+            "dest_q": strip_field(d.dest_q_name),
+            "dest_qmgr": strip_field(d.dest_qmgr_name),
+            "format": strip_field(d.format),
+            "put_appl_name": strip_field(d.put_appl_name),
             "put_time": iso_utc(parse_put_datetime(d.put_date, d.put_time)),
         }
 
