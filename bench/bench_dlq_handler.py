@@ -23,16 +23,13 @@ Rounds alternate the two so that the machine's drift hits both; each round's rat
 from __future__ import annotations
 
 import argparse
-import cProfile
-import io
 import os
-import pstats
 import statistics
 import sys
 import tempfile
 from pathlib import Path
 
-from _common import BYTECODE_NOTE, Timer, emit, mqconsole_exe, run, warm_bytecode
+from _common import BYTECODE_NOTE, Timer, emit, mqconsole_exe, profile_of, run, warm_bytecode
 from bench_move import fresh
 
 from mqconsole.backends.base import Context
@@ -140,14 +137,10 @@ def profile(template: Path, rules: Path, work: Path, batch: int, top: int = 30) 
     op = Operation(DlqPass(parse_table(rules.read_text()), str(rules), once=True,
                            batch=batch, attempts_file=str(work / "profile-attempts.sqlite")),
                    journal=None)
-    prof = cProfile.Profile()
-    prof.enable()
-    op.run(qm)
-    prof.disable()
-    qm.close()
-    out = io.StringIO()
-    pstats.Stats(prof, stream=out).sort_stats("tottime").print_stats(top)
-    return out.getvalue()
+    try:
+        return profile_of(lambda: op.run(qm), top)
+    finally:
+        qm.close()
 
 
 def main() -> None:

@@ -39,17 +39,14 @@ on a smaller run) so a low ratio says where the time goes.
 from __future__ import annotations
 
 import argparse
-import cProfile
-import io
 import os
-import pstats
 import shutil
 import sqlite3
 import statistics
 import tempfile
 from pathlib import Path
 
-from _common import BYTECODE_NOTE, Timer, emit, mqconsole_exe, run, warm_bytecode
+from _common import BYTECODE_NOTE, Timer, emit, mqconsole_exe, profile_of, run, warm_bytecode
 
 from mqconsole.backends.base import Context
 from mqconsole.backends.embedded import create_queue_manager
@@ -166,14 +163,12 @@ def pair_ratios(ours: list[float], bare: list[float]) -> list[float]:
 def profile(template: Path, work: Path, batch: int, top: int = 25) -> str:
     path = fresh(template, work / "profile.sqlite")
     qm = open_embedded(path)
-    prof = cProfile.Profile()
-    prof.enable()
-    transfer(qm, SRC, DST, Selection.build(all_=True, limit=20_000), batch=batch)
-    prof.disable()
-    qm.close()
-    out = io.StringIO()
-    pstats.Stats(prof, stream=out).sort_stats("tottime").print_stats(top)
-    return out.getvalue()
+    try:
+        return profile_of(lambda: transfer(qm, SRC, DST, Selection.build(all_=True,
+                                                                          limit=20_000),
+                                           batch=batch), top)
+    finally:
+        qm.close()
 
 
 def main() -> None:
