@@ -32,9 +32,12 @@ if TYPE_CHECKING:
 
 
 def confirm_change(session: Session, what: str, *, yes: bool, dry_run: bool) -> None:
-    """Refuse on a read-only profile; without a terminal require --yes; else ask."""
+    """Refuse on a read-only profile; without a terminal require --yes; else ask. A dry run
+    changes nothing, so it is neither refused nor asked."""
+    if dry_run:
+        return
     session.refuse_if_read_only(what)
-    if dry_run or yes:
+    if yes:
         return
     if not sys.stdin.isatty():
         raise CliError(f"{what}: without a terminal a change needs --yes (or --dry-run)",
@@ -188,7 +191,7 @@ def drive(session: Session, op: Operation, *, yes: bool, dry_run: bool, as_json:
 def _ready(session: Session, op: Operation, qm: QueueManager | None, *, yes: bool,
            dry_run: bool, confirm: bool) -> QueueManager:
     """Refuse (read-only), connect, validate, confirm: everything before a change."""
-    if confirm:
+    if confirm and not dry_run:
         session.refuse_if_read_only(op.describe().what)
     qm = qm or session.connect()
     op.validate(qm)

@@ -45,6 +45,12 @@ def test_read_only_profile_refuses_every_change(tmp_path, demo, cli):
             [line] = r.err.strip().splitlines()
             assert "read-only" in line and "prod" in line and r.out == ""
     assert depth_and_files(cli, tmp_path) == before
+    # a dry run changes nothing, so it is allowed: it says what the change would do
+    for args in changes(tmp_path, msgid):
+        r = run_cli("--config", str(cfg), *args, "--dry-run", "--json", home=tmp_path / "home")
+        assert r.code == 0, (args, r.err)
+        assert r.json["dry_run"] is True and r.json["done"] == 0
+    assert depth_and_files(cli, tmp_path) == before
     # reading stays allowed: a plain save, and the journal
     r = run_cli("--config", str(cfg), "save", "APP.ORDERS", str(tmp_path / "ro.dmp"),
                 home=tmp_path / "home")
