@@ -75,17 +75,6 @@ class AuditScreen(ConsoleScreen):
     HELP_NAME = "the audit"
     KEYS = [*K.AUDIT_KEYS, K.BACK]
     BINDINGS = K.bindings([*K.AUDIT_KEYS, K.BACK])
-    DEFAULT_CSS = """
-    AuditScreen .field { height: 1; margin: 0 1; }
-    AuditScreen .field Label { width: 11; }
-    AuditScreen .field Input { width: 1fr; height: 1; border: none; padding: 0; }
-    AuditScreen #progress { margin: 0 1; height: 1; }
-    AuditScreen #progress.-hidden { display: none; }
-    AuditScreen #status { height: auto; padding: 0 1; background: $panel; }
-    AuditScreen #tables { height: 1fr; }
-    AuditScreen .title { text-style: bold; margin: 1 1 0 1; }
-    AuditScreen DataTable { height: auto; max-height: 14; margin: 0 1; }
-    """
 
     def __init__(self, ctx: ConsoleContext, patterns: str = "", *, folder: Path | None = None,
                  report: dict[str, Any] | None = None,

@@ -106,17 +106,6 @@ class DlqHandlerScreen(ConsoleScreen):
     HELP_NAME = "dead-letter handler"
     KEYS = [*K.DLQ_KEYS, K.BACK]
     BINDINGS = K.bindings([*K.DLQ_KEYS, K.BACK])
-    DEFAULT_CSS = """
-    DlqHandlerScreen #form { height: 1; }
-    DlqHandlerScreen #form Label { width: auto; padding: 0 1; }
-    DlqHandlerScreen #form Input { border: none; height: 1; padding: 0; background: $boost; }
-    DlqHandlerScreen #d-rules { width: 1fr; }
-    DlqHandlerScreen #d-queue { width: 28; }
-    DlqHandlerScreen #d-status { height: auto; max-height: 3; padding: 0 1; background: $panel; }
-    DlqHandlerScreen #d-file { height: auto; max-height: 45%; border-bottom: solid $primary; }
-    DlqHandlerScreen #d-text { width: auto; text-wrap: nowrap; }
-    DlqHandlerScreen #d-plan { height: 1fr; }
-    """
 
     def __init__(self, ctx: ConsoleContext, queue: str | None = None, *,
                  rules: str = "") -> None:
