@@ -94,6 +94,7 @@ class FactGroup:
 
     reason: int | None
     dest_q: str | None
+    dest_qmgr: str | None  # the destination's queue manager ("": blank)
     format: str
     backout_count: int
     size_index: int  # which of the size edges the length is under (len(edges): none)

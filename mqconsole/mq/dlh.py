@@ -243,8 +243,9 @@ class MQDLH:
 
     @staticmethod
     def unpack_facts(data: bytes, offset: int = 0, *, big_endian: bool | None,
-                     ccsid: int) -> tuple[int, str, str]:
-        """``(reason, dest_q_name, format)`` as ``unpack`` reads them (the same checks,
+                     ccsid: int) -> tuple[int, str, str, str]:
+        """``(reason, dest_q_name, dest_qmgr_name, format)`` as ``unpack`` reads them (the
+        same checks,
         the same HeaderError), without building the header: what a summary needs."""
         check_room(data, offset, MQDLH_LENGTH, "MQDLH")
         codec = check_struc_id(data, offset, MQDLH_STRUC_ID, ccsid, "MQDLH")
@@ -253,6 +254,7 @@ class MQDLH:
         reason = int.from_bytes(data[offset + 8:offset + 12], "big" if big_endian else "little",
                                 signed=True)
         return (reason, decode_chars(bytes(data[offset + 12:offset + 60]), codec),
+                decode_chars(bytes(data[offset + 60:offset + 108]), codec),
                 decode_chars(bytes(data[offset + 116:offset + 124]), codec))
 
     def to_dict(self) -> dict[str, object]:

@@ -1,8 +1,8 @@
 """The facts operators filter and count a queue by, read from one message.
 
 ``facts(md, body)`` gives, for a message, what ``summary`` counts and ``--where`` most
-often tests: the dead-letter reason and destination queue (None without a readable
-dead-letter header), the format of what the header carries (else the MQMD Format), and
+often tests: the dead-letter reason, destination queue and queue manager (None without a
+readable dead-letter header), the format of what the header carries (else the MQMD Format), and
 the put time as whole microseconds since 1970 UTC (None when PutDate/PutTime are not a
 time). The embedded queue manager keeps them in columns when a message is put, so those
 questions are answered inside SQLite; ``ops.views.MessageView`` answers them from the
@@ -65,32 +65,46 @@ def from_micros(us: int) -> datetime:
 class Facts(NamedTuple):
     reason: int | None  # the dead-letter reason; None: no (readable) dead-letter header
     dest_q: str | None  # the dead-letter destination queue, stripped
+    dest_qmgr: str | None  # its queue manager, stripped ("": blank, the local one)
     format: str  # what the dead-letter header carries, else the MQMD Format, stripped
     put_us: int | None  # PutDate + PutTime in microseconds since 1970 UTC
 
 
 def dead_letter_facts(body: bytes, encoding: int, ccsid: int
-                      ) -> tuple[int | None, str | None, str | None]:
-    """(reason, destination queue, format after the header) of a body whose MQMD Format
-    is MQDEAD and Encoding and CCSID are these, read as ``chain.dead_letter_header``
-    reads them; Nones without a readable header. Never raises on bad bytes."""
+                      ) -> tuple[int | None, str | None, str | None, str | None]:
+    """(reason, destination queue, its queue manager, format after the header) of a body
+    whose MQMD Format is MQDEAD and Encoding and CCSID are these, read as
+    ``chain.dead_letter_header`` reads them; Nones without a readable header. Never
+    raises on bad bytes."""
     try:
-        reason, dest, fmt = MQDLH.unpack_facts(
+        reason, dest, qmgr, fmt = MQDLH.unpack_facts(
             body, 0, big_endian=byte_order(encoding),
             ccsid=ccsid if ccsid > 0 else DEFAULT_CHAR_CCSID)
     except Exception:  # HeaderError, and never anything else on bad message bytes
-        return None, None, None
-    return reason, strip_field(dest), strip_field(fmt)
+        return None, None, None, None
+    return reason, strip_field(dest), strip_field(qmgr), strip_field(fmt)
+
+
+def destination_label(dest_q: str | None, dest_qmgr: str | None,
+                      local_qmgr: str | None = None) -> str | None:
+    """Where a dead-letter header says its message was going: ``QUEUE``, or
+    ``QUEUE@QMGR`` when that is another queue manager than ``local_qmgr`` (a blank one
+    is the local one; a local queue of the same name is another queue), as resubmit
+    labels it. Both routes of a summary group destinations by this label."""
+    if not dest_q:
+        return dest_q
+    qmgr = strip_field(dest_qmgr)
+    return f"{dest_q}@{qmgr}" if qmgr and qmgr != (local_qmgr or "").strip() else dest_q
 
 
 def facts(md: MQMD, body: bytes) -> Facts:
     """The facts of one message (see the module docstring)."""
     if format_key(md.format) == DEAD_LETTER_FORMAT:
-        reason, dest, fmt = dead_letter_facts(body, md.encoding, md.ccsid)
+        reason, dest, qmgr, fmt = dead_letter_facts(body, md.encoding, md.ccsid)
     else:
-        reason = dest = fmt = None
+        reason = dest = qmgr = fmt = None
     put = parse_put_datetime(md.put_date, md.put_time)
-    return Facts(reason, dest, strip_field(md.format) if fmt is None else fmt,
+    return Facts(reason, dest, qmgr, strip_field(md.format) if fmt is None else fmt,
                  None if put is None else to_micros(put))
 
 

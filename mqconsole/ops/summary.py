@@ -15,7 +15,8 @@ summary"): fixed, human-sized steps, every bucket present even when empty, in or
 The result (the JSON of ``mqconsole summary --json``)::
 
     {"queue", "now", "total", "total_bytes", "dead_lettered",
-     "by_reason_and_dest": [{"reason", "reason_name", "dest_q", "count"}, ...],
+     "by_reason_and_dest": [{"reason", "reason_name", "dest_q", "dest_qmgr", "destination",
+                             "count"}, ...],
      "by_reason": {reason_name: count}, "by_format": {format: count},
      "by_age": {bucket: count}, "by_size": {bucket: count},
      "by_backout_count": {"0": count, ...},
@@ -24,9 +25,12 @@ The result (the JSON of ``mqconsole summary --json``)::
 
 Lists and dicts of counts are sorted by count (largest first), then by key. Messages without
 a dead-letter header count under the reason ``"(none)"`` (and have ``null`` reason and
-destination in ``by_reason_and_dest``); ``by_format`` counts the format *under* the
-dead-letter header when there is one (``MQSTR``, ``MQHRF2``, ...), else the MQMD Format, with
-``"(none)"`` for a blank one.
+destination in ``by_reason_and_dest``). Destinations are told apart by queue *and* queue
+manager: ``destination`` is ``QUEUE``, or ``QUEUE@QMGR`` when the header names another
+queue manager than the one the queue is on (``mq.facts.destination_label``), ``dest_qmgr``
+that queue manager (the local one's name for a blank or local one). ``by_format`` counts
+the format *under* the dead-letter header when there is one (``MQSTR``, ``MQHRF2``, ...),
+else the MQMD Format, with ``"(none)"`` for a blank one.
 """
 
 from __future__ import annotations
@@ -38,7 +42,7 @@ from datetime import datetime
 from typing import Any
 
 from mqconsole.backends.base import CountsFacts, FactCounts, FactPoint, QueueManager
-from mqconsole.mq.facts import from_micros, to_micros
+from mqconsole.mq.facts import destination_label, from_micros, to_micros
 from mqconsole.mq.names import reason_name
 from mqconsole.mq.payload import safe_text
 
@@ -114,7 +118,8 @@ class SummaryBuilder:
         self.largest: int | None = None
         self._age_sum_us = 0  # exact: the average is the same however the ages are summed
         self._aged = 0
-        self._reason_dest: Counter[tuple[int | None, str | None]] = Counter()
+        # (reason, queue, the other queue manager or "") -> count
+        self._reason_dest: Counter[tuple[int | None, str | None, str | None]] = Counter()
         self._reason: Counter[str] = Counter()
         self._format: Counter[str] = Counter()
         self._age: Counter[str] = Counter()
@@ -131,10 +136,9 @@ class SummaryBuilder:
         self.largest = length if self.largest is None else max(self.largest, length)
 
         reason = view.reason
-        dest = view.dest_q if self.local_qmgr is None else view.destination(self.local_qmgr)
         if reason is not None:
             self.dead_lettered += 1
-        self._reason_dest[(reason, dest)] += 1
+        self._reason_dest[(reason, *self._dest(view.dest_q, view.dest_qmgr))] += 1
         self._reason[NONE_KEY if reason is None else reason_name(reason)] += 1
         self._format[view.original_format or NONE_KEY] += 1
         self._size[size_bucket(length)] += 1
@@ -163,7 +167,7 @@ class SummaryBuilder:
             self.largest = g.largest if self.largest is None else max(self.largest, g.largest)
             if g.reason is not None:
                 self.dead_lettered += n
-            self._reason_dest[(g.reason, g.dest_q)] += n
+            self._reason_dest[(g.reason, *self._dest(g.dest_q, g.dest_qmgr))] += n
             self._reason[NONE_KEY if g.reason is None else reason_name(g.reason)] += n
             self._format[g.format or NONE_KEY] += n
             self._size[SIZE_BUCKETS[g.size_index][0]] += n
@@ -177,6 +181,20 @@ class SummaryBuilder:
         for point, older in ((counts.oldest, True), (counts.youngest, False)):
             if point is not None:
                 self._take_point(point, older)
+
+    def _dest(self, queue: str | None, qmgr: str | None) -> tuple[str | None, str | None]:
+        """A destination as the summary groups it: the queue, and the queue manager when
+        it is another than ``local_qmgr`` (else ""), as ``destination_label`` tells."""
+        if queue is None:
+            return None, None
+        label = destination_label(queue, qmgr, self.local_qmgr) or ""
+        return queue, ("" if label == queue else label[len(queue) + 1:])
+
+    def _dest_entry(self, queue: str | None, remote: str | None) -> dict[str, Any]:
+        if queue is None:
+            return {"dest_q": None, "dest_qmgr": None, "destination": None}
+        return {"dest_q": queue, "dest_qmgr": remote or (self.local_qmgr or ""),
+                "destination": f"{queue}@{remote}" if remote else queue}
 
     def _take_point(self, p: FactPoint, older: bool) -> None:
         put = from_micros(p.put_us)
@@ -214,10 +232,11 @@ class SummaryBuilder:
             "dead_lettered": self.dead_lettered,
             "by_reason_and_dest": [
                 {"reason": r, "reason_name": None if r is None else reason_name(r),
-                 "dest_q": d, "count": n}
-                for (r, d), n in sorted(self._reason_dest.items(),
-                                        key=lambda kv: (-kv[1], kv[0][0] is None,
-                                                        kv[0][0] or 0, kv[0][1] or ""))
+                 **self._dest_entry(q, m), "count": n}
+                for (r, q, m), n in sorted(self._reason_dest.items(),
+                                           key=lambda kv: (-kv[1], kv[0][0] is None,
+                                                           kv[0][0] or 0, kv[0][1] or "",
+                                                           kv[0][2] or ""))
             ],
             "by_reason": dict(_by_count(self._reason)),
             "by_format": dict(_by_count(self._format)),
@@ -235,10 +254,10 @@ class SummaryBuilder:
 
 
 def summarize(views: Iterable[MessageView], *, now: datetime | None = None,
-              queue: str | None = None) -> dict[str, Any]:
+              queue: str | None = None, local_qmgr: str | None = None) -> dict[str, Any]:
     """One pass over ``views`` → the summary dict (see the module doc). Ages are measured
     from ``now`` (default: the current time), the same instant for every message."""
-    builder = SummaryBuilder(queue, now=now)
+    builder = SummaryBuilder(queue, now=now, local_qmgr=local_qmgr)
     for view in views:
         builder.add(view)
     return builder.result()
@@ -248,8 +267,9 @@ def summarize_queue(qm: QueueManager, queue: str, *, now: datetime | None = None
                     fast: bool = True) -> dict[str, Any]:
     """The summary of ``queue``: counted by the backend where it can (``CountsFacts``: the
     embedded queue manager counts in SQLite), else by browsing every message. Both give
-    the same figures; ``fast=False`` browses."""
-    builder = SummaryBuilder(queue, now=now)
+    the same figures, destinations told apart by queue and queue manager (``qm.name`` is the
+    local one); ``fast=False`` browses."""
+    builder = SummaryBuilder(queue, now=now, local_qmgr=qm.name)
     if fast and isinstance(qm, CountsFacts):
         counts = qm.fact_counts(queue, builder.now_us, AGE_EDGES_US, SIZE_EDGES)
         if counts is not None:
@@ -336,8 +356,8 @@ def format_summary_text(summary: dict[str, Any]) -> str:
             r = g.get("reason")
             reason = "(no dead-letter header)" if r is None else f"{g.get('reason_name')} ({r})"
             rows.append([str(g.get("count")), _pct(int(g.get("count") or 0), total),
-                         _cell(reason), _cell(g.get("dest_q"))])
-        lines += _table(["COUNT", "%", "REASON", "DESTINATION QUEUE"], rows, {0, 1})
+                         _cell(reason), _cell(g.get("destination"))])
+        lines += _table(["COUNT", "%", "REASON", "DESTINATION"], rows, {0, 1})
 
     def counts(title: str, key: str, head: str) -> None:
         data = summary.get(key) or {}

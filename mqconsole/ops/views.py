@@ -33,7 +33,7 @@ from typing import Any
 from mqconsole.mq import chain as _chain
 from mqconsole.mq import payload as _payload
 from mqconsole.mq._generated_constants import MQMF, MQRO
-from mqconsole.mq.facts import strip_field
+from mqconsole.mq.facts import destination_label, strip_field
 from mqconsole.mq.message import Message
 from mqconsole.mq.names import (
     appl_type_name,
@@ -264,11 +264,7 @@ class MessageView:
         """Where the dead-letter header says the message was going: ``QUEUE``, or
         ``QUEUE@QMGR`` when that is another queue manager than ``local_qmgr`` (a local
         queue of the same name is another queue), as resubmit labels it."""
-        q = self.dest_q
-        if not q:
-            return q
-        qmgr = self.dest_qmgr
-        return f"{q}@{qmgr}" if qmgr and qmgr != (local_qmgr or "").strip() else q
+        return destination_label(self.dest_q, self.dest_qmgr, local_qmgr)
 
     @property
     def dlh_format(self) -> str | None:

@@ -100,6 +100,23 @@ def test_summary_json_and_text(cli):
     assert text.code == 0 and "APP.SMALL" in text.out
 
 
+def test_destinations_name_their_queue_manager(cli):
+    """The demo's messages for APP.ORDERS on QM9 are not the local APP.ORDERS: summary
+    (counted inside the store) and browse say APP.ORDERS@QM9 (issue 15 item 7)."""
+    cli("put", DLQ, "--text", "x")  # a message without a header beside them
+    doc = cli("summary", DLQ, "--json").json
+    remote = [g for g in doc["by_reason_and_dest"] if g["reason"] == 2087]
+    assert [(g["destination"], g["dest_q"], g["dest_qmgr"]) for g in remote] == [
+        ("APP.ORDERS@QM9", "APP.ORDERS", "QM9")]
+    local = [g for g in doc["by_reason_and_dest"] if g["dest_q"] == "APP.SMALL"]
+    assert local and all(g["destination"] == "APP.SMALL" and g["dest_qmgr"] == "QM1"
+                         for g in local)
+    text = cli("summary", DLQ).out
+    assert "MQRC_UNKNOWN_REMOTE_Q_MGR (2087)       APP.ORDERS@QM9" in text
+    browsed = cli("browse", DLQ, "--where", "reason = 2087", "--limit", "1").out
+    assert "APP.ORDERS@QM9" in browsed
+
+
 def test_payload_escape_sequences_never_reach_terminal(cli):
     cli("queue", "define", "EVIL.Q")
     evil = "\x1b[2J\x1b]0;pwned\x07[bold red]boom[/] \x9b31m"

@@ -200,6 +200,7 @@ def test_unpack_facts_reads_what_unpack_reads(data, big_endian, ccsid, dlh_start
         return
     import dataclasses
     assert dataclasses.replace(full) == full  # unpack builds it as the constructor would
-    reason, dest, fmt = Header.unpack_facts(data, 0, big_endian=big_endian, ccsid=ccsid)
-    assert (reason, dest.strip(" \x00"), fmt.strip(" \x00")) == (
-        full.reason, full.dest_q_name.strip(" \x00"), full.format.strip(" \x00"))
+    reason, dest, qmgr, fmt = Header.unpack_facts(data, 0, big_endian=big_endian, ccsid=ccsid)
+    assert (reason, dest.strip(" \x00"), qmgr.strip(" \x00"), fmt.strip(" \x00")) == (
+        full.reason, full.dest_q_name.strip(" \x00"), full.dest_qmgr_name.strip(" \x00"),
+        full.format.strip(" \x00"))

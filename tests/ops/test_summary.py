@@ -30,7 +30,7 @@ NOW = datetime(2026, 9, 22, 12, 0, 0, tzinfo=UTC)
 
 def view(position: int, *, age: float | None = 60.0, reason: int | None = None,
          dest_q: str = "APP.ORDERS", size: int = 10, fmt: str = "MQSTR", backout: int = 0,
-         msgid: bytes | None = None) -> MessageView:
+         msgid: bytes | None = None, dest_qmgr: str = "QM1") -> MessageView:
     if age is None:
         d, t = "", ""
     else:
@@ -40,7 +40,7 @@ def view(position: int, *, age: float | None = 60.0, reason: int | None = None,
     body = b"x" * size
     if reason is not None:
         md, body = add_dead_letter_header(md, body, reason=reason, dest_q_name=dest_q,
-                                          dest_qmgr_name="QM1")
+                                          dest_qmgr_name=dest_qmgr)
     return MessageView(position, Message(md, body), NOW)
 
 
@@ -56,20 +56,25 @@ def dlq() -> list[MessageView]:
     ]
 
 
+def _dest(q: str | None, qmgr: str | None = "QM1") -> dict:
+    label = q if qmgr in (None, "QM1") else f"{q}@{qmgr}"
+    return {"dest_q": q, "dest_qmgr": qmgr, "destination": label}
+
+
 def test_summary_of_a_dead_letter_queue():
-    s = summarize(dlq(), now=NOW, queue="SYSTEM.DEAD.LETTER.QUEUE")
+    s = summarize(dlq(), now=NOW, queue="SYSTEM.DEAD.LETTER.QUEUE", local_qmgr="QM1")
     assert s["queue"] == "SYSTEM.DEAD.LETTER.QUEUE"
     assert s["now"] == "2026-09-22T12:00:00.000Z"
     assert s["total"] == 7
     assert s["dead_lettered"] == 6
     assert s["total_bytes"] == 10 + 2000 + 20000 + 200000 + 2_000_000 + 0 + 5 + 6 * 172
     assert s["by_reason_and_dest"] == [
-        {"reason": 2053, "reason_name": "MQRC_Q_FULL", "dest_q": "APP.ORDERS", "count": 3},
-        {"reason": 258, "reason_name": "MQFB_EXPIRATION", "dest_q": "APP.ORDERS", "count": 1},
-        {"reason": 2053, "reason_name": "MQRC_Q_FULL", "dest_q": "APP.PAYMENTS", "count": 1},
-        {"reason": 2085, "reason_name": "MQRC_UNKNOWN_OBJECT_NAME", "dest_q": "NO.SUCH.Q",
+        {"reason": 2053, "reason_name": "MQRC_Q_FULL", **_dest("APP.ORDERS"), "count": 3},
+        {"reason": 258, "reason_name": "MQFB_EXPIRATION", **_dest("APP.ORDERS"), "count": 1},
+        {"reason": 2053, "reason_name": "MQRC_Q_FULL", **_dest("APP.PAYMENTS"), "count": 1},
+        {"reason": 2085, "reason_name": "MQRC_UNKNOWN_OBJECT_NAME", **_dest("NO.SUCH.Q"),
          "count": 1},
-        {"reason": None, "reason_name": None, "dest_q": None, "count": 1},
+        {"reason": None, "reason_name": None, **_dest(None, None), "count": 1},
     ]
     assert s["by_reason"] == {"MQRC_Q_FULL": 4, "(none)": 1, "MQFB_EXPIRATION": 1,
                               "MQRC_UNKNOWN_OBJECT_NAME": 1}
@@ -89,6 +94,22 @@ def test_summary_of_a_dead_letter_queue():
     assert s["smallest_bytes"] == 5
     assert s["largest_bytes"] == 2_000_000 + 172
     json.dumps(s)
+
+
+def test_destinations_on_other_queue_managers_are_their_own_groups():
+    """APP.ORDERS@QM9 is not the local APP.ORDERS: told apart, and the text says which
+    (issue 15 item 7); a blank queue manager is the local one."""
+    vs = [view(1, reason=2087, dest_qmgr="QM9"), view(2, reason=2087, dest_qmgr="QM9"),
+          view(3, reason=2087, dest_qmgr=""), view(4, reason=2087)]
+    s = summarize(vs, now=NOW, queue="DLQ", local_qmgr="QM1")
+    assert [(g["destination"], g["dest_qmgr"], g["count"]) for g in s["by_reason_and_dest"]] \
+        == [("APP.ORDERS", "QM1", 2), ("APP.ORDERS@QM9", "QM9", 2)]
+    text = format_summary_text(s)
+    assert "MQRC_UNKNOWN_REMOTE_Q_MGR (2087)  APP.ORDERS@QM9" in text
+    # not knowing the local queue manager, every named one is shown
+    s = summarize(vs, now=NOW, queue="DLQ")
+    assert {g["destination"] for g in s["by_reason_and_dest"]} == {
+        "APP.ORDERS@QM9", "APP.ORDERS@QM1", "APP.ORDERS"}
 
 
 def test_empty_queue():
@@ -181,7 +202,7 @@ def test_text_output():
     # aligned columns: every row of the reason table has the count right-aligned
     table = text.split("By dead-letter reason and destination\n")[1].split("\n\n")[0]
     rows = table.splitlines()
-    assert rows[0].split() == ["COUNT", "%", "REASON", "DESTINATION", "QUEUE"]
+    assert rows[0].split() == ["COUNT", "%", "REASON", "DESTINATION"]
     assert rows[2].startswith("      3  43%  MQRC_Q_FULL (2053)")
 
 

@@ -1,6 +1,7 @@
 """summary counted in SQLite (the embedded backend's ``CountsFacts``) gives exactly what
 browsing every message gives, on generated queues with hostile headers and put times,
-on rows whose facts an older mqconsole never wrote, and after moves and backouts."""
+destinations on several queue managers, on rows whose facts an older mqconsole never
+wrote, and after moves and backouts."""
 
 from __future__ import annotations
 
@@ -20,6 +21,9 @@ from mqconsole.ops.transfer import transfer
 
 NOW = datetime(2026, 11, 25, 12, 0, 0, 123456, tzinfo=UTC)
 NAMES = st.text("ABCDEFGHIJKLMNOPQRSTUVWXYZ._0123456789 ", max_size=48)
+# the local queue manager (QM1), blank (also the local one), others, and odd names
+QMGRS = st.one_of(st.sampled_from(["QM1", "", "  ", "QM9", "QM2", " QM1", "QM1\x00", "qm1"]),
+                  NAMES)
 DIGITS = st.text("0123456789", min_size=0, max_size=9)
 PUT_DATES = st.one_of(st.sampled_from(["20261125", "20261124", "19700101", "99991231",
                                        "20260230", "        ", ""]), DIGITS,
@@ -40,7 +44,8 @@ def messages(draw: st.DrawFn) -> Message:
     if draw(st.booleans()):  # a well-formed dead-letter header, maybe in another byte order
         md, body = add_dead_letter_header(
             md, body, reason=draw(st.sampled_from([2053, 2085, 2035, 258, 65536, -1, 0])),
-            dest_q_name=draw(NAMES), dest_qmgr_name="QM1",
+            dest_q_name=draw(st.sampled_from(["APP.ORDERS", "APP.X", ""]) | NAMES),
+            dest_qmgr_name=draw(QMGRS),
             header_encoding=draw(st.sampled_from([None, 785, 273])))
     elif fmt.startswith("MQDEAD") and draw(st.booleans()):
         body = b"DLH " + body  # a header that does not parse
@@ -73,6 +78,48 @@ def test_fast_and_plain_summaries_agree(make_qm, batch, forget, backouts) -> Non
     fast, plain = _both(qm, "DLQ")
     assert fast == plain
     assert fast["total"] == len(batch)
+
+
+def _dead_letter(dest_q: str, dest_qmgr: str, reason: int = 2087) -> Message:
+    md, body = add_dead_letter_header(MQMD(format="MQSTR", put_date="20261125",
+                                           put_time="11000000"), b"order",
+                                      reason=reason, dest_q_name=dest_q,
+                                      dest_qmgr_name=dest_qmgr)
+    return Message(md, body)
+
+
+def test_destinations_are_told_apart_by_queue_manager(make_qm) -> None:
+    """APP.ORDERS on QM9 is not the local APP.ORDERS (QM1, or a blank queue manager): both
+    routes give two groups, labelled as resubmit labels them (issue 15 item 7)."""
+    qm = make_qm("DLQ", "APP.ORDERS")
+    for dest_qmgr in ("QM9", "QM9", "QM9", "QM1", ""):
+        qm.put("DLQ", _dead_letter("APP.ORDERS", dest_qmgr), syncpoint=False)
+    fast, plain = _both(qm, "DLQ")
+    assert fast == plain
+    assert [(g["destination"], g["dest_q"], g["dest_qmgr"], g["count"])
+            for g in fast["by_reason_and_dest"]] == [
+        ("APP.ORDERS@QM9", "APP.ORDERS", "QM9", 3), ("APP.ORDERS", "APP.ORDERS", "QM1", 2)]
+
+
+def test_rows_without_the_queue_manager_fact_are_filled_in(make_qm, tmp_path) -> None:
+    """A file written before f_dest_qm was kept (its rows have a destination, no queue
+    manager) is counted right: those rows are filled in first."""
+    import sqlite3
+
+    path = tmp_path / "older.sqlite"
+    qm = make_qm("DLQ", path=path)
+    for dest_qmgr in ("QM9", "QM9", "QM1"):
+        qm.put("DLQ", _dead_letter("APP.ORDERS", dest_qmgr), syncpoint=False)
+    qm.close()
+    db = sqlite3.connect(path)
+    db.execute("ALTER TABLE messages DROP COLUMN f_dest_qm")
+    db.commit()
+    db.close()
+    again = make_qm(path=path)
+    fast, plain = _both(again, "DLQ")
+    assert fast == plain
+    assert {g["destination"]: g["count"] for g in fast["by_reason_and_dest"]} == {
+        "APP.ORDERS@QM9": 2, "APP.ORDERS": 1}
 
 
 def test_after_a_move_and_a_backout(make_qm) -> None:
@@ -117,7 +164,7 @@ def test_a_file_without_the_fact_columns_opens_and_is_counted(make_qm, tmp_path)
         qm.put("DLQ", Message(md, body), syncpoint=False)
     qm.close()
     db = sqlite3.connect(path)
-    for column in ("f_reason", "f_dest", "f_format", "f_put"):
+    for column in ("f_reason", "f_dest", "f_format", "f_put", "f_dest_qm"):
         db.execute(f"ALTER TABLE messages DROP COLUMN {column}")
     db.commit()
     db.close()

@@ -21,7 +21,7 @@ from mqconsole.mq.errors import MQError
 from ..base import FactCounts, FactGroup, FactPoint
 from .calls import api
 from .resolution import Resolution
-from .schema import VISIBLE
+from .schema import FACTS_UNKNOWN, VISIBLE
 from .stored import stored_facts
 
 FILL_BATCH = 2000  # rows whose facts are filled in per statement batch
@@ -43,14 +43,14 @@ class Counting(Resolution):
         while True:
             rows = db.execute(
                 f"SELECT id, md, substr(body, 1, {MQDLH_LENGTH}) FROM messages "
-                f"WHERE queue = ? AND f_format IS NULL AND {VISIBLE} LIMIT {FILL_BATCH}",
+                f"WHERE queue = ? AND {FACTS_UNKNOWN} AND {VISIBLE} LIMIT {FILL_BATCH}",
                 (local,)).fetchall()
             if not rows:
                 return
             values = [(*stored_facts(r[1], r[2]), r[0]) for r in rows]
             with self._write() as w:
-                w.executemany("UPDATE messages SET f_reason = ?, f_dest = ?, f_format = ?, "
-                              "f_put = ? WHERE id = ?", values)
+                w.executemany("UPDATE messages SET f_reason = ?, f_dest = ?, f_dest_qm = ?, "
+                              "f_format = ?, f_put = ? WHERE id = ?", values)
 
     @api
     def fact_counts(self, queue: str, now_us: int, age_edges_us: Sequence[int],
@@ -95,7 +95,7 @@ class Counting(Resolution):
         cur = db.cursor()
         cur.row_factory = None
         cur.execute(
-            f"SELECT f_reason, f_dest, f_format, backout_count, "
+            f"SELECT f_reason, f_dest, f_dest_qm, f_format, backout_count, "
             f"{_bucket('length', size_edges)}, CASE WHEN f_put IS NULL THEN NULL ELSE {ages} "
             f"END, length, f_put, id FROM messages WHERE {_SHOWN} ORDER BY npri, id", p)
         sums: dict[tuple, list[int]] = {}
@@ -104,8 +104,8 @@ class Counting(Resolution):
         while rows := cur.fetchmany(4096):
             for r in rows:
                 position += 1
-                key = r[:6]
-                length, put = r[6], r[7]
+                key = r[:7]
+                length, put = r[7], r[8]
                 s = sums.get(key)
                 if s is None:
                     s = sums[key] = [0, 0, length, length, 0]
@@ -118,11 +118,11 @@ class Counting(Resolution):
                 if put is not None:
                     s[4] += now_us - put
                     if oldest is None or put < oldest[0]:
-                        oldest = (put, position, r[8])
+                        oldest = (put, position, r[9])
                     if youngest is None or put > youngest[0]:
-                        youngest = (put, position, r[8])
-        if any(k[2] is None for k in sums):
-            return False  # rows whose facts are not known yet
+                        youngest = (put, position, r[9])
+        if any(k[3] is None or (k[1] is not None and k[2] is None) for k in sums):
+            return False  # rows whose facts are not known yet (schema.FACTS_UNKNOWN)
         groups = [FactGroup(*k, *s) for k, s in sums.items()]
         return FactCounts(groups, self._point(db, oldest), self._point(db, youngest))
 

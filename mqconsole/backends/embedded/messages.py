@@ -209,7 +209,7 @@ class Messages(Resolution):
             else:
                 s.sync_after = md.persistence == 1
                 db.execute(f"INSERT INTO messages ({PUT_COLS}) "
-                           "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)", values)
+                           "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", values)
                 s.count(name, 1)
                 s.arrived(name, now)
             s.added[name] = s.added.get(name, 0) + 1

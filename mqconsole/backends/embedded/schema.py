@@ -76,7 +76,8 @@ CREATE TABLE messages (
     f_reason      INTEGER,
     f_dest        TEXT,
     f_format      TEXT,
-    f_put         INTEGER
+    f_put         INTEGER,
+    f_dest_qm     TEXT
 );
 CREATE INDEX messages_visible ON messages(queue, npri, id)
     WHERE put_by IS NULL AND got_by IS NULL;
@@ -116,12 +117,16 @@ CREATE INDEX handles_conn ON handles(conn);
 """
 
 #: The facts of a message (mq/facts.py) kept when it is put, so that summaries and most
-#: selections run inside SQLite: the dead-letter reason and destination (NULL without a
-#: readable header), the format it carries, the put time in microseconds since 1970 (NULL
-#: when PutDate/PutTime are not a time). ``f_format`` NULL: not known (a row written by an
-#: older mqconsole, or put back by a backout); such rows are filled in when asked for.
+#: selections run inside SQLite: the dead-letter reason, destination queue and its queue
+#: manager (NULL without a readable header; the queue manager "" when blank), the format
+#: it carries, the put time in microseconds since 1970 (NULL when PutDate/PutTime are not
+#: a time). ``f_format`` NULL: not known (a row written by an older mqconsole, or put back
+#: by a backout), and ``f_dest_qm`` NULL beside a destination: not known (a row written
+#: before that column was); such rows are filled in when asked for.
 FACT_COLUMNS = (("f_reason", "INTEGER"), ("f_dest", "TEXT"), ("f_format", "TEXT"),
-                ("f_put", "INTEGER"))
+                ("f_put", "INTEGER"), ("f_dest_qm", "TEXT"))
+FACTS_UNKNOWN = "(f_format IS NULL OR (f_dest IS NOT NULL AND f_dest_qm IS NULL))"
+"""A row whose facts are to be filled in (see ``FACT_COLUMNS``)."""
 ADD_FACT_COLUMNS = [f"ALTER TABLE messages ADD COLUMN {n} {t}" for n, t in FACT_COLUMNS]
 """Run when a file lacks them (a file made by an older mqconsole; older code writes rows
 with its own column list, so the columns harm nothing there)."""

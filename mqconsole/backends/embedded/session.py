@@ -130,10 +130,10 @@ class SelfDeadlock(Exception):
 # -- the unit of work in the rows --------------------------------------------------------
 
 PUT_COLS = ("queue, npri, priority, expires_at, msg_id, correl_id, put_time, length, md, body, "
-            "f_reason, f_dest, f_format, f_put")
+            "f_reason, f_dest, f_dest_qm, f_format, f_put")
 """A put's row: the columns, then the message's facts (``stored.stored_facts``)."""
 _PUT_COLS = PUT_COLS
-_INSERT_FINAL = f"INSERT INTO messages ({_PUT_COLS}) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
+_INSERT_FINAL = f"INSERT INTO messages ({_PUT_COLS}) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
 # The same, for rows bound as ``_unadapted`` makes them: no expiry as 0.0, the facts'
 # Nones as values no fact can have
 _NO_REASON = 1 << 40  # not an MQLONG
@@ -141,9 +141,10 @@ _NO_DEST = "\x00"  # a stripped name never is
 _NO_PUT = 1 << 62  # microseconds past year 9999
 _INSERT_FINAL_UNADAPTED = (f"INSERT INTO messages ({_PUT_COLS}) "
                            "VALUES (?,?,?,nullif(?,0.0),?,?,?,?,?,?,"
-                           f"nullif(?,{_NO_REASON}),nullif(?,char(0)),?,nullif(?,{_NO_PUT}))")
+                           f"nullif(?,{_NO_REASON}),nullif(?,char(0)),nullif(?,char(0)),?,"
+                           f"nullif(?,{_NO_PUT}))")
 _INSERT_PUT_MARKED = (f"INSERT INTO messages ({_PUT_COLS}, put_by) "
-                      "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)")
+                      "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)")
 GOT_COLS = "id, queue, npri, backout_count, expires_at, put_time, md, body"
 """What a destructive get keeps of a message (``DELETE … RETURNING``) to put its row back
 on a backout. The columns that repeat the MD (priority, MsgId, CorrelId) and the body's
@@ -176,9 +177,9 @@ def _unadapted(rows: list[tuple]) -> list[tuple]:
     is never 0: it is a put's time plus the Expiry)."""
     ba = bytearray
     return [(q, n, p, 0.0 if x is None else x, ba(mid), ba(cid), t, size, ba(md), ba(body),
-             _NO_REASON if r is None else r, _NO_DEST if d is None else d, f,
-             _NO_PUT if u is None else u)
-            for q, n, p, x, mid, cid, t, size, md, body, r, d, f, u in rows]
+             _NO_REASON if r is None else r, _NO_DEST if d is None else d,
+             _NO_DEST if dq is None else dq, f, _NO_PUT if u is None else u)
+            for q, n, p, x, mid, cid, t, size, md, body, r, d, dq, f, u in rows]
 
 
 DEFER_BYTES = 16 << 20  # unflushed puts and gets held in memory before they are written

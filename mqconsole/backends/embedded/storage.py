@@ -20,7 +20,7 @@ from mqconsole.mq.reasons import (
 )
 
 from .calls import Call
-from .schema import ADD_FACT_COLUMNS, UPGRADE_1_TO_2
+from .schema import ADD_FACT_COLUMNS, FACT_COLUMNS, UPGRADE_1_TO_2
 from .session import SelfDeadlock, Session, backout_marks, run_later
 from .store import (
     DEFAULT_BUSY_TIMEOUT,
@@ -224,8 +224,8 @@ class Storage:
                         db.execute(statement)
                 s.triggers = False
             columns = {r[1] for r in db.execute("PRAGMA table_info(messages)")}
-            if "f_format" not in columns:
-                for statement in ADD_FACT_COLUMNS:
+            for (column, _), statement in zip(FACT_COLUMNS, ADD_FACT_COLUMNS, strict=True):
+                if column not in columns:
                     db.execute(statement)
             row = db.execute(
                 "INSERT INTO connections (pid, proc_start, host, principal, appl, started) "

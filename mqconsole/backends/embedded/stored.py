@@ -132,17 +132,19 @@ def _put_micros(stamp: bytes) -> int | None:
     return us
 
 
-def stored_facts(blob: bytes, body: bytes) -> tuple[int | None, str | None, str, int | None]:
-    """``mq.facts.facts`` of a message stored as ``blob`` (packed, CCSID 819) + ``body``,
-    reading the bytes: the MD is unpacked only for a dead-letter header."""
+def stored_facts(blob: bytes, body: bytes
+                 ) -> tuple[int | None, str | None, str | None, str, int | None]:
+    """``mq.facts.facts`` of a message stored as ``blob`` (packed, CCSID 819) + ``body``
+    in the order of the ``f_*`` columns (``f_reason, f_dest, f_dest_qm, f_format,
+    f_put``), reading the bytes: the MD is unpacked only for a dead-letter header."""
     fmt = blob[_FORMAT_AT:_FORMAT_AT + 8].decode("latin-1")
     put = _put_micros(blob[_PUT_DATE_AT:_PUT_TIME_AT + 8])
     if fmt.rstrip(" \x00") == DEAD_LETTER_FORMAT:
-        reason, dest, carried = dead_letter_facts(body, long_at(blob, _ENCODING_AT),
-                                                  long_at(blob, _CCSID_AT))
+        reason, dest, qmgr, carried = dead_letter_facts(body, long_at(blob, _ENCODING_AT),
+                                                        long_at(blob, _CCSID_AT))
         if carried is not None:
-            return reason, dest, carried, put
-    return None, None, fmt.strip(" \x00"), put
+            return reason, dest, qmgr, carried, put
+    return None, None, None, fmt.strip(" \x00"), put
 
 
 def message_from_row(md_blob: bytes, body: bytes, backout_count: int,

@@ -42,12 +42,13 @@ def browse(ctx: click.Context, queue: str, limit: int | None, where: str | None,
         return
     limit = limit or 50
     body = []
+    local = qm.name  # destinations on another queue manager read QUEUE@QMGR
     for v in iter_views(qm, queue, where=predicate, limit=limit):
         r = v.row()
         dlh = r["dlh"] or {}
         body.append([r["position"], (r["put_time"] or "")[:19], r["msgid"][-16:], r["format"],
                      r["length"], r["backout_count"], dlh.get("reason_name", ""),
-                     dlh.get("dest_q", ""), r["preview"]])
+                     v.destination(local) or "", r["preview"]])
     if not body:
         say(f"no message on {queue} matched" if where else f"{queue} is empty")
         return

@@ -61,7 +61,8 @@ def summary_text(model: BrowseModel, width: int, depth_now: int | None = None) -
         out.append("\n")
         parts = []
         for g in groups[:6]:
-            parts.append(f"{short_reason(g['reason'])}→{clean(g['dest_q']) or '-'} {g['count']}")
+            dest = clean(g["destination"]) or "-"
+            parts.append(f"{short_reason(g['reason'])}→{dest} {g['count']}")
         if len(groups) > 6:
             parts.append(f"+{len(groups) - 6} more")
         out.append("Reasons: ", "bold")
