@@ -145,8 +145,10 @@ SCAN_BATCH = 500
 def check_unique(qm: object, queue: str, selection: Selection) -> None:
     """A --msgid names one message: a MsgId carried by several messages on ``queue`` is
     refused (SelectionError) unless ``all_duplicates`` says to take them all — MsgIds need
-    not be unique, and an operator who gives one means one message."""
-    if not selection.msgids or selection.all_duplicates:
+    not be unique, and an operator who gives one means one message. MsgIds none of which is
+    on ``queue`` are refused too (SelectionError), so a script hears it before any question
+    rather than after it."""
+    if not selection.msgids:
         return
     wanted = {m.hex().upper() for m in selection.msgids}
     counts: Counter[str] = Counter()
@@ -159,8 +161,12 @@ def check_unique(qm: object, queue: str, selection: Selection) -> None:
                     counts[h] += 1
             if len(batch) < SCAN_BATCH:
                 break
+    if not counts:
+        if len(wanted) == 1:
+            raise SelectionError(f"no message with MsgId {next(iter(wanted))} on {queue}")
+        raise SelectionError(f"none of the {len(wanted)} MsgIds given is on {queue}")
     shared = sorted((h, n) for h, n in counts.items() if n > 1)
-    if shared:
+    if shared and not selection.all_duplicates:
         h, n = shared[0]
         more = f" (and {len(shared) - 1} more MsgIds like it)" if len(shared) > 1 else ""
         raise SelectionError(f"MsgId {h} is carried by {n} messages on {queue}{more}: name "

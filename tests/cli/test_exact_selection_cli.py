@@ -46,3 +46,25 @@ def test_position_and_token_are_checked_before_anything(cli):
     assert r.code == 2 and "--position goes with a --msgid each" in r.err
     r = cli("delete", "APP.ORDERS", "--token", "XYZ", "--yes")
     assert r.code == 2 and "not hexadecimal" in r.err
+
+
+def test_a_msgid_not_on_the_queue_is_said_before_any_question(cli, demo):
+    qm = open_embedded(str(demo))
+    qm.define_queue(QueueAttrs(name=Q))
+    fill(qm, Q)
+    absent = "AB" * 24
+    for args in (("delete", Q, "--msgid", absent),  # no --yes, stdin not a terminal: no exit 4
+                 ("move", Q, "APP.AUDIT", "--msgid", absent),
+                 ("move", Q, "APP.AUDIT", "--msgid", absent, "--all-duplicates")):
+        r = cli(*args)
+        assert r.code == 2, (args, r.err)
+        [line] = r.err.strip().splitlines()
+        assert f"no message with MsgId {absent} on {Q}" in line
+    r = cli("delete", Q, "--msgid", absent, "--msgid", "CD" * 24)
+    assert r.code == 2 and f"none of the 2 MsgIds given is on {Q}" in r.err
+    # one of them present: the change goes on (the absent one simply matches nothing)
+    r = cli("delete", Q, "--msgid", absent, "--msgid", SHARED, "--all-duplicates", "--yes",
+            "--json")
+    assert r.code == 0 and r.json["done"] == 3, r.err
+    assert bodies(qm, Q) == [b"message 17 body"]
+    qm.close()
