@@ -90,6 +90,10 @@ class MQBackendConfig(Model):
         default=None, description="environment variable holding the password"
     )
     password_prompt: bool = Field(default=False, description="ask for the password")
+    library: Literal["auto", "ibmmq", "pymqi"] = Field(
+        default="auto", description="the Python MQI binding: auto (ibmmq, then pymqi), ibmmq "
+                                    "or pymqi"
+    )
 
     @field_validator("queue_manager")
     @classmethod

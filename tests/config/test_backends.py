@@ -118,3 +118,38 @@ def test_ccdt_path_becomes_a_file_url(tmp_path: Path) -> None:
     assert cfg.profile("p").backend.ccdt_url == (tmp_path / "ccdt.json").as_uri()
     err = fails("profiles:\n  - name: p\n    backend: {type: mq, ccdt_url: 'gopher://x'}\n")
     assert err.setting == "profiles.p.backend.ccdt_url"
+
+
+def test_every_mq_setting_reaches_the_connection_and_none_is_read_from_nowhere() -> None:
+    """The mq backend reads a profile by duck typing (backends never import config): a name
+    it reads that the schema lacks would silently be None, and a schema field it ignores
+    would silently do nothing."""
+    from mqconsole.backends.mqi.connection import settings_from_profile
+
+    client = MQBackendConfig(
+        queue_manager="QM1", connection_name="mq1(1414)", channel="APP.SVRCONN",
+        cipher_spec="TLS_AES_128_GCM_SHA256", key_repository="/k/key",
+        certificate_label="ibmwebspheremqop", key_repository_password_env="KEYPW",
+        user="op", password_env="PW", library="pymqi")
+    ccdt = MQBackendConfig(queue_manager="*QM", ccdt_url="file:///c/ccdt.json")
+    local = MQBackendConfig(queue_manager="QM1", bindings=True, library="ibmmq")
+    fields = set(MQBackendConfig.model_fields)
+    carried: set[str] = set()
+
+    class Recording:
+        def __init__(self, cfg: MQBackendConfig) -> None:
+            self._cfg, self._read = cfg, set[str]()
+
+        def __getattr__(self, name: str) -> object:
+            self._read.add(name)
+            return getattr(self._cfg, name)
+
+    for cfg in (client, ccdt, local):
+        recording = Recording(cfg)
+        settings = settings_from_profile(recording)
+        assert recording._read - {"backend"} <= fields, recording._read - fields
+        for name in fields - {"type", "password_prompt"}:  # the prompt is the caller's
+            assert getattr(settings, name) == getattr(cfg, name), name
+            if getattr(cfg, name) != MQBackendConfig.model_fields[name].default:
+                carried.add(name)
+    assert carried == fields - {"type", "password_prompt"}  # each field set in one of them
