@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from textual.widgets import DataTable, Input, Static
+from textual.widgets import DataTable, Input, Label, Static
 
 from mqconsole.ops.dlq.attempts import AttemptStore, default_path
 from mqconsole.ops.journal import Journal
@@ -107,7 +107,18 @@ def test_the_rules_file_is_shown_as_data() -> None:
     assert problems and problems[0].line == 2
 
 
-async def test_plan_then_run_ibms_table_on_the_demo_dlq(make_app, qm, rules_dir, tmp_path):
+async def test_plan_then_run_ibms_table_on_the_demo_dlq(make_app, qm, rules_dir, tmp_path,
+                                                       monkeypatch):
+    from mqconsole.tui.screens.operation import OperationDialog
+
+    hints: list[str] = []  # what the running dialog says escape does
+    mounted = OperationDialog.on_mount
+
+    def on_mount(self) -> None:
+        hints.append(str(self.query_one(".hint", Label).content))
+        mounted(self)
+
+    monkeypatch.setattr(OperationDialog, "on_mount", on_mount)
     define_ibm_queues(qm)
     before = depth(qm, DLQ)
     app = make_app()
@@ -132,6 +143,9 @@ async def test_plan_then_run_ibms_table_on_the_demo_dlq(make_app, qm, rules_dir,
         summary = str(app.screen.body)
         assert "Handled 140 of 240 messages from SYSTEM.DEAD.LETTER.QUEUE" in summary
         assert "→ DEADQ.MANUAL.SECURITY: 25" in summary and "Failed: 100" in summary
+        # the handler backs its open unit out when stopped: the dialog says so, not "after"
+        assert hints == ["escape: stop at the next message: the open unit of work is backed "
+                         "out, its messages stay"]
         await pilot.press("enter")
         await settle(app, pilot)
         assert app.screen is screen

@@ -342,8 +342,8 @@ class DlqHandlerScreen(ConsoleScreen):
                                TextDialog("Dead-letter handler", summary_text(summary),
                                           danger=is_bad(summary)))
 
-        ctx.app.push_screen(OperationDialog(ctx, op, "Running the dead-letter handler"),
-                            finished)
+        ctx.app.push_screen(OperationDialog(ctx, op, "Running the dead-letter handler",
+                                            stops=OperationDialog.BACK_OUT), finished)
 
     def on_unmount(self) -> None:
         self._planning.set()

@@ -38,10 +38,17 @@ class OperationDialog(Dialog):
 
     BINDINGS = [Binding("escape", "cancel", "Stop", id="dialog_stop")]
 
+    #: what escape does, in the operation's own words: most stop after the unit of work in
+    #: progress (committed); the dead-letter handler backs its open unit out instead
+    AFTER_UNIT = "after the current unit of work"
+    BACK_OUT = "at the next message: the open unit of work is backed out, its messages stay"
+
     def __init__(self, ctx: ConsoleContext, op: Operation, title: str, *,
                  preview: bool = False, quiet: tuple[type[BaseException], ...] = (),
-                 failed: Callable[[BaseException], None] | None = None) -> None:
+                 failed: Callable[[BaseException], None] | None = None,
+                 stops: str = AFTER_UNIT) -> None:
         super().__init__(title)
+        self.stops = stops
         self.ctx = ctx
         self.op = op
         self.preview = preview
@@ -60,7 +67,7 @@ class OperationDialog(Dialog):
             yield ProgressBar(total=None, show_eta=False, id="bar")
             yield Label(Text("starting…"), id="status")
             yield Label(Text("escape: stop planning here" if self.preview else
-                             "escape: stop after the current unit of work"), classes="hint")
+                             f"escape: stop {self.stops}"), classes="hint")
 
     def on_mount(self) -> None:
         self.run_operation()
@@ -104,7 +111,7 @@ class OperationDialog(Dialog):
             bar.update(total=total, progress=done)
         text = f"{done:,} of {total:,} messages" if total else f"{done:,} messages"
         if self.stopping:
-            text += " — stopping after this unit of work"
+            text += f" — stopping {self.stops}"
         self.query_one("#status", Label).update(Text(text))
 
     def _finished(self, summary: Summary | None, error: BaseException | None = None) -> None:
@@ -132,7 +139,7 @@ class OperationDialog(Dialog):
         if not self.stopping and not self.finished:
             self.stop_work()
             self.query_one("#status", Label).update(
-                Text("stopping after the current unit of work…"))
+                Text(f"stopping {self.stops}…"))
 
     def stop_work(self) -> None:
         """Ask the operation to stop at its next unit-of-work boundary (also when the
