@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 import click
 
 from mqconsole.cli.errors import CliError
-from mqconsole.cli.output import say
+from mqconsole.cli.output import safe, say
 from mqconsole.ops.exit_codes import ExitCode
 
 if TYPE_CHECKING:
@@ -190,11 +190,13 @@ def drive(session: Session, op: Operation, *, yes: bool, dry_run: bool, as_json:
 
 def _ready(session: Session, op: Operation, qm: QueueManager | None, *, yes: bool,
            dry_run: bool, confirm: bool) -> QueueManager:
-    """Refuse (read-only), connect, validate, confirm: everything before a change."""
+    """Refuse (read-only), connect, validate, warn, confirm: everything before a change."""
     if confirm and not dry_run:
         session.refuse_if_read_only(op.describe().what)
     qm = qm or session.connect()
     op.validate(qm)
+    for caution in op.cautions(qm):
+        say(f"warning: {safe(caution)}")
     if confirm:  # validation may have resolved what it works on
         what = op.describe().what
         if not (yes or dry_run):

@@ -5,7 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 from mqconsole.backends.base import QueueManager
+from mqconsole.mq.errors import MQError
 from mqconsole.mq.queue import CHANGEABLE, QueueAttrs, QueueType, check_value
+from mqconsole.mq.reasons import MQRC_UNKNOWN_OBJECT_NAME
 
 
 def backout_queue_map(queues: list[QueueAttrs]) -> dict[str, list[str]]:
@@ -109,6 +111,25 @@ def define_queue(qm: QueueManager, name: str, **attrs: Any) -> QueueAttrs:
     changes = validate_changes(attrs)
     qm.define_queue(QueueAttrs(name=name, **changes))
     return qm.inquire_queue(name)
+
+
+def missing_backout_queue(qm: QueueManager, attrs: QueueAttrs) -> str | None:
+    """A warning when ``attrs``' BOQNAME names a queue that does not exist on ``qm`` (MQ
+    accepts it: a backout queue may be defined later), else None. Any other answer
+    (not authorized to inquire, ...) says nothing: only a queue known to be missing is
+    warned of."""
+    boq = attrs.boqname.strip()
+    if not boq:
+        return None
+    try:
+        qm.inquire_queue(boq)
+    except MQError as e:
+        if e.reason != MQRC_UNKNOWN_OBJECT_NAME:
+            return None
+    else:
+        return None
+    return (f"BOQNAME {boq} names a queue that does not exist on {qm.name}: a message backed "
+            f"out BOTHRESH times cannot be requeued there until it is defined")
 
 
 def set_queue(qm: QueueManager, name: str, **attrs: Any) -> tuple[QueueAttrs, QueueAttrs]:

@@ -545,14 +545,9 @@ class ActionRunner:
             bothresh = values.get("bothresh")
             if isinstance(bothresh, int) and not 0 <= bothresh <= 999_999_999:
                 return "BOTHRESH must be 0 to 999999999."
-            boq = values.get("boqname")
-            if isinstance(boq, str) and boq:
-                if boq == name:
-                    return "A queue cannot be its own backout queue."
-                known = self.queue_names()
-                if known and boq not in known:
-                    return f"There is no queue named {boq} here."
-            return None
+            if values.get("boqname") == name:
+                return "A queue cannot be its own backout queue."
+            return None  # a BOQNAME naming no queue is allowed: warned of when confirming
 
         def got(changes: dict[str, object] | None) -> None:
             if not changes:
@@ -569,9 +564,18 @@ class ActionRunner:
             if changes.get("get_inhibited") or changes.get("put_inhibited"):
                 body.append("\nInhibiting stops applications using the queue.\n", "yellow")
             kind = QueueSet(name, dict(changes))
-            self.ctx.app.push_screen(
-                ConfirmDialog("Change queue attributes", body, confirm="Change", danger=True),
-                lambda ok: self.start(kind, f"Attributes of {name}") if ok else None)
+            op = self.ctx.operation(kind)
+
+            def confirm(cautions: list[str]) -> None:
+                for caution in cautions:  # as the CLI says them before it asks
+                    body.append(f"\nWarning: {clean(caution)}\n", "yellow")
+                self.ctx.app.push_screen(
+                    ConfirmDialog("Change queue attributes", body, confirm="Change",
+                                  danger=True),
+                    lambda ok: self.start(kind, f"Attributes of {name}") if ok else None)
+
+            self.ctx.backend(lambda: self.ctx.conns.call(op.cautions), done=confirm,
+                             queue=name, what="check the attributes")
 
         self.ctx.app.push_screen(FormDialog(f"Attributes of {name}", fields, validate=check), got)
 

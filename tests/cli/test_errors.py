@@ -81,7 +81,7 @@ def test_read_only_profile_refuses_changes(tmp_path, demo):
     cfg = tmp_path / "c.yaml"
     cfg.write_text(f"profiles:\n  - name: prod\n    read_only: true\n    backend:\n"
                    f"      type: embedded\n      path: {demo}\n")
-    r = run_cli("--config", str(cfg), "queue", "set", "APP.ORDERS", "--bothresh", "1",
+    r = run_cli("--config", str(cfg), "queue", "set", "APP.ORDERS", "--bothresh", "1", "--yes",
                 home=tmp_path)
     assert r.code == 4 and "read-only" in r.err
     r = run_cli("--config", str(cfg), "put", "APP.ORDERS", "--text", "x", home=tmp_path)

@@ -6,11 +6,11 @@ NESTED = "[" * 1000 + "]" * 1000
 
 
 def test_journal_with_a_nested_json_line_reads_on(cli, tmp_path):
-    assert cli("queue", "set", "APP.AUDIT", "--max-depth", "9").code == 0
+    assert cli("queue", "set", "APP.AUDIT", "--max-depth", "9", "--yes").code == 0
     journal = tmp_path / "home" / "state" / "journal.jsonl"
     with open(journal, "a") as fp:
         fp.write(NESTED + "\n")
-    assert cli("queue", "set", "APP.AUDIT", "--max-depth", "10").code == 0
+    assert cli("queue", "set", "APP.AUDIT", "--max-depth", "10", "--yes").code == 0
     r = cli("journal")
     assert r.code == 0, r.err
     # (each queue set is a start and an end record: the nested line is line 3)
@@ -51,7 +51,8 @@ def test_save_onto_the_open_database_or_a_device_is_refused(cli, demo, tmp_path)
     assert cli("queues", "--json").json == before  # every queue is still there
     r = cli("save", "APP.ORDERS", "/dev/null", "--force")
     assert r.code == 2 and "/dev/null is a character device, not a regular file" in r.err
-    assert cli("queue", "set", "APP.AUDIT", "--max-depth", "9").code == 0  # writes a journal
+    # writes a journal
+    assert cli("queue", "set", "APP.AUDIT", "--max-depth", "9", "--yes").code == 0
     journal = tmp_path / "home" / "state" / "journal.jsonl"
     r = cli("save", "APP.ORDERS", str(journal), "--force", "--all", "--remove")
     assert r.code == 2 and "is a change journal" in r.err  # before the prompt: not exit 4

@@ -68,7 +68,8 @@ def test_queue_define_set_show(cli):
             "--boqname", "APP.NEW.BOQ", "--description", "new one", "--json")
     assert r.code == 0, r.err
     assert r.json["max_depth"] == 50 and r.json["bothresh"] == 2
-    r = cli("queue", "set", "APP.NEW", "--hardenbo", "--put-inhibited", "--bothresh", "4")
+    r = cli("queue", "set", "APP.NEW", "--hardenbo", "--put-inhibited", "--bothresh", "4",
+            "--yes")
     assert r.code == 0, r.err
     doc = cli("queue", "show", "APP.NEW", "--json").json
     assert doc["hardenbo"] is True and doc["put_inhibited"] is True and doc["bothresh"] == 4
@@ -101,7 +102,8 @@ def test_queue_define_bad_name(cli):
 
 
 def test_queue_set_json_is_the_operations_summary_and_it_is_journaled(cli):
-    r = cli("queue", "set", "APP.AUDIT", "--max-depth", "9", "--put-inhibited", "--json")
+    r = cli("queue", "set", "APP.AUDIT", "--max-depth", "9", "--put-inhibited", "--json",
+            "--yes")
     assert r.code == 0, r.err
     assert r.json["operation"] == "queue-set" and r.json["exit_code"] == 0
     assert r.json["changes"] == {"max_depth": {"before": 5000, "after": 9},

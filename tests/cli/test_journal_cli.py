@@ -11,7 +11,8 @@ def test_changes_are_journaled_and_shown(cli, tmp_path):
             env={"SUDO_USER": "alice"})
     assert r.code == 0, r.err
     backup = r.json["backup"]
-    assert cli("queue", "set", "APP.ORDERS", "--bothresh", "7", "--boqname", "X.BOQ").code == 0
+    assert cli("queue", "set", "APP.ORDERS", "--bothresh", "7", "--boqname", "X.BOQ",
+               "--yes").code == 0
     msgid = cli("browse", "APP.ORDERS", "--json", "--limit", "1").json[0]["msgid"]
     assert cli("edit", "APP.ORDERS", msgid, "--set", "Priority=1", "--yes").code == 0
 
@@ -52,7 +53,7 @@ def test_config_journal_path_is_used(tmp_path, demo):
     cfg = tmp_path / "c.yaml"
     cfg.write_text(f"profiles:\n  - name: ops\n    backend:\n      type: embedded\n"
                    f"      path: {demo}\njournal:\n  path: {journal}\n")
-    r = run_cli("--config", str(cfg), "queue", "set", "APP.AUDIT", "--max-depth", "9",
+    r = run_cli("--config", str(cfg), "queue", "set", "APP.AUDIT", "--max-depth", "9", "--yes",
                 home=tmp_path / "home")
     assert r.code == 0, r.err
     assert journal.exists()

@@ -272,6 +272,33 @@ async def test_set_queue_attributes(make_app, qm, tmp_path):
         "before": 0, "after": 3}
 
 
+async def test_a_boqname_naming_no_queue_is_warned_of(make_app, qm, tmp_path):
+    """Issue 15 item 5: MQ allows a BOQNAME that names no queue (it may be defined later);
+    the confirmation warns of it as the CLI does, and the change is made when confirmed."""
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(app, pilot)
+        table = app.screen.query_one("#queues", DataTable)
+        names = [str(table.get_row_at(i)[0]).strip() for i in range(table.row_count)]
+        table.move_cursor(row=names.index("APP.PAYMENTS"))
+        await pilot.press("a")
+        await wait_for(app, pilot, lambda: isinstance(app.screen, FormDialog))
+        app.screen.query_one("#f_boqname", Input).value = "APP.PAYMENTS.BOQ"
+        await pilot.press("ctrl+o")
+        await wait_for(app, pilot, lambda: isinstance(app.screen, ConfirmDialog))
+        body = str(app.screen.body)
+        assert "Warning: BOQNAME APP.PAYMENTS.BOQ names a queue that does not exist on QM1" \
+            in body
+        await pilot.press("y")
+        await wait_for(app, pilot, lambda: any("BOQNAME" in str(n.message)
+                                               for n in app._notifications))
+    assert qm.inquire_queue("APP.PAYMENTS").boqname.strip() == "APP.PAYMENTS.BOQ"
+    rec = journal(tmp_path)[-1]
+    assert rec.operation == "queue-set" and any(
+        "APP.PAYMENTS.BOQ names a queue that does not exist" in w
+        for w in rec.details.get("warnings", []))
+
+
 async def test_a_refused_put_is_reported_with_its_reason(make_app, qm):
     app = make_app()
     async with app.run_test(size=(80, 24)) as pilot:

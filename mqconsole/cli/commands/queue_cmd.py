@@ -10,7 +10,7 @@ from mqconsole.cli.errors import CliError
 from mqconsole.cli.operate import drive, operation
 from mqconsole.cli.output import emit_json, safe, say, table
 
-from .common import json_option, session_of
+from .common import dry_run_option, json_option, session_of, yes_option
 
 
 @click.command("queues")
@@ -76,13 +76,15 @@ def _changes(**kw: Any) -> dict[str, Any]:
 @click.pass_context
 def define(ctx: click.Context, name: str, as_json: bool, **attrs: Any) -> None:
     """Define a local queue NAME."""
-    from mqconsole.ops.queues import define_queue, queue_doc
+    from mqconsole.ops.queues import define_queue, missing_backout_queue, queue_doc
 
     session = session_of(ctx)
     session.refuse_if_read_only(f"defining queue {name}")
     _check_name(name)
     qm = session.connect()
-    define_queue(qm, name, **_changes(**attrs))
+    warning = missing_backout_queue(qm, define_queue(qm, name, **_changes(**attrs)))
+    if warning:
+        say(f"warning: {safe(warning)}")
     if as_json:
         emit_json(queue_doc(qm, name))
     else:
@@ -92,13 +94,18 @@ def define(ctx: click.Context, name: str, as_json: bool, **attrs: Any) -> None:
 @queue.command("set")
 @click.argument("name")
 @_attr_options
+@dry_run_option
+@yes_option
 @json_option
 @click.pass_context
-def set_(ctx: click.Context, name: str, as_json: bool, **attrs: Any) -> None:
+def set_(ctx: click.Context, name: str, dry_run: bool, yes: bool, as_json: bool,
+         **attrs: Any) -> None:
     """Change attributes of queue NAME (only the options given).
 
-    Journaled as queue-set with each attribute before and after. --json prints the
-    operation's summary (its "changes": each attribute before and after).
+    Asks first, as every change does (--yes in scripts; without a terminal and without
+    --yes: exit 4); warns when BOQNAME names a queue that does not exist. Journaled as
+    queue-set with each attribute before and after. --json prints the operation's
+    summary (its "changes": each attribute before and after; "warnings").
     """
     from mqconsole.ops.operation import QueueSet
 
@@ -106,7 +113,7 @@ def set_(ctx: click.Context, name: str, as_json: bool, **attrs: Any) -> None:
     if not changes:
         raise CliError("queue set needs at least one attribute option (see --help)")
     session = session_of(ctx)
-    drive(session, operation(session, QueueSet(name, changes)), yes=True, dry_run=False,
+    drive(session, operation(session, QueueSet(name, changes)), yes=yes, dry_run=dry_run,
           as_json=as_json)
 
 

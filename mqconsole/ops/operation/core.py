@@ -146,7 +146,8 @@ class Kind(Protocol):
     def execute(self, step: Step) -> OperationResult: ...
 
     # optional: ``exit_code(result) -> ExitCode`` when the kind's verdict is not
-    # ``ops.exit_codes.exit_code_of`` (the dead-letter handler's)
+    # ``ops.exit_codes.exit_code_of`` (the dead-letter handler's); ``cautions(qm) ->
+    # list[str]``: warnings a face shows with its confirmation (see Operation.cautions)
 
 
 def _qmgr_name(qm: QueueManager) -> str | None:
@@ -195,6 +196,13 @@ class Operation:
             except JournalError as exc:
                 raise OperationError(f"{exc}: nothing was changed",
                                      ExitCode.JOURNAL_FAILED) from None
+
+    def cautions(self, qm: QueueManager) -> list[str]:
+        """Warnings to show with the confirmation, after :meth:`validate`: what is allowed
+        but probably not meant (a BOQNAME naming no queue). Each face shows them before
+        it asks; the run repeats them in its result's warnings (journal, ``--json``)."""
+        cautions = getattr(self.spec, "cautions", None)
+        return [] if cautions is None else list(cautions(qm))
 
     # -- running -----------------------------------------------------------------------------
     def plan(self, qm: QueueManager, *, progress: ProgressFn | None = None,

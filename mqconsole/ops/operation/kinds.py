@@ -25,6 +25,7 @@ from .core import Description, OperationError, Step, Summary
 
 if TYPE_CHECKING:
     from mqconsole.backends.base import QueueManager
+    from mqconsole.mq.queue import QueueAttrs
     from mqconsole.ops.journal import JournalEntry
     from mqconsole.plugins import RegisteredAction
 
@@ -394,6 +395,19 @@ class QueueSet:
             raise OperationError(str(e)) from None
         check_queue(qm, self.queue, "")
 
+    def cautions(self, qm: QueueManager) -> list[str]:
+        """What to know before confirming: a BOQNAME that names no queue (issue 15 item 5)."""
+        return self._cautions(qm, dataclasses.replace(qm.inquire_queue(self.queue),
+                                                      **self.changes))
+
+    def _cautions(self, qm: QueueManager, after: QueueAttrs) -> list[str]:
+        from mqconsole.ops.queues import missing_backout_queue
+
+        if not {"boqname", "bothresh"} & set(self.changes):
+            return []
+        warning = missing_backout_queue(qm, after)
+        return [] if warning is None else [warning]
+
     def execute(self, step: Step) -> OperationResult:
         from mqconsole.ops.queues import set_queue
         from mqconsole.ops.record import field_changes
@@ -408,6 +422,7 @@ class QueueSet:
         step.extra["changes"] = diff
         result = OperationResult(operation="queue-set", source=self.queue, selected=1,
                                  dry_run=step.dry_run)
+        result.warnings.extend(self._cautions(step.qm, after))
         if step.dry_run:
             result.plan = [{"queue": self.queue, "changes": diff}]
         else:
@@ -416,10 +431,13 @@ class QueueSet:
 
     def journal_entry(self, summary: Summary, *, qmgr: str | None, profile: str | None
                       ) -> JournalEntry:
-        """The ``queue-set`` record: before and after of each attribute asked to change."""
+        """The ``queue-set`` record: before and after of each attribute asked to change, and
+        the warnings (a BOQNAME naming no queue)."""
         from mqconsole.ops.journal import JournalEntry
 
         details = dict(summary.details)
+        if summary.result.warnings:
+            details["warnings"] = list(summary.result.warnings)
         return JournalEntry(operation="queue-set", qmgr=qmgr, profile=profile,
                             source=self.queue, details=details, dry_run=summary.dry_run)
 
