@@ -149,9 +149,68 @@ def child_bare_where(path: str) -> dict:
     return {"seconds": t.seconds, "matched": n}
 
 
+# -- save and load (issue 16): each beside the least it needs, in a plain loop ----------------
+
+def _dmp(path: str) -> Path:
+    """The file a save writes (and a load reads) beside the queue manager's file."""
+    return Path(path).with_suffix(".dmp")
+
+
+def child_save(path: str) -> dict:
+    from mqconsole.backends.open import open_embedded
+    from mqconsole.ops.savefile import save_queue
+    from mqconsole.ops.selection import Selection
+    qm = open_embedded(path)
+    target = _dmp(path)
+    with Timer() as t:
+        result = save_queue(qm, DLQ, target, Selection(all=True), force=True)
+    qm.close()
+    return {"seconds": t.seconds, "saved": result.done, "file_mb": target.stat().st_size / 1e6}
+
+
+# the MQMD as mq.md packs it (little-endian, version 2 as the bench puts it): the integers
+_MD_INTS = struct.Struct("<4xiiiiiii8xii48xi48x48x12x32x32xi28x8x8x4x24xiiii")
+_A_LINES = (
+    "A VER {1}\nA RPT {2}\nA MST {3}\nA EXP {4}\nA FDB {5}\nA ENC {6}\nA CCS {7}\n"
+    "A FMT {fmt}\nA PRI {8}\nA PER {9}\nA MSI {msi}\nA COI {coi}\nA BOC {10}\n"
+    "A RTQ {rtq}\nA RTM {rtm}\nA USR {usr}\nA ACC {acc}\nA AIX {aix}\nA PAT {11}\n"
+    "A PAN {pan}\nA PTD {ptd}\nA PTT {ptt}\nA AOX {aox}\nA GRP {grp}\nA MSQ {12}\n"
+    "A OFF {13}\nA MSF {14}\nA ORL {15}\n")
+
+
+def child_bare_save(path: str) -> dict:
+    """The least a save needs: read every MD and body in queue order, write each as
+    dmpmqmsg writes it (the MD's fields as A lines, the body as X lines of 25 bytes)."""
+    db = sqlite3.connect(path)
+    target = _dmp(path).with_suffix(".bare.dmp")
+    n = 0
+    with Timer() as t, open(target, "w", encoding="latin-1", newline="\n") as out:
+        out.write("* DMPMQMSG Version:9.0.0.0 Created:Wed Nov 25 00:00:00 2026\n"
+                  f"* Qmgr  = QM1\n* Queue = {DLQ}\n\n")
+        for md, body in db.execute("SELECT md, body FROM messages WHERE queue = ? "
+                                   "ORDER BY npri, id", (DLQ,)):
+            v = _MD_INTS.unpack_from(md)
+            t_ = md.decode("latin-1")
+            h = md.hex().upper()
+            out.write(_A_LINES.format(
+                0, *v, fmt=t_[32:40], msi=h[96:144], coi=h[144:192], rtq=t_[100:148],
+                rtm=t_[148:196], usr=t_[196:208], acc=h[416:480], aix=h[480:544],
+                pan=t_[276:304], ptd=t_[304:312], ptt=t_[312:320], aox=h[640:648],
+                grp=h[648:696]))
+            out.write("X " + body.hex("\n", -25).upper().replace("\n", "\nX ") + "\n\n")
+            n += 1
+        out.flush()
+        os.fsync(out.fileno())
+    db.close()
+    size = target.stat().st_size
+    target.unlink()
+    return {"seconds": t.seconds, "saved": n, "file_mb": size / 1e6}
+
+
 CHILDREN = {"bare": child_bare, "bare_where": child_bare_where,
             "summary": lambda p: child_summary(p, True), "plain": lambda p: child_summary(p, False),
-            "where": lambda p: child_where(p, True), "where_plain": lambda p: child_where(p, False)}
+            "where": lambda p: child_where(p, True), "where_plain": lambda p: child_where(p, False),
+            "save": child_save, "bare_save": child_bare_save}
 
 
 def child(args: list[str]) -> None:

@@ -88,6 +88,26 @@ def move_step(cursor: BrowseCursor) -> MovesUnderCursor | None:
     return cursor if isinstance(cursor, MovesUnderCursor) else None
 
 
+@runtime_checkable
+class BrowsesPacked(Protocol):
+    """An optional capability of a ``BrowseCursor``: the next messages without a
+    ``Message`` object each, for readers that only copy them out (a save to a file).
+
+    ``next_packed(n)`` is ``next_batch(n)`` with each message as ``(md, body)``: ``md`` the
+    descriptor packed as ``MQMD.pack(ccsid=819)`` lays it out (``mq.md`` LAYOUT, in the
+    MD's own byte order; ``MQMD.unpack(md, ccsid=819)`` gives the ``md`` ``next_batch``
+    would), ``body`` the whole body. The last one is under the cursor, as after
+    ``next_batch``. Check for it with :func:`packed_browse`; the embedded backend has it.
+    """
+
+    def next_packed(self, n: int) -> list[tuple[bytes, bytes]]: ...
+
+
+def packed_browse(cursor: BrowseCursor) -> BrowsesPacked | None:
+    """The cursor when it reads messages packed (``BrowsesPacked``), else None."""
+    return cursor if isinstance(cursor, BrowsesPacked) else None
+
+
 @dataclass(slots=True)
 class FactGroup:
     """Messages alike in every fact a summary counts by (``mq.facts``), and their sums."""

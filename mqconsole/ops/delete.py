@@ -34,9 +34,9 @@ from mqconsole.backends.base import QueueManager, settle_failed_commit
 from mqconsole.mq.errors import MQError
 from mqconsole.mq.reasons import MQRC_NO_MSG_UNDER_CURSOR
 from mqconsole.ops.result import Control, Failure, OperationResult
+from mqconsole.ops.savedlog import SavedLog, key_digest
 from mqconsole.ops.savefile import (
     DEFAULT_BATCH,
-    SavedMessage,
     message_key,
     new_backup_path,
     save_selected,
@@ -78,38 +78,45 @@ def delete_messages(qm: QueueManager, queue: str, selection: Selection, *,
     result = OperationResult(operation=operation, source=queue, destination=None,
                              dry_run=dry_run)
     if dry_run:
-        report = save_selected(qm, queue, None, selection, control=control)
+        report = save_selected(qm, queue, None, selection, control=control, keep=True)
+        assert report.saved is not None
         result.selected = report.count
-        result.plan = [{"position": s.position, "msgid": s.msgid, "action": "delete"}
-                       for s in report.saved]
+        result.plan = [{"position": position, "msgid": msgid, "action": "delete"}
+                       for position, msgid in report.saved]
+        report.saved.close()
         return result
     if backup is None:
         target = default_backup(qm, queue, backup_dir)
     else:
         target = Path(backup)
     saved = _save_first(qm, queue, target, selection, force=force, control=control)
-    result.selected = len(saved)
-    if not saved:
-        return result  # nothing matched: no file left behind
-    result.backup = str(target.absolute())
-    if control.cancelled:  # cancelled while saving: the file holds them, nothing removed
-        result.cancelled = True
-        result.skipped = len(saved)
-        return result
-    remove_saved(qm, queue, saved, result, batch=batch, control=control)
+    try:
+        result.selected = len(saved)
+        if not saved:
+            return result  # nothing matched: no file left behind
+        result.backup = str(target.absolute())
+        if control.cancelled:  # cancelled while saving: the file holds them, nothing removed
+            result.cancelled = True
+            result.skipped = len(saved)
+            return result
+        remove_saved(qm, queue, saved, result, batch=batch, control=control)
+    finally:
+        saved.close()
     return result
 
 
 def _save_first(qm: QueueManager, queue: str, target: Path, selection: Selection, *,
-                force: bool, control: Control) -> list[SavedMessage]:
-    report = save_selected(qm, queue, target, selection, force=force, control=control)
+                force: bool, control: Control) -> SavedLog:
+    report = save_selected(qm, queue, target, selection, force=force, control=control,
+                           keep=True)
+    assert report.saved is not None
     if report.count == 0:
         with contextlib.suppress(OSError):
             target.unlink()  # an empty backup says nothing: remove it
     return report.saved
 
 
-def remove_saved(qm: QueueManager, queue: str, saved: list[SavedMessage],
+def remove_saved(qm: QueueManager, queue: str, saved: SavedLog,
                  result: OperationResult, *, batch: int = DEFAULT_BATCH,
                  control: Control | None = None) -> None:
     """Remove from ``queue`` the messages ``saved`` describes, recording into ``result``."""
@@ -117,16 +124,12 @@ def remove_saved(qm: QueueManager, queue: str, saved: list[SavedMessage],
     batch, lowered = capped_batch(qm, max(1, batch), per_message=1)  # MAXUMSGS: gets only
     if lowered:
         result.warnings.append(lowered)
-    remaining: Counter = Counter(s.key for s in saved)
-    info: dict[object, tuple[int, str]] = {}  # key -> (position, msgid) for reporting
-    for s in saved:
-        info.setdefault(s.key, (s.position, s.msgid))
     total = len(saved)
     redo_left = 1
     stop: MQError | None = None
     while result.done < total and stop is None:
-        pending: list[tuple] = []
-        claimed: Counter = Counter()  # keys got in the open unit of work
+        pending: list[tuple[bytes, str]] = []  # (key digest, msgid) got in the unit of work
+        claimed: Counter = Counter()  # key digests got in the open unit of work
         try:
             with qm.browse(queue, for_get=True) as cursor:
                 while result.done + len(pending) < total:
@@ -137,7 +140,8 @@ def remove_saved(qm: QueueManager, queue: str, saved: list[SavedMessage],
                     if browsed is None:
                         break
                     key = (message_key(browsed), browsed.token)
-                    if remaining[key] - claimed[key] <= 0:
+                    digest = key_digest(key)
+                    if saved.left(digest) - claimed[digest] <= 0:
                         continue
                     try:
                         got = cursor.get_current(syncpoint=True)
@@ -147,23 +151,22 @@ def remove_saved(qm: QueueManager, queue: str, saved: list[SavedMessage],
                         continue  # another consumer took it: found missing at the end
                     if message_key(got) != key[0]:
                         raise _WrongMessage()
-                    pending.append(key)
-                    claimed[key] += 1
+                    pending.append((digest, browsed.msg_id_hex))
+                    claimed[digest] += 1
                     if len(pending) >= batch:
-                        _commit(qm, pending, remaining, info, result, control)
+                        _commit(qm, pending, saved, result, control)
                         pending = []
                         claimed.clear()
                         redo_left = 1
                         control.report(result.done, total)
                 if pending:
-                    _commit(qm, pending, remaining, info, result, control)
+                    _commit(qm, pending, saved, result, control)
                     pending = []
                     control.report(result.done, total)
         except _CommitUnknown as unknown:
             unknown_error = unknown.error
             result.outcome_unknown = True
-            for key in pending:
-                remaining[key] -= 1
+            saved.removed(d for d, _ in pending)
             result.warnings.append(
                 f"the commit of {len(pending)} removal(s) has an unknown outcome "
                 f"({unknown_error.reason_name}): browse {queue} to see which are still there "
@@ -182,12 +185,11 @@ def remove_saved(qm: QueueManager, queue: str, saved: list[SavedMessage],
         else:
             break  # the queue was browsed to its end (or cancelled)
     if stop is not None:
-        for key, count in (+remaining).items():
-            position, msgid = info[key]
+        for position, msgid, count in saved.not_removed():
             for _ in range(count):
                 result.failed.append(Failure(msgid, position, stop.reason, detail=stop.detail))
-        remaining.clear()
-    left = sum((+remaining).values())
+        saved.forget_rest()
+    left = saved.total_left()
     if left:
         result.skipped += left
         if result.cancelled or result.outcome_unknown:
@@ -207,9 +209,10 @@ class _CommitUnknown(Exception):
         self.error = error
 
 
-def _commit(qm: QueueManager, pending: list, remaining: Counter, info: dict,
+def _commit(qm: QueueManager, pending: list[tuple[bytes, str]], saved: SavedLog,
             result: OperationResult, control: Control) -> None:
-    control.before_commit([info[key][1] for key in pending], [None] * len(pending))
+    msgids = [msgid for _, msgid in pending]
+    control.before_commit(msgids, [None] * len(pending))
     try:
         qm.commit()
     except MQError as exc:
@@ -217,9 +220,9 @@ def _commit(qm: QueueManager, pending: list, remaining: Counter, info: dict,
             raise _CommitUnknown(exc) from exc
         raise
     control.after_commit()
-    for key in pending:
-        remaining[key] -= 1
-        result.record_done(info[key][1], None)
+    saved.removed(d for d, _ in pending)
+    for msgid in msgids:
+        result.record_done(msgid, None)
 
 
 def _backout(qm: QueueManager) -> None:

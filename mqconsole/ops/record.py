@@ -8,7 +8,7 @@ from enum import Enum
 from typing import TYPE_CHECKING, Any
 
 from mqconsole.ops.journal import Journal, JournalEntry, Outcome
-from mqconsole.ops.result import OperationResult
+from mqconsole.ops.result import MsgIdLog, OperationResult
 
 if TYPE_CHECKING:
     from mqconsole.ops.edit import EditOutcome
@@ -16,17 +16,23 @@ if TYPE_CHECKING:
 
 def entry_for(result: OperationResult, *, qmgr: str | None, profile: str | None,
               details: dict[str, Any] | None = None,
-              done_destinations: dict[str, str] | None = None) -> JournalEntry:
+              done_destinations: dict[str, str] | None = None,
+              done_journaled: int = 0) -> JournalEntry:
     """One journal line for ``result``: every message id with its outcome.
 
     ``done_destinations`` maps a done MsgId (hex) to where it went when an operation sends
     messages to several queues (resubmit); otherwise the single destination is used.
+    ``done_journaled``: the first so many done messages are in the journal's unit records
+    already (``Recorder.reported``) and are left out (the end record stays small).
     """
     done_destinations = done_destinations or {}
     single = result.destination or (next(iter(result.moved_to)) if len(result.moved_to) == 1
                                     else None)
+    done_ids = result.done_msgids
+    rest = (done_ids.after(done_journaled) if isinstance(done_ids, MsgIdLog)
+            else done_ids[done_journaled:])
     outcomes = [Outcome(msgid=m, outcome="done", destination=done_destinations.get(m, single))
-                for m in result.done_msgids]
+                for m in rest]
     outcomes += [Outcome(msgid=f.msgid, outcome="failed", reason=f.reason,
                          reason_name=f.reason_name, destination=f.destination)
                  for f in result.failed]

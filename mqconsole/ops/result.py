@@ -6,10 +6,13 @@ an ``OperationResult``; the CLI prints ``to_json()`` with ``--json`` and the TUI
 
 from __future__ import annotations
 
+import itertools
+import json
+import tempfile
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import IO, TYPE_CHECKING, Any, Protocol
 
 from mqconsole.mq.names import reason_name
 
@@ -63,6 +66,77 @@ def would_fail_by_plugin(sentence: str) -> dict[str, Any]:
     return {"reason": 0, "reason_name": REFUSED_BY_PLUGIN, "detail": sentence}
 
 
+class MsgIdLog:
+    """The ids of the messages an operation handled, in order, in flat memory: the first
+    ``keep`` in memory, the rest written to an anonymous temporary file as they come (a
+    million ids would take ~100 MB as a list). Iterating gives them all, in order; it
+    compares equal to a list of the same ids."""
+
+    __slots__ = ("_file", "_head", "_keep", "_n", "_tail")
+
+    def __init__(self, ids: Iterable[str] = (), *, keep: int = 10_000) -> None:
+        self._keep = keep
+        self._head: list[str] = []
+        self._tail: list[str] = []  # past ``keep``, not written yet
+        self._file: IO[str] | None = None
+        self._n = 0
+        self.extend(ids)
+
+    def append(self, msgid: str) -> None:
+        self.extend((msgid,))
+
+    def extend(self, msgids: Iterable[str]) -> None:
+        msgids = list(msgids)
+        self._n += len(msgids)
+        room = self._keep - len(self._head)
+        if room > 0:  # nothing was spilled yet
+            self._head.extend(msgids[:room])
+            msgids = msgids[room:]
+        if msgids:
+            self._tail.extend(msgids)
+            if len(self._tail) >= self._keep:
+                self._spill()
+
+    def _spill(self) -> None:
+        if self._file is None:
+            self._file = tempfile.TemporaryFile(  # noqa: SIM115 - closed with the log
+                "w+", encoding="utf-8", newline="\n")
+        self._file.seek(0, 2)
+        self._file.write("".join(m + "\n" if m.isalnum() and m.isascii()
+                                 else json.dumps(m) + "\n" for m in self._tail))
+        self._tail = []
+
+    def __len__(self) -> int:
+        return self._n
+
+    def __iter__(self) -> Iterator[str]:
+        yield from self._head
+        if self._file is not None:
+            self._file.flush()
+            with open(self._file.fileno(), encoding="utf-8", newline="\n",
+                      closefd=False) as fp:
+                fp.seek(0)
+                for line in fp:
+                    line = line[:-1]
+                    yield json.loads(line) if line.startswith('"') else line
+        yield from list(self._tail)
+
+    def after(self, skip: int) -> Iterator[str]:
+        """The ids from the ``skip``-th on."""
+        return itertools.islice(self, skip, None)
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, MsgIdLog | list | tuple):
+            return len(self) == len(other) and all(
+                a == b for a, b in zip(self, other, strict=True))
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"<MsgIdLog of {self._n} ids>"
+
+
 @dataclass(slots=True)
 class OperationResult:
     operation: str
@@ -77,7 +151,7 @@ class OperationResult:
     backup: str | None = None
     warnings: list[str] = field(default_factory=list)
     plan: list[dict[str, Any]] = field(default_factory=list)  # dry run: what would happen
-    done_msgids: list[str] = field(default_factory=list)
+    done_msgids: MsgIdLog = field(default_factory=MsgIdLog)  # in order, memory flat
     outcome_unknown: bool = False  # a commit MQ could not confirm (2549)
     cancelled: bool = False
     stopped_early: str | None = None  # why the operation stopped before every message

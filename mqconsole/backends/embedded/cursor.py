@@ -12,6 +12,7 @@ browsed, by its row id, so duplicate MsgIds never take the wrong message.
 
 from __future__ import annotations
 
+import math
 import sqlite3
 import time
 from collections import deque
@@ -104,6 +105,31 @@ class EmbeddedCursor:
     def next_batch(self, n: int) -> list[Message]:
         if n <= 0:
             return []
+        now = time.time()
+        rows = self._next_rows(n, now)
+        out: list[Message] = [message_from_row(row[4], row[5], row[2], row[3], now, row[0])
+                              for row in rows]
+        if out:
+            self._browsed = out[-1]
+        return out
+
+    @cursor_call
+    def next_packed(self, n: int) -> list[tuple[bytes, bytes]]:
+        """Up to ``n`` next messages as ``(packed MD, body)`` (``backends.base.BrowsesPacked``):
+        the MD as stored, with the BackoutCount and the Expiry left patched in where they
+        are not what was put, so it unpacks to what ``next_batch`` gives."""
+        if n <= 0:
+            return []
+        now = time.time()
+        rows = self._next_rows(n, now)
+        if rows:
+            self._browsed = None  # no message object was made of the current row
+        return [(row[4] if row[2] == 0 and row[3] is None else _patched(row, now), row[5])
+                for row in rows]
+
+    def _next_rows(self, n: int, now: float) -> list[tuple]:
+        """The rows of the next ``n`` messages (``_MSG_COLS``): what ``next_batch`` and
+        ``next_packed`` read, expired ones discarded; the last becomes the current one."""
         qm = self._qm
         self._check()
         qm._check_get_inhibited(self._objects)
@@ -119,10 +145,8 @@ class EmbeddedCursor:
             if self._served:  # a run of read-ahead ended: size the next one by it
                 self._run = min(max(self._served, READ_AHEAD_MIN), READ_AHEAD_MAX)
                 self._served = 0
-        now = time.time()
-        out: list[Message] = []
+        out: list[tuple] = []
         expired: list[int] = []
-        last: tuple | None = None
         while len(out) < n:
             if not ahead:
                 if self._ahead_end:
@@ -135,13 +159,12 @@ class EmbeddedCursor:
                 if not ahead:
                     break
             row = ahead.popleft()
-            row_id, row_npri, backout_count, expires_at, md, body = row[:6]
-            self._after = (row_npri, row_id)
+            expires_at = row[3]
+            self._after = (row[1], row[0])
             if expires_at is not None and expires_at <= now:
-                expired.append(row_id)  # MQ discards what a browse finds expired
+                expired.append(row[0])  # MQ discards what a browse finds expired
                 continue
-            out.append(message_from_row(md, body, backout_count, expires_at, now, row_id))
-            last = row
+            out.append(row)
         if key is not None:
             self._served += len(out)
         if key is None:
@@ -150,9 +173,8 @@ class EmbeddedCursor:
         if expired:
             qm._discard_expired(expired, now)
         self._ahead_key = (s.tx_gen, s.takes) if s.held else None
-        if last is not None:
-            self._current = last
-            self._browsed = out[-1]
+        if out:
+            self._current = out[-1]
             self._current_key = key  # read in this transaction (None: outside one)
         return out
 
@@ -257,3 +279,15 @@ class EmbeddedCursor:
 
     def __repr__(self) -> str:
         return f"<EmbeddedCursor {self.queue!r} {'closed' if self._closed else 'open'}>"
+
+
+def _patched(row: tuple, now: float) -> bytes:
+    """A row's stored MD with its BackoutCount and its Expiry left (tenths of a second, as
+    ``message_from_row`` gives it) written in, in the MD's byte order."""
+    md = bytearray(row[4])
+    order = "little" if md[4] else "big"
+    md[BACKOUT_COUNT_AT:BACKOUT_COUNT_AT + 4] = row[2].to_bytes(4, order, signed=True)
+    if row[3] is not None:
+        left = max(1, math.ceil((row[3] - now) * 10))
+        md[EXPIRY_AT:EXPIRY_AT + 4] = min(left, 2**31 - 1).to_bytes(4, order, signed=True)
+    return bytes(md)

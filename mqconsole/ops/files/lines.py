@@ -44,5 +44,14 @@ class Lines:
     def push_back(self, item: tuple[int, str]) -> None:
         self._back.append(item)
 
+    def take_back(self) -> tuple[int, str] | None:
+        """The line pushed back (it is no longer), or None."""
+        return self._back.pop() if self._back else None
+
+    @property
+    def source(self) -> IO:
+        """The file read (positioned after the last line read that was not pushed back)."""
+        return self._fp
+
     def error(self, line: int | None, problem: str) -> DmpFileError:
         return DmpFileError(self.name, line, problem)

@@ -36,6 +36,7 @@ from .common import (
     DmpFileInfo,
     parse_ctime,
 )
+from .fastread import iter_fast
 from .lines import Lines
 
 _HEX_RUN = re.compile(r"[0-9A-Fa-f]*")
@@ -207,6 +208,13 @@ def _open(source) -> tuple[IO, str | None, bool]:
     return source, name if isinstance(name, str) else None, False
 
 
+def _is_binary(fp: IO) -> bool:
+    try:
+        return isinstance(fp.read(0), bytes)
+    except (OSError, ValueError):
+        return False
+
+
 class DmpReader:
     """Reads a dmpmqmsg/qload file or amqsbcg output: :attr:`info` at once, messages on demand.
 
@@ -225,6 +233,7 @@ class DmpReader:
         self.warnings: list[str] = []
         self.count = 0
         self._started = False
+        self._binary = _is_binary(fp)
         try:
             self._read_preamble()
         except BaseException:
@@ -278,6 +287,8 @@ class DmpReader:
             return
         if self.info.tool == "amqsbcg":
             source = iter_amqsbcg(self)
+        elif self._binary:
+            source = iter_fast(self.lines, iter_dmp)  # iter_dmp from the first odd message
         else:
             source = iter_dmp(self.lines)
         for message in source:

@@ -36,7 +36,7 @@ Style = Literal["dmpmqmsg", "qload"]
 BodyStyle = Literal["X", "S"]
 
 DEFAULT_VERSION = ".".join([*__version__.split("."), "0", "0", "0"][:4])
-_X_CHUNK = X_BYTES_PER_LINE * 4096  # bytes turned into hex at a time (bounded memory)
+X_CHUNK = X_BYTES_PER_LINE * 4096  # bytes turned into hex at a time (bounded memory)
 _PRINTABLE_RUN = re.compile(rb"[\x20-\x7e]*")
 _OTHER_RUN = re.compile(rb"[^\x20-\x7e]*")
 
@@ -121,8 +121,8 @@ def descriptor_lines(md) -> list[str]:
 
 def _x_lines(data: bytes | memoryview, fp: IO) -> None:
     """``X`` lines of 25 bytes; ``data`` must not be empty."""
-    for start in range(0, len(data), _X_CHUNK):
-        digits = bytes(data[start:start + _X_CHUNK]).hex().upper()
+    for start in range(0, len(data), X_CHUNK):
+        digits = bytes(data[start:start + X_CHUNK]).hex().upper()
         step = X_BYTES_PER_LINE * 2
         _emit(fp, "".join(f"X {digits[i:i + step]}\n" for i in range(0, len(digits), step)))
 
@@ -180,7 +180,7 @@ def write_message(fp: IO, message: Message, *, index: int | None = None,
     body = bytes(message.body)
     if index is not None:
         head.insert(0, f"* Index {index}")
-    if body_style == "X" and len(body) <= _X_CHUNK:
+    if body_style == "X" and len(body) <= X_CHUNK:
         digits = body.hex().upper()
         step = X_BYTES_PER_LINE * 2
         lines = [f"X {digits[i:i + step]}" for i in range(0, len(digits), step)] or ["X "]

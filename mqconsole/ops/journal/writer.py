@@ -320,12 +320,14 @@ class Recorder:
         self.unjournaled.extend(Outcome(m, "done", destination=d)
                                 for m, d in zip(msgids, destinations, strict=True))
 
-    def end(self, entry: JournalEntry) -> None:
+    def end(self, entry: JournalEntry, *, reported_left_out: bool = False) -> None:
         """The end record: ``entry`` (the outcome), whose done messages already in unit
-        records are left out. Raises :class:`JournalError`."""
+        records are left out (``reported_left_out``: ``entry`` has none of the
+        :attr:`reported` ones already). Raises :class:`JournalError`."""
         done = [o for o in entry.outcomes if o.outcome == "done"]
         others = [o for o in entry.outcomes if o.outcome != "done"]
-        inline = [*self.unjournaled, *done[self.reported:], *others]
+        inline = [*self.unjournaled, *(done if reported_left_out else done[self.reported:]),
+                  *others]
         entry.outcomes = inline
         entry.msgids = [o.msgid for o in inline]
         entry.time = datetime.now(UTC)

@@ -302,11 +302,11 @@ class Operation:
         ``journal_problem`` and exit code 6 (the change happened: the summary says it)."""
         if self.spec.journaled and self.journal is not None:
             try:
-                entry = self._entry(summary, qm, step)
+                entry, left_out = self._entry(summary, qm, step, recorder)
                 if recorder is None:
                     self.journal.append(entry)
                 else:
-                    recorder.end(entry)
+                    recorder.end(entry, reported_left_out=left_out)
             except Exception as exc:
                 from mqconsole.ops.journal import JournalError
 
@@ -320,14 +320,19 @@ class Operation:
         with contextlib.suppress(Exception):  # a plugin never takes an operation down
             self.plugins.operation_done(summary)
 
-    def _entry(self, summary: Summary, qm: QueueManager, step: Step) -> JournalEntry:
+    def _entry(self, summary: Summary, qm: QueueManager, step: Step,
+               recorder: Recorder | None) -> tuple[JournalEntry, bool]:
+        """The end entry, and whether it leaves out the done messages the recorder's unit
+        records hold (never listing a million ids again)."""
         make: Callable[..., JournalEntry] | None = getattr(self.spec, "journal_entry", None)
         if make is not None:
-            return make(summary, qmgr=_qmgr_name(qm), profile=self.profile)
+            return make(summary, qmgr=_qmgr_name(qm), profile=self.profile), False
         from mqconsole.ops.record import entry_for
 
+        journaled = recorder.reported if recorder is not None else 0
         return entry_for(summary.result, qmgr=_qmgr_name(qm), profile=self.profile,
-                         details=summary.details, done_destinations=step.done_destinations)
+                         details=summary.details, done_destinations=step.done_destinations,
+                         done_journaled=journaled), recorder is not None
 
 
 __all__ = ["VERBS", "Description", "Kind", "Operation", "OperationError", "Step", "Summary"]

@@ -1,0 +1,165 @@
+"""Reading dmpmqmsg files as dmpmqmsg writes them, a message at a time in one regex match.
+
+``reader.iter_dmp`` reads any variant line by line (a Python step per line: most of a
+load's time). A file as dmpmqmsg (and mqconsole) writes it has one layout: optional
+comments and empty lines, the ``A`` lines of every field in dmpmqmsg's order at full
+width, ``X`` lines of hex pairs, one empty line. :func:`iter_fast` reads the file in big
+blocks and takes each such message with one compiled regex (``A`` values straight from
+its groups, the body in one ``binascii.unhexlify``), giving exactly what ``iter_dmp``
+gives for it. At the first message that is laid out otherwise (``S``/``T`` lines, an
+ASCII column, ``X`` lines of another width, CRLF, a short field, a value out of range, a
+message bigger than ``FAST_LIMIT``) the rest of the file goes to ``iter_dmp``, from that
+line, so everything it accepts or refuses (naming the line) stays as it is.
+"""
+
+from __future__ import annotations
+
+import binascii
+import io
+import re
+from collections.abc import Callable, Iterator
+from typing import IO
+
+from mqconsole.mq.md import MQMD
+from mqconsole.mq.message import Message
+
+from .common import FIELDS, MQLONG_MAX, MQLONG_MIN, TEXT_ATTRS
+from .lines import Lines
+
+BLOCK = 1 << 20  # bytes read at a time
+FAST_LIMIT = 2 << 20  # a message longer than this goes to the general reader (with the rest)
+
+_new = object.__new__
+
+
+def _pattern(version: int) -> re.Pattern[bytes]:
+    parts = [rb"(?:(?:\*[^\n]*)?\n)*"]  # comments and empty lines before the message
+    for fid, _attr, kind, length, min_version in FIELDS:
+        if min_version > version:
+            continue
+        head = b"A " + fid.encode() + b" "
+        if kind == "l":
+            parts.append(head + rb"([+-]?[0-9]{1,11})\n")
+        elif kind == "c":
+            parts.append(head + rb"([^\r\n]{%d})\n" % length)
+        else:
+            parts.append(head + rb"([0-9A-Fa-f]{%d})\n" % (2 * length))
+    # X lines of 25 bytes, the last of up to 25 (a nested repeat on every line is slow)
+    parts.append(rb"((?:X [0-9A-Fa-f]{50}\n)*X (?:[0-9A-Fa-f]{2}){0,25}\n)\n")
+    return re.compile(b"".join(parts))
+
+
+def _maker(version: int) -> Callable[[tuple[bytes, ...]], MQMD | None]:
+    """``make(groups)``: the MQMD the groups of :func:`_pattern` (``version``) give, as
+    ``iter_dmp`` makes it (from ``MQMD()``); None when an integer is out of range."""
+    lines = ["def make(g):", "    md = new(MQMD)", "    md.struc_id = 'MD  '"]
+    ints = []
+    given = set()
+    i = 0
+    for _fid, attr, kind, _length, min_version in FIELDS:
+        if min_version > version:
+            continue
+        given.add(attr)
+        if kind == "l":
+            lines.append(f"    md.{attr} = v{i} = int(g[{i}])")
+            ints.append(f"v{i}")
+        elif kind == "c":
+            lines.append(f"    md.{attr} = g[{i}].decode('latin-1')")
+        elif attr in TEXT_ATTRS:
+            lines.append(f"    md.{attr} = unhex(g[{i}]).decode('latin-1')")
+        else:
+            lines.append(f"    md.{attr} = unhex(g[{i}])")
+        i += 1
+    defaults = MQMD()
+    for _fid, attr, _kind, _length, _min in FIELDS:
+        if attr not in given:
+            lines.append(f"    md.{attr} = D_{attr}")
+    for attr in ("backout_count",):  # every field of FIELDS is set; nothing else exists
+        assert attr in given
+    checks = " or ".join(f"not LO <= {v} <= HI" for v in ints)
+    lines.append(f"    if {checks}:")
+    lines.append("        return None")
+    lines.append("    return md")
+    ns: dict[str, object] = {"new": _new, "MQMD": MQMD, "unhex": binascii.unhexlify,
+                             "LO": MQLONG_MIN, "HI": MQLONG_MAX,
+                             **{f"D_{a}": getattr(defaults, a) for _, a, *_ in FIELDS}}
+    exec(compile("\n".join(lines), f"<mqconsole.ops.files.fastread v{version}>", "exec"), ns)
+    return ns["make"]  # type: ignore[return-value]
+
+
+_V2 = _pattern(2)
+_V1 = _pattern(1)
+_MAKE2 = _maker(2)
+_MAKE1 = _maker(1)
+
+
+def _body(xlines: bytes) -> bytes:
+    """The bytes of ``X `` lines (each ended), checked by the pattern to be hex pairs."""
+    return binascii.unhexlify(xlines.replace(b"X ", b"").replace(b"\n", b""))
+
+
+class _Prefixed:
+    """What is left of a block, then the rest of the file: what ``Lines`` reads from."""
+
+    def __init__(self, head: bytes, fp: IO[bytes]) -> None:
+        self._head = io.BytesIO(head)
+        self._fp = fp
+
+    def readline(self, size: int | None = -1) -> bytes:
+        line = self._head.readline(size if size is not None else -1)
+        if line.endswith(b"\n") or (size is not None and 0 <= size <= len(line)):
+            return line
+        more = self._fp.readline(-1 if size is None or size < 0 else size - len(line))
+        return line + more
+
+
+def iter_fast(lines: Lines, general: Callable[[Lines], Iterator[Message]]
+              ) -> Iterator[Message]:
+    """The messages of a dmpmqmsg file whose header ``lines`` has read (its first message
+    line pushed back), read fast while they are laid out as dmpmqmsg writes them, then by
+    ``general`` (``iter_dmp``) from the first that is not. ``lines`` must read a binary
+    file."""
+    fp = lines.source
+    back = lines.take_back()
+    if back is None:
+        buf, number = b"", lines.number  # lines before ``buf``
+    else:
+        buf, number = back[1].encode("latin-1") + b"\n", back[0] - 1
+    pos = 0
+    eof = False
+    v2, v1, make2, make1, body = _V2.match, _V1.match, _MAKE2, _MAKE1, _body
+    while True:
+        m = v2(buf, pos)
+        md = None
+        if m is not None:
+            g = m.groups()
+            md = make2(g)
+        else:
+            m = v1(buf, pos)
+            if m is not None:
+                g = m.groups()
+                md = make1(g)
+        if md is not None:
+            assert m is not None
+            yield Message(md, body(g[-1]))
+            pos = m.end()
+            continue
+        if not eof and ((m is None and len(buf) - pos < FAST_LIMIT) or pos >= len(buf)):
+            chunk = fp.read(BLOCK)
+            if chunk:
+                number += buf.count(b"\n", 0, pos)
+                buf = buf[pos:] + chunk
+                pos = 0
+                continue
+            eof = True
+            continue
+        if pos >= len(buf):
+            return
+        # laid out otherwise (or out of range): the general reader from here on
+        rest = Lines(_Prefixed(buf[pos:], fp), lines.name)  # type: ignore[arg-type]
+        rest.number = number + buf.count(b"\n", 0, pos)
+        yield from general(rest)
+        return
+
+
+__all__ = ["iter_fast"]
