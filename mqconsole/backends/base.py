@@ -176,6 +176,34 @@ class SelectsByFacts(Protocol):
                     ) -> tuple[list[tuple[int, Message]], object | None]: ...
 
 
+@dataclass(slots=True)
+class PositionedPage:
+    """Messages at consecutive positions of a queue, as ``ReadsByPosition.page_at`` read them."""
+
+    total: int  # messages a browse of the whole queue meets, in the same snapshot
+    first: int  # the position of messages[0] (1 = first)
+    messages: list[Message]
+
+
+@runtime_checkable
+class ReadsByPosition(Protocol):
+    """An optional capability of a ``QueueManager``: read the messages at a position of a
+    queue without browsing to it (the embedded backend: an index walk in SQLite).
+
+    ``page_at(queue, position, n)`` returns up to ``n`` messages from ``position`` on
+    (1 = first; -k = the k-th from the end, so ``-n`` is the last ``n``), with the number
+    of messages a browse of the whole queue would meet, both as one browse from the start
+    would count them at that moment: in browse order (priority, then arrival), expired
+    messages not counted (a browse discards them). A position past the end gives no
+    messages. None when the backend cannot answer this time: the caller browses.
+
+    Real MQ has no such call (a browse moves forward only); the console reads forward
+    there, with progress, and can be stopped.
+    """
+
+    def page_at(self, queue: str, position: int, n: int) -> PositionedPage | None: ...
+
+
 @runtime_checkable
 class QueueManager(Protocol):
     """A connection to one queue manager (MQCONNX). Units of work are per connection."""

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
+from functools import partial
 
-from mqconsole.backends.base import QueueManager, SelectsByFacts
+from mqconsole.backends.base import PositionedPage, QueueManager, ReadsByPosition, SelectsByFacts
+from mqconsole.mq.message import Message
 from mqconsole.ops.views import MessageView
 from mqconsole.ops.where import Where
 
@@ -46,6 +48,30 @@ def _iter_selected(qm: SelectsByFacts, queue: str, where: Where, test: tuple,
                 return
         if after is None:
             return
+
+
+PageReader = Callable[[int, int], PositionedPage | None]
+Selector = Callable[[object | None, int], tuple[list[tuple[int, Message]], object | None]]
+
+
+def page_reader(qm: QueueManager, queue: str) -> PageReader | None:
+    """``read(position, n)``: the messages at a position of ``queue`` and the queue's
+    count (``ReadsByPosition.page_at``), when the backend reads at positions; else None
+    (browse forward)."""
+    if isinstance(qm, ReadsByPosition):
+        return partial(qm.page_at, queue)
+    return None
+
+
+def selector(qm: QueueManager, queue: str, where: Where | None) -> Selector | None:
+    """``select(after, n)``: pages of the messages of ``queue`` that may match ``where``,
+    with their positions (``SelectsByFacts.select_page``; test each again), when ``where``
+    holds only for messages passing a test on facts and the backend can run it; else
+    None (browse and test every message)."""
+    test = None if where is None else where.fact_test
+    if test is None or not isinstance(qm, SelectsByFacts):
+        return None
+    return partial(qm.select_page, queue, test)
 
 
 def iter_views_plain(qm: QueueManager, queue: str, *, where: Where | None = None,

@@ -263,6 +263,18 @@ def summarize(views: Iterable[MessageView], *, now: datetime | None = None,
     return builder.result()
 
 
+def add_queue_counts(qm: QueueManager, queue: str, builder: SummaryBuilder) -> bool:
+    """Add the whole of ``queue`` to ``builder`` as the backend counts it where the
+    messages are (``CountsFacts``); False when it cannot (browse instead)."""
+    if not isinstance(qm, CountsFacts):
+        return False
+    counts = qm.fact_counts(queue, builder.now_us, AGE_EDGES_US, SIZE_EDGES)
+    if counts is None:
+        return False
+    builder.add_counts(counts)
+    return True
+
+
 def summarize_queue(qm: QueueManager, queue: str, *, now: datetime | None = None,
                     fast: bool = True) -> dict[str, Any]:
     """The summary of ``queue``: counted by the backend where it can (``CountsFacts``: the
@@ -270,11 +282,8 @@ def summarize_queue(qm: QueueManager, queue: str, *, now: datetime | None = None
     the same figures, destinations told apart by queue and queue manager (``qm.name`` is the
     local one); ``fast=False`` browses."""
     builder = SummaryBuilder(queue, now=now, local_qmgr=qm.name)
-    if fast and isinstance(qm, CountsFacts):
-        counts = qm.fact_counts(queue, builder.now_us, AGE_EDGES_US, SIZE_EDGES)
-        if counts is not None:
-            builder.add_counts(counts)
-            return builder.result()
+    if fast and add_queue_counts(qm, queue, builder):
+        return builder.result()
     for view in iter_views(qm, queue, now=builder.now):
         builder.add(view)
     return builder.result()

@@ -34,6 +34,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
+from mqconsole.ops.browse import Selector
 from mqconsole.ops.selection import Mark
 from mqconsole.ops.summary import SummaryBuilder
 from mqconsole.ops.views import MessageView
@@ -163,8 +164,14 @@ class BrowseModel:
                  where: Where | None = None, where_text: str | None = None,
                  now: datetime | None = None, page_size: int = 200,
                  window_rows: int = 1000, window_bytes: int = 64 * 1024 * 1024,
-                 local_qmgr: str | None = None) -> None:
+                 local_qmgr: str | None = None, select: Selector | None = None,
+                 total: Callable[[], int | None] | None = None) -> None:
         self._open_cursor = open_cursor
+        # the backend selects the messages that may match (``ops.browse.selector``): only
+        # those are read, each with its position; ``total`` gives the queue's count at the end
+        self._select = select
+        self._after: object | None = None
+        self._total = total
         self.queue = queue
         self.where = where
         self.where_text = where_text
@@ -176,7 +183,8 @@ class BrowseModel:
         self.source: BrowseModel | None = None  # the model this one filters without a browse
         self.index = LightIndex(local_qmgr or "")  # "": not known yet, so always shown
         self.summary = SummaryBuilder(queue, now=self.now, local_qmgr=local_qmgr or "")
-        self.scanned = 0  # messages read from the queue (matching or not)
+        self.scanned = 0  # messages read from the queue (matching or not; selecting: the
+        # position reached)
         self.done = False  # the cursor reached the end of the queue
         self.stopped = False  # the operator stopped the read: the list is what was read
         self.depth_hint: int | None = None  # CURDEPTH when the listing started
@@ -208,8 +216,6 @@ class BrowseModel:
                     break
                 if cancel is not None and cancel.is_set():
                     raise Cancelled()
-                if self._cursor is None:
-                    self._cursor = self._open_cursor()
                 want = self.page_size if rows is None else max(1, min(self.page_size * 5,
                                                                        rows - self.count))
                 if self.where is not None:
@@ -218,29 +224,50 @@ class BrowseModel:
                     batch, last = self._pending, self._pending_last
                     self._pending = []
                 else:
-                    batch = self._cursor.next_batch(want)
-                    last = len(batch) < want
-                for n, message in enumerate(batch):
+                    batch, last = self._next(want)
+                for n, (position, message) in enumerate(batch):
                     if cancel is not None and cancel.is_set():
                         self._pending, self._pending_last = batch[n:], last
                         raise Cancelled()
-                    view = MessageView(self.scanned + 1, message, self.now)
+                    position = position or self.scanned + 1
+                    view = MessageView(position, message, self.now)
                     try:  # a filter may take a while per message (a slow regex): stoppable
                         keep = self.where is None or self.where.matches(view)
                     except BaseException:  # WhereTooSlow: kept, so nothing is skipped unseen
                         self._pending, self._pending_last = batch[n:], last
                         raise
-                    self.scanned += 1
+                    self.scanned = position
                     if keep:  # the summary follows the filter
                         self.summary.add(view)
                         self._remember(view)
                         self.index.append(view)
                 if last:
+                    if self._total is not None:  # selected: how many a browse met
+                        self.scanned = max(self.scanned, self._total() or 0)
                     self.done = True
                     self._close_cursor()
                 if progress is not None:
                     progress(self)
             return self.count
+
+    def use_select(self, select: Selector, total: Callable[[], int | None] | None = None
+                   ) -> None:
+        """Read only what ``select`` selects (before anything is read)."""
+        self._select, self._total = select, total
+
+    def _next(self, want: int) -> tuple[list[tuple[int | None, Any]], bool]:
+        """The next messages read (with their positions when selected), and whether they
+        were the queue's last."""
+        if self._select is not None:
+            found, self._after = self._select(self._after, want)
+            return list(found), self._after is None
+        if self._cursor is None:
+            self._cursor = self._open_cursor()
+        batch = self._cursor.next_batch(want)
+        return [(None, m) for m in batch], len(batch) < want
+
+    def has_row(self, i: int) -> bool:
+        return 0 <= i < self.count
 
     def filtered(self, where: Where | None, where_text: str | None) -> BrowseModel | None:
         """The rows ``where`` matches, made from the messages already read (no browse), with

@@ -29,6 +29,7 @@ The class is made of parts that each hold one job, each building on the ones bel
 * ``messages.Messages`` — put and get; ``browsing.Browsing`` — what a cursor asks for;
 * ``counting.Counting`` — a queue's facts counted in SQLite (summaries);
 * ``selecting.Selecting`` — browsing what may pass a test on facts (``--where``);
+* ``positions.Positioning`` — the messages at a position (the console's End, PageDown);
 * ``units.UnitsOfWork`` — commit and backout.
 
 Here: the browse handle (``browse`` makes an ``EmbeddedCursor``), connections, and the
@@ -44,11 +45,11 @@ from pathlib import Path
 
 from .admin import Admin
 from .auth import QUEUE
-from .browsing import Browsing
 from .calls import api
 from .counting import Counting
 from .cursor import EmbeddedCursor
 from .messages import MSG_IDS, npri
+from .positions import Positioning
 from .selecting import Selecting
 from .storage import PUT_APPL_NAME, default_principal
 from .store import (
@@ -61,7 +62,7 @@ from .store import (
 from .units import UnitsOfWork
 
 
-class EmbeddedQueueManager(Browsing, Counting, Selecting, Admin, UnitsOfWork):
+class EmbeddedQueueManager(Positioning, Counting, Selecting, Admin, UnitsOfWork):
     """A connection to an embedded queue manager (see the module docstring and
     docs/backends.md). Open one with ``mqconsole.backends.open.open_embedded``."""
 

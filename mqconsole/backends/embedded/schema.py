@@ -84,6 +84,7 @@ CREATE INDEX messages_visible ON messages(queue, npri, id)
 CREATE INDEX messages_msg_id ON messages(queue, msg_id);
 CREATE INDEX messages_put_by ON messages(put_by) WHERE put_by IS NOT NULL;
 CREATE INDEX messages_got_by ON messages(got_by) WHERE got_by IS NOT NULL;
+CREATE INDEX messages_expiry ON messages(queue, expires_at) WHERE expires_at IS NOT NULL;
 
 CREATE TABLE authorities (
     principal   TEXT NOT NULL,
@@ -137,6 +138,13 @@ QUEUE_COLUMNS = (
     "default_priority", "target_q", "remote_q_name", "remote_qmgr_name", "xmit_q",
     "create_time", "alter_time",
 )
+
+#: Messages that can expire, found without reading the queue (positions.py: a page at a
+#: position counts as a browse does, which discards expired messages). Only rows with an
+#: expiry are in it. Files made before it get it when a page at a position is first read
+#: (``positions.Positioning``), not at every connect: on a large queue it is one scan.
+EXPIRY_INDEX = ("CREATE INDEX IF NOT EXISTS messages_expiry ON messages(queue, expires_at) "
+                "WHERE expires_at IS NOT NULL")
 
 V1_TRIGGERS = ("depth_put", "depth_delete", "depth_get", "depth_backout")
 

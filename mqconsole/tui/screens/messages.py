@@ -17,13 +17,15 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.widgets import Footer, Static
 
-from mqconsole.ops.summary import format_bytes
+from mqconsole.ops.browse import page_reader, selector
+from mqconsole.ops.summary import add_queue_counts, format_bytes
 from mqconsole.ops.timefmt import format_age
 from mqconsole.ops.where import WhereError, compile_where
 from mqconsole.tui import clipboard
 from mqconsole.tui import keys as K
 from mqconsole.tui.browsing import BrowseModel, Cancelled
 from mqconsole.tui.context import ConsoleContext
+from mqconsole.tui.paging import PagedModel
 from mqconsole.tui.requests import ShowMessage
 from mqconsole.tui.safe import clean, txt
 from mqconsole.tui.screens.base import ConsoleScreen
@@ -34,9 +36,22 @@ from mqconsole.tui.widgets.message_list import MessageList, header_text, short_r
 
 PROGRESS_EVERY = 0.15  # seconds between screen updates while reading
 AUTO_READ = 5000  # queues up to this depth are read whole at once (complete summary)
+AUTO_COUNT = 50_000  # read page by page: the summary is counted at once up to this depth
 
 
-def summary_text(model: BrowseModel, width: int, depth_now: int | None = None) -> Text:
+def summary_text(model: BrowseModel | PagedModel, width: int, depth_now: int | None = None,
+                 counting: bool = False) -> Text:
+    if isinstance(model, PagedModel) and not model.counted:
+        out = Text(no_wrap=False)
+        if not model.known:
+            out.append("reading…")
+        elif not model.count:
+            out.append("The queue is empty.")
+        else:
+            out.append(f"{model.count:,} messages", "bold")
+            out.append(" · counting the summary…" if counting else
+                       " · E counts the whole queue's summary", "dim")
+        return out
     s = model.summary.result()
     total = s["total"]
     out = Text(no_wrap=False)
@@ -96,6 +111,9 @@ class MessagesScreen(ConsoleScreen):
         self._generation = 0
         self.depth: int | None = None
         self.depth_now: int | None = None  # the depth asked since the list was read
+        self._paging = False  # a worker reads pages of a PagedModel
+        self._pages_wanted: list[int] = []
+        self._counting = False  # a worker counts the whole queue's summary
 
     def compose(self) -> ComposeResult:
         yield Banner(self.ctx, self.queue)
@@ -179,21 +197,21 @@ class MessagesScreen(ConsoleScreen):
         holder: dict[str, Any] = {}
         self.depth_now = None
 
-        def open_cursor():
+        def open_conn() -> Any:
             if holder.get("conn") is None:
                 holder["conn"] = ctx.conns.new()
                 self._conn = holder["conn"]
-            return holder["conn"].browse(queue)
+            return holder["conn"]
 
-        model = BrowseModel(open_cursor, queue, where=where, where_text=where_text,
-                            now=ctx.settings.now(), page_size=ctx.settings.page_size,
-                            local_qmgr=ctx.qmgr_name)
+        model = BrowseModel(lambda: open_conn().browse(queue), queue, where=where,
+                            where_text=where_text, now=ctx.settings.now(),
+                            page_size=ctx.settings.page_size, local_qmgr=ctx.qmgr_name)
         self.model = model
         lst = self.query_one(MessageList)
         lst.set_model(model)
         first = max(lst.scrollable_content_region.height, 24) + model.page_size // 2
         self._want = first
-        self._reading = False
+        self._reading = True  # until the connection says how it reads (``_opened``)
         self._update_status()
         self._update_summary()
 
@@ -204,15 +222,109 @@ class MessagesScreen(ConsoleScreen):
             if gen != self._generation or not self.is_attached:
                 return
             self.depth = d
-            model.depth_hint = d
-            if d is not None and d <= AUTO_READ:
+            self.model.depth_hint = d  # type: ignore[union-attr]
+            if d is not None and d <= AUTO_READ and isinstance(self.model, BrowseModel):
                 self._want = None
                 self._ensure_reader()
+            if isinstance(self.model, PagedModel) and d is not None and d <= AUTO_COUNT:
+                self._count_facts()
             lst.rows_changed()
             self._update_status()
 
+        def how() -> tuple[Any, Any]:
+            """On the browse connection: read pages at positions (a queue too deep to read
+            whole at once), or select what may match, or browse."""
+            conn = open_conn()
+            if where is not None:
+                return None, selector(conn, queue, where)
+            read = page_reader(conn, queue)
+            if read is None:
+                return None, None
+            page = read(1, 0)  # the count, as a browse meets it
+            return (read if page is not None and page.total > AUTO_READ else None), None
+
+        def opened(ways: tuple[Any, Any]) -> None:
+            if gen != self._generation or not self.is_attached:
+                return
+            self._reading = False
+            read_page, select = ways
+            if read_page is not None:
+                paged = PagedModel(read_page, queue, now=model.now, page_size=model.page_size,
+                                   local_qmgr=ctx.qmgr_name)
+                paged.depth_hint = model.depth_hint
+                self.model = paged
+                lst.set_model(paged)
+                if self.depth is not None and self.depth <= AUTO_COUNT:
+                    self._count_facts()
+            elif select is not None:
+                model.use_select(select, lambda: self._count_of(open_conn()))
+            self._rows_arrived(gen)
+            self._ensure_reader()
+
+        def not_opened(exc: BaseException) -> None:
+            if gen == self._generation and self.is_attached:
+                self._reading = False
+                self._want = 0
+                self._rows_arrived(gen)
+
         ctx.backend(depth, done=got_depth, queue=queue, what="inquire queue")
-        self._ensure_reader()
+        ctx.backend(how, done=opened, failed=not_opened, queue=queue, what="browse")
+
+    def _count_of(self, conn: Any) -> int | None:
+        """How many messages a browse of the queue meets now (a selection's "of M")."""
+        read = page_reader(conn, self.queue)
+        page = read(1, 0) if read is not None else None
+        return None if page is None else page.total
+
+    def _count_facts(self) -> None:
+        """The whole queue's summary, counted by the backend (a ``PagedModel``)."""
+        model = self.model
+        if not isinstance(model, PagedModel) or model.counted or self._counting:
+            return
+        self._counting = True
+        ctx, queue, gen = self.ctx, self.queue, self._generation
+
+        def count() -> None:
+            conn = ctx.conns.new()  # its own: the main connection stays free meanwhile
+            try:
+                model.count_facts(lambda builder: add_queue_counts(conn, queue, builder))
+            finally:
+                ctx.conns.release(conn)
+
+        def counted(_: Any = None) -> None:
+            self._counting = False
+            if gen == self._generation and self.is_attached:
+                self._update_summary()
+
+        self._update_summary()
+        ctx.backend(count, done=counted, failed=counted, queue=queue, what="summary")
+
+    def on_message_list_need_pages(self, event: MessageList.NeedPages) -> None:
+        model = self.model
+        if not isinstance(model, PagedModel):
+            return
+        self._pages_wanted = event.pages
+        if self._paging:
+            return
+        self._paging = True
+        gen, ctx = self._generation, self.ctx
+
+        def read() -> None:
+            while gen == self._generation and not model.closed:
+                pages = [p for p in self._pages_wanted if model.missing(
+                    p * model.page_size, (p + 1) * model.page_size)]
+                if not pages:
+                    return
+                model.load(pages[:1])
+
+        def finished(_: Any = None) -> None:
+            self._paging = False
+            if gen == self._generation and self.is_attached:
+                lst = self.query_one(MessageList)
+                lst.reset_asked()
+                self._rows_arrived(gen)
+
+        ctx.backend(read, done=finished, failed=finished, queue=self.queue, what="browse")
 
     def on_message_list_need_rows(self, event: MessageList.NeedRows) -> None:
         if self.model is None:
@@ -307,7 +419,7 @@ class MessagesScreen(ConsoleScreen):
         if self.model is None:
             return
         panel = self.query_one("#summary", Static)
-        panel.update(summary_text(self.model, self.size.width, self.depth_now))
+        panel.update(summary_text(self.model, self.size.width, self.depth_now, self._counting))
 
     # -- keys ---------------------------------------------------------------------------------
     def action_dlq_handler(self) -> None:
@@ -406,6 +518,9 @@ class MessagesScreen(ConsoleScreen):
         self.query_one("#summary").toggle_class("-hidden")
 
     def action_read_all(self) -> None:
+        if isinstance(self.model, PagedModel):
+            self._count_facts()
+            return
         if self.model is not None and not self.model.done:
             self._want = None
             self.model.stopped = False

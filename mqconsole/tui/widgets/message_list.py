@@ -26,6 +26,7 @@ from mqconsole.ops.selection import Mark
 from mqconsole.ops.summary import format_bytes
 from mqconsole.ops.timefmt import format_age
 from mqconsole.tui.browsing import BrowseModel, Row
+from mqconsole.tui.paging import PagedModel
 from mqconsole.tui.safe import clean, fit
 
 MAX_EXPLICIT_MARKS = 100_000  # "all marked" is not turned into more single marks than this
@@ -158,6 +159,13 @@ class MessageList(ScrollView, can_focus=True):
             super().__init__()
             self.rows = rows
 
+    class NeedPages(Message):
+        """The list shows rows of a ``PagedModel`` that are not read: read these pages."""
+
+        def __init__(self, pages: list[int]) -> None:
+            super().__init__()
+            self.pages = pages
+
     class CursorMoved(Message):
         def __init__(self, row: int) -> None:
             super().__init__()
@@ -170,15 +178,17 @@ class MessageList(ScrollView, can_focus=True):
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
-        self.model: BrowseModel | None = None
+        self.model: BrowseModel | PagedModel | None = None
         self.marks: dict[int, Mark] = {}  # queue position -> the message, exactly
         self.all_marked = False
         self._asked = 0
+        self._asked_pages: list[int] = []
 
     # -- data --------------------------------------------------------------------------------
-    def set_model(self, model: BrowseModel | None) -> None:
+    def set_model(self, model: BrowseModel | PagedModel | None) -> None:
         self.model = model
         self._asked = 0
+        self._asked_pages = []
         self.cursor = 0
         self.scroll_to(y=0, animate=False, immediate=True)
         self.rows_changed()
@@ -216,9 +226,13 @@ class MessageList(ScrollView, can_focus=True):
         if self.all_marked:
             if self.model.count > MAX_EXPLICIT_MARKS:
                 return False
+            try:
+                marks = {self.model.index.positions[n]: self.model.index.mark(n)
+                         for n in range(self.model.count)}
+            except LookupError:  # rows not read (a queue read page by page)
+                return False
             self.all_marked = False
-            self.marks = {self.model.index.positions[n]: self.model.index.mark(n)
-                          for n in range(self.model.count)}
+            self.marks = marks
         pos = self.model.index.positions[i]
         if pos in self.marks:
             del self.marks[pos]
@@ -243,8 +257,8 @@ class MessageList(ScrollView, can_focus=True):
         style = base
         if i == self.cursor:
             style = style + self.get_component_rich_style("message-list--cursor")
-        if i >= model.count:
-            label = "  ··· reading ···" if not model.done else ""
+        if not model.has_row(i):
+            label = "  ··· reading ···" if not model.done or i < model.count else ""
             if i == model.count and model.where is not None and not model.done:
                 label = f"  ··· filtering: {model.scanned:,} messages read ···"
             if i != self.cursor:
@@ -294,6 +308,15 @@ class MessageList(ScrollView, can_focus=True):
 
     def _check_needed(self) -> None:
         model = self.model
+        if isinstance(model, PagedModel):
+            height = self.scrollable_content_region.height or 24
+            top = self.scroll_offset.y
+            first, last = min(top, self.cursor), max(top + height, self.cursor + 1)
+            pages = model.missing(first, last)
+            if pages and pages != self._asked_pages:
+                self._asked_pages = pages
+                self.post_message(self.NeedPages(pages))
+            return
         if model is None or model.done or model.stopped:
             return  # a stopped read goes on when asked (End, E), not by itself
         height = self.scrollable_content_region.height or 24
@@ -304,6 +327,7 @@ class MessageList(ScrollView, can_focus=True):
 
     def reset_asked(self) -> None:
         self._asked = 0
+        self._asked_pages = []
         self._check_needed()
 
     def _rows(self) -> int:

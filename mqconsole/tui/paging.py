@@ -1,0 +1,226 @@
+"""The rows of a whole queue read page by page at any position, for a backend that can
+(``backends.base.ReadsByPosition``: the embedded queue manager).
+
+Where MQ can only browse forward (``browsing.BrowseModel``: End reads every message before
+the last screen), a backend that reads a page at a position lets the list jump: the count
+of messages is known from the first page, and only the pages that come into view are read
+(End: the last screenful; PageDown: the next). Row ``i`` is the message at position
+``i + 1``, counted as a browse from the start counts it. Pages are kept in a bounded
+cache as small light indexes (``browsing.LightIndex``), full views in a bounded window,
+so memory does not grow with the queue.
+
+When a page says the queue's count changed, the other cached pages are dropped (their
+positions may have moved); the count follows the queue.
+
+The whole queue's summary comes from the backend's count of facts when asked (``E``), or
+at once on a small queue; until then the panel says so. No Textual here: the screen calls
+:meth:`load` in a thread worker and reads :attr:`count`, :meth:`has_row` and :meth:`row` on
+the event loop.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from collections.abc import Callable
+from datetime import UTC, datetime
+from typing import Any
+
+from mqconsole.backends.base import PositionedPage
+from mqconsole.ops.browse import PageReader
+from mqconsole.ops.selection import Mark
+from mqconsole.ops.summary import SummaryBuilder
+from mqconsole.ops.views import MessageView
+from mqconsole.tui.browsing import MSGID_LEN, LightIndex, Row
+
+MAX_PAGES = 64  # pages kept (light rows only: a few dozen bytes a row)
+
+
+class _Positions:
+    """``index.positions[i]`` of the forward model: row ``i`` is position ``i + 1``."""
+
+    def __init__(self, model: PagedModel) -> None:
+        self._model = model
+
+    def __getitem__(self, i: int) -> int:
+        if isinstance(i, slice):
+            return [n + 1 for n in range(*i.indices(self._model.count))]  # type: ignore[return-value]
+        return i + 1
+
+
+class _Index:
+    """What the list and the targets ask of ``model.index`` (positions, marks)."""
+
+    def __init__(self, model: PagedModel) -> None:
+        self._model = model
+        self.positions = _Positions(model)
+
+    def mark(self, i: int) -> Mark:
+        return self._model._light(i).mark(i % self._model.page_size)
+
+    def msgid(self, i: int) -> bytes:
+        return self._model._light(i).msgid(i % self._model.page_size)
+
+
+class PagedModel:
+    """Every message of one queue, unfiltered, read a page at a time where it is shown.
+
+    ``read_page(position, n)`` is the backend's ``page_at`` on the queue (None: it cannot
+    answer; :meth:`load` raises ``LookupError`` then).
+    """
+
+    where = None
+    where_text = None
+    source = None
+    stopped = False
+    done = True  # the count is known: nothing to read forward to
+
+    def __init__(self, read_page: PageReader, queue: str, *,
+                 now: datetime | None = None, page_size: int = 200, window_rows: int = 1000,
+                 window_bytes: int = 64 * 1024 * 1024, local_qmgr: str | None = None) -> None:
+        self._read_page = read_page
+        self.queue = queue
+        self.now = now or datetime.now(UTC)
+        self.page_size = max(1, page_size)
+        self.window_rows = max(self.page_size * 2, window_rows)
+        self.window_bytes = window_bytes
+        self.local_qmgr = local_qmgr
+        self.count = 0
+        self.known = False  # a page was read: ``count`` is the queue's
+        self.depth_hint: int | None = None
+        self.index = _Index(self)
+        self.summary = SummaryBuilder(queue, now=self.now, local_qmgr=local_qmgr or "")
+        self.counted = False  # the summary holds the whole queue's figures
+        self._pages: OrderedDict[int, LightIndex] = OrderedDict()
+        self._window: OrderedDict[int, MessageView] = OrderedDict()  # position -> view
+        self._window_size = 0
+        self._lock = threading.Lock()
+        self.closed = False
+
+    @property
+    def scanned(self) -> int:
+        return self.count
+
+    # -- reading (thread worker) -----------------------------------------------------------
+    def missing(self, first: int, last: int) -> list[int]:
+        """Page numbers not read among rows ``first`` to ``last`` (exclusive)."""
+        if not self.known:
+            return [0]
+        last = min(last, self.count)
+        if first >= last:
+            return []
+        pages = range(first // self.page_size, (last - 1) // self.page_size + 1)
+        return [p for p in pages if p not in self._pages]
+
+    def load(self, pages: list[int]) -> None:
+        """Read these pages (page ``p``: rows ``p * page_size`` on)."""
+        with self._lock:
+            for p in pages:
+                if self.closed:
+                    return
+                if self.known and p in self._pages:
+                    continue
+                page = self._read_page(p * self.page_size + 1, self.page_size)
+                if page is None:
+                    raise LookupError(f"{self.queue}: the queue manager cannot read a page "
+                                      "at a position now: r browses it again")
+                self._store(p, page)
+
+    def _store(self, p: int, page: PositionedPage) -> None:
+        light = LightIndex(self.local_qmgr or "")
+        views = [MessageView(page.first + n, m, self.now) for n, m in enumerate(page.messages)]
+        for view in views:
+            light.append(view)
+        if self.known and page.total != self.count:
+            self._pages.clear()  # the queue changed: other pages' positions may have moved
+        self._pages[p] = light
+        self._pages.move_to_end(p)
+        while len(self._pages) > MAX_PAGES:
+            self._pages.popitem(last=False)
+        for view in views:
+            self._remember(view)
+        self.count = page.total
+        self.known = True
+
+    def _remember(self, view: MessageView) -> None:
+        old = self._window.pop(view.position, None)
+        if old is not None:
+            self._window_size -= len(old.message.body)
+        self._window[view.position] = view
+        self._window_size += len(view.message.body)
+        while self._window and (len(self._window) > self.window_rows
+                                or self._window_size > self.window_bytes):
+            _, gone = self._window.popitem(last=False)
+            self._window_size -= len(gone.message.body)
+
+    def count_facts(self, summarize: Callable[[SummaryBuilder], bool]) -> None:
+        """The whole queue's summary: ``summarize(builder)`` fills a new builder (False:
+        the backend could not count)."""
+        builder = SummaryBuilder(self.queue, now=self.now, local_qmgr=self.local_qmgr or "")
+        if summarize(builder):
+            self.summary, self.counted = builder, True
+
+    # -- what the screen shows -------------------------------------------------------------
+    def _light(self, i: int) -> LightIndex:
+        light = self._pages.get(i // self.page_size)
+        if light is None or i % self.page_size >= light.count:
+            raise LookupError(f"row {i} is not read")
+        return light
+
+    def has_row(self, i: int) -> bool:
+        light = self._pages.get(i // self.page_size)
+        return light is not None and i % self.page_size < light.count
+
+    def row(self, i: int) -> Row:
+        r = self._light(i).row(i % self.page_size)
+        return Row(i, r.position, r.msgid, r.put, r.length, r.backout, r.reason, r.format,
+                   r.dest)
+
+    def view(self, i: int) -> MessageView | None:
+        if not 0 <= i < self.count:
+            return None
+        return self._window.get(i + 1)
+
+    def fetch(self, i: int, *, cancel: threading.Event | None = None) -> MessageView:
+        """Row ``i``'s full view, read again at its position (its MsgId checked)."""
+        cached = self.view(i)
+        if cached is not None:
+            return cached
+        msgid = self.index.msgid(i) if self.has_row(i) else None
+        page = self._read_page(i + 1, 1)
+        if page is not None and page.messages:
+            view = MessageView(i + 1, page.messages[0], self.now)
+            if msgid is None or bytes(view.md.msg_id)[:MSGID_LEN].ljust(
+                    MSGID_LEN, b"\0") == msgid:
+                self._remember(view)
+                return view
+        raise LookupError(f"message {i + 1} of {self.queue} is no longer where it was "
+                          "listed (the queue changed): refresh the list")
+
+    def positions_of(self, msgid: bytes) -> list[int]:
+        out = []
+        for light in self._pages.values():
+            for n in range(light.count):
+                if light.msgid(n) == msgid:
+                    out.append(light.positions[n])
+        return sorted(out)
+
+    def total_label(self) -> str:
+        return f"{self.count:,}" if self.known else "…"
+
+    def expected_rows(self) -> int:
+        return self.count
+
+    def filtered(self, where: Any, where_text: str | None) -> PagedModel | None:
+        """No filtering of what was read: the backend selects (None: browse with it)."""
+        return self if where is None else None
+
+    def close(self) -> None:
+        self.closed = True
+        if self._lock.acquire(timeout=5):
+            self._lock.release()
+        self._pages.clear()
+        self._window.clear()
+
+
+__all__ = ["PagedModel"]
