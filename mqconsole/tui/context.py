@@ -37,7 +37,8 @@ if TYPE_CHECKING:
 
 REPO_THEMES = Path(__file__).resolve().parent.parent.parent / "themes"
 STYLES_DIR = Path(__file__).resolve().parent / "styles"
-STYLES = [STYLES_DIR / "dialogs.tcss", STYLES_DIR / "console.tcss"]  # the app's CSS_PATH
+STYLES = [STYLES_DIR / "dialogs.tcss", STYLES_DIR / "widgets.tcss",
+          STYLES_DIR / "console.tcss"]  # the app's CSS_PATH
 MIN_WIDTH, MIN_HEIGHT = 80, 24  # below this the console says "terminal too small"
 
 

@@ -78,7 +78,7 @@ async def test_the_journal_shows_fail_and_skip_and_marks_dry_runs(make_app, qm, 
         await wait_for(app, pilot, lambda: "2 of 2 records" in screen_text(app))
         lines = screen_text(app).split("\n")
         header = next(line for line in lines if "TIME (UTC)" in line)
-        assert "DONE" in header and "FAIL" in header and "SKIP" in header
+        assert "DONE" in header and "FAIL" in header and "SKIPPED" in header
         assert any("DRY move" in line for line in lines)
         real = next(line for line in lines if " move " in line and "DRY" not in line)
         assert real.split()[-3:] == ["0", "10", "0"]  # done, failed (given up), skipped

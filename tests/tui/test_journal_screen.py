@@ -7,12 +7,12 @@ from __future__ import annotations
 import threading
 from pathlib import Path
 
-from textual.widgets import DataTable
-
 from mqconsole.ops.journal import Journal, JournalEntry, Outcome
+from mqconsole.ops.journal import reader as journal_reader
 from mqconsole.tui.screens import journal as journal_screen
 from mqconsole.tui.screens.journal import JournalScreen
 from mqconsole.tui.screens.journal_record import JournalRecordScreen
+from mqconsole.tui.widgets.rowlist import RowList
 
 from .conftest import screen_text, settle, wait_for
 
@@ -49,7 +49,8 @@ def big_journal(path: Path, operations: int) -> Journal:
 async def test_the_newest_records_show_while_the_whole_journal_is_read(make_app, tmp_path,
                                                                       monkeypatch):
     big_journal(tmp_path / "journal.jsonl", 120)  # ~0.5 MB
-    monkeypatch.setattr(journal_screen, "TAIL_BYTES", 64 * 1024)
+    monkeypatch.setattr(journal_screen, "NEWEST", 30)
+    monkeypatch.setattr(journal_reader, "NEWEST_BLOCK", 16 * 1024)
     release = threading.Event()
     whole = Journal.read
 
@@ -66,28 +67,44 @@ async def test_the_newest_records_show_while_the_whole_journal_is_read(make_app,
                        and "of the newest" in screen_text(app))
         screen = app.screen
         shown = len(screen.entries)
-        assert 0 < shown < 120 and not screen.whole
+        assert 30 <= shown < 120 and not screen.whole
         assert screen.entries[0].source == "APP.Q0119"  # newest first
+        assert screen.entries[0].counts()["done"] == 80  # its units counted, not parsed
         assert "APP.Q0119" in screen_text(app) and "reading the rest" in screen_text(app)
+        await pilot.press("down", "down")
         release.set()
         await wait_for(app, pilot, lambda: screen.whole)
         assert len(screen.entries) == 120 and "120 of 120 records" in screen_text(app)
         assert screen.entries[0].source == "APP.Q0119"
         assert screen.entries[0].counts()["done"] == 80
+        assert screen.query_one("#journal", RowList).cursor == 2  # the whole read kept it
 
 
-async def test_the_list_holds_the_newest_and_counts_every_match(make_app, tmp_path,
-                                                                monkeypatch):
-    big_journal(tmp_path / "journal.jsonl", 30)
-    monkeypatch.setattr(journal_screen, "MAX_ROWS", 10)
+async def test_the_list_draws_only_what_is_on_screen(make_app, tmp_path, monkeypatch):
+    big_journal(tmp_path / "journal.jsonl", 300)
+    drawn: list[int] = []
+    real_row = journal_screen.row
+
+    def counted(entry):
+        drawn.append(1)
+        return real_row(entry)
+
+    monkeypatch.setattr(journal_screen, "row", counted)
     app = make_app()
-    async with app.run_test(size=(160, 30)) as pilot:
+    async with app.run_test(size=(120, 30)) as pilot:
         await settle(app, pilot)
         await pilot.press("J")
         await wait_for(app, pilot, lambda: isinstance(app.screen, JournalScreen)
                        and app.screen.whole)
-        assert app.screen.query_one("#journal", DataTable).row_count == 10
-        assert "30 of 30 records (the newest 10 listed" in screen_text(app)
+        await pilot.pause()
+        rows = app.screen.query_one("#journal", RowList)
+        assert rows.row_count == 300 and "300 of 300 records" in screen_text(app)
+        assert 0 < len(drawn) < 300  # the rows in view, not all of them
+        await pilot.press("end")
+        await pilot.pause()
+        assert rows.cursor == 299
+        assert rows.cells(299)[3] == "APP.Q0000 → APP.IN"  # the oldest, last
+        assert "APP.Q0000 → APP.IN" in screen_text(app)
 
 
 async def test_the_filter_follows_the_typing_and_finds_a_msgid(make_app, tmp_path):
@@ -99,7 +116,7 @@ async def test_the_filter_follows_the_typing_and_finds_a_msgid(make_app, tmp_pat
         await pilot.press("J")
         await wait_for(app, pilot, lambda: isinstance(app.screen, JournalScreen)
                        and app.screen.whole)
-        table = app.screen.query_one("#journal", DataTable)
+        table = app.screen.query_one("#journal", RowList)
         assert table.row_count == 31
         await pilot.press("slash", *"elsewh")  # no enter: as you type
         await wait_for(app, pilot, lambda: table.row_count == 1)
@@ -109,8 +126,7 @@ async def test_the_filter_follows_the_typing_and_finds_a_msgid(make_app, tmp_pat
         # a MsgId of a unit (not in the list's text): found in the records' ids
         await pilot.press(*"0007BB0000", "enter")
         await wait_for(app, pilot, lambda: table.row_count == 1)
-        assert app.screen.entries[int(str(table.coordinate_to_cell_key((0, 0)).row_key.value))
-                                  ].source == "APP.Q0007"
+        assert table.cells(0)[3] == "APP.Q0007 → APP.IN"
 
 
 async def test_a_record_of_21600_msgids_opens_readably(make_app, tmp_path):
@@ -133,21 +149,22 @@ async def test_a_record_of_21600_msgids_opens_readably(make_app, tmp_path):
         assert '"msgid"' not in text and "{" not in text  # not the record's JSON
         assert "⏎" not in text  # its lines are lines
         assert "MsgIds 1–500 of 21,602 · page 1 of 44 (n/p)" in text
-        table = app.screen.query_one("#jr-ids", DataTable)
+        table = app.screen.query_one("#jr-ids", RowList)
         assert table.row_count == 500
-        assert str(table.get_row_at(0)[1]) == ids("AB", 1)[0]
+        assert table.cells(0)[:3] == ["1", ids("AB", 1)[0], "done"]
+        assert ids("AB", 1)[0] in text  # the whole MsgId on screen
         await pilot.press("end")
         await pilot.pause()
-        assert table.cursor_row == 499
+        assert table.cursor == 499
         await pilot.press("p")  # before the first page: stays
         await pilot.press(*"n" * 50)  # past the last page: stays on it
         await pilot.pause()
         assert "MsgIds 21,501–21,602 of 21,602 · page 44 of 44" in screen_text(app)
         assert table.row_count == 102
-        last = [str(c) for c in table.get_row_at(101)]
+        last = table.cells(101)
         assert last[0] == "21602" and last[2:] == ["failed", "APP.IN", "MQRC_Q_FULL"]
         await pilot.press("p")
         await pilot.pause()
-        assert str(table.get_row_at(0)[0]) == "21001"
+        assert table.cells(0)[0] == "21001"
         await pilot.press("escape")
         await wait_for(app, pilot, lambda: isinstance(app.screen, JournalScreen))

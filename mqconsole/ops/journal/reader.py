@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -19,6 +20,12 @@ from .entry import JournalEntry, Outcome, parse_time
 _RECORD_START = b'{"time":'
 IN_PROGRESS_SECONDS = 5  # a last line younger than this may still be being written
 _KINDS = ("start", "unit", "commit", "end")
+# A unit record as the writer writes it: its ids counted without parsing them (``lazy``)
+_UNIT_HEAD = re.compile(rb'\{"time":"[0-9T:.Z+-]{10,40}","record":"unit",'
+                        rb'"op":"([0-9A-Za-z]{1,64})","unit":([0-9]{1,9}),"msgids":\[')
+_ID_BYTES = b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz\","
+_NOT_HEAD = (b'"record":"unit"', b'"record":"commit"')  # lines that do not start or end a change
+NEWEST_BLOCK = 1 << 18  # bytes read at a time from the end when looking for the newest changes
 
 
 def _short(exc: Exception) -> str:
@@ -26,14 +33,70 @@ def _short(exc: Exception) -> str:
     return text if len(text) <= 80 else text[:80] + "…"
 
 
+class LazyIds:
+    """A unit record's MsgIds, counted from its bytes; parsed only when listed (an
+    interrupted change's unit in doubt), so reading without ids parses no unit's ids."""
+
+    __slots__ = ("count", "raw")
+
+    def __init__(self, raw: bytes, count: int) -> None:
+        self.raw = raw
+        self.count = count
+
+    def __len__(self) -> int:
+        return self.count
+
+    def __iter__(self) -> Iterator[str]:
+        rec = boundedjson.loads(self.raw, limit=None)
+        return iter([str(m) for m in rec["msgids"]])
+
+
+@dataclass
+class UnitLine:
+    """A unit record read lazily: its operation, number, ids (counted) and destinations."""
+
+    op: str
+    unit: int
+    ids: LazyIds
+    rest: dict[str, Any]  # the fields after the ids (destination or destinations)
+
+
+def lazy_unit(raw: bytes) -> UnitLine | None:
+    """``raw`` as a :class:`UnitLine` when it is a unit record as the writer writes it (hex
+    ids, whole); None otherwise (the line is then parsed and checked as any other)."""
+    m = _UNIT_HEAD.match(raw)
+    if m is None:
+        return None
+    start = m.end()
+    end = raw.find(b"]", start)
+    if end < 0:
+        return None
+    ids = raw[start:end]
+    if ids.translate(None, _ID_BYTES):
+        return None  # not only hex ids: parse it
+    count = ids.count(b",") + 1 if ids else 0
+    if ids and (ids.count(b'"') != 2 * count or not ids.startswith(b'"')
+                or not ids.endswith(b'"')):
+        return None
+    try:
+        rest = boundedjson.loads(b"{" + raw[end + 2:], limit=None) if raw[end + 1:end + 2] \
+            == b"," else None
+    except (ValueError, TypeError):
+        return None  # torn: parsed (and reported) as any other line
+    if not isinstance(rest, dict):
+        return None
+    return UnitLine(m.group(1).decode("ascii"), int(m.group(2)), LazyIds(raw, count), rest)
+
+
 def records(path: Path, problems: list[str], *, tail: int | None = None,
-            needle: bytes | None = None) -> Iterator[tuple[int, Any]]:
+            needle: bytes | None = None, lazy: bool = False) -> Iterator[tuple[int, Any]]:
     """``(line number, parsed JSON)`` of each line of ``path``. A line that is not JSON is
     reported in ``problems`` and skipped; one that holds a torn record followed by a whole
     one (written before writers ended a torn line first) gives the whole one.
 
     ``tail``: only the lines that start in the last ``tail`` bytes (numbered from there);
-    ``needle``: only lines holding these bytes (the others are not parsed)."""
+    ``needle``: only lines holding these bytes (the others are not parsed); ``lazy``: a unit
+    record written as the writer writes it comes as a :class:`UnitLine` (ids counted)."""
     try:
         fp = open(path, "rb")  # noqa: SIM115
     except FileNotFoundError:
@@ -48,8 +111,13 @@ def records(path: Path, problems: list[str], *, tail: int | None = None,
                 fp.seek(size - tail - 1)
                 fp.readline()  # the rest of a line that started before the tail
         for number, raw in enumerate(fp, 1):
-            if not raw.strip() or (needle is not None and needle not in raw):
+            if raw.isspace() or (needle is not None and needle not in raw):
                 continue
+            if lazy:
+                unit = lazy_unit(raw)
+                if unit is not None:
+                    yield number, unit
+                    continue
             try:
                 yield number, boundedjson.loads(raw, limit=None)
                 continue
@@ -90,8 +158,10 @@ class _Op:
     committed: list[int] = field(default_factory=list)
     where: str = ""  # the first record's file and line, for problems
 
-    def add(self, kind: str, rec: dict[str, Any]) -> None:
-        if kind == "start":
+    def add(self, kind: str, rec: dict[str, Any] | UnitLine) -> None:
+        if isinstance(rec, UnitLine):  # read without ids: the destinations are not kept
+            self.units[rec.unit] = (rec.ids, [])  # type: ignore[assignment]
+        elif kind == "start":
             self.start = rec
         elif kind == "end":
             self.end = rec
@@ -109,7 +179,11 @@ class _Op:
                 where = [None if one is None else str(one)] * len(ids)
             self.units[n] = (ids, where)
         else:  # commit
-            self.committed.append(_int(rec.get("unit"), "unit"))
+            n = _int(rec.get("unit"), "unit")
+            self.committed.append(n)
+            unit = self.units.get(n)
+            if unit is not None and isinstance(unit[0], LazyIds):
+                unit[0].raw = b""  # committed: only its count is needed without ids
 
     def entry(self, *, ids: bool, problems: list[str]) -> JournalEntry:
         done: list[Outcome] = []
@@ -172,7 +246,14 @@ def read_entries(files: list[Path], problems: list[str], *, since: datetime | No
         files = files[-1:]
     needle = None if only_op is None else b'"op":' + json.dumps(only_op).encode("ascii")
     for path in files:
-        for number, rec in records(path, problems, tail=tail, needle=needle):
+        for number, rec in records(path, problems, tail=tail, needle=needle, lazy=not ids):
+            if isinstance(rec, UnitLine):
+                op = ops.get(rec.op)
+                if op is None:
+                    op = ops[rec.op] = _Op(rec.op, where=f"{path} line {number}")
+                    items.append(op)
+                op.add("unit", rec)
+                continue
             if only_op is not None and (not isinstance(rec, dict)
                                         or rec.get("op") != only_op):
                 continue
@@ -220,4 +301,32 @@ def read_entries(files: list[Path], problems: list[str], *, since: datetime | No
         yield entry
 
 
-__all__ = ["read_entries", "records"]
+def newest_tail(path: Path, changes: int, *, block: int | None = None) -> int:
+    """How many bytes from the end of ``path`` hold its newest ``changes`` changes (their
+    start and end records), read backwards a block at a time without parsing a record;
+    the file's size when it holds fewer."""
+    block = block or NEWEST_BLOCK
+    try:
+        fp = open(path, "rb")  # noqa: SIM115
+    except OSError:
+        return 0
+    with fp:
+        size = os.fstat(fp.fileno()).st_size
+        pos, heads, carry = size, 0, b""
+        while pos > 0:
+            start = max(0, pos - block)
+            fp.seek(start)
+            chunk = fp.read(pos - start) + carry
+            pos = start
+            lines = chunk.split(b"\n")
+            carry = lines.pop(0) if pos > 0 else b""  # may have begun before this block
+            for line in lines:
+                head = line[:120]
+                if head.strip() and not any(k in head for k in _NOT_HEAD):
+                    heads += 1
+            if heads >= 2 * changes:
+                return size - pos - len(carry)
+        return size
+
+
+__all__ = ["LazyIds", "UnitLine", "lazy_unit", "newest_tail", "read_entries", "records"]

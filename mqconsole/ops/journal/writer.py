@@ -215,6 +215,14 @@ class Journal:
         return list(read_entries(self.files(), [], since=None, operation=None, ids=ids,
                                  tail=max_bytes))
 
+    def read_newest(self, changes: int) -> list[JournalEntry]:
+        """About the newest ``changes`` changes of the live file, oldest first, without
+        their ids: found by reading it backwards, however large it is (:meth:`read` has
+        everything)."""
+        from .reader import newest_tail
+
+        return self.read_tail(newest_tail(self.path, changes))
+
     def ops_mentioning(self, text: str) -> set[str]:
         """The operations (``op`` ids) with a record holding ``text`` (a MsgId or part of
         one, in hex as the journal writes it): found by bytes, no record parsed."""

@@ -4,7 +4,10 @@ Newest first; ``enter`` shows a record (its counts and fields, then its MsgIds i
 to page through: :mod:`journal_record`); ``/`` filters as you type by any text of a record
 (operation, queue, operator, profile) or a MsgId (a hex text of 8 or more digits is also
 looked for in the records' ids, in a worker). The files are read in a worker: the newest
-records first (the last :data:`TAIL_BYTES` of the live file), then the whole journal.
+:data:`NEWEST` changes first (the live file read backwards from its end, unit records
+counted, not parsed), then — once those are on screen — the whole journal. The list draws
+only the rows in view (:class:`~mqconsole.tui.widgets.rowlist.RowList`), so showing or
+filtering thousands of records costs what a screenful does.
 """
 
 from __future__ import annotations
@@ -14,7 +17,7 @@ from collections import deque
 
 from rich.text import Text
 from textual.app import ComposeResult
-from textual.widgets import DataTable, Footer, Static
+from textual.widgets import Footer, Static
 
 from mqconsole.tui import keys as K
 from mqconsole.tui.context import ConsoleContext
@@ -22,24 +25,41 @@ from mqconsole.tui.safe import txt
 from mqconsole.tui.screens.base import ConsoleScreen
 from mqconsole.tui.widgets.banner import Banner
 from mqconsole.tui.widgets.filter_bar import FilterBar
-from mqconsole.tui.widgets.lists import ListTable
+from mqconsole.tui.widgets.rowlist import RowColumn, RowList
 
 MAX_ENTRIES = 5000
-MAX_ROWS = 500  # listed at once: a DataTable measures every cell, and the filter refills it
-TAIL_BYTES = 1 << 20  # read first: the newest records, at once however large the journal
+NEWEST = 60  # changes read first, from the end of the live file: at once however large
 FILTER_DELAY = 0.12  # s: the list is filtered when typing pauses this long
 _HEX_ID = re.compile(r"[0-9A-Fa-f]{8,48}")
-FIXED_COLUMNS = (("TIME (UTC)", 11), ("WHO", 8), ("OPERATION", 10))
-COUNT_COLUMNS = (("DONE", 5), ("FAIL", 4), ("SKIP", 4))
+FIXED_COLUMNS = (RowColumn("TIME (UTC)", 11), RowColumn("WHO", 8), RowColumn("OPERATION", 10))
+COUNT_COLUMNS = (RowColumn("DONE", 5, right=True), RowColumn("FAIL", 4, right=True),
+                 RowColumn("SKIPPED", 7, right=True))
 
 
-def columns(width: int) -> list[tuple[str, int]]:
+def columns(width: int) -> list[RowColumn]:
     """The journal's columns for a terminal ``width`` wide: at 80 columns every count
     (done, failed, skipped) is on screen; the route takes what is left."""
     fixed = FIXED_COLUMNS + COUNT_COLUMNS
-    used = sum(w for _, w in fixed) + 2 * (len(fixed) + 1) + 1  # cell padding, scrollbar
+    used = sum(c.width for c in fixed) + len(fixed) + 1  # a space between, the scrollbar
     route = max(12, width - used)
-    return [*FIXED_COLUMNS, ("SOURCE → DESTINATION", route), *COUNT_COLUMNS]
+    return [*FIXED_COLUMNS, RowColumn("SOURCE → DESTINATION", route), *COUNT_COLUMNS]
+
+
+def row(e) -> list[Text]:
+    """A record's cells in the list (every value made safe)."""
+    counts = e.counts()
+    skipped = max(counts.get("skipped", 0), int(e.details.get("skipped") or 0))
+    dests = ",".join(e.destinations)
+    route = e.source or "-"
+    if dests:
+        route += f" → {dests}"
+    return [Text(e.time.strftime("%m-%d %H:%M")), txt(e.operator),
+            txt(("DRY " if e.dry_run else "") + e.operation
+                + (" INTERRUPTED" if e.state == "interrupted" else ""),
+                "italic" if e.dry_run else ""), txt(route),
+            Text(str(counts["done"])),
+            Text(str(counts["failed"]), style="bold red" if counts["failed"] else ""),
+            Text(str(skipped), style="bold yellow" if skipped else "")]
 
 
 def haystack(entry) -> str:
@@ -66,48 +86,64 @@ class JournalScreen(ConsoleScreen):
         self.problems: list[str] = []
         self.whole = False  # False while only the newest records are shown
         self.id_hits: set[str] = set()  # operations whose records hold the filter's hex
+        self.shown: list[int] = []  # the entries listed (matching the filter), newest first
+        self._reading = 0  # the read in progress (r starts another: older results are dropped)
         self._filter_timer = None
 
     def compose(self) -> ComposeResult:
         yield Banner(self.ctx, "journal")
-        yield ListTable(id="journal", cursor_type="row", zebra_stripes=True)
+        yield RowList(columns(self.app.size.width), id="journal")
         yield Static(Text(""), id="status")
         yield FilterBar("Text /", placeholder="operation, queue, MsgId or operator", live=True)
         yield Footer()
 
     def on_mount(self) -> None:
-        table = self.query_one("#journal", DataTable)
-        for title, width in columns(self.app.size.width):
-            justify = "right" if title in ("DONE", "FAIL", "SKIP") else "left"
-            table.add_column(Text(title, justify=justify), width=width)
         self.action_refresh()
+
+    def on_resize(self) -> None:
+        self.query_one("#journal", RowList).set_columns(columns(self.app.size.width))
 
     def action_refresh(self) -> None:
         ctx = self.ctx
         self.whole = False
+        self._reading += 1
+        reading = self._reading
 
-        def read_tail():
+        def read_newest():
             journal = ctx.settings.journal()
-            entries = journal.read_tail(TAIL_BYTES)[-MAX_ENTRIES:]
+            entries = journal.read_newest(NEWEST)[-MAX_ENTRIES:]
             entries.reverse()
-            return entries, [haystack(e) for e in entries], [], str(journal.path), False
+            return (entries, [haystack(e) for e in entries], [], str(journal.path), False,
+                    reading)
+
+        ctx.backend(read_newest, done=self._show_newest, what="read the journal",
+                    group="journal")
+
+    def _show_newest(self, out) -> None:
+        if not self.is_attached or out[-1] != self._reading:
+            return  # r was pressed again meanwhile
+        self._show(out)
+        ctx = self.ctx
+        reading = self._reading
 
         def read_all():
             journal = ctx.settings.journal()
             entries = list(deque(journal.read(ids=False), maxlen=MAX_ENTRIES))
             entries.reverse()
             return (entries, [haystack(e) for e in entries], list(journal.problems),
-                    str(journal.path), True)
+                    str(journal.path), True, reading)
 
-        ctx.backend(read_tail, done=self._show, what="read the journal", group="journal")
-        ctx.backend(read_all, done=self._show, what="read the journal", group="journal")
+        # once the newest are drawn: a read beside the drawing takes half the interpreter
+        self.call_after_refresh(ctx.backend, read_all, done=self._show,
+                                what="read the journal", group="journal")
 
     def _show(self, out) -> None:
-        if not self.is_attached or (self.whole and not out[4]):
-            return  # the whole journal came first: the tail has nothing more
-        self.entries, self.haystacks, self.problems, path, self.whole = out
+        if not self.is_attached or out[-1] != self._reading:
+            return
+        first = not self.entries
+        self.entries, self.haystacks, self.problems, path, self.whole, _ = out
         self.journal_path = path
-        self._fill()
+        self._fill(keep_cursor=not first)
 
     def _matches(self, entry, n: int | None = None) -> bool:
         if not self.text_filter:
@@ -117,49 +153,24 @@ class JournalScreen(ConsoleScreen):
         text = self.haystacks[n] if n is not None else haystack(entry)
         return self.text_filter.lower() in text
 
-    def _fill(self) -> None:
-        table = self.query_one("#journal", DataTable)
-        table.clear()
-        shown = listed = 0
-        for n, e in enumerate(self.entries):
-            if not self._matches(e, n):
-                continue
-            shown += 1
-            if listed == MAX_ROWS:
-                continue  # counted, not listed
-            listed += 1
-            counts = e.counts()
-            skipped = max(counts.get("skipped", 0), int(e.details.get("skipped") or 0))
-            dests = ",".join(e.destinations)
-            route = e.source or "-"
-            if dests:
-                route += f" → {dests}"
-            table.add_row(
-                Text(e.time.strftime("%m-%d %H:%M")), txt(e.operator),
-                txt(("DRY " if e.dry_run else "") + e.operation
-                    + (" INTERRUPTED" if e.state == "interrupted" else ""),
-                    "italic" if e.dry_run else ""), txt(route),
-                Text(str(counts["done"]), justify="right"),
-                Text(str(counts["failed"]), justify="right",
-                     style="bold red" if counts["failed"] else ""),
-                Text(str(skipped), justify="right", style="bold yellow" if skipped else ""),
-                key=str(n))
+    def _fill(self, *, keep_cursor: bool = False) -> None:
+        self.shown = [n for n, e in enumerate(self.entries) if self._matches(e, n)]
+        entries, shown = self.entries, self.shown
+        self.query_one("#journal", RowList).show(len(shown), lambda i: row(entries[shown[i]]),
+                                                 keep_cursor=keep_cursor)
         if self.whole:
-            status = f"{shown} of {len(self.entries)} records"
+            status = f"{len(shown)} of {len(entries)} records"
         else:
-            status = f"{shown} of the newest {len(self.entries)} records (reading the rest…)"
-        if listed < shown:
-            status += f" (the newest {listed} listed: the filter finds the others)"
+            status = f"{len(shown)} of the newest {len(entries)} records (reading the rest…)"
         status += f" · {getattr(self, 'journal_path', '')}"
         if self.problems:
             status += f" · {len(self.problems)} unreadable line(s) skipped"
         self.query_one("#status", Static).update(txt(status))
 
-    def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
+    def on_row_list_selected(self, event: RowList.Selected) -> None:
         from mqconsole.tui.screens.journal_record import JournalRecordScreen
 
-        n = int(str(event.row_key.value))
-        self.app.push_screen(JournalRecordScreen(self.ctx, self.entries[n]))
+        self.app.push_screen(JournalRecordScreen(self.ctx, self.entries[self.shown[event.row]]))
 
     def action_filter(self) -> None:
         self.query_one(FilterBar).open()
@@ -172,7 +183,7 @@ class JournalScreen(ConsoleScreen):
         if event.submitted or not self.query_one(FilterBar).has_class("-open"):
             self._filter_now()
             self.query_one(FilterBar).close_quietly()
-            self.query_one("#journal", DataTable).focus()
+            self.query_one("#journal", RowList).focus()
         else:  # as you type: when the typing pauses
             self._filter_timer = self.set_timer(FILTER_DELAY, self._filter_now)
 

@@ -1,7 +1,8 @@
 """One journal record, readable however many messages it names: who, when, what and how it
 ended, the counts, the failures; then its MsgIds with their outcome and destination, a
 page of :data:`PAGE` at a time (``n``/``p``), read from the record's own lines in a worker.
-A table of every id at once would not do: a DataTable measures each cell, 30 s for 21,600.
+The ids are drawn as they come into view (:class:`~mqconsole.tui.widgets.rowlist.RowList`):
+a DataTable measured each cell, 30 s for 21,600 and a second for a page of 500.
 """
 
 from __future__ import annotations
@@ -10,16 +11,19 @@ from typing import Any
 
 from rich.text import Text
 from textual.app import ComposeResult
-from textual.widgets import DataTable, Footer, Static
+from textual.widgets import Footer, Static
 
 from mqconsole.tui import keys as K
 from mqconsole.tui.context import ConsoleContext
 from mqconsole.tui.safe import txt
 from mqconsole.tui.screens.base import ConsoleScreen
 from mqconsole.tui.widgets.banner import Banner
-from mqconsole.tui.widgets.lists import ListTable
+from mqconsole.tui.widgets.rowlist import RowColumn, RowList
 
 PAGE = 500  # ids on a page
+COLUMNS = (RowColumn("#", 6, right=True), RowColumn("MSGID", 48), RowColumn("OUTCOME", 8),
+           RowColumn("DESTINATION", 24), RowColumn("REASON", 24))
+_OUTCOME_STYLE = {"failed": "bold red", "skipped": "yellow"}
 
 
 def describe(entry: Any) -> Text:
@@ -75,14 +79,10 @@ class JournalRecordScreen(ConsoleScreen):
         yield Banner(self.ctx, "journal record")
         yield Static(describe(self.entry), id="jr-head")
         yield Static(Text("reading its MsgIds…"), id="jr-count")
-        yield ListTable(id="jr-ids", cursor_type="row", zebra_stripes=True)
+        yield RowList(COLUMNS, id="jr-ids")
         yield Footer()
 
     def on_mount(self) -> None:
-        table = self.query_one("#jr-ids", DataTable)
-        for title, width in (("#", 7), ("MSGID", 48), ("OUTCOME", 8), ("DESTINATION", 24),
-                             ("REASON", 24)):
-            table.add_column(Text(title), width=width)
         entry = self.entry
         if entry.op is None or not entry.unlisted_done:
             self._show(entry)  # every id is in the entry already
@@ -122,16 +122,16 @@ class JournalRecordScreen(ConsoleScreen):
         if self.missing > 0:
             note += f" · {self.missing:,} done without their ids (rotated away?)"
         self.query_one("#jr-count", Static).update(txt(note))
-        table = self.query_one("#jr-ids", DataTable)
-        table.clear()
-        rows = []
-        for n, o in enumerate(shown, start + 1):
+        outcomes = self.outcomes
+
+        def cells(i: int) -> list[Text]:
+            o = outcomes[start + i]
             reason = o.reason_name or ("" if o.reason is None else str(o.reason))
-            rows.append((Text(str(n), justify="right"), txt(o.msgid),
-                         Text(o.outcome, style={"failed": "bold red",
-                                                "skipped": "yellow"}.get(o.outcome, "")),
-                         txt(o.destination or ""), txt(reason)))
-        table.add_rows(rows)
+            return [Text(str(start + i + 1)), txt(o.msgid),
+                    Text(o.outcome, style=_OUTCOME_STYLE.get(o.outcome, "")),
+                    txt(o.destination or ""), txt(reason)]
+
+        self.query_one("#jr-ids", RowList).show(len(shown), cells)
 
     def action_next_page(self) -> None:
         if self.outcomes is not None:
