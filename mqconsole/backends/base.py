@@ -108,6 +108,37 @@ def packed_browse(cursor: BrowseCursor) -> BrowsesPacked | None:
     return cursor if isinstance(cursor, BrowsesPacked) else None
 
 
+@runtime_checkable
+class MovesManyUnderCursor(Protocol):
+    """An optional capability of a ``BrowseCursor``: many steps of a move in one call.
+
+    ``move_next(queue, n)`` does what up to ``n`` rounds of ``m = next()`` then
+    ``move_current_to(queue, m, Context.SET_ALL, "", as_browsed=True)`` do, all succeeding,
+    and returns the messages moved (as ``next`` returned them, in order; they stay in the
+    unit of work). It takes only messages whose move is known to go through without a
+    check that could refuse it (the destination resolved, not put-inhibited, room under
+    MAXDEPTH, within MAXMSGL; no message of a group, none with an expiry), and stops before
+    the first other one: that one is then still the next for ``next`` (the caller moves it
+    with the one-call step, where every check runs). It may return ``[]`` when it cannot
+    tell (before the first move of a unit of work, say): the caller then steps.
+
+    All or nothing: an error raises ``MQError`` with the cursor where it was before the
+    call and nothing of the call left in the unit of work (the unit of work can then only
+    be backed out: its transaction was rolled back).
+
+    Check for it with ``isinstance(cursor, MovesManyUnderCursor)``. The embedded backend
+    has it; an engine may use it only where every message goes unchanged to one queue and
+    nothing looks at a message before it goes (no selection, no plugin's put check).
+    """
+
+    def move_next(self, queue: str, n: int) -> list[Message]: ...
+
+
+def moves_many(cursor: BrowseCursor) -> MovesManyUnderCursor | None:
+    """The cursor when it offers many move steps in one call, else None."""
+    return cursor if isinstance(cursor, MovesManyUnderCursor) else None
+
+
 @dataclass(slots=True)
 class FactGroup:
     """Messages alike in every fact a summary counts by (``mq.facts``), and their sums."""

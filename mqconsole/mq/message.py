@@ -46,6 +46,11 @@ class Message:
         return self.md.correl_id.hex().upper()
 
     @property
+    def report(self) -> int:
+        """The MD's Report options (a stored message reads them without unpacking)."""
+        return self.md.report
+
+    @property
     def in_group(self) -> bool:
         """A member of a message group, or a segment (MsgFlags of an MQMD version 2)."""
         md = self.md

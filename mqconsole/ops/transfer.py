@@ -56,6 +56,7 @@ from mqconsole.backends.base import (
     Context,
     QueueManager,
     move_step,
+    moves_many,
     settle_failed_commit,
 )
 from mqconsole.mq.chain import format_key, strip_dead_letter_header
@@ -283,7 +284,7 @@ class _Engine:
                  dest_qm: QueueManager | None, note_texts: dict[str, str],
                  done_destinations: dict[str, str] | None,
                  predict: Callable[[Route], int | None] | None = None,
-                 check: PutCheck | None = None) -> None:
+                 check: PutCheck | None = None, direct: bool = False) -> None:
         if batch < 1:
             raise ValueError("batch must be at least 1")
         self.qm = qm
@@ -305,6 +306,13 @@ class _Engine:
         self.only_destination = destination  # a move's or copy's one destination (None:
         # several, as a resubmit's): once it is given up, nothing more can go
         self.check = check
+        # every message goes as it is to the one destination queue, and none is looked at
+        # before it goes (no selection, no plugin's check): the backend may move many in
+        # one call (backends.base.MovesManyUnderCursor)
+        self.direct = (direct and not copy and not self.cross and not dry_run and check is None
+                       and selection.everything and context is Context.SET_ALL
+                       and destination is not None)
+        self.move_many: Callable[[str, int], list[Message]] | None = None
         self.result = OperationResult(operation=operation, source=source,
                                       destination=destination, dry_run=dry_run)
         if not dry_run:  # a unit of work holds at most MAXUMSGS messages (ops/uowlimit.py)
@@ -350,6 +358,8 @@ class _Engine:
         # A backend may offer the put and the get under the cursor in one call (the
         # embedded one does): same order, same failures, the get's returned.
         self.move_step = _one_call_step(self.cursor)
+        many = moves_many(self.cursor) if self.direct else None
+        self.move_many = None if many is None else many.move_next
         try:
             self._walk()
         except _Stop:
@@ -388,6 +398,8 @@ class _Engine:
                         break
                     if self._gave_up():
                         break
+                    if self.move_many is not None and self.unit and self._move_many():
+                        continue
                 try:
                     m = self.cursor.next()  # type: ignore[union-attr]
                 except MQError as e:
@@ -412,6 +424,32 @@ class _Engine:
 
     def _report(self) -> None:
         self.control.report(self.passed, self.total)
+
+    def _move_many(self) -> bool:
+        """The rest of the open unit of work moved in one call of the backend (``direct``
+        only): the messages come next on the cursor, each is selected and goes unchanged to
+        the one destination. False when the backend moved none (the walk then steps)."""
+        n = self.batch - len(self.unit)
+        if self.limit is not None:
+            n = min(n, self.limit - self.matched)
+        if n <= 0:
+            return False
+        label = cast("str", self.only_destination)
+        try:
+            moved = self.move_many(label, n)  # type: ignore[misc]
+        except MQError as e:  # nothing of the call is left: the unit is backed out, redone
+            raise _UnitFailure(e) from None
+        if not moved:
+            return False
+        base = self.passed
+        self.unit.extend([_Item(m, pos, pos - 1, Route(label, label, m))
+                          for pos, m in enumerate(moved, base + 1)])
+        self.passed = base + len(moved)
+        self.matched += len(moved)
+        self.refusals[label] = 0
+        if self.passed // 1000 != base // 1000:
+            self._report()
+        return True
 
     def _browse_failed(self, e: MQError) -> None:
         """The cursor failed mid-walk: back out the open unit (its messages stay) and stop.
@@ -731,7 +769,7 @@ class _Engine:
         for it in items:
             for note in it.route.notes:
                 notes[note] = notes.get(note, 0) + 1
-            if it.message.md.report & MQRO_COA:  # its arrival made a report
+            if it.message.report & MQRO_COA:  # its arrival made a report
                 notes["coa"] = notes.get("coa", 0) + 1
         if not self.copy:
             self.removed += len(items)
@@ -930,15 +968,17 @@ def run_engine(qm: QueueManager, source: str, selection: Selection, planner: Pla
                note_texts: dict[str, str] | None = None,
                done_destinations: dict[str, str] | None = None,
                predict: Callable[[Route], int | None] | None = None,
-               check: PutCheck | None = None) -> OperationResult:
+               check: PutCheck | None = None, direct: bool = False) -> OperationResult:
     """Walk ``source`` and send every selected message where ``planner`` says (see the
     module docstring for the rules). Shared by :func:`transfer` and resubmit. ``check``:
-    the plugins' put checks (None when there are none: then nothing is checked)."""
+    the plugins' put checks (None when there are none: then nothing is checked).
+    ``direct``: ``planner`` sends every message unchanged to ``destination`` (a plain move):
+    with no selection and no ``check`` the backend may then move many in one call."""
     engine = _Engine(qm, source, selection, planner, operation=operation,
                      destination=destination, copy=copy, batch=batch, context=context,
                      dry_run=dry_run, control=control, dest_qm=dest_qm,
                      note_texts=note_texts or {}, done_destinations=done_destinations,
-                     predict=predict, check=check)
+                     predict=predict, check=check, direct=direct)
     return engine.run()
 
 
@@ -1057,6 +1097,6 @@ def transfer(qm: QueueManager, source: str, dest: str, selection: Selection, *,
                       destination=label, copy=copy, batch=batch,
                       context=Context.NEW if new_context else Context.SET_ALL,
                       dry_run=dry_run, control=control, dest_qm=None if same_qm else dest_qm,
-                      note_texts=notes, check=check,
+                      note_texts=notes, check=check, direct=not strip_dlh,
                       predict=local_prediction(qm if same_qm else dest_qm))  # type: ignore[arg-type]
 

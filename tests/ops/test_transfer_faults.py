@@ -119,16 +119,18 @@ def qm(make_qm):
     return make_qm(SRC, DST, max_depth=100_000)
 
 
-@pytest.mark.parametrize("fast", [True, False], ids=["move_current_to", "put_get_current"])
+@pytest.mark.parametrize("route", ["move_next", "move_current_to", "put_get_current"])
 @pytest.mark.parametrize("name", sorted(CASES))
-def test_fault_matrix(qm, name, fast):
-    """Each case twice: through the embedded cursor's one-call move step, and through the
-    protocol's put + get_current (the wrapper hides the fast path)."""
+def test_fault_matrix(qm, name, route):
+    """Each case three times: through the embedded cursor's many steps in one call (each
+    message that hits a fault by its one-call step), through its one-call move step alone,
+    and through the protocol's put + get_current (the wrapper hides the fast paths)."""
     case = CASES[name]
     original = _messages()
     fill(qm, SRC, original)
     faults = copy.deepcopy(case.faults)  # fresh counters for each run
-    faults.fast = fast
+    faults.fast = route != "put_get_current"
+    faults.many = route == "move_next"
     fq = FaultyQueueManager(qm, faults)
     r = transfer(fq, SRC, DST, Selection.build(all_=True), batch=BATCH, copy=case.copy)
     assert faults.injected, "the fault was never reached"
@@ -221,22 +223,62 @@ def test_the_redo_cursor_failing_stops_with_the_unit_reported(qm):
 
 
 @pytest.mark.parametrize("wrapped", [False, True])
-def test_a_move_on_the_embedded_backend_takes_the_one_call_step(qm, monkeypatch, wrapped):
-    """The fault matrix's fast runs exercise the embedded cursor's move_current_to (and a
-    plain move uses it): every message moved goes through it, none through put."""
+def test_a_move_on_the_embedded_backend_takes_the_fast_steps(qm, monkeypatch, wrapped):
+    """The fault matrix's fast runs exercise the embedded cursor's move_next and
+    move_current_to (and a plain move uses them): every message moved goes through one of
+    them, none through put; the first of each unit of work by the one-call step, the rest
+    of the unit by move_next."""
     from mqconsole.backends.embedded.cursor import EmbeddedCursor
 
     original = _messages()
     fill(qm, SRC, original)
-    steps = []
-    real = EmbeddedCursor.move_current_to
+    steps, many = [], []
+    real_step, real_many = EmbeddedCursor.move_current_to, EmbeddedCursor.move_next
 
     def counting(self, *a, **kw):  # type: ignore[no-untyped-def]
         steps.append(1)
-        return real(self, *a, **kw)
+        return real_step(self, *a, **kw)
+
+    def counting_many(self, *a, **kw):  # type: ignore[no-untyped-def]
+        moved = real_many(self, *a, **kw)
+        many.append(len(moved))
+        return moved
 
     monkeypatch.setattr(EmbeddedCursor, "move_current_to", counting)
+    monkeypatch.setattr(EmbeddedCursor, "move_next", counting_many)
     target = FaultyQueueManager(qm, Faults()) if wrapped else qm
     r = transfer(target, SRC, DST, Selection.build(all_=True), batch=BATCH)
-    assert r.done == N and len(steps) == N
+    assert r.done == N and len(steps) + sum(many) == N
+    assert len(steps) == N // BATCH and [k for k in many if k], many
+    assert [k for k in many if k] == [BATCH - 1] * (N // BATCH)
     assert_exactly_once(original, browse_all(qm, SRC), browse_all(qm, DST))
+
+
+def test_an_sqlite_failure_inside_move_next_backs_the_unit_out_and_redoes_it(qm):
+    """A real SQLite error half-way through move_next's statement (a trigger refuses to
+    delete the 120th row once): its transaction is rolled back, so the whole unit of work
+    (the message moved by the one-call step before it included) is backed out and redone;
+    every message ends up exactly once, all moved."""
+    original = _messages()
+    fill(qm, SRC, original)
+    fired: list[int] = []
+
+    def fault(row_id: int) -> int:
+        if not fired and row_id == target:
+            fired.append(row_id)
+            return 1
+        return 0
+
+    db = qm._s.db
+    target = db.execute("SELECT id FROM messages WHERE queue = ? ORDER BY npri, id "
+                        "LIMIT 1 OFFSET 119", (SRC,)).fetchone()[0]
+    db.create_function("injected_fault", 1, fault)
+    db.execute("CREATE TEMP TRIGGER refuse BEFORE DELETE ON messages "
+               "WHEN injected_fault(old.id) BEGIN SELECT RAISE(ABORT, 'injected'); END")
+    r = transfer(qm, SRC, DST, Selection.build(all_=True), batch=BATCH)
+    assert fired == [target]
+    assert (r.done, r.failed, r.all_done) == (N, [], True)
+    assert browse_all(qm, SRC) == []
+    dst = browse_all(qm, DST)
+    assert_exactly_once(original, dst)
+    assert [key(m) for m in dst] == [key(m) for m in original]  # in order

@@ -32,6 +32,13 @@ failure after the put; a ``wrong_get`` takes the message and returns the 2034 th
 would raise on seeing another message. ``Faults(fast=False)`` hides it, so the caller
 falls back to ``put`` + ``get_current``.
 
+A cursor of a backend that moves many messages in one call
+(``backends.base.MovesManyUnderCursor``) offers that too: each message it moves counts as a
+``next``, a put and a ``get_current``, and it is asked for no more messages than can go
+before the next fault would be hit (the message that hits it is then moved by the one-call
+step, or put + ``get_current``, where the fault happens as above). ``Faults(many=False)``
+hides it.
+
 ``calls`` records ``(kind, detail)`` for every call, so tests can check the order of
 operations (for a move between two queue managers).
 
@@ -45,7 +52,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
-from mqconsole.backends.base import Context, move_step
+from mqconsole.backends.base import Context, move_step, moves_many
 from mqconsole.mq.errors import COMMIT_OUTCOME_UNKNOWN_REASONS, MQError
 from mqconsole.mq.md import LAYOUT, MQMD
 from mqconsole.mq.message import Message
@@ -63,6 +70,7 @@ class Faults:
     browse_next: dict[int, int] = field(default_factory=dict)
     backout: dict[int, int] = field(default_factory=dict)
     fast: bool = True  # cursors offer move_current_to when the real one has it
+    many: bool = True  # ... and move_next (with fast) when the real one has it
     # counters
     puts: int = 0
     gets: int = 0
@@ -89,6 +97,9 @@ class FaultyCursor:
         if owner is None or not faults.fast or move_step(inner) is None:
             # hidden (a None method is no capability): callers use put + get_current
             self.move_current_to = None
+        if (owner is None or not faults.fast or not faults.many
+                or moves_many(inner) is None):
+            self.move_next = None
 
     def _count_next(self) -> None:
         f = self._faults
@@ -144,6 +155,30 @@ class FaultyCursor:
             f.injected.append(("wrong_get", n, 0))
             return MQError(2034, "injected fault: the message got is not the one browsed")
         return err
+
+    def move_next(self, queue: str, n: int) -> list[Message]:  # type: ignore[no-redef]
+        f = self._faults
+        k = n  # messages that can go before one would hit a fault
+        for count, at in ((f.nexts, f.browse_next), (f.puts, f.put), (f.gets, f.get),
+                          (f.gets, f.wrong_get)):
+            later = [i for i in at if i > count]
+            if later:
+                k = min(k, min(later) - count - 1)
+        done = f.puts_to.get(queue, 0)
+        for limit in (f.full_after.get(queue), f.inhibit_after.get(queue)):
+            if limit is not None:
+                k = min(k, limit - done)
+        if k <= 0:
+            return []
+        moved = self._inner.move_next(queue, k)
+        m = len(moved)
+        f.nexts += m
+        f.puts += m
+        f.gets += m
+        f.puts_to[queue] = done + m
+        for _ in range(m):
+            f.calls += [(f"{self._tag}put", queue), (f"{self._tag}get", self.queue)]
+        return moved
 
     def close(self) -> None:
         self._inner.close()

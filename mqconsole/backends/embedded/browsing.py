@@ -8,7 +8,9 @@ import sqlite3
 import time
 
 from mqconsole.mq.errors import MQError
+from mqconsole.mq.md import MQMD_V1_LENGTH, MQMD_V2_LENGTH
 from mqconsole.mq.message import Message
+from mqconsole.mq.reasons import MQRC_NO_MSG_UNDER_CURSOR
 
 from ..base import Context
 from .mdfast import persistence819
@@ -18,13 +20,16 @@ from .store import (
     sqlite_error,
 )
 from .stored import (
+    BACKOUT_COUNT_AT,
     CORREL_ID_AT,
+    EXPIRY_AT,
     MSG_ID_AT,
     PERSISTENCE_AT,
     PRIORITY_AT,
     byte_order,
     message_from_row,
     stored_facts,
+    stored_in_group,
 )
 
 # what a browse reads: the first six for the message, and the arrival time, which a get
@@ -35,6 +40,10 @@ _TAKE_ROW = (f"DELETE FROM messages WHERE id = ? AND queue = ? AND {_VISIBLE} AN
              "(expires_at IS NULL OR expires_at > ?)")
 _TAKE_ROW_RETURNING = _TAKE_ROW + " RETURNING backout_count"
 _PERSISTENT = {"little": (1).to_bytes(4, "little"), "big": (1).to_bytes(4, "big")}
+# a stored MD that a set-all put of the message as browsed stores again byte for byte
+_MD_SIZES = (MQMD_V1_LENGTH, MQMD_V2_LENGTH)
+_UNLIMITED = b"\xff\xff\xff\xff"
+_ZERO = b"\x00\x00\x00\x00"
 _DISCARD_EXPIRED_ROW = (f"DELETE FROM messages WHERE id = ? AND queue = ? AND {_VISIBLE} "
                         "AND expires_at <= ?")
 
@@ -186,3 +195,69 @@ class Browsing(Messages):
         s.defer_got((row_id, local, row[1], row[2], None, row[6], blob, body))
         return True
 
+
+    def _move_room(self, names: list[str], queue: str) -> tuple[int, int]:
+        """How many messages ``_move_rows`` may still move to ``queue`` in this transaction,
+        and the longest each may be: (0, 0) unless every check of a put there and a get
+        from ``names`` is known to pass already (as ``_move_browsed`` asks)."""
+        s = self._s
+        t = s.targets.get((queue, "", Context.SET_ALL))
+        if (t is None or t.dest.remote_qmgr or t.inhibited is not None or s.auth is not None
+                or tuple(names) not in s.readable or not s.held):
+            return 0, 0
+        return t.max_depth - t.depth - s.added.get(t.name, 0), t.max_msg_length
+
+    def _move_rows(self, names: list[str], rows: list[tuple], queue: str) -> None:
+        """``_move_browsed`` of each of ``rows`` (``_MSG_COLS``, browsed in this very
+        transaction with nothing taken since, each ``movable``, as many as ``_move_room``
+        allows), in one pass: the puts deferred to the commit, the rows deleted by one
+        prepared statement. All or nothing: on any failure the transaction is rolled back
+        (the unit of work is then only to be backed out) and the error raised."""
+        s = self._s
+        t = s.targets[(queue, "", Context.SET_ALL)]
+        name, local = t.name, names[-1]
+        now = time.time()
+        try:
+            cur = s.db.executemany(_TAKE_ROW, [(r[0], local, now) for r in rows])
+            if cur.rowcount != len(rows):  # cannot happen to rows browsed in this transaction
+                raise MQError(MQRC_NO_MSG_UNDER_CURSOR,
+                              f"messages browsed on {local!r} were gone when moved")
+            puts = []
+            gots = []
+            size = 0
+            durable = False
+            for row_id, npri_, backout_count, _, blob, body, put_time in rows:
+                order = byte_order(blob)
+                n = len(body)
+                size += n
+                puts.append((name, npri_,
+                             int.from_bytes(blob[PRIORITY_AT:PRIORITY_AT + 4], order,
+                                            signed=True),
+                             None, blob[MSG_ID_AT:MSG_ID_AT + 24],
+                             blob[CORREL_ID_AT:CORREL_ID_AT + 24], now, n, blob, body,
+                             *stored_facts(blob, body)))
+                gots.append((row_id, local, npri_, backout_count, None, put_time, blob, body))
+                if not durable and blob[PERSISTENCE_AT:PERSISTENCE_AT + 4] == _PERSISTENT[order]:
+                    durable = True
+            s.defer_moved(puts, gots, size)
+        except BaseException:
+            if s.held:
+                s.end(commit=False)
+            raise
+        k = len(rows)
+        s.added[name] = s.added.get(name, 0) + k
+        if durable:
+            s.durable = True
+        s.takes += k
+        s.count(local, -k)
+        s.last_get[local] = now
+
+
+def movable(row: tuple, max_length: int) -> bool:
+    """Can ``Browsing._move_rows`` move this browsed row (``_MSG_COLS``)? No expiry, not in
+    a group, within ``max_length``, and its stored MD is what a set-all put of it stores
+    (BackoutCount 0, Expiry unlimited: see ``EmbeddedCursor.move_current_to``)."""
+    blob = row[4]
+    return (row[3] is None and len(blob) in _MD_SIZES and len(row[5]) <= max_length
+            and blob[BACKOUT_COUNT_AT:BACKOUT_COUNT_AT + 4] == _ZERO
+            and blob[EXPIRY_AT:EXPIRY_AT + 4] == _UNLIMITED and not stored_in_group(blob))

@@ -29,6 +29,7 @@ from mqconsole.mq.reasons import (
 
 from ..base import Context
 from .auth import QUEUE
+from .browsing import movable
 from .calls import cursor_call
 from .store import sqlite_error
 from .stored import BACKOUT_COUNT_AT, EXPIRY_AT, StoredMessage, message_from_row, token_of
@@ -260,6 +261,62 @@ class EmbeddedCursor:
             qm._s.rolled_back()
             return sqlite_error(exc, qm.location, qm._busy)
         return None
+
+    @cursor_call
+    def move_next(self, queue: str, n: int) -> list[Message]:
+        """Up to ``n`` steps of a move in one call (``backends.base.MovesManyUnderCursor``):
+        the rows read ahead in this transaction (reading on as needed), while each is
+        ``browsing.movable`` and ``_move_room`` allows, moved by ``_move_rows`` in one pass.
+        ``[]`` until a move step of this transaction has resolved ``queue`` (the first
+        message of each unit of work is moved by ``move_current_to``, which checks)."""
+        qm = self._qm
+        self._check()
+        if not self._for_get:
+            raise MQError(MQRC_NOT_OPEN_FOR_INPUT,
+                          f"the browse cursor on {self.queue!r} was opened for browsing only")
+        s = qm._s
+        if n <= 0 or not s.held:
+            return []
+        room, max_length = qm._move_room(self._objects, queue)
+        n = min(n, room)
+        if n <= 0:
+            return []
+        ahead = self._ahead
+        key = (s.tx_gen, s.takes)
+        if self._ahead_key != key:  # read outside this transaction: read again
+            ahead.clear()
+            self._ahead_end = False
+            self._ahead_key = key
+        rows: list[tuple] = []
+        while len(rows) < n:
+            if not ahead:
+                if self._ahead_end:
+                    break
+                after = (rows[-1][1], rows[-1][0]) if rows else self._after
+                fetch = max(n - len(rows), self._run)
+                more = qm._browse_rows(self._local, after, fetch)
+                ahead.extend(more)
+                self._ahead_end = len(more) < fetch
+                if not ahead:
+                    break
+            if not movable(ahead[0], max_length):
+                break
+            rows.append(ahead.popleft())
+        if not rows:
+            return []
+        try:
+            qm._move_rows(self._objects, rows, queue)
+        except BaseException:
+            ahead.clear()  # the transaction was rolled back: read again from self._after
+            self._ahead_end = False
+            self._ahead_key = None
+            raise
+        last = rows[-1]
+        self._after = (last[1], last[0])
+        self._current = self._browsed = None
+        self._served += len(rows)
+        self._ahead_key = (s.tx_gen, s.takes)
+        return [StoredMessage(r[4], r[5], r[2], token=token_of(r[0])) for r in rows]
 
     def close(self) -> None:
         if self._closed:

@@ -336,6 +336,18 @@ class Session:
         if self.deferred_bytes > DEFER_BYTES:
             self.materialize()
 
+    def defer_moved(self, puts: list[tuple], gots: list[tuple], size: int) -> None:
+        """``defer_put`` of each of ``puts`` (all to one queue) and ``defer_got`` of each of
+        ``gots``, at once (``Browsing._move_rows``); ``size``: the bodies' bytes."""
+        self.pending.extend(puts)
+        q = puts[0][0]
+        self.pending_count[q] = self.pending_count.get(q, 0) + len(puts)
+        self.got.extend(gots)
+        self.tx_marks = self.work = True
+        self.deferred_bytes += 2 * size
+        if self.deferred_bytes > DEFER_BYTES:
+            self.materialize()
+
     def materialize(self) -> None:
         """Write the deferred work as marks, inside the held transaction."""
         db = self.db

@@ -32,6 +32,7 @@ MSG_ID_AT = OFFSETS["msg_id"]
 CORREL_ID_AT = OFFSETS["correl_id"]
 BACKOUT_COUNT_AT = OFFSETS["backout_count"]
 MSG_FLAGS_AT = OFFSETS["msg_flags"]
+REPORT_AT = OFFSETS["report"]
 
 
 def byte_order(md: bytes) -> Literal["little", "big"]:
@@ -90,17 +91,26 @@ class StoredMessage(Message):
         return raw.hex().upper()
 
     @property
+    def report(self) -> int:
+        md = self._md
+        return md.report if md is not None else long_at(self._blob, REPORT_AT)
+
+    @property
     def in_group(self) -> bool:
         md = self._md
         if md is not None:
             return md.version >= 2 and bool(md.msg_flags & GROUP_FLAGS)
-        # the low byte of each word is enough: Version is 1 or 2, the flags fit in it
-        b = self._blob
-        if len(b) < MQMD_V2_LENGTH:
-            return False
-        if b[VERSION_AT]:  # little-endian
-            return b[VERSION_AT] == 2 and bool(b[MSG_FLAGS_AT] & GROUP_FLAGS)
-        return b[VERSION_AT + 3] == 2 and bool(b[MSG_FLAGS_AT + 3] & GROUP_FLAGS)
+        return stored_in_group(self._blob)
+
+
+def stored_in_group(b: bytes) -> bool:
+    """``Message.in_group`` of a message stored with the MD ``b`` (read from the bytes)."""
+    # the low byte of each word is enough: Version is 1 or 2, the flags fit in it
+    if len(b) < MQMD_V2_LENGTH:
+        return False
+    if b[VERSION_AT]:  # little-endian
+        return b[VERSION_AT] == 2 and bool(b[MSG_FLAGS_AT] & GROUP_FLAGS)
+    return b[VERSION_AT + 3] == 2 and bool(b[MSG_FLAGS_AT + 3] & GROUP_FLAGS)
 
 
 def token_of(row_id: int) -> bytes:
@@ -158,4 +168,5 @@ def message_from_row(md_blob: bytes, body: bytes, backout_count: int,
                          max(1, math.ceil((expires_at - now) * 10)), token=token)
 
 
-__all__ = ["StoredMessage", "long_at", "message_from_row", "stored_facts", "token_of"]
+__all__ = ["StoredMessage", "long_at", "message_from_row", "stored_facts", "stored_in_group",
+           "token_of"]

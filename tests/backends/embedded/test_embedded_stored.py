@@ -36,6 +36,7 @@ def test_answers_from_the_bytes_as_the_unpacked_md(seed: int) -> None:
         want.md.backout_count = 3
         assert lazy.in_group == (md.version >= 2 and bool(md.msg_flags & GROUP_FLAGS))
         assert lazy.msg_id_hex == want.msg_id_hex
+        assert lazy.report == want.report == md.report
         assert long_at(blob, PRIORITY_AT) == want.md.priority
         assert blob[MSG_ID_AT:MSG_ID_AT + 24] == want.md.msg_id
         assert blob[CORREL_ID_AT:CORREL_ID_AT + 24] == want.md.correl_id
@@ -83,3 +84,18 @@ def test_the_embedded_cursor_declares_the_one_call_move_step() -> None:
         move_current_to = None
 
     assert move_step(TwoCalls()) is None  # type: ignore[arg-type]
+
+
+def test_the_embedded_cursor_declares_many_move_steps() -> None:
+    from mqconsole.backends.base import MovesManyUnderCursor, moves_many
+    from mqconsole.backends.open import open_embedded
+    with open_embedded(":memory:") as qm:
+        qm.define_queue(QueueAttrs(name="A.Q"))
+        with qm.browse("A.Q") as cur:
+            assert isinstance(cur, MovesManyUnderCursor)
+            assert moves_many(cur) is cur
+
+    class OneAtATime:
+        move_next = None
+
+    assert moves_many(OneAtATime()) is None  # type: ignore[arg-type]

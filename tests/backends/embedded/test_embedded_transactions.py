@@ -4,6 +4,7 @@ and when the file is of the older schema."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import random
@@ -642,6 +643,91 @@ def test_one_pass_move_stores_what_the_two_calls_store(qm: EmbeddedQueueManager,
     assert rows("D1") == rows("D2") and len(rows("D1")) == 4
     assert rows("S1") == rows("S2") and len(rows("S1")) == 2
     assert qm.inquire_queue("D1").depth == 4 and qm.inquire_queue("S1").depth == 2
+
+
+def test_move_next_stores_what_the_two_calls_store(qm: EmbeddedQueueManager) -> None:
+    """``move_next`` (many move steps in one call) moves the rows after the cursor while
+    each can go in one pass, and stops before the first that cannot (an expiry, a group
+    member, a BackoutCount raised, no room under MAXDEPTH), which ``next`` then gives; the
+    rows it leaves are those of put + get_current, column for column; nothing before the
+    transaction's first move step resolved the destination."""
+    group = {"version": 2, "group_id": b"G" * 24, "msg_flags": 0x10}  # MQMF_LAST_MSG_IN_GROUP
+    odd = {3: {"expiry": 99999}, 6: group, 8: {}}
+    for q in ("S1", "S2"):
+        qm.define_queue(QueueAttrs(q))
+        for i in range(12):
+            qm.put(q, m(f"b{i}", priority=i % 2, correl_id=bytes([i]) * 24,
+                        msg_id=bytes([i + 1]) * 24, persistence=i % 2,
+                        encoding=273 if i % 3 else 546, **odd.get(i, {})),
+                   context=Context.SET_ALL)
+    for q in ("D1", "D2"):
+        qm.define_queue(QueueAttrs(q, max_depth=10))
+    qm.commit()
+    for q in ("S1", "S2"):  # a backout raises b8's BackoutCount
+        with qm.browse(q, for_get=True) as cur:
+            while (x := cur.next()) is not None and x.body != b"b8":
+                pass
+            cur.get_current()
+        qm.backout()
+    calls = []
+    with qm.browse("S1", for_get=True) as cur:
+        assert cur.move_next("D1", 5) == []  # nothing resolved D1 in a transaction yet
+        while (x := cur.next()) is not None:
+            calls.append(("step", x.body))
+            try:
+                assert cur.move_current_to("D1", x, as_browsed=True) is None
+            except MQError as e:
+                calls.append(("refused", e.reason))
+            moved = cur.move_next("D1", 100)
+            calls += [("many", y.body) for y in moved]
+    qm.commit()
+    with qm.browse("S2", for_get=True) as cur:
+        while (x := cur.next()) is not None:
+            with contextlib.suppress(MQError):
+                qm.put("D2", x, context=Context.SET_ALL)
+                cur.get_current()
+    qm.commit()
+    # delivery order: priority 1 (odd bodies) first, then 0
+    assert calls == [("step", b"b1"), ("step", b"b3"),
+                     *[("many", b"b%d" % i) for i in (5, 7, 9, 11, 0, 2, 4)],
+                     ("step", b"b6"), ("step", b"b8"), ("refused", 2053),
+                     ("step", b"b10"), ("refused", 2053)]
+
+    def rows(queue: str) -> list[tuple]:
+        return [tuple(r) for r in qm._db.execute(
+            "SELECT npri, priority, backout_count, expires_at IS NULL, msg_id, correl_id, "
+            "length, put_by, got_by, md, body, f_reason, f_dest, f_format, f_put "
+            "FROM messages WHERE queue = ? ORDER BY id", (queue,))]
+
+    assert rows("D1") == rows("D2") and len(rows("D1")) == 10
+    assert rows("S1") == rows("S2") and len(rows("S1")) == 2
+    assert qm.inquire_queue("D1").depth == 10 and qm.inquire_queue("S1").depth == 2
+
+
+def test_move_next_failing_midway_leaves_nothing_of_the_unit(qm: EmbeddedQueueManager) -> None:
+    """An SQLite error on the third of the rows ``move_next`` deletes: it raises, the
+    cursor is where it was, the transaction was rolled back, so the unit of work (the
+    step before it too) can only be backed out (2003); every message stays on the source
+    once, and the cursor's next is the first message ``move_next`` was given."""
+    fill(qm, "SRC", 6)
+    with qm.browse("SRC", for_get=True) as cur:
+        x = cur.next()
+        assert x is not None and cur.move_current_to("DST", x, as_browsed=True) is None
+        qm._db.execute("CREATE TEMP TRIGGER fail_get BEFORE DELETE ON messages "
+                       "WHEN OLD.queue = 'SRC' AND OLD.body = CAST('m00003' AS BLOB) "
+                       "BEGIN SELECT RAISE(ABORT, 'injected'); END")
+        with pytest.raises(MQError) as info:
+            cur.move_next("DST", 10)
+        assert "injected" in str(info.value)
+        with pytest.raises(MQError) as info:
+            qm.commit()
+        assert info.value.reason == 2003 and not qm.in_unit_of_work
+        qm._db.execute("DROP TRIGGER IF EXISTS fail_get")
+        x = cur.next()
+        assert x is not None and x.body == b"m00001"
+    assert contents(qm, "SRC") == [(f"m{i:05d}", 0) for i in range(6)]
+    assert contents(qm, "DST") == []
+    assert qm.inquire_queue("SRC").depth == 6 and qm.inquire_queue("DST").depth == 0
 
 
 @pytest.mark.parametrize("undo_fails", [False, True], ids=["undone", "rolled-back"])
