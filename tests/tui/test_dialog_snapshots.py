@@ -106,6 +106,38 @@ def help_dialog(app):
     return HelpDialog(rows, "Keys of messages")
 
 
+def picks() -> list[tuple[str, Text]]:
+    """A destination pick list as the console makes it (queue_choices): name, type, depth."""
+    out = []
+    for n, (name, kind, depth) in enumerate([
+            ("APP.AUDIT", "local", 12), ("APP.INVOICES", "local", 0),
+            ("APP.LEGACY", "local", 1_204), ("APP.ORDERS.BOQ", "local", 3),
+            ("APP.PAYMENTS", "local", 58_301), ("APP.REMOTE.ORDERS", "remote", None),
+            ("APP.SETTLEMENT.INSTRUCTIONS.EUROPE.PRIORITY.BOQ1", "local", 7),
+            ("SYSTEM.DEAD.LETTER.QUEUE", "local", 216_000)]):
+        label = Text(name)
+        extra = kind if depth is None else f"{kind} · {depth:,}"
+        label.append(f"  {extra}" + (" · put-inhibited" if n == 1 else ""), "dim")
+        out.append((name, label))
+    return out
+
+
+def profile_screen(app):
+    from mqconsole.tui.screens.misc import ProfileScreen
+
+    return ProfileScreen([
+        ProfileInfo("dev", description="the embedded demo queue manager"),
+        ProfileInfo("qm1-test", environment="test", description="QM1 on mq-test-01(1414)"),
+        ProfileInfo("qm1-prod", environment="production", read_only=True,
+                    description="QM1 on mq-prod-01(1414), read-only")], can_leave=True)
+
+
+def too_small(app):
+    from mqconsole.tui.screens.misc import TooSmallScreen
+
+    return TooSmallScreen()
+
+
 DIALOGS = {
     "confirm_danger": lambda app: ConfirmDialog("Delete messages", body(3), confirm="Delete",
                                                 danger=True),
@@ -115,6 +147,9 @@ DIALOGS = {
     "type_name": lambda app: TypeNameDialog("Move messages", body(2), "APP.PAYMENTS"),
     "input": lambda app: InputDialog("Move to which queue?", "Move 3 marked messages to:",
                                      value="APP.AUDIT", placeholder="QUEUE.NAME"),
+    "input_picks": lambda app: InputDialog("Move to which queue?",
+                                           "Move 3 marked messages to:", choices=picks(),
+                                           placeholder="QUEUE.NAME"),
     "form": lambda app: FormDialog("Attributes of APP.ORDERS", [
         Field("bothresh", "BOTHRESH (backout threshold; 0 = never)", "int", 3),
         Field("boqname", "BOQNAME (backout queue; empty = none)", "text", "APP.ORDERS.BOQ"),
@@ -127,6 +162,7 @@ DIALOGS = {
     "text": lambda app: TextDialog("Delete from APP.ORDERS.BOQ", body(40)),
     "operation": operation_dialog,
     "help": help_dialog,
+    "profile": profile_screen,
 }
 
 
@@ -150,6 +186,12 @@ def test_dialog(snap_compare, name, size):
                 cancel = getattr(screen, "cancel", None)
                 if isinstance(cancel, threading.Event):
                     cancel.set()
+
+
+@pytest.mark.parametrize("size", [(79, 24), (40, 12)], ids=lambda s: f"{s[0]}x{s[1]}")
+def test_too_small(snap_compare, size):
+    """Shown below 80x24 only (at the two sizes above it is never up): centred, whole."""
+    assert snap_compare(DialogApp(too_small), terminal_size=size)
 
 
 async def test_enter_on_cancel_says_cancelled():

@@ -28,15 +28,7 @@ def banner_colour(profile) -> str | None:
 
 
 class Banner(Widget):
-    DEFAULT_CSS = """
-    Banner {
-        height: 1;
-        width: 1fr;
-        background: $panel;
-        color: $foreground;
-    }
-    Banner.-coloured { color: white; }
-    """
+    """The top line: profile, queue manager, where the operator is (styles: widgets.tcss)."""
 
     def __init__(self, ctx: ConsoleContext, where: str = "") -> None:
         super().__init__()

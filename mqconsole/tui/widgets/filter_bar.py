@@ -14,16 +14,6 @@ class FilterBar(Vertical):
     """The filter's line; a problem with the filter wraps on the lines below it (at 80
     columns a long sentence is read whole, never cut)."""
 
-    DEFAULT_CSS = """
-    FilterBar { height: auto; display: none; background: $panel; }
-    FilterBar.-open { display: block; }
-    FilterBar #filter-row { height: 1; }
-    FilterBar #filter-row Label { width: auto; padding: 0 1; }
-    FilterBar Input { border: none; height: 1; padding: 0; width: 1fr; background: $panel; }
-    FilterBar Input:focus { border: none; }
-    FilterBar .error { color: $error; width: 1fr; height: auto; padding: 0 1; }
-    FilterBar .error.-empty { display: none; }
-    """
     BINDINGS = [Binding("escape", "close", "Close filter", id="filter_close")]
 
     class Changed(Message):

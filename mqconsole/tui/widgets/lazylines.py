@@ -45,10 +45,6 @@ class LazyLines(ScrollView, can_focus=True):
     """Lines given by a function, drawn as they come into view (no wrapping: long lines
     were cut by whoever made them; the view scrolls sideways)."""
 
-    DEFAULT_CSS = """
-    LazyLines { height: 1fr; }
-    """
-
     def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
         super().__init__(id=id, classes=classes)
         self.count = 0

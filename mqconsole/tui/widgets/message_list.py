@@ -136,20 +136,6 @@ class MessageList(ScrollView, can_focus=True):
         "message-list--reason",
     }
 
-    DEFAULT_CSS = """
-    MessageList {
-        scrollbar-size-vertical: 1;
-        overflow-x: hidden;
-        height: 1fr;
-    }
-    MessageList > .message-list--cursor { background: $block-cursor-background;
-        color: $block-cursor-foreground; text-style: $block-cursor-text-style; }
-    MessageList:blur > .message-list--cursor { background: $block-cursor-blurred-background; }
-    MessageList > .message-list--marked { color: $warning; text-style: bold; }
-    MessageList > .message-list--placeholder { color: $text-muted; }
-    MessageList > .message-list--reason { color: $error; }
-    """
-
     cursor: reactive[int] = reactive(0, always_update=True)
 
     class NeedRows(Message):

@@ -45,10 +45,6 @@ def highlights(text: str, kind: str) -> dict[int, list[tuple[int, int | None, st
 class PayloadView(TextArea):
     """Read-only text with highlighting by payload kind (``json``, ``xml`` or plain)."""
 
-    DEFAULT_CSS = """
-    PayloadView, PayloadView:focus { height: 1fr; border: none; padding: 0; }
-    """
-
     def __init__(self, text: str = "", *, kind: str = "text", id: str | None = None,
                  read_only: bool = True) -> None:
         self.kind = kind
