@@ -1,52 +1,54 @@
-"""Throughput of ``mqconsole move`` on the embedded backend next to a bare SQLite loop.
+"""Throughput and memory of ``mqconsole move --all`` on the embedded backend next to a bare
+SQLite get+put loop, at one or more sizes in one command (issue 16).
 
-Three figures from one run, each on a fresh copy of the same data (N messages of 1 KiB,
-default 100,000):
+    python bench/bench_move.py --messages 100000,1000000 --repeat 1
 
-* ``move_in_process``: ``ops.transfer.transfer()`` (browse, put under syncpoint, get under
-  the cursor, commit every 100) called in this process;
-* ``move_cli``: a whole ``mqconsole --embedded FILE move SRC DST --all --yes`` process,
-  start-up and journal included;
-* ``protocol_loop``: the bare minimum over the backend (next, the cursor's one-call move
-  step, commit every 100) — what the backend costs without the engine's selection, checks
-  and bookkeeping; ``engine_overhead`` is the share of time the engine adds;
-* ``move_in_process_nonpersistent``: the same move of non-persistent messages (no WAL
-  sync at commit);
-* ``bare_sqlite``: the same rows moved by a plain SQLite loop — read them in keyset order,
-  INSERT each into the destination and DELETE it from the source, COMMIT every 100. Its
-  rows hold what the queue manager's rows hold for the purpose (the packed 364-byte MD,
-  the 1 KiB body, the 24-byte MsgId) and it keeps the same two indexes a put and a get
-  must maintain (queue order, and MsgId for get-by-MsgId). It runs twice, in WAL mode:
-  ``bare_sqlite_full_sync`` with synchronous=FULL (the WAL synced at every commit: the
-  durability the queue manager gives a unit of work of persistent messages, an
-  ``fdatasync`` of the WAL at each MQ commit) and ``bare_sqlite`` with synchronous=NORMAL
-  (no sync per commit: the durability of non-persistent messages).
+For each size N (messages of 1 KiB, persistent, one priority) a template queue manager is
+built once under ``--dir`` (default: the worktree's ``.bench/``), and each figure runs in a
+process of its own on a fresh copy of it, so each peak RSS is that figure's own:
 
-Each is run ``--repeat`` times (default 3) and the best rate reported; each round's ratios
-and their median are reported too. The figures of merit compare like with like (target:
->= 0.5 each):
+* ``bare_full``: a plain SQLite loop moving the same rows — read them in keyset order,
+  INSERT each into the destination and DELETE it from the source, COMMIT every ``--batch``
+  — on a table holding what the queue manager's rows hold for the purpose (the packed
+  364-byte MD, the 1 KiB body, the 24-byte MsgId) with the two indexes a put and a get must
+  keep (queue order; MsgId), WAL with ``synchronous=FULL``: the WAL synced at every commit,
+  the durability the queue manager gives a unit of work of persistent messages;
+* ``cli``: the whole ``mqconsole --embedded FILE move SRC DST --all --yes`` process, start-up
+  and the journal (a unit record before and a commit record after every commit) included:
+  the figure of the issue (``ratio_cli`` = cli / bare_full, goal 0.75);
+* ``cli_checks``: the same with a site plugin whose ``check_put`` accepts every message
+  (registered through the config's ``plugins.paths``): with checks registered every message
+  goes the step way and is checked, so this is what plugin checks cost;
+* ``inproc``: ``ops.transfer.transfer()`` in a process of its own (no journal, no CLI);
+* ``inproc_journal``: the same with the journal an operation keeps (``Journal.begin`` and its
+  per-unit records through ``Control``), timing the journal's calls: ``journal_us_per_unit``;
+* ``inproc_checks``: the same with a trivial ``check_put`` plugin in a ``PluginHost``, timing
+  the checks: ``check_us_per_message`` (the rest of the difference is the step path);
+* up to ``--nonpersistent-max`` messages (default 200,000) also ``inproc_nonpersistent``
+  against ``bare_normal`` (``synchronous=NORMAL``: no sync per commit, the durability of
+  non-persistent messages) on a template of non-persistent messages.
 
-* ``ratio_in_process`` = move of persistent messages / ``bare_sqlite_full_sync``;
-* ``ratio_in_process_nonpersistent`` = move of non-persistent messages / ``bare_sqlite``.
-
-``ratio_in_process_vs_normal_sync`` (persistent move, synced at every commit, against the
-unsynced bare loop) is reported too, for comparison with older figures; it is not like
-with like.
-``--profile`` adds the top functions by cumulative time of the in-process move (cProfile,
-on a smaller run) so a low ratio says where the time goes.
+Each is run ``--repeat`` times (default 1); the ratios pair each run with the bare loop of
+the same round (a run and its bare loop share the machine's mood) and report the median.
+The load average is printed before and after each size: on a shared machine the ratios
+are the figures. ``--profile`` adds a cProfile of the in-process move (stderr).
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import shutil
 import sqlite3
 import statistics
+import subprocess
+import sys
 import tempfile
+import time
 from pathlib import Path
 
-from _common import BYTECODE_NOTE, Timer, emit, mqconsole_exe, profile_of, run, warm_bytecode
+from _common import BYTECODE_NOTE, ROOT, Timer, emit, mqconsole_exe, profile_of, warm_bytecode
 
 from mqconsole.backends.base import Context
 from mqconsole.backends.embedded import create_queue_manager
@@ -54,20 +56,31 @@ from mqconsole.backends.open import open_embedded
 from mqconsole.mq.md import MQMD
 from mqconsole.mq.message import Message
 from mqconsole.mq.queue import QueueAttrs
+from mqconsole.ops.result import Control
 from mqconsole.ops.selection import Selection
 from mqconsole.ops.transfer import transfer
 
 SRC, DST = "BENCH.SRC", "BENCH.DST"
+BODY = bytes(range(256)) * 4
+PLUGIN = '''
+from mqconsole.plugins import hookimpl
+
+@hookimpl
+def mqconsole_check_put(operation, message, destination):
+    return None
+'''
 
 
-def build(path: Path, n: int, body: bytes, persistence: int = 1) -> None:
+# -- the data ----------------------------------------------------------------------------
+
+def build(path: Path, n: int, persistence: int = 1) -> None:
     qm = create_queue_manager(path, name="BENCH")
     for q in (SRC, DST):
         qm.define_queue(QueueAttrs(name=q, max_depth=10_000_000))
     for i in range(n):
         md = MQMD(format="MQSTR", ccsid=1208, persistence=persistence, priority=5,
                   msg_id=b"BENCH" + i.to_bytes(19, "big"), user_identifier="bench")
-        qm.put(SRC, Message(md, body), context=Context.SET_ALL, syncpoint=True)
+        qm.put(SRC, Message(md, BODY), context=Context.SET_ALL, syncpoint=True)
         if i % 1000 == 999:
             qm.commit()
     qm.commit()
@@ -83,46 +96,14 @@ def fresh(template: Path, target: Path) -> Path:
     return target
 
 
-def move_in_process(path: Path, n: int, batch: int) -> float:
-    qm = open_embedded(path)
-    with Timer() as t:
-        r = transfer(qm, SRC, DST, Selection.build(all_=True), batch=batch)
-    assert r.done == n and r.all_done, r.to_json()
-    qm.close()
-    return n / t.seconds
+def remove(path: Path) -> None:
+    for suffix in ("", "-wal", "-shm", "-mqlock"):
+        Path(str(path) + suffix).unlink(missing_ok=True)
 
 
-def protocol_loop(path: Path, n: int, batch: int) -> float:
-    """The floor the backend sets: browse next, the move step (the cursor's one-call
-    ``move_current_to``, as the engine uses it), commit every ``batch`` — no selection,
-    checks, bookkeeping or redo machinery."""
-    qm = open_embedded(path)
-    done = 0
-    with Timer() as t, qm.browse(SRC, for_get=True) as cur:
-        while (m := cur.next()) is not None:
-            assert cur.move_current_to(DST, m, Context.SET_ALL, "", True) is None
-            done += 1
-            if done % batch == 0:
-                qm.commit()
-        qm.commit()
-    assert done == n
-    qm.close()
-    return n / t.seconds
+# -- each figure, in a process of its own (``--child``) ----------------------------------
 
-
-def move_cli(path: Path, n: int, batch: int, home: Path) -> float:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("MQCONSOLE_")}
-    env["MQCONSOLE_HOME"] = str(home)
-    with Timer() as t:
-        p = run([mqconsole_exe(), "--embedded", str(path), "move", SRC, DST, "--all", "--yes",
-                 "--batch", str(batch), "--json"], env=env)
-    assert p.returncode == 0, p.stderr
-    assert f'"done": {n}' in p.stdout, p.stdout[:500]
-    return n / t.seconds
-
-
-def bare_sqlite(path: Path, n: int, body: bytes, md: bytes, batch: int,
-                sync: str = "NORMAL") -> float:
+def bare_loop(path: Path, n: int, batch: int, sync: str) -> dict:
     db = sqlite3.connect(path, isolation_level=None)
     db.execute("PRAGMA journal_mode=WAL")
     db.execute(f"PRAGMA synchronous={sync}")
@@ -130,10 +111,13 @@ def bare_sqlite(path: Path, n: int, body: bytes, md: bytes, batch: int,
                " msg_id BLOB, md BLOB, body BLOB)")
     db.execute("CREATE INDEX mq ON m(queue, npri, id)")
     db.execute("CREATE INDEX mi ON m(queue, msg_id)")  # as messages_msg_id
-    db.execute("BEGIN")
-    db.executemany("INSERT INTO m(queue, npri, msg_id, md, body) VALUES ('S', 4, ?, ?, ?)",
-                   ((i.to_bytes(24, "big"), md, body) for i in range(n)))
-    db.execute("COMMIT")
+    md = MQMD(format="MQSTR", ccsid=1208).pack()
+    for start in range(0, n, 100_000):
+        db.execute("BEGIN")
+        db.executemany("INSERT INTO m(queue, npri, msg_id, md, body) VALUES ('S', 4, ?, ?, ?)",
+                       ((i.to_bytes(24, "big"), md, BODY)
+                        for i in range(start, min(n, start + 100_000))))
+        db.execute("COMMIT")
     moved = 0
     with Timer() as t:
         last = (-1, -1)
@@ -153,11 +137,205 @@ def bare_sqlite(path: Path, n: int, body: bytes, md: bytes, batch: int,
             last = (rows[-1][0], rows[-1][1])
     assert moved == n
     db.close()
-    return n / t.seconds
+    return {"rate": n / t.seconds}
 
 
-def pair_ratios(ours: list[float], bare: list[float]) -> list[float]:
-    return [round(a / b, 3) for a, b in zip(ours, bare, strict=True)]
+class TimedControl(Control):
+    """A ``Control`` that times what the journal's per-unit records take."""
+
+    seconds = 0.0
+    units = 0
+
+    def before_commit(self, msgids: list[str], destinations: list[str | None]) -> None:
+        t0 = time.perf_counter()
+        super().before_commit(msgids, destinations)
+        self.seconds += time.perf_counter() - t0
+        self.units += 1
+
+    def after_commit(self) -> None:
+        t0 = time.perf_counter()
+        super().after_commit()
+        self.seconds += time.perf_counter() - t0
+
+
+def in_process(path: Path, n: int, batch: int, *, journal: Path | None = None,
+               checks: bool = False) -> dict:
+    from mqconsole.ops.journal import Journal, JournalEntry
+    from mqconsole.plugins import PluginHost, hookimpl
+
+    qm = open_embedded(path)
+    control = TimedControl()
+    if journal is not None:
+        control.journal = Journal(journal).begin(JournalEntry(
+            operation="move", qmgr="BENCH", profile=None, source=SRC, destinations=[DST]))
+    check = None
+    spent = [0.0]
+    if checks:
+        class Trivial:
+            @hookimpl
+            def mqconsole_check_put(self, operation, message, destination):
+                return None
+
+        host = PluginHost()
+        host.register(Trivial(), "trivial")
+
+        def check(message: Message, destination: str) -> str | None:  # as Operation._check
+            t0 = time.perf_counter()
+            try:
+                return host.check_put("move", message, destination)
+            finally:
+                spent[0] += time.perf_counter() - t0
+
+    with Timer() as t:
+        r = transfer(qm, SRC, DST, Selection.build(all_=True), batch=batch, control=control,
+                     check=check)
+    assert r.done == n and r.all_done, r.to_json()
+    qm.close()
+    out = {"rate": n / t.seconds}
+    if journal is not None:
+        out["journal_us_per_unit"] = control.seconds / max(control.units, 1) * 1e6
+    if checks:
+        out["check_us_per_message"] = spent[0] / n * 1e6
+    return out
+
+
+def child(args: argparse.Namespace) -> None:
+    path, n, batch = Path(args.path), args.messages_one, args.batch
+    kind = args.child
+    if kind in ("bare_full", "bare_normal"):
+        out = bare_loop(path, n, batch, "FULL" if kind == "bare_full" else "NORMAL")
+    elif kind == "inproc_journal":
+        out = in_process(path, n, batch, journal=Path(str(path) + ".journal"))
+    elif kind == "inproc_checks":
+        out = in_process(path, n, batch, checks=True)
+    else:  # inproc, inproc_nonpersistent
+        out = in_process(path, n, batch)
+    print(json.dumps(out))
+
+
+# -- the parent: run a figure and take its peak RSS --------------------------------------
+
+def measured(cmd: list[str], env: dict | None = None) -> tuple[str, float]:
+    """Run ``cmd``; its stdout and its peak RSS in MB (``wait4``: this child's own)."""
+    env = dict(os.environ if env is None else env)
+    env.pop("PYTHONDONTWRITEBYTECODE", None)  # as an installed mqconsole runs (_common.run)
+    with tempfile.TemporaryFile("w+") as err:
+        p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=err, text=True, env=env)
+        assert p.stdout is not None
+        out = p.stdout.read()
+        _, status, usage = os.wait4(p.pid, 0)
+        p.returncode = os.waitstatus_to_exitcode(status)
+        if p.returncode != 0:
+            err.seek(0)
+            raise SystemExit(f"{cmd[:4]} failed ({p.returncode}): {err.read()[-2000:]}")
+    return out, usage.ru_maxrss / 1024
+
+
+def run_child(kind: str, path: Path, n: int, batch: int) -> dict:
+    out, rss = measured([sys.executable, __file__, "--child", kind, "--path", str(path),
+                         "--messages-one", str(n), "--batch", str(batch)])
+    doc = json.loads(out.strip().splitlines()[-1])
+    doc["rss_mb"] = rss
+    return doc
+
+
+def run_cli(path: Path, n: int, batch: int, home: Path, config: Path | None) -> dict:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MQCONSOLE_")}
+    env["MQCONSOLE_HOME"] = str(home)
+    cmd = [mqconsole_exe()]
+    if config is not None:
+        cmd += ["--config", str(config)]
+    cmd += ["--embedded", str(path), "move", SRC, DST, "--all", "--yes", "--batch", str(batch),
+            "--json"]
+    with Timer() as t:
+        out, rss = measured(cmd, env)
+    assert f'"done": {n}' in out, out[:500]
+    return {"rate": n / t.seconds, "rss_mb": rss}
+
+
+def plugin_config(work: Path) -> Path:
+    folder = work / "site-plugins"
+    folder.mkdir(exist_ok=True)
+    os.chmod(folder, 0o755)
+    (folder / "accept_all.py").write_text(PLUGIN)
+    cfg = work / "plugins.yaml"
+    cfg.write_text(f"plugins:\n  paths: [{folder}]\n")
+    return cfg
+
+
+def median_ratio(ours: list[float], bare: list[float]) -> float:
+    return round(statistics.median(a / b for a, b in zip(ours, bare, strict=True)), 3)
+
+
+def one_size(work: Path, n: int, batch: int, repeat: int, np_max: int) -> dict:
+    load_before = os.getloadavg()
+    template = work / f"template-{n}.sqlite"
+    template_np = work / f"template-np-{n}.sqlite"
+    with Timer() as fill:
+        if not template.exists():  # (kept between runs: delete .bench/ to rebuild)
+            build(template, n)
+    if n <= np_max and not template_np.exists():
+        build(template_np, n, persistence=0)
+    cfg = plugin_config(work)
+    runs: dict[str, list[dict]] = {}
+
+    def add(kind: str, doc: dict) -> None:
+        runs.setdefault(kind, []).append(doc)
+
+    target = work / f"run-{n}.sqlite"
+    for _ in range(repeat):
+        bare = work / f"bare-{n}.sqlite"
+        for kind in ("bare_full",) + (("bare_normal",) if n <= np_max else ()):
+            remove(bare)
+            add(kind, run_child(kind, bare, n, batch))
+        remove(bare)
+        for kind in ("cli", "cli_checks"):
+            home = work / "home"
+            shutil.rmtree(home, ignore_errors=True)
+            add(kind, run_cli(fresh(template, target), n, batch, home,
+                              cfg if kind == "cli_checks" else None))
+            remove(target)
+        kinds = ["inproc", "inproc_journal", "inproc_checks"]
+        if n <= np_max:
+            kinds.append("inproc_nonpersistent")
+        for kind in kinds:
+            src = template_np if kind == "inproc_nonpersistent" else template
+            add(kind, run_child(kind, fresh(src, target), n, batch))
+            remove(target)
+            Path(str(target) + ".journal").unlink(missing_ok=True)
+    rates = {k: [d["rate"] for d in v] for k, v in runs.items()}
+    best = {k: max(v) for k, v in rates.items()}
+    full = rates["bare_full"]
+    per_msg_us = {k: 1e6 / statistics.median(v) for k, v in rates.items()}
+    doc = {
+        "messages": n, "fill_seconds": round(fill.seconds, 1),
+        "load_average_before": [round(x, 1) for x in load_before],
+        "rates_per_s": {k: [round(x) for x in v] for k, v in rates.items()},
+        "best_per_s": {k: round(v) for k, v in best.items()},
+        "peak_rss_mb": {k: round(max(d["rss_mb"] for d in v), 1) for k, v in runs.items()},
+        # the figures: each run against the bare loop of its round, median of the rounds
+        "ratio_cli": median_ratio(rates["cli"], full),
+        "ratio_in_process": median_ratio(rates["inproc"], full),
+        "ratio_cli_with_checks": median_ratio(rates["cli_checks"], full),
+        "ratio_in_process_with_checks": median_ratio(rates["inproc_checks"], full),
+        "ratio_in_process_journaled": median_ratio(rates["inproc_journal"], full),
+        # what plugin checks and the journal cost
+        "checks_cost_us_per_message_cli": round(per_msg_us["cli_checks"] - per_msg_us["cli"], 1),
+        "checks_cost_us_per_message_in_process": round(per_msg_us["inproc_checks"]
+                                                       - per_msg_us["inproc"], 1),
+        "check_call_us_per_message": round(statistics.median(
+            d["check_us_per_message"] for d in runs["inproc_checks"]), 2),
+        "journal_us_per_unit": round(statistics.median(
+            d["journal_us_per_unit"] for d in runs["inproc_journal"]), 1),
+        "journal_share_of_a_unit": round(statistics.median(
+            d["journal_us_per_unit"] for d in runs["inproc_journal"])
+            / (per_msg_us["inproc_journal"] * batch), 4),
+        "load_average_after": [round(x, 1) for x in os.getloadavg()],
+    }
+    if n <= np_max:
+        doc["ratio_in_process_nonpersistent"] = median_ratio(rates["inproc_nonpersistent"],
+                                                             rates["bare_normal"])
+    return doc
 
 
 def profile(template: Path, work: Path, batch: int, top: int = 25) -> str:
@@ -169,81 +347,45 @@ def profile(template: Path, work: Path, batch: int, top: int = 25) -> str:
                                            batch=batch), top)
     finally:
         qm.close()
+        remove(path)
 
 
 def main() -> None:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--messages", type=int, default=100_000)
-    ap.add_argument("--batch", type=int, default=100)
-    ap.add_argument("--repeat", type=int, default=3,
-                    help="runs of each measurement; the best is reported (shared machines "
-                    "are noisy)")
+    ap.add_argument("--messages", default="100000",
+                    help="sizes, comma-separated (e.g. 100000,1000000)")
+    ap.add_argument("--batch", type=int, default=100, help="messages per unit of work")
+    ap.add_argument("--repeat", type=int, default=1, help="rounds of every figure")
+    ap.add_argument("--nonpersistent-max", type=int, default=200_000,
+                    help="the non-persistent pair only up to this size")
+    ap.add_argument("--dir", type=Path, default=ROOT / ".bench" / "move",
+                    help="where the data goes (templates are kept for the next run)")
     ap.add_argument("--profile", action="store_true",
                     help="also print a cProfile of the in-process move on stderr")
+    ap.add_argument("--child", help=argparse.SUPPRESS)
+    ap.add_argument("--path", help=argparse.SUPPRESS)
+    ap.add_argument("--messages-one", type=int, help=argparse.SUPPRESS)
     args = ap.parse_args()
-    n, batch = args.messages, args.batch
-    body = bytes(range(256)) * 4
-    md = MQMD(format="MQSTR", ccsid=1208).pack()
-    with tempfile.TemporaryDirectory() as d:
-        work = Path(d)
-        template = work / "template.sqlite"
-        template_np = work / "template-np.sqlite"
-        with Timer() as fill:
-            build(template, n, body)
-        build(template_np, n, body, persistence=0)
-        warm_bytecode()
-        rates: dict[str, list[float]] = {"bare": [], "bare_full": [], "inproc": [],
-                                         "inproc_np": [], "cli": [], "floor": []}
-        for r in range(args.repeat):
-            rates["bare"].append(bare_sqlite(work / f"bare{r}.sqlite", n, body, md, batch))
-            rates["bare_full"].append(bare_sqlite(work / f"full{r}.sqlite", n, body, md, batch,
-                                                  "FULL"))
-            (work / f"full{r}.sqlite").unlink()
-            rates["inproc"].append(move_in_process(fresh(template, work / "a.sqlite"), n,
-                                                   batch))
-            rates["inproc_np"].append(move_in_process(fresh(template_np, work / "n.sqlite"),
-                                                      n, batch))
-            rates["cli"].append(move_cli(fresh(template, work / "b.sqlite"), n, batch,
-                                         work / "home"))
-            rates["floor"].append(protocol_loop(fresh(template, work / "c.sqlite"), n, batch))
-            (work / f"bare{r}.sqlite").unlink()
-        bare, bare_full, inproc, inproc_np, cli, floor = (
-            max(rates[k]) for k in ("bare", "bare_full", "inproc", "inproc_np", "cli", "floor"))
-        prof = profile(template, work, batch) if args.profile else None
+    if args.child:
+        child(args)
+        return
+    sizes = [int(x) for x in args.messages.split(",")]
+    work: Path = args.dir
+    work.mkdir(parents=True, exist_ok=True)
+    warm_bytecode()
+    results = [one_size(work, n, args.batch, args.repeat, args.nonpersistent_max)
+               for n in sizes]
+    prof = profile(work / f"template-{sizes[0]}.sqlite", work, args.batch) \
+        if args.profile else None
+    rss = {k: [r["peak_rss_mb"][k] for r in results] for k in results[0]["peak_rss_mb"]}
     emit("move", {
-        "messages": n, "body_bytes": len(body), "commit_every": batch,
-        "repeat": args.repeat, "all_rates_per_s": {k: [round(x) for x in v]
-                                                   for k, v in rates.items()},
-        "fill_seconds": round(fill.seconds, 1),
-        # persistent messages (a WAL sync per MQ commit) against the bare loop synced at
-        # every commit: the same durability
-        "move_in_process_per_s": round(inproc), "move_cli_per_s": round(cli),
-        "cli_note": BYTECODE_NOTE,
-        "protocol_loop_per_s": round(floor),
-        "bare_sqlite_full_sync_per_s": round(bare_full),
-        "ratio_in_process": round(inproc / bare_full, 3),
-        "ratio_cli": round(cli / bare_full, 3),
-        # each round's runs against the bare loop of the same round (a run and its bare
-        # loop share the machine's mood), and their median: less lucky than best/best
-        "ratio_in_process_per_round": pair_ratios(rates["inproc"], rates["bare_full"]),
-        "ratio_cli_per_round": pair_ratios(rates["cli"], rates["bare_full"]),
-        "ratio_in_process_median_of_rounds": round(statistics.median(
-            pair_ratios(rates["inproc"], rates["bare_full"])), 3),
-        "ratio_cli_median_of_rounds": round(statistics.median(
-            pair_ratios(rates["cli"], rates["bare_full"])), 3),
-        "ratio_protocol_loop": round(floor / bare_full, 3),
-        # non-persistent messages (no sync) against the bare loop with synchronous=NORMAL
-        "move_in_process_nonpersistent_per_s": round(inproc_np),
-        "bare_sqlite_per_s": round(bare),
-        "ratio_in_process_nonpersistent": round(inproc_np / bare, 3),
-        # not like with like (synced move, unsynced bare loop): for older figures
-        "ratio_in_process_vs_normal_sync": round(inproc / bare, 3),
-        "engine_overhead": round(1 - inproc / floor, 3),
-        "target_ratio": 0.5,
+        "body_bytes": len(BODY), "commit_every": args.batch, "repeat": args.repeat,
+        "cli_note": BYTECODE_NOTE, "target_ratio": 0.75,
+        "sizes": results,
+        # memory: the peak RSS of each figure at the largest size over the smallest
+        "rss_growth": {k: round(v[-1] / v[0], 2) for k, v in rss.items()},
     })
     if prof:
-        import sys
-
         print(prof, file=sys.stderr)
 
 

@@ -306,7 +306,7 @@ class Recorder:
         written = False
         if self.problem is None:
             first = destinations[0] if destinations else None
-            if all(d == first for d in destinations):
+            if destinations.count(first) == len(destinations):
                 where: dict[str, Any] = {"destination": first}
             else:
                 where = {"destinations": destinations}
@@ -356,8 +356,11 @@ class Recorder:
 
 def _ids_json(msgids: list[str]) -> str:
     """A list of hex MsgIds as JSON (nothing to escape in hex)."""
-    if all(m.isalnum() and m.isascii() for m in msgids):
-        return '["' + '","'.join(msgids) + '"]' if msgids else "[]"
+    # one check of them all: ASCII letters and digits need no escape (bytes.isalnum is a
+    # table lookup a byte; str.isalnum classifies each character: ten times as long)
+    joined = "".join(msgids)
+    if joined.isascii() and joined.encode("ascii").isalnum() and all(msgids):
+        return '["' + '","'.join(msgids) + '"]'
     return _dumps(msgids)
 
 
