@@ -2,14 +2,18 @@
 
 The console opens the matching messages in its browser, which reads one queue with a
 ``--where`` expression (docs/where.md); the same row as Spark SQL tells which queues of the
-snapshot hold them (:func:`queues_holding`). Age buckets have no browse filter (the browser's
-``age`` counts from the MQMD put time, the report from the dead-letter header's), nor do
-plugin columns: :func:`drill` gives None for them.
+snapshot hold them (:func:`queues_holding`). Every row has one: an age bucket at the report's
+``as_of`` is a range of ``arrival`` (the dead-letter header's put time, else the MQMD's: the
+time the report's ages count from), a plugin column's row compares the field of the same name
+(``ops/where_columns.py``). Text with ``*`` or ``?`` (wildcards of ``=``) is matched as an
+anchored regular expression instead, so the filter matches that value only.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
+from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -27,8 +31,30 @@ class Drill:
     qmgr: str | None = None
 
 
+END = r"\Z"  # the end of the text (``$`` would also match before a final newline)
+
+
+def _quoted(value: str) -> str:
+    return "'" + value.replace("'", "''") + "'"
+
+
 def _text(value: str | None) -> str:
-    return "null" if value is None else "'" + value.replace("'", "''") + "'"
+    return "null" if value is None else _quoted(value)
+
+
+def _where_eq(where_field: str, value: Any) -> str:
+    """``field = value`` in the --where language, exact whatever the value holds."""
+    if value is None:
+        return f"{where_field} = null"
+    if isinstance(value, bool):
+        return f"{where_field} = {'true' if value else 'false'}"
+    if isinstance(value, int | float):
+        return f"{where_field} = {value!r}"
+    text = str(value)
+    if "*" in text or "?" in text:  # wildcards of '=': an anchored regex is exact
+        pattern = "^" + re.escape(text) + END
+        return f"{where_field} ~ {_quoted(pattern)}"
+    return f"{where_field} = {_quoted(text)}"
 
 
 def _sql_text(value: str | None) -> str:
@@ -40,13 +66,40 @@ def _eq(field: str, value: Any, where_field: str) -> tuple[str, str]:
         where = f"{where_field} = {'null' if value is None else int(value)}"
         sql = f"{field} IS NULL" if value is None else f"{field} = {int(value)}"
         return where, sql
-    where = f"{where_field} = {_text(value)}"
+    where = _where_eq(where_field, value)
     sql = f"{field} IS NULL" if value is None else f"{field} = {_sql_text(value)}"
     return where, sql
 
 
-def drill(list_key: str, row: dict[str, Any]) -> Drill | None:
-    """The filter for ``row`` of the list ``list_key`` of a report, or None."""
+def _sql_value(value: Any) -> str:
+    if isinstance(value, bool):
+        return "TRUE" if value else "FALSE"
+    if isinstance(value, int | float):
+        return repr(value)
+    return _sql_text(str(value))
+
+
+def _age(bucket: str, as_of: datetime) -> tuple[str, str] | None:
+    """The bucket at ``as_of`` as an ``arrival`` range (report.bucket_sql's edges)."""
+    from mqconsole.audit.report import BUCKET_EDGES, BUCKETS, bucket_sql, iso
+    from mqconsole.audit.snapshot import ARRIVAL_SQL
+
+    if bucket not in BUCKETS:
+        return None
+    at = BUCKETS.index(bucket)
+    edges = [iso(as_of - edge) for edge in BUCKET_EDGES]  # younger edge first
+    parts = []
+    if at < len(edges):
+        parts.append(f"arrival > {edges[at]}")
+    if at > 0:
+        parts.append(f"arrival <= {edges[at - 1]}")
+    return " and ".join(parts), f"{bucket_sql(ARRIVAL_SQL, as_of)} = {_sql_text(bucket)}"
+
+
+def drill(list_key: str, row: dict[str, Any], *, as_of: datetime | None = None
+          ) -> Drill | None:
+    """The filter for ``row`` of the list ``list_key`` of a report (``as_of``: the report's
+    time, for an age bucket), or None when there is none."""
     parts: list[tuple[str, str]]
     if list_key == "by_queue":
         return Drill(where="", sql=f"qmgr <=> {_sql_text(row['qmgr'])} AND queue = "
@@ -67,6 +120,17 @@ def drill(list_key: str, row: dict[str, Any]) -> Drill | None:
         parts = [_eq("backout_count", row["backout_count"], "backout_count")]
     elif list_key == "duplicate_msg_ids":
         parts = [(f"msgid = {row['msg_id']}", f"msg_id = {_sql_text(row['msg_id'])}")]
+    elif list_key == "by_age":
+        age = None if as_of is None else _age(row["bucket"], as_of)
+        if age is None:
+            return None
+        parts = [age]
+    elif list_key.startswith("by_") and "value" in row:  # a plugin's audit column
+        column = list_key.removeprefix("by_")
+        quoted = "`" + column.replace("`", "``") + "`"
+        value = row["value"]
+        parts = [(_where_eq(column, value), f"{quoted} IS NULL" if value is None
+                  else f"{quoted} = {_sql_value(value)}")]
     else:
         return None
     return Drill(where=" and ".join(w for w, _ in parts),

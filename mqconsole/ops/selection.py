@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 
 from mqconsole.ops.views import MessageView
-from mqconsole.ops.where import Where, compile_where
+from mqconsole.ops.where import Field, Where, compile_where
 
 
 class SelectionError(ValueError):
@@ -109,11 +109,12 @@ class Selection:
     def build(cls, *, msgids: Iterable[str] = (), msgids_from: str | None = None,
               where: str | None = None, limit: int | None = None, all_: bool = False,
               positions: Iterable[int] = (), tokens: Iterable[str] = (),
-              all_duplicates: bool = False) -> Selection:
+              all_duplicates: bool = False, columns: tuple[Field, ...] = ()) -> Selection:
         """From command-line style options; raises SelectionError (or WhereError).
 
         ``positions`` pair with ``msgids`` in order (``--msgid X --position 7``: the message
-        at position 7, checked to carry X); ``tokens`` name messages by MsgToken."""
+        at position 7, checked to carry X); ``tokens`` name messages by MsgToken;
+        ``columns`` are more ``--where`` fields (``where_columns.py``)."""
         ids = [parse_msgid(m, "--msgid") for m in msgids]
         places = list(positions)
         marks = [Mark(None, token=parse_token(t)) for t in tokens]
@@ -125,7 +126,7 @@ class Selection:
             ids = []
         if msgids_from:
             ids.extend(read_msgids_file(msgids_from))
-        compiled = compile_where(where) if where else None
+        compiled = compile_where(where, columns) if where else None
         if limit is not None and limit < 1:
             raise SelectionError("--limit must be at least 1")
         if not (ids or marks or compiled or all_):

@@ -227,6 +227,19 @@ class MessageView:
     def age_seconds(self) -> float | None:
         return age_seconds(self.put_datetime, self.now)
 
+    @property
+    def dlh_put_datetime(self) -> datetime | None:
+        """The dead-letter header's put time; None without a DLH or when it is not a time."""
+        d = self.dlh
+        return None if d is None else parse_put_datetime(d.put_date, d.put_time)
+
+    @property
+    def arrival_datetime(self) -> datetime | None:
+        """When the message reached this queue: the dead-letter header's put time, else the
+        MQMD's (the audit's arrival, from which its report counts ages)."""
+        dlh_time = self.dlh_put_datetime
+        return dlh_time if dlh_time is not None else self.put_datetime
+
     # -- the dead-letter header --------------------------------------------------------------
     @property
     def dlh(self):

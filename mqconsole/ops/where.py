@@ -38,8 +38,8 @@ from mqconsole.mq.facts import FactTest
 
 from .timefmt import iso_utc, parse_duration, parse_iso
 
-__all__ = ["FIELDS", "REGEX_SECONDS", "Where", "WhereError", "WhereTooSlow", "compile_where",
-           "field_names"]
+__all__ = ["BOOL", "FIELDS", "FLOAT", "INT", "REGEX_SECONDS", "STR", "Field", "Where",
+           "WhereError", "WhereTooSlow", "compile_where", "field_names"]
 
 MAX_DEPTH = 64
 MAX_LENGTH = 10_000
@@ -237,6 +237,26 @@ class _TimeKind(_Kind):
         return iso_utc(value) or ""
 
 
+class _BoolKind(_Kind):
+    name = "true or false"
+
+    def parse(self, text: str, quoted: bool) -> Any:
+        t = text.strip().lower()
+        if t not in ("true", "false"):
+            raise _Bad(f"{text!r} is not true or false")
+        return t == "true"
+
+
+class _FloatKind(_Kind):
+    name = "number"
+
+    def parse(self, text: str, quoted: bool) -> Any:
+        v = float(text.strip())
+        if math.isnan(v):
+            raise _Bad(f"{text!r} is not a number")
+        return v
+
+
 class _StrKind(_Kind):
     name = "text"
     glob = True
@@ -320,6 +340,8 @@ DURATION = _DurationKind()
 TIME = _TimeKind()
 STR = _StrKind()
 HEX = _HexKind()
+BOOL = _BoolKind()
+FLOAT = _FloatKind()
 REASON = _CodeKind("reason", _lookup_reason, _names.reason_name,
                    "Q_FULL, MQRC_Q_FULL, MQFB_EXPIRATION or 2053")
 PERSISTENCE = _CodeKind("persistence", _lookup_in(MQPER, "MQPER_"), _short_persistence,
@@ -368,6 +390,12 @@ FIELDS: tuple[Field, ...] = (
     Field("age", DURATION, _attr("age_seconds"), "time since the put (90s, 30m, 2h, 1d, 1w)"),
     Field("put_time", TIME, _attr("put_datetime"), "put date and time, UTC (ISO 8601)",
           ("time", "put")),
+    Field("dlh_put_time", TIME, _attr("dlh_put_datetime"),
+          "the dead-letter header's put time (when it was dead-lettered); missing without "
+          "a DLH", ("dlh_time",)),
+    Field("arrival", TIME, _attr("arrival_datetime"),
+          "when it reached this queue: the dead-letter header's put time, else the MQMD's "
+          "(the audit report's ages count from it)", ("arrived",)),
     Field("backout_count", INT, _attr("backout_count"), "MQMD BackoutCount",
           ("backout", "bo")),
     Field("priority", INT, _attr("priority"), "MQMD Priority", ("prio", "pri")),
@@ -511,8 +539,10 @@ def _compare(op: str, x: Any, y: Any) -> bool:
 
 
 class _Parser:
-    def __init__(self, expr: str) -> None:
+    def __init__(self, expr: str, extra: tuple[Field, ...] = ()) -> None:
         self.expr = expr
+        self.by_name = {**{f.name.lower(): f for f in extra}, **_BY_NAME}  # built-in names first
+        self.extra = extra
         self.toks = _tokenize(expr)
         self.i = 0
         self.depth = 0
@@ -619,12 +649,12 @@ class _Parser:
         if t.kind != "word" or t.is_keyword:
             raise self.error(f"expected a field name (such as reason, age, dest_q), "
                              f"found {self.describe(t)}")
-        field = _BY_NAME.get(t.text.lower())
+        field = self.by_name.get(t.text.lower())
         if field is None:
-            close = difflib.get_close_matches(t.text.lower(), list(_BY_NAME), n=1)
-            hint = f" (did you mean {_BY_NAME[close[0]].name}?)" if close else ""
+            close = difflib.get_close_matches(t.text.lower(), list(self.by_name), n=1)
+            hint = f" (did you mean {self.by_name[close[0]].name}?)" if close else ""
             raise self.error(f"unknown field '{self._clean(t.text)}'{hint}; the fields are "
-                             + ", ".join(f.name for f in FIELDS))
+                             + ", ".join(f.name for f in (*FIELDS, *self.extra)))
         self.advance()
         self.fields_used.add(field.name)
         self.needs_text |= field.needs_text
@@ -831,10 +861,12 @@ class Where:
         return f"Where({self.expression!r})"
 
 
-def compile_where(expr: str | None) -> Where:
+def compile_where(expr: str | None, columns: tuple[Field, ...] = ()) -> Where:
     """Compile an expression once; raises :class:`WhereError` (and nothing else) when it is bad.
 
     An empty or blank expression is an error: callers leave ``--where`` out to select all.
+    ``columns``: more fields (the site plugins' audit columns, ``where_columns.py``); a
+    built-in field keeps its name.
     """
     if expr is None:
         raise WhereError("no expression was given", 0, "")
@@ -844,7 +876,7 @@ def compile_where(expr: str | None) -> Where:
         raise WhereError(f"the expression is longer than {MAX_LENGTH} characters",
                          MAX_LENGTH, expr)
     try:
-        p = _Parser(expr)
+        p = _Parser(expr, tuple(columns))
         pred = p.parse()
     except WhereError:
         raise

@@ -7,7 +7,9 @@ Spark runs for real in a thread worker (one session per xdist worker, the tests 
 from __future__ import annotations
 
 import threading
+from collections import Counter
 from pathlib import Path
+from typing import Any
 
 import pytest
 from textual.widgets import DataTable, Input
@@ -181,3 +183,91 @@ async def test_the_consoles_export_carries_the_site_plugins_audit_columns(make_a
     names = ds.dataset(tmp_path / "snap" / "messages", format="parquet",
                        partitioning="hive").schema.names
     assert "json_field_type" in names
+
+
+def _dlq_in_plain_python(qm):
+    """(arrival, JSON currency) of each message of the demo's dead-letter queue, read here."""
+    import json
+
+    from mqconsole.mq.chain import dead_letter_header, parse_body_lenient
+    from mqconsole.ops.timefmt import parse_put_datetime
+
+    out = []
+    with qm.browse(DLQ) as cursor:
+        for m in cursor.next_batch(10**6):
+            dlh = dead_letter_header(m.md, m.body)
+            arrival = None if dlh is None else parse_put_datetime(dlh.put_date, dlh.put_time)
+            arrival = arrival or parse_put_datetime(m.md.put_date, m.md.put_time)
+            try:
+                doc = json.loads(parse_body_lenient(m.md, m.body).payload)
+            except ValueError:
+                doc = None
+            out.append((arrival, doc.get("currency") if isinstance(doc, dict) else None))
+    return out
+
+
+async def _open_row(app, pilot, screen, key: str, value_of, want) -> Any:
+    table = screen.query_one(f"#list-{key}", DataTable)
+    source = screen._tables[key]
+    table.focus()
+    table.move_cursor(row=next(i for i, r in enumerate(source) if value_of(r) == want))
+    await pilot.press("enter")
+    await wait_for(app, pilot, lambda: isinstance(app.screen, MessagesScreen))
+    shown = app.screen
+    await wait_for(app, pilot, lambda: shown.model is not None and shown.model.count > 0)
+    await pilot.press("end")  # read the queue to its end
+    await wait_for(app, pilot, lambda: shown.model.done, timeout=120)
+    return shown
+
+
+async def test_an_age_row_opens_the_messages_that_age_at_the_reports_time(make_app, qm):
+    """The bucket is an arrival range at the report's as_of (not the console's clock): the
+    browser lists exactly the messages plain Python puts in that bucket."""
+    from datetime import timedelta
+
+    from mqconsole.audit.report import BUCKET_EDGES, BUCKETS
+
+    def bucket(arrival):
+        age = AS_OF - arrival
+        return next((b for b, edge in zip(BUCKETS, BUCKET_EDGES, strict=False) if age < edge),
+                    BUCKETS[-1])
+
+    counts = Counter(bucket(a) for a, _ in _dlq_in_plain_python(qm) if a is not None)
+    want = min((b for b in counts if counts[b]), key=lambda b: (counts[b], b))
+    report = oracle(_rows(30))
+    report["by_age"] = [{"bucket": b, "count": counts.get(b, 0)} for b in BUCKETS]
+    app = make_app(clock=lambda: AS_OF + timedelta(days=3))  # the console's clock differs
+    async with app.run_test(size=(100, 34)) as pilot:
+        await settle(app, pilot)
+        screen = AuditScreen(app.ctx, DLQ, folder=Path("/srv/snap"), report=report)
+        await app.push_screen(screen)
+        await pilot.pause()
+        shown = await _open_row(app, pilot, screen, "by_age", lambda r: r["bucket"], want)
+        assert shown.queue == DLQ
+        assert shown.model.where_text.startswith("arrival ")
+        assert shown.model.count == counts[want]
+
+
+async def test_a_plugin_column_row_opens_the_messages_with_that_value(make_app, qm):
+    """by_json_field_currency (the json_field example's audit column): the browser's filter
+    is the column's own name, computed on each message by the plugin."""
+    from mqconsole.plugins.testing import import_plugin, plugin_host
+
+    repo = Path(__file__).resolve().parents[2]
+    host = plugin_host(("json_field", import_plugin(repo / "plugins" / "json_field"
+                                                    / "json_field.py")),
+                       settings={"json_field": {"fields": ["currency"]}})
+    types = Counter(t for _, t in _dlq_in_plain_python(qm))
+    want = min((t for t in types if t is not None), key=lambda t: (types[t], t))
+    report = oracle(_rows(30))
+    report["by_json_field_currency"] = [{"value": t, "count": n} for t, n in types.most_common()]
+    app = make_app(clock=lambda: AS_OF, plugins=host)
+    async with app.run_test(size=(100, 34)) as pilot:
+        await settle(app, pilot)
+        screen = AuditScreen(app.ctx, DLQ, folder=Path("/srv/snap"), report=report)
+        await app.push_screen(screen)
+        await pilot.pause()
+        shown = await _open_row(app, pilot, screen, "by_json_field_currency",
+                                lambda r: r["value"], want)
+        assert shown.model.where_text == f"json_field_currency = '{want}'"
+        assert shown.model.count == types[want]

@@ -10,12 +10,15 @@ from mqconsole.cli.output import emit_json, safe, say, table
 from .common import json_option, parse_hex, session_of
 
 
-def _compile(where: str | None):
+def _compile(where: str | None, ctx: click.Context | None = None):
+    """The --where expression, with the site plugins' audit columns as fields too."""
     if not where:
         return None
     from mqconsole.ops.where import compile_where
+    from mqconsole.ops.where_columns import column_fields
 
-    return compile_where(where)
+    plugins = session_of(ctx).plugins if ctx is not None else None
+    return compile_where(where, column_fields(plugins))
 
 
 @click.command("browse")
@@ -31,7 +34,7 @@ def browse(ctx: click.Context, queue: str, limit: int | None, where: str | None,
     """Browse QUEUE without consuming anything, from its first message on."""
     from mqconsole.ops.browse import iter_views
 
-    predicate = _compile(where)
+    predicate = _compile(where, ctx)
     qm = session_of(ctx).connect()
     qm.inquire_queue(queue)  # unknown queue → one clear error before anything else
     if as_json:

@@ -77,13 +77,17 @@ def selection_given(msgids, msgids_from, where, all_) -> bool:
 def build_selection(msgids, msgids_from, where, limit, all_):
     from mqconsole.cli.errors import CliError
     from mqconsole.ops.selection import Selection, SelectionError
+    from mqconsole.ops.where_columns import column_fields
 
-    meta = click.get_current_context().meta
+    context = click.get_current_context()
+    meta = context.meta
+    columns = column_fields(session_of(context).plugins) if where else ()
     try:
         return Selection.build(msgids=msgids, msgids_from=msgids_from, where=where, limit=limit,
                                all_=all_, positions=meta.get("selection.positions") or (),
                                tokens=meta.get("selection.tokens") or (),
-                               all_duplicates=bool(meta.get("selection.all_duplicates")))
+                               all_duplicates=bool(meta.get("selection.all_duplicates")),
+                               columns=columns)
     except SelectionError as e:
         raise CliError(str(e)) from None
 

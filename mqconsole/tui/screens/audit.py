@@ -7,7 +7,8 @@ stays live and says so), the export browses the queues into the folder with a pr
 (``ctrl+x`` cancels: nothing is written), and the report appears as tables with horizontal
 bar charts — the same lists as ``mqconsole audit report``. ``ctrl+r`` shows the report of an
 existing snapshot folder. ``enter`` on a row opens the matching messages in the browser
-with that row's ``--where`` filter (docs/audit.md says which rows have one).
+with that row's ``--where`` filter (an age bucket: its ``arrival`` range at the report's time;
+a plugin column: the field of the same name).
 
 Spark's output goes to its log file (``audit.session``); failures are one notification.
 """
@@ -296,10 +297,9 @@ class AuditScreen(ConsoleScreen):
         rows = self._tables.get(key) or []
         if not 0 <= index < len(rows):
             return
-        found = drill(key, rows[index])
+        found = drill(key, rows[index], as_of=self._as_of())
         if found is None:
-            self.notify("The browser has no filter for this list (ages count from the "
-                        "dead-letter header's time).", markup=False)
+            self.notify("The browser has no filter for this row.", markup=False)
             return
         if found.queue is not None:
             self.ctx.request(OpenQueue(found.queue, found.where or None))
@@ -309,6 +309,13 @@ class AuditScreen(ConsoleScreen):
             self.ctx.request(OpenQueue(queues[0]["queue"], found.where))
             return
         self._find_queue(found)
+
+    def _as_of(self) -> datetime | None:
+        """The report's time: an age bucket's messages are those that were that old then."""
+        from mqconsole.audit.report import parse_as_of
+
+        text = (self.report or {}).get("as_of")
+        return parse_as_of(text) if text else None
 
     @work(thread=True, exclusive=True, group="audit-open")
     def _find_queue(self, found: Any) -> None:
@@ -342,7 +349,9 @@ def _cancel_jobs_when(cancel: threading.Event, spark: Any) -> threading.Event:
     def watch() -> None:
         while not done.wait(0.3):
             if cancel.is_set():
-                spark.sparkContext.cancelAllJobs()
+                from mqconsole.audit.remote import cancel_all
+
+                cancel_all(spark)
                 return
 
     threading.Thread(target=watch, daemon=True, name="audit-cancel").start()

@@ -125,9 +125,15 @@ class MessagesScreen(ConsoleScreen):
                         id="filter")
         yield Footer()
 
+    def _columns(self):
+        """The site plugins' audit columns as filter fields (a report row's filter)."""
+        from mqconsole.ops.where_columns import column_fields
+
+        return column_fields(self.ctx.plugins)
+
     def on_mount(self) -> None:
         text = self._initial_where or None
-        self.start_browse(text, compile_where(text) if text else None)
+        self.start_browse(text, compile_where(text, self._columns()) if text else None)
         seconds = self.ctx.settings.refresh_seconds
         if seconds > 0:
             self.set_interval(seconds, self.check_fresh)
@@ -468,7 +474,7 @@ class MessagesScreen(ConsoleScreen):
             where = None
         else:
             try:
-                where = compile_where(text)
+                where = compile_where(text, self._columns())
             except WhereError as exc:
                 bar.show_error(str(exc).splitlines()[0])
                 return
