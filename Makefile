@@ -10,9 +10,9 @@ $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
 
-# [spark] too, so the audit tests (PySpark) run in `make test` like the rest
+# [spark] and [connect] too, so the audit tests (PySpark, Spark Connect) run in `make test`
 $(STAMP): $(BIN)/python pyproject.toml
-	$(BIN)/python -m pip install -q -e '.[dev,spark]'
+	$(BIN)/python -m pip install -q -e '.[dev,spark,connect]'
 	touch $(STAMP)
 
 DEMO ?= $(CURDIR)/.demo/demo.sqlite

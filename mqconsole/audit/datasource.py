@@ -117,14 +117,42 @@ class MqconsoleDataSource(DataSource):
     def schema(self) -> str:
         return spark_ddl(self.columns())
 
+    @classmethod
+    def resolve_profile(cls, name: str) -> object | None:
+        """A connection for a profile that was not registered, or None. The installed
+        ``pyspark_mqconsole`` source (a face: it may read the configuration, this room may
+        not) answers with the configuration's profile."""
+        return None
+
     def reader(self, schema: Any) -> DataSourceReader:
-        return MqconsoleReader(dict(self.options), self.columns(), dict(self.connections),
-                               list(self.plugin_columns))
+        # here, on the driver: what is resolved is pickled to the executors with the reader
+        connections, unresolved = dict(self.connections), {}
+        for key in _named_profiles(self.options):
+            if key in connections:
+                continue
+            try:
+                found = self.resolve_profile(key)
+            except Exception as e:  # one sentence when the read is planned
+                unresolved[key] = str(e).strip().splitlines()[0] if str(e).strip() else \
+                    type(e).__name__
+                continue
+            if found is not None:
+                connections[key] = found
+        return MqconsoleReader(dict(self.options), self.columns(), connections,
+                               list(self.plugin_columns), unresolved)
+
+
+def _named_profiles(options: Mapping[str, str]) -> list[str]:
+    keys = split_patterns(options.get("profile", ""))
+    if options.get("queue_list"):
+        keys += [str(k) for k, _q in json.loads(options["queue_list"])]
+    return keys
 
 
 class MqconsoleReader(DataSourceReader):
     def __init__(self, options: dict[str, str], columns: list[Column],
-                 connections: dict[str, object], plugin_columns: list[PluginColumn]) -> None:
+                 connections: dict[str, object], plugin_columns: list[PluginColumn],
+                 unresolved: Mapping[str, str] | None = None) -> None:
         self.options = options
         self.columns = columns
         self.connections = connections
@@ -135,6 +163,7 @@ class MqconsoleReader(DataSourceReader):
         if embedded:
             self.connections[EMBEDDED_KEY + embedded] = {"backend": "embedded",
                                                          "path": embedded}
+        self.unresolved = dict(unresolved or {})
 
     # -- planning (on the driver's side) ------------------------------------------------
     def _keys(self) -> list[str]:
@@ -148,7 +177,9 @@ class MqconsoleReader(DataSourceReader):
     def _check_key(self, key: str) -> None:
         if key not in self.connections:
             raise SourceError(f"profile {key!r} is not known to the mqconsole data source: "
-                              "register it with mqconsole.audit.datasource.register(spark, "
+                              f"{self.unresolved.get(key, 'not in the configuration')}; "
+                              "name a profile of mqconsole's configuration or register it "
+                              "with mqconsole.audit.datasource.register(spark, "
                               "connections={...})")
         refusal = connection_refusal(self.connections[key])
         if refusal:

@@ -36,6 +36,7 @@ from mqconsole.ops.dmpfile import DmpReader
 from .columns import PARTITION_COLUMNS, SCHEMA_VERSION, snapshot_columns
 from .errors import AuditError, AuditInputError, SparkFailed
 from .progress import Progress, read_progress
+from .remote import cancel_all, master_of
 from .sources import (
     SourceError,
     check_file,
@@ -217,7 +218,8 @@ def _write(frame, target: Path, fmt: str) -> None:
         writer_frame = frame.withColumn("properties", F.to_json("properties"))
         if "payload" in frame.columns:
             writer_frame = writer_frame.withColumn("payload", F.hex("payload"))
-    writer = writer_frame.write.partitionBy(*PARTITION_COLUMNS).mode("errorifexists")
+    # "error" (not its synonym "errorifexists", which Spark Connect refuses)
+    writer = writer_frame.write.partitionBy(*PARTITION_COLUMNS).mode("error")
     if fmt == "csv":
         # Spark's CSV writer has no zstd (Parquet has): gzip
         writer.option("header", "true").option("compression", "gzip").csv(str(target))
@@ -231,7 +233,7 @@ def _watch(progress_dir: Path, plan: ExportPlan, report: Callable[[list[Progress
     last: list[tuple] = []
     while not stop.wait(0.5):
         if cancel is not None and cancel.is_set():
-            spark.sparkContext.cancelAllJobs()
+            cancel_all(spark)
             return
         if report is None:
             continue
@@ -286,7 +288,7 @@ def run_export(spark: SparkSession, plan: ExportPlan, *,
     watcher = threading.Thread(target=_watch, daemon=True, name="mqconsole-export-progress",
                                args=(progress_dir, plan, report, cancel, spark, stop))
     watcher.start()
-    master = spark.sparkContext.master
+    master = master_of(spark)
     cancelled = ExportCancelled("export cancelled: nothing was written")
     try:
         try:

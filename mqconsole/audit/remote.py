@@ -1,36 +1,112 @@
-"""``--remote sc://HOST:PORT``: the report and ``audit sql`` on a Spark Connect server.
+"""``--remote sc://HOST:PORT``: the audit commands on a Spark Connect server.
 
-Spark Connect needs pyspark's ``connect`` extra (grpcio, protobuf); without it, or when the
-server does not answer, one sentence says so (exit 3). The snapshot folder must be one the
-server can read (shared storage): the server, not this machine, reads the Parquet files.
+Spark Connect needs pyspark's ``connect`` extra (grpcio, protobuf, zstandard: ``pip install
+'mqconsole[connect]'``); without it, or when the server does not answer, one sentence says so
+(exit 3). The server, not this machine, runs the jobs: it reads and writes the snapshot
+folder (shared storage) and, for an export, runs the ``mqconsole`` data source in its own
+Python workers (registered from here over Connect), which must import the same mqconsole
+with the same Python version and reach the queue managers and saved files.
+
+A Connect session has no ``SparkContext``: :func:`master_of` and :func:`cancel_all` are what
+the export and the console use instead of ``sparkContext.master`` and ``cancelAllJobs``.
 """
 
 from __future__ import annotations
 
+import contextlib
 from typing import TYPE_CHECKING
 
-from mqconsole.audit.errors import first_line
-from mqconsole.audit.java import SparkUnavailable
+from .errors import first_line
+from .java import SparkUnavailable
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
+CONNECT_EXTRA = "pip install 'mqconsole[connect]'"
+DEFAULT_PORT = 15002
+# the session settings of session.py a Connect client may set (SQL settings of its session)
+SESSION_CONF = {
+    "spark.sql.session.timeZone": "UTC",
+    "spark.sql.parquet.outputTimestampType": "TIMESTAMP_MICROS",
+    "spark.sql.sources.partitionColumnTypeInference.enabled": "false",
+}
+
 
 def connect(url: str) -> SparkSession:
-    """A Spark Connect session on ``url``."""
+    """A Spark Connect session on ``url``: pyspark's error logging goes to the log file (a
+    failing query would print the server's JVM stack trace on stderr otherwise)."""
+    from mqconsole import paths
+
+    from .java import check_pyspark
+    from .session import SparkSettings, quiet_python_loggers
+
+    check_pyspark()  # no Java needed here: the server has it
     try:
         from pyspark.sql.connect.utils import check_dependencies
 
-        check_dependencies("pyspark.sql.connect")
+        check_dependencies()
     except ImportError as e:
-        raise SparkUnavailable(f"--remote needs Spark Connect's client libraries ({e.name or e}"
-                               "): pip install 'pyspark[connect]>=4.3,<4.4'") from None
+        params = getattr(e, "getMessageParameters", lambda: None)() or {}
+        missing = params.get("package_name") or e.name or first_line(e)
+        raise SparkUnavailable(f"--remote needs Spark Connect's client libraries ({missing}): "
+                               f"{CONNECT_EXTRA}") from None
     from pyspark.sql import SparkSession
 
+    _reachable(url)
+    log_file = SparkSettings().log_file
+    paths.ensure_dir(log_file.parent)
+    quiet_python_loggers(log_file)
     try:
         session = SparkSession.builder.remote(url).getOrCreate()
+        for key, value in SESSION_CONF.items():
+            session.conf.set(key, value)
         session.sql("SELECT 1").collect()
     except Exception as e:
         raise SparkUnavailable(f"cannot reach the Spark Connect server {url}: "
                                f"{first_line(e)}") from None
     return session
+
+
+def _reachable(url: str, timeout: float = 10.0) -> None:
+    """Say at once when nothing listens at ``url`` (the Connect client would retry for
+    minutes before giving up)."""
+    import socket
+    from urllib.parse import urlparse
+
+    try:
+        parsed = urlparse(url.replace("sc://", "http://", 1).split(";", 1)[0])
+        host, port = parsed.hostname, parsed.port or DEFAULT_PORT
+    except ValueError:
+        host, port = None, None
+    if not host:
+        raise SparkUnavailable(f"{url} is not a Spark Connect address (sc://HOST:PORT)")
+    try:
+        with socket.create_connection((host, port), timeout=timeout):
+            pass
+    except OSError as e:
+        raise SparkUnavailable(f"cannot reach the Spark Connect server {url}: "
+                               f"{e.strerror or e} (is it started? sbin/start-connect-server.sh"
+                               " in a Spark installation; docs/audit.md)") from None
+
+
+def is_connect(spark: object) -> bool:
+    """Whether ``spark`` is a Spark Connect session (no SparkContext)."""
+    return type(spark).__module__.startswith("pyspark.sql.connect")
+
+
+def master_of(spark: SparkSession) -> str:
+    """The session's master, or ``sc://…`` for a Connect session."""
+    if is_connect(spark):
+        builder = getattr(getattr(spark, "client", None), "_builder", None)
+        host, port = getattr(builder, "_host", None), getattr(builder, "_port", None)
+        return f"sc://{host}:{port}" if host else "sc://"
+    return spark.sparkContext.master
+
+
+def cancel_all(spark: SparkSession) -> None:
+    """Cancel the session's running jobs (Connect: interrupt its operations)."""
+    if is_connect(spark):
+        with contextlib.suppress(Exception):
+            spark.interruptAll()
+        return
+    spark.sparkContext.cancelAllJobs()

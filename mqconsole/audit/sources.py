@@ -21,6 +21,7 @@ import re
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from mqconsole.backends.base import QueueManager
 from mqconsole.backends.open import open_from_spec, open_profile
@@ -43,6 +44,19 @@ def split_patterns(text: str) -> list[str]:
 
 def _wildcard(pattern: str) -> re.Pattern[str]:
     return re.compile(".*".join(re.escape(part) for part in pattern.split("*")) + r"\Z")
+
+
+def connection_of(profile: Any) -> object:
+    """What an executor opens for a profile of the configuration: a plain spec for an
+    embedded queue manager, the profile object (no password inside) for real MQ."""
+    backend = getattr(profile, "backend", profile)
+    if getattr(backend, "type", "embedded") == "embedded":
+        spec: dict[str, object] = {"backend": "embedded", "path": str(backend.path)}
+        principal = getattr(backend, "principal", None)
+        if principal:
+            spec["principal"] = principal
+        return spec
+    return profile
 
 
 def connection_refusal(connection: object) -> str | None:
@@ -123,4 +137,5 @@ def check_file(path: str) -> str:
 
 
 __all__ = ["FileSource", "QueueSource", "SourceError", "check_file", "connected",
-           "connection_refusal", "expand_queues", "open_connection", "split_patterns"]
+           "connection_of", "connection_refusal", "expand_queues", "open_connection",
+           "split_patterns"]

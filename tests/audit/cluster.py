@@ -102,3 +102,36 @@ def standalone_cluster(folder: Path, *, cores: int = 2, memory: str = "2g",
         if worker is not None:
             stop(worker)
         stop(master)
+
+
+@dataclass
+class ConnectServer:
+    url: str
+    process: subprocess.Popen
+    log: Path
+
+
+@contextlib.contextmanager
+def connect_server(folder: Path, *, timeout: float = 240) -> Iterator[ConnectServer]:
+    """A Spark Connect server on 127.0.0.1 (``local[2]``), started in the foreground with
+    ``spark-submit --class …SparkConnectServer`` (what ``sbin/start-connect-server.sh --wait``
+    runs); its Python workers are this venv's. Stopped by PID when the block ends."""
+    home = spark_home()
+    env = {**os.environ, "SPARK_HOME": str(home), "SPARK_LOCAL_IP": "127.0.0.1",
+           "PYSPARK_PYTHON": sys.executable, "SPARK_LOG_DIR": str(folder)}
+    port = free_port()
+    log = folder / "connect.log"
+    with log.open("wb") as out:
+        proc = subprocess.Popen(
+            [str(home / "bin" / "spark-submit"), "--class",
+             "org.apache.spark.sql.connect.service.SparkConnectServer", "--name",
+             "mqconsole-test-connect", "--master", "local[2]",
+             "--conf", f"spark.connect.grpc.binding.port={port}",
+             "--conf", "spark.connect.grpc.binding.address=127.0.0.1",
+             "--conf", "spark.ui.enabled=false", "--conf", "spark.task.maxFailures=1"],
+            stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=env)
+    try:
+        _wait_for(log, "Spark Connect server started", proc, timeout)
+        yield ConnectServer(f"sc://127.0.0.1:{port}", proc, log)
+    finally:
+        stop(proc)

@@ -3,6 +3,8 @@ reads them, errors in one sentence."""
 
 from __future__ import annotations
 
+from collections import Counter
+
 import pytest
 
 from mqconsole.audit.columns import COLUMNS, snapshot_columns, spark_ddl
@@ -65,3 +67,84 @@ def test_unknown_profile_and_memory_queue_managers_are_refused(spark, scene) -> 
         _load(spark, scene, profile="mem", queues="Q").load().count()
     with pytest.raises(PySparkException, match="nothing to read"):
         _load(spark, scene).load().count()
+
+
+def test_each_partition_is_one_queue_or_file_read_in_browse_order(spark, scene) -> None:
+    """One partition per source: a queue is browsed forward from its start by one task, so
+    its positions run 1..n inside one partition; batch_rows only sizes the Arrow batches."""
+    from pyspark.sql import functions as F
+
+    register(spark)
+    frame = _load(spark, scene, embedded=str(scene.qm_path), queues=QUEUES,
+                  batch_rows="7").load([str(p) for p in scene.files])
+    parts = (frame.withColumn("part", F.spark_partition_id())
+             .groupBy("part").agg(F.collect_set(F.struct("qmgr", "queue", "source")).alias("s"),
+                                  F.count("*").alias("n"), F.min("position").alias("lo"),
+                                  F.max("position").alias("hi"),
+                                  F.countDistinct("position").alias("d"))
+             .collect())
+    want = Counter((e["qmgr"], e["queue"], e["source"])
+                   for e in expected_rows(scene, DEMO_QUEUES))
+    assert len(parts) == len(want) == len(DEMO_QUEUES) + len(scene.files)
+    for p in parts:
+        assert len(p.s) == 1  # one source per partition
+        key = tuple(p.s[0])
+        assert p.n == want[key] and (p.lo, p.hi, p.d) == (1, p.n, p.n)
+
+
+SCRIPT = """
+import json, sys
+from pyspark.sql import SparkSession
+spark = (SparkSession.builder.master("local[1]").config("spark.ui.enabled", "false")
+         .config("spark.sql.session.timeZone", "UTC").getOrCreate())
+files, qm = json.loads(sys.argv[1]), sys.argv[2]
+out = {
+    "files": spark.read.format("mqconsole").load(files).count(),
+    "one_file": spark.read.format("mqconsole").load(files[0]).count(),
+    "embedded": spark.read.format("mqconsole").option("embedded", qm)
+                .option("queues", "APP.*.BOQ").load().count(),
+    "profile": spark.read.format("mqconsole").option("profile", "audited")
+               .option("queues", "SYSTEM.DEAD.LETTER.QUEUE").load()
+               .groupBy("queue").count().collect()[0].asDict(),
+}
+try:
+    spark.read.format("mqconsole").option("profile", "nope").option("queues", "Q").load().count()
+except Exception as e:
+    out["unknown"] = str(e)
+print("RESULT " + json.dumps(out))
+spark.stop()
+"""
+
+
+def test_on_its_own_with_no_register_call(scene, tmp_path) -> None:
+    """A plain SparkSession of the operator's own (no mqconsole code run first): PySpark
+    finds the source through the installed pyspark_mqconsole module, and a profile of
+    mqconsole's configuration is opened by name (no password inside the options)."""
+    import json
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    repo = Path(__file__).resolve().parents[2]
+    config = tmp_path / "config.yaml"
+    config.write_text(f"profiles:\n  - name: audited\n    backend:\n      type: embedded\n"
+                      f"      path: {scene.qm_path}\n")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MQCONSOLE_")}
+    env.update(MQCONSOLE_CONFIG=str(config), MQCONSOLE_HOME=str(tmp_path / "home"),
+               PYSPARK_PYTHON=sys.executable, SPARK_LOCAL_IP="127.0.0.1",
+               # an installed (not editable) mqconsole is found on the path like this
+               PYTHONPATH=str(repo))
+    files = [str(p) for p in scene.files]
+    r = subprocess.run([sys.executable, "-c", SCRIPT, json.dumps(files), str(scene.qm_path)],
+                       capture_output=True, text=True, env=env, timeout=600, cwd=tmp_path)
+    line = next((x for x in r.stdout.splitlines() if x.startswith("RESULT ")), None)
+    assert line is not None, r.stderr[-3000:]
+    got = json.loads(line.removeprefix("RESULT "))
+    rows = expected_rows(scene, DEMO_QUEUES)
+    assert got["files"] == sum(1 for e in rows if e["source"] != "queue")
+    assert got["one_file"] == sum(1 for e in rows if e["source"] == str(scene.files[0]))
+    assert got["embedded"] == sum(1 for e in rows if e["queue"].endswith(".BOQ"))
+    assert got["profile"] == {"queue": "SYSTEM.DEAD.LETTER.QUEUE", "count": sum(
+        1 for e in rows if e["queue"] == "SYSTEM.DEAD.LETTER.QUEUE")}
+    assert "profile 'nope' is not known to the mqconsole data source" in got["unknown"]

@@ -95,19 +95,26 @@ def test_no_java_or_no_pyspark_is_exit_3_saying_how_to_get_them(snapshot, tmp_pa
 
 
 def test_remote_without_spark_connect_libraries_is_exit_3_saying_how(snapshot, tmp_path):
-    try:
-        import grpc  # noqa: F401
-    except ImportError:
-        pass
-    else:  # the client is there: the unreachable server is the sentence
-        r = run_cli("audit", "report", "--in", str(snapshot[0]), "--remote",
-                    "sc://127.0.0.1:1", home=tmp_path / "home")
-        assert r.code == 3 and "cannot reach the Spark Connect server" in r.err
-        return
+    shadow = tmp_path / "shadow"  # a sitecustomize that makes grpc (Connect's) not importable
+    shadow.mkdir()
+    (shadow / "sitecustomize.py").write_text("import sys\nsys.modules['grpc'] = None\n")
+    r = run_cli("audit", "report", "--in", str(snapshot[0]), "--remote", "sc://127.0.0.1:1",
+                home=tmp_path / "home", env={"PYTHONPATH": str(shadow)})
+    assert r.code == 3, r.err
+    assert "pip install 'mqconsole[connect]'" in r.err and "Traceback" not in r.err
+    assert "grpcio" in r.err
+
+
+def test_remote_that_does_not_answer_is_exit_3_at_once(snapshot, tmp_path):
     r = run_cli("audit", "report", "--in", str(snapshot[0]), "--remote", "sc://127.0.0.1:1",
                 home=tmp_path / "home")
     assert r.code == 3, r.err
-    assert "pip install 'pyspark[connect]" in r.err and "Traceback" not in r.err
+    assert r.err.strip().splitlines()[-1].startswith(
+        "mqconsole: cannot reach the Spark Connect server sc://127.0.0.1:1:")
+    assert "Traceback" not in r.err
     r = run_cli("audit", "sql", "--in", str(snapshot[0]), "--remote", "http://x", "SELECT 1",
                 home=tmp_path / "home")
     assert r.code == 2 and "sc://HOST:PORT" in r.err
+    r = run_cli("audit", "sql", "--in", str(snapshot[0]), "--remote", "sc://127.0.0.1:1",
+                "--master", "local[2]", "SELECT 1", home=tmp_path / "home")
+    assert r.code == 2 and "alternatives" in r.err

@@ -16,45 +16,8 @@ import click
 from mqconsole.cli.output import emit_json, safe, say, table
 
 from .audit_export_cmd import export
+from .audit_spark import open_spark, spark_options
 from .common import json_option
-
-
-def _check_master(_ctx: click.Context, _param: click.Parameter, value: str | None
-                  ) -> str | None:
-    from mqconsole.audit.session import BadMaster, check_master
-
-    try:
-        return None if value is None else check_master(value)
-    except BadMaster as e:
-        raise click.BadParameter(str(e)) from None
-
-
-def _check_remote(_ctx: click.Context, _param: click.Parameter, value: str | None
-                  ) -> str | None:
-    if value is not None and not value.startswith("sc://"):
-        raise click.BadParameter(f"{value!r} is not a Spark Connect address (sc://HOST:PORT)")
-    return value
-
-
-def spark_options(fn):
-    """--master and --remote."""
-    fn = click.option("--remote", metavar="sc://HOST:PORT", callback=_check_remote,
-                      help="Run on a Spark Connect server instead.")(fn)
-    return click.option("--master", metavar="URL", callback=_check_master,
-                        help="Spark master: local[N] (default local[*]), spark://HOST:PORT, "
-                             "yarn, k8s://URL.")(fn)
-
-
-def open_spark(master: str | None, remote: str | None) -> Any:
-    """The Spark session (started quietly, JVM output in the log); progress on stderr."""
-    from mqconsole.audit.session import DEFAULT_MASTER, SparkSettings, start_session
-
-    say(f"starting Spark ({remote or master or DEFAULT_MASTER}) ...")
-    if remote:
-        from mqconsole.audit.remote import connect
-
-        return connect(remote)
-    return start_session(SparkSettings(master=master or DEFAULT_MASTER))
 
 
 @click.group("audit")

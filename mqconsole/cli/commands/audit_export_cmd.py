@@ -11,29 +11,17 @@ from __future__ import annotations
 import sys
 import time
 from pathlib import Path
-from typing import Any
 
 import click
 
 from mqconsole.cli.output import emit_json, safe, say
 
+from .audit_spark import check_choice, open_spark, spark_options
 from .common import json_option, session_of
 
 
-def _connection(profile: Any) -> object:
-    """What an executor opens: a plain spec for an embedded queue manager, the profile
-    object (no password inside) for real MQ."""
-    backend = getattr(profile, "backend", profile)
-    if getattr(backend, "type", "embedded") == "embedded":
-        spec: dict[str, object] = {"backend": "embedded", "path": str(backend.path)}
-        principal = getattr(backend, "principal", None)
-        if principal:
-            spec["principal"] = principal
-        return spec
-    return profile
-
-
 def connections_of(session, also: tuple[str, ...]) -> dict[str, object]:
+    from mqconsole.audit.sources import connection_of
     from mqconsole.cli.errors import CliError
 
     main = session.profile
@@ -42,11 +30,11 @@ def connections_of(session, also: tuple[str, ...]) -> dict[str, object]:
         path = Path(str(main.backend.path))
         if str(path) != ":memory:" and not path.exists():
             session.connect()  # says how to create one
-    out = {main.name: _connection(main)}
+    out = {main.name: connection_of(main)}
     for name in also:
         if name in out:
             raise CliError(f"--also-profile {name} is already in the export")
-        out[name] = _connection(session.config.profile(name))
+        out[name] = connection_of(session.config.profile(name))
     return out
 
 
@@ -83,28 +71,29 @@ class ProgressLines:
               show_default=True, help="Snapshot format.")
 @click.option("--with-payload", is_flag=True, help="Keep each payload (column payload).")
 @click.option("--replace", is_flag=True, help="Replace the snapshot at --out.")
-@click.option("--master", metavar="URL", default=None,
-              help="Spark master: local[N] (default local[*]), spark://HOST:PORT, yarn, "
-                   "k8s://URL.")
+@spark_options
 @json_option
 @click.pass_context
 def export(ctx: click.Context, out: str, patterns: str | None, files: tuple[str, ...],
            also: tuple[str, ...], fmt: str, with_payload: bool, replace: bool,
-           master: str | None, as_json: bool) -> None:
+           master: str | None, remote: str | None, as_json: bool) -> None:
     """Browse queues (never get) or read saved files (dmpmqmsg, amqsbcg) into a Parquet
     snapshot partitioned by queue and put date, for 'audit report' and 'audit sql'.
 
     Examples: mqconsole --profile prod audit export --out snap --queues
     'SYSTEM.DEAD.LETTER.QUEUE,APP.*.BOQ' --also-profile dr;
     mqconsole audit export --out snap saved/*.dmp
+
+    With --remote sc://HOST:PORT the job runs on a Spark Connect server, whose Python
+    workers run mqconsole's data source: they need the same mqconsole and Python, and must
+    reach --out, the saved files and the queue managers (docs/audit.md).
     """
     from mqconsole.audit.datasource import plugin_columns
     from mqconsole.audit.export import ExportRequest, plan_export, run_export
-    from mqconsole.audit.session import DEFAULT_MASTER, SparkSettings, check_master
     from mqconsole.audit.sources import split_patterns
 
     session = session_of(ctx)
-    master = check_master(master or DEFAULT_MASTER)
+    check_choice(master, remote)
     if also and not patterns:
         raise click.UsageError("--also-profile needs --queues")
     queue_patterns = split_patterns(patterns or "")
@@ -114,17 +103,10 @@ def export(ctx: click.Context, out: str, patterns: str | None, files: tuple[str,
                             with_payload=with_payload, replace=replace,
                             plugin_columns=plugin_columns(session.plugins))
     plan = plan_export(request)
-    say(f"exporting {len(plan.queues)} queue(s) and {len(plan.files)} file(s) to "
-        f"{safe(out)}; starting Spark ({master}) ...")
-    spark = _spark(SparkSettings(master=master))
+    spark = open_spark(master, remote, intro=f"exporting {len(plan.queues)} queue(s) and "
+                                             f"{len(plan.files)} file(s) to {safe(out)}; ")
     summary = run_export(spark, plan, report=ProgressLines())
     say(f"{summary.rows:,} messages in {safe(summary.out)} ({summary.seconds:.1f} s)")
     if as_json:
         emit_json(summary.to_json())
     sys.stdout.flush()
-
-
-def _spark(settings):
-    from mqconsole.audit.session import start_session
-
-    return start_session(settings)

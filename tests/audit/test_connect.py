@@ -1,0 +1,80 @@
+"""Spark Connect for real: a Connect server on 127.0.0.1 (pyspark's own ``spark-submit``
+with ``SparkConnectServer``), then export + report + sql with ``--remote sc://…``: the
+export's data source is registered over Connect and runs in the server's Python workers;
+the report is the same as local and as plain Python. The server is stopped by PID."""
+
+from __future__ import annotations
+
+import json
+import os
+
+import pytest
+
+from .cluster import connect_server
+from .reportdata import oracle
+from .scene import DEMO_QUEUES, NOW, QUEUES, build_scene, expected_rows, run_mqconsole
+
+pytestmark = pytest.mark.cluster
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True
+
+
+def test_export_report_and_sql_over_spark_connect(tmp_path) -> None:
+    scene = build_scene(tmp_path)
+    snap, home = tmp_path / "snap", tmp_path / "home"
+    as_of = ["--as-of", "2026-11-25T10:00:00Z", "--json"]
+    (tmp_path / "server").mkdir()
+    with connect_server(tmp_path / "server") as server:
+        pid = server.process.pid
+        export = run_mqconsole("--embedded", str(scene.qm_path), "audit", "export", "--out",
+                               str(snap), "--queues", QUEUES, *map(str, scene.files),
+                               "--remote", server.url, "--json", home=home)
+        assert export.returncode == 0, export.stderr
+        remote = run_mqconsole("audit", "report", "--in", str(snap), *as_of, "--remote",
+                               server.url, home=home)
+        assert remote.returncode == 0, remote.stderr
+        sql = run_mqconsole("audit", "sql", "--in", str(snap), "--json", "--remote",
+                            server.url, "SELECT count(*) AS n FROM messages", home=home)
+        assert sql.returncode == 0, sql.stderr
+        bad = run_mqconsole("audit", "sql", "--in", str(snap), "--remote", server.url,
+                            "SELECT no_such_column FROM messages", home=home)
+        ran_here = "mqconsole-test-connect" in server.log.read_text(errors="replace")
+    assert not _alive(pid)
+    assert ran_here
+    want = expected_rows(scene, DEMO_QUEUES)
+    summary = json.loads(export.stdout)
+    assert summary["rows"] == len(want)
+    assert all(q["depth_start"] == q["depth_end"] == q["rows"] for q in summary["queues"])
+    assert "starting Spark (sc://127.0.0.1:" in export.stderr
+    assert "messages read (done)" in export.stderr  # progress from the server's workers
+    manifest = json.loads((snap / "manifest.json").read_text())
+    assert manifest["master"] == server.url and manifest["rows"] == len(want)
+    assert json.loads(sql.stdout) == [{"n": len(want)}]
+    assert bad.returncode == 2 and "no_such_column" in bad.stderr
+    assert "Traceback" not in bad.stderr and "at org.apache" not in bad.stderr
+    local = run_mqconsole("audit", "report", "--in", str(snap), *as_of, "--master",
+                          "local[2]", home=home)
+    assert local.returncode == 0, local.stderr
+    assert json.loads(remote.stdout) == json.loads(local.stdout) == oracle(want, NOW)
+
+
+def test_remote_export_to_a_server_that_does_not_answer_is_exit_3_in_one_sentence(
+        tmp_path) -> None:
+    scene = build_scene(tmp_path)
+    r = run_mqconsole("--embedded", str(scene.qm_path), "audit", "export", "--out",
+                      str(tmp_path / "snap"), "--queues", QUEUES, "--remote",
+                      "sc://127.0.0.1:1", home=tmp_path / "home")
+    assert r.returncode == 3, r.stderr
+    last = r.stderr.strip().splitlines()[-1]
+    assert last.startswith("mqconsole: cannot reach the Spark Connect server sc://127.0.0.1:1")
+    assert "Traceback" not in r.stderr and not (tmp_path / "snap").exists()
+    both = run_mqconsole("--embedded", str(scene.qm_path), "audit", "export", "--out",
+                         str(tmp_path / "snap"), "--queues", QUEUES, "--remote",
+                         "sc://127.0.0.1:1", "--master", "local[2]", home=tmp_path / "home")
+    assert both.returncode == 2 and "alternatives" in both.stderr
