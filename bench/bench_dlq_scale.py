@@ -1,8 +1,10 @@
-"""A dead-letter queue of a million messages: ``summary`` beside a bare loop, memory flat.
+"""A dead-letter queue of a million messages: ``summary``, ``--where``, ``save`` and ``load``
+each beside a bare loop, memory flat.
 
-Builds (once, cached in the temp folder) an embedded queue manager file whose dead-letter
-queue holds N messages of 1 KiB (a dead-letter header with four reasons and eight
-destinations, put times spread over a week), for N = 100,000 and N = 1,000,000 (``--sizes``).
+Builds (once, cached in the worktree's ``.bench/``, or ``$MQCONSOLE_BENCH_DATA``) an
+embedded queue manager file whose dead-letter queue holds N messages of 1 KiB (a
+dead-letter header with four reasons and eight destinations, put times spread over a
+week), for N = 100,000 and N = 1,000,000 (``--sizes``).
 Each figure is measured in a fresh process of its own (so its peak RSS is its own):
 
 * ``summary``: ``ops.summary.summarize_queue`` (the embedded backend counts in SQLite);
@@ -19,9 +21,18 @@ Each figure is measured in a fresh process of its own (so its peak RSS is its ow
   needs: read every body, parse the reason, run the regex on the payload of those with
   Q_FULL.
 
-``ratio_summary`` = bare loop time / summary time, ``ratio_where`` the same for the
-scanning ``--where`` (target >= 0.5 each). ``rss_growth`` compares
-each figure's peak RSS at the largest size with the smallest (flat: about 1).
+* ``save``: ``ops.savefile.save_queue`` with ``--all`` to a file beside the queue manager's
+  (the embedded cursor's packed pages), ``bare_save`` the least it needs: read every MD
+  and body in queue order, write the MD's fields as A lines and the body as X lines;
+* ``load``: ``ops.savefile.load_to_queue`` of that file onto a new queue manager (the file
+  checked first, units of work of 100), ``bare_load`` the least it needs: parse the file
+  line by line, pack the MD, insert into a plain SQLite table, a commit every 100.
+
+``ratio_summary`` = bare loop time / summary time, ``ratio_where``, ``ratio_save`` and
+``ratio_load`` the same (target >= 0.5 each; ``*_cpu`` the same with the processes' CPU
+time, steadier on a shared machine). ``--figures files`` runs save and load only.
+``rss_growth`` compares each figure's peak RSS at the largest size with the smallest
+(flat: about 1).
 """
 
 from __future__ import annotations
@@ -34,7 +45,6 @@ import sqlite3
 import struct
 import subprocess
 import sys
-import tempfile
 import time
 from collections import Counter
 from pathlib import Path
@@ -42,6 +52,9 @@ from pathlib import Path
 from _common import Timer, emit, mqconsole_exe, run, warm_bytecode
 
 DLQ = "SYSTEM.DEAD.LETTER.QUEUE"
+# the queue manager files (2.2 GB at 1M), and the file save writes beside each (3 GB at 1M)
+BENCH_DATA = Path(os.environ.get("MQCONSOLE_BENCH_DATA") or Path(__file__).resolve().parent.parent
+                  / ".bench")
 REASONS = (2053, 2085, 2035, 2051)
 
 
@@ -74,7 +87,7 @@ def build(path: Path, n: int) -> None:
 
 
 def data_file(n: int) -> Path:
-    folder = Path(tempfile.gettempdir()) / "mqconsole-bench"
+    folder = BENCH_DATA
     folder.mkdir(exist_ok=True)
     path = folder / f"dlq-{n}.sqlite"
     if not path.exists():
@@ -207,15 +220,93 @@ def child_bare_save(path: str) -> dict:
     return {"seconds": t.seconds, "saved": n, "file_mb": size / 1e6}
 
 
+def child_load(path: str) -> dict:
+    """``ops.savefile.load_to_queue`` of the file a save wrote, onto an empty queue of a
+    new queue manager (units of work of ``DEFAULT_BATCH`` messages, the file checked
+    first, as ``mqconsole load`` does)."""
+    from mqconsole.backends.embedded import create_queue_manager
+    from mqconsole.mq.queue import QueueAttrs
+    from mqconsole.ops.savefile import DEFAULT_BATCH, load_to_queue
+    source = _dmp(path)
+    target = _fresh(Path(path).with_suffix(".loaded.sqlite"))
+    qm = create_queue_manager(target, dead_letter_queue="")
+    qm.define_queue(QueueAttrs("LOADED", max_depth=100_000_000))
+    with Timer() as t:
+        result = load_to_queue(qm, source, "LOADED", batch=DEFAULT_BATCH)
+    qm.close()
+    _fresh(target)
+    return {"seconds": t.seconds, "loaded": result.done, "batch": DEFAULT_BATCH}
+
+
+def _fresh(path: Path) -> Path:
+    for p in (path, Path(f"{path}-wal"), Path(f"{path}-shm"), Path(f"{path}-mqlock")):
+        p.unlink(missing_ok=True)
+    return path
+
+
+def child_bare_load(path: str) -> dict:
+    """The least a load needs: parse the file line by line (A lines into the MD's fields,
+    X lines into the body), pack the MD, insert ``(queue, md, body)`` into a plain SQLite
+    table, committing every ``DEFAULT_BATCH`` messages (load's unit of work)."""
+    import binascii
+
+    from mqconsole.ops.savefile import DEFAULT_BATCH
+    source = _dmp(path)
+    target = _fresh(Path(path).with_suffix(".bare.sqlite"))
+    db = sqlite3.connect(target)
+    db.execute("PRAGMA journal_mode=WAL")  # as the embedded queue manager's file
+    db.execute("PRAGMA synchronous=NORMAL")
+    db.execute("CREATE TABLE messages (id INTEGER PRIMARY KEY, queue TEXT, md BLOB, body BLOB)")
+    pack = struct.Struct("<4siiiiiii8sii24s24si48s48s12s32s32si28s8s8s4s24siiii").pack
+    unhex = binascii.unhexlify
+    n = 0
+    rows: list[tuple] = []
+    with Timer() as t, open(source, "rb") as fp:
+        f: dict[bytes, bytes] = {}
+        body: list[bytes] = []
+        for line in fp:
+            kind = line[:1]
+            if kind == b"A":
+                f[line[2:5]] = line[6:-1]
+            elif kind == b"X":
+                body.append(line[2:-1])
+            elif line == b"\n" and body:
+                def i(k: bytes, f: dict[bytes, bytes] = f) -> int:
+                    return int(f[k])
+                md = pack(b"MD  ", i(b"VER"), i(b"RPT"), i(b"MST"), i(b"EXP"), i(b"FDB"),
+                          i(b"ENC"), i(b"CCS"), f[b"FMT"], i(b"PRI"), i(b"PER"),
+                          unhex(f[b"MSI"]), unhex(f[b"COI"]), i(b"BOC"), f[b"RTQ"],
+                          f[b"RTM"], f[b"USR"], unhex(f[b"ACC"]), unhex(f[b"AIX"]),
+                          i(b"PAT"), f[b"PAN"], f[b"PTD"], f[b"PTT"], unhex(f[b"AOX"]),
+                          unhex(f[b"GRP"]), i(b"MSQ"), i(b"OFF"), i(b"MSF"), i(b"ORL"))
+                rows.append(("LOADED", md, unhex(b"".join(body))))
+                f, body = {}, []
+                n += 1
+                if len(rows) >= DEFAULT_BATCH:
+                    db.executemany("INSERT INTO messages (queue, md, body) VALUES (?, ?, ?)",
+                                   rows)
+                    db.commit()
+                    rows = []
+        if rows:
+            db.executemany("INSERT INTO messages (queue, md, body) VALUES (?, ?, ?)", rows)
+            db.commit()
+    db.close()
+    _fresh(target)
+    return {"seconds": t.seconds, "loaded": n, "batch": DEFAULT_BATCH}
+
+
 CHILDREN = {"bare": child_bare, "bare_where": child_bare_where,
             "summary": lambda p: child_summary(p, True), "plain": lambda p: child_summary(p, False),
             "where": lambda p: child_where(p, True), "where_plain": lambda p: child_where(p, False),
-            "save": child_save, "bare_save": child_bare_save}
+            "save": child_save, "bare_save": child_bare_save, "load": child_load,
+            "bare_load": child_bare_load}
 
 
 def child(args: list[str]) -> None:
     what, path = args[0], args[1]
+    cpu = time.process_time()
     out = CHILDREN[what](path)
+    out["cpu_seconds"] = time.process_time() - cpu  # the process's, setup included
     out["peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(json.dumps(out))
 
@@ -235,11 +326,50 @@ def measure_cli(path: Path) -> dict:
     return {"seconds": seconds, "ok": res.returncode == 0}
 
 
+def summary_figures(row: dict, path: Path, plain: bool) -> None:
+    row["bare_loop"] = measure("bare", path)
+    row["summary"] = measure("summary", path)
+    row["bare_loop_again"] = measure("bare", path)  # the machine's drift within the run
+    row["where"] = measure("where", path)
+    row["bare_where"] = measure("bare_where", path)
+    if plain:
+        row["summary_plain"] = measure("plain", path)
+        row["where_plain"] = measure("where_plain", path)
+    row["summary_cli"] = measure_cli(path)
+    bare = min(row["bare_loop"]["seconds"], row["bare_loop_again"]["seconds"])
+    row["ratio_summary"] = bare / row["summary"]["seconds"]
+    row["ratio_summary_cli"] = bare / row["summary_cli"]["seconds"]
+    row["ratio_where"] = row["bare_where"]["seconds"] / row["where"]["seconds"]
+    if "summary_plain" in row:
+        row["ratio_summary_plain"] = bare / row["summary_plain"]["seconds"]
+        row["ratio_where_plain"] = row["bare_where"]["seconds"] / row["where_plain"]["seconds"]
+
+
+def file_figures(row: dict, path: Path) -> None:
+    """save --all and load, each between two runs of its bare loop (the faster counts),
+    in processes of their own; the file save wrote is what load reads, then removed."""
+    row["bare_save"] = measure("bare_save", path)
+    row["save"] = measure("save", path)
+    row["bare_save_again"] = measure("bare_save", path)
+    row["bare_load"] = measure("bare_load", path)
+    row["load"] = measure("load", path)
+    row["bare_load_again"] = measure("bare_load", path)
+    _dmp(str(path)).unlink(missing_ok=True)
+    for what in ("save", "load"):
+        bare = min(row[f"bare_{what}"]["seconds"], row[f"bare_{what}_again"]["seconds"])
+        row[f"ratio_{what}"] = bare / row[what]["seconds"]
+        bare_cpu = min(row[f"bare_{what}"]["cpu_seconds"],
+                       row[f"bare_{what}_again"]["cpu_seconds"])
+        row[f"ratio_{what}_cpu"] = bare_cpu / row[what]["cpu_seconds"]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--sizes", default="100000,1000000")
     parser.add_argument("--plain-all", action="store_true")
     parser.add_argument("--child", nargs=2)
+    parser.add_argument("--figures", default="summary,files",
+                        help="summary (summary and --where) and/or files (save and load)")
     args = parser.parse_args()
     if args.child:
         child(args.child)
@@ -248,30 +378,21 @@ def main() -> None:
     sizes = [int(s) for s in args.sizes.split(",")]
     figures: dict = {"messages_of": "1 KiB, dead-letter header, persistence 0",
                      "load_average": os.getloadavg()[0]}
+    wanted = set(args.figures.split(","))
     for n in sizes:
         path = data_file(n)
         row: dict = {}
-        row["bare_loop"] = measure("bare", path)
-        row["summary"] = measure("summary", path)
-        row["bare_loop_again"] = measure("bare", path)  # the machine's drift within the run
-        row["where"] = measure("where", path)
-        row["bare_where"] = measure("bare_where", path)
-        if n == sizes[0] or args.plain_all:
-            row["summary_plain"] = measure("plain", path)
-            row["where_plain"] = measure("where_plain", path)
-        row["summary_cli"] = measure_cli(path)
-        bare = min(row["bare_loop"]["seconds"], row["bare_loop_again"]["seconds"])
-        row["ratio_summary"] = bare / row["summary"]["seconds"]
-        row["ratio_summary_cli"] = bare / row["summary_cli"]["seconds"]
-        row["ratio_where"] = row["bare_where"]["seconds"] / row["where"]["seconds"]
-        if "summary_plain" in row:
-            row["ratio_summary_plain"] = bare / row["summary_plain"]["seconds"]
-            row["ratio_where_plain"] = row["bare_where"]["seconds"] / row["where_plain"]["seconds"]
+        if "summary" in wanted:
+            summary_figures(row, path, n == sizes[0] or args.plain_all)
+        if "files" in wanted:
+            file_figures(row, path)
         figures[str(n)] = row
     if len(sizes) > 1:
         lo, hi = figures[str(sizes[0])], figures[str(sizes[-1])]
         figures["rss_growth"] = {k: hi[k]["peak_rss_mb"] / lo[k]["peak_rss_mb"]
-                                 for k in ("summary", "bare_loop", "where", "bare_where")}
+                                 for k in ("summary", "bare_loop", "where", "bare_where",
+                                           "save", "bare_save", "load", "bare_load")
+                                 if k in hi and k in lo}
     figures["load_average_after"] = os.getloadavg()[0]
     emit("dlq_scale", figures)
 

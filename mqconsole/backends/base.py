@@ -139,6 +139,23 @@ def moves_many(cursor: BrowseCursor) -> MovesManyUnderCursor | None:
     return cursor if isinstance(cursor, MovesManyUnderCursor) else None
 
 
+@runtime_checkable
+class PutsPacked(Protocol):
+    """An optional capability of a ``QueueManager``: set-all puts under syncpoint of
+    messages given packed, many in one call (a load of a file, a unit of work at a time).
+
+    ``put_packed(queue, messages)`` puts each ``(md, body)`` in order — ``md`` as
+    ``MQMD.pack(ccsid=819)`` packs it — exactly as ``put(queue, Message(MQMD.unpack(md,
+    ccsid=819), body), context=Context.SET_ALL, syncpoint=True)`` would, until one is
+    refused, and returns how many went and that refusal (None when all went). What
+    ``put`` would raise for another reason than the message (the connection) is raised.
+    Check for it with ``isinstance``; the embedded backend has it.
+    """
+
+    def put_packed(self, queue: str, messages: Sequence[tuple[bytes, bytes]]
+                   ) -> tuple[int, MQError | None]: ...
+
+
 @dataclass(slots=True)
 class FactGroup:
     """Messages alike in every fact a summary counts by (``mq.facts``), and their sums."""

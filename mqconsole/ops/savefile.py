@@ -19,24 +19,26 @@ from __future__ import annotations
 import contextlib
 import errno
 import hashlib
+import itertools
 import operator
 import os
 import stat
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
 
 from mqconsole.backends.base import (
     BrowsesPacked,
     Context,
+    PutsPacked,
     QueueManager,
     packed_browse,
     settle_failed_commit,
 )
 from mqconsole.mq.errors import MQError
-from mqconsole.mq.md import LAYOUT, MQMD
+from mqconsole.mq.md import LAYOUT, MQMD, OFFSETS
 from mqconsole.mq.message import Message
 from mqconsole.mq.reasons import CONNECTION_REASONS, MQRC_DATA_LENGTH_ERROR
 from mqconsole.ops.dmpfile import DmpReader, DmpWriter, header_text, write_message
@@ -57,7 +59,8 @@ from mqconsole.ops.views import MessageView
 DEFAULT_BATCH = 100
 MAX_REFUSALS_IN_A_ROW = 10  # a queue that refused this many puts in a row is given up on
 BROWSE_BATCH = 200
-PACKED_BATCH = 500  # messages save's fast route reads and writes at once
+_MSG_ID_AT = OFFSETS["msg_id"]
+PACKED_BATCH = 100  # messages save's fast route reads and writes at once
 _WRITE_BUFFER = 1 << 20
 
 
@@ -465,7 +468,7 @@ class FileCheck:
 def check_file(path: str | os.PathLike) -> FileCheck:
     """Read the whole file (one message in memory at a time); raise DmpFileError if bad."""
     with DmpReader(path) as reader:
-        count = sum(1 for _ in reader)
+        count = reader.count_messages()
         return FileCheck(count, reader.info.tool, reader.info.qmgr, reader.info.queue,
                          list(reader.warnings))
 
@@ -507,7 +510,7 @@ def load_to_queue(qm: QueueManager, path: str | os.PathLike, queue: str, *,
     if lowered:
         result.warnings.append(lowered)
     context = Context.NEW if new_context else Context.SET_ALL
-    pending: list[tuple[int, Message]] = []  # put in the open unit of work
+    pending: list[tuple[int, _Item]] = []  # put in the open unit of work
     refused_in_a_row = 0
     stopped: str | None = None
     unknown = [0]  # messages whose commit has an unknown outcome
@@ -516,7 +519,8 @@ def load_to_queue(qm: QueueManager, path: str | os.PathLike, queue: str, *,
         """Commit the open unit of work (redo it once if it was backed out)."""
         nonlocal pending
         for attempt in (1, 2):
-            control.before_commit([m.msg_id_hex for _, m in pending], [queue] * len(pending))
+            ids = [_msgid_hex(m) for _, m in pending]
+            control.before_commit(ids, [queue] * len(pending))
             try:
                 qm.commit()
             except MQError as exc:
@@ -530,7 +534,7 @@ def load_to_queue(qm: QueueManager, path: str | os.PathLike, queue: str, *,
                     return False
                 if attempt == 2:
                     for position, message in pending:
-                        result.failed.append(Failure(message.msg_id_hex, position, exc.reason,
+                        result.failed.append(Failure(_msgid_hex(message), position, exc.reason,
                                                      detail=exc.detail, destination=queue))
                     pending = []
                     return False
@@ -539,51 +543,52 @@ def load_to_queue(qm: QueueManager, path: str | os.PathLike, queue: str, *,
                     return False
                 continue
             control.after_commit()
-            for _position, message in pending:
-                result.record_done(message.msg_id_hex, queue)
+            result.record_done_many(ids, [queue] * len(ids))
             pending = []
             control.report(result.done + len(result.failed), checked.count)
             return True
         return False  # pragma: no cover - the loop always returns
 
+    packed = qm if isinstance(qm, PutsPacked) and check is None and not new_context else None
     try:
         with DmpReader(path) as reader:
-            for position, message in enumerate(reader, 1):
-                if control.cancelled:
+            if packed is not None:
+                puts = _put_packed_each(packed, queue, reader, lambda: batch - len(pending),
+                                        control)
+            else:
+                puts = _put_each(qm, queue, reader, context, control, check)
+            for position, item, refusal in puts:
+                if refusal is _CANCELLED:
                     result.cancelled = True
                     break
-                if check is not None:
-                    refusal = check(message, queue)
-                    if refusal is not None:  # not put; not the queue's refusal either
-                        result.failed.append(refused_by_plugin(message.msg_id_hex, position,
-                                                               refusal, queue))
-                        continue
-                try:
-                    qm.put(queue, message, context=context, syncpoint=True)
-                except MQError as exc:
-                    if exc.reason in CONNECTION_REASONS:
-                        # not the queue's refusal: the unit of work is gone (a broken
-                        # connection, or 2003 after a reconnection), and with it every
-                        # put since the last commit — none of them is loaded
-                        _backout_quietly(qm)
-                        for pos, lost in [*pending, (position, message)]:
-                            result.failed.append(Failure(
-                                lost.msg_id_hex, pos, exc.reason, destination=queue,
-                                detail=f"not loaded: the unit of work was lost ({exc})"))
-                        pending = []
-                        stopped = "commit failed"
-                        result.warnings.append(f"the connection failed ({exc.reason_name}): "
-                                               "the load stopped")
-                        break
-                    result.failed.append(Failure(message.msg_id_hex, position, exc.reason,
-                                                 detail=exc.detail, destination=queue))
+                if isinstance(refusal, _Lost):
+                    # not the queue's refusal: the unit of work is gone (a broken
+                    # connection, or 2003 after a reconnection), and with it every
+                    # put since the last commit — none of them is loaded
+                    exc = refusal.error
+                    _backout_quietly(qm)
+                    for pos, lost in [*pending, *refusal.items]:
+                        result.failed.append(Failure(
+                            _msgid_hex(lost), pos, exc.reason, destination=queue,
+                            detail=f"not loaded: the unit of work was lost ({exc})"))
+                    pending = []
+                    stopped = "commit failed"
+                    result.warnings.append(f"the connection failed ({exc.reason_name}): "
+                                           "the load stopped")
+                    break
+                if isinstance(refusal, Failure):  # a plugin's check: not put, not counted
+                    result.failed.append(refusal)
+                    continue
+                if refusal is not None:
+                    result.failed.append(Failure(_msgid_hex(item), position, refusal.reason,
+                                                 detail=refusal.detail, destination=queue))
                     refused_in_a_row += 1
                     if refused_in_a_row >= MAX_REFUSALS_IN_A_ROW:
-                        stopped = exc.reason_name
+                        stopped = refusal.reason_name
                         break
                     continue
                 refused_in_a_row = 0
-                pending.append((position, message))
+                pending.append((position, item))
                 if len(pending) >= batch and not commit():
                     stopped = "commit failed"
                     break
@@ -602,18 +607,101 @@ def load_to_queue(qm: QueueManager, path: str | os.PathLike, queue: str, *,
     return result
 
 
-def _reput(qm: QueueManager, queue: str, pending: list[tuple[int, Message]],
-           context: Context, result: OperationResult) -> bool:
-    """Put again what a backed-out unit of work held; a refusal now fails that message."""
-    kept = []
-    for position, message in pending:
+# what a load puts: a Message, or (md, body) packed for a backend that ``PutsPacked``
+_Item = Message | tuple[bytes, bytes]
+
+
+class _Lost:
+    """The unit of work was lost while putting ``items`` (the connection failed)."""
+
+    def __init__(self, error: MQError, items: Sequence[tuple[int, _Item]]) -> None:
+        self.error = error
+        self.items = items
+
+
+_CANCELLED = object()  # the operator cancelled: stop before the next put
+
+
+def _msgid_hex(item: _Item) -> str:
+    if isinstance(item, tuple):
+        return item[0][_MSG_ID_AT:_MSG_ID_AT + 24].hex().upper()
+    return item.msg_id_hex
+
+
+def _put_each(qm: QueueManager, queue: str, reader: DmpReader, context: Context,
+              control: Control, check: PutCheck | None) -> Iterator[tuple[int, _Item, Any]]:
+    """``(position, message, None | refusal | Failure | _Lost | _CANCELLED)`` for each
+    message of the file, put one at a time (``qm.put``)."""
+    for position, message in enumerate(reader, 1):
+        if control.cancelled:
+            yield position, message, _CANCELLED
+            return
+        if check is not None:
+            refusal = check(message, queue)
+            if refusal is not None:  # not put; not the queue's refusal either
+                yield position, message, refused_by_plugin(message.msg_id_hex, position,
+                                                           refusal, queue)
+                continue
         try:
             qm.put(queue, message, context=context, syncpoint=True)
         except MQError as exc:
-            result.failed.append(Failure(message.msg_id_hex, position, exc.reason,
+            if exc.reason in CONNECTION_REASONS:
+                yield position, message, _Lost(exc, [(position, message)])
+                return
+            yield position, message, exc
+            continue
+        yield position, message, None
+
+
+def _put_packed_each(qm: PutsPacked, queue: str, reader: DmpReader,
+                     room: Callable[[], int], control: Control
+                     ) -> Iterator[tuple[int, _Item, Any]]:
+    """What ``_put_each`` gives, putting what is left of a unit of work (``room()``
+    messages) in one ``put_packed`` call: the messages read packed (``fastread``), a
+    ``Message`` the general reader read packed as ``MQMD.pack(ccsid=819)``. A call stops
+    at a refusal, so each refusal is seen before anything after it is put, as one by one."""
+    items = enumerate(reader.packed(), 1)
+    while True:
+        if control.cancelled:
+            yield 0, (b"", b""), _CANCELLED
+            return
+        chunk = list(itertools.islice(items, max(1, room())))
+        if not chunk:
+            return
+        start = 0
+        while start < len(chunk):
+            try:
+                went, refusal = qm.put_packed(queue, [item for _, item in chunk[start:]])
+            except MQError as exc:
+                if exc.reason in CONNECTION_REASONS:
+                    yield chunk[start][0], chunk[start][1], _Lost(exc, chunk[start:])
+                    return
+                went, refusal = 0, exc  # as put raises it: this message's refusal
+            for position, item in chunk[start:start + went]:
+                yield position, item, None
+            start += went
+            if refusal is not None:
+                yield chunk[start][0], chunk[start][1], refusal
+                start += 1
+
+
+def _reput(qm: QueueManager, queue: str, pending: list[tuple[int, _Item]],
+           context: Context, result: OperationResult) -> bool:
+    """Put again what a backed-out unit of work held; a refusal now fails that message."""
+    kept = []
+    for position, item in pending:
+        try:
+            if isinstance(item, tuple):
+                _went, refusal = qm.put_packed(queue, [item])  # type: ignore[attr-defined]
+                if refusal is not None:
+                    raise refusal
+            else:
+                qm.put(queue, item, context=context, syncpoint=True)
+        except MQError as exc:
+            result.failed.append(Failure(_msgid_hex(item), position, exc.reason,
                                          detail=exc.detail, destination=queue))
             continue
-        kept.append((position, message))
+        kept.append((position, item))
     pending[:] = kept
     return True
 

@@ -223,6 +223,24 @@ class FaultyQueueManager:
         self.faults.puts_to[queue] = done + 1
         return out
 
+    def put_packed(self, queue: str, messages) -> tuple[int, MQError | None]:
+        """``backends.base.PutsPacked`` through ``put`` (so its faults apply): a refusal
+        returned, a connection's failure raised."""
+        from mqconsole.mq.md import MQMD
+        from mqconsole.mq.reasons import CONNECTION_REASONS
+
+        done = 0
+        for md, body in messages:
+            try:
+                self.put(queue, Message(MQMD.unpack(md, ccsid=819), body),
+                         context=Context.SET_ALL, syncpoint=True)
+            except MQError as exc:
+                if exc.reason in CONNECTION_REASONS:
+                    raise
+                return done, exc
+            done += 1
+        return done, None
+
     def _put_faults(self, queue: str) -> int:
         """Count a put and raise its fault, if any; the puts to ``queue`` that went through."""
         f = self.faults

@@ -27,6 +27,7 @@ The class is made of parts that each hold one job, each building on the ones bel
   queues, what a put or a get opens;
 * ``admin.Admin`` — the PCF-like commands (queue manager and queue attributes, status);
 * ``messages.Messages`` — put and get; ``browsing.Browsing`` — what a cursor asks for;
+  ``loading.Loading`` — a unit of work's puts of packed messages (a load);
 * ``counting.Counting`` — a queue's facts counted in SQLite (summaries);
 * ``selecting.Selecting`` — browsing what may pass a test on facts (``--where``);
 * ``positions.Positioning`` — the messages at a position (the console's End, PageDown);
@@ -48,6 +49,7 @@ from .auth import QUEUE
 from .calls import api
 from .counting import Counting
 from .cursor import EmbeddedCursor
+from .loading import Loading
 from .messages import MSG_IDS, npri
 from .positions import Positioning
 from .selecting import Selecting
@@ -62,7 +64,7 @@ from .store import (
 from .units import UnitsOfWork
 
 
-class EmbeddedQueueManager(Positioning, Counting, Selecting, Admin, UnitsOfWork):
+class EmbeddedQueueManager(Positioning, Loading, Counting, Selecting, Admin, UnitsOfWork):
     """A connection to an embedded queue manager (see the module docstring and
     docs/backends.md). Open one with ``mqconsole.backends.open.open_embedded``."""
 

@@ -127,13 +127,33 @@ _PUT_TIME_AT = OFFSETS["put_time"]
 _put_cache: dict[bytes, int | None] = {}  # PutDate+PutTime bytes -> microseconds
 
 
+_day_cache: dict[bytes, int | None] = {}  # PutDate bytes -> microseconds of its midnight
+
+
 def _put_micros(stamp: bytes) -> int | None:
     """``to_micros(parse_put_datetime(...))`` of the 16 bytes of PutDate and PutTime,
-    remembered: messages put in the same hundredth of a second share them."""
+    remembered: messages put in the same hundredth of a second share them. Sixteen
+    digits (the usual stamp) are counted from the day's midnight (remembered per day):
+    what ``datetime`` gives, without making one."""
     try:
         return _put_cache[stamp]
     except KeyError:
         pass
+    if stamp.isdigit() and len(stamp) == 16:
+        day = stamp[:8]
+        midnight = _day_cache.get(day, -1)
+        if midnight == -1:
+            at = parse_put_datetime(day, b"000000")
+            midnight = None if at is None else to_micros(at)
+            if len(_day_cache) >= 4096:
+                _day_cache.clear()
+            _day_cache[day] = midnight
+        hh, mm, ss = int(stamp[8:10]), int(stamp[10:12]), int(stamp[12:14])
+        if midnight is not None and hh < 24 and mm < 60 and ss < 60:
+            return (midnight + ((hh * 60 + mm) * 60 + ss) * 1_000_000
+                    + int(stamp[14:16]) * 10_000)
+        if midnight is None:
+            return None
     put = parse_put_datetime(stamp[:8], stamp[8:])
     us = None if put is None else to_micros(put)
     if len(_put_cache) >= 4096:

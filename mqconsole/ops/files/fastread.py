@@ -17,10 +17,11 @@ from __future__ import annotations
 import binascii
 import io
 import re
+import struct
 from collections.abc import Callable, Iterator
 from typing import IO
 
-from mqconsole.mq.md import MQMD
+from mqconsole.mq.md import LAYOUT, MQMD, V1_FIELDS
 from mqconsole.mq.message import Message
 
 from .common import FIELDS, MQLONG_MAX, MQLONG_MIN, TEXT_ATTRS
@@ -87,10 +88,63 @@ def _maker(version: int) -> Callable[[tuple[bytes, ...]], MQMD | None]:
     return ns["make"]  # type: ignore[return-value]
 
 
+def _packer(version: int) -> Callable[[tuple[bytes, ...]], bytes | None]:
+    """``pack(groups)``: ``MQMD.pack(ccsid=819)`` of what ``_maker(version)`` makes of the
+    groups (its byte order from Encoding, its layout from Version), without the MQMD; None
+    when an integer is out of range (``struct`` refuses it)."""
+    args = []
+    i = 0
+    for _fid, attr, kind, _length, min_version in FIELDS:
+        if min_version > version:
+            args.append(f"D_{attr}")
+            continue
+        if kind == "l":
+            args.append("ver" if attr == "version" else f"int(g[{i}])")
+        elif kind == "c":
+            args.append(f"g[{i}]")
+        else:
+            args.append(f"unhex(g[{i}])")
+        i += 1
+    src = (
+        "def pack(g):\n"
+        "    v = int(g[0])\n"
+        "    ver = 1 if v < 2 else 2\n"
+        "    if not LO <= v <= HI:\n"
+        "        return None\n"
+        "    be = int(g[5]) & 15 == 1\n"
+        "    try:\n"
+        "        if ver == 2:\n"
+        f"            return (BE2 if be else LE2)(b'MD  ', {', '.join(args)})\n"
+        f"        return (BE1 if be else LE1)(b'MD  ', {', '.join(args[:23])})\n"
+        "    except struct.error:\n"
+        "        return None\n")
+    defaults = MQMD()
+    ns: dict[str, object] = {
+        "unhex": binascii.unhexlify, "struct": struct, "LO": MQLONG_MIN, "HI": MQLONG_MAX,
+        **{f"{'BE' if be else 'LE'}{v}": _md_struct(be, v).pack
+           for be in (False, True) for v in (1, 2)},
+        **{f"D_{a}": _packed_default(defaults, a) for _, a, *_ in FIELDS}}
+    exec(compile(src, f"<mqconsole.ops.files.fastread pack v{version}>", "exec"), ns)
+    return ns["pack"]  # type: ignore[return-value]
+
+
+def _md_struct(big_endian: bool, version: int) -> struct.Struct:
+    return struct.Struct((">" if big_endian else "<") + "".join(
+        "i" if kind == "l" else f"{n}s"
+        for _, _, kind, n in LAYOUT[:V1_FIELDS if version == 1 else None]))
+
+
+def _packed_default(md: MQMD, attr: str) -> object:
+    value = getattr(md, attr)
+    return value.encode("latin-1") if isinstance(value, str) else value
+
+
 _V2 = _pattern(2)
 _V1 = _pattern(1)
 _MAKE2 = _maker(2)
 _MAKE1 = _maker(1)
+_PACK2 = _packer(2)
+_PACK1 = _packer(1)
 
 
 def _body(xlines: bytes) -> bytes:
@@ -113,12 +167,21 @@ class _Prefixed:
         return line + more
 
 
-def iter_fast(lines: Lines, general: Callable[[Lines], Iterator[Message]]
-              ) -> Iterator[Message]:
+# an integer line that may be out of an MQLONG's range (10 digits or more)
+_LONG_LINE = re.compile(rb"\nA (?:%s) [+-]?[0-9]{10}" % b"|".join(
+    fid.encode() for fid, _a, kind, _n, _v in FIELDS if kind == "l"))
+
+
+def iter_fast(lines: Lines, general: Callable[[Lines], Iterator[Message]], *,
+              build: bool = True, packed: bool = False
+              ) -> Iterator[Message | tuple[bytes, bytes] | None]:
     """The messages of a dmpmqmsg file whose header ``lines`` has read (its first message
     line pushed back), read fast while they are laid out as dmpmqmsg writes them, then by
     ``general`` (``iter_dmp``) from the first that is not. ``lines`` must read a binary
-    file."""
+    file. ``build=False``: None for each message read fast (checked as thoroughly, but
+    no ``Message`` made: a check of the whole file). ``packed=True``: ``(md, body)`` for
+    each message read fast, ``md`` as ``MQMD.pack(ccsid=819)`` packs the MQMD it would
+    make (a ``Message`` still for those the general reader reads)."""
     fp = lines.source
     back = lines.take_back()
     if back is None:
@@ -127,9 +190,16 @@ def iter_fast(lines: Lines, general: Callable[[Lines], Iterator[Message]]
         buf, number = back[1].encode("latin-1") + b"\n", back[0] - 1
     pos = 0
     eof = False
-    v2, v1, make2, make1, body = _V2.match, _V1.match, _MAKE2, _MAKE1, _body
+    v2, v1, body = _V2.match, _V1.match, _body
+    make2, make1 = (_PACK2, _PACK1) if packed else (_MAKE2, _MAKE1)
+    long_line = _LONG_LINE.search
     while True:
         m = v2(buf, pos)
+        if (not build and m is not None and len(m.group(1).lstrip(b"+-")) < 10
+                and long_line(buf, pos, m.start(m.lastindex or 0)) is None):
+            yield None  # every integer has at most 9 digits: in range (VER is group 1)
+            pos = m.end()
+            continue
         md = None
         if m is not None:
             g = m.groups()
@@ -141,7 +211,7 @@ def iter_fast(lines: Lines, general: Callable[[Lines], Iterator[Message]]
                 md = make1(g)
         if md is not None:
             assert m is not None
-            yield Message(md, body(g[-1]))
+            yield (md, body(g[-1])) if packed else Message(md, body(g[-1]))  # type: ignore[misc, arg-type]
             pos = m.end()
             continue
         if not eof and ((m is None and len(buf) - pos < FAST_LIMIT) or pos >= len(buf)):

@@ -22,7 +22,7 @@ import io
 import os
 import re
 from collections.abc import Iterator
-from typing import IO
+from typing import IO, cast
 
 from mqconsole.mq.md import MQMD
 from mqconsole.mq.message import Message
@@ -220,11 +220,13 @@ class DmpReader:
 
     ``source`` is a path, a binary file (best: bytes are read as latin-1) or a text file.
     Iterating yields :class:`~mqconsole.mq.message.Message` objects one at a time, so a big
-    file needs memory for one message only. :attr:`warnings` collects things worth telling
-    the operator that are not errors (amqsbcg message properties that cannot be loaded).
+    file needs memory for one message only (``fastread.BLOCK`` of it read at a time from a
+    binary file; ``fast=False``: the line-by-line reader only, the same answers).
+    :attr:`warnings` collects things worth telling the operator that are not errors
+    (amqsbcg message properties that cannot be loaded).
     """
 
-    def __init__(self, source, *, name: str | None = None) -> None:
+    def __init__(self, source, *, name: str | None = None, fast: bool = True) -> None:
         fp, default_name, self._own = _open(source)
         self._fp: IO | None = fp
         self.name = name or default_name
@@ -233,7 +235,7 @@ class DmpReader:
         self.warnings: list[str] = []
         self.count = 0
         self._started = False
-        self._binary = _is_binary(fp)
+        self._binary = fast and _is_binary(fp)  # the fast reader (fastread) reads bytes
         try:
             self._read_preamble()
         except BaseException:
@@ -288,12 +290,46 @@ class DmpReader:
         if self.info.tool == "amqsbcg":
             source = iter_amqsbcg(self)
         elif self._binary:
-            source = iter_fast(self.lines, iter_dmp)  # iter_dmp from the first odd message
+            # iter_dmp from the first odd message; every item a Message (build=True)
+            source = cast(Iterator[Message], iter_fast(self.lines, iter_dmp))
         else:
             source = iter_dmp(self.lines)
         for message in source:
             self.count += 1
             yield message
+
+    def packed(self) -> Iterator[tuple[bytes, bytes]]:
+        """Iterate as ``(md, body)`` instead of messages, ``md`` as
+        ``MQMD.pack(ccsid=819)`` packs each message's MQMD: messages laid out as dmpmqmsg
+        writes them are packed straight from the file (no ``MQMD`` made)."""
+        if self._started:
+            raise RuntimeError("a DmpReader can be iterated once")
+        if not (self._binary and self.info.tool in ("dmpmqmsg", "qload")):
+            for message in self:
+                yield message.md.pack(ccsid=819), message.body
+            return
+        self._started = True
+        for item in iter_fast(self.lines, iter_dmp, packed=True):
+            self.count += 1
+            if isinstance(item, Message):
+                yield item.md.pack(ccsid=819), item.body
+            else:
+                yield item  # type: ignore[misc]
+
+    def count_messages(self) -> int:
+        """Read every message to check the file, without keeping any (instead of
+        iterating: messages laid out as dmpmqmsg writes them are checked without making a
+        ``Message``). Raises what iterating raises."""
+        if self._started:
+            raise RuntimeError("a DmpReader can be iterated once")
+        if self._binary and self.info.tool in ("dmpmqmsg", "qload"):
+            self._started = True
+            for _ in iter_fast(self.lines, iter_dmp, build=False):
+                self.count += 1
+            return self.count
+        for _ in self:
+            pass
+        return self.count
 
     def close(self) -> None:
         if self._own and self._fp is not None:
