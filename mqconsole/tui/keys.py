@@ -38,8 +38,10 @@ class Key:
 
 
 # -- the console as a whole ----------------------------------------------------------------
-QUIT = Key("quit", "q", "Quit", help="Leave the console")
-HELP = Key("help", "question_mark", "Keys", help="Show the keys of this screen")
+# q and ? are typed into a focused text field (Textual then leaves them out of the footer):
+# ctrl+q and f1 do the same there, so the footer always shows help and quit
+QUIT = Key("quit", "q,ctrl+q", "Quit", help="Leave the console")
+HELP = Key("help", "question_mark,f1", "Keys", help="Show the keys of this screen")
 PALETTE = Key("palette", "colon", "Commands", action="command_palette",
               help="Every action and screen, searchable")
 JOURNAL = Key("journal", "J", "Journal", show=False, help="The journal of changes")
