@@ -1,7 +1,7 @@
 """Spark Connect for real: a Connect server on 127.0.0.1 (pyspark's own ``spark-submit``
 with ``SparkConnectServer``), then export + report + sql with ``--remote sc://…``: the
 export's data source is registered over Connect and runs in the server's Python workers;
-the report is the same as local and as plain Python. The server is stopped by PID."""
+the report is plain Python's (as local's is). The server is stopped by PID."""
 
 from __future__ import annotations
 
@@ -58,10 +58,7 @@ def test_export_report_and_sql_over_spark_connect(tmp_path) -> None:
     assert json.loads(sql.stdout) == [{"n": len(want)}]
     assert bad.returncode == 2 and "no_such_column" in bad.stderr
     assert "Traceback" not in bad.stderr and "at org.apache" not in bad.stderr
-    local = run_mqconsole("audit", "report", "--in", str(snap), *as_of, "--master",
-                          "local[2]", home=home)
-    assert local.returncode == 0, local.stderr
-    assert json.loads(remote.stdout) == json.loads(local.stdout) == oracle(want, NOW)
+    assert json.loads(remote.stdout) == oracle(want, NOW)  # what local gives (test_report)
 
 
 def test_remote_export_to_a_server_that_does_not_answer_is_exit_3_in_one_sentence(

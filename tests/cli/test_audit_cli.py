@@ -44,6 +44,14 @@ def test_report_html_is_one_page_with_tables_and_bars(snapshot, tmp_path):
         len(v) for k, v in oracle(rows, AS_OF).items() if k.startswith(("by_", "backout",
                                                                           "duplicate")))
     assert "By dead-letter reason" in html and "MQRC_Q_FULL" in html
+    expected = oracle(rows, AS_OF)
+    lists = [k for k, v in expected.items() if isinstance(v, list) and v]
+    assert html.count("<table>") == len(lists)  # one table per list that has rows
+    for row in expected["by_queue"]:  # the counts themselves, each with its bar
+        assert f'<td class="n">{row["count"]:,}</td><td class="bar"><div class="bar"' in html
+    import stat
+
+    assert stat.S_IMODE(page.stat().st_mode) == 0o600  # it may name queues and users
 
 
 def test_sql_json_and_bad_sql_in_one_sentence(snapshot, tmp_path):
@@ -62,6 +70,10 @@ def test_sql_json_and_bad_sql_in_one_sentence(snapshot, tmp_path):
     assert bad.err.strip().splitlines()[-1].startswith("mqconsole: the query failed:")
     assert "no_such_column" in bad.err and "Traceback" not in bad.err
     assert "at org.apache" not in bad.err
+    assert len([line for line in bad.err.splitlines() if "mqconsole:" in line]) == 1
+    # Spark's own words, stack trace included, are in the log file instead
+    log = (tmp_path / "home" / "state" / "spark" / "spark.log").read_text(errors="replace")
+    assert "no_such_column" in log and "at org.apache" in log
 
 
 def test_not_a_query_missing_snapshot_and_bad_time_are_exit_2_before_spark(tmp_path):
@@ -118,3 +130,27 @@ def test_remote_that_does_not_answer_is_exit_3_at_once(snapshot, tmp_path):
     r = run_cli("audit", "sql", "--in", str(snapshot[0]), "--remote", "sc://127.0.0.1:1",
                 "--master", "local[2]", "SELECT 1", home=tmp_path / "home")
     assert r.code == 2 and "alternatives" in r.err
+
+
+@pytest.mark.parametrize("command", [
+    ["audit", "report", "--in", "SNAP"],
+    ["audit", "sql", "--in", "SNAP", "SELECT 1"],
+    ["--embedded", "QM", "audit", "export", "--out", "OUT", "--queues", "APP.*"],
+])
+def test_no_pyspark_is_exit_3_in_one_sentence_for_every_command(snapshot, tmp_path, command):
+    """Each audit command, pyspark missing: exit 3, one line saying how to get it."""
+    from mqconsole.backends.open import open_embedded
+
+    qm_path = tmp_path / "qm.sqlite"
+    qm = open_embedded(str(qm_path), create=True, name="QM1")
+    qm.close()
+    shadow = tmp_path / "shadow"
+    shadow.mkdir()
+    (shadow / "sitecustomize.py").write_text("import sys\nsys.modules['pyspark'] = None\n")
+    args = [str(snapshot[0]) if a == "SNAP" else str(qm_path) if a == "QM"
+            else str(tmp_path / "out") if a == "OUT" else a for a in command]
+    r = run_cli(*args, home=tmp_path / "home", env={"PYTHONPATH": str(shadow)})
+    assert r.code == 3, r.err
+    errors = [line for line in r.err.splitlines() if line.startswith("mqconsole:")]
+    assert len(errors) == 1 and "pip install 'mqconsole[spark]'" in errors[0]
+    assert "Traceback" not in r.err and not (tmp_path / "out").exists()

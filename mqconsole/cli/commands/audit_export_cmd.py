@@ -88,6 +88,9 @@ def export(ctx: click.Context, out: str, patterns: str | None, files: tuple[str,
     workers run mqconsole's data source: they need the same mqconsole and Python, and must
     reach --out, the saved files and the queue managers (docs/audit.md).
     """
+    from mqconsole.audit.java import check_pyspark
+
+    check_pyspark()  # exit 3 saying how to get it (the data source's module imports pyspark)
     from mqconsole.audit.datasource import plugin_columns
     from mqconsole.audit.export import ExportRequest, plan_export, run_export
     from mqconsole.audit.sources import split_patterns

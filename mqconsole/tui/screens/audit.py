@@ -217,6 +217,9 @@ class AuditScreen(ConsoleScreen):
         from mqconsole.audit.report import build_report
 
         try:
+            from mqconsole.audit.java import check_pyspark
+
+            check_pyspark()  # how to get it, not an import error (the source imports pyspark)
             from mqconsole.audit.datasource import plugin_columns
             from mqconsole.audit.export import ExportRequest, plan_export, run_export
             from mqconsole.audit.sources import split_patterns
