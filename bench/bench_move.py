@@ -31,7 +31,10 @@ process of its own on a fresh copy of it, so each peak RSS is that figure's own:
 Each is run ``--repeat`` times (default 1); the ratios pair each run with the bare loop of
 the same round (a run and its bare loop share the machine's mood) and report the median.
 The load average is printed before and after each size: on a shared machine the ratios
-are the figures. ``--profile`` adds a cProfile of the in-process move (stderr).
+are the figures. ``--instructions`` adds what the machine's load cannot change: the
+instructions per moved message of the bare loop and the in-process figures (valgrind's
+callgrind at 1,000 and 4,000 messages, the difference; waiting for the disk is not in
+it). ``--profile`` adds a cProfile of the in-process move (stderr).
 """
 
 from __future__ import annotations
@@ -103,10 +106,10 @@ def remove(path: Path) -> None:
 
 # -- each figure, in a process of its own (``--child``) ----------------------------------
 
-def bare_loop(path: Path, n: int, batch: int, sync: str) -> dict:
+def build_bare(path: Path, n: int) -> None:
+    """The bare loop's table: the same rows as the queue manager's for the purpose."""
     db = sqlite3.connect(path, isolation_level=None)
     db.execute("PRAGMA journal_mode=WAL")
-    db.execute(f"PRAGMA synchronous={sync}")
     db.execute("CREATE TABLE m (id INTEGER PRIMARY KEY AUTOINCREMENT, queue TEXT, npri INT,"
                " msg_id BLOB, md BLOB, body BLOB)")
     db.execute("CREATE INDEX mq ON m(queue, npri, id)")
@@ -118,6 +121,14 @@ def bare_loop(path: Path, n: int, batch: int, sync: str) -> dict:
                        ((i.to_bytes(24, "big"), md, BODY)
                         for i in range(start, min(n, start + 100_000))))
         db.execute("COMMIT")
+    db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    db.close()
+
+
+def bare_loop(path: Path, n: int, batch: int, sync: str) -> dict:
+    db = sqlite3.connect(path, isolation_level=None)
+    db.execute("PRAGMA journal_mode=WAL")
+    db.execute(f"PRAGMA synchronous={sync}")
     moved = 0
     with Timer() as t:
         last = (-1, -1)
@@ -269,13 +280,7 @@ def median_ratio(ours: list[float], bare: list[float]) -> float:
 
 def one_size(work: Path, n: int, batch: int, repeat: int, np_max: int) -> dict:
     load_before = os.getloadavg()
-    template = work / f"template-{n}.sqlite"
-    template_np = work / f"template-np-{n}.sqlite"
-    with Timer() as fill:
-        if not template.exists():  # (kept between runs: delete .bench/ to rebuild)
-            build(template, n)
-    if n <= np_max and not template_np.exists():
-        build(template_np, n, persistence=0)
+    template, template_np, template_bare = templates(work, n, np_max)
     cfg = plugin_config(work)
     runs: dict[str, list[dict]] = {}
 
@@ -286,9 +291,8 @@ def one_size(work: Path, n: int, batch: int, repeat: int, np_max: int) -> dict:
     for _ in range(repeat):
         bare = work / f"bare-{n}.sqlite"
         for kind in ("bare_full",) + (("bare_normal",) if n <= np_max else ()):
+            add(kind, run_child(kind, fresh(template_bare, bare), n, batch))
             remove(bare)
-            add(kind, run_child(kind, bare, n, batch))
-        remove(bare)
         for kind in ("cli", "cli_checks"):
             home = work / "home"
             shutil.rmtree(home, ignore_errors=True)
@@ -308,7 +312,7 @@ def one_size(work: Path, n: int, batch: int, repeat: int, np_max: int) -> dict:
     full = rates["bare_full"]
     per_msg_us = {k: 1e6 / statistics.median(v) for k, v in rates.items()}
     doc = {
-        "messages": n, "fill_seconds": round(fill.seconds, 1),
+        "messages": n,
         "load_average_before": [round(x, 1) for x in load_before],
         "rates_per_s": {k: [round(x) for x in v] for k, v in rates.items()},
         "best_per_s": {k: round(v) for k, v in best.items()},
@@ -338,6 +342,49 @@ def one_size(work: Path, n: int, batch: int, repeat: int, np_max: int) -> dict:
     return doc
 
 
+def templates(work: Path, n: int, np_max: int) -> tuple[Path, Path, Path]:
+    """The queue managers (persistent, non-persistent up to ``np_max``) and the bare
+    loop's table of ``n`` messages, built once (kept for the next run: delete the folder
+    to rebuild)."""
+    template = work / f"template-{n}.sqlite"
+    template_np = work / f"template-np-{n}.sqlite"
+    template_bare = work / f"template-bare-{n}.sqlite"
+    if not template.exists():
+        build(template, n)
+    if n <= np_max and not template_np.exists():
+        build(template_np, n, persistence=0)
+    if not template_bare.exists():
+        build_bare(template_bare, n)
+    return template, template_np, template_bare
+
+
+def instructions(work: Path, batch: int, kinds: tuple[str, ...] = (
+        "bare_full", "inproc", "inproc_journal", "inproc_checks")) -> dict:
+    """Instructions per moved message of each figure, counted by valgrind's callgrind at
+    1,000 and 4,000 messages and taking the difference (start-up drops out): what each
+    costs in CPU work whatever the machine's load (waiting for the disk not included)."""
+    counts: dict[str, dict[int, int]] = {}
+    for n in (1000, 4000):
+        template, _, template_bare = templates(work, n, 0)
+        for kind in kinds:
+            target = work / f"cg-{n}.sqlite"
+            fresh(template_bare if kind.startswith("bare") else template, target)
+            p = subprocess.run(
+                ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null",
+                 sys.executable, __file__, "--child", kind, "--path", str(target),
+                 "--messages-one", str(n), "--batch", str(batch)],
+                capture_output=True, text=True, check=False)
+            if p.returncode != 0:
+                raise SystemExit(f"{kind} at {n} under callgrind failed: {p.stderr[-3000:]}")
+            remove(target)
+            Path(str(target) + ".journal").unlink(missing_ok=True)
+            collected = [line for line in p.stderr.splitlines() if "Collected" in line]
+            counts.setdefault(kind, {})[n] = int(collected[-1].split(":")[-1])
+    per = {k: (v[4000] - v[1000]) / 3000 for k, v in counts.items()}
+    return {"instructions_per_message": {k: round(v) for k, v in per.items()},
+            "ratio_in_process_by_instructions": round(per["bare_full"] / per["inproc"], 3)}
+
+
 def profile(template: Path, work: Path, batch: int, top: int = 25) -> str:
     path = fresh(template, work / "profile.sqlite")
     qm = open_embedded(path)
@@ -360,6 +407,8 @@ def main() -> None:
                     help="the non-persistent pair only up to this size")
     ap.add_argument("--dir", type=Path, default=ROOT / ".bench" / "move",
                     help="where the data goes (templates are kept for the next run)")
+    ap.add_argument("--instructions", action="store_true",
+                    help="also count instructions per moved message with valgrind")
     ap.add_argument("--profile", action="store_true",
                     help="also print a cProfile of the in-process move on stderr")
     ap.add_argument("--child", help=argparse.SUPPRESS)
@@ -373,17 +422,21 @@ def main() -> None:
     work: Path = args.dir
     work.mkdir(parents=True, exist_ok=True)
     warm_bytecode()
-    results = [one_size(work, n, args.batch, args.repeat, args.nonpersistent_max)
-               for n in sizes]
+    results = []
+    for n in sizes:  # each size on stderr as soon as it is measured
+        results.append(one_size(work, n, args.batch, args.repeat, args.nonpersistent_max))
+        print(json.dumps(results[-1]), file=sys.stderr, flush=True)
     prof = profile(work / f"template-{sizes[0]}.sqlite", work, args.batch) \
         if args.profile else None
-    rss = {k: [r["peak_rss_mb"][k] for r in results] for k in results[0]["peak_rss_mb"]}
+    counted = instructions(work, args.batch) if args.instructions else {}
+    rss = {k: [r["peak_rss_mb"][k] for r in results] for k in results[-1]["peak_rss_mb"]}
     emit("move", {
         "body_bytes": len(BODY), "commit_every": args.batch, "repeat": args.repeat,
         "cli_note": BYTECODE_NOTE, "target_ratio": 0.75,
         "sizes": results,
         # memory: the peak RSS of each figure at the largest size over the smallest
         "rss_growth": {k: round(v[-1] / v[0], 2) for k, v in rss.items()},
+        **counted,
     })
     if prof:
         print(prof, file=sys.stderr)
