@@ -4,6 +4,7 @@ start, units and end put together, torn and foreign lines reported and skipped."
 from __future__ import annotations
 
 import json
+import mmap
 import os
 import re
 import time
@@ -11,7 +12,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from mqconsole.mq import boundedjson
 
@@ -88,6 +89,28 @@ def lazy_unit(raw: bytes) -> UnitLine | None:
     return UnitLine(m.group(1).decode("ascii"), int(m.group(2)), LazyIds(raw, count), rest)
 
 
+def lines_holding(fp: BinaryIO, needle: bytes, *,
+                  numbered: bool = True) -> Iterator[tuple[int, bytes]]:
+    """``(line number, line)`` of each line of the open file ``fp`` that holds ``needle``,
+    found with ``mmap.find`` instead of reading every line (``numbered=False``: the lines
+    are not counted, the numbers are 0)."""
+    size = os.fstat(fp.fileno()).st_size
+    if not size or not needle:
+        return
+    with mmap.mmap(fp.fileno(), size, access=mmap.ACCESS_READ) as mm:
+        pos = counted = 0
+        number = 1
+        while (hit := mm.find(needle, pos)) >= 0:
+            start = mm.rfind(b"\n", 0, hit) + 1
+            end = mm.find(b"\n", hit)
+            end = size if end < 0 else end + 1
+            if numbered:
+                number += mm[counted:start].count(b"\n")
+                counted = start
+            yield (number if numbered else 0), mm[start:end]
+            pos = end
+
+
 def records(path: Path, problems: list[str], *, tail: int | None = None,
             needle: bytes | None = None, lazy: bool = False) -> Iterator[tuple[int, Any]]:
     """``(line number, parsed JSON)`` of each line of ``path``. A line that is not JSON is
@@ -105,12 +128,17 @@ def records(path: Path, problems: list[str], *, tail: int | None = None,
         problems.append(f"{path}: cannot be read ({exc.strerror or exc}), skipped")
         return
     with fp:
-        if tail is not None:
-            size = os.fstat(fp.fileno()).st_size
-            if size > tail:
-                fp.seek(size - tail - 1)
-                fp.readline()  # the rest of a line that started before the tail
-        for number, raw in enumerate(fp, 1):
+        source: Iterator[tuple[int, bytes]]
+        if needle is not None and tail is None:
+            source = lines_holding(fp, needle)  # found by bytes, not line by line
+        else:
+            if tail is not None:
+                size = os.fstat(fp.fileno()).st_size
+                if size > tail:
+                    fp.seek(size - tail - 1)
+                    fp.readline()  # the rest of a line that started before the tail
+            source = enumerate(fp, 1)
+        for number, raw in source:
             if raw.isspace() or (needle is not None and needle not in raw):
                 continue
             if lazy:

@@ -226,17 +226,18 @@ class Journal:
     def ops_mentioning(self, text: str) -> set[str]:
         """The operations (``op`` ids) with a record holding ``text`` (a MsgId or part of
         one, in hex as the journal writes it): found by bytes, no record parsed."""
+        from .reader import lines_holding
+
         needle = text.upper().encode("ascii", "replace")
         found: set[str] = set()
         for path in self.files():
             try:
                 with open(path, "rb") as fp:
-                    for raw in fp:
-                        if needle in raw:
-                            m = _OP_OF_LINE.search(raw)
-                            if m is not None:
-                                found.add(m.group(1).decode("ascii"))
-            except OSError:
+                    for _, raw in lines_holding(fp, needle, numbered=False):
+                        m = _OP_OF_LINE.search(raw)
+                        if m is not None:
+                            found.add(m.group(1).decode("ascii"))
+            except (OSError, ValueError):  # ValueError: mmap of a file that shrank
                 continue
         return found
 

@@ -101,3 +101,31 @@ def test_lazy_ids_are_parsed_when_listed():
     assert len(lazy) == 2 and list(lazy) == ["AA", "BB"]
 
 
+
+
+def test_the_lines_holding_a_text_are_found_by_bytes(tmp_path):
+    from mqconsole.ops.journal.reader import lines_holding
+
+    path = tmp_path / "j.jsonl"
+    path.write_bytes(b"one AA\ntwo\nthree AA AA\n\nfour\nfive AA")
+    with path.open("rb") as fp:
+        assert list(lines_holding(fp, b"AA")) == [
+            (1, b"one AA\n"), (3, b"three AA AA\n"), (6, b"five AA")]
+    with path.open("rb") as fp:
+        assert [n for n, _ in lines_holding(fp, b"AA", numbered=False)] == [0, 0, 0]
+    empty = tmp_path / "empty.jsonl"
+    empty.write_bytes(b"")
+    with empty.open("rb") as fp:
+        assert list(lines_holding(fp, b"AA")) == []
+
+
+def test_a_msgid_part_and_an_operation_are_found_in_the_files(tmp_path):
+    journal = Journal(tmp_path / "j.jsonl")
+    move(journal, "Q0", [ids("AB", 5)])
+    move(journal, "Q1", [ids("CD", 5), ids("EF", 5)])
+    [first, second] = journal.read(ids=False)
+    assert journal.ops_mentioning(ids("EF", 5)[3][:20]) == {second.op}
+    assert journal.ops_mentioning("ab" + "0" * 20) == {first.op}  # any case
+    assert journal.ops_mentioning("0123456789ABCDEF0123") == set()
+    whole = journal.read_operation(second.op)
+    assert whole is not None and whole.msgids == ids("CD", 5) + ids("EF", 5)
