@@ -96,13 +96,14 @@ EDIT = Key("edit", "e", "Edit", changing=True, show=False,
            help="Edit the payload and chosen MQMD fields")
 EDIT_EXTERNAL = Key("edit_external", "v", "Edit in $EDITOR", changing=True, show=False,
                     help="Edit the payload in $EDITOR")
-SAVE = Key("save", "w", "Save", show=False, help="Save the messages to a dmpmqmsg file")
+SAVE = Key("save", "w", "Save messages", show=False,
+           help="Save the messages to a dmpmqmsg file (they stay on the queue)")
 COPY_MSGID = Key("copy_msgid", "y", "Copy id", show=False,
                  help="Copy the MsgId to the clipboard (OSC 52)")
 COPY_PAYLOAD = Key("copy_payload", "Y", "Copy payload", show=False,
                    help="Copy the payload to the clipboard (OSC 52)")
-SAVE_PAYLOAD = Key("save_payload", "W", "Save payload", show=False,
-                   help="Write the payload bytes to a file (when the clipboard cannot)")
+SAVE_PAYLOAD = Key("save_payload", "W", "Save payload to a file", show=False,
+                   help="Save the payload to a file: its bytes as they are")
 LOAD_HERE = Key("load_here", "l", "Load", action="load", changing=True, show=False,
                 help="Put the messages of a dmpmqmsg file on this queue")
 

@@ -70,3 +70,38 @@ async def test_mqmd_names_come_before_numbers(make_app):
         assert rows["MsgType"] == "MQMT_DATAGRAM (8)"
         assert rows["Persistence"].endswith(("PERSISTENT (1)", "PERSISTENT (0)"))
         assert "MsgTypeName" not in rows and "PersistenceName" not in rows
+
+
+async def test_w_saves_the_payload_and_help_says_so(make_app, tmp_path):
+    """W's name in the keys (?) says it saves the payload, w's that it saves messages; W
+    asks for a file and writes the payload's bytes there."""
+    from textual.widgets import DataTable
+
+    from mqconsole.tui.screens.detail import DetailScreen
+    from mqconsole.tui.screens.misc import HelpDialog
+
+    app = make_app()
+    async with app.run_test(size=(100, 40)) as pilot:
+        await settle(app, pilot)
+        await open_queue(app, pilot, "APP.ORDERS")
+        await settle(app, pilot)
+        await pilot.press("enter")
+        await wait_for(app, pilot, lambda: isinstance(app.screen, DetailScreen))
+        payload = bytes(app.screen.view.payload)
+        await pilot.press("question_mark")
+        await wait_for(app, pilot, lambda: isinstance(app.screen, HelpDialog))
+        table = app.screen.query_one("#keys", DataTable)
+        rows = {str(table.get_row_at(i)[0]): str(table.get_row_at(i)[1])
+                for i in range(table.row_count)}
+        assert rows["W"] == "Save payload to a file" and rows["w"] == "Save messages"
+        await pilot.press("escape")
+        await pilot.press("W")
+        await wait_for(app, pilot, lambda: isinstance(app.screen, InputDialog))
+        assert "Save the payload (its bytes as they are) to:" in screen_text(app)
+        target = tmp_path / "payload.bin"
+        app.screen.query_one("#value").value = str(target)
+        await pilot.press("enter")
+        await wait_for(app, pilot, lambda: any(
+            f"Wrote {len(payload):,} bytes to {target}" in str(n.message)
+            for n in app._notifications))
+    assert target.read_bytes() == payload
