@@ -12,6 +12,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from mqconsole.ops.words import counted
+
 BLOCKS = " ▏▎▍▌▋▊▉█"
 
 
@@ -77,7 +79,8 @@ def bar(count: int, largest: int, width: int = 30) -> str:
 
 def headline(report: dict[str, Any]) -> str:
     """One line: how many messages, bytes and unparsed, as of when."""
-    text = (f"{report['messages']:,} messages, {report['bytes']:,} bytes"
+    text = (f"{counted(report['messages'], grouped=True)}, "
+            f"{counted(report['bytes'], 'byte', grouped=True)}"
             f" as of {report['as_of']}")
     if report.get("unparsed"):
         text += f"; {report['unparsed']:,} with headers that do not parse"

@@ -39,6 +39,7 @@ from mqconsole.audit.snapshot import (
     read_messages,
 )
 from mqconsole.audit.summary import DIMENSIONS, load_summary
+from mqconsole.ops.words import counted
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -128,7 +129,7 @@ def _build(spark: SparkSession, folder: SnapshotFolder, when: datetime, say: Pro
     if use_summary:
         stored = load_summary(spark, folder)
     if stored is not None:
-        say(f"counting {stored.info['rows']:,} messages from the stored aggregates")
+        say(f"counting {counted(stored.info['rows'], grouped=True)} from the stored aggregates")
         spec = ReportInput(folder=folder, as_of=when, plugins=tuple(stored.info["plugins"]))
         rollup = stored.rows
         ages = _ages_from_arrivals(spark, when)

@@ -6,6 +6,7 @@ import json
 from typing import Any
 
 from mqconsole.mq.payload import hex_dump, one_line, safe_text
+from mqconsole.ops.views import md_lines
 
 
 def _kv(pairs: dict[str, Any], indent: str = "  ") -> list[str]:
@@ -20,10 +21,12 @@ def _kv(pairs: dict[str, Any], indent: str = "  ") -> list[str]:
     return out
 
 
-def format_show_text(doc: dict[str, Any]) -> str:
-    """``mqconsole show`` without --json: MQMD, headers, then the payload (text or hex dump)."""
+def format_show_text(doc: dict[str, Any], *, hex_of: bytes | None = None,
+                     hex_note: str | None = None) -> str:
+    """``mqconsole show`` without --json: MQMD, headers, then the payload (text or hex dump;
+    ``hex_of``: a hex dump of these bytes instead, under ``hex_note``)."""
     lines = ["MQMD"]
-    lines += _kv(doc.get("md", {}))
+    lines += _kv(dict(md_lines(doc.get("md", {}))))  # names before numbers, as the console
     for h in doc.get("headers", []):
         h = dict(h)
         lines.append("")
@@ -44,7 +47,11 @@ def format_show_text(doc: dict[str, Any]) -> str:
                  f"length {p.get('length')}  kind {p.get('kind')}")
     if p.get("note"):
         lines.append(f"  ({safe_text(str(p['note']))})")
-    if p.get("text") is not None:
+    if hex_of is not None:
+        if hex_note:
+            lines.append(f"  ({hex_note})")
+        lines.append(hex_dump(hex_of, ccsid=p.get("ccsid")))
+    elif p.get("text") is not None:
         lines.append(safe_text(p["text"]))
     else:
         lines.append(hex_dump(bytes.fromhex(p.get("hex", ""))))

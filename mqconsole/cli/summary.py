@@ -11,6 +11,7 @@ import click
 
 from mqconsole.cli.output import emit_json, safe, say
 from mqconsole.ops.result import REFUSED_BY_PLUGIN
+from mqconsole.ops.words import counted
 
 if TYPE_CHECKING:
     from mqconsole.ops.operation import Summary
@@ -28,7 +29,7 @@ def _failure_groups(failures: list[Failure]) -> list[tuple[tuple, list[Failure]]
 
 def _plan_lines(summary: Summary) -> list[str]:
     r = summary.result
-    lines = [f"dry run: {len(r.plan)} of {r.selected} selected message(s) would be "
+    lines = [f"dry run: {len(r.plan)} of {counted(r.selected, 'selected message')} would be "
              f"{summary.verb}; nothing was changed"]
     would: dict[tuple, int] = defaultdict(int)
     for step in r.plan:
@@ -82,7 +83,7 @@ def _outcome_lines(summary: Summary) -> list[str]:
     src = r.source or "?"
     if r.dry_run:
         return _plan_lines(summary) + [f"warning: {w}" for w in r.warnings]
-    lines = [f"{verb} {r.done} of {r.selected} selected message(s) from {src}"]
+    lines = [f"{verb} {r.done} of {counted(r.selected, 'selected message')} from {src}"]
     width = max((len(q) for q in r.moved_to), default=0)
     for queue, n in sorted(r.moved_to.items(), key=lambda kv: (-kv[1], kv[0])):
         lines.append(f"  -> {queue.ljust(width)}  {n}")

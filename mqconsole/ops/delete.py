@@ -43,6 +43,7 @@ from mqconsole.ops.savefile import (
 )
 from mqconsole.ops.selection import Selection
 from mqconsole.ops.uowlimit import capped_batch
+from mqconsole.ops.words import agree, counted
 
 
 class _WrongMessage(MQError):
@@ -193,10 +194,12 @@ def remove_saved(qm: QueueManager, queue: str, saved: SavedLog,
     if left:
         result.skipped += left
         if result.cancelled or result.outcome_unknown:
-            result.warnings.append(f"{left} selected message(s) were not removed: they are "
-                                   f"still on {queue}")
+            result.warnings.append(f"{counted(left, 'selected message')} "
+                                   f"{agree(left, 'was', 'were')} not removed: "
+                                   f"{agree(left, 'it is', 'they are')} still on {queue}")
         else:
-            result.warnings.append(f"{left} saved message(s) were no longer on {queue} "
+            result.warnings.append(f"{counted(left, 'saved message')} "
+                                   f"{agree(left, 'was', 'were')} no longer on {queue} "
                                    "(another application took them): not removed by this "
                                    "delete")
 

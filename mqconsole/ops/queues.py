@@ -6,7 +6,7 @@ from typing import Any
 
 from mqconsole.backends.base import QueueManager
 from mqconsole.mq.errors import MQError
-from mqconsole.mq.queue import CHANGEABLE, QueueAttrs, QueueType, check_value
+from mqconsole.mq.queue import CHANGEABLE, MQSC_KEYWORDS, QueueAttrs, QueueType, check_value
 from mqconsole.mq.reasons import MQRC_UNKNOWN_OBJECT_NAME
 
 
@@ -96,6 +96,45 @@ def queue_doc(qm: QueueManager, name: str) -> dict[str, Any]:
             "last_put": st.last_put.isoformat() if st.last_put else None,
         }
     return doc
+
+
+#: ``queue_doc``'s keys as MQ operators know them (MQSC), and how a value reads there
+_LABELS: dict[str, str] = {"name": "QUEUE", "type": "TYPE", "depth": "CURDEPTH",
+                           **MQSC_KEYWORDS, "is_dead_letter_queue": "dead-letter queue",
+                           "backout_queue_for": "backout queue for"}
+_STATUS_LABELS = {"open_input_count": "IPPROCS", "open_output_count": "OPPROCS",
+                  "uncommitted_messages": "UNCOM", "oldest_message_age": "MSGAGE (s)",
+                  "last_get": "LGETDATE/LGETTIME", "last_put": "LPUTDATE/LPUTTIME"}
+_TYPES = {"local": "QLOCAL", "alias": "QALIAS", "remote": "QREMOTE", "model": "QMODEL"}
+
+
+def _mqsc_value(key: str, value: Any) -> str:
+    """A value in MQSC's words: PUT/GET ENABLED or DISABLED (never a bare True/False, and
+    never colour alone), YES/NO, QLOCAL, ..., '-' for nothing."""
+    if key in ("put_inhibited", "get_inhibited"):
+        return "DISABLED" if value else "ENABLED"
+    if key == "type":
+        return _TYPES.get(str(value), str(value).upper())
+    if key == "usage":
+        return str(value).upper()
+    if key == "default_persistence":
+        return "YES" if value else "NO"
+    if isinstance(value, bool):
+        return "YES" if value else "NO"
+    if isinstance(value, list):
+        return ", ".join(map(str, value)) or "-"
+    if value is None or value == "":
+        return "-"
+    return str(value)
+
+
+def attribute_lines(doc: dict[str, Any]) -> list[tuple[str, str]]:
+    """``queue_doc`` as (name, value) lines for a person, in MQ's names and words (BOTHRESH
+    3, PUT ENABLED, HARDENBO YES, IPPROCS 0, ...): ``queue show`` and the console's ``i``."""
+    lines = [(_LABELS.get(k, k), _mqsc_value(k, v)) for k, v in doc.items() if k != "status"]
+    for k, v in (doc.get("status") or {}).items():
+        lines.append((_STATUS_LABELS.get(k, k), _mqsc_value(k, v)))
+    return lines
 
 
 def validate_changes(changes: dict[str, Any]) -> dict[str, Any]:

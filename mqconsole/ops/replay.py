@@ -48,6 +48,7 @@ from mqconsole.model import (
 from mqconsole.model.scenario import KINDS
 from mqconsole.mq.errors import MQError
 from mqconsole.mq.queue import QueueAttrs, QueueType, Usage, is_valid_name
+from mqconsole.ops.words import counted
 
 __all__ = [
     "FailSpecError", "QueueReplay", "ReplaySetupError", "ScenarioError", "event_text",
@@ -133,8 +134,8 @@ def parse_fail(text: str, *, labels: Sequence[str] = (),
                 continue
             n = _int(value, text, "position", 1)
             if n > len(labels):
-                raise FailSpecError(f"--fail {text!r}: the queue has only {len(labels)} "
-                                    f"message(s) in the replay, not {n}")
+                raise FailSpecError(f"--fail {text!r}: the queue has only "
+                                    f"{counted(len(labels))} in the replay, not {n}")
             messages.append(labels[n - 1])
         elif key == "first":
             fields["first"] = _int(value, text, "first", 1)

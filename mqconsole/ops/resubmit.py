@@ -62,10 +62,11 @@ __all__ = ["REPORT_COA_COD", "OriginError", "backout_origins", "origin_of", "res
 REPORT_COA_COD = 0x00000700 | 0x00003800
 
 _NOTES = {
-    "report": "{n} resubmitted message(s) ask for COA/COD reports (MQMD Report): they will "
+    # filled in by ops.words.note: "1 message", "2 messages", and verbs that agree
+    "report": "{messages} {ask} for COA/COD reports (MQMD Report): resubmitted, they will "
               "generate report messages again",
-    "xmit": "{n} message(s) had a transmission header (MQXQH) under the dead-letter header: "
-            "they were unwrapped and routed to the queue manager the MQXQH names",
+    "xmit": "{messages} had a transmission header (MQXQH) under the dead-letter header, "
+            "unwrapped and routed to the queue manager the MQXQH names",
 }
 
 

@@ -55,6 +55,7 @@ from mqconsole.ops.savedlog import SavedLog
 from mqconsole.ops.selection import Selection
 from mqconsole.ops.uowlimit import capped_batch
 from mqconsole.ops.views import MessageView
+from mqconsole.ops.words import agree, counted
 
 DEFAULT_BATCH = 100
 MAX_REFUSALS_IN_A_ROW = 10  # a queue that refused this many puts in a row is given up on
@@ -527,7 +528,7 @@ def load_to_queue(qm: QueueManager, path: str | os.PathLike, queue: str, *,
                 if not settle_failed_commit(qm, exc):  # it may have committed: never re-put
                     result.outcome_unknown = True
                     result.warnings.append(
-                        f"the commit of {len(pending)} message(s) has an unknown outcome "
+                        f"the commit of {counted(len(pending))} has an unknown outcome "
                         f"({exc.reason_name}): browse {queue} before loading again")
                     unknown[0] = len(pending)
                     pending = []
@@ -603,7 +604,8 @@ def load_to_queue(qm: QueueManager, path: str | os.PathLike, queue: str, *,
             result.warnings.append(f"{queue} refused {MAX_REFUSALS_IN_A_ROW} puts in a row "
                                    f"({stopped}): the load stopped")
         if result.skipped:
-            result.warnings.append(f"{result.skipped} message(s) of the file were not put")
+            result.warnings.append(f"{counted(result.skipped)} of the file "
+                                   f"{agree(result.skipped, 'was', 'were')} not put")
     return result
 
 

@@ -89,6 +89,8 @@ from mqconsole.ops.result import (
 from mqconsole.ops.selection import Selection
 from mqconsole.ops.uowlimit import capped_batch, group_fits
 from mqconsole.ops.views import MessageView
+from mqconsole.ops.words import agree, counted
+from mqconsole.ops.words import note as fill_note
 
 __all__ = [
     "REFUSALS_BEFORE_STOP", "Route", "TransferError", "Unroutable", "dlh_changes",
@@ -248,7 +250,8 @@ def _group_problem(members: list[tuple[int, int, int]]) -> str | None:
         missing = sorted(set(range(1, n + 1)) - set(logical))
         if missing:
             shown = ", ".join(str(s) for s in missing[:5]) + (" …" if len(missing) > 5 else "")
-            return f"message(s) {shown} of its {n} are not on the queue"
+            return (f"{agree(len(missing), 'message', 'messages')} {shown} of its {n} "
+                    f"{agree(len(missing), 'is', 'are')} not on the queue")
         if max(logical) > n:
             return f"it has messages after its last one ({n})"
     for seq, segs in sorted(logical.items()):
@@ -299,8 +302,8 @@ class _Engine:
         self.put_qm = dest_qm if dest_qm is not None else qm
         self.cross = dest_qm is not None and dest_qm is not qm
         self.note_texts = {**note_texts, "coa": (
-            "{n} message(s) asked for a confirm-on-arrival report (COA): the queue manager "
-            "sent one to their ReplyToQ as they arrived")}
+            "{messages} asked for a confirm-on-arrival report (COA): the queue manager "
+            "sent one to the ReplyToQ on arrival")}  # filled in by ops.words.note
         self.done_destinations = done_destinations
         self.predict = predict
         self.only_destination = destination  # a move's or copy's one destination (None:
@@ -558,7 +561,8 @@ class _Engine:
                 continue
             why = _group_problem(s.members)
             if why is None and s.unselected:
-                why = (f"{s.unselected} of its {len(s.members)} messages are not selected "
+                why = (f"{s.unselected} of its {len(s.members)} messages "
+                       f"{agree(s.unselected, 'is', 'are')} not selected "
                        "(a group moves whole or not at all)")
             self.groups[gid] = _Group(gid, len(s.members), why)
 
@@ -786,7 +790,7 @@ class _Engine:
         shown = ", ".join(ids[:20]) + (f" and {len(ids) - 20} more" if len(ids) > 20 else "")
         self.result.warnings.append(
             f"the outcome of {what} is unknown ({e.reason_name}, {e.reason}): these "
-            f"{len(ids)} message(s) may be on {self.source} or on the destination — check "
+            f"{counted(len(ids))} may be on {self.source} or on the destination — check "
             f"both before retrying: {shown}")
         self.unit = []
         self.stopped_early = "a commit's outcome is unknown"
@@ -933,26 +937,25 @@ class _Engine:
                 self.stopped_early = f"{refused}, so it was given up"  # said once, below
                 continue
             n = self.skipped_for.get(label, 0)
-            res.warnings.append(f"{refused}; it was not tried again: {n} more message(s) "
-                                f"for it were skipped and stayed on {self.source}")
-        for note, n in self.notes.items():
-            text = self.note_texts.get(note)
+            res.warnings.append(f"{refused}; it was not tried again: "
+                                f"{counted(n, 'more message')} for it "
+                                f"{agree(n, 'was', 'were')} skipped and stayed on "
+                                f"{self.source}")
+        for key, n in self.notes.items():
+            text = self.note_texts.get(key)
             if text:
-                res.warnings.append(text.format(n=n))
+                res.warnings.append(fill_note(text, n))
         coa = sum(1 for p in res.plan if "COA" in p.get("reports", ()))
-        if coa:
-            res.warnings.append(f"{coa} message(s) ask for a confirm-on-arrival report (COA): "
-                                "putting them makes the queue manager send one to their "
-                                "ReplyToQ, as if they arrived for the first time")
-        coa = sum(1 for p in res.plan if "COA" in p.get("reports", ()))
-        if coa:
-            res.warnings.append(f"{coa} message(s) ask for a confirm-on-arrival report (COA): "
-                                "putting them makes the queue manager send one to their "
-                                "ReplyToQ, as if they arrived for the first time")
+        if coa:  # (said once: it was appended twice)
+            res.warnings.append(f"{counted(coa)} {agree(coa, 'asks', 'ask')} for a "
+                                "confirm-on-arrival report (COA): putting "
+                                f"{agree(coa, 'it', 'them')} makes the queue manager send "
+                                "one to the ReplyToQ, as if on a first arrival")
         if self.duplicates:
             ids = sorted(set(self.duplicates))
             res.warnings.append(
-                f"{len(ids)} message(s) are now on both {self.source} and the destination "
+                f"{counted(len(ids))} {agree(len(ids), 'is', 'are')} now on both {self.source} "
+                "and the destination "
                 "(the source's commit failed after the destination's): remove the copies "
                 f"you do not want: {', '.join(ids[:20])}" + (" …" if len(ids) > 20 else ""))
         if self.stopped_early:
@@ -1091,7 +1094,7 @@ def transfer(qm: QueueManager, source: str, dest: str, selection: Selection, *,
         out = Message(md, body)
         return Route(dest, label, out, changes=dlh_changes(m, out))
 
-    notes = {"no_dlh": "{n} message(s) had no dead-letter header and were "
+    notes = {"no_dlh": "{messages} had no dead-letter header and {were} "
                        + ("copied" if copy else "moved") + " unchanged (--strip-dlh)"}
     return run_engine(qm, source, selection, planner, operation="copy" if copy else "move",
                       destination=label, copy=copy, batch=batch,

@@ -46,7 +46,8 @@ from mqconsole.mq.names import (
 
 from .timefmt import add_seconds, age_seconds, iso_utc, parse_put_datetime, utcnow
 
-__all__ = ["PREVIEW_WIDTH", "MessageView", "msg_flag_names", "report_option_names"]
+__all__ = ["PREVIEW_WIDTH", "MessageView", "md_lines", "msg_flag_names",
+           "report_option_names"]
 
 PREVIEW_WIDTH = 60
 _UNSET: Any = object()
@@ -496,3 +497,36 @@ class MessageView:
         except Exception:
             pass
         return "binary" if text is None else "text"
+
+
+# MQMD fields shown by name first, the number after it: field -> the md_dict key naming it
+NAMED_FIELDS = {"Report": "ReportOptions", "MsgType": "MsgTypeName",
+                "Feedback": "FeedbackName", "Persistence": "PersistenceName",
+                "PutApplType": "PutApplTypeName", "MsgFlags": "MsgFlagNames"}
+
+
+def _md_value(v: Any) -> str:
+    if isinstance(v, bytes | bytearray):
+        return bytes(v).hex().upper()
+    if isinstance(v, list):
+        return ", ".join(str(x) for x in v) if v else "-"
+    if v is None:
+        return "-"
+    return str(v)
+
+
+def md_lines(md: dict[str, Any]) -> list[tuple[str, str]]:
+    """``md_dict`` for a person, in both faces (the console's MQMD tab, ``show``): a field
+    with a name says the name before the number (``MsgType  MQMT_DATAGRAM (8)``), and
+    the name's own line is not repeated."""
+    names = set(NAMED_FIELDS.values())
+    rows = []
+    for field, value in md.items():
+        if field in names:
+            continue
+        named = md.get(NAMED_FIELDS.get(field, ""))
+        if named not in (None, "", []) and not isinstance(value, bytes | bytearray):
+            rows.append((field, f"{_md_value(named)} ({_md_value(value)})"))
+        else:
+            rows.append((field, _md_value(value)))
+    return rows

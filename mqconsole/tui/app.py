@@ -328,22 +328,12 @@ class MQConsoleApp(App[None], inherit_bindings=False):
             return self.conns.call(lambda qm: queue_doc(qm, name))
 
         def show(doc: dict[str, Any]) -> None:
-            from mqconsole.mq.queue import MQSC_KEYWORDS
+            from mqconsole.ops.queues import attribute_lines
 
-            mqsc = {"depth": "CURDEPTH", **MQSC_KEYWORDS}  # the names MQ operators know
-            body = Text()
-            for key, value in doc.items():
-                if isinstance(value, dict):
-                    for k2, v2 in value.items():
-                        body.append(f"{key}.{k2}: ", "bold")
-                        body.append(clean(v2) + "\n")
-                    continue
-                body.append(key, "bold")
-                if key in mqsc:
-                    body.append(f" ({mqsc[key]})", "dim")
-                body.append(": ", "bold")
-                body.append(clean(value if not isinstance(value, list) else
-                                  ", ".join(map(str, value)) or "-") + "\n")
+            body = Text()  # the names and words MQ operators know, as queue show says them
+            for label, value in attribute_lines(doc):
+                body.append(f"{label}: ", "bold")
+                body.append(clean(value) + "\n")
             self.push_screen(TextDialog(Text(f"Queue {clean(name)}"), body))
 
         self.ctx.backend(read, done=show, queue=name, what="inquire queue")

@@ -70,7 +70,8 @@ def save_payload(ctx: ConsoleContext, view: Any) -> None:
         ctx.backend(write, done=lambda p: ctx.notify(f"Wrote {len(data):,} bytes to {p}"),
                     what="save payload")
 
-    ctx.app.push_screen(InputDialog("Save the payload", txt("Save the payload (its bytes as they are) to:"),
+    ctx.app.push_screen(InputDialog("Save the payload",
+                                    txt("Save the payload (its bytes as they are) to:"),
                                     value=default, validate=new_file_problem,
                                     suggester=PathSuggester()), got)
 

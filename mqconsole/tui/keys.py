@@ -120,7 +120,9 @@ DETAIL_TABS = [Key(f"tab_{n}", str(n), label, action=f"tab({n})", show=False,
                                           "Pretty", "Decoded"), 1)]
 LOAD_ALL = Key("load_all", "L", "Load all", show=False,
                help="Show all of a large payload (it opens with its first 64 KB)")
-DETAIL_KEYS = [*DETAIL_TABS, LOAD_ALL, MENU, MOVE, COPY, RESUBMIT, DELETE, EDIT,
+HEX_HEADERS = Key("hex_headers", "h", "Hex with headers", show=False,
+                  help="Show the MQ headers' bytes in the Hex tab too, or the payload's only")
+DETAIL_KEYS = [*DETAIL_TABS, LOAD_ALL, HEX_HEADERS, MENU, MOVE, COPY, RESUBMIT, DELETE, EDIT,
                EDIT_EXTERNAL, SAVE, COPY_MSGID, COPY_PAYLOAD, SAVE_PAYLOAD]
 
 # -- doctor and replay (read only: they inquire and browse) ---------------------------------

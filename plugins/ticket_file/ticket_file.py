@@ -122,7 +122,8 @@ def write_ticket(context, messages) -> ActionSummary:
         return ActionSummary(failed=len(messages), sentence=(
             f"the ticket could not be written in {folder} ({e.strerror or e})"))
     return ActionSummary(done=len(entries), sentence=(
-        f"ticket {path} written for {len(entries)} message(s) of {context.queue}"),
+        f"ticket {path} written for {len(entries)} message{'' if len(entries) == 1 else 's'} "
+        f"of {context.queue}"),
         files=[str(path)])
 
 

@@ -88,7 +88,7 @@ def test_a_selection_action_gets_the_selected_messages_and_is_journaled(tmp_path
     assert entry["operation"] == "action" and entry["details"]["action"] == "count"
     assert entry["details"]["plugin"] == "site" and entry["profile"] == "prod"
     r = act(cfg, tmp_path, "count", "APP.ORDERS", "--msgid", chosen[1])  # text summary
-    assert r.code == 0 and "handled 1 of 1 selected message(s) from APP.ORDERS" in r.err
+    assert r.code == 0 and "handled 1 of 1 selected message from APP.ORDERS" in r.err
     assert "counted 1 message(s)" in r.err
 
 

@@ -113,7 +113,7 @@ def test_save_remove_and_load_say_what_they_did(cli, tmp_path):
     path = tmp_path / "r.dmp"
     r = cli("save", "APP.ORDERS", str(path), "--limit", "3", "--all", "--remove", "--yes")
     assert r.code == 0, r.err
-    assert "saved and removed 3 of 3 selected message(s) from APP.ORDERS" in r.err
+    assert "saved and removed 3 of 3 selected messages from APP.ORDERS" in r.err
     assert f"file: {path}" in r.err
     r = cli("load", str(path), "APP.AUDIT", "--yes")
     assert r.code == 0 and "loaded 3 of 3" in r.err and "APP.AUDIT  3" in r.err

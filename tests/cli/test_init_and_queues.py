@@ -76,7 +76,15 @@ def test_queue_define_set_show(cli):
     assert doc["boqname"] == "APP.NEW.BOQ" and doc["description"] == "new one"
     assert doc["status"]["uncommitted_messages"] == 0
     text = cli("queue", "show", "APP.NEW")
-    assert text.code == 0 and "bothresh" in text.out
+    assert text.code == 0
+    # MQ's names and words (issue 15 item 14), as the console's i shows them
+    lines = {line.split("  ", 1)[0]: line.split("  ", 1)[1].strip()
+             for line in text.out.splitlines()}
+    assert lines["BOTHRESH"] == "4" and lines["BOQNAME"] == "APP.NEW.BOQ"
+    assert lines["PUT"] == "DISABLED" and lines["GET"] == "ENABLED"
+    assert lines["HARDENBO"] == "YES" and lines["MAXDEPTH"] == "50"
+    assert lines["TYPE"] == "QLOCAL" and lines["IPPROCS"] == "0"
+    assert "True" not in text.out and "False" not in text.out
 
 
 def test_queue_set_unknown_queue_is_exit_2(cli):

@@ -43,7 +43,7 @@ def test_move_json_summary_and_queues(cli):
 def test_move_human_summary(cli):
     r = cli("move", "APP.ORDERS", "APP.AUDIT", "--all", "--limit", "4", "--yes")
     assert r.code == 0 and r.out == ""
-    assert "moved 4 of 4 selected message(s) from APP.ORDERS" in r.err
+    assert "moved 4 of 4 selected messages from APP.ORDERS" in r.err
     assert "-> APP.AUDIT" in r.err
 
 
@@ -210,7 +210,7 @@ def test_exit_codes_and_summary_of_results():
 
     ok = OperationResult("move", "A", "B", moved_to={"B": 3}, selected=3, done=3)
     assert exit_code_of(ok) == 0
-    assert summary_lines(ok, "moved")[:2] == ["moved 3 of 3 selected message(s) from A",
+    assert summary_lines(ok, "moved")[:2] == ["moved 3 of 3 selected messages from A",
                                               "  -> B  3"]
     part = OperationResult("move", "A", "B", selected=3, done=1, skipped=1,
                            failed=[Failure("AB" * 24, 2, 2053)])

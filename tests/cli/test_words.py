@@ -86,3 +86,48 @@ def test_save_to_an_empty_name_says_so(cli):
         r = cli("save", "APP.INVOICES", name, "--all")
         assert r.code == 2 and r.err == "mqconsole: the file name is empty: name the file " \
             "to write\n"
+
+
+def test_one_message_is_one_message(cli):
+    """'1 message', never '1 messages' or 'message(s)' (issue 15 item 14)."""
+    assert cli("queue", "define", "ONE.SRC").code == 0
+    assert cli("queue", "define", "ONE.DST").code == 0
+    r = cli("put", "ONE.SRC", "--text", "x")
+    assert r.code == 0 and "put 1 message on ONE.SRC" in r.err
+    r = cli("move", "ONE.SRC", "ONE.DST", "--all", "--yes")
+    assert r.code == 0 and "moved 1 of 1 selected message from ONE.SRC" in r.err
+    r = cli("summary", "ONE.DST")
+    assert r.out.startswith("Queue ONE.DST: 1 message,")
+    for text in (r.out, r.err):
+        assert "1 messages" not in text and "message(s)" not in text
+
+
+def test_show_hex_all_includes_the_headers(cli):
+    """show --hex-all dumps the whole body, the dead-letter header first, and says where the
+    payload starts (the console's Hex tab with h); --hex the payload only (issue 15 item 14)."""
+    dlq = "SYSTEM.DEAD.LETTER.QUEUE"
+    msgid = cli("browse", dlq, "--limit", "1", "--json").json[0]["msgid"]
+    doc = cli("show", dlq, msgid, "--json").json
+    offset, length = doc["payload"]["offset"], doc["payload"]["length"]
+    whole = cli("show", dlq, msgid, "--hex-all")
+    assert whole.code == 0, whole.err
+    dump = whole.out.split(f"payload starts at byte {offset:,} (0x{offset:x}))\n")[1]
+    assert dump.startswith("00000000  44 4c 48 20")  # "DLH "
+    assert len(dump.strip().splitlines()) == -(-(offset + length) // 16)
+    payload = cli("show", dlq, msgid, "--hex").out.split("(the payload in hex)\n")[1]
+    assert not payload.startswith("00000000  44 4c 48 20")
+    assert len(payload.strip().splitlines()) == -(-length // 16)
+
+
+def test_show_says_mqmd_names_before_numbers(cli):
+    """show's MQMD: 'MsgType  MQMT_DATAGRAM (8)', as the console's MQMD tab (issue 15
+    item 14); --json keeps the numbers and the names apart."""
+    msgid = cli("browse", "APP.ORDERS", "--limit", "1", "--json").json[0]["msgid"]
+    text = cli("show", "APP.ORDERS", msgid).out
+    fields = {line.split()[0]: line.split(None, 1)[1] for line in
+              text.split("\n\n")[0].splitlines()[1:] if len(line.split()) > 1}
+    assert fields["MsgType"] == "MQMT_DATAGRAM (8)"
+    assert fields["Persistence"].startswith("MQPER_") and fields["Persistence"].endswith(")")
+    assert "MsgTypeName" not in fields and "PersistenceName" not in fields
+    md = cli("show", "APP.ORDERS", msgid, "--json").json["md"]
+    assert md["MsgType"] == 8 and md["MsgTypeName"] == "MQMT_DATAGRAM"

@@ -162,7 +162,7 @@ def test_strip_dlh_restores_format_encoding_ccsid(qm):
     fill(qm, SRC, dead + plain)
     r = transfer(qm, SRC, DST, ALL, strip_dlh=True)
     assert r.done == 8
-    assert any("2 message(s) had no dead-letter header" in w for w in r.warnings)
+    assert any("2 messages had no dead-letter header" in w for w in r.warnings)
     by_id = {m.md.msg_id: m for m in browse_all(qm, DST)}
     for d in dead:
         want_md, want_body = strip_dead_letter_header(d.md, d.body)

@@ -276,9 +276,12 @@ async def test_queue_info_and_a_live_refresh(make_app, qm):
         await wait_for(app, pilot, lambda: isinstance(app.screen, TextDialog))
         body = str(app.screen.body)
         # with the MQ attribute names operators know (issue 15 item 14)
-        assert "bothresh (BOTHRESH): 3" in body and "boqname (BOQNAME): APP.ORDERS.BOQ" in body
-        assert "depth (CURDEPTH): 40" in body and "max_depth (MAXDEPTH): " in body
-        assert "status.open_input_count" in body
+        assert "BOTHRESH: 3" in body and "BOQNAME: APP.ORDERS.BOQ" in body
+        assert "CURDEPTH: 40" in body and "MAXDEPTH: 5000" in body
+        # on/off in words, never True/False or colour alone
+        assert "PUT: ENABLED" in body and "GET: ENABLED" in body and "HARDENBO: " in body
+        assert "True" not in body and "False" not in body
+        assert "IPPROCS: 0" in body
         await pilot.press("escape")
         qm.get(DLQ, syncpoint=False)  # the dead-letter queue changes under our eyes
         await wait_for(app, pilot, lambda: app.ctx.dlq_depth == 239)

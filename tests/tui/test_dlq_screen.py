@@ -131,7 +131,7 @@ async def test_plan_then_run_ibms_table_on_the_demo_dlq(make_app, qm, rules_dir,
         assert all(r[4] == "0" for r in rows)  # no attempts yet
         assert "Plan of one pass over SYSTEM.DEAD.LETTER.QUEUE" in status(screen)
         text = str(screen.query_one("#d-text", Static).content)
-        assert "← rule 1: 25 message(s)" in text
+        assert "← rule 1: 25 messages" in text
         assert depth(qm, DLQ) == before and not list(Journal(tmp_path / "journal.jsonl")
                                                     .read())  # a plan changes nothing
         await pilot.press("ctrl+o")

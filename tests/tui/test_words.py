@@ -105,3 +105,80 @@ async def test_w_saves_the_payload_and_help_says_so(make_app, tmp_path):
             f"Wrote {len(payload):,} bytes to {target}" in str(n.message)
             for n in app._notifications))
     assert target.read_bytes() == payload
+
+
+async def test_one_message_is_one_message(make_app, qm):
+    """The summary panel of a queue holding one message says '1 message' (issue 15 item 14)."""
+    from mqconsole.mq.md import MQMD
+    from mqconsole.mq.message import Message
+    from mqconsole.mq.queue import QueueAttrs
+
+    qm.define_queue(QueueAttrs("ONE.Q"))
+    qm.put("ONE.Q", Message(MQMD(format="MQSTR"), b"x"), syncpoint=False)
+    app = make_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(app, pilot)
+        await open_queue(app, pilot, "ONE.Q")
+        await settle(app, pilot)
+        text = screen_text(app)
+        assert "1 message ·" in text and "1 messages" not in text
+
+
+async def test_on_and_off_read_without_colour(make_app, monkeypatch):
+    """NO_COLOR: the attribute form's switches say on and off by a mark (X or blank), not by
+    colour alone (issue 15 item 14)."""
+    from mqconsole.tui.screens.dialogs import FormDialog
+
+    monkeypatch.setenv("NO_COLOR", "1")
+    app = make_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(app, pilot)
+        from textual.widgets import DataTable
+        table = app.screen.query_one("#queues", DataTable)
+        names = [str(table.get_row_at(i)[0]).strip() for i in range(table.row_count)]
+        table.move_cursor(row=names.index("APP.ORDERS"))
+        await pilot.press("a")
+        await wait_for(app, pilot, lambda: isinstance(app.screen, FormDialog))
+
+        def mark(key: str) -> str:
+            return str(app.screen.query_one(f"#f_{key}").render()).split()[0]
+
+        assert app.screen.query_one("#f_hardenbo").value is True
+        assert mark("hardenbo").startswith("▐X▌")
+        assert "X" not in str(app.screen.query_one("#f_put_inhibited").render())[:3]
+        app.screen.query_one("#f_put_inhibited").focus()
+        await pilot.press("space")
+        await pilot.pause()
+        assert str(app.screen.query_one("#f_put_inhibited").render())[:3] == "▐X▌"
+
+
+async def test_the_hex_tab_can_include_the_headers(make_app):
+    """h: the Hex tab dumps the whole body, the dead-letter header's bytes first, and says
+    where the payload starts; h again: the payload only (issue 15 item 14)."""
+    from mqconsole.tui.screens.detail import DetailScreen
+    from mqconsole.tui.widgets.payload import PayloadView
+
+    app = make_app()
+    async with app.run_test(size=(100, 40)) as pilot:
+        await settle(app, pilot)
+        await open_queue(app, pilot, "SYSTEM.DEAD.LETTER.QUEUE")
+        await settle(app, pilot)
+        await pilot.press("enter")
+        await wait_for(app, pilot, lambda: isinstance(app.screen, DetailScreen))
+        screen = app.screen
+        view = screen.query_one("#hex-view", PayloadView)
+        offset = screen.view.payload_offset
+        assert offset > 0  # a dead-letter header
+        await pilot.press("5")
+        await pilot.pause()
+        assert not view.text.startswith("00000000  44 4c 48 20")  # the payload's bytes
+        assert f"after {offset:,} bytes of MQ headers · h: with the headers" in \
+            screen_text(app)
+        await pilot.press("h")
+        await pilot.pause()
+        assert view.text.startswith("00000000  44 4c 48 20")  # "DLH ": MQDLH's StrucId
+        assert f"the payload starts at byte {offset:,}" in screen_text(app)
+        assert len(view.text.splitlines()) == -(-len(screen.view.message.body) // 16)
+        await pilot.press("h")
+        await pilot.pause()
+        assert not view.text.startswith("00000000  44 4c 48 20")

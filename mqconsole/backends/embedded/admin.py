@@ -256,8 +256,9 @@ class Admin(Authorities):
             self._require(self._auth_records(), "chg", QUEUE, name)
             if db.execute("SELECT 1 FROM messages WHERE queue = ? LIMIT 1",
                           (name,)).fetchone():
+                depth = row["curdepth"]
                 raise MQError(MQRC_Q_NOT_EMPTY,
-                              f"queue {name!r} holds {row['curdepth']} message(s) "
+                              f"queue {name!r} holds {depth} message{'' if depth == 1 else 's'} "
                               "(uncommitted ones included): it is not deleted")
             if db.execute("SELECT 1 FROM handles WHERE queue = ? LIMIT 1",
                           (name,)).fetchone():

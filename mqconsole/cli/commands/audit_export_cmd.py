@@ -15,6 +15,7 @@ from pathlib import Path
 import click
 
 from mqconsole.cli.output import emit_json, safe, say
+from mqconsole.ops.words import counted
 
 from .audit_spark import check_choice, open_spark, spark_options
 from .common import json_option, session_of
@@ -54,7 +55,7 @@ class ProgressLines:
             self.said[key] = (p.read, p.done, now)
             where = p.queue if p.source == "queue" else p.source
             qmgr = f" ({p.qmgr})" if p.qmgr and p.source == "queue" else ""
-            say(f"{safe(where)}{safe(qmgr)}: {p.read:,} messages read"
+            say(f"{safe(where)}{safe(qmgr)}: {counted(p.read, grouped=True)} read"
                 f"{' (done)' if p.done else ''}")
 
 
@@ -109,7 +110,8 @@ def export(ctx: click.Context, out: str, patterns: str | None, files: tuple[str,
     spark = open_spark(master, remote, intro=f"exporting {len(plan.queues)} queue(s) and "
                                              f"{len(plan.files)} file(s) to {safe(out)}; ")
     summary = run_export(spark, plan, report=ProgressLines())
-    say(f"{summary.rows:,} messages in {safe(summary.out)} ({summary.seconds:.1f} s)")
+    say(f"{counted(summary.rows, grouped=True)} in {safe(summary.out)} "
+        f"({summary.seconds:.1f} s)")
     if as_json:
         emit_json(summary.to_json())
     sys.stdout.flush()

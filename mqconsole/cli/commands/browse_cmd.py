@@ -64,9 +64,15 @@ def browse(ctx: click.Context, queue: str, limit: int | None, where: str | None,
 @click.command("show")
 @click.argument("queue")
 @click.argument("msgid")
+@click.option("--hex", "hex_mode", flag_value="payload", default=None,
+              help="The payload as a hex dump, also when it is text.")
+@click.option("--hex-all", "hex_mode", flag_value="all",
+              help="A hex dump of the whole message body, MQ headers (MQDLH, MQRFH2, ...) "
+                   "included, as the console's Hex tab shows it with h.")
 @json_option
 @click.pass_context
-def show(ctx: click.Context, queue: str, msgid: str, as_json: bool) -> None:
+def show(ctx: click.Context, queue: str, msgid: str, hex_mode: str | None,
+         as_json: bool) -> None:
     """Show one message in full: every MQMD field, its headers and its payload, and what
     site decoders (plugins) make of the payload.
 
@@ -104,7 +110,15 @@ def show(ctx: click.Context, queue: str, msgid: str, as_json: bool) -> None:
         return
     from mqconsole.cli.render import format_show_text
 
-    click.echo(format_show_text(doc))
+    if hex_mode == "all":
+        offset = view.payload_offset
+        note = (f"the whole body, MQ headers included: the payload starts at byte {offset:,} "
+                f"(0x{offset:x})")
+        click.echo(format_show_text(doc, hex_of=bytes(view.message.body), hex_note=note))
+    elif hex_mode == "payload":
+        click.echo(format_show_text(doc, hex_of=view.payload, hex_note="the payload in hex"))
+    else:
+        click.echo(format_show_text(doc))
 
 
 @click.command("summary")

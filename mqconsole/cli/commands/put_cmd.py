@@ -6,6 +6,7 @@ import click
 
 from mqconsole.cli.errors import CliError
 from mqconsole.cli.output import emit_json, say
+from mqconsole.ops.words import counted
 
 from .common import json_option, parse_hex, session_of
 
@@ -86,7 +87,7 @@ def put(ctx: click.Context, queue: str, text: str | None, file: str | None, hex_
     if as_json:
         emit_json({"queue": queue, "put": len(put_ids), "msgids": put_ids})
     else:
-        say(f"put {len(put_ids)} message(s) on {queue}")
+        say(f"put {counted(len(put_ids))} on {queue}")
 
 
 COMMANDS = [put]

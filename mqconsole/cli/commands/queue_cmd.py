@@ -122,22 +122,18 @@ def set_(ctx: click.Context, name: str, dry_run: bool, yes: bool, as_json: bool,
 @json_option
 @click.pass_context
 def show(ctx: click.Context, name: str, as_json: bool) -> None:
-    """Show every attribute and the status of queue NAME."""
-    from mqconsole.ops.queues import queue_doc
+    """Show every attribute and the status of queue NAME, by their MQSC names (MAXDEPTH,
+    BOTHRESH, PUT ENABLED, ...; --json: the keys of the JSON)."""
+    from mqconsole.ops.queues import attribute_lines, queue_doc
 
     doc = queue_doc(session_of(ctx).connect(), name)
     if as_json:
         emit_json(doc)
         return
-    status = doc.pop("status", None)
-    width = max(len(k) for k in doc)
-    for key, value in doc.items():
-        if isinstance(value, list):
-            value = ", ".join(value) or "-"
-        click.echo(f"{key.ljust(width)}  {safe(value)}")
-    if status:
-        for key, value in status.items():
-            click.echo(f"{key.ljust(width)}  {safe(value if value is not None else '-')}")
+    lines = attribute_lines(doc)
+    width = max(len(label) for label, _ in lines)
+    for label, value in lines:
+        click.echo(f"{label.ljust(width)}  {safe(value)}")
 
 
 def _check_name(name: str) -> None:

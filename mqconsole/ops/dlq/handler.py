@@ -60,6 +60,7 @@ from mqconsole.mq.reasons import (
 from mqconsole.ops.result import Control, Failure, OperationResult
 from mqconsole.ops.transfer import same_message
 from mqconsole.ops.uowlimit import capped_batch
+from mqconsole.ops.words import agree, counted
 
 from .attempts import AttemptStore, Key, message_key
 from .match import Subject, applicable, resolve_target
@@ -644,7 +645,7 @@ class Handler:
                                          destination=p.label))
         result.warnings.append(
             f"the outcome of the commit is unknown ({e.reason_name}, {e.reason}): these "
-            f"{len(ids)} message(s) may be on {self.settings.queue} or on their destination "
+            f"{counted(len(ids))} may be on {self.settings.queue} or on their destination "
             f"— check both: {', '.join(ids[:20])}" + (" …" if len(ids) > 20 else ""))
         unit.clear()
         result.stopped_early = "a commit's outcome is unknown"
@@ -658,9 +659,10 @@ class Handler:
             result.failed.extend(self.failures.values())
         if report.shared_keys:
             result.warnings.append(
-                f"{report.shared_keys} message(s) share their attempt-count key (MsgId, "
-                "CorrelId, the header's put date and time, reason and destination) with "
-                "another message on the queue: such messages share one count")
+                f"{counted(report.shared_keys)} "
+                f"{agree(report.shared_keys, 'shares its', 'share their')} attempt-count key "
+                "(MsgId, CorrelId, the header's put date and time, reason and destination) "
+                "with another message on the queue: such messages share one count")
         if not report.durable:
             result.warnings.append("attempt counts were kept in memory only: a restart "
                                    "starts them again")

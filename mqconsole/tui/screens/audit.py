@@ -28,6 +28,7 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import DataTable, Footer, Input, Label, ProgressBar, Static
 
+from mqconsole.ops.words import counted
 from mqconsole.tui import keys as K
 from mqconsole.tui.context import ConsoleContext
 from mqconsole.tui.requests import OpenQueue
@@ -241,14 +242,14 @@ class AuditScreen(ConsoleScreen):
                 self._from_worker(self._progress, read, total, f"read {read:,}: {per_queue}")
 
             summary = run_export(spark, plan, report=progress, cancel=cancel)
-            self._from_worker(self._status, f"exported {summary.rows:,} messages; "
+            self._from_worker(self._status, f"exported {counted(summary.rows, grouped=True)}; "
                                             "counting…")
             report = build_report(spark, folder, as_of=self.ctx.settings.now())
         except BaseException as e:
             self._from_worker(self._end, None, e)
             return
         self._from_worker(self._end, report, None,
-                          f"{summary.rows:,} messages exported to {clean(folder)}")
+                          f"{counted(summary.rows, grouped=True)} exported to {clean(folder)}")
 
     def _progress(self, done: int, total: int | None, text: str) -> None:
         self.query_one("#progress", ProgressBar).update(total=total, progress=done)

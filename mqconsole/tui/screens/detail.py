@@ -18,7 +18,7 @@ from textual.widgets import DataTable, Footer, Static, TabbedContent, TabPane
 from mqconsole.mq import boundedjson
 from mqconsole.mq.payload import hex_dump
 from mqconsole.ops.timefmt import format_age
-from mqconsole.ops.views import MessageView, msg_flag_names
+from mqconsole.ops.views import MessageView, md_lines, msg_flag_names
 from mqconsole.tui import clipboard
 from mqconsole.tui import keys as K
 from mqconsole.tui.context import ConsoleContext
@@ -47,26 +47,9 @@ def _value(v: Any) -> str:
     return str(v)
 
 
-# MQMD fields shown by name first, the number after it: field -> the md_dict key naming it
-NAMED_FIELDS = {"Report": "ReportOptions", "MsgType": "MsgTypeName",
-                "Feedback": "FeedbackName", "Persistence": "PersistenceName",
-                "PutApplType": "PutApplTypeName", "MsgFlags": "MsgFlagNames"}
-
-
 def mqmd_rows(md: dict[str, Any]) -> list[tuple[str, str]]:
-    """The MQMD tab's rows: a field with a name says the name before the number
-    (``MsgType  DATAGRAM (8)``), and the name's own row is not repeated."""
-    names = set(NAMED_FIELDS.values())
-    rows = []
-    for field, value in md.items():
-        if field in names:
-            continue
-        named = md.get(NAMED_FIELDS.get(field, ""))
-        if named not in (None, "", []) and not isinstance(value, bytes | bytearray):
-            rows.append((field, f"{_value(named)} ({_value(value)})"))
-        else:
-            rows.append((field, _value(value)))
-    return rows
+    """The MQMD tab's rows (``ops.views.md_lines``: names before numbers)."""
+    return md_lines(md)
 
 
 def summary_rows(view: MessageView) -> list[tuple[str, str]]:
@@ -195,6 +178,8 @@ class DetailScreen(ConsoleScreen):
         self.view = view
         self.large = False  # over PREVIEW: shown in part until L
         self._loading_all = False
+        self._all_shown = False
+        self.hex_headers = False  # h: the Hex tab dumps the whole body, MQ headers included
 
     def compose(self) -> ComposeResult:
         v = self.view
@@ -275,15 +260,14 @@ class DetailScreen(ConsoleScreen):
         body, kind = pretty(v)
         out: dict[str, Any] = {"note": self._text_note(), "kind": kind}
         if not self.large:
-            dump = hex_dump(payload, ccsid=v.payload_ccsid)
+            dump = hex_dump(self._hex_source(), ccsid=v.payload_ccsid)
             out.update(text=clean_block(text or ""), hex=dump, pretty=clean_block(body))
             return out
         more = " · L loads all of it"
         size = f"{len(payload):,} bytes"
         out.update(text=clean_block((text or "")[:PREVIEW]),
-                   hex=hex_dump(payload[:PREVIEW], ccsid=v.payload_ccsid),
-                   pretty=clean_block(body[:PREVIEW]),
-                   hex_note=f"The first {PREVIEW // 1024} KB of {size}{more}")
+                   hex=hex_dump(self._hex_source()[:PREVIEW], ccsid=v.payload_ccsid),
+                   pretty=clean_block(body[:PREVIEW]))
         if text is not None and len(text) > PREVIEW:
             out["note"] += f"\nThe first {PREVIEW // 1024} K characters of {size}{more}"
         if len(body) > PREVIEW:
@@ -299,12 +283,54 @@ class DetailScreen(ConsoleScreen):
         self.query_one("#text-view", PayloadView).set_payload(p["text"])
         self.query_one("#hex-view", PayloadView).set_payload(p["hex"])
         self.query_one("#pretty-view", PayloadView).set_payload(p["pretty"], p["kind"])
-        for pane in ("hex", "pretty"):
-            note = p.get(f"{pane}_note")
-            widget = self.query_one(f"#{pane}-note", Static)
-            widget.display = note is not None
-            if note is not None:
-                widget.update(txt(note))
+        note = p.get("pretty_note")
+        widget = self.query_one("#pretty-note", Static)
+        widget.display = note is not None
+        if note is not None:
+            widget.update(txt(note))
+        self._hex_note()
+
+    # -- the Hex tab: the payload, or (h) the whole body with the MQ headers -----------------
+    def _hex_source(self) -> bytes:
+        v = self.view
+        return bytes(v.message.body) if self.hex_headers else v.payload
+
+    def _hex_note(self) -> None:
+        v = self.view
+        offset = v.payload_offset if self.hex_headers else 0
+        parts = []
+        if self.hex_headers:
+            parts.append(f"With the MQ headers: the payload starts at byte {offset:,} "
+                         f"(0x{offset:x}) · h: the payload only")
+        elif v.payload_offset:
+            parts.append(f"The payload only, after {v.payload_offset:,} bytes of MQ headers "
+                         "· h: with the headers")
+        size = len(self._hex_source())
+        if self._all_shown:
+            parts.append(f"All {size:,} bytes")
+        elif self.large:
+            parts.append(f"The first {PREVIEW // 1024} KB of {size:,} bytes · L loads all "
+                         "of it")
+        widget = self.query_one("#hex-note", Static)
+        widget.display = bool(parts)
+        widget.update(txt("\n".join(parts)) if len(parts) < 2
+                      else Text(clean_block("\n".join(parts))))
+
+    def action_hex_headers(self) -> None:
+        """Show the MQ headers' bytes in the Hex tab, or the payload's only."""
+        self.hex_headers = not self.hex_headers
+        v = self.view
+        data = self._hex_source()
+        if self._all_shown:
+            self.query_one("#hex-all", LazyLines).show(
+                -(-len(data) // HEX_WIDTH), lambda i: hex_line(data, i, v.payload_ccsid),
+                width=78)
+        else:
+            shown = data if not self.large else data[:PREVIEW]
+            self.query_one("#hex-view", PayloadView).set_payload(
+                hex_dump(shown, ccsid=v.payload_ccsid))
+        self._hex_note()
+        self.action_tab(TABS.index("hex") + 1)
 
     def action_load_all(self) -> None:
         """Every line of the payload (text, hex, pretty), laid out in a worker and drawn as
@@ -332,10 +358,11 @@ class DetailScreen(ConsoleScreen):
         v = self.view
         payload = v.payload
         ccsid = v.payload_ccsid
-        rows = -(-len(payload) // HEX_WIDTH)
+        data = self._hex_source()
+        rows = -(-len(data) // HEX_WIDTH)
         shown = {"text": (len(lines["text"]), lines["text"].__getitem__),
                  "pretty": (len(lines["pretty"]), lines["pretty"].__getitem__),
-                 "hex": (rows, lambda i: hex_line(payload, i, ccsid))}
+                 "hex": (rows, lambda i: hex_line(data, i, ccsid))}
         for pane, (count, line) in shown.items():
             if pane == "text" and v.text is None:
                 continue
@@ -345,12 +372,12 @@ class DetailScreen(ConsoleScreen):
             view.show(count, line, width=78 if pane == "hex" else WRAP)
             if self.query_one(TabbedContent).active == pane:
                 view.focus()
+        self._all_shown = True
+        self._hex_note()
         notes = {"text": self.query_one("#text-note", Static),
-                 "hex": self.query_one("#hex-note", Static),
                  "pretty": self.query_one("#pretty-note", Static)}
         if v.text is not None:
             notes["text"].update(txt(f"{self._text_note()} · all {len(payload):,} bytes"))
-        notes["hex"].update(txt(f"All {len(payload):,} bytes"))
         if notes["pretty"].display:
             notes["pretty"].update(txt(f"All {len(lines['pretty']):,} lines"))
         self.ctx.notify("The whole payload is shown.")

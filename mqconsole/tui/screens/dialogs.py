@@ -26,6 +26,17 @@ def said_cancelled(dialog: ModalScreen) -> None:
                       markup=False, timeout=4)
 
 
+class Tick(Checkbox):
+    """A checkbox whose state is a mark, not a colour: ``X`` when on, blank when off
+    (Textual's draws an X either way and tells them apart by colour, which NO_COLOR and
+    monochrome terminals lose)."""
+
+    @property
+    def _button(self):  # type: ignore[override]  (ToggleButton's, with the mark chosen)
+        self.BUTTON_INNER = "X" if self.value else " "
+        return super()._button
+
+
 class Dialog(ModalScreen):
     """A modal dialog; its styles are in ``tui/styles/dialogs.tcss``."""
 
@@ -231,7 +242,7 @@ class FormDialog(Dialog):
             yield from self.heading(self.note)
             for f in self.fields:
                 if f.kind == "bool":
-                    yield Checkbox(Text(f.label), bool(f.value), id=f"f_{f.key}")
+                    yield Tick(Text(f.label), bool(f.value), id=f"f_{f.key}")
                 else:
                     yield Label(Text(f.label))
                     suggester = (SuggestFromList(list(f.suggestions), case_sensitive=False)

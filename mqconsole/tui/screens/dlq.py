@@ -29,6 +29,7 @@ from textual.containers import Horizontal, ScrollableContainer
 from textual.suggester import SuggestFromList
 from textual.widgets import DataTable, Footer, Input, Label, Static
 
+from mqconsole.ops.words import counted
 from mqconsole.tui import keys as K
 from mqconsole.tui.context import ConsoleContext
 from mqconsole.tui.requests import QueueChanged, QueuesChanged
@@ -263,7 +264,7 @@ class DlqHandlerScreen(ConsoleScreen):
             for rule in self.table.rules:
                 c = by_rule.get(rule.number, {})
                 if summary.dry_run:
-                    notes[rule.line] = f"rule {rule.number}: {c.get('matched', 0)} message(s)"
+                    notes[rule.line] = f"rule {rule.number}: {counted(c.get('matched', 0))}"
                 else:
                     notes[rule.line] = (f"rule {rule.number}: matched {c.get('matched', 0)}, "
                                         f"done {c.get('done', 0)}, failed {c.get('failed', 0)}")

@@ -21,6 +21,7 @@ from mqconsole.ops.browse import page_reader, selector
 from mqconsole.ops.summary import add_queue_counts, format_bytes
 from mqconsole.ops.timefmt import format_age
 from mqconsole.ops.where import WhereError, compile_where
+from mqconsole.ops.words import counted
 from mqconsole.tui import clipboard
 from mqconsole.tui import keys as K
 from mqconsole.tui.browsing import BrowseModel, Cancelled
@@ -63,7 +64,7 @@ def summary_text(model: BrowseModel | PagedModel, width: int, depth_now: int | N
         else:
             out.append("The queue is empty." if model.done else "reading…")
         return out
-    out.append(f"{total:,} messages", "bold")
+    out.append(counted(total, grouped=True), "bold")
     out.append(f" · {format_bytes(s['total_bytes'])}")
     if s["oldest"]:
         out.append(f" · oldest {format_age(s['oldest'].get('age_seconds'))}")

@@ -24,6 +24,7 @@ from textual.binding import Binding
 from textual.containers import Vertical
 from textual.widgets import Label, ProgressBar
 
+from mqconsole.ops.words import counted
 from mqconsole.tui.screens.dialogs import Dialog
 
 if TYPE_CHECKING:
@@ -109,7 +110,8 @@ class OperationDialog(Dialog):
         bar = self.query_one(ProgressBar)
         if total:
             bar.update(total=total, progress=done)
-        text = f"{done:,} of {total:,} messages" if total else f"{done:,} messages"
+        text = (f"{done:,} of {counted(total, grouped=True)}" if total
+                else counted(done, grouped=True))
         if self.stopping:
             text += f" — stopping {self.stops}"
         self.query_one("#status", Label).update(Text(text))

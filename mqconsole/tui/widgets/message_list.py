@@ -25,6 +25,7 @@ from mqconsole.mq.names import reason_name
 from mqconsole.ops.selection import Mark
 from mqconsole.ops.summary import format_bytes
 from mqconsole.ops.timefmt import format_age
+from mqconsole.ops.words import counted
 from mqconsole.tui.browsing import BrowseModel, Row
 from mqconsole.tui.paging import PagedModel
 from mqconsole.tui.safe import clean, fit
@@ -246,7 +247,7 @@ class MessageList(ScrollView, can_focus=True):
         if not model.has_row(i):
             label = "  ··· reading ···" if not model.done or i < model.count else ""
             if i == model.count and model.where is not None and not model.done:
-                label = f"  ··· filtering: {model.scanned:,} messages read ···"
+                label = f"  ··· filtering: {counted(model.scanned, grouped=True)} read ···"
             if i != self.cursor:
                 style = style + self.get_component_rich_style("message-list--placeholder")
             return Strip([Segment(fit(label, width).ljust(width), style)], width)

@@ -49,7 +49,7 @@ def test_a_ticket_is_a_new_private_json_file_with_encoded_payloads(run_ticket, t
     [file] = summary.files
     path = Path(file)
     assert (summary.done, summary.failed) == (2, 0)
-    assert summary.sentence == f"ticket {path} written for 2 message(s) of DEV/DLQ"
+    assert summary.sentence == f"ticket {path} written for 2 messages of DEV/DLQ"
     assert path.parent == tmp_path and path.name.startswith("ticket-DEV_DLQ-")
     assert stat.S_IMODE(path.stat().st_mode) == 0o600
     text = path.read_text()

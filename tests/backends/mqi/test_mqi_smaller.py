@@ -38,7 +38,7 @@ def test_a_plan_says_which_messages_ask_for_coa(qmgr, qm) -> None:
     assert [p.get("reports") for p in plan.plan] == [["COA"], None]
     assert any("confirm-on-arrival" in w for w in plan.warnings)
     done = transfer(qm, src, dst, Selection.build(all_=True))
-    assert done.done == 2 and any("1 message(s) asked for a confirm-on-arrival" in w
+    assert done.done == 2 and any("1 message asked for a confirm-on-arrival" in w
                                   for w in done.warnings)
 
 
