@@ -238,33 +238,40 @@ class MessagesScreen(ConsoleScreen):
             lst.rows_changed()
             self._update_status()
 
-        def how() -> tuple[Any, Any]:
-            """On the browse connection: read pages at positions (a queue too deep to read
-            whole at once), or select what may match, or browse."""
+        cancel = self._cancel
+
+        def how() -> PagedModel | None:
+            """On the browse connection, before the first rows are read: a queue too deep
+            to read whole at once, on a backend that reads pages at positions, becomes a
+            ``PagedModel`` (its first page read here); a filter on facts is selected by the
+            backend (its first screen read here); else the reader browses forward."""
             conn = open_conn()
             if where is not None:
-                return None, selector(conn, queue, where)
+                select = selector(conn, queue, where)
+                if select is not None:
+                    model.use_select(select, lambda: self._count_of(conn))
+                    model.read_until(first, cancel=cancel)
+                return None
             read = page_reader(conn, queue)
             if read is None:
-                return None, None
-            page = read(1, 0)  # the count, as a browse meets it
-            return (read if page is not None and page.total > AUTO_READ else None), None
+                return None
+            paged = PagedModel(read, queue, now=model.now, page_size=model.page_size,
+                               local_qmgr=ctx.qmgr_name)
+            paged.load([0])  # the count, as a browse meets it, and the first rows
+            return paged if paged.count > AUTO_READ else None
 
-        def opened(ways: tuple[Any, Any]) -> None:
+        def opened(paged: PagedModel | None) -> None:
             if gen != self._generation or not self.is_attached:
+                if paged is not None:
+                    paged.close()
                 return
             self._reading = False
-            read_page, select = ways
-            if read_page is not None:
-                paged = PagedModel(read_page, queue, now=model.now, page_size=model.page_size,
-                                   local_qmgr=ctx.qmgr_name)
+            if paged is not None:
                 paged.depth_hint = model.depth_hint
                 self.model = paged
                 lst.set_model(paged)
                 if self.depth is not None and self.depth <= AUTO_COUNT:
                     self._count_facts()
-            elif select is not None:
-                model.use_select(select, lambda: self._count_of(open_conn()))
             self._rows_arrived(gen)
             self._ensure_reader()
 
@@ -275,7 +282,8 @@ class MessagesScreen(ConsoleScreen):
                 self._rows_arrived(gen)
 
         ctx.backend(depth, done=got_depth, queue=queue, what="inquire queue")
-        ctx.backend(how, done=opened, failed=not_opened, queue=queue, what="browse")
+        ctx.backend(how, done=opened, failed=not_opened, queue=queue, what="browse",
+                    quiet=(Cancelled,))
 
     def _count_of(self, conn: Any) -> int | None:
         """How many messages a browse of the queue meets now (a selection's "of M")."""
@@ -499,8 +507,10 @@ class MessagesScreen(ConsoleScreen):
     def action_mark(self) -> None:
         lst = self.query_one(MessageList)
         if not lst.toggle_mark(lst.cursor):
-            self.app.notify("Every message is marked; there are too many to unmark one by one: "
-                            "U clears the marks.", markup=False, severity="warning")
+            why = ("not all of them are read" if isinstance(self.model, PagedModel)
+                   else "there are too many")
+            self.app.notify(f"Every message is marked; {why} to unmark one by one: U clears "
+                            "the marks.", markup=False, severity="warning")
             return
         lst.action_cursor(1)
         self._update_status()

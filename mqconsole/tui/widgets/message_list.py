@@ -170,12 +170,14 @@ class MessageList(ScrollView, can_focus=True):
         self.all_marked = False
         self._asked = 0
         self._asked_pages: list[int] = []
+        self._follow_end = False  # End on a list still reading: the cursor stays on its last row
 
     # -- data --------------------------------------------------------------------------------
     def set_model(self, model: BrowseModel | PagedModel | None) -> None:
         self.model = model
         self._asked = 0
         self._asked_pages = []
+        self._follow_end = False
         self.cursor = 0
         self.scroll_to(y=0, animate=False, immediate=True)
         self.rows_changed()
@@ -186,8 +188,10 @@ class MessageList(ScrollView, can_focus=True):
         if not self.model or not (self.model.done or self.model.stopped):
             rows = max(rows, self.model.count + 1 if self.model else 0)
         self.virtual_size = Size(self.size.width, rows)
-        if self.model is not None and self.cursor >= rows > 0:
+        if self.model is not None and (self.cursor >= rows > 0 or (self._follow_end and rows)):
             self.cursor = rows - 1
+        if self.model is None or self.model.done or self.model.stopped:
+            self._follow_end = False
         self.refresh()
         self._check_needed()
 
@@ -321,19 +325,23 @@ class MessageList(ScrollView, can_focus=True):
         return max(1, self.virtual_size.height)
 
     def action_cursor(self, delta: int) -> None:
+        self._follow_end = False
         self.cursor = max(0, min(self._rows() - 1, self.cursor + delta))
 
     def action_page(self, delta: int) -> None:
+        self._follow_end = False
         height = max(1, self.scrollable_content_region.height - 1)
         self.cursor = max(0, min(self._rows() - 1, self.cursor + delta * height))
 
     def action_first(self) -> None:
+        self._follow_end = False
         self.cursor = 0
 
     def action_last(self) -> None:
         model = self.model
         if model is not None and not model.done:
             model.stopped = False  # End reads on after a stopped read
+            self._follow_end = True
             self.post_message(self.NeedRows(None))
             self.rows_changed()
         self.cursor = self._rows() - 1
@@ -343,6 +351,7 @@ class MessageList(ScrollView, can_focus=True):
         if 0 <= row < self._rows():
             if row == self.cursor and event.chain >= 2:
                 self.post_message(self.Opened(row))
+            self._follow_end = False
             self.cursor = row
 
 

@@ -1,0 +1,285 @@
+"""The console's End, PageDown and a filter's first screen on a deep dead-letter queue,
+each beside a bare loop doing the least the key needs; memory flat from 100k to 1M.
+
+The queue is bench_dlq_scale.py's (``data_file``: N messages of 1 KiB with a dead-letter
+header, four reasons, eight destinations), N = 100,000 and 1,000,000 (``--sizes``). Each
+size runs in a fresh process of its own (its peak RSS its own), which drives the console
+through a Textual pilot at 120x40 on the same code path an operator's keys take:
+
+* ``open_s``: from ``enter`` on the queue in the queue list to its first rows on screen;
+* ``end_s``: from ``End`` to the last screenful's rows drawn (the cursor on the last
+  message, its position the queue's count);
+* ``pagedown_s``: ``PageDown`` from the top, ten times, each until the new screenful's
+  rows are drawn: the median and the slowest (``pagedown_max_s``);
+* ``filter_first_screen_s``: from ``enter`` on ``/`` + a ``--where`` expression to a screen
+  of matches drawn, for ``reason = Q_FULL`` (a quarter matches) and ``dest_q = APP.QUEUE.4``
+  (an eighth);
+* ``model_*``: the same reads without Textual (the page model and the selection the screen
+  uses, called directly), the part the bare loops compare with.
+
+The bare loops, in the same process: ``bare_end_s`` reads the last screenful's MDs and
+bodies from the SQLite table (``ORDER BY npri DESC, id DESC LIMIT 38``) and parses each
+MQMD and dead-letter header (struct); ``bare_pagedown_s`` the same for the next screenful by
+key; ``bare_filter_s`` reads rows in queue order, parses the reason, until a screenful
+matches. ``ratio_*`` = bare / ours (goal >= 0.5); the goal of issue 16 for the console is
+also each key's answer within 0.5 s.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import resource
+import sqlite3
+import statistics
+import struct
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from _common import emit, warm_bytecode
+from bench_dlq_scale import DLQ, data_file
+
+ROWS = 38  # a screenful of rows at 120x40
+FILTERS = ("reason = Q_FULL", "dest_q = APP.QUEUE.4")
+MD = struct.Struct("<4s7i8s2i24s24si48s48s12s32s32si28s8s8s4s")  # MQMD version 1
+_BE, _LE = struct.Struct(">i"), struct.Struct("<i")
+
+
+# -- bare loops ----------------------------------------------------------------------------
+
+def _parse(md: bytes, body: bytes) -> tuple:
+    """What a row of the list shows: the MQMD's fields, the header's reason and destination."""
+    fields = MD.unpack_from(md, 0)
+    reason = dest = None
+    if md[32:40] == b"MQDEAD  " and body[:4] == b"DLH ":
+        s = _BE if md[24] == 0 and md[27] & 0x0F == 1 else _LE
+        reason = s.unpack_from(body, 8)[0]
+        dest = body[12:60].decode("latin-1").strip(" \x00")
+    return fields[11], fields[-3], fields[-2], len(body), reason, dest
+
+
+def bare_end(db: sqlite3.Connection) -> float:
+    t0 = time.perf_counter()
+    rows = db.execute("SELECT md, body FROM messages WHERE queue = ? AND put_by IS NULL AND "
+                      "got_by IS NULL ORDER BY npri DESC, id DESC LIMIT ?",
+                      (DLQ, ROWS)).fetchall()
+    out = [_parse(md, body) for md, body in reversed(rows)]
+    seconds = time.perf_counter() - t0
+    assert len(out) == ROWS
+    return seconds
+
+
+def bare_pagedown(db: sqlite3.Connection, after: tuple[int, int]) -> tuple[float, tuple]:
+    t0 = time.perf_counter()
+    rows = db.execute("SELECT npri, id, md, body FROM messages WHERE queue = ? AND "
+                      "put_by IS NULL AND got_by IS NULL AND (npri, id) > (?, ?) "
+                      "ORDER BY npri, id LIMIT ?", (DLQ, *after, ROWS)).fetchall()
+    out = [_parse(r[2], r[3]) for r in rows]
+    seconds = time.perf_counter() - t0
+    assert len(out) == ROWS
+    return seconds, (rows[-1][0], rows[-1][1])
+
+
+def bare_filter(db: sqlite3.Connection, reason: int | None, dest: str | None) -> float:
+    t0 = time.perf_counter()
+    found = []
+    for md, body in db.execute("SELECT md, body FROM messages WHERE queue = ? AND put_by "
+                               "IS NULL AND got_by IS NULL ORDER BY npri, id", (DLQ,)):
+        row = _parse(md, body)
+        if (reason is None or row[4] == reason) and (dest is None or row[5] == dest):
+            found.append(row)
+            if len(found) == ROWS:
+                break
+    return time.perf_counter() - t0
+
+
+def bare(path: str) -> dict:
+    db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    end = min(bare_end(db) for _ in range(3))
+    after, downs = (-1, 0), []
+    for _ in range(10):
+        s, after = bare_pagedown(db, after)
+        downs.append(s)
+    filters = {FILTERS[0]: min(bare_filter(db, 2053, None) for _ in range(3)),
+               FILTERS[1]: min(bare_filter(db, None, "APP.QUEUE.4") for _ in range(3))}
+    db.close()
+    return {"bare_end_s": end, "bare_pagedown_s": statistics.median(downs),
+            "bare_filter_s": filters}
+
+
+# -- the console ---------------------------------------------------------------------------
+
+async def _until(pilot, condition, timeout: float = 120.0) -> None:
+    end = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > end:
+            raise TimeoutError("the console did not answer")
+        await asyncio.sleep(0.002)
+    await pilot.pause()  # drawn
+
+
+async def console(path: str) -> dict:
+    from textual.widgets import DataTable
+
+    from mqconsole.backends.open import open_embedded
+    from mqconsole.tui.app import MQConsoleApp
+    from mqconsole.tui.context import ProfileInfo, Settings
+    from mqconsole.tui.widgets.filter_bar import FilterBar
+    from mqconsole.tui.widgets.message_list import MessageList
+
+    tmp = Path(tempfile.mkdtemp(prefix="bench-console-"))
+    app = MQConsoleApp(lambda: open_embedded(path), profile=ProfileInfo("bench", read_only=True),
+                       settings=Settings(refresh_seconds=0, journal_path=tmp / "j.jsonl",
+                                         backup_dir=tmp / "b", save_dir=tmp))
+    out: dict = {}
+    async with app.run_test(size=(120, 40)) as pilot:
+        await _until(pilot, lambda: app.screen.query("#queues")
+                     and app.screen.query_one("#queues", DataTable).row_count > 0)
+        table = app.screen.query_one("#queues", DataTable)
+        names = [str(table.get_row_at(i)[0]).strip() for i in range(table.row_count)]
+        table.move_cursor(row=names.index(DLQ))
+        t0 = time.perf_counter()
+        await pilot.press("enter")
+        await _until(pilot, lambda: getattr(app.screen, "queue", None) == DLQ
+                     and app.screen.model is not None and app.screen.model.has_row(0)
+                     and app.screen.model.count > ROWS)
+        out["open_s"] = time.perf_counter() - t0
+        screen = app.screen
+        lst = screen.query_one(MessageList)
+        out["kind"] = type(screen.model).__name__
+        out["count"] = screen.model.count
+
+        t0 = time.perf_counter()
+        await pilot.press("end")
+        model = screen.model
+        await _until(pilot, lambda: lst.cursor == model.count - 1
+                     and all(model.has_row(model.count - 1 - k) for k in range(ROWS)))
+        out["end_s"] = time.perf_counter() - t0
+        out["end_row_position"] = model.row(model.count - 1).position
+
+        await pilot.press("home")
+        await _until(pilot, lambda: lst.cursor == 0)
+        downs = []
+        for _ in range(10):
+            before = lst.cursor
+            t0 = time.perf_counter()
+            await pilot.press("pagedown")
+            await _until(pilot, lambda b=before: lst.cursor > b and all(
+                model.has_row(i) for i in range(lst.scroll_offset.y,
+                                                lst.scroll_offset.y + ROWS)))
+            downs.append(time.perf_counter() - t0)
+        out["pagedown_s"] = statistics.median(downs)
+        out["pagedown_max_s"] = max(downs)
+
+        out["filter_first_screen_s"] = {}
+        for text in FILTERS:
+            await pilot.press("slash")
+            await pilot.pause()
+            bar = screen.query_one(FilterBar)
+            screen.query_one("#filter-input").value = text
+            t0 = time.perf_counter()
+            await pilot.press("enter")
+            await _until(pilot, lambda t=text: screen.model is not None
+                         and screen.model.where_text == t
+                         and (screen.model.count >= ROWS or screen.model.done))
+            out["filter_first_screen_s"][text] = time.perf_counter() - t0
+            assert bar is not None
+        await pilot.press("slash")
+        screen.query_one("#filter-input").value = ""
+        await pilot.press("enter")
+        await pilot.pause()
+    app.conns.close()
+    return out
+
+
+def model_reads(path: str) -> dict:
+    """The reads the screen makes for each key, called directly (no Textual)."""
+    from mqconsole.backends.open import open_embedded
+    from mqconsole.ops.browse import page_reader, selector
+    from mqconsole.ops.where import compile_where
+    from mqconsole.tui.browsing import BrowseModel
+    from mqconsole.tui.paging import PagedModel
+
+    qm = open_embedded(path)
+    read = page_reader(qm, DLQ)
+    assert read is not None
+    out: dict = {}
+    model = PagedModel(read, DLQ, page_size=200)
+    model.load([0])
+    last = (model.count - 1) // model.page_size
+    t0 = time.perf_counter()
+    model.load(model.missing(model.count - ROWS, model.count))
+    out["model_end_s"] = time.perf_counter() - t0
+    assert last in model._pages
+    t0 = time.perf_counter()
+    model.load([1])
+    out["model_next_page_s"] = time.perf_counter() - t0
+    out["model_filter_s"] = {}
+    for text in FILTERS:
+        where = compile_where(text)
+        m = BrowseModel(lambda: qm.browse(DLQ), DLQ, where=where, where_text=text,
+                        select=selector(qm, DLQ, where))
+        t0 = time.perf_counter()
+        m.read_until(ROWS)
+        out["model_filter_s"][text] = time.perf_counter() - t0
+    qm.close()
+    return out
+
+
+def child(path: str) -> None:
+    out = asyncio.run(console(path))
+    out.update(model_reads(path))
+    out.update(bare(path))
+    out["peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(json.dumps(out))
+
+
+def ratios(row: dict) -> dict:
+    r = {"end": row["bare_end_s"] / row["end_s"],
+         "end_model": row["bare_end_s"] / row["model_end_s"],
+         "pagedown": row["bare_pagedown_s"] / row["pagedown_s"],
+         "pagedown_model": row["bare_pagedown_s"] / row["model_next_page_s"]}
+    for text in FILTERS:
+        r[f"filter {text}"] = row["bare_filter_s"][text] / row["filter_first_screen_s"][text]
+        r[f"filter {text} model"] = row["bare_filter_s"][text] / row["model_filter_s"][text]
+    return r
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--sizes", default="100000,1000000")
+    parser.add_argument("--child")
+    args = parser.parse_args()
+    if args.child:
+        child(args.child)
+        return
+    warm_bytecode()
+    from mqconsole.backends.open import open_embedded
+
+    sizes = [int(s) for s in args.sizes.split(",")]
+    figures: dict = {"messages_of": "1 KiB, dead-letter header, persistence 0",
+                     "screen": "120x40", "load_average": os.getloadavg()[0]}
+    for n in sizes:
+        path = data_file(n)
+        qm = open_embedded(str(path))  # a file made before the expiry index gets it once
+        qm.page_at(DLQ, -1, 1)
+        qm.close()
+        res = subprocess.run([sys.executable, __file__, "--child", str(path)],
+                             capture_output=True, text=True, check=True)
+        row = json.loads(res.stdout.strip().splitlines()[-1])
+        row["ratio"] = ratios(row)
+        figures[str(n)] = row
+    if len(sizes) > 1:
+        figures["rss_growth"] = (figures[str(sizes[-1])]["peak_rss_mb"]
+                                 / figures[str(sizes[0])]["peak_rss_mb"])
+    figures["load_average_after"] = os.getloadavg()[0]
+    emit("console_scale", figures)
+
+
+if __name__ == "__main__":
+    main()

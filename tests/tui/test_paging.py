@@ -1,0 +1,112 @@
+"""A deep queue on the embedded backend, read page by page at positions (tui/paging.py),
+and filtered by the backend's selection (issue 16; issue 15 item 10): End, PageDown and
+Home jump without reading what lies between, a filter's matches are the ones a browse
+finds at the same positions, its summary follows the filter, E counts the whole queue."""
+
+from __future__ import annotations
+
+import pytest
+
+from mqconsole.mq.md import MQMD
+from mqconsole.mq.message import Message
+from mqconsole.mq.queue import QueueAttrs
+from mqconsole.ops.browse import iter_views_plain, page_reader
+from mqconsole.ops.where import compile_where
+from mqconsole.tui.browsing import BrowseModel
+from mqconsole.tui.paging import PagedModel
+from mqconsole.tui.widgets.message_list import MessageList
+
+from .conftest import NOW, open_queue, screen_text, settle, wait_for
+
+DEPTH = 6000
+
+
+@pytest.fixture
+def deep(qm):
+    """6,000 messages; every seventh is longer (what the filter looks for)."""
+    qm.define_queue(QueueAttrs(name="APP.DEEP", max_depth=100_000))
+    for n in range(DEPTH):
+        body = b"long message %05d" % n if n % 7 == 3 else b"m%05d" % n
+        qm.put("APP.DEEP", Message(MQMD(format="MQSTR", ccsid=1208, priority=n % 3), body),
+               syncpoint=True)
+    qm.commit()
+    return "APP.DEEP"
+
+
+async def test_a_filter_on_a_deep_queue_is_selected_by_the_backend(make_app, deep, qm,
+                                                                   monkeypatch):
+    from mqconsole.tui.screens import messages as messages_screen
+
+    monkeypatch.setattr(messages_screen, "AUTO_COUNT", 100)  # E counts, not the opening
+    app = make_app(page_size=100)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(app, pilot)
+        await open_queue(app, pilot, deep)
+        await settle(app, pilot)
+        screen = app.screen
+        assert isinstance(screen.model, PagedModel)
+        await wait_for(app, pilot, lambda: "6,000 messages · E counts the whole queue's "
+                       "summary" in screen_text(app))
+        await pilot.press("slash", *"length > 10", "enter")
+        await wait_for(app, pilot, lambda: screen.model.where_text == "length > 10"
+                       and screen.model.count > 0)
+        model = screen.model
+        assert isinstance(model, BrowseModel) and model._select is not None  # selected
+        await pilot.press("end")  # the filter's whole list: read on to the end
+        await wait_for(app, pilot, lambda: model.done)
+        await settle(app, pilot)
+        plain = [(v.position, v.msgid) for v in
+                 iter_views_plain(qm, deep, where=compile_where("length > 10"), now=NOW)]
+        listed = [(model.row(i).position, model.row(i).msgid_hex) for i in range(model.count)]
+        assert listed == plain and len(plain) == sum(1 for n in range(DEPTH) if n % 7 == 3)
+        assert model.scanned == DEPTH  # "of 6,000": the queue's count, not the matches'
+        text = screen_text(app)
+        assert f"showing {len(plain):,} of 6,000 · matching length > 10" in text
+        assert f"{len(plain):,} messages" in text  # the summary follows the filter
+        assert model.summary.result()["total"] == len(plain)
+        lst = screen.query_one(MessageList)
+        assert lst.cursor == len(plain) - 1
+        await pilot.press("home")
+        assert lst.cursor == 0
+        await pilot.press("slash", *["backspace"] * 20, "enter")  # no filter: pages again
+        await wait_for(app, pilot, lambda: isinstance(screen.model, PagedModel)
+                       and screen.model.known)
+        await pilot.press("E")  # the whole queue's summary, counted by the backend
+        await wait_for(app, pilot, lambda: screen.model.counted)
+        await settle(app, pilot)
+        assert "6,000 messages" in screen_text(app) and "E counts" not in screen_text(app)
+        assert screen.model.summary.result()["total"] == DEPTH
+
+
+async def test_marks_on_a_deep_queue_name_the_messages_under_the_cursor(make_app, deep):
+    app = make_app(page_size=100)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(app, pilot)
+        await open_queue(app, pilot, deep)
+        await settle(app, pilot)
+        screen = app.screen
+        lst = screen.query_one(MessageList)
+        await pilot.press("end")
+        await wait_for(app, pilot, lambda: screen.model.has_row(DEPTH - 1))
+        await pilot.press("space")
+        assert lst.marked_count == 1 and DEPTH in lst.marks
+        assert lst.marks[DEPTH].token is not None  # the message itself, not its MsgId
+        await pilot.press("U", "asterisk")
+        assert lst.all_marked
+        await pilot.press("space")  # the rows are not all read: "all" stays as it is
+        assert lst.all_marked
+        await wait_for(app, pilot, lambda: any("not all of them are read" in str(n.message)
+                                               for n in app._notifications))
+
+
+def test_a_page_says_when_the_queue_changed(qm, deep):
+    model = PagedModel(page_reader(qm, deep), deep, now=NOW, page_size=100)
+    model.load([0, 59])
+    assert model.count == DEPTH and model.has_row(0) and model.has_row(5999)
+    assert model.row(5999).position == DEPTH
+    qm.get(deep, syncpoint=False)  # the first message goes: every position moves
+    model.load([1])
+    assert model.count == DEPTH - 1
+    assert not model.has_row(0) and not model.has_row(5999)  # dropped: positions moved
+    assert model.missing(0, 200) == [0]
+    assert model.fetch(150).position == 151
