@@ -269,6 +269,9 @@ class BrowseModel:
     def has_row(self, i: int) -> bool:
         return 0 <= i < self.count
 
+    def row_at(self, i: int) -> Row | None:
+        return self.index.row(i) if 0 <= i < self.count else None
+
     def filtered(self, where: Where | None, where_text: str | None) -> BrowseModel | None:
         """The rows ``where`` matches, made from the messages already read (no browse), with
         their own summary — when the unfiltered model was read to its end and every message

@@ -172,7 +172,19 @@ class PagedModel:
         return light is not None and i % self.page_size < light.count
 
     def row(self, i: int) -> Row:
-        r = self._light(i).row(i % self.page_size)
+        row = self.row_at(i)
+        if row is None:
+            raise LookupError(f"row {i} is not read")
+        return row
+
+    def row_at(self, i: int) -> Row | None:
+        """Row ``i``, or None when its page is not read (one look: a worker may drop the
+        page meanwhile, never change it)."""
+        light = self._pages.get(i // self.page_size)
+        n = i % self.page_size
+        if light is None or n >= light.count:
+            return None
+        r = light.row(n)
         return Row(i, r.position, r.msgid, r.put, r.length, r.backout, r.reason, r.format,
                    r.dest)
 

@@ -59,10 +59,14 @@ class Targets:
     def under_cursor(cls, queue: str, lst: MessageList, model: BrowseModel | None
                      ) -> Targets | None:
         """The message under the cursor (whatever is marked)."""
-        if model is None or lst.cursor >= model.count:
+        if model is None or not model.has_row(lst.cursor):
+            return None  # past the end, or on a page not read yet
+        try:
+            row = model.row(lst.cursor)
+            mark = model.index.mark(lst.cursor)
+        except LookupError:  # its page was dropped meanwhile (the queue changed)
             return None
-        row = model.row(lst.cursor)
-        return cls(queue, Selection(marks=frozenset([model.index.mark(lst.cursor)])),
+        return cls(queue, Selection(marks=frozenset([mark])),
                    f"message {row.position} (MsgId {row.msgid_hex})", 1,
                    view=model.view(lst.cursor))
 

@@ -246,19 +246,18 @@ class MessagesScreen(ConsoleScreen):
             ``PagedModel`` (its first page read here); a filter on facts is selected by the
             backend (its first screen read here); else the reader browses forward."""
             conn = open_conn()
-            if where is not None:
-                select = selector(conn, queue, where)
-                if select is not None:
-                    model.use_select(select, lambda: self._count_of(conn))
-                    model.read_until(first, cancel=cancel)
-                return None
-            read = page_reader(conn, queue)
-            if read is None:
-                return None
-            paged = PagedModel(read, queue, now=model.now, page_size=model.page_size,
-                               local_qmgr=ctx.qmgr_name)
-            paged.load([0])  # the count, as a browse meets it, and the first rows
-            return paged if paged.count > AUTO_READ else None
+            read = page_reader(conn, queue) if where is None else None
+            page = read(1, 0) if read is not None else None  # the count a browse meets
+            if read is not None and page is not None and page.total > AUTO_READ:
+                paged = PagedModel(read, queue, now=model.now, page_size=model.page_size,
+                                   local_qmgr=ctx.qmgr_name)
+                paged.load([0])
+                return paged
+            select = selector(conn, queue, where)
+            if select is not None:
+                model.use_select(select, lambda: self._count_of(conn))
+            model.read_until(first, cancel=cancel)  # the first screen, in this worker
+            return None
 
         def opened(paged: PagedModel | None) -> None:
             if gen != self._generation or not self.is_attached:
@@ -553,8 +552,8 @@ class MessagesScreen(ConsoleScreen):
 
     def open_row(self, row: int) -> None:
         model = self.model
-        if model is None or row >= model.count:
-            return
+        if model is None or not model.has_row(row):
+            return  # (a page not read yet: its rows are drawn as "reading")
         view = model.view(row)
         if view is not None:
             self.ctx.request(ShowMessage(self.queue, view))
@@ -614,7 +613,7 @@ class MessagesScreen(ConsoleScreen):
     def _current_view(self, then) -> None:
         model = self.model
         lst = self.query_one(MessageList)
-        if model is None or lst.cursor >= model.count:
+        if model is None or not model.has_row(lst.cursor):
             self.app.notify("No message under the cursor.", markup=False, severity="warning")
             return
         row = lst.cursor
@@ -635,7 +634,7 @@ class MessagesScreen(ConsoleScreen):
     def action_copy_msgid(self) -> None:
         model = self.model
         lst = self.query_one(MessageList)
-        if model is not None and lst.cursor < model.count:
+        if model is not None and model.has_row(lst.cursor):
             clipboard.copy_text(self.ctx, model.row(lst.cursor).msgid_hex, what="MsgId")
 
     def action_copy_payload(self) -> None:

@@ -212,7 +212,7 @@ class MessageList(ScrollView, can_focus=True):
 
     def toggle_mark(self, i: int) -> bool:
         """Mark or unmark row ``i``; False when "all marked" is too large to split up."""
-        if self.model is None or not 0 <= i < self.model.count:
+        if self.model is None or not self.model.has_row(i):
             return True
         if self.all_marked:
             if self.model.count > MAX_EXPLICIT_MARKS:
@@ -228,7 +228,10 @@ class MessageList(ScrollView, can_focus=True):
         if pos in self.marks:
             del self.marks[pos]
         else:
-            self.marks[pos] = self.model.index.mark(i)
+            try:
+                self.marks[pos] = self.model.index.mark(i)
+            except LookupError:  # its page was dropped meanwhile: nothing marked
+                return True
         self.refresh()
         return True
 
@@ -248,14 +251,14 @@ class MessageList(ScrollView, can_focus=True):
         style = base
         if i == self.cursor:
             style = style + self.get_component_rich_style("message-list--cursor")
-        if not model.has_row(i):
+        row = model.row_at(i)
+        if row is None:
             label = "  ··· reading ···" if not model.done or i < model.count else ""
             if i == model.count and model.where is not None and not model.done:
                 label = f"  ··· filtering: {counted(model.scanned, grouped=True)} read ···"
             if i != self.cursor:
                 style = style + self.get_component_rich_style("message-list--placeholder")
             return Strip([Segment(fit(label, width).ljust(width), style)], width)
-        row = model.row(i)
         values = cells(row, model.now)
         marked = self.is_marked(i)
         values["mark"] = "✓" if marked else " "
