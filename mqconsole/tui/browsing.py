@@ -218,8 +218,8 @@ class BrowseModel:
                     raise Cancelled()
                 want = self.page_size if rows is None else max(1, min(self.page_size * 5,
                                                                        rows - self.count))
-                if self.where is not None:
-                    want = self.page_size
+                if self.where is not None and self._select is None:
+                    want = self.page_size  # messages browsed, of which some match
                 if self._pending:
                     batch, last = self._pending, self._pending_last
                     self._pending = []

@@ -239,6 +239,7 @@ class MessagesScreen(ConsoleScreen):
             self._update_status()
 
         cancel = self._cancel
+        screenful = max(lst.scrollable_content_region.height, 24)  # then on to ``first``
 
         def how() -> PagedModel | None:
             """On the browse connection, before the first rows are read: a queue too deep
@@ -256,7 +257,7 @@ class MessagesScreen(ConsoleScreen):
             select = selector(conn, queue, where)
             if select is not None:
                 model.use_select(select, lambda: self._count_of(conn))
-            model.read_until(first, cancel=cancel)  # the first screen, in this worker
+            model.read_until(screenful, cancel=cancel)  # the first screen, in this worker
             return None
 
         def opened(paged: PagedModel | None) -> None:
