@@ -89,7 +89,7 @@ MOVE = Key("move", "m", "Move", changing=True, show=False,
 COPY = Key("copy", "c", "Copy", changing=True, show=False,
            help="Copy the messages to another queue")
 RESUBMIT = Key("resubmit", "R", "Resubmit", changing=True, show=False,
-               help="Send the messages back where they came from")
+               help="Send each message back to its destination")
 DELETE = Key("delete", "d", "Delete", changing=True, show=False,
              help="Delete the messages (saved to a file first)")
 EDIT = Key("edit", "e", "Edit", changing=True, show=False,

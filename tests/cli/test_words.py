@@ -131,3 +131,28 @@ def test_show_says_mqmd_names_before_numbers(cli):
     assert "MsgTypeName" not in fields and "PersistenceName" not in fields
     md = cli("show", "APP.ORDERS", msgid, "--json").json["md"]
     assert md["MsgType"] == 8 and md["MsgTypeName"] == "MQMT_DATAGRAM"
+
+
+def test_resubmit_says_each_goes_back_to_its_destination(cli):
+    """The question of a resubmit says where the messages go, as the console's does (issue
+    15 item 14): each back to its destination, not 'where they came from'."""
+    r = cli("resubmit", "SYSTEM.DEAD.LETTER.QUEUE", "--all")
+    assert r.code == 4
+    assert ("resubmitting all messages from SYSTEM.DEAD.LETTER.QUEUE, each back to its "
+            "destination") in r.err
+
+
+def test_show_saves_the_payload(cli, tmp_path):
+    """show --save-payload FILE writes the payload's bytes as they are (the console's W),
+    never over an existing file (exit 2, one sentence)."""
+    dlq = "SYSTEM.DEAD.LETTER.QUEUE"
+    msgid = cli("browse", dlq, "--limit", "1", "--json").json[0]["msgid"]
+    doc = cli("show", dlq, msgid, "--json").json
+    target = tmp_path / "payload.bin"
+    r = cli("show", dlq, msgid, "--save-payload", str(target))
+    assert r.code == 0, r.err
+    assert target.read_bytes() == bytes.fromhex(doc["payload"]["hex"])
+    assert f"wrote the payload ({doc['payload']['length']:,} bytes) to {target}" in r.err
+    again = cli("show", dlq, msgid, "--save-payload", str(target))
+    assert again.code == 2 and "exists: choose another name" in again.err
+    assert len(again.err.strip().splitlines()) == 1

@@ -6,6 +6,7 @@ import click
 
 from mqconsole.cli.errors import CliError
 from mqconsole.cli.output import emit_json, safe, say, table
+from mqconsole.ops.words import counted
 
 from .common import json_option, parse_hex, session_of
 
@@ -69,10 +70,13 @@ def browse(ctx: click.Context, queue: str, limit: int | None, where: str | None,
 @click.option("--hex-all", "hex_mode", flag_value="all",
               help="A hex dump of the whole message body, MQ headers (MQDLH, MQRFH2, ...) "
                    "included, as the console's Hex tab shows it with h.")
+@click.option("--save-payload", "save_payload", metavar="FILE",
+              help="Also save the payload's bytes, as they are, to FILE (a new file, never "
+                   "overwritten), as the console's W does.")
 @json_option
 @click.pass_context
 def show(ctx: click.Context, queue: str, msgid: str, hex_mode: str | None,
-         as_json: bool) -> None:
+         save_payload: str | None, as_json: bool) -> None:
     """Show one message in full: every MQMD field, its headers and its payload, and what
     site decoders (plugins) make of the payload.
 
@@ -102,6 +106,8 @@ def show(ctx: click.Context, queue: str, msgid: str, hex_mode: str | None,
         say(f"{len(found)} messages on {queue} share this MsgId; showing the first "
             f"(position {found[0].position})")
     view = found[0]
+    if save_payload:
+        _save_payload(save_payload, view.payload)
     doc = view.show()
     # site decoders see the bytes after every MQ header (parsed leniently, as shown)
     doc["decoded"] = [d.to_json() for d in session.plugins.decode(view.message, view.payload)]
@@ -119,6 +125,24 @@ def show(ctx: click.Context, queue: str, msgid: str, hex_mode: str | None,
         click.echo(format_show_text(doc, hex_of=view.payload, hex_note="the payload in hex"))
     else:
         click.echo(format_show_text(doc))
+
+
+def _save_payload(path: str, data: bytes) -> None:
+    """The payload's bytes to a new file (0600), never over an existing one."""
+    import os
+    from pathlib import Path
+
+    target = Path(path).expanduser()
+    try:
+        fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:
+        raise CliError(f"{safe(path)} exists: choose another name (files are never "
+                       "overwritten)") from None
+    except OSError as e:
+        raise CliError(f"cannot write {safe(path)}: {e.strerror or e}") from None
+    with os.fdopen(fd, "wb") as fp:
+        fp.write(data)
+    say(f"wrote the payload ({counted(len(data), 'byte', grouped=True)}) to {safe(target)}")
 
 
 @click.command("summary")

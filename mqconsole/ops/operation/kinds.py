@@ -135,7 +135,8 @@ class Resubmit:
 
     def describe(self) -> Description:
         return Description("resubmit", f"resubmitting {self.selection.describe()} from "
-                           f"{self.queue}", source=self.queue, destination=None,
+                           f"{self.queue}, each back to its destination", source=self.queue,
+                           destination=None,
                            selection=self.selection.describe(),
                            options={"selection": self.selection.describe(),
                                     "batch": self.batch, "to": self.to})
