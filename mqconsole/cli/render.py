@@ -31,6 +31,8 @@ def format_show_text(doc: dict[str, Any], *, hex_of: bytes | None = None,
         h = dict(h)
         lines.append("")
         lines.append(str(h.pop("type", "header")))
+        if h.get("reason_name"):  # the name before the number, as the console's Headers tab
+            h["reason"] = f"{h.pop('reason_name')} ({h.get('reason')})"
         folders = h.pop("folders", None)
         lines += _kv(h)
         for f in folders or []:

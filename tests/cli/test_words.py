@@ -131,6 +131,12 @@ def test_show_says_mqmd_names_before_numbers(cli):
     assert "MsgTypeName" not in fields and "PersistenceName" not in fields
     md = cli("show", "APP.ORDERS", msgid, "--json").json["md"]
     assert md["MsgType"] == 8 and md["MsgTypeName"] == "MQMT_DATAGRAM"
+    # the dead-letter header's reason too, as the console's Headers tab says it
+    dlq = "SYSTEM.DEAD.LETTER.QUEUE"
+    dead = cli("browse", dlq, "--where", "reason = 2087", "--limit", "1", "--json").json[0]
+    text = cli("show", dlq, dead["msgid"]).out
+    assert "  reason              MQRC_UNKNOWN_REMOTE_Q_MGR (2087)" in text
+    assert "reason_name" not in text
 
 
 def test_resubmit_says_each_goes_back_to_its_destination(cli):
