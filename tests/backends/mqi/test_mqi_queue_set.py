@@ -1,5 +1,6 @@
-"""``queue set`` on the real-MQ backend (the stand-in, a child process): a BOQNAME naming no
-queue is warned of before the change, as on the embedded backend (issue 15 item 5)."""
+"""Queue attributes on the real-MQ backend (the stand-in): a BOQNAME naming no queue is
+warned of before the change — ``queue set`` (a child process) and the console's form — as
+on the embedded backend (issue 15 item 5)."""
 
 from __future__ import annotations
 
@@ -61,3 +62,39 @@ def test_a_boqname_naming_no_queue_is_warned_of_on_real_mq(tmp_path: Path) -> No
         assert attrs.boqname.strip() == "APP.IN.BOQ" and attrs.bothresh == 3
     finally:
         qm.close()
+
+
+async def test_the_console_warns_of_a_boqname_naming_no_queue_on_real_mq(qmgr, tmp_path
+                                                                         ) -> None:
+    """The console's attribute form over the MQI backend: the confirmation warns of a
+    BOQNAME the queue manager does not know (2085 from the stand-in), the change is made."""
+    from textual.widgets import DataTable, Input
+
+    from mqconsole.tui.app import MQConsoleApp
+    from mqconsole.tui.context import ProfileInfo, Settings
+    from mqconsole.tui.screens.dialogs import ConfirmDialog, FormDialog
+    from tests.tui.conftest import settle, wait_for
+
+    queue = qmgr.queue()
+    app = MQConsoleApp(qmgr.connect, profile=ProfileInfo(name="mq"),
+                       settings=Settings(refresh_seconds=0, journal_path=tmp_path / "j.jsonl",
+                                         backup_dir=tmp_path / "backups", save_dir=tmp_path))
+    missing = f"{queue}.RETRY"
+    async with app.run_test(size=(120, 30)) as pilot:
+        await settle(app, pilot)
+        table = app.screen.query_one("#queues", DataTable)
+        names = [str(table.get_row_at(i)[0]).strip() for i in range(table.row_count)]
+        table.move_cursor(row=names.index(queue))
+        await pilot.press("a")
+        await wait_for(app, pilot, lambda: isinstance(app.screen, FormDialog))
+        app.screen.query_one("#f_boqname", Input).value = missing
+        await pilot.press("ctrl+o")
+        await wait_for(app, pilot, lambda: isinstance(app.screen, ConfirmDialog))
+        body = str(app.screen.body)
+        await pilot.press("y")
+        await wait_for(app, pilot, lambda: any("BOQNAME" in str(n.message)
+                                               for n in app._notifications))
+    app.conns.close()
+    assert (f"Warning: BOQNAME {missing} names a queue that does not exist on "
+            f"{qmgr.settings.queue_manager}") in body
+    assert qmgr.admin().inquire_queue(queue).boqname.strip() == missing
