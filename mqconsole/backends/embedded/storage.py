@@ -162,10 +162,14 @@ class Storage:
         self._lock = self._s.lock
         self._call = Call(self)
         try:
-            meta = self._meta()
-            self._name = meta["qmgr_name"]
-            self._ccsid = int(meta.get("ccsid", "1208"))
-            self._ids = [self._register()]
+            # the lock held as by a call: the idle flusher (session.py) must not COMMIT the
+            # registration's transaction under it when opening takes longer than
+            # IDLE_FLUSH (a loaded machine)
+            with self._lock:
+                meta = self._meta()
+                self._name = meta["qmgr_name"]
+                self._ccsid = int(meta.get("ccsid", "1208"))
+                self._ids = [self._register()]
         except BaseException as exc:
             with contextlib.suppress(sqlite3.Error, MQError):
                 if self._s.held:
