@@ -28,8 +28,9 @@ process of its own on a fresh copy of it, so each peak RSS is that figure's own:
   against ``bare_normal`` (``synchronous=NORMAL``: no sync per commit, the durability of
   non-persistent messages) on a template of non-persistent messages.
 
-Each is run ``--repeat`` times (default 1); the ratios pair each run with the bare loop of
-the same round (a run and its bare loop share the machine's mood) and report the median.
+Each is run ``--repeat`` times (default 1; ``--figures`` picks some). A round runs the bare
+loop first and last; each run is set against the mean of its round's two (a run and its
+bare loops share the machine's mood) and the median over rounds is reported.
 The load average is printed before and after each size: on a shared machine the ratios
 are the figures. ``--instructions`` adds what the machine's load cannot change: the
 instructions per moved message of the bare loop and the in-process figures (valgrind's
@@ -278,67 +279,84 @@ def median_ratio(ours: list[float], bare: list[float]) -> float:
     return round(statistics.median(a / b for a, b in zip(ours, bare, strict=True)), 3)
 
 
-def one_size(work: Path, n: int, batch: int, repeat: int, np_max: int) -> dict:
+FIGURES = ("cli", "cli_checks", "inproc", "inproc_journal", "inproc_checks",
+           "inproc_nonpersistent")
+
+
+def one_size(work: Path, n: int, batch: int, repeat: int, np_max: int,
+             figures: tuple[str, ...] = FIGURES) -> dict:
+    """Every figure at ``n`` messages, ``repeat`` rounds. A round runs the bare loop first
+    and last, and each figure is set against the mean of the two (the machine's mood
+    drifts over a round of many minutes at 1,000,000)."""
     load_before = os.getloadavg()
     template, template_np, template_bare = templates(work, n, np_max)
     cfg = plugin_config(work)
+    if n > np_max:
+        figures = tuple(f for f in figures if f != "inproc_nonpersistent")
     runs: dict[str, list[dict]] = {}
+    target = work / f"run-{n}.sqlite"
+    bare = work / f"bare-{n}.sqlite"
 
     def add(kind: str, doc: dict) -> None:
         runs.setdefault(kind, []).append(doc)
 
-    target = work / f"run-{n}.sqlite"
+    def bare_loop_run(kind: str, label: str) -> None:
+        add(label, run_child(kind, fresh(template_bare, bare), n, batch))
+        remove(bare)
+
     for _ in range(repeat):
-        bare = work / f"bare-{n}.sqlite"
-        for kind in ("bare_full",) + (("bare_normal",) if n <= np_max else ()):
-            add(kind, run_child(kind, fresh(template_bare, bare), n, batch))
-            remove(bare)
-        for kind in ("cli", "cli_checks"):
-            home = work / "home"
-            shutil.rmtree(home, ignore_errors=True)
-            add(kind, run_cli(fresh(template, target), n, batch, home,
-                              cfg if kind == "cli_checks" else None))
-            remove(target)
-        kinds = ["inproc", "inproc_journal", "inproc_checks"]
-        if n <= np_max:
-            kinds.append("inproc_nonpersistent")
-        for kind in kinds:
-            src = template_np if kind == "inproc_nonpersistent" else template
-            add(kind, run_child(kind, fresh(src, target), n, batch))
+        bare_loop_run("bare_full", "bare_full")
+        if "inproc_nonpersistent" in figures:
+            bare_loop_run("bare_normal", "bare_normal")
+        for kind in figures:
+            if kind.startswith("cli"):
+                home = work / "home"
+                shutil.rmtree(home, ignore_errors=True)
+                add(kind, run_cli(fresh(template, target), n, batch, home,
+                                  cfg if kind == "cli_checks" else None))
+            else:
+                src = template_np if kind == "inproc_nonpersistent" else template
+                add(kind, run_child(kind, fresh(src, target), n, batch))
             remove(target)
             Path(str(target) + ".journal").unlink(missing_ok=True)
+        bare_loop_run("bare_full", "bare_full_after")
     rates = {k: [d["rate"] for d in v] for k, v in runs.items()}
-    best = {k: max(v) for k, v in rates.items()}
-    full = rates["bare_full"]
+    full = [(a + b) / 2 for a, b in zip(rates["bare_full"], rates["bare_full_after"],
+                                         strict=True)]
     per_msg_us = {k: 1e6 / statistics.median(v) for k, v in rates.items()}
-    doc = {
+    doc: dict = {
         "messages": n,
         "load_average_before": [round(x, 1) for x in load_before],
         "rates_per_s": {k: [round(x) for x in v] for k, v in rates.items()},
-        "best_per_s": {k: round(v) for k, v in best.items()},
         "peak_rss_mb": {k: round(max(d["rss_mb"] for d in v), 1) for k, v in runs.items()},
-        # the figures: each run against the bare loop of its round, median of the rounds
-        "ratio_cli": median_ratio(rates["cli"], full),
-        "ratio_in_process": median_ratio(rates["inproc"], full),
-        "ratio_cli_with_checks": median_ratio(rates["cli_checks"], full),
-        "ratio_in_process_with_checks": median_ratio(rates["inproc_checks"], full),
-        "ratio_in_process_journaled": median_ratio(rates["inproc_journal"], full),
-        # what plugin checks and the journal cost
-        "checks_cost_us_per_message_cli": round(per_msg_us["cli_checks"] - per_msg_us["cli"], 1),
-        "checks_cost_us_per_message_in_process": round(per_msg_us["inproc_checks"]
-                                                       - per_msg_us["inproc"], 1),
-        "check_call_us_per_message": round(statistics.median(
-            d["check_us_per_message"] for d in runs["inproc_checks"]), 2),
-        "journal_us_per_unit": round(statistics.median(
-            d["journal_us_per_unit"] for d in runs["inproc_journal"]), 1),
-        "journal_share_of_a_unit": round(statistics.median(
-            d["journal_us_per_unit"] for d in runs["inproc_journal"])
-            / (per_msg_us["inproc_journal"] * batch), 4),
-        "load_average_after": [round(x, 1) for x in os.getloadavg()],
     }
-    if n <= np_max:
+    # the figures: each run against the mean of its round's bare loops, median of rounds
+    names = {"cli": "ratio_cli", "inproc": "ratio_in_process",
+             "cli_checks": "ratio_cli_with_checks",
+             "inproc_checks": "ratio_in_process_with_checks",
+             "inproc_journal": "ratio_in_process_journaled"}
+    for kind, name in names.items():
+        if kind in rates:
+            doc[name] = median_ratio(rates[kind], full)
+    if "inproc_nonpersistent" in rates:
         doc["ratio_in_process_nonpersistent"] = median_ratio(rates["inproc_nonpersistent"],
                                                              rates["bare_normal"])
+    # what plugin checks and the journal cost
+    if "cli_checks" in rates and "cli" in rates:
+        doc["checks_cost_us_per_message_cli"] = round(per_msg_us["cli_checks"]
+                                                      - per_msg_us["cli"], 1)
+    if "inproc_checks" in rates:
+        if "inproc" in rates:
+            doc["checks_cost_us_per_message_in_process"] = round(
+                per_msg_us["inproc_checks"] - per_msg_us["inproc"], 1)
+        doc["check_call_us_per_message"] = round(statistics.median(
+            d["check_us_per_message"] for d in runs["inproc_checks"]), 2)
+    if "inproc_journal" in rates:
+        unit_us = statistics.median(d["journal_us_per_unit"] for d in runs["inproc_journal"])
+        doc["journal_us_per_unit"] = round(unit_us, 1)
+        doc["journal_share_of_a_unit"] = round(unit_us / (per_msg_us["inproc_journal"]
+                                                          * batch), 4)
+    doc["load_average_after"] = [round(x, 1) for x in os.getloadavg()]
     return doc
 
 
@@ -407,6 +425,9 @@ def main() -> None:
                     help="the non-persistent pair only up to this size")
     ap.add_argument("--dir", type=Path, default=ROOT / ".bench" / "move",
                     help="where the data goes (templates are kept for the next run)")
+    ap.add_argument("--figures", default=",".join(FIGURES),
+                    help="which figures besides the bare loops (comma-separated; default "
+                    "all: " + ",".join(FIGURES) + ")")
     ap.add_argument("--instructions", action="store_true",
                     help="also count instructions per moved message with valgrind")
     ap.add_argument("--profile", action="store_true",
@@ -424,7 +445,8 @@ def main() -> None:
     warm_bytecode()
     results = []
     for n in sizes:  # each size on stderr as soon as it is measured
-        results.append(one_size(work, n, args.batch, args.repeat, args.nonpersistent_max))
+        results.append(one_size(work, n, args.batch, args.repeat, args.nonpersistent_max,
+                                tuple(args.figures.split(","))))
         print(json.dumps(results[-1]), file=sys.stderr, flush=True)
     prof = profile(work / f"template-{sizes[0]}.sqlite", work, args.batch) \
         if args.profile else None
