@@ -40,6 +40,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from mqconsole.mq.dlh import MQDLH
 from mqconsole.mq.md import MQMD, is_big_endian
 from mqconsole.mq.message import Message
+from mqconsole.ops.words import agree, counted
 
 from .common import MQLONG_MAX, MQLONG_MIN
 
@@ -155,7 +156,9 @@ def iter_amqsbcg(reader: DmpReader) -> Iterator[Message]:
             raise lines.error(number, "a data dump line outside a message")
         if m := _BROWSED.match(s):
             if int(m.group(1)) != count:
-                raise lines.error(number, f"amqsbcg says {m.group(1)} messages were browsed "
+                said = int(m.group(1))
+                raise lines.error(number, f"amqsbcg says {counted(said)} "
+                                          f"{agree(said, 'was', 'were')} browsed "
                                           f"but the file holds {count}")
             continue
         if m := _GET_FAILED.match(s):

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from mqconsole.mq import boundedjson
+from mqconsole.ops.words import counted
 
 from .entry import JournalEntry, Outcome, parse_time
 
@@ -238,7 +239,7 @@ class _Op:
             said = self.end.get("committed")
             if isinstance(said, int) and said != count:
                 problems.append(f"{self.where}: operation {self.op}: its end record counts "
-                                f"{said} messages in units, the units hold {count}")
+                                f"{counted(said)} in units, the units hold {count}")
         else:
             entry.state = "interrupted"
             last = max(self.units, default=None)

@@ -49,7 +49,7 @@ def summary_text(model: BrowseModel | PagedModel, width: int, depth_now: int | N
         elif not model.count:
             out.append("The queue is empty.")
         else:
-            out.append(f"{model.count:,} messages", "bold")
+            out.append(counted(model.count, grouped=True), "bold")
             out.append(" · counting the summary…" if counting else
                        " · E counts the whole queue's summary", "dim")
         return out
