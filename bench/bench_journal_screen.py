@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import gc
 import os
 import secrets
 import statistics
@@ -154,6 +155,7 @@ def main() -> None:
         (probe,) = build(path, args.operations, args.units, args.per_unit)
         runs = []
         for _ in range(args.repeat):
+            gc.collect()  # each run as in a console just started, not after the last run's
             run = asyncio.run(once(path, probe))
             run["empty_s"] = asyncio.run(open_empty(Path(tmp) / "empty.jsonl"))
             runs.append(run)

@@ -7,6 +7,8 @@ from __future__ import annotations
 import threading
 from pathlib import Path
 
+import pytest
+
 from mqconsole.ops.journal import Journal, JournalEntry, Outcome
 from mqconsole.ops.journal import reader as journal_reader
 from mqconsole.tui.screens import journal as journal_screen
@@ -46,10 +48,13 @@ def big_journal(path: Path, operations: int) -> Journal:
     return journal
 
 
+@pytest.mark.parametrize("at_once", [True, False], ids=["at-once", "in-a-worker"])
 async def test_the_newest_records_show_while_the_whole_journal_is_read(make_app, tmp_path,
-                                                                      monkeypatch):
+                                                                      monkeypatch, at_once):
     big_journal(tmp_path / "journal.jsonl", 120)  # ~0.5 MB
     monkeypatch.setattr(journal_screen, "NEWEST", 30)
+    if not at_once:  # the newest are further from the end than is read on the event loop
+        monkeypatch.setattr(journal_screen, "AT_ONCE_BYTES", 1024)
     monkeypatch.setattr(journal_reader, "NEWEST_BLOCK", 16 * 1024)
     release = threading.Event()
     whole = Journal.read

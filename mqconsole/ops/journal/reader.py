@@ -330,10 +330,11 @@ def read_entries(files: list[Path], problems: list[str], *, since: datetime | No
         yield entry
 
 
-def newest_tail(path: Path, changes: int, *, block: int | None = None) -> int:
+def newest_tail(path: Path, changes: int, *, block: int | None = None,
+                limit: int | None = None) -> int | None:
     """How many bytes from the end of ``path`` hold its newest ``changes`` changes (their
     start and end records), read backwards a block at a time without parsing a record;
-    the file's size when it holds fewer."""
+    the file's size when it holds fewer; None when more than ``limit`` bytes would."""
     block = block or NEWEST_BLOCK
     try:
         fp = open(path, "rb")  # noqa: SIM115
@@ -354,8 +355,14 @@ def newest_tail(path: Path, changes: int, *, block: int | None = None) -> int:
                 if head.strip() and not any(k in head for k in _NOT_HEAD):
                     heads += 1
             if heads >= 2 * changes:
-                return size - pos - len(carry)
-        return size
+                return _within(size - pos - len(carry), limit)
+            if limit is not None and size - pos > limit:
+                return None
+        return _within(size, limit)
+
+
+def _within(tail: int, limit: int | None) -> int | None:
+    return tail if limit is None or tail <= limit else None
 
 
 __all__ = ["LazyIds", "UnitLine", "lazy_unit", "newest_tail", "read_entries", "records"]

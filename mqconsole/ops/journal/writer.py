@@ -215,13 +215,14 @@ class Journal:
         return list(read_entries(self.files(), [], since=None, operation=None, ids=ids,
                                  tail=max_bytes))
 
-    def read_newest(self, changes: int) -> list[JournalEntry]:
+    def read_newest(self, changes: int, *, limit: int | None = None) -> list[JournalEntry] | None:
         """About the newest ``changes`` changes of the live file, oldest first, without
         their ids: found by reading it backwards, however large it is (:meth:`read` has
-        everything)."""
+        everything); None when they are not in its last ``limit`` bytes."""
         from .reader import newest_tail
 
-        return self.read_tail(newest_tail(self.path, changes))
+        tail = newest_tail(self.path, changes, limit=limit)
+        return None if tail is None else self.read_tail(tail)
 
     def ops_mentioning(self, text: str) -> set[str]:
         """The operations (``op`` ids) with a record holding ``text`` (a MsgId or part of

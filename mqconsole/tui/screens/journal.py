@@ -29,6 +29,7 @@ from mqconsole.tui.widgets.rowlist import RowColumn, RowList
 
 MAX_ENTRIES = 5000
 NEWEST = 60  # changes read first, from the end of the live file: at once however large
+AT_ONCE_BYTES = 4 << 20  # the newest read on the event loop when within this: ~20 ms
 FILTER_DELAY = 0.12  # s: the list is filtered when typing pauses this long
 _HEX_ID = re.compile(r"[0-9A-Fa-f]{8,48}")
 FIXED_COLUMNS = (RowColumn("TIME (UTC)", 11), RowColumn("WHO", 8), RowColumn("OPERATION", 10))
@@ -109,15 +110,25 @@ class JournalScreen(ConsoleScreen):
         self._reading += 1
         reading = self._reading
 
-        def read_newest():
+        def read_newest(limit: int | None = None):
             journal = ctx.settings.journal()
-            entries = journal.read_newest(NEWEST)[-MAX_ENTRIES:]
+            entries = journal.read_newest(NEWEST, limit=limit)
+            if entries is None:
+                return None
+            entries = entries[-MAX_ENTRIES:]
             entries.reverse()
             return (entries, [haystack(e) for e in entries], [], str(journal.path), False,
                     reading)
 
-        ctx.backend(read_newest, done=self._show_newest, what="read the journal",
-                    group="journal")
+        try:  # here when they are near the end (a worker thread would wait for the drawing)
+            out = read_newest(limit=AT_ONCE_BYTES)
+        except Exception:  # the worker's read reports it, as every backend error
+            out = None
+        if out is not None:
+            self._show_newest(out)
+        else:
+            ctx.backend(read_newest, done=self._show_newest, what="read the journal",
+                        group="journal")
 
     def _show_newest(self, out) -> None:
         if not self.is_attached or out[-1] != self._reading:

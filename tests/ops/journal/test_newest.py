@@ -129,3 +129,13 @@ def test_a_msgid_part_and_an_operation_are_found_in_the_files(tmp_path):
     assert journal.ops_mentioning("0123456789ABCDEF0123") == set()
     whole = journal.read_operation(second.op)
     assert whole is not None and whole.msgids == ids("CD", 5) + ids("EF", 5)
+
+
+def test_the_newest_further_than_a_limit_are_not_read(tmp_path):
+    path = tmp_path / "j.jsonl"
+    journal = Journal(path)
+    for n in range(50):
+        move(journal, f"Q{n:03d}", [ids(f"{n:03X}", 50)])
+    assert newest_tail(path, 40, block=1024, limit=4096) is None
+    assert journal.read_newest(40, limit=4096) is None
+    assert len(journal.read_newest(40, limit=10 << 20)) >= 40
