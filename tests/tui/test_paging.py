@@ -110,3 +110,33 @@ def test_a_page_says_when_the_queue_changed(qm, deep):
     assert not model.has_row(0) and not model.has_row(5999)  # dropped: positions moved
     assert model.missing(0, 200) == [0]
     assert model.fetch(150).position == 151
+
+
+async def test_a_page_that_cannot_be_read_is_reported_once(make_app, deep, qm, monkeypatch):
+    """A page read that fails (the queue get-inhibited meanwhile) is reported, and not asked
+    for again and again while the view stays where it is."""
+    from mqconsole.backends.embedded.positions import Positioning
+
+    calls = []
+    page_at = Positioning.page_at
+
+    def counted(self, queue, position, n):
+        calls.append(position)
+        return page_at(self, queue, position, n)
+
+    monkeypatch.setattr(Positioning, "page_at", counted)
+    app = make_app(page_size=100)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(app, pilot)
+        await open_queue(app, pilot, deep)
+        await settle(app, pilot)
+        qm.change_queue(deep, get_inhibited=True)
+        before = len(calls)
+        await pilot.press("end")
+        await wait_for(app, pilot, lambda: any("2016" in str(n.message) or "inhibited" in
+                                               str(n.message) for n in app._notifications))
+        await settle(app, pilot)
+        await pilot.pause(0.3)
+        await settle(app, pilot)
+        assert len(calls) - before == 1  # one read, one report: no loop
+        assert "reading" in screen_text(app)  # the rows not read say so

@@ -339,7 +339,13 @@ class MessagesScreen(ConsoleScreen):
                 lst.reset_asked()
                 self._rows_arrived(gen)
 
-        ctx.backend(read, done=finished, failed=finished, queue=self.queue, what="browse")
+        def failed(_: BaseException) -> None:
+            # reported once; the same pages are asked again only when the view moves
+            self._paging = False
+            if gen == self._generation and self.is_attached:
+                self._rows_arrived(gen)
+
+        ctx.backend(read, done=finished, failed=failed, queue=self.queue, what="browse")
 
     def on_message_list_need_rows(self, event: MessageList.NeedRows) -> None:
         if self.model is None:
