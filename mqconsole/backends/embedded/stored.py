@@ -170,11 +170,33 @@ def stored_facts(blob: bytes, body: bytes
     fmt = blob[_FORMAT_AT:_FORMAT_AT + 8].decode("latin-1")
     put = _put_micros(blob[_PUT_DATE_AT:_PUT_TIME_AT + 8])
     if fmt.rstrip(" \x00") == DEAD_LETTER_FORMAT:
-        reason, dest, qmgr, carried = dead_letter_facts(body, long_at(blob, _ENCODING_AT),
-                                                        long_at(blob, _CCSID_AT))
+        reason, dest, qmgr, carried = _dead_letter_facts(body, long_at(blob, _ENCODING_AT),
+                                                         long_at(blob, _CCSID_AT))
         if carried is not None:
             return reason, dest, qmgr, carried, put
     return None, None, None, fmt.strip(" \x00"), put
+
+
+# MQDLH.unpack_facts reads the first 124 bytes of a header of 172 or more: its answer for
+# those bytes, the Encoding and the CCSID is remembered (a dead-letter queue holds many
+# messages of the same reason and destination)
+_DLH_READ = 124
+_DLH_LENGTH = 172
+_dlh_cache: dict[tuple[bytes, bool, int, int],
+                 tuple[int | None, str | None, str | None, str | None]] = {}
+
+
+def _dead_letter_facts(body: bytes, encoding: int, ccsid: int
+                       ) -> tuple[int | None, str | None, str | None, str | None]:
+    """``mq.facts.dead_letter_facts(body, encoding, ccsid)``, remembered."""
+    key = (body[:_DLH_READ], len(body) >= _DLH_LENGTH, encoding, ccsid)
+    found = _dlh_cache.get(key)
+    if found is None:
+        found = dead_letter_facts(body, encoding, ccsid)
+        if len(_dlh_cache) >= 4096:
+            _dlh_cache.clear()
+        _dlh_cache[key] = found
+    return found
 
 
 def message_from_row(md_blob: bytes, body: bytes, backout_count: int,

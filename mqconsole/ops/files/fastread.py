@@ -45,9 +45,7 @@ def _pattern(version: int) -> re.Pattern[bytes]:
             parts.append(head + rb"([^\r\n]{%d})\n" % length)
         else:
             parts.append(head + rb"([0-9A-Fa-f]{%d})\n" % (2 * length))
-    # X lines of 25 bytes, the last of up to 25 (a nested repeat on every line is slow)
-    parts.append(rb"((?:X [0-9A-Fa-f]{50}\n)*X (?:[0-9A-Fa-f]{2}){0,25}\n)\n")
-    return re.compile(b"".join(parts))
+    return re.compile(b"".join(parts))  # the X lines: _x_lines
 
 
 def _maker(version: int) -> Callable[[tuple[bytes, ...]], MQMD | None]:
@@ -147,9 +145,33 @@ _PACK2 = _packer(2)
 _PACK1 = _packer(1)
 
 
-def _body(xlines: bytes) -> bytes:
-    """The bytes of ``X `` lines (each ended), checked by the pattern to be hex pairs."""
-    return binascii.unhexlify(xlines.replace(b"X ", b"").replace(b"\n", b""))
+_LINE = 53  # "X " + 50 hex digits + "\n": 25 bytes a line
+
+
+def _x_lines(buf: bytes, start: int) -> tuple[bytes, int] | None:
+    """The body the ``X`` lines from ``start`` hold and where the message ends (after its
+    empty line), when they are laid out as dmpmqmsg writes them — each ``X `` and 25 bytes
+    in hex, the last of 0 to 25 — and all in ``buf``; else None. Checked with a few
+    whole-block operations instead of a regex (a regex over them costs as much as the
+    rest of the message): the ``X``, blank and line end of every line in its place and
+    nowhere else, an odd length (``X `` + pairs + line end) for the last, hex digits
+    between (``unhexlify`` refuses anything else)."""
+    end = buf.find(b"\n\n", start)
+    if end < 0:
+        return None
+    block = buf[start:end + 1]
+    lines = block.count(b"\n")
+    full = lines - 1
+    last = len(block) - _LINE * full
+    if (not 3 <= last <= _LINE or not last & 1 or block[0::_LINE] != b"X" * lines
+            or block[1::_LINE] != b" " * lines
+            or block[_LINE - 1:_LINE * full:_LINE] != b"\n" * full
+            or block.count(b"X") != lines or block.count(b" ") != lines):
+        return None
+    try:
+        return binascii.unhexlify(block.translate(None, b"X \n")), end + 2
+    except binascii.Error:  # not hex (a CR, an ASCII column): the general reader says so
+        return None
 
 
 class _Prefixed:
@@ -190,31 +212,30 @@ def iter_fast(lines: Lines, general: Callable[[Lines], Iterator[Message]], *,
         buf, number = back[1].encode("latin-1") + b"\n", back[0] - 1
     pos = 0
     eof = False
-    v2, v1, body = _V2.match, _V1.match, _body
+    v2, v1, x_lines = _V2.match, _V1.match, _x_lines
     make2, make1 = (_PACK2, _PACK1) if packed else (_MAKE2, _MAKE1)
     long_line = _LONG_LINE.search
     while True:
         m = v2(buf, pos)
-        if (not build and m is not None and len(m.group(1).lstrip(b"+-")) < 10
-                and long_line(buf, pos, m.start(m.lastindex or 0)) is None):
-            yield None  # every integer has at most 9 digits: in range (VER is group 1)
-            pos = m.end()
-            continue
-        md = None
-        if m is not None:
-            g = m.groups()
-            md = make2(g)
-        else:
+        make = make2
+        if m is None:
             m = v1(buf, pos)
-            if m is not None:
-                g = m.groups()
-                md = make1(g)
-        if md is not None:
+            make = make1
+        x = None if m is None else x_lines(buf, m.end())
+        if x is not None:
             assert m is not None
-            yield (md, body(g[-1])) if packed else Message(md, body(g[-1]))  # type: ignore[misc, arg-type]
-            pos = m.end()
-            continue
-        if not eof and ((m is None and len(buf) - pos < FAST_LIMIT) or pos >= len(buf)):
+            body, end = x
+            if (not build and len(m.group(1).lstrip(b"+-")) < 10
+                    and long_line(buf, pos, m.end()) is None):
+                yield None  # every integer has at most 9 digits: in range (VER is group 1)
+                pos = end
+                continue
+            md = make(m.groups())
+            if md is not None:
+                yield (md, body) if packed else Message(md, body)  # type: ignore[misc, arg-type]
+                pos = end
+                continue
+        if not eof and ((x is None and len(buf) - pos < FAST_LIMIT) or pos >= len(buf)):
             chunk = fp.read(BLOCK)
             if chunk:
                 number += buf.count(b"\n", 0, pos)
