@@ -13,12 +13,20 @@ Options: ``profile`` (a comma list of registered connection names) or ``embedded
 embedded queue manager file) with ``queues`` (MQ patterns); or file paths given to
 ``load()`` (or the ``files`` option, comma-separated); ``queue_list`` (JSON ``[[profile,
 queue], ...]``: exact queues, as the export gives them); ``with_payload`` (``true``: the
-``payload`` column); ``batch_rows``; ``progress_dir`` (``progress.py``).
+``payload`` column); ``batch_rows``; ``progress_dir`` (``progress.py``); ``summary_dir``
+(each reader folds the report's aggregates of what it yields there:
+``summary.PartWriter``); ``parts`` and ``min_split_rows`` (below).
 
-One partition per queue (a queue can only be browsed forward, from its start) and one per
-file. ``read()`` browses (never gets: an audit removes nothing) and yields Arrow record
-batches of ``batch_rows`` rows, so memory stays flat whatever the depth. Spark calls
-``read()`` again for every action and on a task retry, so browse once into a snapshot
+One partition per file, and one per queue of real MQ (a queue can only be browsed
+forward, from its start). A queue of a backend that reads from any position
+(``backends.base.BrowsesInRanges``: the embedded queue manager) may be split in up to
+``parts`` stretches (default 1) of at least ``min_split_rows`` messages, read in parallel;
+positions are exactly those of one browse, and a stretch that no longer holds what it held
+when planned fails its task (``QueueChanged``: the queue changed while it was read).
+
+``read()`` browses (never gets: an audit removes nothing) and yields Arrow record batches
+of ``batch_rows`` rows, so memory stays flat whatever the depth. Spark calls ``read()``
+again for every action and on a task retry, so browse once into a snapshot
 (``export.py``) and audit the snapshot.
 
 Plugin audit columns and the connections travel inside the registered class: ``register``
@@ -37,14 +45,16 @@ from typing import TYPE_CHECKING, Any
 import pyarrow as pa
 from pyspark.sql.datasource import DataSource, DataSourceReader, InputPartition
 
+from mqconsole.backends.base import BrowsesInRanges
 from mqconsole.ops.dmpfile import DmpReader
 from mqconsole.plugins.discovery import FOLDER_MODULE_PREFIX
 
-from .columns import Column, snapshot_columns, spark_ddl
+from .columns import Column, arrow_schema, snapshot_columns, spark_ddl
 from .progress import Progress, ProgressWriter
 from .rows import BATCH_ROWS, BatchBuilder, ComputedColumn
 from .sources import (
     FileSource,
+    QueueChanged,
     QueueSource,
     SourceError,
     check_file,
@@ -52,6 +62,7 @@ from .sources import (
     connection_refusal,
     expand_queues,
     split_patterns,
+    split_queue,
 )
 
 if TYPE_CHECKING:
@@ -60,6 +71,7 @@ if TYPE_CHECKING:
 NAME = "mqconsole"
 EMBEDDED_KEY = "embedded:"
 BROWSE_BATCH = 500
+MIN_SPLIT_ROWS = 50_000  # a queue is split (option parts) in stretches of at least these
 
 
 @dataclass(frozen=True, slots=True)
@@ -159,6 +171,7 @@ class MqconsoleReader(DataSourceReader):
         self.plugin_columns = plugin_columns
         self.batch_rows = int(options.get("batch_rows") or BATCH_ROWS)
         self.progress_dir = options.get("progress_dir") or None
+        self.summary_dir = options.get("summary_dir") or None
         embedded = options.get("embedded")
         if embedded:
             self.connections[EMBEDDED_KEY + embedded] = {"backend": "embedded",
@@ -188,9 +201,10 @@ class MqconsoleReader(DataSourceReader):
     def sources(self) -> list[QueueSource | FileSource]:
         out: list[QueueSource | FileSource] = []
         if self.options.get("queue_list"):
-            for key, queue in json.loads(self.options["queue_list"]):
-                self._check_key(str(key))
-                out.append(QueueSource(str(key), str(queue)))
+            for item in json.loads(self.options["queue_list"]):
+                source = QueueSource.from_json(item)
+                self._check_key(source.key)
+                out.append(source)
         patterns = split_patterns(self.options.get("queues", ""))
         keys = self._keys()
         if patterns and not keys:
@@ -198,9 +212,12 @@ class MqconsoleReader(DataSourceReader):
                               "manager to browse)")
         if keys and not patterns:
             raise SourceError("option profile needs option queues (which queues to browse)")
+        parts = int(self.options.get("parts") or 1)
+        min_rows = int(self.options.get("min_split_rows") or MIN_SPLIT_ROWS)
         for key in keys:
             with connected(self.connections[key]) as qm:
-                out += [QueueSource(key, q) for q in expand_queues(qm, patterns)]
+                for q in expand_queues(qm, patterns):
+                    out += split_queue(qm, key, q, parts, min_rows)
         out += [FileSource(check_file(f)) for f in _file_options(self.options)]
         if not out:
             raise SourceError("nothing to read: give queues (options profile or embedded, and "
@@ -216,9 +233,19 @@ class MqconsoleReader(DataSourceReader):
         source = partition.source
         progress = ProgressWriter(self.progress_dir, partition.index)
         if isinstance(source, QueueSource):
-            yield from self._read_queue(source, progress)
+            batches = self._read_queue(source, progress)
         else:
-            yield from self._read_file(source, progress)
+            batches = self._read_file(source, progress)
+        if not self.summary_dir:
+            yield from batches
+            return
+        from .summary import PartWriter  # the export's aggregates, folded in this pass
+
+        part = PartWriter(self.summary_dir, partition.index, arrow_schema(self.columns))
+        for batch in batches:
+            part.add(batch)
+            yield batch
+        part.close()
 
     def _builder(self, qmgr: str, queue: str, source: str) -> BatchBuilder:
         return BatchBuilder(self.columns, qmgr=qmgr, queue=queue, source=source,
@@ -227,16 +254,17 @@ class MqconsoleReader(DataSourceReader):
                             call=_plugin_caller(self.plugin_columns))
 
     def _drain(self, builder: BatchBuilder, messages: Iterator, state: Progress,
-               progress: ProgressWriter) -> Iterator[pa.RecordBatch]:
-        position = 0
+               progress: ProgressWriter, first: int = 1) -> Iterator[pa.RecordBatch]:
+        """Batches of the messages numbered from ``first``; ``state.read`` counts them."""
+        position = first - 1
         for message in messages:
             position += 1
             builder.add(message, position)
             if builder.rows >= self.batch_rows:
-                state.read = position
+                state.read = position - first + 1
                 yield builder.flush()
                 progress.write(state)
-        state.read = position
+        state.read = position - first + 1
         if builder.rows:
             yield builder.flush()
         state.done = True
@@ -244,13 +272,26 @@ class MqconsoleReader(DataSourceReader):
 
     def _read_queue(self, source: QueueSource, progress: ProgressWriter
                     ) -> Iterator[pa.RecordBatch]:
+        part = source.part
         with connected(self.connections[source.key]) as qm:
             qmgr = qm.name.strip()
             state = Progress(qmgr, source.queue, "queue")
             progress.write(state)
             builder = self._builder(qmgr, source.queue, "queue")
-            with qm.browse(source.queue) as cursor:
-                yield from self._drain(builder, _browse(cursor), state, progress)
+            if part is None:
+                with qm.browse(source.queue) as cursor:
+                    yield from self._drain(builder, _browse(cursor), state, progress)
+                return
+            if not isinstance(qm, BrowsesInRanges):
+                raise SourceError(f"{source.queue} cannot be read in stretches here")
+            with qm.browse_range(source.queue, part) as cursor:
+                yield from self._drain(builder, _browse(cursor), state, progress,
+                                       first=part.first_position)
+            if part.rows is not None and state.read != part.rows:
+                raise QueueChanged(
+                    f"{source.queue} changed while it was read in parts: messages "
+                    f"{part.first_position:,} to {part.first_position + part.rows - 1:,} "
+                    f"were {part.rows:,} when planned and {state.read:,} when read")
 
     def _read_file(self, source: FileSource, progress: ProgressWriter
                    ) -> Iterator[pa.RecordBatch]:

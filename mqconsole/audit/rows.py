@@ -156,7 +156,8 @@ class BatchBuilder:
 
     def __init__(self, columns: Sequence[Column], *, qmgr: str, queue: str, source: str,
                  computed: Sequence[ComputedColumn] = (),
-                 call: Callable[[ComputedColumn, Message], Any] | None = None) -> None:
+                 call: Callable[[ComputedColumn, Message], Any] | None = None,
+                 columnar: bool = True) -> None:
         self.schema = arrow_schema(columns)
         names = [c.name for c in columns]
         self.with_payload = "payload" in names
@@ -168,33 +169,49 @@ class BatchBuilder:
             raise ValueError(f"columns {names} are not the snapshot's")
         self.call = call or (lambda column, message: column.compute(message))
         self.qmgr, self.queue, self.source = qmgr, queue, source
-        self._rows: list[tuple] = []
-        self._extra: list[tuple] = []
+        self.columnar = columnar  # False: always row by row (tests compare the two)
+        self._messages: list[Message] = []
+        self._positions: list[int] = []
+        self._computed: list[tuple] = []
 
     @property
     def rows(self) -> int:
-        return len(self._rows)
+        return len(self._messages)
 
     def add(self, message: Message, position: int) -> None:
-        values, payload = row_values(message, position)
-        self._rows.append(values)
-        if self.with_payload or self.computed:
-            extra = [payload] if self.with_payload else []
-            extra += [self.call(c, message) for c in self.computed]
-            self._extra.append(tuple(extra))
+        self._messages.append(message)
+        self._positions.append(position)
+        if self.computed:
+            self._computed.append(tuple(self.call(c, message) for c in self.computed))
+
+    def _fixed(self) -> tuple[list, list[bytes]]:
+        """The fixed columns but qmgr, queue and source (``ROW_COLUMNS`` order) and the
+        payloads: at once for a batch of plain messages (``columnar``), else row by row."""
+        from . import columnar
+
+        fast = columnar.columns(self._messages) if self.columnar else None
+        if fast is not None:
+            by_name, payloads = fast
+            return ([self._positions, *(by_name[c] for c in ROW_COLUMNS[1:])], payloads)
+        rows = [row_values(m, p) for m, p in zip(self._messages, self._positions,
+                                                 strict=True)]
+        if not rows:
+            return [()] * len(ROW_COLUMNS), []
+        return list(zip(*(r[0] for r in rows), strict=True)), [r[1] for r in rows]
 
     def flush(self) -> pa.RecordBatch:
         """The rows added since the last flush as one batch (possibly empty)."""
-        n = len(self._rows)
-        columns = list(zip(*self._rows, strict=True)) if n else [()] * len(ROW_COLUMNS)
-        extra = list(zip(*self._extra, strict=True)) if n and self._extra else []
+        n = len(self._messages)
+        columns, payloads = self._fixed()
+        extra: list = [payloads] if self.with_payload else []
+        if self.computed:
+            extra += list(zip(*self._computed, strict=True)) if n else [()] * len(
+                self.computed)
         values = [[self.qmgr] * n, [self.queue] * n, columns[0], [self.source] * n,
                   *columns[1:], *extra]
-        if len(values) != len(self.schema):  # no extra rows collected (n == 0)
-            values += [()] * (len(self.schema) - len(values))
-        arrays = [_array(v, f.type) for v, f in zip(values, self.schema, strict=True)]
-        self._rows = []
-        self._extra = []
+        arrays = [v if isinstance(v, pa.Array) else _array(v, f.type)
+                  for v, f in zip(values, self.schema, strict=True)]
+        self._messages, self._positions, self._computed = [], [], []
         return pa.RecordBatch.from_arrays(arrays, schema=self.schema)
 
 

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from mqconsole.backends.base import QueueManager
+from mqconsole.backends.base import BrowseRange, BrowsesInRanges, QueueManager
 from mqconsole.backends.open import open_from_spec, open_profile
 from mqconsole.mq.queue import QueueType
 
@@ -110,10 +110,41 @@ def expand_queues(qm: QueueManager, patterns: Sequence[str]) -> list[str]:
 
 @dataclass(frozen=True, slots=True)
 class QueueSource:
-    """One queue of one connection (``key`` names the connection)."""
+    """One queue of one connection (``key`` names the connection), or one stretch of it
+    (``part``: a ``BrowseRange`` of a backend that ``BrowsesInRanges``)."""
 
     key: str
     queue: str
+    part: BrowseRange | None = None
+
+    def to_json(self) -> list:
+        if self.part is None:
+            return [self.key, self.queue]
+        p = self.part
+        return [self.key, self.queue, [p.first_position, p.after, p.until, p.rows]]
+
+    @classmethod
+    def from_json(cls, item: Sequence) -> QueueSource:
+        part = None
+        if len(item) > 2 and item[2] is not None:
+            first, after, until, rows = item[2]
+            part = BrowseRange(int(first), after, until, rows)
+        return cls(str(item[0]), str(item[1]), part)
+
+
+class QueueChanged(SourceError):
+    """A stretch of a queue read in parallel did not hold what it held when planned."""
+
+
+def split_queue(qm: QueueManager, key: str, queue: str, parts: int, min_rows: int
+                ) -> list[QueueSource]:
+    """``queue`` as up to ``parts`` stretches when the backend can (``BrowsesInRanges``:
+    the embedded queue manager), else as one source (real MQ browses forward only)."""
+    if parts > 1 and isinstance(qm, BrowsesInRanges):
+        ranges = qm.browse_ranges(queue, parts, min_rows)
+        if len(ranges) > 1:
+            return [QueueSource(key, queue, r) for r in ranges]
+    return [QueueSource(key, queue)]
 
 
 @dataclass(frozen=True, slots=True)
@@ -136,6 +167,6 @@ def check_file(path: str) -> str:
     return str(p.absolute())
 
 
-__all__ = ["FileSource", "QueueSource", "SourceError", "check_file", "connected",
-           "connection_of", "connection_refusal", "expand_queues", "open_connection",
-           "split_patterns"]
+__all__ = ["FileSource", "QueueChanged", "QueueSource", "SourceError", "check_file",
+           "connected", "connection_of", "connection_refusal", "expand_queues",
+           "open_connection", "split_patterns", "split_queue"]

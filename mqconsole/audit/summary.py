@@ -76,30 +76,38 @@ def _dataset(data: Path) -> Any:
     return ds.dataset(str(data), partitioning=partitioning, **options)
 
 
-def summarize(data: str | Path, root: str | Path | None = None) -> dict[str, Any]:
-    """Compute the aggregates of the snapshot whose Parquet files are in ``data`` and store
-    them in ``root/_summary`` (``root`` defaults to ``data``); returns ``summary.json``."""
-    import numpy as np
-    import pyarrow as pa
-    import pyarrow.compute as pc
-    import pyarrow.parquet as pq
+class Aggregates:
+    """The report's aggregates folded table by table (``add``), or merged from the parts
+    other processes folded (``add_part``); ``store`` writes them to ``_summary``."""
 
-    data = Path(data)
-    out = Path(root or data) / SUMMARY_DIR
-    out.mkdir(mode=0o700, parents=True, exist_ok=True)
-    dataset = _dataset(data)
-    plugins = [f.name for f in dataset.schema
-               if f.name not in FIXED_COLUMNS and _groupable(f.type)]
-    dims = {**DIMENSIONS, **{f"plugin:{p}": (p,) for p in plugins}}
-    parts: dict[str, list[pa.Table]] = {name: [] for name in ("total", *dims)}
-    arrival_parts: list[pa.Table] = []
-    ids: list[pa.Table] = []
-    oldest: tuple[Any, ...] | None = None
-    youngest: tuple[Any, ...] | None = None
-    rows = 0
-    scanner = dataset.scanner(columns=[*NEEDED, *plugins], batch_size=BATCH_ROWS)
-    for table in _chunks(scanner.to_batches(), BATCH_ROWS):
-        rows += table.num_rows
+    def __init__(self, plugins: list[str]) -> None:
+        self.plugins = plugins
+        self.dims = {**DIMENSIONS, **{f"plugin:{p}": (p,) for p in plugins}}
+        self.parts: dict[str, list[pa.Table]] = {name: [] for name in ("total", *self.dims)}
+        self.arrival_parts: list[pa.Table] = []
+        self.oldest: tuple[Any, ...] | None = None
+        self.youngest: tuple[Any, ...] | None = None
+        self.rows = 0
+
+    def _keep(self, name: str, table: pa.Table) -> None:
+        import pyarrow as pa
+
+        parts = self.parts[name]
+        parts.append(table)
+        if len(parts) > 16:
+            self.parts[name] = [_fold(pa.concat_tables(parts), list(self.keys(name)))]
+
+    def keys(self, name: str) -> tuple[str, ...]:
+        return () if name == "total" else self.dims[name]
+
+    def add(self, table: pa.Table) -> pa.Table:
+        """Fold a table of the ``NEEDED`` and plugin columns; returns its (msg_id, queue)
+        rows with a MsgId, which the caller keeps for the duplicates."""
+        import numpy as np
+        import pyarrow as pa
+        import pyarrow.compute as pc
+
+        self.rows += table.num_rows
         arrival = pc.coalesce(table["dlh_put_time"], table["put_time"])
         table = table.append_column("arrival", pc.cast(arrival, pa.int64()))
         table = table.append_column("has_dlh", pc.is_valid(table["dlh_reason"]))
@@ -108,35 +116,180 @@ def summarize(data: str | Path, root: str | Path | None = None) -> dict[str, Any
                                                         pa.int64()))
         table = table.append_column("n", pa.array(np.ones(table.num_rows, dtype=np.int64)))
         table = table.append_column("bytes", pc.fill_null(table["length"], 0))
-        for name, keys in (("total", ()), *dims.items()):
-            parts[name].append(_fold(table, list(keys)))
-            if len(parts[name]) > 16:
-                parts[name] = [_fold(pa.concat_tables(parts[name]), list(keys))]
+        for name in self.parts:
+            self._keep(name, _fold(table, list(self.keys(name))))
         timed = table.filter(pc.is_valid(table["arrival"]))
-        arrival_parts.append(_fold(timed.select(["arrival", "n"]), ["arrival"], sums=("n",)))
-        ids.append(table.select(["msg_id", "queue"]).filter(pc.is_valid(table["msg_id"])))
-        oldest = _extreme(oldest, timed, last=False)
-        youngest = _extreme(youngest, timed, last=True)
-    lists = []
-    for name, keys in (("total", ()), *dims.items()):
-        if parts[name]:
-            folded = _fold(pa.concat_tables(parts[name]), list(keys))
-            lists.append(folded.append_column("list", pa.array([name] * folded.num_rows,
-                                                                pa.string())))
-    arrivals = (_fold(pa.concat_tables(arrival_parts), ["arrival"], sums=("n",))
-                if arrival_parts else pa.table({"arrival": pa.array([], pa.int64()),
-                                                "n": pa.array([], pa.int64())}))
-    tables = {"arrivals": arrivals, "duplicates": _duplicates(ids)}
-    if lists:
-        tables["lists"] = pa.concat_tables(lists, promote_options="default")
-    for name, table in tables.items():
-        pq.write_table(table, str(out / f"{name}.parquet"), compression="zstd")
-        os.chmod(out / f"{name}.parquet", 0o600)
-    info = {"version": VERSION, "rows": rows, "plugins": plugins,
-            "oldest": _as_dict(oldest), "youngest": _as_dict(youngest)}
-    (out / SUMMARY_FILE).write_text(json.dumps(info), encoding="utf-8")
-    os.chmod(out / SUMMARY_FILE, 0o600)
-    return info
+        self.arrival_parts.append(_fold(timed.select(["arrival", "n"]), ["arrival"],
+                                        sums=("n",)))
+        if len(self.arrival_parts) > 16:
+            self.arrival_parts = [self.arrivals()]
+        self.oldest = _extreme(self.oldest, timed, last=False)
+        self.youngest = _extreme(self.youngest, timed, last=True)
+        return table.select(["msg_id", "queue"]).filter(pc.is_valid(table["msg_id"]))
+
+    def add_part(self, lists: pa.Table | None, arrivals: pa.Table, info: dict[str, Any]
+                 ) -> None:
+        """Merge what another ``Aggregates`` folded (``lists()``, ``arrivals()``, ``info()``)."""
+        import pyarrow.compute as pc
+
+        self.rows += int(info["rows"])
+        if lists is not None:
+            for name in self.parts:
+                mine = lists.filter(pc.equal(lists["list"], name))
+                if mine.num_rows:
+                    self._keep(name, mine.select([*self.keys(name), "n", "bytes",
+                                                  "unparsed"]))
+        self.arrival_parts.append(arrivals)
+        for end, last in (("oldest", False), ("youngest", True)):
+            theirs = info.get(end)
+            if theirs is None:
+                continue
+            values = tuple(theirs[f] for f in EXTREME_FIELDS)
+            mine = getattr(self, end)
+            if mine is not None:
+                values = (max if last else min)((mine, values), key=_key)
+            setattr(self, end, values)
+
+    def lists(self) -> pa.Table | None:
+        import pyarrow as pa
+
+        out = []
+        for name, parts in self.parts.items():
+            if parts:
+                folded = _fold(pa.concat_tables(parts), list(self.keys(name)))
+                out.append(folded.append_column("list", pa.array([name] * folded.num_rows,
+                                                                   pa.string())))
+        return pa.concat_tables(out, promote_options="default") if out else None
+
+    def arrivals(self) -> pa.Table:
+        import pyarrow as pa
+
+        if not self.arrival_parts:
+            return pa.table({"arrival": pa.array([], pa.int64()),
+                             "n": pa.array([], pa.int64())})
+        return _fold(pa.concat_tables(self.arrival_parts), ["arrival"], sums=("n",))
+
+    def info(self) -> dict[str, Any]:
+        return {"version": VERSION, "rows": self.rows, "plugins": self.plugins,
+                "oldest": _as_dict(self.oldest), "youngest": _as_dict(self.youngest)}
+
+    def store(self, out: Path, ids: list[pa.Table]) -> dict[str, Any]:
+        """Write ``_summary`` (``out``) with the duplicates among ``ids``."""
+        import pyarrow.parquet as pq
+
+        out.mkdir(mode=0o700, parents=True, exist_ok=True)
+        tables = {"arrivals": self.arrivals(), "duplicates": _duplicates(ids)}
+        lists = self.lists()
+        if lists is not None:
+            tables["lists"] = lists
+        for name, table in tables.items():
+            pq.write_table(table, str(out / f"{name}.parquet"), compression="zstd")
+            os.chmod(out / f"{name}.parquet", 0o600)
+        info = self.info()
+        (out / SUMMARY_FILE).write_text(json.dumps(info), encoding="utf-8")
+        os.chmod(out / SUMMARY_FILE, 0o600)
+        return info
+
+
+def plugin_names(schema: pa.Schema) -> list[str]:
+    """The plugin columns of ``schema`` the aggregates count by."""
+    return [f.name for f in schema if f.name not in FIXED_COLUMNS and _groupable(f.type)]
+
+
+def summarize(data: str | Path, root: str | Path | None = None) -> dict[str, Any]:
+    """Compute the aggregates of the snapshot whose Parquet files are in ``data`` and store
+    them in ``root/_summary`` (``root`` defaults to ``data``); returns ``summary.json``."""
+    data = Path(data)
+    dataset = _dataset(data)
+    plugins = plugin_names(dataset.schema)
+    aggregates = Aggregates(plugins)
+    ids: list[pa.Table] = []
+    scanner = dataset.scanner(columns=[*NEEDED, *plugins], batch_size=BATCH_ROWS)
+    for table in _chunks(scanner.to_batches(), BATCH_ROWS):
+        ids.append(aggregates.add(table))
+    return aggregates.store(Path(root or data) / SUMMARY_DIR, ids)
+
+
+class PartWriter:
+    """What one reader of the export folds as it yields its batches (no second pass over
+    the data): ``add(batch)`` each batch, ``close()`` at its end writes ``<index>.*`` in
+    ``folder``, ``<index>.json`` last (a part without it is not used). The MsgIds go to a
+    file as they come, so the reader's memory stays flat."""
+
+    def __init__(self, folder: str | Path, index: int, schema: pa.Schema,
+                 chunk_rows: int = 65_536) -> None:
+        self.base = Path(folder) / str(index)
+        self.aggregates = Aggregates(plugin_names(schema))
+        self.columns = [*NEEDED, *self.aggregates.plugins]
+        self.chunk_rows = chunk_rows
+        self.held: list[pa.RecordBatch] = []
+        self.count = 0
+        self.ids_writer: Any = None
+
+    def add(self, batch: pa.RecordBatch) -> None:
+        if batch.num_rows == 0:
+            return
+        self.held.append(batch.select(self.columns))
+        self.count += batch.num_rows
+        if self.count >= self.chunk_rows:
+            self._fold()
+
+    def _fold(self) -> None:
+        import pyarrow as pa
+
+        if not self.held:
+            return
+        ids = self.aggregates.add(pa.Table.from_batches(self.held).combine_chunks())
+        self.held, self.count = [], 0
+        if self.ids_writer is None:
+            self.ids_writer = pa.ipc.new_stream(f"{self.base}.ids.arrow", ids.schema)
+        self.ids_writer.write_table(ids)
+
+    def close(self) -> None:
+        import pyarrow.feather as feather
+
+        self._fold()
+        if self.ids_writer is not None:
+            self.ids_writer.close()
+        lists = self.aggregates.lists()
+        if lists is not None:
+            feather.write_feather(lists, f"{self.base}.lists.arrow",
+                                  compression="uncompressed")
+        feather.write_feather(self.aggregates.arrivals(), f"{self.base}.arrivals.arrow",
+                              compression="uncompressed")
+        info = {**self.aggregates.info(), "lists": lists is not None,
+                "ids": self.ids_writer is not None}
+        Path(f"{self.base}.json.tmp").write_text(json.dumps(info), encoding="utf-8")
+        os.replace(f"{self.base}.json.tmp", f"{self.base}.json")
+
+
+def merge_partials(folder: str | Path, parts: int, root: str | Path) -> bool:
+    """Store ``root/_summary`` from the ``parts`` readers' parts in ``folder``; False (and
+    nothing written) when a part is missing."""
+    import pyarrow as pa
+    import pyarrow.feather as feather
+
+    folder = Path(folder)
+    infos = []
+    for i in range(parts):
+        try:
+            infos.append(json.loads((folder / f"{i}.json").read_text(encoding="utf-8")))
+        except (OSError, ValueError):
+            return False
+    plugins = infos[0]["plugins"] if infos else []
+    if any(info.get("plugins") != plugins for info in infos):
+        return False
+    aggregates = Aggregates(plugins)
+    ids: list[pa.Table] = []
+    for i, info in enumerate(infos):
+        base = folder / str(i)
+        lists = feather.read_table(f"{base}.lists.arrow") if info["lists"] else None
+        aggregates.add_part(lists, feather.read_table(f"{base}.arrivals.arrow"), info)
+        if info["ids"]:
+            with pa.ipc.open_stream(f"{base}.ids.arrow") as stream:
+                ids.append(stream.read_all())
+    aggregates.store(Path(root) / SUMMARY_DIR, ids)
+    return True
 
 
 def _chunks(batches: Iterator[pa.RecordBatch], size: int) -> Iterator[pa.Table]:

@@ -252,6 +252,43 @@ class ReadsByPosition(Protocol):
     def page_at(self, queue: str, position: int, n: int) -> PositionedPage | None: ...
 
 
+@dataclass(frozen=True, slots=True)
+class BrowseRange:
+    """A stretch of a queue's browse order, to be read on its own (``BrowsesInRanges``).
+
+    ``first_position``: the position a browse of the whole queue gives the stretch's first
+    message (1 = the queue's first). ``after`` and ``until`` are the backend's keys (lists of
+    ints, so a range travels as JSON): the stretch starts after ``after`` (None: at the
+    queue's start) and ends with ``until`` (None: at the queue's end, wherever that is when
+    it is read, as a browse ends). ``rows``: the messages it held when planned (None for
+    the open last stretch).
+    """
+
+    first_position: int
+    after: list[int] | None
+    until: list[int] | None
+    rows: int | None
+
+
+@runtime_checkable
+class BrowsesInRanges(Protocol):
+    """An optional capability of a ``QueueManager`` whose queues can be read from any
+    position (the embedded backend; real MQ browses forward only, so a queue is one read).
+
+    ``browse_ranges(queue, parts, min_rows)`` plans up to ``parts`` consecutive stretches of
+    at least ``min_rows`` messages (one when the queue is shorter), in one snapshot, so
+    that reading each with ``browse_range`` and numbering its messages from its
+    ``first_position`` gives what one browse of the whole queue gives — provided each
+    stretch but the last still holds ``rows`` messages when read (a reader checks: the
+    queue changed under it otherwise). The stretches of one plan may be read by other
+    connections, in other processes, in any order.
+    """
+
+    def browse_ranges(self, queue: str, parts: int, min_rows: int) -> list[BrowseRange]: ...
+
+    def browse_range(self, queue: str, part: BrowseRange) -> BrowseCursor: ...
+
+
 @runtime_checkable
 class QueueManager(Protocol):
     """A connection to one queue manager (MQCONNX). Units of work are per connection."""

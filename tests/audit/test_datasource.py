@@ -148,3 +148,14 @@ def test_on_its_own_with_no_register_call(scene, tmp_path) -> None:
     assert got["profile"] == {"queue": "SYSTEM.DEAD.LETTER.QUEUE", "count": sum(
         1 for e in rows if e["queue"] == "SYSTEM.DEAD.LETTER.QUEUE")}
     assert "profile 'nope' is not known to the mqconsole data source" in got["unknown"]
+
+
+def test_a_queue_of_the_embedded_queue_manager_split_in_stretches(spark, scene) -> None:
+    register(spark)
+    frame = _load(spark, scene, embedded=str(scene.qm_path), queues=QUEUES, parts="3",
+                  min_split_rows="2").load()
+    assert frame.rdd.getNumPartitions() > len(DEMO_QUEUES)
+    got = sorted((r.queue, r.position, r.msg_id) for r in frame.select(
+        "queue", "position", "msg_id").collect())
+    assert got == sorted((e["queue"], e["position"], e["msg_id"])
+                         for e in expected_rows(scene, DEMO_QUEUES) if e["source"] == "queue")

@@ -16,7 +16,7 @@ from mqconsole.audit.export import (
 )
 from mqconsole.mq.errors import MQError
 
-from .scene import build_scene
+from .scene import build_scene, expected_rows
 
 
 @pytest.fixture(scope="module")
@@ -122,3 +122,77 @@ def test_run_export_in_process_and_a_cancel_leaves_nothing(spark, tmp_path, scen
         run_export(spark, plan, cancel=cancel)
     assert e.value.code == 1
     assert sorted(p.name for p in tmp_path.iterdir()) == ["snap"]
+
+
+def _stored(folder: Path) -> dict:
+    """A snapshot's stored aggregates, each table's rows sorted (order is no promise)."""
+    import json
+
+    import pyarrow.parquet as pq
+
+    out: dict = {"info": json.loads((folder / "_summary" / "summary.json").read_text())}
+    for name in ("lists", "arrivals", "duplicates"):
+        path = folder / "_summary" / f"{name}.parquet"
+        if path.exists():
+            out[name] = sorted(map(repr, pq.read_table(path).to_pylist()))
+    return out
+
+
+def _rows(folder: Path) -> list[tuple]:
+    import pyarrow.dataset as ds
+
+    table = ds.dataset(str(folder / "messages"), format="parquet", partitioning="hive",
+                       ignore_prefixes=[".", "_"]).to_table(
+        columns=["qmgr", "queue", "position", "source", "msg_id", "dlh_reason"])
+    return sorted(tuple(str(v) for v in r.values()) for r in table.to_pylist())
+
+
+def _want(scene, queues: list[str]) -> list[tuple]:
+    return sorted(tuple(str(e[k]) for k in ("qmgr", "queue", "position", "source", "msg_id",
+                                            "dlh_reason"))
+                  for e in expected_rows(scene, queues) if e["source"] == "queue")
+
+
+def test_queues_read_in_stretches_give_one_browse_and_the_same_aggregates(
+        spark, tmp_path, scene, monkeypatch) -> None:
+    from mqconsole.audit import export
+    from mqconsole.audit.summary import summarize
+
+    monkeypatch.setattr(export, "MIN_SPLIT_ROWS", 2)
+    queues = ["SYSTEM.DEAD.LETTER.QUEUE", "AUDIT.DLQ"]
+    plan = plan_export(_request(tmp_path, scene, patterns=queues))
+    sources = export._partitions(plan, spark.sparkContext.defaultParallelism)
+    assert len(sources) > len(queues) and sources[0].part is not None  # split indeed
+    summary = export.run_export(spark, plan)
+    assert [q["rows"] for q in summary.queues] == [q.depth_start for q in plan.queues]
+    snap = tmp_path / "snap"
+    assert _rows(snap) == _want(scene, queues)  # positions as one browse gives them
+    # the aggregates folded by the readers = those computed from the written files
+    summarize(snap / "messages", tmp_path / "again")
+    assert _stored(snap) == _stored(tmp_path / "again")
+
+
+def test_a_stretch_that_changed_under_its_reader_is_read_again_as_one(
+        spark, tmp_path, scene, monkeypatch) -> None:
+    from dataclasses import replace
+
+    from mqconsole.audit import export
+
+    monkeypatch.setattr(export, "MIN_SPLIT_ROWS", 2)
+    planned = export._partitions
+    tried: list[int] = []
+
+    def changed(plan, parts):  # as if a message had gone from the first stretch
+        tried.append(parts)
+        sources = planned(plan, parts)
+        if sources[0].part is not None:
+            part = sources[0].part
+            sources[0] = replace(sources[0], part=replace(part, rows=part.rows + 1))
+        return sources
+
+    monkeypatch.setattr(export, "_partitions", changed)
+    plan = plan_export(_request(tmp_path, scene, patterns=["AUDIT.DLQ"]))
+    summary = export.run_export(spark, plan)
+    assert tried == [spark.sparkContext.defaultParallelism, 1]
+    assert summary.rows == plan.queues[0].depth_start
+    assert _rows(tmp_path / "snap") == _want(scene, ["AUDIT.DLQ"])

@@ -12,7 +12,7 @@ from mqconsole.mq.md import MQMD_V1_LENGTH, MQMD_V2_LENGTH
 from mqconsole.mq.message import Message
 from mqconsole.mq.reasons import MQRC_NO_MSG_UNDER_CURSOR
 
-from ..base import Context
+from ..base import BrowseRange, Context
 from .mdfast import persistence819
 from .messages import Messages
 from .schema import VISIBLE as _VISIBLE
@@ -75,6 +75,44 @@ class Browsing(Messages):
                 f"AND {_VISIBLE} ORDER BY npri, id LIMIT ?", (local, after[0], n - len(rows))
             ).fetchall()
         return rows
+
+    def _range_plan(self, local: str, parts: int, min_rows: int) -> list[BrowseRange]:
+        """``browse_ranges`` on ``local``: every bound found by stepping the browse index
+        (queue, npri, id) ``size`` rows on from the last, all in one snapshot. A stretch's
+        rows count every visible row, expired ones too (a reader that finds one expired
+        finds fewer than planned, and says the queue changed)."""
+        db = self._db
+        snapshot = not self._s.held  # a held write transaction is a snapshot already
+        if snapshot:
+            db.execute("BEGIN")
+        try:
+            # the size of a stretch needs no exact count: the queue's depth will do
+            (depth,) = db.execute("SELECT curdepth FROM queues WHERE name = ?",
+                                  (local,)).fetchone()
+            parts = max(1, min(parts, depth // max(1, min_rows)))
+            size = -(-depth // parts)
+            bounds: list[list[int]] = []
+            after: tuple[int, int] = (-1, 0)
+            for _ in range(parts - 1):
+                row = db.execute(
+                    f"SELECT npri, id FROM messages WHERE queue = ? AND {_VISIBLE} AND "
+                    "(npri, id) > (?, ?) ORDER BY npri, id LIMIT 1 OFFSET ?",
+                    (local, after[0], after[1], size - 1)
+                ).fetchone()
+                if row is None:
+                    break
+                after = (row[0], row[1])
+                bounds.append([row[0], row[1]])
+        finally:
+            if snapshot:
+                db.execute("COMMIT")
+        out: list[BrowseRange] = []
+        start: list[int] | None = None
+        for i, bound in enumerate(bounds):
+            out.append(BrowseRange(1 + i * size, start, bound, size))
+            start = bound
+        out.append(BrowseRange(1 + len(bounds) * size, start, None, None))
+        return out
 
     def _discard_expired(self, ids: list[int], now: float) -> None:
         s = self._s

@@ -44,6 +44,7 @@ import os
 import time
 from pathlib import Path
 
+from ..base import BrowseRange
 from .admin import Admin
 from .auth import QUEUE
 from .calls import api
@@ -82,6 +83,21 @@ class EmbeddedQueueManager(Positioning, Loading, Counting, Selecting, Admin, Uni
                 "VALUES (?, ?, 1, ?, 0, ?) RETURNING id",
                 (self._conn_id, names[-1], int(for_get), time.time())).fetchall()[0][0]
         return EmbeddedCursor(self, queue, names, handle, for_get=for_get)
+
+    # -- browsing in stretches (base.BrowsesInRanges) ---------------------------------------
+    @api
+    def browse_ranges(self, queue: str, parts: int, min_rows: int) -> list[BrowseRange]:
+        """Consecutive stretches of about equal size, their bounds found in one snapshot
+        on the browse index (no row is read)."""
+        rows = self._open_input(queue, self._auth_records(), "browse")
+        local = rows[-1]["name"]
+        return self._range_plan(local, parts, min_rows)
+
+    def browse_range(self, queue: str, part: BrowseRange) -> EmbeddedCursor:
+        """A browse cursor that starts after ``part.after`` and ends with ``part.until``."""
+        cursor = self.browse(queue)
+        cursor.limit_to(part.after, part.until)
+        return cursor
 
 
     # -- connections -----------------------------------------------------------------------

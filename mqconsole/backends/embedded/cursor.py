@@ -73,6 +73,13 @@ class EmbeddedCursor:
         self._ahead_end = False  # the read ahead reached the end of the queue
         self._served = 0  # rows served from the read-ahead under the current key
         self._run = READ_AHEAD  # rows served in the last run of a read-ahead (the size)
+        self._until: tuple[int, int] | None = None  # (npri, id) of the last row to serve
+
+    def limit_to(self, after: list[int] | None, until: list[int] | None) -> None:
+        """Browse only the rows after ``(npri, id)`` ``after`` up to ``until`` (None: the
+        queue's start, its end): a stretch of ``browse_ranges``, before the first read."""
+        self._after = None if after is None else (after[0], after[1])
+        self._until = None if until is None else (until[0], until[1])
 
     def _check(self) -> None:
         if self._closed:
@@ -155,8 +162,13 @@ class EmbeddedCursor:
                 want = n - len(out)
                 fetch = max(want, self._run) if key is not None else want
                 rows = qm._browse_rows(self._local, self._after, fetch)
+                full = len(rows) == fetch
+                until = self._until
+                if until is not None and rows and (rows[-1][1], rows[-1][0]) > until:
+                    rows = [r for r in rows if (r[1], r[0]) <= until]
+                    full = False
                 ahead.extend(rows)
-                self._ahead_end = len(rows) < fetch
+                self._ahead_end = not full
                 if not ahead:
                     break
             row = ahead.popleft()

@@ -1,0 +1,100 @@
+"""A batch made at once (``audit.columnar``) is exactly the batch made row by row, for
+plain batches (which it takes) and odd ones (which it hands back)."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from mqconsole.audit import columnar
+from mqconsole.audit.columns import snapshot_columns
+from mqconsole.audit.rows import BatchBuilder
+from mqconsole.backends.embedded.mdfast import pack819
+from mqconsole.backends.embedded.stored import StoredMessage
+from mqconsole.mq.chain import add_dead_letter_header
+from mqconsole.mq.md import MQMD
+from mqconsole.mq.message import Message
+
+from .test_fields import descriptors, names, text
+
+ascii_text = st.text(alphabet=st.characters(min_codepoint=32, max_codepoint=126), max_size=30)
+stamps = st.sampled_from(["20261125", "20260229", "20240229", "2026112 ", "", "19991231",
+                          "2026xx25", "00000000"])
+times = st.sampled_from(["10203040", "235959  ", "2359599 ", "24000000", "00000000", "",
+                         "99999999", "1020304\x00"])
+
+
+@st.composite
+def messages(draw, plain: bool) -> Message:
+    """A stored message: a dead letter (an MQDLH then data) or no header; ``plain``
+    draws only what the columnar way takes (ASCII text, one MD version and byte order)."""
+    if plain:
+        md = MQMD(version=2, encoding=draw(st.sampled_from([273, 546])),
+                  ccsid=draw(st.sampled_from([0, 819, 1208, 437])),
+                  format=draw(st.sampled_from(["MQSTR", "", "MQDEAD", " MQSTR"])),
+                  msg_id=draw(st.binary(min_size=24, max_size=24)),
+                  correl_id=draw(st.binary(max_size=24)), group_id=draw(st.binary(max_size=24)),
+                  put_appl_name=draw(ascii_text), user_identifier=draw(ascii_text),
+                  appl_identity_data=draw(ascii_text), reply_to_q=draw(names),
+                  reply_to_qmgr=draw(names), put_date=draw(stamps), put_time=draw(times),
+                  msg_type=draw(st.integers(-5, 10**6)), expiry=draw(st.integers(-1, 10**6)),
+                  feedback=draw(st.integers(0, 70000)), priority=draw(st.integers(0, 9)),
+                  persistence=draw(st.integers(0, 2)), put_appl_type=draw(st.integers(-1, 40)))
+    else:
+        md = draw(descriptors())
+    data = draw(st.binary(max_size=40))
+    body = data
+    if draw(st.booleans()):
+        md, body = add_dead_letter_header(
+            md.copy(format=draw(st.sampled_from(["MQSTR", "", "ABC"]))), data,
+            reason=draw(st.sampled_from([2053, 2085, 4321, 65543, -1])),
+            dest_q_name=draw(names), dest_qmgr_name=draw(names),
+            put_appl_name=draw(ascii_text if plain else text),
+            put_date=draw(stamps), put_time=draw(times))
+        if md.version != 2 and plain:
+            md = md.copy(version=2)
+    if not plain and draw(st.booleans()):
+        body = body[:draw(st.integers(0, 200))]
+    return StoredMessage(pack819(md), body, draw(st.integers(0, 50)),
+                         draw(st.none() | st.integers(1, 10**6)))
+
+
+def _both(batch: list[Message]):
+    out = []
+    for fast in (True, False):
+        builder = BatchBuilder(snapshot_columns(with_payload=True), qmgr="QM1", queue="Q",
+                               source="queue", columnar=fast)
+        for i, m in enumerate(batch, 7):
+            builder.add(m, i)
+        out.append(builder.flush())
+    return out
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(messages(plain=True), min_size=1, max_size=12))
+def test_a_plain_batch_is_made_at_once_and_is_the_same(batch) -> None:
+    by_columns, by_rows = _both(batch)
+    assert by_columns.equals(by_rows), (by_columns.to_pylist(), by_rows.to_pylist())
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(messages(plain=False), min_size=1, max_size=8),
+       st.lists(messages(plain=True), max_size=4))
+def test_any_batch_is_the_same_made_either_way(odd, plain) -> None:
+    by_columns, by_rows = _both(odd + plain)
+    assert by_columns.equals(by_rows), (by_columns.to_pylist(), by_rows.to_pylist())
+
+
+def test_the_plain_kinds_are_taken_and_others_handed_back() -> None:
+    md, body = add_dead_letter_header(MQMD(format="MQSTR"), b"x", reason=2053,
+                                      dest_q_name="Q", dest_qmgr_name="QM",
+                                      put_appl_name="app", put_date="20261125",
+                                      put_time="10000000")
+    dead = StoredMessage(pack819(md), body)
+    plain = StoredMessage(pack819(MQMD(format="MQSTR")), b"hello")
+    assert columnar.columns([dead, plain, dead]) is not None
+    assert columnar.columns([dead, Message(md, body)]) is None  # no packed MD
+    rfh2 = StoredMessage(pack819(MQMD(format="MQHRF2")), b"RFH ")
+    assert columnar.columns([dead, rfh2]) is None  # another header: row by row
+    latin = StoredMessage(pack819(MQMD(format="MQSTR", put_appl_name="caf\xe9")), b"")
+    assert columnar.columns([plain, latin]) is None
