@@ -6,9 +6,13 @@ Figures (JSON on stdout):
   BIG.DLQ --json`` process (Python start, Spark start, browse, decode, Parquet write with
   zstd partitioned by queue and put date, manifest, rename). Goal: <= 30 s.
 * ``floor_seconds``: the same job as a whole process with a synthetic data source yielding
-  the same rows (one real 8,192-row Arrow batch repeated) instead of browsing the queue:
-  what Spark alone costs for these rows; ``export_seconds - floor_seconds`` is what reading
-  the queue and decoding the headers add.
+  the same rows (one real 8,192-row Arrow batch repeated, in as many partitions as the
+  export reads the queue in: one per core) instead of browsing the queue, written the same
+  way (partitioned by queue and put date, no shuffle): what Spark alone costs for these
+  rows; ``export_seconds - floor_seconds`` is what reading the queue, decoding the headers
+  and folding the stored aggregates add.
+* ``cpu_seconds`` (in ``memory``): CPU time of the whole process tree (the JVM, the Python
+  workers, the driver), which a loaded machine changes far less than wall time.
 * ``memory``: peak resident memory of Spark's Python workers (where batches are built) and
   of the whole process tree, at ``--small`` messages and at N: flat means about the same.
 
@@ -121,6 +125,16 @@ def _tree(root: int) -> list[int]:
     return out
 
 
+def _cpu_seconds(pid: int) -> float:
+    """User + system seconds of ``pid`` and of its children it has waited for."""
+    try:
+        with open(f"/proc/{pid}/stat") as fp:
+            fields = fp.read().rsplit(")", 1)[1].split()
+        return sum(int(f) for f in fields[11:15]) / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError):
+        return 0.0
+
+
 def _rss_mb(pid: int) -> tuple[float, str]:
     try:
         with open(f"/proc/{pid}/status") as fp:
@@ -133,8 +147,11 @@ def _rss_mb(pid: int) -> tuple[float, str]:
 
 
 def timed(args: list[str], env: dict) -> tuple[float, subprocess.CompletedProcess, dict]:
-    """Wall seconds of a process, and the peak RSS of its Python workers and its tree."""
+    """Wall seconds of a process, the peak RSS of its Python workers and its tree, and the
+    CPU seconds of the tree (sampled: a process that ends between two looks loses at most
+    a quarter of a second)."""
     peak = {"python_workers_mb": 0.0, "tree_mb": 0.0, "jvm_mb": 0.0}
+    cpu: dict[int, float] = {}
     t0 = time.perf_counter()
     proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             env=env)
@@ -144,6 +161,7 @@ def timed(args: list[str], env: dict) -> tuple[float, subprocess.CompletedProces
         while not done.wait(0.25):
             total = workers = jvm = 0.0
             for pid in _tree(proc.pid):
+                cpu[pid] = max(cpu.get(pid, 0.0), _cpu_seconds(pid))
                 rss, cmd = _rss_mb(pid)
                 total += rss
                 if "pyspark" in cmd and ("daemon" in cmd or "worker" in cmd):
@@ -161,7 +179,7 @@ def timed(args: list[str], env: dict) -> tuple[float, subprocess.CompletedProces
     done.set()
     sampler.join()
     return seconds, subprocess.CompletedProcess(args, proc.returncode, out, err), {
-        k: round(v) for k, v in peak.items()}
+        **{k: round(v) for k, v in peak.items()}, "cpu_seconds": round(sum(cpu.values()), 1)}
 
 
 def export(qm: Path, out: Path, master: str, home: Path) -> dict:
@@ -198,8 +216,8 @@ class Floor(DataSource):
 class FloorReader(DataSourceReader):
     def __init__(self, options):
         self.options = dict(options)
-    def partitions(self):
-        return [InputPartition(0)]
+    def partitions(self):  # as the export splits the queue: one stretch per core
+        return [InputPartition(i) for i in range(int(self.options["parts"]))]
     def read(self, partition):
         from mqconsole.audit.rows import BatchBuilder
         from mqconsole.backends.open import open_embedded
@@ -211,16 +229,18 @@ class FloorReader(DataSourceReader):
                 builder.add(m, i)
         batch = builder.flush()
         qm.close()
-        left = int(self.options["rows"])
+        parts, rows = int(self.options["parts"]), int(self.options["rows"])
+        left = rows // parts + (partition.value < rows % parts)
         while left > 0:
             yield batch.slice(0, min(left, batch.num_rows))
             left -= batch.num_rows
 
 spark = start_session(SparkSettings(master=master))
 spark.dataSource.register(Floor)
-frame = spark.read.format("mqconsole_floor").option("qm", qm_path).option("rows", rows).load()
-(frame.repartition(*PARTITION_COLUMNS).write.partitionBy(*PARTITION_COLUMNS)
- .option("compression", "zstd").parquet(out))
+parts = spark.sparkContext.defaultParallelism
+frame = (spark.read.format("mqconsole_floor").option("qm", qm_path).option("rows", rows)
+         .option("parts", parts).load())
+frame.write.partitionBy(*PARTITION_COLUMNS).option("compression", "zstd").parquet(out)
 print(rows)
 '''
 
@@ -261,6 +281,8 @@ def main() -> None:
         "export_seconds": big["seconds"], "export_rows": big["rows"],
         "floor_seconds": flo["seconds"],
         "reading_and_decoding_seconds": round(big["seconds"] - flo["seconds"], 2),
+        "export_cpu_seconds": big["memory"]["cpu_seconds"],
+        "floor_cpu_seconds": flo["memory"]["cpu_seconds"],
         "messages_per_second": round(big["rows"] / big["seconds"]),
         "memory": {**({f"{args.small}_messages": small["memory"]} if small else {}),
                    f"{args.messages}_messages": big["memory"], "floor": flo["memory"]},
