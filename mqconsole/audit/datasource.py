@@ -157,7 +157,7 @@ class MqconsoleDataSource(DataSource):
 def _named_profiles(options: Mapping[str, str]) -> list[str]:
     keys = split_patterns(options.get("profile", ""))
     if options.get("queue_list"):
-        keys += [str(k) for k, _q in json.loads(options["queue_list"])]
+        keys += [str(item[0]) for item in json.loads(options["queue_list"])]
     return keys
 
 
