@@ -90,9 +90,9 @@ async def test_the_list_draws_only_what_is_on_screen(make_app, tmp_path, monkeyp
     drawn: list[int] = []
     real_row = journal_screen.row
 
-    def counted(entry):
+    def counted(entry, *rest):
         drawn.append(1)
-        return real_row(entry)
+        return real_row(entry, *rest)
 
     monkeypatch.setattr(journal_screen, "row", counted)
     app = make_app()
@@ -173,3 +173,15 @@ async def test_a_record_of_21600_msgids_opens_readably(make_app, tmp_path):
         assert table.cells(0)[0] == "21001"
         await pilot.press("escape")
         await wait_for(app, pilot, lambda: isinstance(app.screen, JournalScreen))
+
+
+def test_a_route_too_long_for_its_column_keeps_both_ends_of_each_name():
+    from mqconsole.tui.screens.journal import fit_route
+
+    assert fit_route("APP.ORDERS", "APP.AUDIT", 30) == "APP.ORDERS → APP.AUDIT"
+    assert fit_route("SYSTEM.DEAD.LETTER.QUEUE", "APP.AUDIT", 28) == \
+        "SYSTEM.D…R.QUEUE → APP.AUDIT"  # the destination whole, never cut off the end
+    long = "APP.SETTLEMENT.INSTRUCTIONS.EUROPE.PRIORITY.BOQ1"
+    fitted = fit_route(long, long, 28)
+    assert fitted == "APP.SE….BOQ1 → APP.SE…Y.BOQ1" and len(fitted) == 28
+    assert fit_route(long, "", 12) == "APP.SE….BOQ1"

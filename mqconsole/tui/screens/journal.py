@@ -21,7 +21,7 @@ from textual.widgets import Footer, Static
 
 from mqconsole.tui import keys as K
 from mqconsole.tui.context import ConsoleContext
-from mqconsole.tui.safe import txt
+from mqconsole.tui.safe import clean, txt
 from mqconsole.tui.screens.base import ConsoleScreen
 from mqconsole.tui.widgets.banner import Banner
 from mqconsole.tui.widgets.filter_bar import FilterBar
@@ -46,18 +46,43 @@ def columns(width: int) -> list[RowColumn]:
     return [*FIXED_COLUMNS, RowColumn("SOURCE → DESTINATION", route), *COUNT_COLUMNS]
 
 
-def row(e) -> list[Text]:
+def shorten(name: str, width: int) -> str:
+    """``name`` in ``width`` characters, its middle left out: both ends of a queue name
+    tell it apart (APP.SETTLE…PRIORITY.BOQ1)."""
+    if len(name) <= width:
+        return name
+    if width < 2:
+        return "…"[:width]
+    tail = (width - 1) // 2
+    return name[:width - 1 - tail] + "…" + name[len(name) - tail:]
+
+
+def fit_route(source: str, destinations: str, width: int) -> str:
+    """``source → destinations`` in ``width`` characters: each side shortened in its middle,
+    so the destination is never cut off the end (issue 15 item 9)."""
+    if not destinations:
+        return shorten(source, width)
+    arrow = " → "
+    if len(source) + len(arrow) + len(destinations) <= width:
+        return source + arrow + destinations
+    room = max(2, width - len(arrow))
+    left = min(len(source), max(room // 2, room - len(destinations)))
+    return shorten(source, left) + arrow + shorten(destinations, room - left)
+
+
+def row(e, route_width: int = 200) -> list[Text]:
     """A record's cells in the list (every value made safe)."""
     counts = e.counts()
     skipped = max(counts.get("skipped", 0), int(e.details.get("skipped") or 0))
-    dests = ",".join(e.destinations)
-    route = e.source or "-"
-    if dests:
-        route += f" → {dests}"
+    interrupted = e.state == "interrupted"
+    lead = "INTERRUPTED " if interrupted else ""
+    route = Text(no_wrap=True)
+    route.append(lead, "bold red")
+    route.append(fit_route(clean(e.source or "-"), clean(",".join(e.destinations)),
+                           route_width - len(lead)))
     return [Text(e.time.strftime("%m-%d %H:%M")), txt(e.operator),
-            txt(("DRY " if e.dry_run else "") + e.operation
-                + (" INTERRUPTED" if e.state == "interrupted" else ""),
-                "italic" if e.dry_run else ""), txt(route),
+            txt(("DRY " if e.dry_run else "") + e.operation,
+                "italic" if e.dry_run else ""), route,
             Text(str(counts["done"])),
             Text(str(counts["failed"]), style="bold red" if counts["failed"] else ""),
             Text(str(skipped), style="bold yellow" if skipped else "")]
@@ -167,8 +192,9 @@ class JournalScreen(ConsoleScreen):
     def _fill(self, *, keep_cursor: bool = False) -> None:
         self.shown = [n for n, e in enumerate(self.entries) if self._matches(e, n)]
         entries, shown = self.entries, self.shown
-        self.query_one("#journal", RowList).show(len(shown), lambda i: row(entries[shown[i]]),
-                                                 keep_cursor=keep_cursor)
+        rows = self.query_one("#journal", RowList)
+        rows.show(len(shown), lambda i: row(entries[shown[i]], rows.columns[3].width),
+                  keep_cursor=keep_cursor)
         if self.whole:
             status = f"{len(shown)} of {len(entries)} records"
         else:
