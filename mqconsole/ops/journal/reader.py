@@ -90,6 +90,10 @@ def lazy_unit(raw: bytes) -> UnitLine | None:
     return UnitLine(m.group(1).decode("ascii"), int(m.group(2)), LazyIds(raw, count), rest)
 
 
+def _line(number: int) -> str:
+    return f"line {number}" if number else "a line"
+
+
 def lines_holding(fp: BinaryIO, needle: bytes, *,
                   numbered: bool = True) -> Iterator[tuple[int, bytes]]:
     """``(line number, line)`` of each line of the open file ``fp`` that holds ``needle``,
@@ -119,8 +123,9 @@ def records(path: Path, problems: list[str], *, tail: int | None = None,
     one (written before writers ended a torn line first) gives the whole one.
 
     ``tail``: only the lines that start in the last ``tail`` bytes (numbered from there);
-    ``needle``: only lines holding these bytes (the others are not parsed); ``lazy``: a unit
-    record written as the writer writes it comes as a :class:`UnitLine` (ids counted)."""
+    ``needle``: only lines holding these bytes (the others are not parsed; found by bytes and
+    not numbered: 0); ``lazy``: a unit record written as the writer writes it comes as a
+    :class:`UnitLine` (ids counted)."""
     try:
         fp = open(path, "rb")  # noqa: SIM115
     except FileNotFoundError:
@@ -131,7 +136,7 @@ def records(path: Path, problems: list[str], *, tail: int | None = None,
     with fp:
         source: Iterator[tuple[int, bytes]]
         if needle is not None and tail is None:
-            source = lines_holding(fp, needle)  # found by bytes, not line by line
+            source = lines_holding(fp, needle, numbered=False)  # by bytes, not line by line
         else:
             if tail is not None:
                 size = os.fstat(fp.fileno()).st_size
@@ -159,20 +164,20 @@ def records(path: Path, problems: list[str], *, tail: int | None = None,
                 except (ValueError, TypeError):
                     pass
                 else:
-                    problems.append(f"{path} line {number}: a torn record (cut short by a "
+                    problems.append(f"{path} {_line(number)}: a torn record (cut short by a "
                                     "crash or a full disk) before a whole one, skipped")
                     yield number, value
                     continue
             if not raw.endswith(b"\n"):  # the last line
                 if time.time() - os.fstat(fp.fileno()).st_mtime > IN_PROGRESS_SECONDS:
-                    problems.append(f"{path} line {number}: the last record is incomplete "
+                    problems.append(f"{path} {_line(number)}: the last record is incomplete "
                                     "(cut short by a crash or a full disk), skipped")
                 # else a write in progress: not a problem
             elif raw.lstrip().startswith(_RECORD_START) and not raw.rstrip().endswith(b"}"):
-                problems.append(f"{path} line {number}: a torn record (cut short by a crash "
+                problems.append(f"{path} {_line(number)}: a torn record (cut short by a crash "
                                 "or a full disk), skipped")
             else:
-                problems.append(f"{path} line {number}: not a journal record "
+                problems.append(f"{path} {_line(number)}: not a journal record "
                                 f"({_short(error)}), skipped")
 
 
@@ -279,14 +284,14 @@ def read_entries(files: list[Path], problems: list[str], *, since: datetime | No
             if isinstance(rec, UnitLine):
                 op = ops.get(rec.op)
                 if op is None:
-                    op = ops[rec.op] = _Op(rec.op, where=f"{path} line {number}")
+                    op = ops[rec.op] = _Op(rec.op, where=f"{path} {_line(number)}")
                     items.append(op)
                 op.add("unit", rec)
                 continue
             if only_op is not None and (not isinstance(rec, dict)
                                         or rec.get("op") != only_op):
                 continue
-            where = f"{path} line {number}"
+            where = f"{path} {_line(number)}"
             try:
                 if not isinstance(rec, dict):
                     raise ValueError("the record is not a JSON object")
