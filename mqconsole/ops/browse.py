@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
 from functools import partial
@@ -16,20 +17,69 @@ BATCH = 200
 
 def iter_views(qm: QueueManager, queue: str, *, where: Where | None = None,
                limit: int | None = None, now: datetime | None = None,
-               batch: int = BATCH) -> Iterator[MessageView]:
-    """Browse ``queue`` from its start, yielding views that match ``where``, at most ``limit``.
+               batch: int = BATCH, start: int = 1) -> Iterator[MessageView]:
+    """Browse ``queue`` from its start, yielding views that match ``where``, at most ``limit``,
+    from position ``start`` on (1: the first).
 
     When the backend can test facts where the messages are (``SelectsByFacts``) and
     ``where`` holds only for messages that pass such a test, only those are read; each is
-    still tested by ``where`` (``fast=False`` in ``iter_views_plain``: every message)."""
+    still tested by ``where`` (``fast=False`` in ``iter_views_plain``: every message).
+    Without ``where``, a backend that reads at positions (``ReadsByPosition``) starts at
+    ``start`` without reading what lies before it; others browse to it."""
     now = now or datetime.now(UTC)
     if limit is not None and limit <= 0:
         return
+    if start > 1 and where is None and isinstance(qm, ReadsByPosition):
+        first = qm.page_at(queue, start, 0)
+        if first is not None:
+            yield from _iter_positioned(qm, queue, start, limit, now, batch)
+            return
     test = None if where is None else where.fact_test
     if test is not None and isinstance(qm, SelectsByFacts):
-        yield from _iter_selected(qm, queue, where, test, limit, now, batch)  # type: ignore[arg-type]
-        return
-    yield from iter_views_plain(qm, queue, where=where, limit=limit, now=now, batch=batch)
+        views = _iter_selected(qm, queue, where, test, None, now, batch)  # type: ignore[arg-type]
+    else:
+        views = iter_views_plain(qm, queue, where=where, now=now, batch=batch)
+    yielded = 0
+    for view in views:
+        if view.position < start:
+            continue
+        yield view
+        yielded += 1
+        if limit is not None and yielded >= limit:
+            return
+
+
+def _iter_positioned(qm: ReadsByPosition, queue: str, start: int, limit: int | None,
+                     now: datetime, batch: int) -> Iterator[MessageView]:
+    """Pages read at positions from ``start`` on (each page counted anew: a message put or
+    got meanwhile moves the later ones, as it would under a browse's cursor)."""
+    position, yielded = start, 0
+    while limit is None or yielded < limit:
+        want = batch if limit is None else min(batch, limit - yielded)
+        page = qm.page_at(queue, position, want)
+        if page is None or not page.messages:
+            return
+        for n, message in enumerate(page.messages):
+            yield MessageView(page.first + n, message, now)
+        yielded += len(page.messages)
+        position = page.first + len(page.messages)
+        if len(page.messages) < want:
+            return
+
+
+def last_views(qm: QueueManager, queue: str, n: int, *, where: Where | None = None,
+               now: datetime | None = None) -> list[MessageView]:
+    """The last ``n`` messages of ``queue`` that match ``where``, in browse order: read at
+    their positions when the backend can (``ReadsByPosition``, no filter), else by
+    browsing to the end."""
+    now = now or datetime.now(UTC)
+    if n <= 0:
+        return []
+    if where is None and isinstance(qm, ReadsByPosition):
+        page = qm.page_at(queue, -n, n)
+        if page is not None:
+            return [MessageView(page.first + i, m, now) for i, m in enumerate(page.messages)]
+    return list(deque(iter_views(qm, queue, where=where, now=now), maxlen=n))
 
 
 def _iter_selected(qm: SelectsByFacts, queue: str, where: Where, test: tuple,

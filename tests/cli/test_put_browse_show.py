@@ -159,3 +159,25 @@ def test_show_refuses_an_ambiguous_or_unknown_msgid_end(cli):
     assert r.code == 2 and "no message with MsgId CDEF on T.Q (nor one ending" in r.err
     r = cli("show", "T.Q", "0" * 50)
     assert r.code == 2 and "not hexadecimal" in r.err
+
+
+def test_browse_from_a_position_and_the_last_messages(cli):
+    """The CLI's face of the console's PageDown and End (issue 16): --from N and --last N
+    give what a browse from the start meets at those positions."""
+    whole = cli("browse", DLQ, "--json").json
+    assert len(whole) > 60
+    tail = cli("browse", DLQ, "--json", "--last", "7").json
+    assert tail == whole[-7:] and tail[-1]["position"] == len(whole)
+    page = cli("browse", DLQ, "--json", "--from", "41", "--limit", "10").json
+    assert page == whole[40:50] and page[0]["position"] == 41
+    assert cli("browse", DLQ, "--json", "--from", str(len(whole) + 1)).json == []
+    matching = cli("browse", DLQ, "--json", "--where", "reason = Q_FULL").json
+    assert cli("browse", DLQ, "--json", "--where", "reason = Q_FULL",
+               "--last", "3").json == matching[-3:]
+    later = [r for r in matching if r["position"] >= 100]
+    assert cli("browse", DLQ, "--json", "--where", "reason = Q_FULL",
+               "--from", "100").json == later
+    text = cli("browse", DLQ, "--from", "41", "--limit", "5")
+    assert text.code == 0 and "showing from position 41, 5" in text.err + text.out
+    bad = cli("browse", DLQ, "--last", "3", "--from", "2")
+    assert bad.code == 2 and "--last N" in bad.err and "Traceback" not in bad.err

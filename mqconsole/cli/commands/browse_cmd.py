@@ -28,18 +28,33 @@ def _compile(where: str | None, ctx: click.Context | None = None):
               help="At most N messages (default 50 in text mode, all with --json).")
 @click.option("--where", "where", metavar="EXPR", help="Filter, e.g. 'reason = Q_FULL and "
               "age > 2h' (see docs/where.md).")
+@click.option("--from", "start", type=click.IntRange(min=1), default=1, metavar="N",
+              help="Start at the message at position N (1 = the first), as the console's "
+                   "PageDown goes on.")
+@click.option("--last", type=click.IntRange(min=1), default=None, metavar="N",
+              help="The last N messages (that match --where), as the console's End shows.")
 @json_option
 @click.pass_context
 def browse(ctx: click.Context, queue: str, limit: int | None, where: str | None,
-           as_json: bool) -> None:
-    """Browse QUEUE without consuming anything, from its first message on."""
-    from mqconsole.ops.browse import iter_views
+           start: int, last: int | None, as_json: bool) -> None:
+    """Browse QUEUE without consuming anything, from its first message on (or from
+    --from N, or its --last N)."""
+    from mqconsole.ops.browse import iter_views, last_views
 
+    if last is not None and (start != 1 or limit is not None):
+        raise CliError("--last N gives the last N messages: it cannot be used with --from "
+                       "or --limit")
     predicate = _compile(where, ctx)
     qm = session_of(ctx).connect()
     qm.inquire_queue(queue)  # unknown queue → one clear error before anything else
+
+    def views(n: int | None):
+        if last is not None:
+            return last_views(qm, queue, last, where=predicate)
+        return iter_views(qm, queue, where=predicate, limit=n, start=start)
+
     if as_json:
-        rows = [v.row() for v in iter_views(qm, queue, where=predicate, limit=limit)]
+        rows = [v.row() for v in views(limit)]
         emit_json(rows)
         if not rows:
             say(f"no message on {queue} matched" if where else f"{queue} is empty")
@@ -47,7 +62,7 @@ def browse(ctx: click.Context, queue: str, limit: int | None, where: str | None,
     limit = limit or 50
     body = []
     local = qm.name  # destinations on another queue manager read QUEUE@QMGR
-    for v in iter_views(qm, queue, where=predicate, limit=limit):
+    for v in views(limit):
         r = v.row()
         dlh = r["dlh"] or {}
         body.append([r["position"], (r["put_time"] or "")[:19], r["msgid"][-16:], r["format"],
@@ -58,8 +73,9 @@ def browse(ctx: click.Context, queue: str, limit: int | None, where: str | None,
         return
     click.echo(table(["POS", "PUT TIME", "MSGID (end)", "FORMAT", "LEN", "BO", "REASON", "DEST",
                       "PREVIEW"], body, max_width={6: 28, 7: 24, 8: 40}))
-    if len(body) == limit:
-        say(f"showing the first {limit}; use --limit or --where for more")
+    if len(body) == limit and last is None:
+        what = "the first" if start == 1 else f"from position {start:,},"
+        say(f"showing {what} {limit}; use --limit, --from, --last or --where for more")
 
 
 @click.command("show")
