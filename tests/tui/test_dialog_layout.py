@@ -1,0 +1,33 @@
+"""Every dialog centred at any size and every button showing its whole label (issue 15,
+screens 8), checked on the laid-out widgets at sizes between and beyond the two snapshots."""
+
+from __future__ import annotations
+
+import pytest
+from textual.containers import Vertical
+from textual.widgets import Button
+
+from .conftest import screen_text
+from .test_dialog_snapshots import DIALOGS, DialogApp
+
+SIZES = [(80, 24), (81, 25), (97, 31), (123, 37), (200, 50), (240, 70)]
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+@pytest.mark.parametrize("name", [n for n in DIALOGS if n != "operation"])
+async def test_centred_with_whole_buttons(name, size):
+    app = DialogApp(DIALOGS[name])
+    width, height = size
+    async with app.run_test(size=size) as pilot:
+        await pilot.pause()
+        box = app.screen.query(".dialog").first(Vertical) if app.screen.query(".dialog") \
+            else app.screen.query_one("#box")
+        r = box.region
+        assert r.width <= width and r.height <= height, (r, size)
+        assert abs(r.x - (width - r.right)) <= 1, (r, size)  # as much room left as right
+        assert abs(r.y - (height - r.bottom)) <= 1, (r, size)  # above as below
+        text = screen_text(app)
+        for button in app.screen.query(Button):
+            label = str(button.label)
+            assert button.region.width >= len(label) + 2, (label, button.region)
+            assert label in text, label
