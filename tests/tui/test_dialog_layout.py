@@ -31,3 +31,20 @@ async def test_centred_with_whole_buttons(name, size):
             label = str(button.label)
             assert button.region.width >= len(label) + 2, (label, button.region)
             assert label in text, label
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 40), (200, 50)],
+                         ids=lambda s: f"{s[0]}x{s[1]}")
+async def test_help_uses_the_height_it_has(size):
+    from textual.widgets import DataTable
+
+    app = DialogApp(DIALOGS["help"])  # 30 keys, a header, a title and a hint: 33 lines
+    height = size[1]
+    async with app.run_test(size=size) as pilot:
+        await pilot.pause()
+        table = app.screen.query_one(DataTable)
+        box = app.screen.query(".dialog").first(Vertical).region
+        if height >= 33 + 2:  # room for every key: shown whole, no scrolling
+            assert table.region.height == 31 and box.height == 35
+        else:  # the whole height, the keys scroll
+            assert box.height == height and table.region.height == height - 4
