@@ -82,7 +82,8 @@ MARK_ALL = Key("mark_all", "asterisk", "Mark all", show=False,
 UNMARK_ALL = Key("unmark_all", "U", "Unmark", show=False, help="Clear the marks")
 SUMMARY = Key("summary", "z", "Summary", show=False, help="Show or hide the summary panel")
 READ_ALL = Key("read_all", "E", "Read all", show=False,
-               help="Read the queue to its end (index, summary, marks)")
+               help="Read the queue to its end (index, summary, marks); a deep queue read "
+                    "page by page: count its whole summary")
 MENU = Key("menu", "x", "Actions", help="What can be done with the marked messages")
 MOVE = Key("move", "m", "Move", changing=True, show=False,
            help="Move the messages to another queue")
