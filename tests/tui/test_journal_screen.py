@@ -185,3 +185,23 @@ def test_a_route_too_long_for_its_column_keeps_both_ends_of_each_name():
     fitted = fit_route(long, long, 28)
     assert fitted == "APP.SE….BOQ1 → APP.SE…Y.BOQ1" and len(fitted) == 28
     assert fit_route(long, "", 12) == "APP.SE….BOQ1"
+
+
+async def test_the_route_column_follows_the_terminal_width(make_app, tmp_path):
+    journal = Journal(tmp_path / "journal.jsonl")
+    record(journal, "SYSTEM.DEAD.LETTER.QUEUE", [ids("AA", 2)], dest="APP.SETTLEMENT.EUROPE")
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(app, pilot)
+        await pilot.press("J")
+        await wait_for(app, pilot, lambda: isinstance(app.screen, JournalScreen)
+                       and app.screen.whole)
+        rows = app.screen.query_one("#journal", RowList)
+        narrow = rows.cells(0)[3]
+        assert narrow == "SYSTEM…QUEUE → APP.SE…EUROPE"  # both ends of both names
+        assert rows.virtual_size.width <= 80
+        await pilot.resize_terminal(160, 40)
+        await pilot.pause()
+        assert rows.cells(0)[3] == "SYSTEM.DEAD.LETTER.QUEUE → APP.SETTLEMENT.EUROPE"
+        assert "SYSTEM.DEAD.LETTER.QUEUE → APP.SETTLEMENT.EUROPE" in screen_text(app)
+        assert rows.virtual_size.width <= 160

@@ -70,6 +70,7 @@ class RowList(ScrollView, can_focus=True):
     # -- data --------------------------------------------------------------------------------
     def set_columns(self, columns: Sequence[RowColumn]) -> None:
         self.columns = list(columns)
+        self.virtual_size = Size(self._width(), self.count + 1)
         self.refresh()
 
     def show(self, count: int, cells: Callable[[int], Sequence[Text]], *,
