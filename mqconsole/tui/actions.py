@@ -358,11 +358,10 @@ class ActionRunner:
             if not path:
                 return
             source = str(Path(path).expanduser())
+            kind = Load(source, queue)
 
             def inspect() -> Any:
-                from mqconsole.ops.savefile import check_file
-
-                return check_file(source)
+                return kind.check_file()  # kept for the load: the file is read once more
 
             def inspected(info: Any) -> None:
                 body = Text()
@@ -378,7 +377,7 @@ class ActionRunner:
                     body.append(f"Warning: {clean(w)}\n", "yellow")
                 ctx.app.push_screen(
                     ConfirmDialog("Load messages", body, confirm="Load"),
-                    lambda ok: self.start(Load(source, queue), f"Load into {queue}")
+                    lambda ok: self.start(kind, f"Load into {queue}")
                     if ok else None)
 
             ctx.backend(inspect, done=inspected, queue=queue, what="read file")

@@ -1,5 +1,5 @@
 """Saving a whole queue and loading the file from the console (issue 16): the operation's
-dialog gets the progress of both, to the whole count."""
+dialog gets the progress of both, to the whole count, and the file is checked once."""
 
 from __future__ import annotations
 
@@ -32,6 +32,11 @@ async def test_save_all_and_load_report_progress_to_the_whole_count(make_app, qm
         seen.append((done, total))
         real(self, done, total)
 
+    from mqconsole.ops import savefile
+    checks = []
+    real_check = savefile.check_file
+    monkeypatch.setattr(savefile, "check_file",
+                        lambda path: checks.append(path) or real_check(path))
     monkeypatch.setattr(operation_screen, "PROGRESS_EVERY", 0.0)  # every report shown
     monkeypatch.setattr(operation_screen.OperationDialog, "update_progress", update)
     app = make_app()
@@ -59,4 +64,6 @@ async def test_save_all_and_load_report_progress_to_the_whole_count(make_app, qm
         await pilot.press("y")
         assert f"Loaded {N:,} of {N:,} messages" in await result(app, pilot)
         assert seen and seen[-1] == (N, N)
+        # the file checked once (shown in the question), then read once to load it
+        assert checks == [str(target)]
     assert depth(qm, "APP.BULK.COPY") == N

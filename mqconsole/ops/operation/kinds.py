@@ -263,17 +263,25 @@ class Load:
         """A file that is there and well-formed (``DmpFileError`` names the line), and a
         destination queue: bad input before anything is asked."""
         from mqconsole.ops.inputs import not_a_file
-        from mqconsole.ops.savefile import check_file
 
         problem = not_a_file(self.path)
         if problem is not None:
             raise OperationError(problem)
         check_queue(qm, self.queue, "destination")
+        self.check_file()
+
+    def check_file(self) -> Any:
+        """``ops.savefile.check_file`` of the file (``DmpFileError`` names the line), kept
+        for ``execute`` while the file is unchanged: a face that shows what the file holds
+        before asking (the console) reads it once, not again to load it."""
+        from mqconsole.ops.savefile import check_file
+
         key = self._stat()
         checked = check_file(self.path)
         self._checked.clear()
         if key is not None and key == self._stat():
             self._checked[key] = checked
+        return checked
 
     def _stat(self) -> tuple[int, int, int] | None:
         try:
