@@ -282,3 +282,21 @@ def test_an_sqlite_failure_inside_move_next_backs_the_unit_out_and_redoes_it(qm)
     dst = browse_all(qm, DST)
     assert_exactly_once(original, dst)
     assert [key(m) for m in dst] == [key(m) for m in original]  # in order
+
+
+@pytest.mark.parametrize("faults", [{}, {"commit": {2: 2003}}, {"get": {120: 2009}}],
+                         ids=["plain", "commit_backed_out", "get_fails"])
+def test_units_written_as_marks_midway_move_exactly_once(qm, monkeypatch, faults):
+    """A unit of work whose deferred puts and gets outgrow DEFER_BYTES is written as marks
+    in the middle of move_next's units (here after a few hundred bytes): moved, backed out
+    and redone as any other, every message once."""
+    from mqconsole.backends.embedded import session
+
+    monkeypatch.setattr(session, "DEFER_BYTES", 300)
+    original = _messages()
+    fill(qm, SRC, original)
+    fq = FaultyQueueManager(qm, Faults(**faults))
+    r = transfer(fq, SRC, DST, Selection.build(all_=True), batch=BATCH)
+    assert (r.done, r.failed) == (N, [])
+    assert browse_all(qm, SRC) == []
+    assert_exactly_once(original, browse_all(qm, DST))
