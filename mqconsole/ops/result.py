@@ -102,8 +102,14 @@ class MsgIdLog:
             self._file = tempfile.TemporaryFile(  # noqa: SIM115 - closed with the log
                 "w+", encoding="utf-8", newline="\n")
         self._file.seek(0, 2)
-        self._file.write("".join(m + "\n" if m.isalnum() and m.isascii()
-                                 else json.dumps(m) + "\n" for m in self._tail))
+        tail = self._tail
+        joined = "".join(tail)  # hex ids, as a rule: checked at once (bytes.isalnum is a
+        # table lookup a byte; str.isalnum classifies each character, ten times as long)
+        if joined.isascii() and joined.encode("ascii").isalnum() and all(tail):
+            self._file.write("\n".join(tail) + "\n")
+        else:
+            self._file.write("".join(m + "\n" if m.isalnum() and m.isascii()
+                                     else json.dumps(m) + "\n" for m in tail))
         self._tail = []
 
     def __len__(self) -> int:
@@ -192,6 +198,10 @@ class OperationResult:
         self.done += len(msgids)
         self.done_msgids.extend(msgids)
         moved = self.moved_to
+        if destinations and destinations.count(destinations[0]) == len(destinations):
+            first = destinations[0]  # one destination, as a rule: counted at once
+            moved[first] = moved.get(first, 0) + len(destinations)
+            return
         for destination in destinations:
             moved[destination] = moved.get(destination, 0) + 1
 
