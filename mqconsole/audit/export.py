@@ -231,18 +231,20 @@ def _reader(spark: SparkSession, plan: ExportPlan, sources: list[QueueSource],
             .option("progress_dir", str(progress_dir)).load())
 
 
+_CSV_TEXT = {"properties": "to_json(properties)", "payload": "hex(payload)"}
+
+
 def _write(frame, target: Path, fmt: str) -> None:
     """Write ``frame`` partitioned by queue and put date. No shuffle first: each task
     writes the files of its own source (a queue or a stretch of one, a file) by put date,
     so the files are as many as sources times dates, and the rows are not sent through a
     shuffle (which cost a fifth of the job)."""
-    from pyspark.sql import functions as F
-
     writer_frame = frame
     if fmt == "csv":  # CSV holds neither maps nor bytes: JSON text and hex
-        writer_frame = frame.withColumn("properties", F.to_json("properties"))
-        if "payload" in frame.columns:
-            writer_frame = writer_frame.withColumn("payload", F.hex("payload"))
+        # SQL text, not pyspark.sql.functions: the same code on Spark Connect
+        writer_frame = frame.selectExpr(*[
+            f"{_CSV_TEXT[c]} AS {c}" if c in _CSV_TEXT else "`" + c.replace("`", "``") + "`"
+            for c in frame.columns])
     # "error" (not its synonym "errorifexists", which Spark Connect refuses)
     writer = writer_frame.write.partitionBy(*PARTITION_COLUMNS).mode("error")
     if fmt == "csv":

@@ -50,14 +50,17 @@ def connect(url: str) -> SparkSession:
         missing = params.get("package_name") or e.name or first_line(e)
         raise SparkUnavailable(f"--remote needs Spark Connect's client libraries ({missing}): "
                                f"{CONNECT_EXTRA}") from None
-    from pyspark.sql import SparkSession
+    # Connect's own builder: pyspark's generic one refuses while a classic SparkContext runs
+    # in this process, and switches the whole process to Connect (SPARK_CONNECT_MODE_ENABLED);
+    # so the audit code uses DataFrame methods and SQL text, never pyspark.sql.functions
+    from pyspark.sql.connect.session import SparkSession as ConnectSession
 
     _reachable(url)
     log_file = SparkSettings().log_file
     paths.ensure_dir(log_file.parent)
     quiet_python_loggers(log_file)
     try:
-        session = SparkSession.builder.remote(url).getOrCreate()
+        session = ConnectSession.builder.remote(url).getOrCreate()
         for key, value in SESSION_CONF.items():
             session.conf.set(key, value)
         session.sql("SELECT 1").collect()

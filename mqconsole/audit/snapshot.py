@@ -74,14 +74,13 @@ def locate(path: str | Path) -> SnapshotFolder:
 
 def read_messages(spark: SparkSession, folder: SnapshotFolder) -> DataFrame:
     """The snapshot as a DataFrame, registered as the ``messages`` view."""
-    from pyspark.sql import functions as F
-
     # partition folders are read as the strings they are: a queue named 007 stays 007
     spark.conf.set("spark.sql.sources.partitionColumnTypeInference.enabled", "false")
     try:
         frame = spark.read.option("basePath", str(folder.data)).parquet(str(folder.data))
         if "put_date" in frame.columns:
-            frame = frame.withColumn("put_date", F.col("put_date").cast("date"))
+            # the frame's own column, not functions.col: the same code on Spark Connect
+            frame = frame.withColumn("put_date", frame["put_date"].cast("date"))
         missing = [c for c in ("qmgr", "queue", "msg_id", "put_time", "length")
                    if c not in frame.columns]
     except Exception as e:

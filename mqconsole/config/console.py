@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import re
 
-from pydantic import Field
+from pydantic import Field, field_validator
 
 from .checks import Model, err
+
+# the audit's Spark masters (audit.session checks them exactly; config may not import it)
+_MASTER = re.compile(r"^(local(\[[^\]]+\])?|spark://\S+|yarn|k8s://\S+|sc://\S+)$")
 
 DEFAULT_THEME = "mqconsole-dark"
 
@@ -74,3 +77,16 @@ class TuiConfig(Model):
         default=5.0, ge=0, le=3600, description="queue list refresh; 0 = only on demand"
     )
     page_size: int = Field(default=200, ge=1, le=100_000, description="messages per page")
+    audit_master: str | None = Field(
+        default=None,
+        description="where the audit screen runs Spark: local[N], spark://HOST:PORT, yarn, "
+        "k8s://URL or sc://HOST:PORT (Spark Connect); default local[*]",
+    )
+
+    @field_validator("audit_master")
+    @classmethod
+    def _master(cls, value: str | None) -> str | None:
+        if value is not None and not _MASTER.match(value.strip()):
+            raise err("master", f"{value!r} is not a Spark master: local[N], spark://HOST:PORT, "
+                      "yarn, k8s://URL or sc://HOST:PORT")
+        return None if value is None else value.strip()

@@ -454,6 +454,7 @@ def settings_from_config(config: Any) -> Settings:
         keymap=dict(getattr(config, "keymap", {}) or {}),
         refresh_seconds=float(getattr(tui, "refresh_seconds", 5.0)),
         page_size=int(getattr(tui, "page_size", 200)),
+        audit_master=getattr(tui, "audit_master", None),
         journal_path=getattr(getattr(config, "journal", None), "path", None),
         journal_rotation=_rotation(getattr(getattr(config, "journal", None), "rotate", None)),
         backup_dir=getattr(config, "backup_dir", None),

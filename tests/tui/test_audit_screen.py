@@ -271,3 +271,53 @@ async def test_a_plugin_column_row_opens_the_messages_with_that_value(make_app, 
                                 lambda r: r["value"], want)
         assert shown.model.where_text == f"json_field_currency = '{want}'"
         assert shown.model.count == types[want]
+
+
+@pytest.mark.cluster
+async def test_the_console_exports_and_reports_on_a_spark_connect_server(make_app, demo_file,
+                                                                         qm, tmp_path):
+    """tui.audit_master = sc://…: the console's export and report run on a Spark Connect
+    server (started here with pyspark's own launcher, stopped by PID)."""
+    from tests.audit.cluster import connect_server
+
+    expected_rows = qm.inquire_queue(DLQ).depth
+    (tmp_path / "server").mkdir()
+    with connect_server(tmp_path / "server") as server:
+        app = make_app(clock=lambda: AS_OF, audit_master=server.url, audit_dir=tmp_path,
+                       audit_connection={"backend": "embedded", "path": str(demo_file)})
+        async with app.run_test(size=(100, 34)) as pilot:
+            await settle(app, pilot)
+            screen = AuditScreen(app.ctx, DLQ, folder=tmp_path / "snap")
+            await app.push_screen(screen)
+            await pilot.press("ctrl+e")
+            await wait_for(app, pilot, lambda: screen.report is not None and not screen.running,
+                           timeout=400, workers=False)
+            assert screen.report["messages"] == expected_rows, _notes(app)
+            manifest = (tmp_path / "snap" / "manifest.json").read_text()
+            assert server.url in manifest  # the master it ran on
+        _forget_connect(server.url)  # this worker's other tests run Spark in-process
+    assert server.process.poll() is not None
+
+
+def _forget_connect(url: str) -> None:
+    """Stop the Connect session while its server is up (its client would retry against a
+    stopped one), and make sure pyspark's process-wide Connect switch is off (mqconsole
+    uses Connect's own builder, which leaves it off: later tests here get classic Spark)."""
+    import os
+
+    from mqconsole.audit.remote import connect
+
+    connect(url).stop()  # the console's session (getOrCreate gives it back)
+    assert "SPARK_CONNECT_MODE_ENABLED" not in os.environ
+
+
+def test_the_audit_master_setting_reaches_the_console() -> None:
+    from mqconsole.config.console import TuiConfig
+    from mqconsole.tui.app import settings_from_config
+
+    class Config:
+        tui = TuiConfig(audit_master="sc://spark.example:15002")
+
+    assert settings_from_config(Config()).audit_master == "sc://spark.example:15002"
+    with pytest.raises(ValueError, match="is not a Spark master"):
+        TuiConfig(audit_master="mesos://x:1")

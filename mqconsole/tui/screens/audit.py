@@ -54,9 +54,14 @@ def default_folder(base: Path | None, now: datetime) -> Path:
 
 
 def start_spark(master: str | None) -> Any:
-    """The console's Spark session (reused once started)."""
+    """The console's Spark session (reused once started): ``tui.audit_master``, local[*] by
+    default, a Spark Connect server for ``sc://…``."""
     from mqconsole.audit.session import DEFAULT_MASTER, SparkSettings, start_session
 
+    if master and master.startswith("sc://"):
+        from mqconsole.audit.remote import connect
+
+        return connect(master)
     return start_session(SparkSettings(master=master or DEFAULT_MASTER))
 
 
