@@ -80,7 +80,10 @@ async def test_report_in_a_worker_then_a_row_opens_its_messages(make_app, tmp_pa
         first = expected["by_reason"][0]
         assert str(reasons.get_row_at(0)[-2]).strip() == f"{first['count']:,}"
         assert "█" in str(reasons.get_row_at(0)[-1])
+        await pilot.pause()  # the report focuses its first table after a refresh: then ours
         reasons.focus()
+        await pilot.pause()
+        assert screen.focused is reasons
         await pilot.press("enter")
         await wait_for(app, pilot, lambda: isinstance(app.screen, MessagesScreen))
         shown = app.screen
@@ -209,7 +212,10 @@ def _dlq_in_plain_python(qm):
 async def _open_row(app, pilot, screen, key: str, value_of, want) -> Any:
     table = screen.query_one(f"#list-{key}", DataTable)
     source = screen._tables[key]
+    await pilot.pause()  # the report focuses its first table after a refresh: then ours
     table.focus()
+    await pilot.pause()
+    assert screen.focused is table
     table.move_cursor(row=next(i for i, r in enumerate(source) if value_of(r) == want))
     await pilot.press("enter")
     await wait_for(app, pilot, lambda: isinstance(app.screen, MessagesScreen))
