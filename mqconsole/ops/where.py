@@ -798,7 +798,12 @@ def _fact_value(field: Field, value: Any) -> bool:
     """Whether a backend's comparison of the fact with ``value`` is the field's own."""
     if isinstance(value, str):
         return not (field.kind.glob and ("*" in value or "?" in value))
-    return isinstance(value, int) and not isinstance(value, bool)
+    # SQLite's integers are 64-bit: a number past them is left to the predicate
+    return (isinstance(value, int) and not isinstance(value, bool)
+            and _SQLITE_MIN <= value <= _SQLITE_MAX)
+
+
+_SQLITE_MIN, _SQLITE_MAX = -(2 ** 63), 2 ** 63 - 1
 
 
 def _fact_cmp(field: Field, op: str, value: Any) -> FactTest | None:

@@ -17,7 +17,9 @@ from mqconsole.ops.where import compile_where
 from tests.ops.test_summary_routes import messages
 
 NOW = datetime(2026, 11, 25, 12, 0, 0, tzinfo=UTC)
-REASONS = st.sampled_from(["Q_FULL", "2085", "NOT_AUTHORIZED", "MQFB_EXPIRATION", "0", "-1"])
+REASONS = st.sampled_from(["Q_FULL", "2085", "NOT_AUTHORIZED", "MQFB_EXPIRATION", "0", "-1",
+                           str(2 ** 63), "99999999999999999999999"])  # past SQLite's integers
+NUMBERS = st.one_of(st.integers(0, 400), st.integers(2 ** 63 - 2, 2 ** 80))
 DESTS = st.sampled_from(["APP.A", "''", "X", "APP.*", "'A B'"])
 TERMS = st.one_of(
     REASONS.map(lambda r: f"reason = {r}"),
@@ -25,8 +27,9 @@ TERMS = st.one_of(
     st.lists(REASONS, min_size=1, max_size=3).map(lambda rs: f"reason in ({', '.join(rs)})"),
     DESTS.map(lambda d: f"dest_q = {d}"),
     st.sampled_from(["MQSTR", "''", "MQHRF2"]).map(lambda f: f"original_format = {f}"),
-    st.integers(0, 400).map(lambda n: f"length > {n}"),
-    st.integers(0, 9).map(lambda n: f"priority <= {n}"),
+    NUMBERS.map(lambda n: f"length > {n}"),
+    NUMBERS.map(lambda n: f"length < {n}"),
+    st.one_of(st.integers(0, 9), NUMBERS).map(lambda n: f"priority <= {n}"),
     st.sampled_from(["reason = null", "reason != null", "text ~ 'a'", "age > 1h",
                      "backout_count >= 1", "not reason = Q_FULL", "dest_q > 'M'"]),
 )
