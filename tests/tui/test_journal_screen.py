@@ -205,3 +205,30 @@ async def test_the_route_column_follows_the_terminal_width(make_app, tmp_path):
         assert rows.cells(0)[3] == "SYSTEM.DEAD.LETTER.QUEUE → APP.SETTLEMENT.EUROPE"
         assert "SYSTEM.DEAD.LETTER.QUEUE → APP.SETTLEMENT.EUROPE" in screen_text(app)
         assert rows.virtual_size.width <= 160
+
+
+async def test_a_record_with_a_count_that_is_not_a_number_opens(make_app, tmp_path):
+    """A hand-edited or foreign record (a count that is not a whole number) is shown, not a
+    crash of the list or of the record's view."""
+    import json
+
+    path = tmp_path / "journal.jsonl"
+    record(Journal(path), "APP.HANDMADE", [ids("AB", 2)])
+    lines = path.read_text().splitlines()
+    end = json.loads(lines[-1])
+    end.setdefault("details", {})["skipped"] = "lots"
+    path.write_text("\n".join([*lines[:-1], json.dumps(end)]) + "\n")
+    app = make_app()
+    async with app.run_test(size=(120, 30)) as pilot:
+        await settle(app, pilot)
+        await pilot.press("J")
+        await wait_for(app, pilot, lambda: isinstance(app.screen, JournalScreen)
+                       and app.screen.whole)
+        table = app.screen.query_one("#journal", RowList)
+        assert table.row_count == 1
+        assert table.cells(0)[3] == "APP.HANDMADE → APP.IN"
+        assert table.cells(0)[4:] == ["2", "0", "0"]  # done, failed, skipped
+        await pilot.press("enter")
+        await wait_for(app, pilot, lambda: isinstance(app.screen, JournalRecordScreen)
+                       and app.screen.outcomes is not None)
+        assert "APP.HANDMADE" in screen_text(app)

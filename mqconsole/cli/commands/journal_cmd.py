@@ -36,8 +36,7 @@ def entry_line(entry: JournalEntry) -> str:
     else:
         counts = entry.counts()
         selected = details.get("selected")
-        text = f"done {counts['done']} failed {counts['failed']} skipped " \
-               f"{details.get('skipped', counts['skipped'])}"
+        text = f"done {counts['done']} failed {counts['failed']} skipped {counts['skipped']}"
         if isinstance(selected, int):
             text = f"selected {selected} " + text
         parts.append(text)

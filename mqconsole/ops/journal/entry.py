@@ -157,11 +157,16 @@ class JournalEntry:
             microsecond=self.time.microsecond // 1000 * 1000)
 
     def counts(self) -> dict[str, int]:
-        """How many messages were done, failed and skipped."""
+        """How many messages were done, failed and skipped (skipped: the outcomes listed, or
+        the operation's own count in ``details`` when larger — a count that is not a
+        whole number, as a hand-edited or foreign record may hold, is not one)."""
         out = dict.fromkeys(OUTCOMES, 0)
         for o in self.outcomes:
             out[o.outcome] += 1
         out["done"] += self.unlisted_done
+        said = (self.details or {}).get("skipped")
+        if isinstance(said, int) and not isinstance(said, bool):
+            out["skipped"] = max(out["skipped"], said)
         return out
 
     def to_dict(self, *, outcomes: bool = True) -> dict[str, Any]:

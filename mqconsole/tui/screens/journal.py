@@ -73,7 +73,7 @@ def fit_route(source: str, destinations: str, width: int) -> str:
 def row(e, route_width: int = 200) -> list[Text]:
     """A record's cells in the list (every value made safe)."""
     counts = e.counts()
-    skipped = max(counts.get("skipped", 0), int(e.details.get("skipped") or 0))
+    skipped = counts["skipped"]
     interrupted = e.state == "interrupted"
     lead = "INTERRUPTED " if interrupted else ""
     route = Text(no_wrap=True)

@@ -29,7 +29,6 @@ _OUTCOME_STYLE = {"failed": "bold red", "skipped": "yellow"}
 def describe(entry: Any) -> Text:
     """The record's head as lines of text (every value made safe)."""
     counts = entry.counts()
-    counts["skipped"] = max(counts["skipped"], int(entry.details.get("skipped") or 0))
     out = Text()
     out.append(f"{entry.operation}{' (dry run)' if entry.dry_run else ''}", "bold")
     out.append(f" · {entry.time.strftime('%Y-%m-%d %H:%M:%S')} UTC")
