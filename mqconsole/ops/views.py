@@ -505,7 +505,8 @@ NAMED_FIELDS = {"Report": "ReportOptions", "MsgType": "MsgTypeName",
                 "PutApplType": "PutApplTypeName", "MsgFlags": "MsgFlagNames"}
 
 
-def _md_value(v: Any) -> str:
+def field_text(v: Any) -> str:
+    """A header field's value for a person: bytes in hex, a list joined, nothing as '-'."""
     if isinstance(v, bytes | bytearray):
         return bytes(v).hex().upper()
     if isinstance(v, list):
@@ -526,7 +527,7 @@ def md_lines(md: dict[str, Any]) -> list[tuple[str, str]]:
             continue
         named = md.get(NAMED_FIELDS.get(field, ""))
         if named not in (None, "", []) and not isinstance(value, bytes | bytearray):
-            rows.append((field, f"{_md_value(named)} ({_md_value(value)})"))
+            rows.append((field, f"{field_text(named)} ({field_text(value)})"))
         else:
-            rows.append((field, _md_value(value)))
+            rows.append((field, field_text(value)))
     return rows

@@ -18,7 +18,7 @@ from textual.widgets import DataTable, Footer, Static, TabbedContent, TabPane
 from mqconsole.mq import boundedjson
 from mqconsole.mq.payload import hex_dump
 from mqconsole.ops.timefmt import format_age
-from mqconsole.ops.views import MessageView, md_lines, msg_flag_names
+from mqconsole.ops.views import MessageView, field_text, md_lines, msg_flag_names
 from mqconsole.tui import clipboard
 from mqconsole.tui import keys as K
 from mqconsole.tui.context import ConsoleContext
@@ -35,16 +35,6 @@ if TYPE_CHECKING:
 TABS = ["summary", "mqmd", "headers", "text", "hex", "pretty", "decoded"]
 MAX_PRETTY = 2 * 1024 * 1024  # bytes of payload we pretty-print
 PREVIEW = 64 * 1024  # a larger payload shows its first PREVIEW bytes/characters; L: all
-
-
-def _value(v: Any) -> str:
-    if isinstance(v, bytes | bytearray):
-        return bytes(v).hex().upper()
-    if isinstance(v, list):
-        return ", ".join(str(x) for x in v) if v else "-"
-    if v is None:
-        return "-"
-    return str(v)
 
 
 def mqmd_rows(md: dict[str, Any]) -> list[tuple[str, str]]:
@@ -107,16 +97,16 @@ def header_rows(view: MessageView) -> list[tuple[str, str, str]]:
             if key == "folders" and isinstance(value, list):
                 for folder in value:
                     name = str(folder.get("name", "?"))
-                    rows.append((kind, f"folder {name}", _value(folder.get("content"))))
+                    rows.append((kind, f"folder {name}", field_text(folder.get("content"))))
                     for pk, pv in (folder.get("properties") or {}).items():
-                        rows.append((kind, f"  {name}.{pk}", _value(pv)))
+                        rows.append((kind, f"  {name}.{pk}", field_text(pv)))
                 continue
             if key == "reason" and "reason_name" in h:
                 rows.append((kind, "reason", f"{h['reason_name']} ({value})"))
                 continue
             if key == "reason_name":
                 continue
-            rows.append((kind, key, _value(value)))
+            rows.append((kind, key, field_text(value)))
     return rows
 
 
