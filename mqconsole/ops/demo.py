@@ -18,6 +18,16 @@ from mqconsole.mq.chain import add_dead_letter_header
 from mqconsole.mq.md import MQMD
 from mqconsole.mq.message import Message
 from mqconsole.mq.queue import QueueAttrs, QueueType, Usage
+from mqconsole.mq.reasons import (
+    MQRC_BACKOUT_THRESHOLD_REACHED,
+    MQRC_FORMAT_ERROR,
+    MQRC_MSG_TOO_BIG_FOR_Q,
+    MQRC_NOT_AUTHORIZED,
+    MQRC_PUT_INHIBITED,
+    MQRC_Q_FULL,
+    MQRC_UNKNOWN_OBJECT_NAME,
+    MQRC_UNKNOWN_REMOTE_Q_MGR,
+)
 from mqconsole.mq.rfh2 import MQRFH2
 
 DLQ = "SYSTEM.DEAD.LETTER.QUEUE"
@@ -45,15 +55,15 @@ QUEUES: list[tuple[str, dict]] = [
 
 # DLQ scene: (reason, destination queue, destination qmgr, count)
 DEAD_LETTERS: list[tuple[int, str, str, int]] = [
-    (2053, "APP.SMALL", "QM1", 60),  # MQRC_Q_FULL
-    (2051, "APP.LEGACY", "QM1", 40),  # MQRC_PUT_INHIBITED
-    (2085, "APP.ORDRES", "QM1", 30),  # MQRC_UNKNOWN_OBJECT_NAME (a typo in a sender's config)
-    (2035, "APP.SECURE", "QM1", 25),  # MQRC_NOT_AUTHORIZED
-    (2030, "APP.TINY", "QM1", 20),  # MQRC_MSG_TOO_BIG_FOR_Q
-    (2362, "APP.PAYMENTS", "QM1", 20),  # MQRC_BACKOUT_THRESHOLD_REACHED
-    (2087, "APP.ORDERS", "QM9", 15),  # MQRC_UNKNOWN_REMOTE_Q_MGR
-    (2053, "ZOS.INBOUND", "QM1", 20),  # from z/OS: EBCDIC bodies, big-endian headers
-    (2110, "APP.INVOICES", "QM1", 10),  # MQRC_FORMAT_ERROR
+    (MQRC_Q_FULL, "APP.SMALL", "QM1", 60),
+    (MQRC_PUT_INHIBITED, "APP.LEGACY", "QM1", 40),
+    (MQRC_UNKNOWN_OBJECT_NAME, "APP.ORDRES", "QM1", 30),  # a typo in a sender's config
+    (MQRC_NOT_AUTHORIZED, "APP.SECURE", "QM1", 25),
+    (MQRC_MSG_TOO_BIG_FOR_Q, "APP.TINY", "QM1", 20),
+    (MQRC_BACKOUT_THRESHOLD_REACHED, "APP.PAYMENTS", "QM1", 20),
+    (MQRC_UNKNOWN_REMOTE_Q_MGR, "APP.ORDERS", "QM9", 15),
+    (MQRC_Q_FULL, "ZOS.INBOUND", "QM1", 20),  # from z/OS: EBCDIC bodies, big-endian headers
+    (MQRC_FORMAT_ERROR, "APP.INVOICES", "QM1", 10),
 ]
 
 APPS = ["OrderService.jar", "payments-batch", "amqsput", "InvoiceMDB", "ShipNotify"]

@@ -40,6 +40,7 @@ from mqconsole.model import providers as P
 from mqconsole.mq import reasons as R
 from mqconsole.mq.names import reason_name
 from mqconsole.mq.queue import QueueAttrs, QueueType, Usage
+from mqconsole.mq.reasons import MQRC_UNKNOWN_OBJECT_NAME
 from mqconsole.ops.queues import backout_queue_map
 from mqconsole.ops.replay import modelled_queue, platform_of, related_queues
 
@@ -296,7 +297,7 @@ class _Context:
                 if target is None or target.type != QueueType.LOCAL:
                     out.append(Problem("boq_missing", "warn",
                                        f"BOQNAME names {boq}, which does not exist "
-                                       f"({reason_name(2085)})"))
+                                       f"({reason_name(MQRC_UNKNOWN_OBJECT_NAME)})"))
                 else:
                     if target.put_inhibited:
                         out.append(Problem("boq_put_inhibited", "warn",

@@ -11,6 +11,48 @@ from enum import IntEnum
 from typing import TYPE_CHECKING
 
 from mqconsole.mq.errors import CommitOutcomeUnknown, MQError
+from mqconsole.mq.reasons import (
+    MQRC_ALIAS_BASE_Q_TYPE_ERROR,
+    MQRC_CALL_INTERRUPTED,
+    MQRC_CHANNEL_CONFIG_ERROR,
+    MQRC_CHANNEL_NOT_AVAILABLE,
+    MQRC_CONNECTION_BROKEN,
+    MQRC_DEF_XMIT_Q_TYPE_ERROR,
+    MQRC_DEF_XMIT_Q_USAGE_ERROR,
+    MQRC_ENVIRONMENT_ERROR,
+    MQRC_HCONN_ERROR,
+    MQRC_HOBJ_ERROR,
+    MQRC_HOST_NOT_AVAILABLE,
+    MQRC_JSSE_ERROR,
+    MQRC_NOT_AUTHORIZED,
+    MQRC_OBJECT_ALREADY_EXISTS,
+    MQRC_OBJECT_NAME_ERROR,
+    MQRC_OBJECT_TYPE_ERROR,
+    MQRC_OD_ERROR,
+    MQRC_OPTION_NOT_VALID_FOR_TYPE,
+    MQRC_OPTIONS_ERROR,
+    MQRC_Q_MGR_NAME_ERROR,
+    MQRC_Q_MGR_NOT_AVAILABLE,
+    MQRC_Q_MGR_QUIESCING,
+    MQRC_Q_MGR_STOPPING,
+    MQRC_Q_NOT_EMPTY,
+    MQRC_RECONNECT_FAILED,
+    MQRC_REMOTE_Q_NAME_ERROR,
+    MQRC_RESOURCE_PROBLEM,
+    MQRC_SECURITY_ERROR,
+    MQRC_SELECTOR_ERROR,
+    MQRC_SSL_INITIALIZATION_ERROR,
+    MQRC_STORAGE_NOT_AVAILABLE,
+    MQRC_UNEXPECTED_ERROR,
+    MQRC_UNKNOWN_ALIAS_BASE_Q,
+    MQRC_UNKNOWN_CHANNEL_NAME,
+    MQRC_UNKNOWN_DEF_XMIT_Q,
+    MQRC_UNKNOWN_OBJECT_NAME,
+    MQRC_UNKNOWN_REMOTE_Q_MGR,
+    MQRC_UNKNOWN_XMIT_Q,
+    MQRC_XMIT_Q_TYPE_ERROR,
+    MQRC_XMIT_Q_USAGE_ERROR,
+)
 
 if TYPE_CHECKING:
     from mqconsole.ops.result import OperationResult
@@ -46,18 +88,60 @@ def exit_code_of(result: OperationResult, *, journal_failed: bool = False) -> Ex
 
 
 # MQ reasons that mean "you asked for something that is not there or not valid" → 2.
-_USAGE_REASONS = frozenset({2085, 2082, 2087, 2067, 2046, 2152, 2184, 2196, 2197, 2198, 2199,
-                            2043, 2044, 2045, 2019, 2001, 2092, 2091, 2055, 2100})
+_USAGE_REASONS = frozenset(
+    {
+        MQRC_UNKNOWN_OBJECT_NAME,
+        MQRC_UNKNOWN_ALIAS_BASE_Q,
+        MQRC_UNKNOWN_REMOTE_Q_MGR,
+        MQRC_SELECTOR_ERROR,
+        MQRC_OPTIONS_ERROR,
+        MQRC_OBJECT_NAME_ERROR,
+        MQRC_REMOTE_Q_NAME_ERROR,
+        MQRC_UNKNOWN_XMIT_Q,
+        MQRC_UNKNOWN_DEF_XMIT_Q,
+        MQRC_DEF_XMIT_Q_TYPE_ERROR,
+        MQRC_DEF_XMIT_Q_USAGE_ERROR,
+        MQRC_OBJECT_TYPE_ERROR,
+        MQRC_OD_ERROR,
+        MQRC_OPTION_NOT_VALID_FOR_TYPE,
+        MQRC_HOBJ_ERROR,
+        MQRC_ALIAS_BASE_Q_TYPE_ERROR,
+        MQRC_XMIT_Q_USAGE_ERROR,
+        MQRC_XMIT_Q_TYPE_ERROR,
+        MQRC_Q_NOT_EMPTY,
+        MQRC_OBJECT_ALREADY_EXISTS,
+    }
+)
 # MQ reasons that mean "cannot reach the queue manager" → 3.
-_UNAVAILABLE_REASONS = frozenset({2009, 2058, 2059, 2538, 2539, 2393, 2397, 2161, 2162, 2195,
-                                  2063, 2540, 2102, 2071, 2012, 2018, 2537, 2548})
+_UNAVAILABLE_REASONS = frozenset(
+    {
+        MQRC_CONNECTION_BROKEN,
+        MQRC_Q_MGR_NAME_ERROR,
+        MQRC_Q_MGR_NOT_AVAILABLE,
+        MQRC_HOST_NOT_AVAILABLE,
+        MQRC_CHANNEL_CONFIG_ERROR,
+        MQRC_SSL_INITIALIZATION_ERROR,
+        MQRC_JSSE_ERROR,
+        MQRC_Q_MGR_QUIESCING,
+        MQRC_Q_MGR_STOPPING,
+        MQRC_UNEXPECTED_ERROR,
+        MQRC_SECURITY_ERROR,
+        MQRC_UNKNOWN_CHANNEL_NAME,
+        MQRC_RESOURCE_PROBLEM,
+        MQRC_STORAGE_NOT_AVAILABLE,
+        MQRC_ENVIRONMENT_ERROR,
+        MQRC_HCONN_ERROR,
+        MQRC_CHANNEL_NOT_AVAILABLE,
+        MQRC_RECONNECT_FAILED,
+    }
+)
 
 
 def exit_code_for_mq(err: MQError) -> ExitCode:
     """The exit code of an MQ error that ended an operation (or a command) early."""
-    if isinstance(err, CommitOutcomeUnknown) or err.reason == 2549:
+    if isinstance(err, CommitOutcomeUnknown) or err.reason == MQRC_CALL_INTERRUPTED:
         return ExitCode.UNKNOWN_OUTCOME  # a commit answered 2009 is not "unavailable" (3)
-    if err.reason == 2035:
+    if err.reason == MQRC_NOT_AUTHORIZED:
         return ExitCode.REFUSED
     if err.reason in _USAGE_REASONS:
         return ExitCode.USAGE

@@ -74,7 +74,10 @@ from mqconsole.mq.reasons import (
     CONNECTION_REASONS,
     MQRC_DATA_LENGTH_ERROR,
     MQRC_HEADER_ERROR,
+    MQRC_MSG_TOO_BIG_FOR_Q,
     MQRC_NO_MSG_UNDER_CURSOR,
+    MQRC_PUT_INHIBITED,
+    MQRC_Q_FULL,
     MQRC_SYNCPOINT_LIMIT_REACHED,
     MQRO_COA,
 )
@@ -1020,12 +1023,12 @@ def local_prediction(qm: QueueManager) -> Callable[[Route], int | None]:
         if isinstance(a, int):
             return a
         if a.put_inhibited:
-            return 2051
+            return MQRC_PUT_INHIBITED
         if a.max_msg_length is not None and len(route.message.body) > a.max_msg_length:
-            return 2030
+            return MQRC_MSG_TOO_BIG_FOR_Q
         if (a.depth is not None and a.max_depth is not None
                 and a.depth + planned.get(name, 0) >= a.max_depth):
-            return 2053
+            return MQRC_Q_FULL
         planned[name] = planned.get(name, 0) + 1
         return None
 
