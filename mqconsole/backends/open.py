@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from mqconsole.mq.errors import MQError
+from mqconsole.mq.reasons import MQRC_Q_MGR_NOT_AVAILABLE
 
 from .base import QueueManager
 from .embedded import DEFAULT_BUSY_TIMEOUT, DEFAULT_DLQ, EmbeddedQueueManager
@@ -46,7 +47,7 @@ def open_profile(profile: object, *, principal: str | None = None) -> QueueManag
 
         return open_profile_mq(profile)
     name = getattr(profile, "name", "?")
-    raise MQError(2059, f"profile {name!r} uses an unknown backend {kind!r}")
+    raise MQError(MQRC_Q_MGR_NOT_AVAILABLE, f"profile {name!r} uses an unknown backend {kind!r}")
 
 
 __all__ = ["DEFAULT_BUSY_TIMEOUT", "DEFAULT_DLQ", "EmbeddedQueueManager", "open_embedded",

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from mqconsole.mq.errors import MQError
+from mqconsole.mq.reasons import MQRC_HCONN_ERROR
 from mqconsole.tui.requests import QueuesLoaded
 from mqconsole.tui.safe import clean
 
@@ -116,7 +117,7 @@ class Connections:
     def main(self) -> Any:
         with self._lock:
             if self.closed:
-                raise MQError(2018, "the console is closing")  # MQRC_HCONN_ERROR
+                raise MQError(MQRC_HCONN_ERROR, "the console is closing")  # MQRC_HCONN_ERROR
             if self._main is None:
                 self._main = self._connect()
             return self._main

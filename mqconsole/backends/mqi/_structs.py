@@ -14,6 +14,7 @@ from typing import Any
 
 from mqconsole.mq.md import MQMD
 from mqconsole.mq.message import Message
+from mqconsole.mq.reasons import MQRC_UNKNOWN_OBJECT_NAME
 
 from .shim import MQLibrary
 
@@ -27,8 +28,11 @@ def name_bytes(name: str, what: str = "queue") -> bytes:
     if len(raw) > MQ_NAME_LENGTH:
         from mqconsole.mq.errors import MQError
 
-        raise MQError(2085, f"{what} name {name!r} is longer than 48 characters, so no "
-                            f"{what} has it (MQ would silently use its first 48)")
+        raise MQError(
+            MQRC_UNKNOWN_OBJECT_NAME,
+            f"{what} name {name!r} is longer than 48 characters, so no "
+            f"{what} has it (MQ would silently use its first 48)",
+        )
     return raw
 
 

@@ -48,7 +48,36 @@ from mqconsole.mq.queue import (
     check_attribute,
     is_valid_name,
 )
-from mqconsole.mq.reasons import MQRC_BACKED_OUT
+from mqconsole.mq.reasons import (
+    MQRC_BACKED_OUT,
+    MQRC_CALL_INTERRUPTED,
+    MQRC_CHANNEL_CONFIG_ERROR,
+    MQRC_CONNECTION_BROKEN,
+    MQRC_HCONN_ERROR,
+    MQRC_HOST_NOT_AVAILABLE,
+    MQRC_JSSE_ERROR,
+    MQRC_KEY_REPOSITORY_ERROR,
+    MQRC_NO_MSG_AVAILABLE,
+    MQRC_NOT_AUTHORIZED,
+    MQRC_OBJECT_ALREADY_EXISTS,
+    MQRC_OBJECT_IN_USE,
+    MQRC_OBJECT_NAME_ERROR,
+    MQRC_OBJECT_TYPE_ERROR,
+    MQRC_OPTION_NOT_VALID_FOR_TYPE,
+    MQRC_Q_MGR_NAME_ERROR,
+    MQRC_Q_MGR_NOT_AVAILABLE,
+    MQRC_Q_MGR_QUIESCING,
+    MQRC_Q_MGR_STOPPING,
+    MQRC_Q_NOT_EMPTY,
+    MQRC_RECONNECT_FAILED,
+    MQRC_SELECTOR_ERROR,
+    MQRC_SSL_INITIALIZATION_ERROR,
+    MQRC_UNEXPECTED_ERROR,
+    MQRC_UNKNOWN_ALIAS_BASE_Q,
+    MQRC_UNKNOWN_CHANNEL_NAME,
+    MQRC_UNKNOWN_OBJECT_NAME,
+    MQRC_UNKNOWN_REMOTE_Q_MGR,
+)
 
 from ..base import Context
 from . import shim
@@ -66,30 +95,37 @@ _PLATFORM_NAMES = ("UNIX", "ZOS", "WINDOWS_NT", "OS400", "NSK", "APPLIANCE", "WI
                    "VMS", "OS2", "VSE", "TPF", "OPEN_TP1", "VM")
 # Hints added to the sentence of an MQError, by reason.
 _HINTS = {
-    2009: "the connection to the queue manager broke",
-    2058: "no queue manager of that name answers on this connection (check queue_manager, "
-          "the channel definition table or MQSERVER)",
-    2059: "the queue manager is not available (is it running, and its listener?)",
-    2161: "the queue manager is quiescing", 2162: "the queue manager is stopping",
-    2538: "nothing accepted the connection at that host and port (is the listener up?)",
-    2539: "the channel definition is not usable (check channel and connection_name)",
-    2540: "the server-connection channel refused the client (check its definition and "
-          "CHLAUTH rules)",
-    2393: "TLS could not start: check cipher_spec (the channel's SSLCIPH), key_repository "
-          "and certificate_label",
-    2381: "the key repository could not be used (key_repository is the stem, without .kdb)",
-    2397: "the TLS handshake failed: the CipherSpec does not match the channel's SSLCIPH",
-    2003: "the unit of work was backed out instead of committed",
-    2549: "the connection was lost during the call and re-established: MQ cannot tell "
-          "whether the unit of work was committed",
+    MQRC_CONNECTION_BROKEN: "the connection to the queue manager broke",
+    MQRC_Q_MGR_NAME_ERROR: ("no queue manager of that name answers on this connection (check "
+                            "queue_manager, the channel definition table or MQSERVER)"),
+    MQRC_Q_MGR_NOT_AVAILABLE: ("the queue manager is not available (is it running, and its "
+                               "listener?)"),
+    MQRC_Q_MGR_QUIESCING: "the queue manager is quiescing",
+    MQRC_Q_MGR_STOPPING: "the queue manager is stopping",
+    MQRC_HOST_NOT_AVAILABLE: ("nothing accepted the connection at that host and port (is the "
+                              "listener up?)"),
+    MQRC_CHANNEL_CONFIG_ERROR: ("the channel definition is not usable (check channel and "
+                                "connection_name)"),
+    MQRC_UNKNOWN_CHANNEL_NAME: ("the server-connection channel refused the client (check its "
+                                "definition and CHLAUTH rules)"),
+    MQRC_SSL_INITIALIZATION_ERROR: ("TLS could not start: check cipher_spec (the channel's "
+                                    "SSLCIPH), key_repository and certificate_label"),
+    MQRC_KEY_REPOSITORY_ERROR: ("the key repository could not be used (key_repository is the "
+                                "stem, without .kdb)"),
+    MQRC_JSSE_ERROR: ("the TLS handshake failed: the CipherSpec does not match the channel's "
+                      "SSLCIPH"),
+    MQRC_BACKED_OUT: "the unit of work was backed out instead of committed",
+    MQRC_CALL_INTERRUPTED: ("the connection was lost during the call and re-established: MQ "
+                            "cannot tell whether the unit of work was committed"),
 }
 # Why a commit's outcome is unknown, by reason.
 _UNKNOWN_HINTS = {
-    2009: "the connection broke during the commit (for a client the commit may still have "
-          "completed)",
-    2018: "the connection handle was no longer valid at the commit",
-    2548: "the connection was lost during the commit and could not be re-established",
-    2549: "the connection was lost during the commit and re-established",
+    MQRC_CONNECTION_BROKEN: ("the connection broke during the commit (for a client the commit "
+                             "may still have completed)"),
+    MQRC_HCONN_ERROR: "the connection handle was no longer valid at the commit",
+    MQRC_RECONNECT_FAILED: ("the connection was lost during the commit and could not be "
+                            "re-established"),
+    MQRC_CALL_INTERRUPTED: "the connection was lost during the commit and re-established",
 }
 
 
@@ -128,13 +164,20 @@ class MQConnectSettings:
 
     def __post_init__(self) -> None:
         if self.cipher_spec is not None and len(self.cipher_spec) > 32:
-            raise MQError(2393, f"cipher_spec {self.cipher_spec!r} is {len(self.cipher_spec)} "
-                                "characters; MQ takes at most 32 (a longer name is cut "
-                                "silently and the connection fails with 2393)")
+            raise MQError(
+                MQRC_SSL_INITIALIZATION_ERROR,
+                f"cipher_spec {self.cipher_spec!r} is {len(self.cipher_spec)} "
+                "characters; MQ takes at most 32 (a longer name is cut "
+                "silently and the connection fails with 2393)",
+            )
         if self.channel is not None and len(self.channel) > 20:
-            raise MQError(2539, f"channel {self.channel!r} is longer than 20 characters")
+            raise MQError(
+                MQRC_CHANNEL_CONFIG_ERROR, f"channel {self.channel!r} is longer than 20 characters"
+            )
         if self.connection_name is not None and len(self.connection_name) > 264:
-            raise MQError(2539, "connection_name is longer than 264 characters")
+            raise MQError(
+                MQRC_CHANNEL_CONFIG_ERROR, "connection_name is longer than 264 characters"
+            )
         if self.buffer_size < 1:
             raise ValueError("buffer_size must be positive")
 
@@ -258,15 +301,21 @@ class MQIQueueManager:
             sco.KeyRepository = s.key_repository.encode("utf-8")
         if s.certificate_label:
             if not hasattr(sco, "CertificateLabel"):
-                raise MQError(2393, f"{self.lib.name} {self.lib.version} was built without "
-                                    "MQSCO.CertificateLabel: certificate_label cannot be sent")
+                raise MQError(
+                    MQRC_SSL_INITIALIZATION_ERROR,
+                    f"{self.lib.name} {self.lib.version} was built without "
+                    "MQSCO.CertificateLabel: certificate_label cannot be sent",
+                )
             sco.CertificateLabel = s.certificate_label.encode("utf-8")
         key_password = s.resolved_key_repository_password()
         if key_password is not None:  # a PKCS#12 key repository (MQSCO version 6, MQ 9.3)
             if not hasattr(sco, "KeyRepoPassword"):
-                raise MQError(2381, f"{self.lib.name} {self.lib.version} cannot send "
-                                    "MQSCO.KeyRepoPassword: a password-protected key "
-                                    "repository needs ibmmq (library: ibmmq)")
+                raise MQError(
+                    MQRC_KEY_REPOSITORY_ERROR,
+                    f"{self.lib.name} {self.lib.version} cannot send "
+                    "MQSCO.KeyRepoPassword: a password-protected key "
+                    "repository needs ibmmq (library: ibmmq)",
+                )
             sco.Version = max(int(sco.Version), self.lib.CMQC.MQSCO_VERSION_6)
             sco.KeyRepoPassword = key_password.encode("utf-8")
         return sco
@@ -303,10 +352,13 @@ class MQIQueueManager:
             if s.ccdt_url and not s.bindings and s.mode != "client":
                 # pymqi's MQCNO has no CCDTUrl; changing MQCCDTURL in os.environ would
                 # change it for every connection of the process
-                raise MQError(2539, "pymqi cannot give a client channel definition table "
-                                    "to one connection (ccdt_url): use library ibmmq, or "
-                                    "set MQCCDTURL in the environment before starting "
-                                    "mqconsole and leave ccdt_url out")
+                raise MQError(
+                    MQRC_CHANNEL_CONFIG_ERROR,
+                    "pymqi cannot give a client channel definition table "
+                    "to one connection (ccdt_url): use library ibmmq, or "
+                    "set MQCCDTURL in the environment before starting "
+                    "mqconsole and leave ccdt_url out",
+                )
         qmgr = lib.module.QueueManager(None)
         where = s.queue_manager or "the default queue manager"
         try:
@@ -317,14 +369,18 @@ class MQIQueueManager:
                 log.warning("connected to %s with a warning: %s", where,
                             MQError(exc.reason, completion=exc.comp))
                 return qmgr
-            if exc.reason == 2035:
+            if exc.reason == MQRC_NOT_AUTHORIZED:
                 user = s.user or "the user this process runs as"
-                raise MQError(2035, f"cannot connect to {where} ({self._describe()}): the "
-                                    f"queue manager refused {user} — check CONNAUTH (user "
-                                    "and password), the channel's CHLAUTH rules (the "
-                                    "default BLOCKUSER(*MQADMIN) refuses administrators on "
-                                    "client channels) and +connect for the user on the "
-                                    "queue manager", completion=exc.comp) from exc
+                raise MQError(
+                    MQRC_NOT_AUTHORIZED,
+                    f"cannot connect to {where} ({self._describe()}): the "
+                    f"queue manager refused {user} — check CONNAUTH (user "
+                    "and password), the channel's CHLAUTH rules (the "
+                    "default BLOCKUSER(*MQADMIN) refuses administrators on "
+                    "client channels) and +connect for the user on the "
+                    "queue manager",
+                    completion=exc.comp,
+                ) from exc
             raise self._error(exc.reason, exc.comp, f"connect to {where} ({self._describe()})",
                               obj=where) from exc
         return qmgr
@@ -345,10 +401,10 @@ class MQIQueueManager:
                hint: str = "") -> MQError:
         text = f"cannot {what}"
         user = self.settings.user or "the connecting user"
-        if reason == 2035 and auth:
+        if reason == MQRC_NOT_AUTHORIZED and auth:
             text += f": {user} needs {auth} on {obj!r}" if obj else f": {user} needs {auth}"
             text += hint
-        elif reason == 2085 and obj:
+        elif reason == MQRC_UNKNOWN_OBJECT_NAME and obj:
             text += f": {obj!r} does not exist on {self._name or 'the queue manager'}"
         elif reason in _HINTS:
             text += f": {_HINTS[reason]}"
@@ -359,7 +415,7 @@ class MQIQueueManager:
               ) -> Iterator[None]:
         with self._lock:
             if self._closed:
-                raise MQError(2018, f"cannot {what}: this connection to "
+                raise MQError(MQRC_HCONN_ERROR, f"cannot {what}: this connection to "
                                     f"{self._name or 'the queue manager'} is closed")
             try:
                 yield
@@ -367,7 +423,7 @@ class MQIQueueManager:
                 raise self._error(exc.reason, exc.comp, what, auth=auth, obj=obj,
                                   hint=hint) from exc
             except self.lib.PYIFError as exc:
-                raise MQError(2018, f"cannot {what}: {exc}") from exc
+                raise MQError(MQRC_HCONN_ERROR, f"cannot {what}: {exc}") from exc
 
     def _pcf(self) -> PCFSession:
         session = self._pcf_holder[0]
@@ -381,16 +437,19 @@ class MQIQueueManager:
         return session
 
     def _pcf_reason(self, exc: Exception) -> int:
-        return self._pcf().mq_reason(getattr(exc, "reason", 2195))
+        return self._pcf().mq_reason(getattr(exc, "reason", MQRC_UNEXPECTED_ERROR))
 
     def _pcf_error(self, exc: Any, what: str, *, auth: str = "", obj: str = "") -> MQError:
         """An MQError for a failed PCF command (PCF reasons mapped to the protocol's)."""
         reason = self._pcf_reason(exc)
-        if reason == 2033:
+        if reason == MQRC_NO_MSG_AVAILABLE:
             wait = self.settings.response_wait_interval / 1000
-            return MQError(2033, f"cannot {what}: the command server sent no reply within "
-                                 f"{wait:g} s (is it running? strmqcsv {self._name})",
-                           completion=exc.comp)
+            return MQError(
+                MQRC_NO_MSG_AVAILABLE,
+                f"cannot {what}: the command server sent no reply within "
+                f"{wait:g} s (is it running? strmqcsv {self._name})",
+                completion=exc.comp,
+            )
         return self._error(reason, exc.comp, what, auth=auth, obj=obj)
 
     def _open(self, queue: str, options: int, *, what: str = "") -> Any:
@@ -401,20 +460,26 @@ class MQIQueueManager:
             handle = self.lib.module.Queue(self._qmgr, od,
                                            options | self.lib.CMQC.MQOO_FAIL_IF_QUIESCING)
         except self.lib.MQMIError as exc:
-            if exc.reason != 2042:
+            if exc.reason != MQRC_OBJECT_IN_USE:
                 raise
-            raise MQError(2042, f"cannot {what or f'open {queue!r}'}: it is open exclusively "
-                                f"(SHARE(NO) or DEFSOPT(EXCL) with another input handle, or "
-                                f"an MQOO_INPUT_EXCLUSIVE open); {self._holders(queue)}",
-                          completion=exc.comp) from exc
+            raise MQError(
+                MQRC_OBJECT_IN_USE,
+                f"cannot {what or f'open {queue!r}'}: it is open exclusively "
+                f"(SHARE(NO) or DEFSOPT(EXCL) with another input handle, or "
+                f"an MQOO_INPUT_EXCLUSIVE open); {self._holders(queue)}",
+                completion=exc.comp,
+            ) from exc
         opened = bytes(getattr(od, "ObjectName", wanted) or b"").strip(b" \x00")
         if opened and opened != wanted:
             # a model queue: MQOPEN made a dynamic queue of it (closing deletes it again)
             with contextlib.suppress(self.lib.MQMIError, self.lib.PYIFError):
                 handle.close()
-            raise MQError(2045, f"cannot {what or f'open {queue!r}'}: it is a model queue, "
-                                "which holds no messages (opening it creates a new dynamic "
-                                f"queue, {opened.decode('latin-1')!r}); name a local queue")
+            raise MQError(
+                MQRC_OPTION_NOT_VALID_FOR_TYPE,
+                f"cannot {what or f'open {queue!r}'}: it is a model queue, "
+                "which holds no messages (opening it creates a new dynamic "
+                f"queue, {opened.decode('latin-1')!r}); name a local queue",
+            )
         return handle
 
     def _holders(self, queue: str) -> str:
@@ -521,7 +586,7 @@ class MQIQueueManager:
         try:
             info = self._inquire_qmgr()
         except MQError as exc:
-            if exc.reason != 2035:
+            if exc.reason != MQRC_NOT_AUTHORIZED:
                 raise
             log.info("no +inq on the queue manager: using the configured name %r", self._name)
             return QMgrInfo(name=self._name, ccsid=self._ccsid, backend=self.backend,
@@ -584,7 +649,7 @@ class MQIQueueManager:
     def inquire_queue(self, name: str) -> QueueAttrs:
         with self._call(f"inquire queue {name!r}", auth="+inq +dsp", obj=name):
             if "*" in name or not name.strip():
-                raise MQError(2085, f"{name!r} is not a queue name")
+                raise MQError(MQRC_UNKNOWN_OBJECT_NAME, f"{name!r} is not a queue name")
             try:
                 return self._pcf().inquire_queue(name)
             except self.lib.MQMIError as exc:
@@ -592,7 +657,7 @@ class MQIQueueManager:
                                         obj=name)
             except MQError as exc:
                 error = exc
-            if error.reason != 2085:
+            if error.reason != MQRC_UNKNOWN_OBJECT_NAME:
                 raise error
             resolved = self._resolved_elsewhere(name)
             if resolved is None:
@@ -609,7 +674,11 @@ class MQIQueueManager:
             handle = self.lib.module.Queue(self._qmgr, od,
                                            C.MQOO_OUTPUT | C.MQOO_FAIL_IF_QUIESCING)
         except self.lib.MQMIError as exc:
-            if exc.reason in (2085, 2087, 2082):
+            if exc.reason in (
+                MQRC_UNKNOWN_OBJECT_NAME,
+                MQRC_UNKNOWN_REMOTE_Q_MGR,
+                MQRC_UNKNOWN_ALIAS_BASE_Q,
+            ):
                 return None
             raise self._error(exc.reason, exc.comp, f"open {name!r} to put to it",
                               auth="+put", obj=name) from exc
@@ -627,16 +696,20 @@ class MQIQueueManager:
             except self.lib.MQMIError as exc:
                 reason = self._pcf_reason(exc)
                 what = f"show the status of queue {name!r}"
-                if reason == 2045:
-                    raise MQError(2045, f"cannot {what}: queue status is kept for local "
-                                        "queues only") from exc
+                if reason == MQRC_OPTION_NOT_VALID_FOR_TYPE:
+                    raise MQError(
+                        MQRC_OPTION_NOT_VALID_FOR_TYPE,
+                        f"cannot {what}: queue status is kept for local queues only",
+                    ) from exc
                 raise self._pcf_error(exc, what, auth="+dsp", obj=name) from exc
 
     def define_queue(self, attrs: QueueAttrs, *, replace: bool = False) -> None:
         name = attrs.name
         if not is_valid_name(name):
-            raise MQError(2152, f"{name!r} is not an MQ queue name (1-48 of A-Z a-z 0-9 . / "
-                                "_ %)")
+            raise MQError(
+                MQRC_OBJECT_NAME_ERROR,
+                f"{name!r} is not an MQ queue name (1-48 of A-Z a-z 0-9 . / _ %)",
+            )
         qtype = QueueType(attrs.type)
         if qtype is QueueType.CLUSTER:
             raise ValueError("a cluster queue is defined on the queue manager that hosts it")
@@ -649,12 +722,16 @@ class MQIQueueManager:
                 self._pcf().create_queue(name, qtype, values, replace=replace)
             except self.lib.MQMIError as exc:
                 reason = self._pcf_reason(exc)
-                if reason == 2100:
-                    raise MQError(2100, f"cannot {what}: it already exists") from exc
-                if reason == 2043:
-                    raise MQError(2043, f"cannot {what}: it exists as another type of queue, "
-                                        f"and replace cannot make it a {qtype.value} queue"
-                                  ) from exc
+                if reason == MQRC_OBJECT_ALREADY_EXISTS:
+                    raise MQError(
+                        MQRC_OBJECT_ALREADY_EXISTS, f"cannot {what}: it already exists"
+                    ) from exc
+                if reason == MQRC_OBJECT_TYPE_ERROR:
+                    raise MQError(
+                        MQRC_OBJECT_TYPE_ERROR,
+                        f"cannot {what}: it exists as another type of queue, "
+                        f"and replace cannot make it a {qtype.value} queue",
+                    ) from exc
                 raise self._pcf_error(exc, what, auth="+crt (and +chg)", obj=name) from exc
 
     def change_queue(self, name: str, **changes: object) -> QueueAttrs:
@@ -666,20 +743,23 @@ class MQIQueueManager:
         """
         unknown = sorted(set(changes) - CHANGEABLE)
         if unknown:
-            raise MQError(2067, f"not queue attributes: {', '.join(unknown)} (known: "
-                                f"{', '.join(sorted(CHANGEABLE))})")
+            raise MQError(
+                MQRC_SELECTOR_ERROR,
+                f"not queue attributes: {', '.join(unknown)} (known: "
+                f"{', '.join(sorted(CHANGEABLE))})",
+            )
         what = f"change queue {name!r}"
         with self._call(what, auth="+chg", obj=name):
             pcf = self._pcf()
             try:
                 current: QueueAttrs | None = pcf.inquire_queue(name)
             except self.lib.MQMIError as exc:
-                if self._pcf_reason(exc) != 2035:
+                if self._pcf_reason(exc) != MQRC_NOT_AUTHORIZED:
                     raise self._pcf_error(exc, what, auth="+chg",
                                       obj=name) from exc
                 current = None
             except MQError as exc:
-                if exc.reason != 2035:
+                if exc.reason != MQRC_NOT_AUTHORIZED:
                     raise
                 current = None
             if current is not None:
@@ -710,7 +790,9 @@ class MQIQueueManager:
             try:
                 pcf.change_queue(name, qtype, values)
             except self.lib.MQMIError as exc:
-                if self._pcf_reason(exc) == 2043:  # MQRCCF_OBJECT_WRONG_TYPE: not this type
+                if (
+                    self._pcf_reason(exc) == MQRC_OBJECT_TYPE_ERROR
+                ):  # MQRCCF_OBJECT_WRONG_TYPE: not this type
                     continue
                 raise self._pcf_error(exc, what, auth="+chg",
                                   obj=name) from exc
@@ -723,7 +805,9 @@ class MQIQueueManager:
                 return out
         if first_error is not None:
             raise first_error
-        raise MQError(2085, f"cannot {what}: no queue of a type these changes fit")
+        raise MQError(
+            MQRC_UNKNOWN_OBJECT_NAME, f"cannot {what}: no queue of a type these changes fit"
+        )
 
     def delete_queue(self, name: str) -> None:
         what = f"delete queue {name!r}"
@@ -732,11 +816,13 @@ class MQIQueueManager:
                 self._pcf().delete_queue(name)
             except self.lib.MQMIError as exc:
                 reason = self._pcf_reason(exc)
-                if reason == 2055:
-                    raise MQError(2055, f"cannot {what}: it holds messages (uncommitted ones "
-                                        "included)") from exc
-                if reason == 2042:
-                    raise MQError(2042, f"cannot {what}: it is open") from exc
+                if reason == MQRC_Q_NOT_EMPTY:
+                    raise MQError(
+                        MQRC_Q_NOT_EMPTY,
+                        f"cannot {what}: it holds messages (uncommitted ones included)",
+                    ) from exc
+                if reason == MQRC_OBJECT_IN_USE:
+                    raise MQError(MQRC_OBJECT_IN_USE, f"cannot {what}: it is open") from exc
                 raise self._pcf_error(exc, what, auth="+dlt (and +chg)", obj=name) from exc
 
     # -- messages (MQI) ------------------------------------------------------------------
@@ -854,7 +940,7 @@ class MQIQueueManager:
                 reason, comp = exc.reason, exc.comp
                 if reason == MQRC_BACKED_OUT:
                     self._uow = False
-                    raise MQError(2003, "commit failed: the unit of work was backed out "
+                    raise MQError(MQRC_BACKED_OUT, "commit failed: the unit of work was backed out "
                                         "instead (nothing of it happened)",
                                   completion=comp) from exc
                 if reason in COMMIT_OUTCOME_UNKNOWN_REASONS:

@@ -14,6 +14,7 @@ from typing import Any, Protocol
 
 from mqconsole.mq.errors import MQError
 from mqconsole.mq.message import Message
+from mqconsole.mq.reasons import MQRC_HOBJ_ERROR, MQRC_NOT_OPEN_FOR_INPUT
 
 
 class CursorConnection(Protocol):
@@ -49,7 +50,7 @@ class MQICursor:
 
     def _check(self) -> None:
         if self._closed:
-            raise MQError(2019, f"the browse cursor on {self.queue!r} is closed")
+            raise MQError(MQRC_HOBJ_ERROR, f"the browse cursor on {self.queue!r} is closed")
 
     def next(self) -> Message | None:
         qm = self._qm
@@ -81,9 +82,12 @@ class MQICursor:
                       obj=self.queue):
             self._check()
             if not self._can_get:
-                raise MQError(2037, f"cannot get from {self.queue!r} under this cursor: it "
-                                    "was opened for browsing only (browse(for_get=True) "
-                                    "opens it for input)")
+                raise MQError(
+                    MQRC_NOT_OPEN_FOR_INPUT,
+                    f"cannot get from {self.queue!r} under this cursor: it "
+                    "was opened for browsing only (browse(for_get=True) "
+                    "opens it for input)",
+                )
             options = C.MQGMO_MSG_UNDER_CURSOR | C.MQGMO_NO_WAIT | (
                 C.MQGMO_SYNCPOINT if syncpoint else C.MQGMO_NO_SYNCPOINT)
             msg = qm._get(self._handle, options, C.MQMO_NONE, size=self._last_length)

@@ -23,6 +23,21 @@ from typing import Any
 
 from mqconsole.mq.errors import MQError
 from mqconsole.mq.queue import QueueAttrs, QueueStatus, QueueType, Usage
+from mqconsole.mq.reasons import (
+    MQRC_CONNECTION_BROKEN,
+    MQRC_HCONN_ERROR,
+    MQRC_NO_MSG_AVAILABLE,
+    MQRC_NOT_AUTHORIZED,
+    MQRC_OBJECT_ALREADY_EXISTS,
+    MQRC_OBJECT_IN_USE,
+    MQRC_OBJECT_NAME_ERROR,
+    MQRC_OBJECT_TYPE_ERROR,
+    MQRC_OPTION_NOT_VALID_FOR_TYPE,
+    MQRC_Q_MGR_NOT_AVAILABLE,
+    MQRC_Q_MGR_QUIESCING,
+    MQRC_Q_MGR_STOPPING,
+    MQRC_UNKNOWN_OBJECT_NAME,
+)
 
 from .shim import MQLibrary
 
@@ -58,12 +73,12 @@ _EXTRA_ATTRS = ("MQCA_Q_NAME", "MQIA_Q_TYPE", "MQIA_CURRENT_Q_DEPTH", "MQCA_CREA
                 "MQCA_CREATION_TIME", "MQCA_ALTERATION_DATE", "MQCA_ALTERATION_TIME")
 # PCF reasons that mean what the protocol says with an MQRC (docs/backends.md).
 PCF_REASONS = {
-    "MQRCCF_OBJECT_ALREADY_EXISTS": 2100,  # MQRC_OBJECT_ALREADY_EXISTS
-    "MQRCCF_OBJECT_WRONG_TYPE": 2043,  # MQRC_OBJECT_TYPE_ERROR
-    "MQRCCF_OBJECT_OPEN": 2042,  # MQRC_OBJECT_IN_USE
-    "MQRCCF_Q_WRONG_TYPE": 2045,  # MQRC_OPTION_NOT_VALID_FOR_TYPE
-    "MQRCCF_UNKNOWN_OBJECT_NAME": 2085,  # MQRC_UNKNOWN_OBJECT_NAME
-    "MQRCCF_OBJECT_NAME_ERROR": 2152,  # MQRC_OBJECT_NAME_ERROR
+    "MQRCCF_OBJECT_ALREADY_EXISTS": MQRC_OBJECT_ALREADY_EXISTS,
+    "MQRCCF_OBJECT_WRONG_TYPE": MQRC_OBJECT_TYPE_ERROR,
+    "MQRCCF_OBJECT_OPEN": MQRC_OBJECT_IN_USE,
+    "MQRCCF_Q_WRONG_TYPE": MQRC_OPTION_NOT_VALID_FOR_TYPE,
+    "MQRCCF_UNKNOWN_OBJECT_NAME": MQRC_UNKNOWN_OBJECT_NAME,
+    "MQRCCF_OBJECT_NAME_ERROR": MQRC_OBJECT_NAME_ERROR,
 }
 
 
@@ -284,10 +299,13 @@ class PCFSession:
             replies = self.inquire_q(pattern)
         except self._lib.MQMIError as exc:
             reason = self.mq_reason(exc.reason)
-            if reason == 2085 or (reason == 2035 and "*" not in pattern):
+            if reason == MQRC_UNKNOWN_OBJECT_NAME or (
+                reason == MQRC_NOT_AUTHORIZED and "*" not in pattern
+            ):
                 return out  # nothing matches, or nothing the user may see (as generic names)
-            if reason in (2033, 2035, 2059, 2009, 2018, 2161, 2162) or \
-                    self._lib.pcf_collects_errors:
+            if reason in (MQRC_NO_MSG_AVAILABLE, MQRC_NOT_AUTHORIZED, MQRC_Q_MGR_NOT_AVAILABLE,
+                          MQRC_CONNECTION_BROKEN, MQRC_HCONN_ERROR, MQRC_Q_MGR_QUIESCING,
+                          MQRC_Q_MGR_STOPPING) or self._lib.pcf_collects_errors:
                 raise
             return self._list_one_by_one(pattern)  # pymqi stopped at an error reply
         self._collect(replies, out)
@@ -330,7 +348,7 @@ class PCFSession:
                 return q
         if name in listing.failed:
             raise MQError(listing.failed[name], f"cannot inquire queue {name!r}")
-        raise MQError(2085, f"queue {name!r} does not exist")
+        raise MQError(MQRC_UNKNOWN_OBJECT_NAME, f"queue {name!r} does not exist")
 
     def value(self, attr: str, value: Any) -> tuple[int, Any]:
         sel, kind = ATTRIBUTES[attr]
@@ -376,7 +394,7 @@ class PCFSession:
         })
         mine = [r.params for r in status if r.params.get(qname) == name and not r.comp]
         if not mine:
-            raise MQError(2085, f"no status for queue {name!r}")
+            raise MQError(MQRC_UNKNOWN_OBJECT_NAME, f"no status for queue {name!r}")
         p = mine[0]
         depth = int(p.get(self.k("MQIA_CURRENT_Q_DEPTH"), 0))
         age = p.get(self.k("MQIACF_OLDEST_MSG_AGE"))
