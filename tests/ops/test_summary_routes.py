@@ -171,3 +171,15 @@ def test_a_file_without_the_fact_columns_opens_and_is_counted(make_qm, tmp_path)
     again = make_qm(path=path)
     fast, plain = _both(again, "DLQ")
     assert fast == plain and fast["by_reason"] == {"MQRC_Q_FULL": 5}
+
+
+def test_facts_filled_in_for_an_empty_dead_letter_body(make_qm) -> None:
+    """SQLite's substr of an empty BLOB is NULL: a row whose facts are filled in later
+    (written by an older mqconsole) with an empty body still counts."""
+    qm = make_qm("DLQ")
+    qm.put("DLQ", Message(MQMD(format="MQDEAD  "), b""), syncpoint=False)
+    qm.put("DLQ", Message(MQMD(format="MQSTR   "), b""), syncpoint=False)
+    with qm._guard(), qm._write() as db:
+        db.execute("UPDATE messages SET f_format = NULL")
+    fast, plain = _both(qm, "DLQ")
+    assert fast == plain and fast["total"] == 2

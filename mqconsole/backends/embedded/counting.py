@@ -42,7 +42,7 @@ class Counting(Resolution):
         db = self._db
         while True:
             rows = db.execute(
-                f"SELECT id, md, substr(body, 1, {MQDLH_LENGTH}) FROM messages "
+                f"SELECT id, md, coalesce(substr(body, 1, {MQDLH_LENGTH}), X'') FROM messages "
                 f"WHERE queue = ? AND {FACTS_UNKNOWN} AND {VISIBLE} LIMIT {FILL_BATCH}",
                 (local,)).fetchall()
             if not rows:
