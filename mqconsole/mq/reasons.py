@@ -75,6 +75,10 @@ MQRC_RECONNECT_FAILED: Final = 2548
 MQRC_CALL_INTERRUPTED: Final = 2549
 
 MQAT_UNIX: Final = 6
+MQAT_QMGR: Final = 7  # MQMD.PutApplType of a message the queue manager put (a DLQ's)
+MQPER_NOT_PERSISTENT: Final = 0
+MQPER_PERSISTENT: Final = 1
+MQPER_PERSISTENCE_AS_Q_DEF: Final = 2
 MQRO_COA: Final = 0x100  # MQMD.Report: confirm on arrival (its _WITH_DATA forms include it)
 
 #: A put or get failing with one of these says nothing about the destination: the

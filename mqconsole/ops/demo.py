@@ -19,6 +19,8 @@ from mqconsole.mq.md import MQMD
 from mqconsole.mq.message import Message
 from mqconsole.mq.queue import QueueAttrs, QueueType, Usage
 from mqconsole.mq.reasons import (
+    MQAT_QMGR,
+    MQPER_PERSISTENT,
     MQRC_BACKOUT_THRESHOLD_REACHED,
     MQRC_FORMAT_ERROR,
     MQRC_MSG_TOO_BIG_FOR_Q,
@@ -168,7 +170,7 @@ def build_demo(qm: QueueManager, *, seed: int = 20260922, now: datetime | None =
     def stamp(md: MQMD, age: timedelta, appl: str, user: str, appl_type: int = 6) -> MQMD:
         d, t = _mq_time(now - age)
         return md.copy(put_date=d, put_time=t, put_appl_name=appl, user_identifier=user,
-                       put_appl_type=appl_type, msg_id=new_id(), persistence=1,
+                       put_appl_type=appl_type, msg_id=new_id(), persistence=MQPER_PERSISTENT,
                        priority=rng.choice([0, 0, 0, 4, 5, 9]), reply_to_qmgr=qmgr)
 
     # Application queues with a backlog.
@@ -194,7 +196,7 @@ def build_demo(qm: QueueManager, *, seed: int = 20260922, now: datetime | None =
             dd, dt = _mq_time(now - age + timedelta(seconds=rng.randint(0, 30)))
             md, body = add_dead_letter_header(
                 md, body, reason=reason, dest_q_name=dest, dest_qmgr_name=dest_qmgr,
-                put_appl_type=7, put_appl_name="amqrmppa" if not zos else "CSQXRCTL",
+                put_appl_type=MQAT_QMGR, put_appl_name="amqrmppa" if not zos else "CSQXRCTL",
                 put_date=dd, put_time=dt,
                 header_encoding=785 if zos else None, header_ccsid=500 if zos else None)
             put_set_all(DLQ, md, body)

@@ -48,6 +48,7 @@ from mqconsole.model import (
 from mqconsole.model.scenario import KINDS
 from mqconsole.mq.errors import MQError
 from mqconsole.mq.queue import QueueAttrs, QueueType, Usage, is_valid_name
+from mqconsole.mq.reasons import MQPER_PERSISTENCE_AS_Q_DEF, MQPER_PERSISTENT
 from mqconsole.ops.words import counted
 
 __all__ = [
@@ -291,8 +292,9 @@ def scenario_from_queue(qm: QueueManager, queue: str, endpoints: EndpointsFile,
                 label = hex_id if not same else f"{hex_id}#{len(same) + 1}"
                 same.append(label)
                 labels.append(label)
-                persistent = m.md.persistence == 1 or (
-                    m.md.persistence == 2 and attrs.default_persistence == 1)
+                persistent = m.md.persistence == MQPER_PERSISTENT or (
+                    m.md.persistence == MQPER_PERSISTENCE_AS_Q_DEF
+                    and attrs.default_persistence == MQPER_PERSISTENT)
                 messages.append(MessageSpec(id=label, queue=queue,
                                             backout_count=m.md.backout_count,
                                             persistent=persistent))

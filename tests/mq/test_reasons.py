@@ -14,11 +14,11 @@ DECLARATION = re.compile(r"^\s*(MQ(?:RC|AT|FB|PER|MT)_[A-Z0-9_]+)\s*(?::[^=]+)?=
 
 
 def test_every_constant_has_cmqcs_value() -> None:
-    tables = {"MQRC": g.MQRC, "MQAT": g.MQAT}
-    names = [n for n in vars(reasons) if n.startswith(("MQRC_", "MQAT_"))]
+    tables = {"MQRC": g.MQRC, "MQAT": g.MQAT, "MQPER": g.MQPER}
+    names = [n for n in vars(reasons) if n.startswith(("MQRC_", "MQAT_", "MQPER_"))]
     assert len(names) > 40
     for name in names:
-        assert tables[name[:4]][name] == getattr(reasons, name), name
+        assert tables[name.split("_")[0]][name] == getattr(reasons, name), name
 
 
 def test_connection_reasons_are_named_codes() -> None:

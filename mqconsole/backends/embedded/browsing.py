@@ -10,7 +10,7 @@ import time
 from mqconsole.mq.errors import MQError
 from mqconsole.mq.md import MQMD_V1_LENGTH, MQMD_V2_LENGTH
 from mqconsole.mq.message import Message
-from mqconsole.mq.reasons import MQRC_NO_MSG_UNDER_CURSOR
+from mqconsole.mq.reasons import MQPER_PERSISTENT, MQRC_NO_MSG_UNDER_CURSOR
 
 from ..base import BrowseRange, Context
 from .mdfast import persistence819
@@ -154,7 +154,7 @@ class Browsing(Messages):
             if want:
                 msg: Message | bool = message_from_row(md, body, backout_count, expires_at,
                                                        now, row_id)
-                persistent = msg.md.persistence == 1  # type: ignore[union-attr]
+                persistent = msg.md.persistence == MQPER_PERSISTENT  # type: ignore[union-attr]
             else:
                 msg, persistent = True, persistence819(md) == 1
             if syncpoint:

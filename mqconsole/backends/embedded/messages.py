@@ -15,6 +15,7 @@ from mqconsole.mq.md import BLANK_MSGID, MQMD
 from mqconsole.mq.message import Message
 from mqconsole.mq.reasons import (
     MQAT_UNIX,
+    MQPER_PERSISTENT,
     MQRC_EXPIRY_ERROR,
     MQRC_MSG_TOO_BIG_FOR_Q,
     MQRC_NO_MSG_AVAILABLE,
@@ -204,10 +205,10 @@ class Messages(Resolution):
                       md.correl_id, now, size, blob, stored, *stored_facts(blob, stored))
             if syncpoint:
                 s.defer_put(values, size)  # inserted at commit (session.py)
-                if md.persistence == 1:
+                if md.persistence == MQPER_PERSISTENT:
                     s.durable = True
             else:
-                s.sync_after = md.persistence == 1
+                s.sync_after = md.persistence == MQPER_PERSISTENT
                 db.execute(f"INSERT INTO messages ({PUT_COLS}) "
                            "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", values)
                 s.count(name, 1)
@@ -231,9 +232,9 @@ class Messages(Resolution):
         msg = message_from_row(r[6], r[7], r[3], r[4], now, r[0])
         if syncpoint:
             s.defer_got(r)
-            if msg.md.persistence == 1:
+            if msg.md.persistence == MQPER_PERSISTENT:
                 s.durable = True
-        elif msg.md.persistence == 1:
+        elif msg.md.persistence == MQPER_PERSISTENT:
             s.sync_after = True  # MQ hardens the get of a persistent message
         return msg
 

@@ -6,6 +6,7 @@ import click
 
 from mqconsole.cli.errors import CliError
 from mqconsole.cli.output import emit_json, say
+from mqconsole.mq.reasons import MQPER_NOT_PERSISTENT, MQPER_PERSISTENCE_AS_Q_DEF, MQPER_PERSISTENT
 from mqconsole.ops.words import counted
 
 from .common import json_option, parse_hex, session_of
@@ -76,7 +77,8 @@ def put(ctx: click.Context, queue: str, text: str | None, file: str | None, hex_
         encoding=encoding,
         ccsid=ccsid,
         priority=-1 if priority is None else priority,
-        persistence=2 if persistent is None else (1 if persistent else 0),
+        persistence=(MQPER_PERSISTENCE_AS_Q_DEF if persistent is None
+                     else MQPER_PERSISTENT if persistent else MQPER_NOT_PERSISTENT),
         msg_id=parse_hex(msgid, "--msgid", 24) if msgid else b"\x00" * 24,
         correl_id=parse_hex(correlid, "--correlid", 24) if correlid else b"\x00" * 24,
         reply_to_q=reply_to or "",
