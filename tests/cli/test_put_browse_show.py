@@ -181,3 +181,17 @@ def test_browse_from_a_position_and_the_last_messages(cli):
     assert text.code == 0 and "showing from position 41, 5" in text.err + text.out
     bad = cli("browse", DLQ, "--last", "3", "--from", "2")
     assert bad.code == 2 and "--last N" in bad.err and "Traceback" not in bad.err
+
+
+def test_browse_from_past_the_end_says_how_many_there_are(cli):
+    for args in ((), ("--json",)):
+        r = cli("browse", DLQ, "--from", "500", *args)
+        assert r.code == 0, r.err
+        assert f"nothing on {DLQ} from position 500: it holds 240 messages" in r.err
+        assert "empty" not in r.err
+    r = cli("browse", DLQ, "--from", "500", "--where", "reason = 2053")
+    assert r.code == 0 and "from position 500 matched (it holds 240 messages)" in r.err
+    cli("queue", "define", "EMPTY.Q")
+    for args in (("--last", "5"), ("--from", "3")):
+        r = cli("browse", "EMPTY.Q", *args)
+        assert r.code == 0 and r.err.strip() == "EMPTY.Q is empty", r.err

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import click
 
 from mqconsole.cli.errors import CliError
@@ -9,6 +11,9 @@ from mqconsole.cli.output import emit_json, safe, say, table
 from mqconsole.ops.words import counted
 
 from .common import json_option, parse_hex, session_of
+
+if TYPE_CHECKING:
+    from mqconsole.backends.base import QueueManager
 
 
 def _compile(where: str | None, ctx: click.Context | None = None):
@@ -57,7 +62,7 @@ def browse(ctx: click.Context, queue: str, limit: int | None, where: str | None,
         rows = [v.row() for v in views(limit)]
         emit_json(rows)
         if not rows:
-            say(f"no message on {queue} matched" if where else f"{queue} is empty")
+            say(_nothing(qm, queue, matched=bool(where), start=start))
         return
     limit = limit or 50
     body = []
@@ -69,13 +74,28 @@ def browse(ctx: click.Context, queue: str, limit: int | None, where: str | None,
                      r["length"], r["backout_count"], dlh.get("reason_name", ""),
                      v.destination(local) or "", r["preview"]])
     if not body:
-        say(f"no message on {queue} matched" if where else f"{queue} is empty")
+        say(_nothing(qm, queue, matched=bool(where), start=start))
         return
     click.echo(table(["POS", "PUT TIME", "MSGID (end)", "FORMAT", "LEN", "BO", "REASON", "DEST",
                       "PREVIEW"], body, max_width={6: 28, 7: 24, 8: 40}))
     if len(body) == limit and last is None:
         what = "the first" if start == 1 else f"from position {start:,},"
         say(f"showing {what} {limit}; use --limit, --from, --last or --where for more")
+
+
+def _nothing(qm: QueueManager, queue: str, *, matched: bool, start: int) -> str:
+    """Why browse shows no message: nothing matched, the queue is empty, or --from starts
+    past its last message (not "empty": it holds some)."""
+    if start == 1:
+        return f"no message on {safe(queue)} matched" if matched else f"{safe(queue)} is empty"
+    depth = qm.inquire_queue(queue).depth
+    if matched:
+        return (f"no message on {safe(queue)} from position {start:,} matched (it holds "
+                f"{counted(depth, 'message', grouped=True)})")
+    if depth == 0:
+        return f"{safe(queue)} is empty"
+    return (f"nothing on {safe(queue)} from position {start:,}: it holds "
+            f"{counted(depth, 'message', grouped=True)}")
 
 
 @click.command("show")
