@@ -14,7 +14,7 @@ import signal
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -31,9 +31,11 @@ if TYPE_CHECKING:
     from mqconsole.ops.result import ProgressFn
 
 
-def confirm_change(session: Session, what: str, *, yes: bool, dry_run: bool) -> None:
-    """Refuse on a read-only profile; without a terminal require --yes; else ask. A dry run
-    changes nothing, so it is neither refused nor asked."""
+def confirm_change(session: Session, what: str, *, yes: bool, dry_run: bool,
+                   cautions: Sequence[str] = ()) -> None:
+    """Refuse on a read-only profile; without a terminal require --yes; else ask, the
+    ``cautions`` repeated in the question. A dry run changes nothing, so it is neither
+    refused nor asked."""
     if dry_run:
         return
     session.refuse_if_read_only(what)
@@ -42,7 +44,8 @@ def confirm_change(session: Session, what: str, *, yes: bool, dry_run: bool) -> 
     if not sys.stdin.isatty():
         raise CliError(f"{what}: without a terminal a change needs --yes (or --dry-run)",
                        ExitCode.REFUSED)
-    if not click.confirm(f"{what}?", err=True, default=False):
+    notes = "".join(f" (note: {safe(c)})" for c in cautions)
+    if not click.confirm(f"{what}?{notes}", err=True, default=False):
         raise CliError(f"{what}: not confirmed, nothing changed", ExitCode.REFUSED)
 
 
@@ -195,13 +198,14 @@ def _ready(session: Session, op: Operation, qm: QueueManager | None, *, yes: boo
         session.refuse_if_read_only(op.describe().what)
     qm = qm or session.connect()
     op.validate(qm)
-    for caution in op.cautions(qm):
+    cautions = op.cautions(qm)
+    for caution in cautions:
         say(f"warning: {safe(caution)}")
     if confirm:  # validation may have resolved what it works on
         what = op.describe().what
         if not (yes or dry_run):
             what += _count_of_all(op, qm)
-        confirm_change(session, what, yes=yes, dry_run=dry_run)
+        confirm_change(session, what, yes=yes, dry_run=dry_run, cautions=cautions)
     return qm
 
 

@@ -42,6 +42,7 @@ from mqconsole.ops.operation import (
     Resubmit,
     Save,
     Summary,
+    header_kept,
 )
 from mqconsole.ops.views import MessageView
 from mqconsole.tui.context import ConsoleContext
@@ -223,10 +224,8 @@ class ActionRunner:
             if strip_dlh:
                 body.append("Dead-letter headers are removed: the messages arrive as they "
                             "were first put.\n")
-            elif self._from_dlq(t.queue, dest):
-                body.append(f"The dead-letter header is kept: applications reading "
-                            f"{clean(dest)} get an MQDLH in front of each payload.\n",
-                            "yellow")
+            elif (kept := self._header_kept(t.queue, dest)) is not None:
+                body.append(f"{clean(kept[0].upper() + kept[1:])}.\n", "yellow")
 
             def planned(summary: Summary | None) -> None:
                 if summary is not None:
@@ -243,7 +242,7 @@ class ActionRunner:
         def got_dest(dest: str | None) -> None:
             if not dest:
                 return
-            if not self._from_dlq(t.queue, dest):
+            if self._header_kept(t.queue, dest) is None:
                 plan(dest, False)
                 return
             options = [("strip", Text("Remove the dead-letter header (--strip-dlh): the "
@@ -261,11 +260,11 @@ class ActionRunner:
             choices=self.queue_choices(exclude=t.queue),
             validate=lambda v: self._check_queue(v, t.queue)), got_dest)
 
-    def _from_dlq(self, source: str, dest: str) -> bool:
-        """Moving off the queue manager's dead-letter queue to a queue that is not one."""
+    def _header_kept(self, source: str, dest: str) -> str | None:
+        """Moving off the queue manager's dead-letter queue to a queue that is not one, the
+        header kept: the CLI's warning (``header_kept``), offered here as a choice."""
         info = self.ctx.qmgr_info
-        dlq = info.dead_letter_queue.strip() if info is not None else ""
-        return bool(dlq) and source == dlq and dest != dlq
+        return header_kept(source, dest, info.dead_letter_queue if info is not None else "")
 
     # -- resubmit ----------------------------------------------------------------------------
     def resubmit(self, t: Targets, to: str | None = None) -> None:

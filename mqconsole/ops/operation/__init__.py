@@ -47,10 +47,11 @@ from .kinds import (
     Save,
     Transfer,
     check_queue,
+    header_kept,
 )
 
 __all__ = [
     "VERBS", "Copy", "Delete", "Description", "DlqPass", "Edit", "Kind", "Load", "Move",
     "Operation", "OperationError", "PluginAction", "QueueSet", "Resubmit", "Save", "Step",
-    "Summary", "Transfer", "check_queue", "exit_code_of_run", "keep_running",
+    "Summary", "Transfer", "check_queue", "exit_code_of_run", "header_kept", "keep_running",
 ]

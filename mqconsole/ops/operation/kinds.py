@@ -9,6 +9,7 @@ checks (``step.check``) to every engine that puts.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import os
 from dataclasses import dataclass, field
@@ -64,6 +65,21 @@ def _s(n: int | None, word: str) -> str:
 
 # -- move and copy -------------------------------------------------------------------------------
 
+def header_kept(source: str, destination: str, dlq: str, *, dest_dlq: str | None = None,
+                strip_dlh: bool = False) -> str | None:
+    """The warning for moving or copying off the dead-letter queue ``dlq`` to a queue that
+    is not one (``dest_dlq``: the destination queue manager's, when it is another) without
+    ``strip_dlh``: the header stays in front of each payload (issue 15 item 3). The one
+    decision both faces use: the CLI says it before its question, the console offers to
+    strip the header."""
+    dlq = dlq.strip()
+    other = dlq if dest_dlq is None else dest_dlq.strip()
+    if strip_dlh or not dlq or source != dlq or destination == other:
+        return None
+    return (f"the dead-letter header is kept: applications reading {destination} get an "
+            "MQDLH in front of each payload (--strip-dlh removes it)")
+
+
 @dataclass(frozen=True)
 class Transfer:
     """Move (or ``copy``) the selected messages of ``source`` to ``destination``
@@ -101,13 +117,25 @@ class Transfer:
             raise OperationError(f"{self.source} is both the source and the destination")
         check_selection(qm, self.source, self.selection)
 
+    def cautions(self, qm: QueueManager) -> list[str]:
+        """Off the dead-letter queue to a queue that is not one, the header kept
+        (:func:`header_kept`)."""
+        dest_dlq = None if self.dest_qm is None else self.dest_qm.inquire_qmgr().dead_letter_queue
+        warning = header_kept(self.source, self.destination, qm.inquire_qmgr().dead_letter_queue,
+                              dest_dlq=dest_dlq, strip_dlh=self.strip_dlh)
+        return [] if warning is None else [warning]
+
     def execute(self, step: Step) -> OperationResult:
         from mqconsole.ops.transfer import transfer
 
-        return transfer(step.qm, self.source, self.destination, self.selection,
-                        copy=self.copy, batch=self.batch, new_context=self.new_context,
-                        strip_dlh=self.strip_dlh, dry_run=step.dry_run, control=step.control,
-                        dest_qm=self.dest_qm, check=step.check)
+        result = transfer(step.qm, self.source, self.destination, self.selection,
+                          copy=self.copy, batch=self.batch, new_context=self.new_context,
+                          strip_dlh=self.strip_dlh, dry_run=step.dry_run, control=step.control,
+                          dest_qm=self.dest_qm, check=step.check)
+        # said again in --json and the journal; a courtesy, never the run's failure
+        with contextlib.suppress(MQError):
+            result.warnings[:0] = self.cautions(step.qm)
+        return result
 
 
 def Move(source: str, destination: str, selection: Selection, **kw: Any) -> Transfer:

@@ -359,3 +359,18 @@ def test_an_edit_saves_the_original_to_a_backup_first_and_the_journal_names_it(t
     dry = run_operation(Edit("OUT", msg_id, text="again", backup_dir=tmp_path / "c"),
                         qm=first.qm, dry_run=True)
     assert dry.summary.result.backup is None and not (tmp_path / "c").exists()
+
+
+def test_header_kept_is_said_only_off_the_dead_letter_queue_to_another_queue():
+    from mqconsole.ops.operation import header_kept
+
+    dlq = "SYSTEM.DEAD.LETTER.QUEUE "  # as inquired: blank-padded
+    kept = header_kept("SYSTEM.DEAD.LETTER.QUEUE", "APP.AUDIT", dlq)
+    assert kept is not None and "APP.AUDIT" in kept and "--strip-dlh" in kept
+    assert header_kept("SYSTEM.DEAD.LETTER.QUEUE", "APP.AUDIT", dlq, strip_dlh=True) is None
+    assert header_kept("APP.ORDERS", "APP.AUDIT", dlq) is None
+    assert header_kept("SYSTEM.DEAD.LETTER.QUEUE", "APP.AUDIT", "") is None  # no DLQ defined
+    # to the dead-letter queue of another queue manager: still a dead-letter queue
+    assert header_kept("SYSTEM.DEAD.LETTER.QUEUE", "QM2.DLQ", dlq, dest_dlq="QM2.DLQ") is None
+    assert header_kept("SYSTEM.DEAD.LETTER.QUEUE", "SYSTEM.DEAD.LETTER.QUEUE", dlq,
+                       dest_dlq="QM2.DLQ") is not None

@@ -1,0 +1,62 @@
+"""Moving or copying off the dead-letter queue to a queue that is not one, without
+--strip-dlh, warns that the header is kept (issue 15 item 3): before the question, in it,
+in --dry-run and in --json; the console's choice comes from the same decision
+(``ops.operation.header_kept``)."""
+
+from __future__ import annotations
+
+import os
+import pty
+import subprocess
+import time
+
+from .conftest import MQCONSOLE
+
+DLQ = "SYSTEM.DEAD.LETTER.QUEUE"
+KEPT = ("the dead-letter header is kept: applications reading APP.AUDIT get an MQDLH in "
+        "front of each payload (--strip-dlh removes it)")
+
+
+def test_the_question_on_a_terminal_says_the_header_is_kept(demo, tmp_path):
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MQCONSOLE_")}
+    env["MQCONSOLE_HOME"] = str(tmp_path / "home")
+    controller, terminal = pty.openpty()
+    proc = subprocess.Popen([MQCONSOLE, "--embedded", str(demo), "move", DLQ, "APP.AUDIT",
+                             "--all"], env=env, stdin=terminal,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    os.close(terminal)
+    try:
+        time.sleep(0.5)
+        os.write(controller, b"n\n")
+        _, err = proc.communicate(timeout=120)
+    finally:
+        os.close(controller)
+    text = err.decode()
+    assert proc.returncode == 4, text  # not confirmed: nothing moved
+    question = f"(240 messages on {DLQ} now)? (note: {KEPT})"
+    assert f"warning: {KEPT}" in text and question in text
+    assert text.index(f"warning: {KEPT}") < text.index(question)
+
+
+def test_dry_run_json_and_a_selection_warn(cli):
+    r = cli("move", DLQ, "APP.AUDIT", "--all", "--dry-run")
+    assert r.code == 0, r.err
+    assert r.err.splitlines()[0] == f"warning: {KEPT}"  # before the plan
+    r = cli("copy", DLQ, "APP.AUDIT", "--all", "--dry-run", "--json")
+    assert r.code == 0 and r.json["warnings"][0] == KEPT and KEPT in r.err
+    r = cli("move", DLQ, "APP.AUDIT", "--where", "reason = 2053", "--limit", "2", "--yes",
+            "--json")
+    assert r.code == 0 and r.json["done"] == 2 and r.json["warnings"][0] == KEPT
+    [entry] = [e for e in cli("journal", "--json").json if e["operation"] == "move"
+               and not e.get("dry_run")]
+    assert KEPT in str(entry)
+    rows = cli("browse", "APP.AUDIT", "--json").json
+    assert len(rows) == 2 and all(row["dlh"] for row in rows)  # kept, as warned
+
+
+def test_no_warning_when_stripped_or_not_off_the_dead_letter_queue(cli):
+    for args in (("move", DLQ, "APP.AUDIT", "--all", "--strip-dlh"),
+                 ("copy", "APP.ORDERS", "APP.AUDIT", "--all")):
+        r = cli(*args, "--dry-run", "--json")
+        assert r.code == 0, r.err
+        assert "dead-letter header is kept" not in r.err + r.out
