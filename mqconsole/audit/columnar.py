@@ -29,7 +29,7 @@ from mqconsole.mq.dlh import MQDLH_LENGTH, struc_codec
 from mqconsole.mq.message import Message
 
 from .fields import _SPAN, _VERSION_WORDS
-from .rows import _days, known_reason_name, put_micros
+from .values import _days, known_reason_name, put_micros
 
 _B = " \x00"
 _DIGIT0, _DIGIT9 = ord("0"), ord("9")
