@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from typing import Literal
 
 from mqconsole.mq.errors import MQError
-from mqconsole.mq.md import BLANK_MSGID, MQMD_V1_LENGTH, MQMD_V2_LENGTH, OFFSETS
+from mqconsole.mq.md import BLANK_MSGID, MQMD_V1_LENGTH, MQMD_V2_LENGTH
 from mqconsole.mq.message import Message
 from mqconsole.mq.reasons import (
     MQRC_EXPIRY_ERROR,
@@ -32,14 +32,16 @@ from ..base import Context
 from .calls import api
 from .mdfast import unpack819
 from .messages import MSG_IDS, Messages, npri
-from .stored import stored_facts
+from .stored import (
+    BACKOUT_COUNT_AT,
+    CORREL_ID_AT,
+    EXPIRY_AT,
+    MSG_ID_AT,
+    PERSISTENCE_AT,
+    PRIORITY_AT,
+    stored_facts,
+)
 
-_PRI = OFFSETS["priority"]
-_PER = OFFSETS["persistence"]
-_EXP = OFFSETS["expiry"]
-_BOC = OFFSETS["backout_count"]
-_MSI = OFFSETS["msg_id"]
-_COI = OFFSETS["correl_id"]
 _ZERO = bytes(4)
 _Order = Literal["little", "big"]
 _STANDARD: dict[bytes, tuple[_Order, int]] = {(1).to_bytes(4, "little"): ("little", MQMD_V1_LENGTH),
@@ -79,28 +81,29 @@ class Loading(Messages):
             self._put(queue, Message(unpack819(md), body), Context.SET_ALL, True, "", False)
             return
         order = standard[0]
-        pri = int.from_bytes(md[_PRI:_PRI + 4], order, signed=True)
+        pri = int.from_bytes(md[PRIORITY_AT:PRIORITY_AT + 4], order, signed=True)
         if pri < -1:
             raise MQError(MQRC_PRIORITY_ERROR, f"Priority {pri} is not valid")
-        per = int.from_bytes(md[_PER:_PER + 4], order, signed=True)
+        per = int.from_bytes(md[PERSISTENCE_AT:PERSISTENCE_AT + 4], order, signed=True)
         if per not in (0, 1, 2):
             raise MQError(MQRC_PERSISTENCE_ERROR, f"Persistence {per} is not valid")
-        exp = int.from_bytes(md[_EXP:_EXP + 4], order, signed=True)
+        exp = int.from_bytes(md[EXPIRY_AT:EXPIRY_AT + 4], order, signed=True)
         if exp == 0 or exp < -1:
             raise MQError(MQRC_EXPIRY_ERROR, f"Expiry {exp} is not valid")
-        msg_id = md[_MSI:_MSI + 24]
-        if pri == -1 or per == 2 or msg_id == BLANK_MSGID or md[_BOC:_BOC + 4] != _ZERO:
+        msg_id = md[MSG_ID_AT:MSG_ID_AT + 24]
+        if (pri == -1 or per == 2 or msg_id == BLANK_MSGID
+                or md[BACKOUT_COUNT_AT:BACKOUT_COUNT_AT + 4] != _ZERO):
             blob = bytearray(md)
-            blob[_BOC:_BOC + 4] = _ZERO
+            blob[BACKOUT_COUNT_AT:BACKOUT_COUNT_AT + 4] = _ZERO
             if pri == -1:
                 pri = t.default_priority
-                blob[_PRI:_PRI + 4] = pri.to_bytes(4, order, signed=True)
+                blob[PRIORITY_AT:PRIORITY_AT + 4] = pri.to_bytes(4, order, signed=True)
             if per == 2:
                 per = t.default_persistence
-                blob[_PER:_PER + 4] = per.to_bytes(4, order, signed=True)
+                blob[PERSISTENCE_AT:PERSISTENCE_AT + 4] = per.to_bytes(4, order, signed=True)
             if msg_id == BLANK_MSGID:
                 msg_id = MSG_IDS.new(self._name)
-                blob[_MSI:_MSI + 24] = msg_id
+                blob[MSG_ID_AT:MSG_ID_AT + 24] = msg_id
             md = bytes(blob)
         if t.inhibited is not None:
             raise MQError(MQRC_PUT_INHIBITED, f"queue {t.inhibited!r} is put-inhibited")
@@ -116,7 +119,8 @@ class Loading(Messages):
             if depth >= t.max_depth:
                 raise MQError(MQRC_Q_FULL, f"queue {name!r} is full (MAXDEPTH {t.max_depth})")
         s.defer_put((name, npri(pri), pri, None if exp == -1 else now + exp / 10, msg_id,
-                     md[_COI:_COI + 24], now, size, md, body, *stored_facts(md, body)), size)
+                     md[CORREL_ID_AT:CORREL_ID_AT + 24], now, size, md, body,
+                     *stored_facts(md, body)), size)
         if per == 1:
             s.durable = True
         s.added[name] = s.added.get(name, 0) + 1
