@@ -1,9 +1,9 @@
 """Commit outcomes, for every operation that changes messages (load, edit, delete, move,
-resubmit, the dead-letter handler): only 2003 means "backed out". A commit answered 2009,
-2018, 2548 or 2549 may have committed — whether it did or not, nothing is redone (no
-duplicate, no second removal) and the result says "outcome unknown" (exit 5). Any other
-commit failure leaves MQ's unit of work open: it is backed out before anything is redone,
-and when that backout fails too, the outcome is unknown as well."""
+copy, resubmit, the dead-letter handler, save --remove): only 2003 means "backed out". A
+commit answered 2009, 2018, 2548 or 2549 may have committed — whether it did or not,
+nothing is redone (no duplicate, no second removal) and the result says "outcome unknown"
+(exit 5). Any other commit failure leaves MQ's unit of work open: it is backed out before
+anything is redone, and when that backout fails too, the outcome is unknown as well."""
 
 from __future__ import annotations
 
@@ -104,6 +104,28 @@ def _move(qm, fq, tmp_path: Path, end=lambda: None) -> OperationResult:
     return r
 
 
+def _copy(qm, fq, tmp_path: Path, end=lambda: None) -> OperationResult:
+    original = _messages()
+    fill(qm, SRC, original)
+    r = transfer(fq, SRC, DST, ALL, batch=BATCH, copy=True)
+    end()
+    assert_exactly_once(original, browse_all(qm, SRC))  # a copy never takes the source's
+    _at_most_once(original, browse_all(qm, DST))  # and never puts a message twice
+    return r
+
+
+def _save_remove(qm, fq, tmp_path: Path, end=lambda: None) -> OperationResult:
+    """``save --remove FILE``: a delete whose backup is the named file."""
+    original = _messages()
+    fill(qm, SRC, original)
+    path = tmp_path / "saved.dmp"
+    r = delete_messages(fq, SRC, ALL, backup=path, batch=BATCH, operation="save")
+    end()
+    assert_exactly_once(original, load_file(path))
+    _at_most_once(original, browse_all(qm, SRC))
+    return r
+
+
 def _resubmit(qm, fq, tmp_path: Path, end=lambda: None) -> OperationResult:
     original = _messages()
     dead = []
@@ -141,8 +163,8 @@ def _dlq_handler(qm, fq, tmp_path: Path, end=lambda: None) -> OperationResult:
 
 
 OPERATIONS: dict[str, Callable[..., OperationResult]] = {
-    "load": _load, "edit": _edit, "delete": _delete, "move": _move, "resubmit": _resubmit,
-    "dlq_handler": _dlq_handler}
+    "load": _load, "edit": _edit, "delete": _delete, "move": _move, "copy": _copy,
+    "resubmit": _resubmit, "dlq_handler": _dlq_handler, "save_remove": _save_remove}
 
 
 def _exit(name: str, r: OperationResult) -> ExitCode:

@@ -1,6 +1,8 @@
 """The CLI on the real-MQ backend (stand-in, child processes): for every operation that
-changes messages, a commit whose reply is lost (MQCMIT answered 2009 after it completed)
-exits 5 "outcome unknown" — never 3 "cannot connect" — and nothing is done twice."""
+changes messages (load, edit, delete, move, copy, resubmit, dlq-handler, save --remove), a
+commit whose reply is lost (MQCMIT answered 2009 after it completed) exits 5 "outcome
+unknown" — never 3 "cannot connect" — and nothing is done twice. (``queue set`` commits
+nothing: PCF requests are put outside syncpoint.)"""
 
 from __future__ import annotations
 
@@ -110,8 +112,39 @@ def _resubmit(qm, tmp_path: Path) -> tuple[list[str], Callable[[], None]]:
     return ["resubmit", DLQ, "--all", "--yes"], check
 
 
+def _copy(qm, tmp_path: Path) -> tuple[list[str], Callable[[], None]]:
+    fill(qm, SRC, _messages())
+
+    def check() -> None:  # copied once: never put again after the lost reply
+        assert len(browse_all(qm, SRC)) == N and len(browse_all(qm, DST)) == N
+    return ["copy", SRC, DST, "--all", "--yes"], check
+
+
+def _dlq_handler(qm, tmp_path: Path) -> tuple[list[str], Callable[[], None]]:
+    _resubmit(qm, tmp_path)
+    rules = tmp_path / "rules.txt"
+    rules.write_text("RETRYINT(0) WAIT(NO)\nACTION(RETRY)\n")
+
+    def check() -> None:
+        assert browse_all(qm, DLQ) == [] and len(browse_all(qm, DST)) == N
+    return ["dlq-handler", "--rules", str(rules), "--input", DLQ, "--once",
+            "--attempts-file", str(tmp_path / "attempts.sqlite"), "--yes"], check
+
+
+def _save_remove(qm, tmp_path: Path) -> tuple[list[str], Callable[[], None]]:
+    fill(qm, SRC, _messages())
+    path = tmp_path / "saved.dmp"
+
+    def check() -> None:  # removed once, and the file holds every message
+        from mqconsole.ops.dmpfile import load_file
+
+        assert browse_all(qm, SRC) == [] and len(load_file(path)) == N
+    return ["save", SRC, str(path), "--remove", "--all", "--yes"], check
+
+
 OPERATIONS = {"load": _load, "edit": _edit, "delete": _delete, "move": _move,
-              "resubmit": _resubmit}
+              "copy": _copy, "resubmit": _resubmit, "dlq-handler": _dlq_handler,
+              "save-remove": _save_remove}
 
 
 @pytest.mark.parametrize("name", sorted(OPERATIONS))
