@@ -1,10 +1,14 @@
 """SIGTERM (a service manager's stop) or SIGINT (Ctrl-C) to a real ``mqconsole
 dlq-handler`` in the middle of a pass over 10,000 dead-letter messages: it backs out its
 open unit of work and ends cleanly, and every message is exactly once either still on the
-dead-letter queue (as it was) or on its destination (header removed)."""
+dead-letter queue (as it was) or on its destination (header removed). SIGKILL too: the
+next connection backs the dead process's unit of work out, with the same result; and the
+attempt counts a killed handler wrote are there for the next one (restart durability
+across real processes)."""
 
 from __future__ import annotations
 
+import json
 import os
 import random
 import shutil
@@ -24,6 +28,7 @@ from mqconsole.mq.chain import add_dead_letter_header
 from mqconsole.mq.md import MQMD
 from mqconsole.mq.message import Message
 from mqconsole.mq.queue import QueueAttrs
+from mqconsole.ops.dlq.attempts import AttemptStore
 
 MQCONSOLE = str(Path(sys.executable).parent / "mqconsole")
 DLQ, DEST = "SYSTEM.DEAD.LETTER.QUEUE", "APP.BACK"
@@ -70,7 +75,8 @@ def _contents(qm, queue: str) -> list[tuple[bytes, bytes]]:
                 return out
 
 
-@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT], ids=["TERM", "INT"])
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT, signal.SIGKILL],
+                         ids=["TERM", "INT", "KILL"])
 def test_sigterm_mid_pass_loses_and_duplicates_nothing(template, tmp_path, signum) -> None:
     seed = int(os.environ.get("MQCONSOLE_KILL_SEED", time.time_ns() % (1 << 32)))
     rng = random.Random(seed)
@@ -101,8 +107,11 @@ def test_sigterm_mid_pass_loses_and_duplicates_nothing(template, tmp_path, signu
             err = proc.stderr.read().decode(errors="replace") if proc.stderr else ""
         finally:
             watcher.close()
-        assert code == 0, err
-        assert "stopped (a signal or cancel)" in err and "Traceback" not in err
+        if signum == signal.SIGKILL:
+            assert code == -signal.SIGKILL, err
+        else:
+            assert code == 0, err
+            assert "stopped (a signal or cancel)" in err and "Traceback" not in err
         qm = open_embedded(path)
         try:
             left, back = _contents(qm, DLQ), _contents(qm, DEST)
@@ -119,3 +128,78 @@ def test_sigterm_mid_pass_loses_and_duplicates_nothing(template, tmp_path, signu
                               f"{sum((have - want).values())} duplicated")
         path.unlink()
     assert stopped_mid_pass >= 2, f"the signals should land mid-pass (seed {seed})"
+
+
+def test_attempt_counts_survive_a_killed_handler(tmp_path) -> None:
+    """A long-lived handler retrying messages to a full queue is SIGKILLed; the counts it
+    wrote are in the file, the next process carries them on (each message's attempts one
+    more than stored) and, with a table whose first rule's budget they exceed, falls
+    through to the next rule at once — then forgets them, the messages having left."""
+    path = tmp_path / "qm.sqlite"
+    qm = create_queue_manager(path)
+    qm.define_queue(QueueAttrs(name="APP.FULL", max_depth=0))
+    qm.define_queue(QueueAttrs(name="CATCH"))
+    for i in range(50):
+        md = MQMD(format="MQSTR", ccsid=1208, msg_id=_msgid(i), priority=4)
+        md, body = add_dead_letter_header(md, _body(i), reason=2053, dest_q_name="APP.FULL",
+                                          dest_qmgr_name="QM1")
+        qm.put(DLQ, Message(md, body), context=Context.SET_ALL, syncpoint=False)
+    qm.close()
+    counts = tmp_path / "attempts.sqlite"
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MQCONSOLE_")}
+    env["MQCONSOLE_HOME"] = str(tmp_path / "home")
+
+    def handler(table: str, *args: str, **kw) -> subprocess.Popen:
+        rules = tmp_path / "r.rules"
+        rules.write_text(table)
+        return subprocess.Popen([MQCONSOLE, "--embedded", str(path), "dlq-handler", "--rules",
+                                 str(rules), "--attempts-file", str(counts), "--yes", *args],
+                                env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, **kw)
+
+    def stored() -> dict[bytes, int]:
+        if not counts.exists():
+            return {}
+        store = AttemptStore(counts, "QM1", DLQ)
+        try:
+            return store.counts()
+        finally:
+            store.close()
+
+    proc = handler("RETRYINT(0) WAIT(YES)\nREASON(MQRC_Q_FULL) ACTION(RETRY) RETRY(999)\n")
+    try:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and proc.poll() is None:
+            now = stored()
+            if len(now) == 50 and min(now.values()) >= 3:
+                break
+            time.sleep(0.05)
+    finally:
+        proc.kill()
+        proc.wait(timeout=60)
+    assert proc.returncode == -signal.SIGKILL
+    before = stored()
+    assert len(before) == 50 and min(before.values()) >= 3
+    # the next process carries the counts on
+    again = handler("RETRYINT(0)\nREASON(MQRC_Q_FULL) ACTION(RETRY) RETRY(999)\n", "--once",
+                    "--json")
+    out, err = again.communicate(timeout=120)
+    assert again.returncode == 1, err
+    lines = json.loads(out)["messages"]
+    assert len(lines) == 50 and all(m["outcome"] == "failed" for m in lines)
+    after = stored()
+    assert after == {k: n + 1 for k, n in before.items()}
+    assert sorted(m["attempts"] for m in lines) == sorted(after.values())
+    # a budget of 2 the counts exceed: the next matching rule applies at once (its own
+    # budget added: 2 + 999 more than the attempts made)
+    last = handler("RETRYINT(0)\nREASON(MQRC_Q_FULL) ACTION(RETRY) RETRY(2)\n"
+                   "ACTION(FWD) FWDQ(CATCH) RETRY(999)\n", "--once", "--json")
+    out, err = last.communicate(timeout=120)
+    assert last.returncode == 0, err
+    doc = json.loads(out)
+    assert {(m["rule"], m["outcome"]) for m in doc["messages"]} == {(2, "forwarded")}
+    assert stored() == {}
+    qm = open_embedded(path)
+    try:
+        assert qm.inquire_queue("CATCH").depth == 50 and qm.inquire_queue(DLQ).depth == 0
+    finally:
+        qm.close()

@@ -101,6 +101,10 @@ class AttemptStore:
         a = self._cache.get(key)
         return 0 if a is None else a.count
 
+    def counts(self) -> dict[Key, int]:
+        """Every message's count on this queue (as last read)."""
+        return {k: a.count for k, a in self._cache.items()}
+
     def failed(self, key: Key, reason: str, *, now: float | None = None) -> int:
         """One more failed attempt, written at once; the new count."""
         now = time.time() if now is None else now
