@@ -226,3 +226,66 @@ async def test_a_long_plan_lists_the_first_rows_and_counts_all(make_app, rules_d
         assert len(plan_rows(screen)) == 50
         assert "the first 50 of 240 listed" in status(screen)
         assert "180 ignored, 60 would retry" in status(screen)
+
+
+async def test_a_run_shows_its_progress_and_escape_backs_the_open_unit_out(
+        make_app, qm, rules_dir, monkeypatch):
+    """ctrl+o's pass reports its progress against the queue's depth; escape mid-pass stops
+    it with the open unit of work backed out: every message is then once on the DLQ or
+    once on APP.DEADQ, the summary says it was stopped."""
+    import mqconsole.ops.dlq.handler as handler_mod
+    import mqconsole.tui.screens.operation as operation_mod
+    from mqconsole.tui.screens.operation import OperationDialog
+
+    (rules_dir / "fwd.rules").write_text("ACTION(FWD) FWDQ(APP.DEADQ)\n")
+    define_ibm_queues(qm)
+    before = {m.md.msg_id for m in _browse(qm, DLQ)}
+    monkeypatch.setattr(handler_mod, "PROGRESS_EVERY", 5)
+    monkeypatch.setattr(operation_mod, "PROGRESS_EVERY", 0)
+    shown: list[tuple[int, int | None, str]] = []
+    update = OperationDialog.update_progress
+
+    def update_progress(self, done: int, total: int | None) -> None:
+        update(self, done, total)
+        shown.append((done, total, str(self.query_one("#status", Label).content)))
+
+    monkeypatch.setattr(OperationDialog, "update_progress", update_progress)
+    one = handler_mod.Handler._one
+
+    def slow_one(self, *args, **kw):  # a message at a time, so that escape lands mid-pass
+        import time as _time
+
+        _time.sleep(0.02)
+        return one(self, *args, **kw)
+
+    monkeypatch.setattr(handler_mod.Handler, "_one", slow_one)
+    app = make_app()
+    async with app.run_test(size=(120, 34)) as pilot:
+        screen = await open_handler(app, pilot, "fwd.rules")
+        await wait_for(app, pilot, lambda: screen.plan is not None)
+        await pilot.press("ctrl+o")
+        await wait_for(app, pilot, lambda: isinstance(app.screen, ConfirmDialog))
+        await pilot.press("y")
+        await wait_for(app, pilot, lambda: isinstance(app.screen, OperationDialog),
+                       workers=False)
+        # past the first commit (the console's units of work are of 100 messages)
+        await wait_for(app, pilot, lambda: any(done >= 130 for done, _, _ in shown),
+                       workers=False)
+        assert all(total == 240 for _, total, _ in shown)
+        assert shown[0][2].endswith("of 240 messages")
+        dones = [done for done, _, _ in shown]
+        assert dones == sorted(dones)
+        await pilot.press("escape")
+        await wait_for(app, pilot, lambda: isinstance(app.screen, TextDialog))
+        summary = str(app.screen.body)
+        assert "stopped" in summary
+    moved = [m.md.msg_id for m in _browse(qm, "APP.DEADQ")]
+    left = [m.md.msg_id for m in _browse(qm, DLQ)]
+    assert 100 <= len(moved) < 240 and len(moved) + len(left) == 240
+    assert set(moved) | set(left) == before and not set(moved) & set(left)
+
+
+def _browse(qm, queue: str):
+    from tests.support.faulty import browse_all
+
+    return browse_all(qm, queue)

@@ -215,3 +215,32 @@ def test_the_parser_never_crashes_on_hostile_text(text: str) -> None:
         assert p.line >= 1 and p.column >= 1 and p.text
         sentence = p.sentence("f")
         assert "\n" not in sentence and "\x1b" not in sentence
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.one_of(st.binary(max_size=200),
+                 hostile.map(lambda t: t.encode("utf-8", "surrogatepass")),
+                 st.tuples(hostile, st.binary(max_size=8), hostile).map(
+                     lambda p: p[0].encode("utf-8", "surrogatepass") + p[1]
+                     + p[2].encode("utf-8", "surrogatepass"))))
+def test_a_rules_file_of_hostile_bytes_is_a_table_or_located_sentences(data: bytes) -> None:
+    """Whatever bytes a rules file holds (not UTF-8, NULs, escapes, stray CRs): read_table
+    gives a table or a RulesError whose sentences are one printable line each."""
+    import os
+    import tempfile
+
+    fd, path = tempfile.mkstemp(suffix=".rules")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        try:
+            table = read_table(path)
+        except RulesError as e:
+            assert e.problems and str(e).startswith(path + " line ")
+            for p in e.problems:
+                sentence = p.sentence(path)
+                assert sentence.isprintable(), sentence
+        else:
+            assert table.rules
+    finally:
+        os.unlink(path)
