@@ -80,6 +80,7 @@ MQPER_NOT_PERSISTENT: Final = 0
 MQPER_PERSISTENT: Final = 1
 MQPER_PERSISTENCE_AS_Q_DEF: Final = 2
 MQRO_COA: Final = 0x100  # MQMD.Report: confirm on arrival (its _WITH_DATA forms include it)
+MQRO_COD: Final = 0x800  # MQMD.Report: confirm on delivery (a destructive get makes it)
 
 #: A put or get failing with one of these says nothing about the destination: the
 #: connection (and with it the unit of work) is in trouble. Backed out and redone, not

@@ -42,7 +42,7 @@ from mqconsole.ops.savefile import (
     save_selected,
 )
 from mqconsole.ops.selection import Selection
-from mqconsole.ops.uowlimit import capped_batch
+from mqconsole.ops.uowlimit import Room, capped_batch
 from mqconsole.ops.words import agree, counted
 
 
@@ -125,11 +125,13 @@ def remove_saved(qm: QueueManager, queue: str, saved: SavedLog,
     batch, lowered = capped_batch(qm, max(1, batch), per_message=1)  # MAXUMSGS: gets only
     if lowered:
         result.warnings.append(lowered)
+    room = Room(qm, put=False, get=True)  # a COD report counts in MAXUMSGS too
     total = len(saved)
     redo_left = 1
     stop: MQError | None = None
     while result.done < total and stop is None:
         pending: list[tuple[bytes, str]] = []  # (key digest, msgid) got in the unit of work
+        held = 0  # what they hold of MAXUMSGS (their COD reports too)
         claimed: Counter = Counter()  # key digests got in the open unit of work
         try:
             with qm.browse(queue, for_get=True) as cursor:
@@ -144,6 +146,13 @@ def remove_saved(qm: QueueManager, queue: str, saved: SavedLog,
                     digest = key_digest(key)
                     if saved.left(digest) - claimed[digest] <= 0:
                         continue
+                    if room.limit is not None and pending and \
+                            held + room.need(browsed.report) > room.limit:
+                        # commit what is done rather than hear 2024 from the queue manager
+                        _commit(qm, pending, saved, result, control)
+                        pending, held = [], 0
+                        claimed.clear()
+                        redo_left = 1
                     try:
                         got = cursor.get_current(syncpoint=True)
                     except MQError as exc:
@@ -153,10 +162,11 @@ def remove_saved(qm: QueueManager, queue: str, saved: SavedLog,
                     if message_key(got) != key[0]:
                         raise _WrongMessage()
                     pending.append((digest, browsed.msg_id_hex))
+                    held += room.need(browsed.report)
                     claimed[digest] += 1
                     if len(pending) >= batch:
                         _commit(qm, pending, saved, result, control)
-                        pending = []
+                        pending, held = [], 0
                         claimed.clear()
                         redo_left = 1
                         control.report(result.done, total)

@@ -40,7 +40,11 @@ from mqconsole.backends.base import (
 from mqconsole.mq.errors import MQError
 from mqconsole.mq.md import LAYOUT, MQMD, OFFSETS
 from mqconsole.mq.message import Message
-from mqconsole.mq.reasons import CONNECTION_REASONS, MQRC_DATA_LENGTH_ERROR
+from mqconsole.mq.reasons import (
+    CONNECTION_REASONS,
+    MQRC_DATA_LENGTH_ERROR,
+    MQRC_SYNCPOINT_LIMIT_REACHED,
+)
 from mqconsole.ops.dmpfile import DmpReader, DmpWriter, header_text, write_message
 from mqconsole.ops.files.packed import message_text
 from mqconsole.ops.result import (
@@ -579,6 +583,21 @@ def load_to_queue(qm: QueueManager, path: str | os.PathLike, queue: str, *,
                     break
                 if isinstance(refusal, Failure):  # a plugin's check: not put, not counted
                     result.failed.append(refusal)
+                    continue
+                if refusal is not None and refusal.reason == MQRC_SYNCPOINT_LIMIT_REACHED \
+                        and pending:
+                    # the unit of work holds MAXUMSGS messages (the reports the messages
+                    # ask for count too): not the queue's refusal — commit what is done
+                    # and put this one again in a new unit of work
+                    if not commit():
+                        stopped = "commit failed"
+                        break
+                    again = [(position, item)]
+                    _reput(qm, queue, again, context, result)
+                    pending.extend(again)
+                    if len(pending) >= batch and not commit():
+                        stopped = "commit failed"
+                        break
                     continue
                 if refusal is not None:
                     result.failed.append(Failure(_msgid_hex(item), position, refusal.reason,

@@ -90,7 +90,7 @@ from mqconsole.ops.result import (
     would_fail_by_plugin,
 )
 from mqconsole.ops.selection import Selection
-from mqconsole.ops.uowlimit import capped_batch, group_fits
+from mqconsole.ops.uowlimit import Room, capped_batch, group_fits
 from mqconsole.ops.views import MessageView
 from mqconsole.ops.words import agree, counted
 from mqconsole.ops.words import note as fill_note
@@ -277,6 +277,10 @@ def _group_problem(members: list[tuple[int, int, int]]) -> str | None:
     return None
 
 
+def _report_of(item: _Item) -> int:
+    return item.message.report
+
+
 def _one_call_step(cursor: BrowseCursor) -> Callable[..., MQError | None] | None:
     """The cursor's one-call move step (``backends.base.MovesUnderCursor``), bound."""
     step = move_step(cursor)
@@ -327,6 +331,11 @@ class _Engine:
                 also=self.put_qm if self.cross else None)
             if lowered:
                 self.result.warnings.append(lowered)
+        # ... and the reports its messages ask for count too (COA on a put, COD on a get)
+        self.rooms = [r for r in (
+            Room(qm, put=not self.cross, get=not copy),
+            Room(self.put_qm, put=True, get=False) if self.cross else None)
+            if r is not None and r.limit is not None and not dry_run]
         self.now = datetime.now(UTC)
         self.limit = selection.limit
         # selecting everything needs no look at a message (the per-message path is hot)
@@ -614,6 +623,12 @@ class _Engine:
             self._plan(m, position, route)
             return
         item = _Item(m, position, self.passed - 1, route, gid)
+        if self.rooms and not self.open_groups and self._no_room_for(item):
+            try:  # commit what is done rather than hear 2024 from the queue manager
+                self._commit_unit()
+            except _UnitFailure:
+                self.unit.append(item)  # not put: redone with the unit
+                raise
         self._process(item, self.cursor)  # type: ignore[arg-type]
 
     def _plan(self, m: Message, position: int, route: Route, refusal: str | None = None
@@ -681,6 +696,11 @@ class _Engine:
                 MQRC_NO_MSG_UNDER_CURSOR,
                 f"the message got under the cursor ({got.msg_id_hex}) is not the one browsed "
                 f"({item.msgid})"))
+
+    def _no_room_for(self, item: _Item) -> bool:
+        """Would ``item`` make the open unit of work pass MAXUMSGS (its reports counted)?"""
+        report = item.message.report
+        return any(room.full_for(report, self.unit, _report_of) for room in self.rooms)
 
     def _unit_full(self, e: MQError, item: _Item) -> bool:
         """A put refused with 2024: the unit of work holds MAXUMSGS messages (reports the

@@ -6,11 +6,20 @@ count too). Operations commit every ``--batch`` messages, so the batch is capped
 fits: a move puts and gets each message (two per message), a copy or a load only puts,
 a delete only gets. A backend tells its limit as ``max_uncommitted`` (an int, or None:
 no limit known); the embedded queue manager has none.
+
+The reports a message asks for are made by the queue manager in the same unit of work (a
+COA when the put arrives, a COD when the get removes it), so a batch of such messages
+holds more than ``--batch`` messages: ``Room`` counts them, and an operation commits
+before the message that would not fit instead of hearing 2024.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
+from typing import Any
+
 from mqconsole.backends.base import QueueManager
+from mqconsole.mq.reasons import MQRO_COA, MQRO_COD
 
 
 def max_uncommitted(qm: QueueManager) -> int | None:
@@ -46,3 +55,49 @@ def group_fits(qm: QueueManager, size: int, *, per_message: int = 2) -> str | No
         return None
     return (f"its {size} messages need {size * per_message} uncommitted messages in one unit "
             f"of work, more than the queue manager's MAXUMSGS ({limit})")
+
+
+def units(report: int, *, put: bool, get: bool) -> int:
+    """Of MAXUMSGS, what one message takes in a unit of work: its put (and the COA report
+    the queue manager makes when it arrives) and its get (and the COD report the get
+    makes)."""
+    return ((1 + bool(report & MQRO_COA)) if put else 0) + \
+        ((1 + bool(report & MQRO_COD)) if get else 0)
+
+
+class Room:
+    """What the open unit of work holds of one connection's MAXUMSGS.
+
+    ``put``/``get``: what the operation does to each message on this connection. ``held``
+    counts the entries of a unit (a list that grows until it is emptied or replaced: a new
+    first entry starts the count again) incrementally; ``report_of`` gives an entry's
+    MQMD.Report."""
+
+    def __init__(self, qm: QueueManager | None, *, put: bool, get: bool) -> None:
+        self.limit = None if qm is None else max_uncommitted(qm)
+        self.put, self.get = put, get
+        self._of: Sequence[Any] | None = None
+        self._first: Any = None
+        self._counted = 0
+        self._held = 0
+
+    def need(self, report: int) -> int:
+        return units(report, put=self.put, get=self.get)
+
+    def held(self, unit: Sequence[Any], report_of: Callable[[Any], int]) -> int:
+        if unit is not self._of or len(unit) < self._counted or (
+                unit and unit[0] is not self._first):
+            self._of, self._counted, self._held = unit, 0, 0
+            self._first = unit[0] if unit else None
+        for i in range(self._counted, len(unit)):
+            self._held += self.need(report_of(unit[i]))
+        self._counted = len(unit)
+        return self._held
+
+    def full_for(self, report: int, unit: Sequence[Any],
+                 report_of: Callable[[Any], int]) -> bool:
+        """Would the message of ``report`` make the unit pass MAXUMSGS? (Never for an empty
+        unit: one message alone is tried, and 2024 then says it cannot fit.)"""
+        if self.limit is None or not unit:
+            return False
+        return self.held(unit, report_of) + self.need(report) > self.limit

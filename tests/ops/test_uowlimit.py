@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from types import SimpleNamespace
 
-from mqconsole.ops.uowlimit import capped_batch, group_fits, max_uncommitted
+from mqconsole.ops.uowlimit import Room, capped_batch, group_fits, max_uncommitted, units
 
 
 def _qm(limit):
@@ -33,3 +33,28 @@ def test_groups() -> None:
     assert group_fits(_qm(10), 5) is None
     assert "MAXUMSGS (10)" in (group_fits(_qm(10), 6) or "")
     assert group_fits(_qm(None), 10_000) is None
+
+
+COA, COD = 0x100, 0x800
+
+
+def test_reports_count() -> None:
+    assert units(0, put=True, get=True) == 2
+    assert units(COA | COD, put=True, get=True) == 4
+    assert units(0x700 | 0x3800, put=True, get=False) == 2  # COA_WITH_FULL_DATA
+    assert units(COD, put=True, get=False) == 1  # a copy's put makes no COD
+    assert units(COD, put=False, get=True) == 2
+
+
+def test_room_counts_a_unit_as_it_grows_and_starts_again() -> None:
+    room = Room(_qm(6), put=True, get=True)
+    unit: list[int] = []
+    assert not room.full_for(COA | COD, unit, int)  # an empty unit always takes one
+    unit.append(COA)
+    assert not room.full_for(0, unit, int)  # 3 + 2
+    unit.append(0)
+    assert room.full_for(0, unit, int)  # 5 + 2 > 6
+    unit.clear()
+    unit.append(0)  # emptied and refilled: counted again
+    assert room.held(unit, int) == 2
+    assert Room(_qm(None), put=True, get=True).full_for(COD, [COD] * 99, int) is False

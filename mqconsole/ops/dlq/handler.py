@@ -59,7 +59,7 @@ from mqconsole.mq.reasons import (
 )
 from mqconsole.ops.result import Control, Failure, OperationResult
 from mqconsole.ops.transfer import same_message
-from mqconsole.ops.uowlimit import capped_batch
+from mqconsole.ops.uowlimit import Room, capped_batch
 from mqconsole.ops.words import agree, counted
 
 from .attempts import AttemptStore, Key, message_key
@@ -300,6 +300,7 @@ class Handler:
                                     durable=store.durable)
         # MAXUMSGS: a unit of work puts and gets each message (ops/uowlimit.py)
         self.batch, lowered = capped_batch(qm, settings.batch, per_message=2)
+        self.room = Room(None if settings.dry_run else qm, put=True, get=True)
         if lowered:
             result.warnings.append(lowered)
         self.failures: dict[Key, Failure] = {}  # the last failure of messages still there
@@ -390,6 +391,7 @@ class Handler:
         move = None if step is None else step.move_current_to
         position = 0
         total = self._depth()
+        held = 0  # what the open unit holds of MAXUMSGS
         try:
             try:
                 while True:
@@ -403,9 +405,18 @@ class Handler:
                     self.examined += 1
                     if position % PROGRESS_EVERY == 0:
                         self.control.report(position, max(total or 0, position) or None)
+                    held = held if unit else 0
+                    need = self.room.need(m.report)
+                    if unit and self.room.limit is not None and \
+                            held + need > self.room.limit:
+                        # commit what is done rather than hear 2024 from the queue manager
+                        # (the reports the messages ask for count in MAXUMSGS too)
+                        self._commit(unit, end)
+                        held = 0
                     pending = self._one(m, position, cursor, move, seen, end)
                     if pending is not None:
                         unit.append(pending)
+                        held += need
                         if len(unit) >= self.batch:
                             self._commit(unit, end)
                 self._commit(unit, end)

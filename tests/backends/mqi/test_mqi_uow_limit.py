@@ -115,3 +115,62 @@ def test_a_delete_caps_its_batch(make_qmgr, tmp_path) -> None:
     assert (r.done, r.failed) == (8, [])
     assert any("lowered to 3" in w for w in r.warnings)
     assert qm.inquire_queue(q).depth == 0
+
+
+# The reports a message asks for are made in the unit of work of its put (COA) or get
+# (COD) and count in MAXUMSGS: every operation commits before the message that would not
+# fit, or — a put answered 2024 — commits what is done and puts it again. Each of these
+# failed before (2024 taken for the destination's refusal, or a unit failed twice).
+MQRO_COD = 0x800
+
+
+def test_a_load_of_messages_asking_for_coa_commits_and_carries_on(make_qmgr, tmp_path) -> None:
+    from mqconsole.ops.savefile import load_to_queue, save_queue
+
+    qmgr = make_qmgr(max_uncommitted=10)
+    qm = qmgr.connect()
+    src, dst = qmgr.queue(), qmgr.queue()
+    _fill(qm, src, 12, report=MQRO_COA, reply_to_q=src)
+    save_queue(qm, src, tmp_path / "f.dmp", Selection.build(all_=True))
+    r = load_to_queue(qm, tmp_path / "f.dmp", dst, batch=50)
+    assert (r.done, r.failed) == (12, [])
+    assert qm.inquire_queue(dst).depth == 12
+
+
+def test_a_move_of_messages_asking_for_cod_fits_its_units(make_qmgr) -> None:
+    qmgr = make_qmgr(max_uncommitted=10)
+    qm = qmgr.connect()
+    src, dst = qmgr.queue(), qmgr.queue()
+    _fill(qm, src, 12, report=MQRO_COD | MQRO_COA, reply_to_q=src)
+    r = transfer(qm, src, dst, Selection.build(all_=True), batch=50)
+    assert (r.done, r.failed) == (12, [])
+    assert (qm.inquire_queue(src).depth, qm.inquire_queue(dst).depth) == (0, 12)
+
+
+def test_a_delete_of_messages_asking_for_cod_fits_its_units(make_qmgr, tmp_path) -> None:
+    qmgr = make_qmgr(max_uncommitted=10)
+    qm = qmgr.connect()
+    q = qmgr.queue()
+    _fill(qm, q, 12, report=MQRO_COD, reply_to_q=q)
+    r = delete_messages(qm, q, Selection.build(all_=True), backup_dir=tmp_path, batch=50)
+    assert (r.done, r.failed) == (12, [])
+    assert qm.inquire_queue(q).depth == 0
+
+
+def test_the_dead_letter_handler_fits_its_units(make_qmgr, tmp_path) -> None:
+    from mqconsole.mq.chain import add_dead_letter_header
+    from mqconsole.ops.dlq.handler import run_handler, settings_for
+    from mqconsole.ops.dlq.rules import parse_table
+
+    qmgr = make_qmgr(max_uncommitted=10)
+    qm = qmgr.connect()
+    dlq, dst = qmgr.queue(), qmgr.queue()
+    for i in range(12):
+        m = _msg(i, report=MQRO_COA | MQRO_COD, reply_to_q=dst)
+        md, body = add_dead_letter_header(m.md, m.body, reason=2053, dest_q_name=dst)
+        qm.put(dlq, Message(md, body), context=Context.SET_ALL, syncpoint=False)
+    table = parse_table("RETRYINT(0) WAIT(NO)\nACTION(RETRY)")
+    report = run_handler(qm, table, settings_for(table, dlq, batch=50, once=True),
+                         store_path=str(tmp_path / "attempts.sqlite"))
+    assert (report.result.done, report.result.failed) == (12, [])
+    assert (qm.inquire_queue(dlq).depth, qm.inquire_queue(dst).depth) == (0, 12)
