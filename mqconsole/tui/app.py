@@ -482,16 +482,12 @@ def _user_config_exists(session: Any) -> bool:
     return paths.default_config_file().is_file()
 
 
-def audit_connection(profile: Any) -> object:
-    """What the audit's Spark readers open: a plain spec for an embedded queue manager
-    file, the profile (no password inside) for real MQ."""
-    backend = getattr(profile, "backend", profile)
-    if getattr(backend, "type", "embedded") == "embedded":
-        spec: dict[str, object] = {"backend": "embedded", "path": str(backend.path)}
-        if getattr(backend, "principal", None):
-            spec["principal"] = backend.principal
-        return spec
-    return profile
+def _audit_connection(session: Any) -> object:
+    """What the audit screen's Spark readers open for this session's profile (imported here:
+    the audit's sources pull in the backends' openers, which a bare import of the app skips)."""
+    from mqconsole.audit.sources import connection_of
+
+    return connection_of(session.profile)
 
 
 def build_app(session: Any) -> MQConsoleApp:
@@ -506,7 +502,7 @@ def build_app(session: Any) -> MQConsoleApp:
 
             settings.themes_dirs.append(paths.user_config_dir() / "themes")
         profile = ProfileInfo.of(session.profile)
-        settings.audit_connection = audit_connection(session.profile)
+        settings.audit_connection = _audit_connection(session)
         session.connect()  # fail fast with a one-line CLI error rather than inside the UI
         return MQConsoleApp(session.new_connection, profile=profile, settings=settings,
                             plugins=session.plugins)
@@ -526,7 +522,7 @@ def build_app(session: Any) -> MQConsoleApp:
         return MQConsoleApp(profiles=infos, connect_for=connect_for, settings=settings,
                             plugins=session.plugins, plugins_for=plugins_for)
     profile = ProfileInfo.of(session.profile)
-    settings.audit_connection = audit_connection(session.profile)
+    settings.audit_connection = _audit_connection(session)
     session.connect()
     return MQConsoleApp(session.new_connection, profile=profile, profiles=infos,
                         connect_for=connect_for, settings=settings, plugins=session.plugins,
