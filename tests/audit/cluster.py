@@ -37,6 +37,15 @@ class Cluster:
         return [self.master.pid, self.worker.pid]
 
 
+def alive(pid: int) -> bool:
+    """Whether a process of that id still runs (the tests check each JVM is gone)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True
+
+
 def spark_home() -> Path:
     import pyspark
 

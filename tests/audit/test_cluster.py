@@ -5,23 +5,14 @@ and as plain Python. Both JVMs are stopped by PID."""
 from __future__ import annotations
 
 import json
-import os
 
 import pytest
 
-from .cluster import standalone_cluster
+from .cluster import alive, standalone_cluster
 from .reportdata import oracle
 from .scene import DEMO_QUEUES, NOW, QUEUES, build_scene, expected_rows, run_mqconsole
 
 pytestmark = pytest.mark.cluster
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    return True
 
 
 def test_export_and_report_on_a_standalone_cluster(tmp_path) -> None:
@@ -40,7 +31,7 @@ def test_export_and_report_on_a_standalone_cluster(tmp_path) -> None:
         assert on_cluster.returncode == 0, on_cluster.stderr
         ran = (tmp_path / "cluster" / "work").glob("app-*")
         assert len(list(ran)) == 2  # both ran as applications of the cluster, not locally
-    assert not any(_alive(pid) for pid in pids)
+    assert not any(alive(pid) for pid in pids)
     local = run_mqconsole("audit", "report", "--in", str(snap), *as_of, "--master",
                           "local[2]", home=home)
     assert local.returncode == 0, local.stderr

@@ -6,23 +6,14 @@ the report is plain Python's (as local's is). The server is stopped by PID."""
 from __future__ import annotations
 
 import json
-import os
 
 import pytest
 
-from .cluster import connect_server
+from .cluster import alive, connect_server
 from .reportdata import oracle
 from .scene import DEMO_QUEUES, NOW, QUEUES, build_scene, expected_rows, run_mqconsole
 
 pytestmark = pytest.mark.cluster
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    return True
 
 
 def test_export_report_and_sql_over_spark_connect(tmp_path) -> None:
@@ -45,7 +36,7 @@ def test_export_report_and_sql_over_spark_connect(tmp_path) -> None:
         bad = run_mqconsole("audit", "sql", "--in", str(snap), "--remote", server.url,
                             "SELECT no_such_column FROM messages", home=home)
         ran_here = "mqconsole-test-connect" in server.log.read_text(errors="replace")
-    assert not _alive(pid)
+    assert not alive(pid)
     assert ran_here
     want = expected_rows(scene, DEMO_QUEUES)
     summary = json.loads(export.stdout)
