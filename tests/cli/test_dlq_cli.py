@@ -185,8 +185,8 @@ def test_the_example_service_unit_runs_a_valid_command() -> None:
 
 def test_wait_n_runs_a_journaled_operation_per_cycle(cli, tmp_path: Path) -> None:
     """--wait 1 with RETRYINT 0: a cycle per attempt, each journaled and printed (one JSON
-    line each), until the budget is used up and nothing arrives for a second; exit 1 since
-    cycles had failures."""
+    line each), until the budget is used up (nothing due any more) and nothing arrives for
+    a second; exit 1 since cycles had failures. The next run says why it leaves them."""
     import json
 
     rules = tmp_path / "r.rules"
@@ -195,10 +195,12 @@ def test_wait_n_runs_a_journaled_operation_per_cycle(cli, tmp_path: Path) -> Non
             "--yes", "--json")
     assert r.code == 1, r.err
     docs = [json.loads(line) for line in r.out.splitlines()]
-    assert [d["counts"]["failed"] for d in docs] == [60, 60, 0]
-    assert [d["passes"] for d in docs] == [1, 1, 1]
-    assert {m["outcome"] for m in docs[-1]["messages"]
-            if m["destination"] == "APP.SMALL" or m["rule"] is None} >= {
-        "attempts used up: left"}
+    assert [d["counts"]["failed"] for d in docs] == [60, 60]
+    assert [d["passes"] for d in docs] == [1, 1]
+    assert docs[-1]["next_due"] is None
+    r = cli("dlq-handler", "--rules", str(rules), "--once", "--yes", "--json")
+    assert r.code == 0, r.err
+    used_up = [m for m in r.json["messages"] if m["outcome"] == "attempts used up: left"]
+    assert len(used_up) == 60 and {m["attempts"] for m in used_up} == {2}
     r = cli("journal", "--json")
     assert [e["operation"] for e in r.json].count("dlq-handler") == 3

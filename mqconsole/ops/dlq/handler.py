@@ -25,7 +25,8 @@ whose last failed attempt is less than RETRYINT ago leave it where it is.
   of work out at the next message: those messages stay, never lost or doubled.
 
 Passes repeat as the control data's WAIT says: WAIT(NO) ends when nothing is processable
-(a retry due later is waited for first); WAIT(n) waits up to n seconds for an arrival or a
+(a retry due later is waited for first; none is due for a message no rule applies to any
+more); WAIT(n) waits up to n seconds for an arrival or a
 retry due and then ends; WAIT(YES) keeps going until stopped. ``once`` makes one pass.
 """
 
@@ -450,7 +451,8 @@ class Handler:
         seen.add(key)
         known = self.store.get(key)
         attempts = 0 if known is None else known.count
-        rule = applicable(self.table, Subject.of(md, dlh), attempts)
+        subject = Subject.of(md, dlh)
+        rule = applicable(self.table, subject, attempts)
         if rule is None:
             report.result.skipped += 1
             why = "no rule: left" if attempts == 0 else "attempts used up: left"
@@ -482,13 +484,13 @@ class Handler:
         try:
             out, queue, qmgr_name, label = self._target(rule, m, dlh)
         except _Refused as r:
-            self._failed(outcome, key, rule, r.reason, r.detail, r.label, end)
+            self._failed(outcome, key, rule, r.reason, r.detail, r.label, end, subject)
             return None
         outcome.destination = label
         if self.check is not None and out is not None:
             refusal = self.check(out, queue)
             if refusal is not None:
-                self._failed(outcome, key, rule, 0, refusal, label, end,
+                self._failed(outcome, key, rule, 0, refusal, label, end, subject,
                              reason_text=REFUSED_BY_PLUGIN)
                 return None
         as_user = ""
@@ -497,7 +499,7 @@ class Handler:
             if not as_user:
                 self._failed(outcome, key, rule, MQRC_NOT_AUTHORIZED,
                              "PUTAUT(CTX): the message carries no UserIdentifier to "
-                             "put with", label, end)
+                             "put with", label, end, subject)
                 return None
         if self.settings.dry_run:
             self._plan(outcome, rule, out, queue, qmgr_name, label, as_user)
@@ -521,7 +523,8 @@ class Handler:
         except MQError as e:
             if e.reason in CONNECTION_REASONS:
                 raise _UnitFailed(e) from None
-            self._failed(outcome, key, rule, e.reason, e.detail or str(e), label, end)
+            self._failed(outcome, key, rule, e.reason, e.detail or str(e), label, end,
+                         subject)
             return None
         pending = _Pending(outcome, key, rule, label)
         if err is not None:
@@ -564,8 +567,11 @@ class Handler:
         return out, q, qmgr_name, label
 
     def _failed(self, outcome: MessageOutcome, key: Key, rule: Rule, reason: int,
-                detail: str, label: str | None, end: _PassEnd, *,
+                detail: str, label: str | None, end: _PassEnd, subject: Subject, *,
                 reason_text: str | None = None) -> None:
+        """A failed attempt: counted durably, the message stays. A retry is due RETRYINT
+        later only while a rule still applies to it (its budget or a later matching
+        rule's); when none does, nothing is due, so WAIT(NO) ends at once."""
         name = reason_text or reason_name(reason)
         text = f"{name}: {detail}" if detail and detail != name else name
         report = self.report
@@ -583,6 +589,8 @@ class Handler:
                           reason_name=name, detail=detail, destination=label)
         self.failures[key] = failure
         end.progress = True
+        if applicable(self.table, subject, outcome.attempts) is None:
+            return None
         due = now + self.settings.retry_interval
         end.next_due = due if end.next_due is None else min(end.next_due, due)
         return None

@@ -169,11 +169,16 @@ def test_retry_budget_falls_through_to_the_next_rule_across_passes(qm, tmp_path)
 def test_budget_used_up_leaves_the_message_and_reports_it(qm, tmp_path) -> None:
     fill(qm, DLQ, [dead(1, dest="APP.FULL")])
     report = run(qm, "RETRYINT(0) WAIT(NO)\nACTION(RETRY) RETRY(2)", tmp_path)
-    assert [m.outcome for m in report.messages] == ["failed", "failed",
-                                                    "attempts used up: left"]
+    # WAIT(NO) ends after the second failure: no rule applies any more, nothing is due
+    assert [m.outcome for m in report.messages] == ["failed", "failed"]
+    assert report.passes == 2 and report.next_due is None
     [f] = report.result.failed
     assert f.reason == 2053 and f.destination == "APP.FULL"
     assert len(browse_all(qm, DLQ)) == 1
+    again = run(qm, "RETRYINT(0) WAIT(NO)\nACTION(RETRY) RETRY(2)", tmp_path)
+    assert [(m.attempts, m.outcome) for m in again.messages] == [
+        (2, "attempts used up: left")]
+    assert again.messages[0].reason.startswith("MQRC_Q_FULL")
 
 
 def test_messages_without_a_valid_header_are_left_in_place(qm, tmp_path) -> None:
@@ -407,6 +412,52 @@ def test_the_wait_tells_its_own_work_from_an_arrival(qm) -> None:
     qm.get(DLQ, syncpoint=False)
     qm.put(DLQ, dead(4), context=Context.SET_ALL, syncpoint=False)
     assert wait_for_work(qm, DLQ, None, None, stop, since=before.after(1, 0)) == WORK
+
+
+class _FakeTime(threading.Event):
+    """A clock and a stop switch whose waits advance the clock instead of sleeping."""
+
+    def __init__(self, now: float) -> None:
+        super().__init__()
+        self.now = now
+        self.waits: list[float] = []
+
+    def __call__(self) -> float:
+        return self.now
+
+    def wait(self, timeout: float | None = None) -> bool:
+        assert timeout is not None, "an endless wait"
+        self.waits.append(round(timeout, 3))
+        self.now += timeout
+        return self.is_set()
+
+
+def test_wait_no_waits_retryint_before_a_retry_then_ends_when_nothing_is_processable(
+        qm, tmp_path) -> None:
+    """WAIT(NO): a failed message with attempts left is waited for (RETRYINT after its last
+    attempt), not tried again at once, and falls through to the next matching rule when
+    its rule's budget is used up; once no rule applies any more nothing is due and the run
+    ends at once (the clock and the waits are the handler's own, faked: no sleeping)."""
+    fill(qm, DLQ, [dead(1, dest="APP.FULL"), dead(2, dest="APP.IN")])
+    fake = _FakeTime(1000.0)
+    report = run(qm, "RETRYINT(30) WAIT(NO)\nDESTQ(APP.FULL) ACTION(RETRY) RETRY(2)\n"
+                     "ACTION(RETRY)", tmp_path, control=Control(cancel=fake), clock=fake)
+    # after the first and the second attempt of rule 1; none after rule 2's one attempt,
+    # which used up every budget
+    assert fake.waits == [30.0, 30.0]
+    full = [(m.rule, m.attempts, m.outcome) for m in report.messages
+            if m.destination == "APP.FULL"]
+    assert full == [(1, 1, "failed"), (1, 2, "failed"), (2, 3, "failed")]
+    assert report.passes == 3 and not report.result.cancelled and report.next_due is None
+    [failure] = report.result.failed
+    assert failure.destination == "APP.FULL" and failure.reason == 2053
+    assert len(browse_all(qm, "APP.IN")) == 1 and len(browse_all(qm, DLQ)) == 1
+    # the next run says why it leaves the message
+    again = run(qm, "RETRYINT(30) WAIT(NO)\nDESTQ(APP.FULL) ACTION(RETRY) RETRY(2)\n"
+                    "ACTION(RETRY)", tmp_path, control=Control(cancel=_FakeTime(2000.0)),
+                clock=lambda: 2000.0)
+    assert [(m.attempts, m.outcome) for m in again.messages] == [
+        (3, "attempts used up: left")]
 
 
 def test_wait_n_ends_after_n_idle_seconds(qm, tmp_path) -> None:
