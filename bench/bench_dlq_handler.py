@@ -16,7 +16,9 @@ on a fresh copy of the same queue manager file, by:
   --yes --json`` processes (start-up, journal of N outcomes, output).
 
 Rounds alternate the two so that the machine's drift hits both; each round's ratio
-(handler / resubmit) and the median of rounds are the figures (goal: >= 0.8).
+(handler / resubmit) and the median of rounds are the figures (goal: >= 0.8), of wall time
+and of CPU time (the process's own, or the child's: steadier than wall time when other
+work shares the machine and its disk).
 ``--profile`` prints the top functions of an in-process handler pass on stderr. The JSON
 has the load average before and after (the machine may be shared: the ratios are the
 figures). The queue manager files go under ``--dir`` (default: the worktree's ``.bench/``,
@@ -29,9 +31,11 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import statistics
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 from _common import (
@@ -100,24 +104,28 @@ def dlq_in_process(path: Path, rules: Path, n: int, batch: int, attempts: Path) 
     op = Operation(DlqPass(parse_table(rules.read_text()), str(rules), once=True,
                            batch=batch, attempts_file=str(attempts)), journal=None)
     op.validate(qm)
+    cpu = time.process_time()
     with Timer() as t:
         summary = op.run(qm)
+    cpu = time.process_time() - cpu
     assert summary.result.done == n and not summary.result.failed, summary.to_json()["counts"]
     _check(qm, n)
     qm.close()
-    return n / t.seconds
+    return n / t.seconds, n / cpu
 
 
 def resubmit_in_process(path: Path, n: int, batch: int) -> float:
     qm = open_embedded(path)
     op = Operation(Resubmit(DLQ, Selection.build(all_=True), batch=batch), journal=None)
     op.validate(qm)
+    cpu = time.process_time()
     with Timer() as t:
         summary = op.run(qm)
+    cpu = time.process_time() - cpu
     assert summary.result.done == n and not summary.result.failed, summary.counts
     _check(qm, n)
     qm.close()
-    return n / t.seconds
+    return n / t.seconds, n / cpu
 
 
 def _env(home: Path) -> dict:
@@ -126,23 +134,32 @@ def _env(home: Path) -> dict:
     return env
 
 
-def dlq_cli(path: Path, rules: Path, n: int, batch: int, home: Path) -> float:
+def _children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def dlq_cli(path: Path, rules: Path, n: int, batch: int, home: Path) -> tuple[float, float]:
+    cpu = _children_cpu()
     with Timer() as t:
         p = run([mqconsole_exe(), "--embedded", str(path), "dlq-handler", "--rules",
                  str(rules), "--once", "--yes", "--batch", str(batch), "--json"],
                 env=_env(home))
+    cpu = _children_cpu() - cpu
     assert p.returncode == 0, p.stderr[-2000:]
     assert f'"done": {n}' in p.stdout, p.stdout[:500]
-    return n / t.seconds
+    return n / t.seconds, n / cpu
 
 
-def resubmit_cli(path: Path, n: int, batch: int, home: Path) -> float:
+def resubmit_cli(path: Path, n: int, batch: int, home: Path) -> tuple[float, float]:
+    cpu = _children_cpu()
     with Timer() as t:
         p = run([mqconsole_exe(), "--embedded", str(path), "resubmit", DLQ, "--all", "--yes",
                  "--batch", str(batch), "--json"], env=_env(home))
+    cpu = _children_cpu() - cpu
     assert p.returncode == 0, p.stderr[-2000:]
     assert f'"done": {n}' in p.stdout, p.stdout[:500]
-    return n / t.seconds
+    return n / t.seconds, n / cpu
 
 
 def profile(template: Path, rules: Path, work: Path, batch: int, top: int = 30) -> str:
@@ -180,8 +197,9 @@ def main() -> None:
         with Timer() as fill:
             build(template, n, body)
         warm_bytecode()
-        rates: dict[str, list[float]] = {"dlq": [], "resubmit": [], "dlq_cli": [],
-                                         "resubmit_cli": []}
+        # per round: (messages per second of wall time, messages per CPU second)
+        rates: dict[str, list[tuple[float, float]]] = {"dlq": [], "resubmit": [],
+                                                       "dlq_cli": [], "resubmit_cli": []}
         for r in range(args.repeat):
             rates["dlq"].append(dlq_in_process(fresh(template, work / f"d{r}.sqlite"), rules,
                                                n, batch, work / f"att{r}.sqlite"))
@@ -197,24 +215,35 @@ def main() -> None:
         if args.profile:
             print(profile(template, rules, work, batch), file=sys.stderr)
 
-    def ratios(a: str, b: str) -> list[float]:
-        return [round(x / y, 3) for x, y in zip(rates[a], rates[b], strict=True)]
+    def ratios(a: str, b: str, cpu: int = 0) -> list[float]:
+        return [round(x[cpu] / y[cpu], 3) for x, y in zip(rates[a], rates[b], strict=True)]
 
-    figures = {
+    def per_s(key: str, cpu: int = 0) -> list[int]:
+        return [round(x[cpu]) for x in rates[key]]
+
+    figures: dict = {
         "messages": n, "batch": batch, "rules": 5, "fill_seconds": round(fill.seconds, 1),
-        "dlq_in_process_per_s": [round(x) for x in rates["dlq"]],
-        "resubmit_in_process_per_s": [round(x) for x in rates["resubmit"]],
+        "dlq_in_process_per_s": per_s("dlq"),
+        "resubmit_in_process_per_s": per_s("resubmit"),
         "ratio_in_process": ratios("dlq", "resubmit"),
         "ratio_in_process_median": statistics.median(ratios("dlq", "resubmit")),
+        "dlq_in_process_per_cpu_s": per_s("dlq", 1),
+        "resubmit_in_process_per_cpu_s": per_s("resubmit", 1),
+        "cpu_ratio_in_process": ratios("dlq", "resubmit", 1),
+        "cpu_ratio_in_process_median": statistics.median(ratios("dlq", "resubmit", 1)),
         "goal": ">= 0.8",
         "load_average_before": [round(x, 1) for x in load_before],
     }
     if not args.no_cli:
         figures.update({
-            "dlq_cli_per_s": [round(x) for x in rates["dlq_cli"]],
-            "resubmit_cli_per_s": [round(x) for x in rates["resubmit_cli"]],
+            "dlq_cli_per_s": per_s("dlq_cli"),
+            "resubmit_cli_per_s": per_s("resubmit_cli"),
             "ratio_cli": ratios("dlq_cli", "resubmit_cli"),
             "ratio_cli_median": statistics.median(ratios("dlq_cli", "resubmit_cli")),
+            "dlq_cli_per_cpu_s": per_s("dlq_cli", 1),
+            "resubmit_cli_per_cpu_s": per_s("resubmit_cli", 1),
+            "cpu_ratio_cli": ratios("dlq_cli", "resubmit_cli", 1),
+            "cpu_ratio_cli_median": statistics.median(ratios("dlq_cli", "resubmit_cli", 1)),
             "note": BYTECODE_NOTE,
         })
     figures["load_average_after"] = [round(x, 1) for x in os.getloadavg()]
