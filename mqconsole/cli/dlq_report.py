@@ -48,9 +48,15 @@ def report_lines(summary: Summary, rules_table: RulesTable) -> list[str]:
     for m in messages:
         what = _what(m["outcome"])
         counts[what] = counts.get(what, 0) + 1
-    parts = ", ".join(f"{n} {what}" for what, n in sorted(counts.items(), key=lambda x: -x[1]))
     passes = extra.get("passes", 0)
-    passes_text = f"{passes} pass{'es' if passes != 1 else ''}"
+    several = passes > 1 and not res.dry_run  # a message has a line per pass it was in
+    parts = ", ".join(f"{n} {what}" for what, n in sorted(counts.items(), key=lambda x: -x[1]))
+    if several and counts.get("failed"):
+        parts += (f" ({len(res.failed)} message{'s' if len(res.failed) != 1 else ''} still "
+                  "failing: they stayed on the queue)" if res.failed
+                  else " (none still failing)")
+    passes_text = f"{passes} pass{'es' if passes != 1 else ''}" + (
+        ", counted per pass" if several else "")
     head = (f"dlq-handler: {extra.get('queue') or res.source} on {extra.get('qmgr', '?')}: "
             f"{passes_text}")
     lines = [head + (f" (dry run): {parts or 'nothing'}" if res.dry_run

@@ -204,3 +204,16 @@ def test_wait_n_runs_a_journaled_operation_per_cycle(cli, tmp_path: Path) -> Non
     assert len(used_up) == 60 and {m["attempts"] for m in used_up} == {2}
     r = cli("journal", "--json")
     assert [e["operation"] for e in r.json].count("dlq-handler") == 3
+
+
+def test_a_run_of_several_passes_says_its_counts_are_per_pass(cli, tmp_path: Path) -> None:
+    """WAIT(NO) with retries: a message has a line per pass it was in, so the story says
+    the counts are per pass and how many messages are still failing in the end."""
+    rules = tmp_path / "r.rules"
+    rules.write_text("WAIT(NO)\nREASON(MQRC_Q_FULL) DESTQ(APP.SMALL) ACTION(RETRY) RETRY(2)\n")
+    r = cli("dlq-handler", "--rules", str(rules), "--retry-interval", "0", "--yes")
+    assert r.code == 1, r.err
+    first = r.err.splitlines()[0]
+    assert first == ("dlq-handler: SYSTEM.DEAD.LETTER.QUEUE on QM1: 2 passes, counted per "
+                     "pass: 360 no rule, 120 failed (60 messages still failing: they stayed "
+                     "on the queue)")
