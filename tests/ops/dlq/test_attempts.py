@@ -39,3 +39,27 @@ def test_other_fields_do_not_change_the_key() -> None:
     a message forwarded with its context and dead-lettered again is the same message."""
     assert key({"priority": 9, "user_identifier": "bob", "put_time": "23595999"}) == key()
     assert key(dest_q_name="APP.IN  ") == key()  # trailing blanks are not significant
+
+
+def test_counts_are_kept_per_queue_manager_and_queue(tmp_path) -> None:
+    """One file holds every queue's counts: the same message key on another queue or
+    another queue manager's queue has its own count, and forgetting the messages that left
+    one queue (after a pass) leaves the others' alone; the counts survive reopening."""
+    from mqconsole.ops.dlq.attempts import AttemptStore
+
+    path = tmp_path / "attempts.sqlite"
+    k = key()
+    stores = {(qm, q): AttemptStore(path, qm, q) for qm, q in
+              (("QM1", "DLQ"), ("QM1", "OTHER.DLQ"), ("QM2", "DLQ"))}
+    for n, store in enumerate(stores.values(), 1):
+        for _ in range(n):
+            store.failed(k, "MQRC_Q_FULL")
+    assert [s.count(k) for s in stores.values()] == [1, 2, 3]
+    stores["QM1", "DLQ"].keep_only(set())  # the message left QM1's DLQ
+    for s in stores.values():
+        s.close()
+    again = {name: AttemptStore(path, *name) for name in stores}
+    assert [s.count(k) for s in again.values()] == [0, 2, 3]
+    assert again["QM2", "DLQ"].get(k).last_reason == "MQRC_Q_FULL"
+    for s in again.values():
+        s.close()
