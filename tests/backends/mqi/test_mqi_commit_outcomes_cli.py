@@ -1,7 +1,7 @@
 """The CLI on the real-MQ backend (stand-in, child processes): for every operation that
-changes messages (load, edit, delete, move, copy, resubmit, dlq-handler, save --remove), a
-commit whose reply is lost (MQCMIT answered 2009 after it completed) exits 5 "outcome
-unknown" — never 3 "cannot connect" — and nothing is done twice. (``queue set`` commits
+changes messages (load, edit, delete, move, copy, resubmit, dlq-handler, save --remove,
+put), a commit whose reply is lost (MQCMIT answered 2009 after it completed) exits 5
+"outcome unknown" — never 3 "cannot connect" — and nothing is done twice. (``queue set`` commits
 nothing: PCF requests are put outside syncpoint.)"""
 
 from __future__ import annotations
@@ -142,7 +142,13 @@ def _save_remove(qm, tmp_path: Path) -> tuple[list[str], Callable[[], None]]:
     return ["save", SRC, str(path), "--remove", "--all", "--yes"], check
 
 
-OPERATIONS = {"load": _load, "edit": _edit, "delete": _delete, "move": _move,
+def _put(qm, tmp_path: Path) -> tuple[list[str], Callable[[], None]]:
+    def check() -> None:  # the commit's error reaches the command: 5, not 3
+        assert len(browse_all(qm, DST)) == N
+    return ["put", DST, "--text", "hello", "--count", str(N)], check
+
+
+OPERATIONS = {"put": _put, "load": _load, "edit": _edit, "delete": _delete, "move": _move,
               "copy": _copy, "resubmit": _resubmit, "dlq-handler": _dlq_handler,
               "save-remove": _save_remove}
 
