@@ -272,12 +272,21 @@ class BrowseModel:
     def row_at(self, i: int) -> Row | None:
         return self.index.row(i) if 0 <= i < self.count else None
 
-    def filtered(self, where: Where | None, where_text: str | None) -> BrowseModel | None:
+    def can_filter(self) -> bool:
+        """Whether :meth:`filtered` can work from the messages already read."""
+        base = self.source or self
+        return base.done and base.where is None and len(base._window) == base.count
+
+    def filtered(self, where: Where | None, where_text: str | None, *,
+                 cancel: threading.Event | None = None) -> BrowseModel | None:
         """The rows ``where`` matches, made from the messages already read (no browse), with
         their own summary — when the unfiltered model was read to its end and every message
-        is still in the window; None otherwise (browse again). ``where`` None: that model."""
+        is still in the window; None otherwise (browse again). ``where`` None: that model.
+        A filter can take up to a second a message (``ops.where.REGEX_SECONDS``): the
+        console runs this in a worker, and ``cancel`` stops it between two messages
+        (:class:`Cancelled`)."""
         base = self.source or self
-        if not base.done or base.where is not None or len(base._window) != base.count:
+        if not self.can_filter():
             return None
         if where is None:
             return base
@@ -287,6 +296,8 @@ class BrowseModel:
                           local_qmgr=base.local_qmgr)
         out.source, out.depth_hint = base, base.depth_hint
         for i in range(base.count):
+            if cancel is not None and cancel.is_set():
+                raise Cancelled
             view = base._window[base.index.positions[i]]
             out.scanned += 1
             if where.matches(view):

@@ -223,7 +223,12 @@ class PagedModel:
     def expected_rows(self) -> int:
         return self.count
 
-    def filtered(self, where: Any, where_text: str | None) -> PagedModel | None:
+    def can_filter(self) -> bool:
+        """No filtering of what was read: the backend selects (browse with it)."""
+        return False
+
+    def filtered(self, where: Any, where_text: str | None, *,
+                 cancel: Any = None) -> PagedModel | None:
         """No filtering of what was read: the backend selects (None: browse with it)."""
         return self if where is None else None
 

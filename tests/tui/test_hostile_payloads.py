@@ -88,3 +88,68 @@ async def test_a_catastrophic_filter_is_reported_and_the_console_answers(make_ap
         await pilot.press("q")
         await pilot.pause()
     assert app.return_code in (None, 0)
+
+
+class _Gated:
+    """A filter whose every match waits for ``gate`` (a slow regular expression, each match
+    within its bound, over many messages): where the console runs it shows."""
+
+    def __init__(self, real, gate, started):
+        self.real, self.gate, self.started = real, gate, started
+
+    def __getattr__(self, name):
+        return getattr(self.real, name)
+
+    def matches(self, view):
+        self.started.set()
+        self.gate.wait(5)
+        return self.real.matches(view)
+
+
+async def test_filtering_a_read_queue_leaves_the_console_answering(make_app, qm, monkeypatch):
+    """Issue 17 item 6: a queue read to its end is filtered in a worker, not on the event
+    loop, so keys (and the signals the loop handles) are answered while a slow filter runs;
+    escape stops it and leaves the list as it was."""
+    import threading
+    import time
+
+    from textual.widgets import Static
+
+    from mqconsole.ops.where import compile_where
+    from mqconsole.tui.screens import messages
+
+    gate, started = threading.Event(), threading.Event()
+    monkeypatch.setattr(messages, "compile_where", lambda text, columns=None: _Gated(
+        compile_where(text, columns), gate, started))
+    qm.define_queue(QueueAttrs(name="APP.SLOWF"))
+    put_messages(qm, "APP.SLOWF", MQMD(format="MQSTR", ccsid=1208), b"a" * 30 + b"!",
+                 count=20)
+    app = make_app()
+    async with app.run_test(size=(120, 30)) as pilot:
+        await settle(app, pilot)
+        await open_queue(app, pilot, "APP.SLOWF")
+        await settle(app, pilot)
+        screen = app.screen
+        assert screen.model.done and screen.model.count == 20
+        t0 = time.monotonic()
+        await pilot.press("slash", *"text ~ '(a|aa)+$'", "enter")
+        await wait_for(app, pilot, started.is_set, workers=False)
+        await pilot.pause()
+        # the event loop answers while the first match waits: the status says so
+        assert "filtering… (esc stops)" in str(screen.query_one("#status", Static).render())
+        await pilot.press("escape")
+        assert time.monotonic() - t0 < 4  # answered before a single match let go
+        gate.set()
+        await wait_for(app, pilot, lambda: any("Stopped filtering" in str(n.message)
+                                               for n in app._notifications))
+        assert app.screen is screen and screen.model.where_text is None
+        assert screen.model.count == 20  # the list as it was
+        await pilot.press("slash")
+        screen.query_one("#filter-input").value = "text ~ '!$'"
+        await pilot.press("enter")
+        await wait_for(app, pilot, lambda: screen.model.where_text == "text ~ '!$'"
+                       and screen.model.done)
+        assert screen.model.count == 20
+        await pilot.press("q")
+        await pilot.pause()
+    assert app.return_code in (None, 0)

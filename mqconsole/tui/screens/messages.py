@@ -115,6 +115,7 @@ class MessagesScreen(ConsoleScreen):
         self._paging = False  # a worker reads pages of a PagedModel
         self._pages_wanted: list[int] = []
         self._counting = False  # a worker counts the whole queue's summary
+        self._filtering = False  # a worker filters the messages read (``_filter_read``)
 
     def compose(self) -> ComposeResult:
         yield Banner(self.ctx, self.queue)
@@ -197,6 +198,7 @@ class MessagesScreen(ConsoleScreen):
     def start_browse(self, where_text: str | None, where) -> None:
         self._stop()
         self._generation += 1
+        self._filtering = False
         self._cancel = threading.Event()
         ctx = self.ctx
         gen = self._generation
@@ -425,7 +427,9 @@ class MessagesScreen(ConsoleScreen):
             hidden = hidden_marks(lst, model)
             if hidden:
                 out.append(f" ({hidden:,} hidden by the filter)", "bold yellow")
-        if self._reading and not model.done and not model.stopped:
+        if self._filtering:
+            out.append(" · filtering… (esc stops)")
+        elif self._reading and not model.done and not model.stopped:
             out.append(" · reading… (esc stops)")
         elif (model.done and model.where is None and self.depth_now is not None
               and self.depth_now != model.scanned):
@@ -452,6 +456,9 @@ class MessagesScreen(ConsoleScreen):
         bar = self.query_one(FilterBar)
         if bar.has_class("-open"):
             bar.action_close()
+            return
+        if self._filtering:
+            self._cancel.set()  # the worker stops before its next message
             return
         if self._reading and self.model is not None and not self.model.done and \
                 self._want is None:
@@ -495,20 +502,48 @@ class MessagesScreen(ConsoleScreen):
                 return
         bar.close_quietly()
         self.query_one(MessageList).focus()
-        model, quick = self.model, None
-        if model is not None and not self._reading:
-            try:  # a queue read to its end: filter what was read
-                quick = model.filtered(where, text or None)
-            except Exception:  # (a too slow filter): browse as before
-                quick = None
-        if quick is None:
-            self.start_browse(text or None, where)
+        model = self.model
+        if model is not None and not self._reading and model.can_filter():
+            self._filter_read(model, where, text or None)
             return
+        self.start_browse(text or None, where)
+
+    def _filter_read(self, model: BrowseModel | PagedModel, where: Any,
+                     text: str | None) -> None:
+        """A queue read to its end: filter the messages read, in a worker (a filter may take
+        up to a second a message, and the console must answer keys and signals meanwhile);
+        ``escape`` stops it and leaves the list as it was. A filter that fails there (too
+        slow) browses as before, which says why."""
         self._generation += 1
-        self.model = quick
-        self.query_one(MessageList).set_model(quick)
-        self._want, self._reading = None, False
-        self._rows_arrived(self._generation)
+        gen = self._generation
+        cancel = self._cancel = threading.Event()
+        self._filtering = True
+        self._update_status()
+
+        def done(quick: BrowseModel | None) -> None:
+            if gen != self._generation or not self.is_attached:
+                return
+            self._filtering = False
+            if quick is None:
+                self.start_browse(text, where)
+                return
+            self.model = quick
+            self.query_one(MessageList).set_model(quick)
+            self._want, self._reading = None, False
+            self._rows_arrived(gen)
+
+        def failed(exc: BaseException) -> None:
+            if gen != self._generation or not self.is_attached:
+                return
+            self._filtering = False
+            if isinstance(exc, Cancelled):
+                self._update_status()
+                self.app.notify("Stopped filtering; the list is as it was.", markup=False)
+                return
+            self.start_browse(text, where)
+
+        self.ctx.backend(lambda: model.filtered(where, text, cancel=cancel), done=done,
+                         failed=failed, queue=self.queue, what="filter", quiet=(Exception,))
 
     def action_mark(self) -> None:
         lst = self.query_one(MessageList)
