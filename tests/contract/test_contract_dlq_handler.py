@@ -136,3 +136,19 @@ def test_putaut_ctx_puts_with_the_messages_user(backend, connect, qm: QueueManag
     [line] = again.messages
     assert (line.attempts, line.outcome) == (2, "failed") and "altusr" in line.reason
     assert len(browse_all(qm, dlq)) == 1
+
+
+def test_a_put_back_onto_the_queue_being_processed_ends(qm: QueueManager, make_queue,
+                                                        tmp_path: Path) -> None:
+    """FWDQ naming the input queue itself, with a unit of work per message: a browse cursor
+    meets each committed copy again at the end of the queue (real MQ's does), so the pass
+    never ended; it is a failed attempt, and the messages stay as they were."""
+    dlq = make_queue("DLQ")
+    name = qm.inquire_qmgr().name
+    msgs = [dead(name, f"loop {i}", dest="APP", reason=2053) for i in range(3)]
+    fill(qm, dlq, msgs)
+    report = handle(qm, f"WAIT(NO)\nACTION(FWD) FWDQ({dlq})\n", dlq,
+                    tmp_path / "attempts.sqlite", batch=1)
+    assert report.result.done == 0 and report.passes == 1
+    assert [m.outcome for m in report.messages] == ["failed"] * 3
+    assert [m.body for m in browse_all(qm, dlq)] == [m.body for m in msgs]

@@ -10,6 +10,10 @@ whose last failed attempt is less than RETRYINT ago leave it where it is.
   Encoding and CodedCharSetId from it (MsgId, CorrelId and context are kept: the put sets
   all context). A header over a transmission header (Format MQXMIT) is unwrapped for RETRY
   as resubmit does.
+* A RETRY or FWD whose destination is the queue being processed (on the queue manager
+  connected to), named or through ``&DESTQ``/``&REPLYQ``, is refused as a failed attempt
+  (``INPUT_QUEUE``): the message would come back, and a pass that commits midway would
+  meet it again at the end of the queue, without end.
 * PUTAUT(CTX) puts with the authority of the message's UserIdentifier (MQ's alternate user
   authority: the handler's user needs +altusr, the message's user +put and +setall); a
   refusal (2035) is a failed attempt like any other. PUTAUT(DEF): the handler's own.
@@ -68,6 +72,9 @@ from .match import Subject, applicable, resolve_target
 from .rules import Rule, RulesTable
 
 REFUSED_BY_PLUGIN = "REFUSED_BY_PLUGIN"
+# a RETRY or FWD that would put the message back on the queue being processed: refused (a
+# failed attempt), or each pass that commits midway would meet it again, without end
+INPUT_QUEUE = "INPUT_QUEUE"
 PROGRESS_EVERY = 100  # messages of a pass between progress reports
 POLL_SECONDS = 1.0  # how often an idle handler looks for arrivals
 UNIT_FAILURES_BEFORE_STOP = 3  # passes in a row whose unit of work failed, with no progress
@@ -484,7 +491,8 @@ class Handler:
         try:
             out, queue, qmgr_name, label = self._target(rule, m, dlh)
         except _Refused as r:
-            self._failed(outcome, key, rule, r.reason, r.detail, r.label, end, subject)
+            self._failed(outcome, key, rule, r.reason, r.detail, r.label, end, subject,
+                         reason_text=r.reason_text)
             return None
         outcome.destination = label
         if self.check is not None and out is not None:
@@ -564,6 +572,9 @@ class Handler:
             what = {"RETRY": "its dead-letter header names no destination queue",
                     "FWD": f"{rule.fwd_q} is blank for this message"}[rule.action]
             raise _Refused(MQRC_UNKNOWN_OBJECT_NAME, what, None)
+        if q == self.settings.queue and not qmgr_name:
+            raise _Refused(0, f"{rule.action} would put the message back on {q}, the queue "
+                           "being processed", label, reason_text=INPUT_QUEUE)
         return out, q, qmgr_name, label
 
     def _failed(self, outcome: MessageOutcome, key: Key, rule: Rule, reason: int,
@@ -688,11 +699,13 @@ class Handler:
 
 
 class _Refused(Exception):
-    def __init__(self, reason: int, detail: str, label: str | None) -> None:
+    def __init__(self, reason: int, detail: str, label: str | None, *,
+                 reason_text: str | None = None) -> None:
         super().__init__(detail)
         self.reason = reason
         self.detail = detail
         self.label = label
+        self.reason_text = reason_text
 
 
 def settings_for(table: RulesTable, queue: str, *, once: bool = False,

@@ -251,6 +251,35 @@ def test_same_msgid_and_correlid_dead_lettered_for_another_reason_count_apart(
     assert report.shared_keys == 0
 
 
+@pytest.mark.parametrize("rule", ["ACTION(FWD) FWDQ(SYSTEM.DEAD.LETTER.QUEUE)",
+                                  "ACTION(FWD) FWDQ(&DESTQ) FWDQM(&DESTQM) HEADER(NO)",
+                                  "ACTION(RETRY)"])
+def test_a_put_back_onto_the_queue_being_processed_is_a_failed_attempt(qm, tmp_path,
+                                                                       rule) -> None:
+    """Forwarding (or retrying) a message to the queue the handler is processing would meet
+    it again at the end of the queue once a unit is committed midway — a pass without end
+    (found with --batch 1: thousands of puts of two messages). It is a failed attempt."""
+    msgs = [dead(i, dest=DLQ) for i in range(3)]
+    fill(qm, DLQ, msgs)
+    guard = Control()
+    timer = threading.Timer(20, guard.cancel.set)  # the old behaviour: never ends
+    timer.start()
+    try:
+        report = run(qm, f"RETRYINT(0) WAIT(NO)\n{rule} RETRY(2)", tmp_path, batch=1,
+                     control=guard)
+    finally:
+        timer.cancel()
+    assert not report.result.cancelled and report.result.done == 0
+    assert [(m.attempts, m.outcome) for m in report.messages] == [
+        (1, "failed")] * 3 + [(2, "failed")] * 3
+    assert report.messages[0].reason.startswith(
+        "INPUT_QUEUE: " + rule.split("(")[1].split(")")[0] + " would put the message back "
+        "on SYSTEM.DEAD.LETTER.QUEUE, the queue being processed")
+    assert [m.md.msg_id for m in browse_all(qm, DLQ)] == [m.md.msg_id for m in msgs]
+    plan = run(qm, f"{rule} RETRY(5)", tmp_path, dry_run=True, store=tmp_path / "new.sqlite")
+    assert plan.messages[0].outcome.startswith("would fail: INPUT_QUEUE")
+
+
 def test_a_plugin_refusal_is_a_failed_attempt(qm, tmp_path) -> None:
     fill(qm, DLQ, [dead(1), dead(2)])
     seen = []
