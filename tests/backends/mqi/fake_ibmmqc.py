@@ -7,8 +7,10 @@ It takes the bytes the library packs (MQMD, MQOD, MQGMO, MQPMO, MQCNO, MQCD, MQS
 reads them by the C layouts, and answers as MQ does. It is strict where MQ is strict:
 
 * open options: browse needs MQOO_BROWSE (2036), get MQOO_INPUT_* (2037), put MQOO_OUTPUT
-  (2039), a set-all put MQOO_SET_ALL_CONTEXT (2095), MQGMO_MSG_UNDER_CURSOR a handle opened
-  browse + input; MQGMO option clashes (browse + syncpoint, …) are 2046;
+  (2039), a set-all put MQOO_SET_ALL_CONTEXT (2095), a pass-all put MQOO_PASS_ALL_CONTEXT
+  (2093) and a PMO.Context handle opened MQOO_SAVE_ALL_CONTEXT (2097) that got a message
+  (2098; a browse saves none), MQGMO_MSG_UNDER_CURSOR a handle opened browse + input;
+  MQGMO option clashes (browse + syncpoint, …) are 2046;
 * authorities at MQOPEN (+browse, +get, +put, +inq, +set, +setall/+setid on the queue and the
   queue manager: 2035) and at the operation (the embedded queue manager's own checks);
 * inhibited queues (2051/2016), MAXDEPTH, MAXMSGL, routing: the embedded queue manager's;
@@ -306,6 +308,9 @@ class Handle:
     local: str = ""  # the local queue behind it (an alias's target)
     under: Message | None = None  # the message last browsed (under the cursor)
     stash: Message | None = None  # browsed but refused with 2080: the cursor did not move
+    #: MQOO_SAVE_ALL_CONTEXT: the context of the message last got (destructively) through
+    #: this handle, for a put that passes it (PMO.Context); None after a browse
+    saved: MQMD | None = None
     owner: bool = False  # the handle that created this dynamic queue
 
 
@@ -766,9 +771,18 @@ class Engine:
                            C.MQPMO_DEFAULT_CONTEXT | C.MQPMO_NO_CONTEXT)
         if bin(ctx_bits).count("1") > 1:
             raise Failure(C.MQRC_OPTIONS_ERROR)
-        if ctx_bits & (C.MQPMO_PASS_ALL_CONTEXT | C.MQPMO_PASS_IDENTITY_CONTEXT):
-            raise Failure(C.MQRC_CONTEXT_HANDLE_ERROR)  # pass-context: not modelled
         context = Context.NEW
+        if ctx_bits & C.MQPMO_PASS_ALL_CONTEXT:
+            if open_options is not None and not open_options & C.MQOO_PASS_ALL_CONTEXT:
+                raise Failure(C.MQRC_NOT_OPEN_FOR_PASS_ALL)
+            return Context.SET_ALL, bool(opts & C.MQPMO_SYNCPOINT), bool(
+                opts & C.MQPMO_NEW_MSG_ID)
+        if ctx_bits & C.MQPMO_PASS_IDENTITY_CONTEXT:
+            if open_options is not None and not open_options & (
+                    C.MQOO_PASS_IDENTITY_CONTEXT | C.MQOO_PASS_ALL_CONTEXT):
+                raise Failure(C.MQRC_NOT_OPEN_FOR_PASS_IDENT)
+            return Context.SET_IDENTITY, bool(opts & C.MQPMO_SYNCPOINT), bool(
+                opts & C.MQPMO_NEW_MSG_ID)
         if ctx_bits & C.MQPMO_SET_ALL_CONTEXT:
             if open_options is not None and not open_options & C.MQOO_SET_ALL_CONTEXT:
                 raise Failure(C.MQRC_NOT_OPEN_FOR_SET_ALL)
@@ -780,6 +794,33 @@ class Engine:
             context = Context.SET_IDENTITY
         return context, bool(opts & C.MQPMO_SYNCPOINT), bool(opts & C.MQPMO_NEW_MSG_ID)
 
+    def _passed_context(self, conn: Conn, pmo: bytes, md: MQMD, name: str,
+                        open_options: int | None) -> MQMD:
+        """MQPMO_PASS_ALL_CONTEXT / _PASS_IDENTITY_CONTEXT: the context saved on the handle
+        PMO.Context names (opened MQOO_SAVE_ALL_CONTEXT, a message got through it, not
+        browsed) replaces the MD's: 2097 for a handle that saves none, 2098 when it holds
+        none. MQPUT1 needs +passall/+passid on the queue (MQOPEN checked it for MQPUT)."""
+        opts = PMO.get(pmo, "Options")
+        every = bool(opts & C.MQPMO_PASS_ALL_CONTEXT)
+        if not every and not opts & C.MQPMO_PASS_IDENTITY_CONTEXT:
+            return md
+        if open_options is None:
+            self._require(conn, "passall" if every else "passid", name)
+        src = conn.handles.get(PMO.get(pmo, "Context"))
+        if src is None or not src.options & C.MQOO_SAVE_ALL_CONTEXT:
+            raise Failure(C.MQRC_CONTEXT_HANDLE_ERROR)
+        if src.saved is None:
+            raise Failure(C.MQRC_CONTEXT_NOT_AVAILABLE)
+        c = src.saved
+        identity = {"user_identifier": c.user_identifier,
+                    "accounting_token": c.accounting_token,
+                    "appl_identity_data": c.appl_identity_data}
+        if every:
+            identity.update(put_appl_type=c.put_appl_type, put_appl_name=c.put_appl_name,
+                            put_date=c.put_date, put_time=c.put_time,
+                            appl_origin_data=c.appl_origin_data)
+        return md.copy(**identity)
+
     def _put(self, conn: Conn, kind: str, name: str, qmgr_name: str, md_raw: bytes,
              pmo: bytes, body: bytes, open_options: int | None, info: dict[str, Any],
              alt_user: str = "") -> bytes:
@@ -787,6 +828,7 @@ class Engine:
         if len(body) > conn.max_msg_length:
             raise Failure(C.MQRC_DATA_LENGTH_ERROR)  # longer than the channel carries
         context, syncpoint, new_id = self._put_options(pmo, open_options, info)
+        md = self._passed_context(conn, pmo, md, name, open_options)
         info.update(queue=name, context=context.value, syncpoint=syncpoint, length=len(body))
         qdef = conn.qdef
         held = 1 + self._reports(md, C.MQRO_COA) if syncpoint else 0
@@ -949,6 +991,8 @@ class Engine:
             if result is not None:
                 msg, data, length, cc, rc = result
                 info.update(length=length, rc=rc, token=msg.token)
+                if h.options & C.MQOO_SAVE_ALL_CONTEXT and rc != C.MQRC_TRUNCATED_MSG_FAILED:
+                    h.saved = None if browse_bits else msg.md
                 return data, pack_md(msg.md, md_raw), length, cc, rc
             if deadline is None or time.monotonic() >= deadline:
                 raise Failure(C.MQRC_NO_MSG_AVAILABLE)
