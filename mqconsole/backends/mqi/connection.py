@@ -471,9 +471,11 @@ class MQIQueueManager:
             ) from exc
         opened = bytes(getattr(od, "ObjectName", wanted) or b"").strip(b" \x00")
         if opened and opened != wanted:
-            # a model queue: MQOPEN made a dynamic queue of it (closing deletes it again)
+            # a model queue: MQOPEN made a dynamic queue of it; MQCO_DELETE_PURGE deletes
+            # it again even when the model is DEFTYPE(PERMDYN) (a plain MQCLOSE keeps a
+            # permanent dynamic queue for good)
             with contextlib.suppress(self.lib.MQMIError, self.lib.PYIFError):
-                handle.close()
+                handle.close(self.lib.CMQC.MQCO_DELETE_PURGE)
             raise MQError(
                 MQRC_OPTION_NOT_VALID_FOR_TYPE,
                 f"cannot {what or f'open {queue!r}'}: it is a model queue, "

@@ -245,6 +245,9 @@ class QMgrDef:
     command_server: bool = True
     command_queue: str = "SYSTEM.ADMIN.COMMAND.QUEUE"
     model_queues: tuple[str, ...] = ("SYSTEM.DEFAULT.MODEL.QUEUE",)
+    #: model queues defined DEFTYPE(PERMDYN): the dynamic queue an MQOPEN makes of them
+    #: outlives its MQCLOSE unless that says MQCO_DELETE / MQCO_DELETE_PURGE
+    permanent_models: set[str] = field(default_factory=set)
     #: local queues defined SHARE(NO) (or DEFSOPT(EXCL), as z/OS defaults): every input
     #: open of them is exclusive, so a second one is refused with 2042
     noshare: set[str] = field(default_factory=set)
@@ -312,6 +315,7 @@ class Handle:
     #: this handle, for a put that passes it (PMO.Context); None after a browse
     saved: MQMD | None = None
     owner: bool = False  # the handle that created this dynamic queue
+    permanent: bool = False  # ... from a DEFTYPE(PERMDYN) model: kept unless deleted
 
 
 @dataclass
@@ -700,7 +704,8 @@ class Engine:
             qdef.dynamic[dyn] = collections.deque()
             OD.put(out, "ObjectName", dyn.encode().ljust(48))
             info["dynamic"] = dyn
-            h = Handle(next(self._ids), "dynamic", dyn, options, owner=True)
+            h = Handle(next(self._ids), "dynamic", dyn, options, owner=True,
+                       permanent=name in qdef.permanent_models)
         elif name in qdef.dynamic:
             h = Handle(next(self._ids), "dynamic", name, options)
         elif name in qdef.cluster_queues and not qmgr_name and \
@@ -751,12 +756,13 @@ class Engine:
             h.cursor = conn.qm.browse(name, for_get=bool(options & _ANY_INPUT))
         return h
 
-    def _close(self, conn: Conn, h: Handle) -> None:
+    def _close(self, conn: Conn, h: Handle, options: int = 0) -> None:
         conn.handles.pop(h.hobj, None)
         if h.cursor is not None:
             h.cursor.close()
             h.cursor = None
-        if h.kind == "dynamic" and h.owner:
+        deleting = options & (C.MQCO_DELETE | C.MQCO_DELETE_PURGE)
+        if h.kind == "dynamic" and h.owner and (not h.permanent or deleting):
             conn.qdef.dynamic.pop(h.name, None)
 
     # -- MQPUT / MQPUT1 ----------------------------------------------------------------
@@ -1345,7 +1351,7 @@ def make_ibmmqc(engine: Engine = ENGINE) -> types.ModuleType:
     def MQCLOSE(hconn: int, hobj: int, options: int) -> tuple[int, int]:
         def run(info: dict[str, Any]) -> tuple[int, int]:
             conn = engine._conn(hconn)
-            engine._close(conn, engine._handle(conn, hobj))
+            engine._close(conn, engine._handle(conn, hobj), options)
             return 0, 0
         return engine._call("MQCLOSE", hconn, run, lambda cc, rc: (cc, rc))
 

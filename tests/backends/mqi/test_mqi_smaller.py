@@ -56,3 +56,17 @@ def test_a_silent_command_server_leaves_the_clients_guess(make_qmgr) -> None:
         response_wait_interval=100)
     assert qm.inquire_qmgr().encoding == 546
     assert qm.inquire_qmgr().encoding == 546  # asked once
+
+
+def test_a_permanent_dynamic_queue_is_not_left_behind(make_qmgr) -> None:
+    """A DEFTYPE(PERMDYN) model makes a permanent dynamic queue that a plain MQCLOSE keeps
+    (the stand-in does that too): refusing the model must delete what the MQOPEN made.
+    Failed before (closed without MQCO_DELETE_PURGE: one queue left per refusal)."""
+    model = "APP.PERM.MODEL"
+    qmgr = make_qmgr(model_queues=("SYSTEM.DEFAULT.MODEL.QUEUE", model),
+                     permanent_models={model})
+    qm = qmgr.connect()
+    with pytest.raises(MQError) as info:
+        qm.browse(model)
+    assert info.value.reason == 2045
+    assert [n for n in qmgr.qdef.dynamic if not n.startswith("MQCONSOLE.")] == []
