@@ -169,15 +169,17 @@ Renderer = Callable[["Summary"], None]
 
 def drive(session: Session, op: Operation, *, yes: bool, dry_run: bool, as_json: bool,
           qm: QueueManager | None = None, render: Renderer | None = None,
-          sigterm: bool = False, note: str = STOPPING, confirm: bool = True) -> Summary:
+          sigterm: bool = False, note: str = STOPPING, confirm: bool = True,
+          ask: bool = True) -> Summary:
     """Refuse (read-only), validate, confirm, run, render, exit: a command's whole life.
     ``render``: a command's own rendering of the summary (default ``cli.summary.render``);
     ``sigterm`` and ``note``: see :func:`ctrl_c_cancels`; ``confirm=False`` for what
     changes no queue (a save) or what its author says is safe (an action that is not
-    dangerous): neither refused on a read-only profile nor asked."""
+    dangerous): neither refused on a read-only profile nor asked; ``ask=False`` for what
+    only adds (a put, a queue define): refused on a read-only profile, never asked."""
     from mqconsole.cli import summary as summaries
 
-    qm = _ready(session, op, qm, yes=yes, dry_run=dry_run, confirm=confirm)
+    qm = _ready(session, op, qm, yes=yes, dry_run=dry_run, confirm=confirm, ask=ask)
     summary = run_here(op, qm, dry_run=dry_run, progress=not as_json, sigterm=sigterm,
                        note=note)
     if render is None:
@@ -192,7 +194,7 @@ def drive(session: Session, op: Operation, *, yes: bool, dry_run: bool, as_json:
 
 
 def _ready(session: Session, op: Operation, qm: QueueManager | None, *, yes: bool,
-           dry_run: bool, confirm: bool) -> QueueManager:
+           dry_run: bool, confirm: bool, ask: bool = True) -> QueueManager:
     """Refuse (read-only), connect, validate, warn, confirm: everything before a change."""
     if confirm and not dry_run:
         session.refuse_if_read_only(op.describe().what)
@@ -201,7 +203,7 @@ def _ready(session: Session, op: Operation, qm: QueueManager | None, *, yes: boo
     cautions = op.cautions(qm)
     for caution in cautions:
         say(f"warning: {safe(caution)}")
-    if confirm:  # validation may have resolved what it works on
+    if confirm and ask:  # validation may have resolved what it works on
         what = op.describe().what
         if not (yes or dry_run):
             what += _count_of_all(op, qm)

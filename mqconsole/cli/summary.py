@@ -54,6 +54,13 @@ def summary_lines(summary: Summary) -> list[str]:
         lines = [f"{src}: {k} {v['before']!r} -> {v['after']!r}" for k, v in changes.items()]
         return ([f"dry run: {summary.description.what}; nothing was changed", *lines]
                 if r.dry_run else lines)
+    if summary.kind == "queue-define":
+        return [f"dry run: {summary.description.what}; nothing was changed" if r.dry_run
+                else f"defined queue {r.destination}"]
+    if summary.kind == "put" and not r.dry_run:
+        head = (f"put {counted(r.done)} on {r.destination}" if r.done == r.selected
+                else f"put {r.done} of {counted(r.selected)} on {r.destination}")
+        return [head, *_after_lines(summary)]
     if r.selected == 0:
         return [f"no message on {src} matched the selection: nothing was {verb}"]
     if summary.kind == "edit":
@@ -87,6 +94,13 @@ def _outcome_lines(summary: Summary) -> list[str]:
     width = max((len(q) for q in r.moved_to), default=0)
     for queue, n in sorted(r.moved_to.items(), key=lambda kv: (-kv[1], kv[0])):
         lines.append(f"  -> {queue.ljust(width)}  {n}")
+    return lines + _after_lines(summary)
+
+
+def _after_lines(summary: Summary) -> list[str]:
+    """After what went where: the file, the plugin's sentence, failures, skips, warnings."""
+    r = summary.result
+    lines: list[str] = []
     if r.backup:
         lines.append(f"{'file' if summary.kind == 'save' else 'backup'}: {r.backup}")
     if summary.extra.get("sentence"):
@@ -103,7 +117,8 @@ def _outcome_lines(summary: Summary) -> list[str]:
                          f"{first.position}" + (f" ({first.detail})" if len(fs) == 1
                                                 and first.detail and not detail else ""))
     if r.skipped:
-        lines.append(f"skipped: {r.skipped} (they stayed on {src}; see the warnings)")
+        stayed = f"they stayed on {r.source}" if r.source else f"not {summary.verb}"
+        lines.append(f"skipped: {r.skipped} ({stayed}; see the warnings)")
     for w in r.warnings:
         lines.append(f"warning: {w}")
     if r.cancelled:

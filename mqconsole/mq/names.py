@@ -84,6 +84,19 @@ def format_name(fmt: str) -> str:
     return fmt.rstrip(" \x00")
 
 
+def format_by_text(text: str) -> str:
+    """``MQSTR``, ``STRING``, ``MQFMT_STRING`` (any case) or any application format of at
+    most 8 characters, as the MQMD's 8-character Format; ValueError names a longer one."""
+    t = text.strip()
+    up = t.upper()
+    for key in (up, "MQFMT_" + up):
+        if key in g.MQFMT:
+            return str(g.MQFMT[key])
+    if len(t) > 8:
+        raise ValueError(f"format {text!r} is longer than 8 characters")
+    return t.ljust(8)
+
+
 def msg_type_name(code: int) -> str:
     return "MQMT_" + MSG_TYPES[code] if code in MSG_TYPES else f"APPL_{code}"
 

@@ -36,7 +36,7 @@ def mqconsole_decode_payload(message: Message, payload: bytes) -> Decoded | None
 def mqconsole_check_put(operation: str, message: Message, destination: str) -> str | None:
     """Refuse a put: return one sentence saying why, or ``None`` to let it go.
 
-    Called before each put of move, copy, resubmit, edit, load and the dead-letter
+    Called before each put of move, copy, resubmit, edit, load, put and the dead-letter
     handler, with the message exactly as it would be put, and in dry-run plans too.
     ``operation`` is the operation's kind (``move``, ``resubmit``, ...). All checks run;
     a refusal leaves that message where it was, counted as failed with the sentence.

@@ -43,10 +43,17 @@ def summary_text(summary: Summary) -> Text:
         out.append(", ".join(change_lines(summary.extra.get("changes", {}))) + "\n")
         _tail(out, summary)
         return out
+    if summary.kind == "queue-define":
+        out.append(f"Queue {clean(r.destination)} " + ("would be defined" if r.dry_run
+                                                       else "defined") + "\n", "bold")
+        _tail(out, summary)
+        return out
     out.append(f"{summary.verb.capitalize()} {r.done:,} of {r.selected:,} message{_s(r.selected)}",
                "bold")
     if r.source:
         out.append(f" from {clean(r.source)}")
+    elif summary.kind == "put":
+        out.append(f" on {clean(r.destination)}")
     out.append("\n")
     if summary.kind == "edit":
         for line in change_lines(summary.details.get("changes", {})):

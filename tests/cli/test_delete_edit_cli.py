@@ -123,7 +123,8 @@ def test_edit_refusals_come_before_the_question(cli):
     assert r.code == 2 and "JSON" in r.err
     r = cli("edit", "APP.AUDIT", "AB" * 24, "--payload-text", '{"b": 2}', "--position", "1")
     assert r.code == 4 and "--yes" in r.err  # a good edit is asked for
-    assert cli("journal", "--json").json == []  # nothing ran, nothing journaled
+    # nothing ran, nothing journaled (but the two puts)
+    assert [e["operation"] for e in cli("journal", "--json").json] == ["put", "put"]
 
 
 def test_text_summaries_say_what_went_where(cli, tmp_path):

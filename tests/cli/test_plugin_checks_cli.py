@@ -46,8 +46,9 @@ def cli(base: list[str], tmp_path: Path, *args: str):
 
 def test_load_and_edit_refused_by_a_check_leave_the_messages_where_they_were(tmp_path, demo):
     base, log = setup(tmp_path, demo)
-    for text in ("fine", "a secret", "also fine"):
-        assert cli(base, tmp_path, "put", "APP.AUDIT", "--text", text).code == 0
+    for text in ("fine", "a secret", "also fine"):  # put as another site would
+        assert cli([*base, "--no-plugins"], tmp_path, "put", "APP.AUDIT", "--text",
+                   text).code == 0
     path = tmp_path / "a.dmp"
     assert cli(base, tmp_path, "save", "APP.AUDIT", str(path)).code == 0
     assert cli(base, tmp_path, "queue", "define", "T.LOAD").code == 0
@@ -73,5 +74,29 @@ def test_load_and_edit_refused_by_a_check_leave_the_messages_where_they_were(tmp
 
     done = [json.loads(line) for line in log.read_text().splitlines()]
     assert [(d["kind"], d["exit_code"]) for d in done] == [
-        ("save", 0), ("load", 0), ("load", 1), ("edit", 1)]
-    assert done[2]["counts"]["failed"] == 1
+        ("save", 0), ("queue-define", 0), ("load", 0), ("load", 1), ("edit", 1)]
+    assert done[3]["counts"]["failed"] == 1
+
+
+def test_a_put_refused_by_a_check_is_not_put_exit_1_and_journaled(tmp_path, demo):
+    """put is an operation too: the checks before each put, operation_done, the journal."""
+    base, log = setup(tmp_path, demo)
+    before = len(cli(base, tmp_path, "browse", "APP.AUDIT", "--json").json)
+    r = cli(base, tmp_path, "put", "APP.AUDIT", "--text", "a secret", "--dry-run")
+    assert r.code == 0 and "1 would be refused on APP.AUDIT: " in r.err
+    r = cli(base, tmp_path, "put", "APP.AUDIT", "--text", "a secret", "--count", "2", "--json")
+    assert r.code == 1, r.err
+    assert r.json["counts"] == {"selected": 2, "done": 0, "failed": 2, "skipped": 0}
+    assert r.json["put"] == 0 and r.json["msgids"] == []
+    assert {f["reason_name"] for f in r.json["failed"]} == {"REFUSED_BY_PLUGIN"}
+    r = cli(base, tmp_path, "put", "APP.AUDIT", "--text", "fine", "--json")
+    assert r.code == 0 and r.json["put"] == 1
+    [msgid] = r.json["msgids"]
+    assert len(cli(base, tmp_path, "browse", "APP.AUDIT", "--json").json) == before + 1
+
+    done = [json.loads(line) for line in log.read_text().splitlines()]
+    assert [(d["kind"], d["exit_code"]) for d in done] == [("put", 0), ("put", 1), ("put", 0)]
+    entries = cli(base, tmp_path, "journal", "--json").json
+    puts = [e for e in entries if e["operation"] == "put" and not e.get("dry_run")]
+    assert [e["details"]["done"] for e in puts][-2:] == [0, 1]
+    assert msgid in puts[-1]["msgids"]

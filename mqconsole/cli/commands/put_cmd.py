@@ -5,25 +5,10 @@ from __future__ import annotations
 import click
 
 from mqconsole.cli.errors import CliError
-from mqconsole.cli.output import emit_json, say
+from mqconsole.cli.operate import drive, operation
 from mqconsole.mq.reasons import MQPER_NOT_PERSISTENT, MQPER_PERSISTENCE_AS_Q_DEF, MQPER_PERSISTENT
-from mqconsole.ops.words import counted
 
-from .common import json_option, parse_hex, session_of
-
-
-def resolve_format(text: str) -> str:
-    """``MQSTR``, ``STRING``, ``MQFMT_STRING`` or any 8-character application format."""
-    from mqconsole.mq import _generated_constants as g
-
-    t = text.strip()
-    up = t.upper()
-    for key in (up, "MQFMT_" + up):
-        if key in g.MQFMT:
-            return g.MQFMT[key]
-    if len(t) > 8:
-        raise CliError(f"format {text!r} is longer than 8 characters")
-    return t.ljust(8)
+from .common import dry_run_option, json_option, parse_hex, session_of
 
 
 @click.command("put")
@@ -40,16 +25,23 @@ def resolve_format(text: str) -> str:
 @click.option("--correlid", help="CorrelId in hex.")
 @click.option("--reply-to", help="ReplyToQ.")
 @click.option("--count", type=click.IntRange(min=1), default=1, show_default=True)
+@dry_run_option
 @json_option
 @click.pass_context
 def put(ctx: click.Context, queue: str, text: str | None, file: str | None, hex_: str | None,
         fmt: str | None, encoding: int, ccsid: int, priority: int | None,
         persistent: bool | None, msgid: str | None, correlid: str | None, reply_to: str | None,
-        count: int, as_json: bool) -> None:
-    """Put COUNT messages on QUEUE (body from exactly one of --text, --file, --hex)."""
+        count: int, dry_run: bool, as_json: bool) -> None:
+    """Put COUNT messages on QUEUE (body from exactly one of --text, --file, --hex).
+
+    Not asked (a put only adds), refused on a read-only profile; the plugins' put checks
+    run before each put (a refused one is not put: exit 1); journaled as ``put`` with the
+    new MsgIds (--json: "msgids").
+    """
     from mqconsole.mq.ccsid import codec_for
     from mqconsole.mq.md import MQMD
-    from mqconsole.ops.messages import put_messages
+    from mqconsole.mq.names import format_by_text
+    from mqconsole.ops.operation import Put
 
     given = [x for x in (text, file, hex_) if x is not None]
     if len(given) != 1:
@@ -72,8 +64,12 @@ def put(ctx: click.Context, queue: str, text: str | None, file: str | None, hex_
             raise CliError(f"cannot read {file}: {e.strerror}") from None
     else:
         body = parse_hex(hex_ or "", "--hex")
+    try:
+        format_ = format_by_text(fmt or "")
+    except ValueError as e:
+        raise CliError(str(e)) from None
     md = MQMD(
-        format=resolve_format(fmt or ""),
+        format=format_,
         encoding=encoding,
         ccsid=ccsid,
         priority=-1 if priority is None else priority,
@@ -84,12 +80,7 @@ def put(ctx: click.Context, queue: str, text: str | None, file: str | None, hex_
         reply_to_q=reply_to or "",
     )
     session = session_of(ctx)
-    session.refuse_if_read_only(f"putting to {queue}")
-    put_ids = put_messages(session.connect(), queue, md, body, count=count)
-    if as_json:
-        emit_json({"queue": queue, "put": len(put_ids), "msgids": put_ids})
-    else:
-        say(f"put {counted(len(put_ids))} on {queue}")
-
+    drive(session, operation(session, Put(queue, md, body, count=count)), yes=True,
+          dry_run=dry_run, as_json=as_json, ask=False)
 
 COMMANDS = [put]

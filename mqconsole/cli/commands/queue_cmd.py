@@ -6,7 +6,6 @@ from typing import Any
 
 import click
 
-from mqconsole.cli.errors import CliError
 from mqconsole.cli.operate import drive, operation
 from mqconsole.cli.output import emit_json, safe, say, table
 
@@ -72,23 +71,21 @@ def _changes(**kw: Any) -> dict[str, Any]:
 @queue.command("define")
 @click.argument("name")
 @_attr_options
+@dry_run_option
 @json_option
 @click.pass_context
-def define(ctx: click.Context, name: str, as_json: bool, **attrs: Any) -> None:
-    """Define a local queue NAME."""
-    from mqconsole.ops.queues import define_queue, missing_backout_queue, queue_doc
+def define(ctx: click.Context, name: str, dry_run: bool, as_json: bool, **attrs: Any) -> None:
+    """Define a local queue NAME.
+
+    Not asked (a define only adds), refused on a read-only profile; warns when BOQNAME
+    names a queue that does not exist. Journaled as queue-define. --json prints the new
+    queue (as 'queue show --json' does) with the operation's summary.
+    """
+    from mqconsole.ops.operation import QueueDefine
 
     session = session_of(ctx)
-    session.refuse_if_read_only(f"defining queue {name}")
-    _check_name(name)
-    qm = session.connect()
-    warning = missing_backout_queue(qm, define_queue(qm, name, **_changes(**attrs)))
-    if warning:
-        say(f"warning: {safe(warning)}")
-    if as_json:
-        emit_json(queue_doc(qm, name))
-    else:
-        say(f"defined queue {name}")
+    drive(session, operation(session, QueueDefine(name, _changes(**attrs))), yes=True,
+          dry_run=dry_run, as_json=as_json, ask=False)
 
 
 @queue.command("set")
@@ -109,11 +106,9 @@ def set_(ctx: click.Context, name: str, dry_run: bool, yes: bool, as_json: bool,
     """
     from mqconsole.ops.operation import QueueSet
 
-    changes = _changes(**attrs)
-    if not changes:
-        raise CliError("queue set needs at least one attribute option (see --help)")
     session = session_of(ctx)
-    drive(session, operation(session, QueueSet(name, changes)), yes=yes, dry_run=dry_run,
+    drive(session, operation(session, QueueSet(name, _changes(**attrs))), yes=yes,
+          dry_run=dry_run,
           as_json=as_json)
 
 
@@ -134,14 +129,6 @@ def show(ctx: click.Context, name: str, as_json: bool) -> None:
     width = max(len(label) for label, _ in lines)
     for label, value in lines:
         click.echo(f"{label.ljust(width)}  {safe(value)}")
-
-
-def _check_name(name: str) -> None:
-    from mqconsole.mq.queue import name_problem
-
-    problem = name_problem(name, "a valid MQ queue name")
-    if problem is not None:
-        raise CliError(problem)
 
 
 COMMANDS = [queues, queue]

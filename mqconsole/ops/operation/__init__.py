@@ -1,7 +1,8 @@
 """The operation: every change an operator makes, as one unit, for every face.
 
-Move, copy, resubmit, delete, save (--remove), edit, load, queue set, plugin actions and a
-dead-letter handler run (:class:`DlqPass`) each go through one :class:`Operation`::
+Move, copy, resubmit, delete, save (--remove), edit, load, put, queue define, queue set,
+plugin actions and a dead-letter handler run (:class:`DlqPass`) each go through one
+:class:`Operation`::
 
     describe  what: kind, source, selection, destination, options  (confirmations, journal)
     validate  bad input, as one sentence, before anything is asked or changed
@@ -34,6 +35,7 @@ line in each face.
 from __future__ import annotations
 
 from .core import VERBS, Description, Kind, Operation, OperationError, Step, Summary
+from .creating import Put, QueueDefine
 from .dlqpass import DlqPass, exit_code_of_run, keep_running
 from .kinds import (
     Copy,
@@ -52,6 +54,7 @@ from .kinds import (
 
 __all__ = [
     "VERBS", "Copy", "Delete", "Description", "DlqPass", "Edit", "Kind", "Load", "Move",
-    "Operation", "OperationError", "PluginAction", "QueueSet", "Resubmit", "Save", "Step",
+    "Operation", "OperationError", "PluginAction", "Put", "QueueDefine", "QueueSet", "Resubmit",
+    "Save", "Step",
     "Summary", "Transfer", "check_queue", "exit_code_of_run", "header_kept", "keep_running",
 ]

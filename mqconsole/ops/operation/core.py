@@ -28,8 +28,9 @@ if TYPE_CHECKING:
 # What a summary says a kind did to its messages (past participle).
 VERBS: dict[str, str] = {
     "move": "moved", "copy": "copied", "resubmit": "resubmitted", "delete": "deleted",
-    "save": "saved", "edit": "replaced", "load": "loaded", "queue-set": "changed",
-    "action": "handled", "dlq-handler": "handled",
+    "save": "saved", "edit": "replaced", "load": "loaded", "put": "put",
+    "queue-define": "defined", "queue-set": "changed", "action": "handled",
+    "dlq-handler": "handled",
 }
 
 
@@ -47,7 +48,7 @@ class Description:
     """What an operation is, before it runs: for a confirmation (``what``), the journal
     (``options`` become the entry's details) and plugins."""
 
-    kind: str  # move, copy, resubmit, delete, save, edit, load, queue-set, action
+    kind: str  # move, copy, resubmit, delete, save, edit, load, put, queue-define, ...
     what: str  # "moving 3 marked messages from APP.DLQ to APP.IN" (no final stop)
     source: str | None = None
     destination: str | None = None

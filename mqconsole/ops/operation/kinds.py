@@ -425,7 +425,8 @@ class QueueSet:
         from mqconsole.ops.queues import validate_changes
 
         if not self.changes:
-            raise OperationError("queue set needs at least one attribute to change")
+            raise OperationError("queue set needs at least one attribute to change (see "
+                                 "--help)")
         try:
             validate_changes(self.changes)
         except ValueError as e:

@@ -74,3 +74,13 @@ def test_a_bad_days_setting_refuses_every_put_saying_why(host_with, days) -> Non
         "plugin no_old_messages's check failed (ValueError: "
         "plugins.settings.no_old_messages.days must be a number of days above 0, not "
         f"{days!r}), so the put is refused")
+
+
+def test_a_new_message_put_with_mqconsole_put_is_young_enough() -> None:
+    """``mqconsole put`` checks each copy as it will be put: a new context, put now."""
+    from mqconsole.ops.operation import Put
+    from mqconsole.plugins.testing import run_operation
+
+    run = run_operation(Put("APP.IN", MQMD(format="MQSTR"), b"new", count=2), no_old_messages,
+                        queues={"APP.IN": []}, settings={"no_old_messages": {"days": 1}})
+    assert run.summary.counts["done"] == 2 and run.summary.failures == []
