@@ -100,14 +100,16 @@ class StopRequest:
 
 @contextlib.contextmanager
 def ctrl_c_cancels(cancel: threading.Event, *, sigterm: bool = False,
-                   note: str = STOPPING) -> Iterator[StopRequest]:
+                   note: str = STOPPING,
+                   on_stop: Callable[[str], None] | None = None) -> Iterator[StopRequest]:
     """The CLI's one Ctrl-C and SIGTERM path: the first Ctrl-C or SIGTERM sets ``cancel``
     (the operation stops at the next commit; what is committed stays, the journal and the
     summary are written, and after SIGTERM the exit code is 143); a second one stops at
     once, the open unit of work backed out (KeyboardInterrupt: exit 130; a second SIGTERM
     :class:`Terminated`: exit 143). ``sigterm``: SIGTERM is the command's normal end (a
     long-lived command ended by its service manager, the dead-letter handler): it exits with
-    its summary's code, and a second SIGTERM changes nothing."""
+    its summary's code, and a second SIGTERM changes nothing. ``on_stop(name)`` is told
+    which signal asked to stop ("Ctrl-C", "SIGTERM"): the journal's end record says it."""
     stop = StopRequest(service=sigterm)
     if threading.current_thread() is not threading.main_thread():
         yield stop
@@ -121,6 +123,8 @@ def ctrl_c_cancels(cancel: threading.Event, *, sigterm: bool = False,
                 raise Terminated
             return  # a service already stopping: a second SIGTERM changes nothing
         stop.signum = signum
+        if on_stop is not None:
+            on_stop("SIGTERM" if signum == signal.SIGTERM else "Ctrl-C")
         cancel.set()
         if signum == signal.SIGINT:
             say(f"\n{note}")
@@ -156,7 +160,12 @@ def run_here(op: Operation, qm: QueueManager, *, dry_run: bool, progress: bool =
     """Run ``op`` in the foreground: a progress line, Ctrl-C (and with ``sigterm``
     SIGTERM) as cancel."""
     cancel = threading.Event()
-    with ctrl_c_cancels(cancel, sigterm=sigterm, note=note) as stop, fewer_collections():
+
+    def stopped_by(name: str) -> None:
+        op.face_details["stopped_by"] = name  # in the end record's details
+
+    with ctrl_c_cancels(cancel, sigterm=sigterm, note=note, on_stop=stopped_by) as stop, \
+            fewer_collections():
         summary = op.run(qm, progress=progress_line(progress), cancel=cancel, dry_run=dry_run)
     if stop.exit_code is not None and summary.exit_code not in (ExitCode.UNKNOWN_OUTCOME,
                                                                 ExitCode.JOURNAL_FAILED):

@@ -121,7 +121,9 @@ def _after_lines(summary: Summary) -> list[str]:
         lines.append(f"skipped: {r.skipped} ({stayed}; see the warnings)")
     for w in r.warnings:
         lines.append(f"warning: {w}")
-    if r.cancelled:
+    if r.cancelled and summary.kind == "save" and not summary.description.options.get("remove"):
+        lines.append("cancelled: the file holds what was saved before the stop")
+    elif r.cancelled:
         lines.append("cancelled: what was committed stays committed")
     return lines
 

@@ -45,6 +45,8 @@ def entry_for(result: OperationResult, *, qmgr: str | None, profile: str | None,
         info["outcome_unknown"] = True
     if result.cancelled:
         info["cancelled"] = True
+    if result.stopped_early:
+        info["stopped_early"] = result.stopped_early
     return JournalEntry(
         operation=result.operation, qmgr=qmgr, profile=profile, source=result.source,
         destinations=sorted(result.moved_to) or ([result.destination] if result.destination

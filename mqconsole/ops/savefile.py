@@ -450,10 +450,17 @@ def save_queue(qm: QueueManager, queue: str, path: str | os.PathLike, selection:
                        for position, msgid in report.saved]
         report.saved.close()
         return result
+    control = control or Control()
     report = save_selected(qm, queue, path, selection, force=force, control=control)
     result.selected = report.count
     result.backup = str(Path(path).absolute())
     result.done = report.count
+    if control.cancelled:  # Ctrl-C, SIGTERM, escape: the file holds what came before
+        result.cancelled = True
+        result.stopped_early = "cancelled"
+        result.warnings.append(
+            f"stopped early (cancelled): {path} holds only the {counted(report.count, 'message')}"
+            f" saved before the stop, not the rest of {queue}")
     return result
 
 

@@ -114,6 +114,10 @@ def test_sigterm_stops_at_the_next_commit_with_summary_journal_and_143(template,
     assert entry.state == "complete" and entry.in_doubt == []
     assert entry.msgids == moved  # in the order they moved
     assert entry.details["cancelled"] is True and 3000 <= len(moved) < COUNT
+    assert entry.details["stopped_by"] == "SIGTERM" and entry.stopped() == "by SIGTERM"
+    shown = subprocess.run([MQCONSOLE, "--embedded", str(path), "journal"], env=_env(home),
+                           capture_output=True, timeout=60)
+    assert b"STOPPED early (by SIGTERM)" in shown.stdout
 
 
 SLOW = '''
@@ -171,6 +175,7 @@ def test_one_ctrl_c_stops_at_the_next_commit_with_exit_1(template, tmp_path):
     assert b"cancelled: what was committed stays committed" in err
     [entry] = _journal(home)
     assert entry.msgids == ids(path, DST) and entry.state == "complete"
+    assert entry.stopped() == "by Ctrl-C"
 
 
 def test_ctrl_c_on_a_read_only_command_is_130(template, tmp_path):

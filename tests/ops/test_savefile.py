@@ -238,3 +238,24 @@ def test_backup_file_name_is_utc_and_safe():
     name = backup_file_name("QM1", "A/B%C", datetime(2026, 11, 2, 9, 14, 3, 512000,
                                                      tzinfo=UTC))
     assert name == "QM1-A_B_C-20261102T091403.512Z.dmp"
+
+
+@pytest.mark.parametrize("selection", [Selection(all=True),
+                                       Selection.build(where="text ~ 'message'")])
+def test_a_save_stopped_early_says_so_and_is_not_done(qm, tmp_path, selection):
+    """Ctrl-C, SIGTERM or escape mid-save (issue 17 item 3): the file holds what came before
+    the stop, and the result says it stopped early (exit 1), not 'saved N of N' and 0."""
+    from mqconsole.ops.exit_codes import ExitCode, exit_code_of
+    from mqconsole.ops.result import Control
+
+    fill(qm, 450, queue=SRC)
+    control = Control()
+    control.progress = lambda done, total: control.cancel.set()  # the first report: stop
+    path = tmp_path / "q.dmp"
+    r = save_queue(qm, SRC, path, selection, control=control)
+    assert r.cancelled and r.stopped_early == "cancelled"
+    assert 0 < r.done < 450 and len(load_file(path)) == r.done
+    assert r.warnings == [f"stopped early (cancelled): {path} holds only the {r.done} "
+                          f"messages saved before the stop, not the rest of {SRC}"]
+    assert exit_code_of(r) == ExitCode.PARTIAL
+    assert len(browse(qm, SRC)) == 450  # a save changes nothing

@@ -358,6 +358,7 @@ async def test_a_running_operation_shows_progress_and_can_be_stopped(make_app, t
         assert "Stopped by the operator" in text
     rec = journal(tmp_path)[-1]  # written by the operation, once
     assert rec.details.get("cancelled") is True and rec.details.get("tui") is True
+    assert rec.stopped() == "by escape"  # the journal says who stopped it (issue 17)
     assert len(journal(tmp_path)) == 1
 
 

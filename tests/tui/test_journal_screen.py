@@ -232,3 +232,29 @@ async def test_a_record_with_a_count_that_is_not_a_number_opens(make_app, tmp_pa
         await wait_for(app, pilot, lambda: isinstance(app.screen, JournalRecordScreen)
                        and app.screen.outcomes is not None)
         assert "APP.HANDMADE" in screen_text(app)
+
+
+async def test_a_change_stopped_early_says_so_in_the_list_and_the_record(make_app, tmp_path):
+    """A change stopped at a commit (Ctrl-C, SIGTERM, escape) ended normally, but the
+    journal says it stopped and why (issue 17 items 2-3), not a plain complete change."""
+    import json
+
+    path = tmp_path / "journal.jsonl"
+    record(Journal(path), "APP.STOPPED", [ids("AB", 2)])
+    lines = path.read_text().splitlines()
+    end = json.loads(lines[-1])
+    end.setdefault("details", {}).update(cancelled=True, stopped_by="SIGTERM")
+    text = json.dumps(end, separators=(",", ":"))  # as the journal writes it
+    path.write_text("\n".join([*lines[:-1], text]) + "\n")
+    app = make_app()
+    async with app.run_test(size=(120, 30)) as pilot:
+        await settle(app, pilot)
+        await pilot.press("J")
+        await wait_for(app, pilot, lambda: isinstance(app.screen, JournalScreen)
+                       and app.screen.whole)
+        table = app.screen.query_one("#journal", RowList)
+        assert table.cells(0)[3] == "STOPPED APP.STOPPED → APP.IN"
+        await pilot.press("enter")
+        await wait_for(app, pilot, lambda: isinstance(app.screen, JournalRecordScreen)
+                       and app.screen.outcomes is not None)
+        assert "stopped early (by SIGTERM)" in screen_text(app)

@@ -44,6 +44,10 @@ def entry_line(entry: JournalEntry) -> str:
         parts.append(f"backup {entry.backup}")
     if entry.dry_run:
         parts.append("(dry run)")
+    stopped = entry.stopped() if entry.state != "interrupted" else None
+    if stopped is not None:
+        parts.append(f"STOPPED early ({stopped}): what it committed stays; the rest of its "
+                     "selection was not handled")
     if entry.state == "interrupted":
         text = "INTERRUPTED: no end record (killed or stopped); the messages above were " \
                "committed"

@@ -169,6 +169,21 @@ class JournalEntry:
             out["skipped"] = max(out["skipped"], said)
         return out
 
+    def stopped(self) -> str | None:
+        """Why a change that ended stopped before the end of what it selected, in words —
+        ``"by SIGTERM"``, ``"by the operator"`` (a Ctrl-C or escape), the journal that could
+        not be written, the error that stopped it — from its details; None when it did not
+        stop early (or the record does not say)."""
+        d = self.details or {}
+        error = d.get("error")
+        if isinstance(error, str) and error:
+            return error
+        if d.get("cancelled") is True:
+            by = d.get("stopped_by")
+            return f"by {by}" if isinstance(by, str) and by else "by the operator"
+        why = d.get("stopped_early")
+        return why if isinstance(why, str) and why else None
+
     def to_dict(self, *, outcomes: bool = True) -> dict[str, Any]:
         """The record's fields in file order (``outcomes=False``: all but the outcomes)."""
         d = {

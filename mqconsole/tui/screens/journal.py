@@ -75,9 +75,10 @@ def row(e, route_width: int = 200) -> list[Text]:
     counts = e.counts()
     skipped = counts["skipped"]
     interrupted = e.state == "interrupted"
-    lead = "INTERRUPTED " if interrupted else ""
+    stopped = not interrupted and e.stopped() is not None
+    lead = "INTERRUPTED " if interrupted else "STOPPED " if stopped else ""
     route = Text(no_wrap=True)
-    route.append(lead, "bold red")
+    route.append(lead, "bold red" if interrupted else "bold yellow")
     route.append(fit_route(clean(e.source or "-"), clean(",".join(e.destinations)),
                            route_width - len(lead)))
     return [Text(e.time.strftime("%m-%d %H:%M")), txt(e.operator),

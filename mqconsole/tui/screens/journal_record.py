@@ -15,7 +15,7 @@ from textual.widgets import Footer, Static
 
 from mqconsole.tui import keys as K
 from mqconsole.tui.context import ConsoleContext
-from mqconsole.tui.safe import txt
+from mqconsole.tui.safe import clean, txt
 from mqconsole.tui.screens.base import ConsoleScreen
 from mqconsole.tui.widgets.banner import Banner
 from mqconsole.tui.widgets.rowlist import RowColumn, RowList
@@ -34,8 +34,11 @@ def describe(entry: Any) -> Text:
     out.append(f" · {entry.time.strftime('%Y-%m-%d %H:%M:%S')} UTC")
     if entry.ended is not None:
         out.append(f" → {entry.ended.strftime('%H:%M:%S')}")
-    state = "INTERRUPTED" if entry.state == "interrupted" else entry.state
-    out.append(f" · {state}\n", "bold red" if entry.state == "interrupted" else "")
+    stopped = entry.stopped() if entry.state != "interrupted" else None
+    state = ("INTERRUPTED" if entry.state == "interrupted" else
+             f"stopped early ({clean(stopped)})" if stopped is not None else entry.state)
+    out.append(f" · {state}\n", "bold red" if entry.state == "interrupted"
+               else "bold yellow" if stopped is not None else "")
     who = entry.operator + (f" (sudo {entry.sudo_user})" if entry.sudo_user else "")
     out.append_text(txt(f"by {who} · profile {entry.profile or '-'} · "
                         f"queue manager {entry.qmgr or '-'}"))

@@ -139,6 +139,7 @@ class OperationDialog(Dialog):
 
     def action_cancel(self) -> None:
         if not self.stopping and not self.finished:
+            self.op.face_details.setdefault("stopped_by", "escape")  # the end record says
             self.stop_work()
             self.query_one("#status", Label).update(
                 Text(f"stopping {self.stops}…"))
@@ -147,6 +148,7 @@ class OperationDialog(Dialog):
         """Ask the operation to stop at its next unit-of-work boundary (also when the
         console quits or switches profile)."""
         self.stopping = True
+        self.op.face_details.setdefault("stopped_by", "the console closing")
         self.cancel.set()
 
 

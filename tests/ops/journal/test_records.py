@@ -158,3 +158,19 @@ def test_a_delete_and_a_load_journal_their_units_too(tmp_path):
     [entry] = loaded.journal
     assert entry.msgids == deleted.msgids and entry.destinations == ["OUT"]
     assert [r["record"] for r in lines(path2)].count("commit") == 3
+
+
+def test_a_change_stopped_early_says_why():
+    """Issue 17 items 2-3: an end record of a change stopped at a commit reads as stopped,
+    with the signal (or escape) that stopped it; a change that ran to its end does not."""
+    def entry(**details):
+        return JournalEntry(operation="move", source="A", details=details)
+
+    assert entry(done=3).stopped() is None
+    assert entry(cancelled=True, stopped_by="SIGTERM").stopped() == "by SIGTERM"
+    assert entry(cancelled=True).stopped() == "by the operator"
+    assert entry(stopped_early="the journal could not be written").stopped() == \
+        "the journal could not be written"
+    assert entry(error="interrupted at once: the open unit of work was backed out",
+                 cancelled=True).stopped().startswith("interrupted at once")
+    assert entry(cancelled="yes", stopped_by=3).stopped() is None  # a foreign record
