@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import Enum
-from typing import Protocol, runtime_checkable
+from typing import NamedTuple, Protocol, runtime_checkable
 
 from mqconsole.mq.errors import MQError, commit_outcome_unknown
 from mqconsole.mq.facts import FactTest
@@ -250,6 +250,52 @@ class ReadsByPosition(Protocol):
     """
 
     def page_at(self, queue: str, position: int, n: int) -> PositionedPage | None: ...
+
+
+class ListedRow(NamedTuple):
+    """What a list of messages shows of one message (``ListsByPosition``): no body.
+
+    The message's token (MsgToken: this very message on its queue), its MsgId, and its
+    facts as ``mq.facts.facts`` gives them (``put_us``: PutDate + PutTime in microseconds
+    since 1970 UTC; the dead-letter header's reason, destination queue and queue manager,
+    None without a readable header; the format it carries, else the MQMD Format), the
+    BackoutCount and the body's length.
+    """
+
+    token: bytes
+    msg_id: bytes
+    put_us: int | None
+    length: int
+    backout_count: int
+    reason: int | None
+    dest_q: str | None
+    dest_qmgr: str | None
+    format: str
+
+
+@dataclass(slots=True)
+class ListedPage:
+    """Rows at consecutive positions of a queue, as ``ListsByPosition.rows_at`` read them."""
+
+    total: int  # messages a browse of the whole queue meets, in the same snapshot
+    first: int  # the position of rows[0] (1 = first)
+    rows: list[ListedRow]
+
+
+@runtime_checkable
+class ListsByPosition(Protocol):
+    """An optional capability of a ``QueueManager`` that reads at positions
+    (``ReadsByPosition``): what a list shows of the messages at a position, read from
+    what the backend keeps beside each message, without the bodies (the embedded
+    backend: its facts columns and the packed MD).
+
+    ``rows_at(queue, position, n)`` answers as ``page_at(queue, position, n)`` does, with
+    a ``ListedRow`` for each message instead of the message; the rows are those of the
+    messages ``page_at`` would return, fact for fact. None when the backend cannot answer
+    this time: the caller reads the messages instead.
+    """
+
+    def rows_at(self, queue: str, position: int, n: int) -> ListedPage | None: ...
 
 
 @dataclass(frozen=True, slots=True)

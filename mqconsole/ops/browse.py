@@ -7,7 +7,14 @@ from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
 from functools import partial
 
-from mqconsole.backends.base import PositionedPage, QueueManager, ReadsByPosition, SelectsByFacts
+from mqconsole.backends.base import (
+    ListedPage,
+    ListsByPosition,
+    PositionedPage,
+    QueueManager,
+    ReadsByPosition,
+    SelectsByFacts,
+)
 from mqconsole.mq.message import Message
 from mqconsole.ops.views import MessageView
 from mqconsole.ops.where import Where
@@ -101,6 +108,7 @@ def _iter_selected(qm: SelectsByFacts, queue: str, where: Where, test: tuple,
 
 
 PageReader = Callable[[int, int], PositionedPage | None]
+RowReader = Callable[[int, int], ListedPage | None]
 Selector = Callable[[object | None, int], tuple[list[tuple[int, Message]], object | None]]
 
 
@@ -110,6 +118,15 @@ def page_reader(qm: QueueManager, queue: str) -> PageReader | None:
     (browse forward)."""
     if isinstance(qm, ReadsByPosition):
         return partial(qm.page_at, queue)
+    return None
+
+
+def row_reader(qm: QueueManager, queue: str) -> RowReader | None:
+    """``read(position, n)``: what a list shows of the messages at a position of ``queue``
+    (no bodies) and the queue's count (``ListsByPosition.rows_at``), when the backend
+    lists rows at positions; else None (read the messages: ``page_reader``)."""
+    if isinstance(qm, ListsByPosition):
+        return partial(qm.rows_at, queue)
     return None
 
 

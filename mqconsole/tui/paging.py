@@ -6,8 +6,14 @@ the last screen), a backend that reads a page at a position lets the list jump: 
 of messages is known from the first page, and only the pages that come into view are read
 (End: the last screenful; PageDown: the next). Row ``i`` is the message at position
 ``i + 1``, counted as a browse from the start counts it. Pages are kept in a bounded
-cache as small light indexes (``browsing.LightIndex``), full views in a bounded window,
-so memory does not grow with the queue.
+cache, so memory does not grow with the queue.
+
+A backend that also lists rows at positions (``backends.base.ListsByPosition``: the
+embedded one, from the facts it keeps beside each message) gives the pages as rows,
+without bodies: the list draws them as read (:class:`ListedRows`), and a message's body
+is read when it is opened (:meth:`PagedModel.fetch`). Otherwise the pages' messages are
+made into views, kept as light indexes (``browsing.LightIndex``), the views in a bounded
+window.
 
 When a page says the queue's count changed, the other cached pages are dropped (their
 positions may have moved); the count follows the queue.
@@ -26,14 +32,51 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
-from mqconsole.backends.base import PositionedPage
-from mqconsole.ops.browse import PageReader
+from mqconsole.backends.base import ListedPage, PositionedPage
+from mqconsole.mq.facts import destination_label
+from mqconsole.ops.browse import PageReader, RowReader
 from mqconsole.ops.selection import Mark
 from mqconsole.ops.summary import SummaryBuilder
 from mqconsole.ops.views import MessageView
-from mqconsole.tui.browsing import MSGID_LEN, LightIndex, Row
+from mqconsole.tui.browsing import MSGID_LEN, NO_REASON, TOKEN_LEN, LightIndex, Row
 
 MAX_PAGES = 64  # pages kept (light rows only: a few dozen bytes a row)
+LISTED_PAGE = 50  # rows a page of listed rows holds: a screenful and a margin
+
+
+class ListedRows:
+    """A page of rows as the backend listed them (``ListsByPosition.rows_at``), made into
+    the list's rows when drawn, as a ``LightIndex`` of the same messages' views gives
+    them (its MsgId and token widths, its clamps of reason and BackoutCount)."""
+
+    __slots__ = ("count", "first", "local_qmgr", "positions", "rows")
+
+    def __init__(self, page: ListedPage, local_qmgr: str) -> None:
+        self.first = page.first
+        self.rows = page.rows
+        self.count = len(page.rows)
+        self.positions = range(page.first, page.first + self.count)
+        self.local_qmgr = local_qmgr
+
+    def row(self, n: int, index: int | None = None) -> Row:
+        """Row ``n`` of the page (``index``: its number in the whole list; else ``n``)."""
+        r = self.rows[n]
+        reason = r.reason
+        if reason is not None:
+            reason = max(-(2**31), min(reason, 2**31 - 1))
+            if reason == NO_REASON:
+                reason = None
+        return Row(n if index is None else index, self.first + n, self.msgid(n),
+                   None if r.put_us is None else r.put_us / 1_000_000, r.length,
+                   max(0, min(r.backout_count, 0xFFFFFFFF)), reason, r.format or "",
+                   destination_label(r.dest_q, r.dest_qmgr, self.local_qmgr) or "")
+
+    def msgid(self, n: int) -> bytes:
+        return bytes(self.rows[n].msg_id)[:MSGID_LEN].ljust(MSGID_LEN, b"\x00")
+
+    def mark(self, n: int) -> Mark:
+        return Mark(self.msgid(n), token=bytes(self.rows[n].token)[:TOKEN_LEN]
+                    .ljust(TOKEN_LEN, b"\x00"))
 
 
 class _Positions:
@@ -66,7 +109,9 @@ class PagedModel:
     """Every message of one queue, unfiltered, read a page at a time where it is shown.
 
     ``read_page(position, n)`` is the backend's ``page_at`` on the queue (None: it cannot
-    answer; :meth:`load` raises ``LookupError`` then).
+    answer; :meth:`load` raises ``LookupError`` then); ``read_rows(position, n)`` its
+    ``rows_at``, when it lists rows (pages are read with it then, consecutive ones at
+    once, and ``read_page`` reads only the messages opened).
     """
 
     where = None
@@ -75,10 +120,14 @@ class PagedModel:
     stopped = False
     done = True  # the count is known: nothing to read forward to
 
-    def __init__(self, read_page: PageReader, queue: str, *,
+    def __init__(self, read_page: PageReader, queue: str, *, read_rows: RowReader | None = None,
                  now: datetime | None = None, page_size: int = 200, window_rows: int = 1000,
                  window_bytes: int = 64 * 1024 * 1024, local_qmgr: str | None = None) -> None:
         self._read_page = read_page
+        self._read_rows = read_rows
+        # rows listed in process (the embedded backend): the screen may read a screenful on
+        # the event loop (:meth:`load_now`); it stops when a read was slow
+        self.quick = read_rows is not None
         self.queue = queue
         self.now = now or datetime.now(UTC)
         self.page_size = max(1, page_size)
@@ -91,7 +140,7 @@ class PagedModel:
         self.index = _Index(self)
         self.summary = SummaryBuilder(queue, now=self.now, local_qmgr=local_qmgr or "")
         self.counted = False  # the summary holds the whole queue's figures
-        self._pages: OrderedDict[int, LightIndex] = OrderedDict()
+        self._pages: OrderedDict[int, LightIndex | ListedRows] = OrderedDict()
         self._window: OrderedDict[int, MessageView] = OrderedDict()  # position -> view
         self._window_size = 0
         self._lock = threading.Lock()
@@ -115,28 +164,81 @@ class PagedModel:
     def load(self, pages: list[int]) -> None:
         """Read these pages (page ``p``: rows ``p * page_size`` on)."""
         with self._lock:
-            for p in pages:
-                if self.closed:
-                    return
-                if self.known and p in self._pages:
-                    continue
-                page = self._read_page(p * self.page_size + 1, self.page_size)
-                if page is None:
-                    raise LookupError(f"{self.queue}: the queue manager cannot read a page "
-                                      "at a position now: r browses it again")
-                self._store(p, page)
+            self._load(pages)
+
+    def load_now(self, pages: list[int]) -> bool:
+        """:meth:`load`, unless another thread is reading (False: nothing read). For the
+        event loop, when rows are listed (:attr:`quick`): a screenful's rows cost about
+        what drawing them does, less than a hand-off to a thread and back."""
+        if not self._lock.acquire(blocking=False):
+            return False
+        try:
+            self._load(pages)
+        finally:
+            self._lock.release()
+        return True
+
+    def _load(self, pages: list[int]) -> None:
+        if self._read_rows is not None:
+            self._load_listed(pages)
+            return
+        for p in pages:
+            if self.closed:
+                return
+            if self.known and p in self._pages:
+                continue
+            page = self._read_page(p * self.page_size + 1, self.page_size)
+            if page is None:
+                raise LookupError(self._cannot())
+            self._store(p, page)
+
+    def _cannot(self) -> str:
+        return (f"{self.queue}: the queue manager cannot read a page at a position now: "
+                "r browses it again")
+
+    def _load_listed(self, pages: list[int]) -> None:
+        """Each run of consecutive pages not read, in one ``rows_at``."""
+        wanted = sorted({p for p in pages if not (self.known and p in self._pages)})
+        runs: list[list[int]] = []
+        for p in wanted:
+            if runs and runs[-1][-1] == p - 1:
+                runs[-1].append(p)
+            else:
+                runs.append([p])
+        size = self.page_size
+        for run in runs:
+            if self.closed:
+                return
+            read = self._read_rows(run[0] * size + 1, len(run) * size)  # type: ignore[misc]
+            if read is None:
+                raise LookupError(self._cannot())
+            self._changed(read.total)
+            for n, p in enumerate(run):
+                rows = read.rows[n * size:(n + 1) * size]
+                self._keep(p, ListedRows(ListedPage(read.total, read.first + n * size, rows),
+                                         self.local_qmgr or ""))
+            self.count = read.total
+            self.known = True
+
+    def _changed(self, total: int) -> None:
+        if self.known and total != self.count:
+            self._pages.clear()  # the queue changed: other pages' positions may have moved
+            self._window.clear()
+            self._window_size = 0
+
+    def _keep(self, p: int, page: LightIndex | ListedRows) -> None:
+        self._pages[p] = page
+        self._pages.move_to_end(p)
+        while len(self._pages) > MAX_PAGES:
+            self._pages.popitem(last=False)
 
     def _store(self, p: int, page: PositionedPage) -> None:
         light = LightIndex(self.local_qmgr or "")
         views = [MessageView(page.first + n, m, self.now) for n, m in enumerate(page.messages)]
         for view in views:
             light.append(view)
-        if self.known and page.total != self.count:
-            self._pages.clear()  # the queue changed: other pages' positions may have moved
-        self._pages[p] = light
-        self._pages.move_to_end(p)
-        while len(self._pages) > MAX_PAGES:
-            self._pages.popitem(last=False)
+        self._changed(page.total)
+        self._keep(p, light)
         for view in views:
             self._remember(view)
         self.count = page.total
@@ -161,7 +263,7 @@ class PagedModel:
             self.summary, self.counted = builder, True
 
     # -- what the screen shows -------------------------------------------------------------
-    def _light(self, i: int) -> LightIndex:
+    def _light(self, i: int) -> LightIndex | ListedRows:
         light = self._pages.get(i // self.page_size)
         if light is None or i % self.page_size >= light.count:
             raise LookupError(f"row {i} is not read")
@@ -184,6 +286,8 @@ class PagedModel:
         n = i % self.page_size
         if light is None or n >= light.count:
             return None
+        if isinstance(light, ListedRows):
+            return light.row(n, i)
         r = light.row(n)
         return Row(i, r.position, r.msgid, r.put, r.length, r.backout, r.reason, r.format,
                    r.dest)
@@ -199,7 +303,8 @@ class PagedModel:
         if cached is not None:
             return cached
         msgid = self.index.msgid(i) if self.has_row(i) else None
-        page = self._read_page(i + 1, 1)
+        with self._lock:  # one reader of the connection at a time (see load_now)
+            page = self._read_page(i + 1, 1)
         if page is not None and page.messages:
             view = MessageView(i + 1, page.messages[0], self.now)
             if msgid is None or bytes(view.md.msg_id)[:MSGID_LEN].ljust(

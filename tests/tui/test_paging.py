@@ -1,20 +1,24 @@
 """A deep queue on the embedded backend, read page by page at positions (tui/paging.py),
 and filtered by the backend's selection (issue 16; issue 15 item 10): End, PageDown and
 Home jump without reading what lies between, a filter's matches are the ones a browse
-finds at the same positions, its summary follows the filter, E counts the whole queue."""
+finds at the same positions, its summary follows the filter, E counts the whole queue; the
+rows listed without bodies are drawn as the messages' views would be."""
 
 from __future__ import annotations
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from mqconsole.mq.md import MQMD
 from mqconsole.mq.message import Message
 from mqconsole.mq.queue import QueueAttrs
-from mqconsole.ops.browse import iter_views_plain, page_reader
+from mqconsole.ops.browse import iter_views_plain, page_reader, row_reader
 from mqconsole.ops.where import compile_where
 from mqconsole.tui.browsing import BrowseModel
 from mqconsole.tui.paging import PagedModel
-from mqconsole.tui.widgets.message_list import MessageList
+from mqconsole.tui.widgets.message_list import MessageList, cells
+from tests.ops.test_summary_routes import messages as hostile_messages
 
 from .conftest import NOW, open_queue, screen_text, settle, wait_for
 
@@ -118,13 +122,18 @@ async def test_a_page_that_cannot_be_read_is_reported_once(make_app, deep, qm, m
     from mqconsole.backends.embedded.positions import Positioning
 
     calls = []
-    page_at = Positioning.page_at
+    page_at, rows_at = Positioning.page_at, Positioning.rows_at
 
     def counted(self, queue, position, n):
         calls.append(position)
         return page_at(self, queue, position, n)
 
+    def listed(self, queue, position, n):  # what End reads: the rows, without bodies
+        calls.append(position)
+        return rows_at(self, queue, position, n)
+
     monkeypatch.setattr(Positioning, "page_at", counted)
+    monkeypatch.setattr(Positioning, "rows_at", listed)
     app = make_app(page_size=100)
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(app, pilot)
@@ -140,3 +149,38 @@ async def test_a_page_that_cannot_be_read_is_reported_once(make_app, deep, qm, m
         await settle(app, pilot)
         assert len(calls) - before == 1  # one read, one report: no loop
         assert "reading" in screen_text(app)  # the rows not read say so
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[
+    HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@given(batch=st.lists(hostile_messages(), min_size=1, max_size=30),
+       forget=st.sets(st.integers(0, 30)), local=st.sampled_from(["QM1", "", "QM9"]),
+       pages=st.lists(st.integers(0, 7), max_size=5))
+def test_listed_rows_are_drawn_as_the_messages_views_are(make_qm, batch, forget, local,
+                                                         pages) -> None:
+    """The rows End and PageDown read without bodies (``ListsByPosition.rows_at``) are the
+    rows the list draws from the same messages' full views (``LightIndex``), cell for
+    cell, with the same marks: dead-letter headers that do not parse, other formats,
+    put times that are not times, rows whose facts were never kept, any queue manager."""
+    qm = make_qm("Q")
+    for m in batch:
+        qm.put("Q", m, syncpoint=False)
+    with qm._guard(), qm._write() as db:
+        for i in forget:
+            db.execute("UPDATE messages SET f_format = NULL WHERE id = ?", (i + 1,))
+    full = PagedModel(page_reader(qm, "Q"), "Q", now=NOW, page_size=4, local_qmgr=local)
+    light = PagedModel(page_reader(qm, "Q"), "Q", read_rows=row_reader(qm, "Q"), now=NOW,
+                       page_size=4, local_qmgr=local)
+    light.load(pages or [0])  # some pages first, as the keys ask for them
+    light.load(list(range(8)))
+    full.load(list(range(8)))
+    assert light.count == full.count == len(batch)
+    for i in range(len(batch)):
+        assert light.row(i) == full.row(i)
+        assert cells(light.row(i), NOW) == cells(full.row(i), NOW)
+        assert light.index.mark(i) == full.index.mark(i)
+        assert light.index.msgid(i) == full.index.msgid(i)
+        assert light.view(i) is None  # no body read for a listed row...
+        opened = light.fetch(i)  # ...until its message is opened
+        assert opened.position == i + 1
+        assert opened.message.body == full.fetch(i).message.body

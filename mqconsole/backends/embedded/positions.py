@@ -8,21 +8,27 @@ first, as a browse would discard them (found through ``messages_expiry``, which 
 rows with an expiry). The page itself is one walk of the ``messages_visible`` index to its
 first row, from whichever end of the queue is nearer, then the rows after it by key, as a
 cursor reads them. Count and page come from one snapshot.
+
+``rows_at`` (``backends.base.ListsByPosition``) is the same read for a list of messages:
+the facts columns, the MsgId from the packed MD and the body's length, not the bodies, so
+the console's End and PageDown read about what they draw.
 """
 
 from __future__ import annotations
 
 import sqlite3
 import time
+from collections.abc import Callable
+from typing import Any
 
+from mqconsole.mq.dlh import MQDLH_LENGTH
 from mqconsole.mq.errors import MQError
-from mqconsole.mq.message import Message
 
-from ..base import PositionedPage
+from ..base import ListedPage, ListedRow, PositionedPage
 from .browsing import Browsing
 from .calls import api
-from .schema import EXPIRY_INDEX, VISIBLE
-from .stored import message_from_row
+from .schema import EXPIRY_INDEX, FACTS_UNKNOWN, VISIBLE
+from .stored import MSG_ID_AT, message_from_row, stored_facts, token_of
 
 DISCARD_ROUNDS = 3  # messages may expire between the discard and the snapshot: try again
 _EXPIRED = ("SELECT id FROM messages INDEXED BY messages_expiry WHERE queue = ? AND "
@@ -42,27 +48,45 @@ class Positioning(Browsing):
 
     @api
     def page_at(self, queue: str, position: int, n: int) -> PositionedPage | None:
+        page = self._at(queue, position, n, self._messages_after)
+        return None if page is None else PositionedPage(*page)
+
+    @api
+    def rows_at(self, queue: str, position: int, n: int) -> ListedPage | None:
+        """``ListsByPosition.rows_at``: the rows of ``page_at``'s messages, from the facts
+        columns and the packed MD (a row whose facts are not kept yet: from its MD and
+        body, as ``stored_facts`` would keep them)."""
+        page = self._at(queue, position, n, self._rows_after)
+        return None if page is None else ListedPage(*page)
+
+    def _at(self, queue: str, position: int, n: int, read: _Reader
+            ) -> tuple[int, int, list[Any]] | None:
         rows = self._open_input(queue, self._auth_records(), "browse")
         names = [r["name"] for r in rows]
         self._check_get_inhibited(names)
         local = names[-1]
-        if not self._has_expiry_index():
-            try:  # a file made before the index: one scan, once
-                with self._write() as db:
-                    db.execute(EXPIRY_INDEX)
-            except (sqlite3.Error, MQError):
-                return None  # a read-only file: the caller browses
+        if not self._expiry_indexed:
+            if not self._has_expiry_index():
+                try:  # a file made before the index: one scan, once
+                    with self._write() as db:
+                        db.execute(EXPIRY_INDEX)
+                except (sqlite3.Error, MQError):
+                    return None  # a read-only file: the caller browses
+            self._expiry_indexed = True  # (an index is never dropped)
         for _ in range(DISCARD_ROUNDS):
             now = time.time()
-            page = self._snapshot_page(local, position, n, now)
-            if isinstance(page, PositionedPage):
+            page = self._snapshot_page(local, position, n, now, read)
+            if isinstance(page, tuple):
                 return page
             self._discard_expired(page, now)
         return None
 
-    def _snapshot_page(self, local: str, position: int, n: int, now: float
-                       ) -> PositionedPage | list[int]:
-        """The page in one snapshot, or the ids of expired messages to discard first."""
+    _expiry_indexed = False
+
+    def _snapshot_page(self, local: str, position: int, n: int, now: float, read: _Reader
+                       ) -> tuple[int, int, list[Any]] | list[int]:
+        """``(total, first, items)`` in one snapshot, or the ids of expired messages to
+        discard first."""
         db = self._db
         s = self._s
         if s.held:
@@ -81,15 +105,55 @@ class Positioning(Browsing):
             start = position - 1 if position > 0 else max(0, total + position)
             count = max(0, min(n, total - start))
             if count == 0:
-                return PositionedPage(total, start + 1, [])
+                return total, start + 1, []
             if start <= total - 1 - start:
                 key = cur.execute(_KEY_AT.format("ASC"), (local, start)).fetchone()
             else:
                 key = cur.execute(_KEY_AT.format("DESC"), (local, total - 1 - start)).fetchone()
-            rows = [] if key is None else self._browse_rows(local, (key[0], key[1] - 1), count)
-            messages: list[Message] = [message_from_row(r[4], r[5], r[2], r[3], now, r[0])
-                                       for r in rows]
-            return PositionedPage(total, start + 1, messages)
+            items = [] if key is None else read(local, (key[0], key[1] - 1), count, now)
+            return total, start + 1, items
         finally:
             if not s.held:
                 db.execute("COMMIT")
+
+    def _messages_after(self, local: str, after: tuple[int, int], count: int, now: float
+                        ) -> list[Any]:
+        return [message_from_row(r[4], r[5], r[2], r[3], now, r[0])
+                for r in self._browse_rows(local, after, count)]
+
+    def _rows_after(self, local: str, after: tuple[int, int], count: int, now: float
+                    ) -> list[Any]:
+        """The ``ListedRow`` of each of the ``count`` visible messages after ``after``
+        (one index range scan, and a second past the last message of a priority, as
+        ``_browse_rows`` reads them)."""
+        cur = self._db.cursor()
+        cur.row_factory = None
+        rows = cur.execute(_LIST_SAME, (local, after[0], after[1], count)).fetchall()
+        if len(rows) < count and after[0] < 9:
+            rows += cur.execute(_LIST_LOWER, (local, after[0], count - len(rows))).fetchall()
+        return [ListedRow(i.to_bytes(16, "big"), msg_id, put, length, backout, reason, dest,
+                          dest_qm, fmt) if md is None else
+                _filled(i, msg_id, length, backout, md, body)
+                for i, msg_id, put, length, backout, reason, dest, dest_qm, fmt, md, body in rows]
+
+
+_Reader = Callable[[str, tuple[int, int], int, float], list[Any]]
+# a listed row: (id, MsgId, the put time, length, BackoutCount, the other facts as stored,
+# and, when they are not kept yet (schema.FACTS_UNKNOWN), the MD and the body's first bytes
+# (as many as a dead-letter header holds) to read them from, as counting.py fills them in)
+_LIST_COLS = (f"id, substr(md, {MSG_ID_AT + 1}, 24), f_put, length(body), backout_count, "
+              "f_reason, f_dest, f_dest_qm, f_format, "
+              f"CASE WHEN {FACTS_UNKNOWN} THEN md END, CASE WHEN {FACTS_UNKNOWN} THEN "
+              f"coalesce(substr(body, 1, {MQDLH_LENGTH}), X'') END")
+_LIST_SAME = (f"SELECT {_LIST_COLS} FROM messages WHERE queue = ? AND npri = ? AND id > ? "
+              f"AND {VISIBLE} ORDER BY npri, id LIMIT ?")
+_LIST_LOWER = (f"SELECT {_LIST_COLS} FROM messages WHERE queue = ? AND npri > ? "
+               f"AND {VISIBLE} ORDER BY npri, id LIMIT ?")
+
+
+def _filled(row_id: int, msg_id: bytes, length: int, backout: int, md: bytes, body: bytes
+            ) -> ListedRow:
+    """A row whose facts are not kept: read from its MD and body's first bytes."""
+    reason, dest, dest_qm, fmt, put = stored_facts(md, body)
+    return ListedRow(token_of(row_id), msg_id, put, length, backout, reason, dest, dest_qm,
+                     fmt)

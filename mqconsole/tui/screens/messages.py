@@ -17,7 +17,7 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.widgets import Footer, Static
 
-from mqconsole.ops.browse import page_reader, selector
+from mqconsole.ops.browse import page_reader, row_reader, selector
 from mqconsole.ops.summary import add_queue_counts, format_bytes
 from mqconsole.ops.timefmt import format_age
 from mqconsole.ops.where import WhereError, compile_where
@@ -26,7 +26,7 @@ from mqconsole.tui import clipboard
 from mqconsole.tui import keys as K
 from mqconsole.tui.browsing import BrowseModel, Cancelled
 from mqconsole.tui.context import ConsoleContext
-from mqconsole.tui.paging import PagedModel
+from mqconsole.tui.paging import LISTED_PAGE, PagedModel
 from mqconsole.tui.requests import ShowMessage
 from mqconsole.tui.safe import clean, txt
 from mqconsole.tui.screens.base import ConsoleScreen
@@ -38,6 +38,8 @@ from mqconsole.tui.widgets.message_list import MessageList, header_text, short_r
 PROGRESS_EVERY = 0.15  # seconds between screen updates while reading
 AUTO_READ = 5000  # queues up to this depth are read whole at once (complete summary)
 AUTO_COUNT = 50_000  # read page by page: the summary is counted at once up to this depth
+QUICK_READ = 0.02  # seconds: a page model's rows read on the event loop while reads are this fast
+MAX_QUICK_PAGES = 4  # ... and no more pages at once than a tall screen shows
 
 
 def summary_text(model: BrowseModel | PagedModel, width: int, depth_now: int | None = None,
@@ -116,6 +118,7 @@ class MessagesScreen(ConsoleScreen):
         self._pages_wanted: list[int] = []
         self._counting = False  # a worker counts the whole queue's summary
         self._filtering = False  # a worker filters the messages read (``_filter_read``)
+        self._shown: dict[str, Text] = {}  # the panels' texts, as last updated
 
     def compose(self) -> ComposeResult:
         yield Banner(self.ctx, self.queue)
@@ -252,7 +255,9 @@ class MessagesScreen(ConsoleScreen):
             read = page_reader(conn, queue) if where is None else None
             page = read(1, 0) if read is not None else None  # the count a browse meets
             if read is not None and page is not None and page.total > AUTO_READ:
-                paged = PagedModel(read, queue, now=model.now, page_size=model.page_size,
+                rows = row_reader(conn, queue)  # a page's rows without their bodies
+                paged = PagedModel(read, queue, read_rows=rows, now=model.now,
+                                   page_size=model.page_size if rows is None else LISTED_PAGE,
                                    local_qmgr=ctx.qmgr_name)
                 paged.load([0])
                 return paged
@@ -323,6 +328,8 @@ class MessagesScreen(ConsoleScreen):
         self._pages_wanted = event.pages
         if self._paging:
             return
+        if model.quick and self._load_here(model, event.pages):
+            return
         self._paging = True
         gen, ctx = self._generation, self.ctx
 
@@ -348,6 +355,25 @@ class MessagesScreen(ConsoleScreen):
                 self._rows_arrived(gen)
 
         ctx.backend(read, done=finished, failed=failed, queue=self.queue, what="browse")
+
+    def _load_here(self, model: PagedModel, pages: list[int]) -> bool:
+        """Read ``pages`` on the event loop, when the model lists rows in process: no hand-off
+        to a thread and back before they are drawn. False when a worker reads it now (the
+        screen hands the pages to a worker as before); a read slower than ``QUICK_READ``
+        makes the model's later reads go to workers."""
+        t0 = time.monotonic()
+        try:
+            if not model.load_now(pages[:MAX_QUICK_PAGES]):
+                return False
+        except Exception as exc:  # reported once, as from a worker: asked again on a move
+            self.ctx.report_error(exc, queue=self.queue, what="browse")
+            self._rows_arrived(self._generation)
+            return True
+        if time.monotonic() - t0 > QUICK_READ:
+            model.quick = False
+        self.query_one(MessageList).reset_asked()  # (asks for the rest, if any)
+        self._rows_arrived(self._generation)
+        return True
 
     def on_message_list_need_rows(self, event: MessageList.NeedRows) -> None:
         if self.model is None:
@@ -438,13 +464,20 @@ class MessagesScreen(ConsoleScreen):
             out.append(f" · the queue changed: {said}, r to refresh", "bold yellow")
         elif model.stopped and not model.done:
             out.append(f" · stopped after {model.scanned:,} read (End or E reads on)")
-        self.query_one("#status", Static).update(out)
+        self._show("#status", out)
 
     def _update_summary(self) -> None:
         if self.model is None:
             return
-        panel = self.query_one("#summary", Static)
-        panel.update(summary_text(self.model, self.size.width, self.depth_now, self._counting))
+        self._show("#summary", summary_text(self.model, self.size.width, self.depth_now,
+                                            self._counting))
+
+    def _show(self, selector: str, text: Text) -> None:
+        """Update a panel when its text changed: an update lays the screen out again, and
+        a key that only moves through the list should repaint only the list."""
+        if self._shown.get(selector) != text:
+            self._shown[selector] = text
+            self.query_one(selector, Static).update(text)
 
     # -- keys ---------------------------------------------------------------------------------
     def action_dlq_handler(self) -> None:
@@ -600,8 +633,9 @@ class MessagesScreen(ConsoleScreen):
         if view is not None:
             self.ctx.request(ShowMessage(self.queue, view))
             return
-        self.app.notify(f"Browsing {self.queue} again to message {model.row(row).position:,}…",
-                        markup=False)
+        if isinstance(model, BrowseModel):  # (a page model reads at the position)
+            self.app.notify(f"Browsing {self.queue} again to message "
+                            f"{model.row(row).position:,}…", markup=False)
         self.ctx.backend(lambda: model.fetch(row),
                                  done=lambda v: self.ctx.request(ShowMessage(self.queue, v)),
                                  queue=self.queue, what="fetch message")

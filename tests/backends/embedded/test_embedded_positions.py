@@ -1,17 +1,20 @@
 """A page read at a position (``ReadsByPosition.page_at``, the console's End and PageDown)
 holds exactly the messages a plain browse from the start meets at those positions, and
 its count is the number a browse meets: on generated queues with priorities, expired
-messages, and other connections' uncommitted puts and gets."""
+messages, and other connections' uncommitted puts and gets; and the rows listed there
+(``ListsByPosition.rows_at``) are those messages' facts."""
 
 from __future__ import annotations
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from mqconsole.backends.base import ReadsByPosition
+from mqconsole.backends.base import ListedRow, ListsByPosition, ReadsByPosition
 from mqconsole.mq.errors import MQError
+from mqconsole.mq.facts import facts
 from mqconsole.mq.md import MQMD
 from mqconsole.mq.message import Message
+from tests.ops.test_summary_routes import messages as hostile_messages
 
 
 def _browse(qm, queue: str) -> list[tuple[bytes, bytes]]:
@@ -97,3 +100,39 @@ def test_a_file_made_before_the_expiry_index_gets_it(make_qm, tmp_path) -> None:
     page = qm.page_at("Q", -3, 3)
     assert page.total == 10 and [m.body for m in page.messages] == [b"7", b"8", b"9"]
     assert qm._has_expiry_index()
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[
+    HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@given(batch=st.lists(hostile_messages(), max_size=25), forget=st.sets(st.integers(0, 30)),
+       backouts=st.dictionaries(st.integers(0, 30), st.integers(1, 5)),
+       asks=st.lists(st.tuples(st.integers(-30, 30), st.integers(0, 12)), max_size=4))
+def test_listed_rows_are_the_facts_of_the_messages_at_those_positions(make_qm, batch, forget,
+                                                                       backouts, asks) -> None:
+    """``rows_at`` (``ListsByPosition``) lists, for the messages ``page_at`` reads at the same
+    positions, their token, MsgId, body length, BackoutCount and ``mq.facts.facts``: on
+    hostile dead-letter headers and put times, other formats, and rows whose facts an older
+    mqconsole never kept (filled in from the MD and body)."""
+    qm = make_qm("Q")
+    assert isinstance(qm, ListsByPosition)
+    for m in batch:
+        qm.put("Q", m, syncpoint=False)
+    ids = [r[0] for r in qm._db.execute("SELECT id FROM messages ORDER BY id")]
+    with qm._guard(), qm._write() as db:
+        for i in forget:
+            if i < len(ids):
+                db.execute("UPDATE messages SET f_format = NULL WHERE id = ?", (ids[i],))
+        for i, n in backouts.items():
+            if i < len(ids):
+                db.execute("UPDATE messages SET backout_count = ? WHERE id = ?", (n, ids[i]))
+    for position, n in [(1, 100), *asks]:
+        page, listed = qm.page_at("Q", position, n), qm.rows_at("Q", position, n)
+        assert listed is not None and page is not None
+        assert (listed.total, listed.first) == (page.total, page.first)
+        expected = []
+        for m in page.messages:
+            f = facts(m.md, m.body)
+            expected.append(ListedRow(m.token, bytes(m.md.msg_id), f.put_us, len(m.body),
+                                      m.md.backout_count, f.reason, f.dest_q, f.dest_qmgr,
+                                      f.format))
+        assert listed.rows == expected
