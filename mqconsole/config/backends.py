@@ -94,6 +94,24 @@ class MQBackendConfig(Model):
         default="auto", description="the Python MQI binding: auto (ibmmq, then pymqi), ibmmq "
                                     "or pymqi"
     )
+    queues: str = Field(
+        default="*", description="the queues this operator works with, as MQ's generic name "
+        "(APP.*): the console's queue list and every listing of all queues ask for these "
+        "only (each queue a display skips for want of +dsp writes AMQ8245 to the queue "
+        "manager's log)"
+    )
+
+    @field_validator("queues")
+    @classmethod
+    def _queues(cls, value: str) -> str:
+        if value == "*":
+            return value
+        body = value[:-1] if value.endswith("*") else value
+        if "*" in body:
+            raise err("mq_name", "not a generic queue name: MQ takes one * at the end "
+                      "only (APP.*)")
+        check_mq_name(body, "generic queue name", 47 if value.endswith("*") else 48)
+        return value
 
     @field_validator("queue_manager")
     @classmethod

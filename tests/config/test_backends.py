@@ -130,7 +130,7 @@ def test_every_mq_setting_reaches_the_connection_and_none_is_read_from_nowhere()
         queue_manager="QM1", connection_name="mq1(1414)", channel="APP.SVRCONN",
         cipher_spec="TLS_AES_128_GCM_SHA256", key_repository="/k/key",
         certificate_label="ibmwebspheremqop", key_repository_password_env="KEYPW",
-        user="op", password_env="PW", library="pymqi")
+        user="op", password_env="PW", library="pymqi", queues="APP.*")
     ccdt = MQBackendConfig(queue_manager="*QM", ccdt_url="file:///c/ccdt.json")
     local = MQBackendConfig(queue_manager="QM1", bindings=True, library="ibmmq")
     fields = set(MQBackendConfig.model_fields)

@@ -161,6 +161,10 @@ class MQConnectSettings:
     dynamic_queue: str = "MQCONSOLE.*"
     command_queue: str = "SYSTEM.ADMIN.COMMAND.QUEUE"
     buffer_size: int = DEFAULT_BUFFER
+    #: the queues the operator works with (MQ's generic name): a listing of all queues
+    #: asks for these only — each queue a generic display skips for want of +dsp writes
+    #: AMQ8245 to the queue manager's log
+    queues: str = "*"
 
     def __post_init__(self) -> None:
         if self.cipher_spec is not None and len(self.cipher_spec) > 32:
@@ -636,7 +640,12 @@ class MQIQueueManager:
 
     # -- queues (PCF) --------------------------------------------------------------------
     def list_queues(self, pattern: str = "*") -> list[QueueAttrs]:
+        """MQCMD_INQUIRE_Q of ``pattern``; ``*`` (every queue: the console's list, the
+        backout-queue marks of ``queue show``, ``doctor``) asks for the profile's ``queues``
+        instead (item 7 of issue 14: least authority, no AMQ8245 for the others)."""
         pattern = (pattern or "*").strip()
+        if pattern == "*":
+            pattern = (self.settings.queues or "*").strip()
         with self._call(f"list queues {pattern!r}", auth="+dsp", obj=pattern):
             try:
                 listing = self._pcf().list_queues(pattern)
@@ -1021,6 +1030,7 @@ def settings_from_profile(profile: object, *, password: str | None = None
         ccdt_url=None if opt("ccdt_url") is None else str(opt("ccdt_url")),
         bindings=bool(opt("bindings")), user=opt("user"), password=password,
         password_env=opt("password_env"), library=opt("library") or "auto",
+        queues=opt("queues") or "*",
         key_repository_password_env=opt("key_repository_password_env"))
 
 

@@ -38,3 +38,36 @@ def test_a_listing_asks_with_the_operators_pattern(qmgr) -> None:
     # a pattern MQ's generic names cannot say is asked by its prefix, then filtered
     assert [r["name"] for r in queue_rows(qm, prefix[:-1] + "*TWO")] == [app2]
     assert qmgr.qdef.error_log == []
+
+
+def test_listings_of_every_queue_ask_for_the_profiles_queues(qmgr) -> None:
+    """The console's queue list, ``queue show``'s backout-queue marks and ``doctor`` ask
+    for every queue (``*``): with the profile's ``queues`` they ask for those only. Before,
+    each wrote an AMQ8245 to the queue manager's log for every queue it could not display."""
+    from mqconsole.ops.doctor import diagnose
+    from mqconsole.ops.queues import queue_doc
+
+    _, prefix, (app1, app2, _) = _operator(qmgr, {"connect", "inq"})
+    qm = qmgr.connect(user="ops", queues=prefix)
+    qmgr.qdef.error_log.clear()
+    assert [r["name"] for r in queue_rows(qm)] == [app1, app2]  # the console's list
+    assert queue_doc(qm, app1)["name"] == app1
+    diagnose(qm)
+    assert qmgr.qdef.error_log == []
+    assert [r["name"] for r in queue_rows(qm, app2)] == [app2]  # a name asked is asked
+
+
+def test_the_profile_setting_reaches_the_connection() -> None:
+    from types import SimpleNamespace
+
+    import pytest
+
+    from mqconsole.backends.mqi.connection import settings_from_profile
+    from mqconsole.config.backends import MQBackendConfig
+
+    backend = MQBackendConfig(type="mq", queue_manager="QM1", queues="APP.*")
+    assert settings_from_profile(SimpleNamespace(backend=backend)).queues == "APP.*"
+    assert MQBackendConfig(type="mq", queue_manager="QM1").queues == "*"
+    for bad in ("APP.*.X", "A B*", "*APP", "X" * 49):
+        with pytest.raises(ValueError):
+            MQBackendConfig(type="mq", queue_manager="QM1", queues=bad)
