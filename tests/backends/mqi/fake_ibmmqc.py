@@ -404,7 +404,9 @@ class Engine:
         it answers 2009; any other failed MQCMIT (2102, 2195, …) leaves the unit of work
         open until MQBACK. ``effect="break"``: the connection drops just before the call
         (``break_connection``; ``rc`` unused) — a reconnectable one goes on without its
-        unit of work (2003 on its next syncpoint call), any other answers 2009."""
+        unit of work (2003 on its next syncpoint call), any other answers 2009.
+        ``effect="interrupt"`` (MQCMIT): the connection drops while the commit completes —
+        a reconnectable connection answers 2549, any other 2009 (``rc`` unused)."""
         self.faults.append({"call": call, "rc": rc, "cc": cc, "count": count,
                             "effect": effect})
 
@@ -543,6 +545,14 @@ class Engine:
                     if conn.broken:
                         raise Failure(C.MQRC_CONNECTION_BROKEN)
                     return
+                if f["effect"] == "interrupt" and conn is not None:
+                    # the connection drops while the queue manager commits: it completes,
+                    # the reply is lost; a reconnectable client is reconnected and hears
+                    # 2549 (MQRC_CALL_INTERRUPTED), any other 2009
+                    self._commit(conn)
+                    self.break_connection(conn)
+                    raise Failure(C.MQRC_CONNECTION_BROKEN if conn.broken
+                                  else C.MQRC_CALL_INTERRUPTED)
                 if f["effect"] == "backout" and conn is not None:
                     conn.qm.backout()
                     conn.pending_commands.clear()

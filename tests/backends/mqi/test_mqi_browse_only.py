@@ -111,3 +111,34 @@ def test_2042_names_who_holds_the_queue(qmgr, qm) -> None:
     assert info.value.reason == 2042
     assert "IPPROCS 1" in text and "user mqadmin" in text and "pid " in text
     assert qm.inquire_queue(queue).depth == 1 and qm.inquire_queue(other).depth == 0
+
+
+def test_every_dry_run_and_scan_opens_no_input_handle(qmgr, qm, engine, tmp_path) -> None:
+    """summary, and the dry runs of delete, resubmit, edit and the dead-letter handler."""
+    from mqconsole.mq.chain import add_dead_letter_header
+    from mqconsole.ops.delete import delete_messages
+    from mqconsole.ops.dlq.handler import run_handler, settings_for
+    from mqconsole.ops.dlq.rules import parse_table
+    from mqconsole.ops.edit import edit_message
+    from mqconsole.ops.resubmit import resubmit
+    from mqconsole.ops.summary import summarize_queue
+
+    queue, dlq = qmgr.queue(), qmgr.queue()
+    _put(qm, queue, "a")
+    md, body = add_dead_letter_header(MQMD(format="MQSTR   "), b"d", reason=2053,
+                                      dest_q_name=queue)
+    qm.put(dlq, Message(md, body), context=Context.NEW, syncpoint=False)
+    first = next(iter_views(qm, queue)).message
+    engine.clear_calls()
+    everything = Selection.build(all_=True)
+    summarize_queue(qm, queue)
+    delete_messages(qm, queue, everything, backup_dir=tmp_path, dry_run=True)
+    resubmit(qm, dlq, everything, dry_run=True)
+    edit_message(qm, queue, first.md.msg_id, body=b"b", dry_run=True)
+    table = parse_table("ACTION(RETRY)")
+    run_handler(qm, table, settings_for(table, dlq, once=True, dry_run=True),
+                store_path=str(tmp_path / "attempts.sqlite"))
+    opened = {c.info.get("name") for c in engine.calls_named("MQOPEN")}
+    assert {queue, dlq} <= opened  # they did look
+    assert _input_opens(engine, queue) == [] and _input_opens(engine, dlq) == []
+    assert qm.inquire_queue(queue).depth == 1 and qm.inquire_queue(dlq).depth == 1

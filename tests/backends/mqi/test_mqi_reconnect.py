@@ -111,3 +111,70 @@ def test_a_load_that_loses_its_unit_of_work_says_so(make_qmgr, engine, tmp_path)
     assert r.done == 0 and len(r.failed) == 3
     assert all(f.reason == 2003 for f in r.failed)
     assert qm.inquire_queue(dst).depth == 0
+
+
+def _raw(qmgr, lib):
+    raw = lib.module.QueueManager(None)
+    cd = lib.module.CD(ChannelName=b"DEV.APP.SVRCONN", ConnectionName=b"mqhost(1414)")
+    raw.connect_with_options(qmgr.name.encode(), cd=cd, user="mqadmin", password="s3cret-pw")
+    return raw
+
+
+def test_the_standin_interrupts_a_commit_of_a_reconnected_client(make_qmgr, ibmmq_lib,
+                                                                 engine) -> None:
+    """A break during MQCMIT: the commit completed, a reconnected client hears 2549 (the
+    outcome MQ cannot tell it), while a break before MQCMIT loses the unit (2003)."""
+    qmgr = make_qmgr(client_reconnect=True)
+    q = qmgr.queue()
+    raw = _raw(qmgr, ibmmq_lib)
+    C = ibmmq_lib.CMQC
+    queue = ibmmq_lib.module.Queue(raw, q.encode(), C.MQOO_OUTPUT)
+    pmo = ibmmq_lib.module.PMO(Options=C.MQPMO_SYNCPOINT)
+    queue.put(b"one", ibmmq_lib.module.MD(), pmo)
+    engine.fail_next("MQCMIT", 0, effect="interrupt")
+    with pytest.raises(ibmmq_lib.MQMIError) as info:
+        raw.commit()
+    assert info.value.reason == 2549
+    queue.put(b"two", ibmmq_lib.module.MD(), pmo)  # reconnected: it goes on
+    engine.fail_next("MQCMIT", 0, effect="break")
+    with pytest.raises(ibmmq_lib.MQMIError) as info:
+        raw.commit()
+    assert info.value.reason == 2003
+    assert [m.body for m in _bodies(qmgr, q)] == [b"one"]
+    queue.close()
+    raw.disconnect()
+
+
+def test_an_interrupted_commit_is_unknown_never_redone(make_qmgr, engine) -> None:
+    """mqconsole turns reconnection off, so the same break is a 2009: outcome unknown."""
+    from mqconsole.mq.errors import CommitOutcomeUnknown
+
+    qmgr = make_qmgr(client_reconnect=True)
+    qm = qmgr.connect()
+    q = qmgr.queue()
+    qm.put(q, _msg(1), syncpoint=True)
+    engine.fail_next("MQCMIT", 0, effect="interrupt")
+    with pytest.raises(CommitOutcomeUnknown) as info:
+        qm.commit()
+    assert info.value.reason == 2009 and not qm.in_unit_of_work
+    assert qmgr.admin().inquire_queue(q).depth == 1
+
+
+def test_the_standin_keeps_the_unit_open_after_another_commit_failure(qmgr, ibmmq_lib,
+                                                                      engine) -> None:
+    """MQCMIT failing with anything but 2003/2009/... leaves the unit of work open: a later
+    MQCMIT commits it, an MQBACK would undo it (the stand-in's rule, called directly)."""
+    q = qmgr.queue()
+    raw = _raw(qmgr, ibmmq_lib)
+    C = ibmmq_lib.CMQC
+    queue = ibmmq_lib.module.Queue(raw, q.encode(), C.MQOO_OUTPUT)
+    queue.put(b"kept", ibmmq_lib.module.MD(), ibmmq_lib.module.PMO(Options=C.MQPMO_SYNCPOINT))
+    engine.fail_next("MQCMIT", 2102)
+    with pytest.raises(ibmmq_lib.MQMIError) as info:
+        raw.commit()
+    assert info.value.reason == 2102
+    assert _bodies(qmgr, q) == []  # not committed ...
+    raw.commit()  # ... but still open
+    assert [m.body for m in _bodies(qmgr, q)] == [b"kept"]
+    queue.close()
+    raw.disconnect()
