@@ -217,3 +217,18 @@ def test_a_run_of_several_passes_says_its_counts_are_per_pass(cli, tmp_path: Pat
     assert first == ("dlq-handler: SYSTEM.DEAD.LETTER.QUEUE on QM1: 2 passes, counted per "
                      "pass: 360 no rule, 120 failed (60 messages still failing: they stayed "
                      "on the queue)")
+
+
+def test_an_unusable_attempts_file_is_bad_input_before_anything(cli, tmp_path: Path) -> None:
+    """A counts file that is not an SQLite file, or a folder: one sentence naming it, exit 2,
+    for a run and a dry run alike (was an internal error, exit 70), nothing changed."""
+    rules = tmp_path / "r.rules"
+    rules.write_text("ACTION(DISCARD)\n")
+    bad = tmp_path / "counts.sqlite"
+    bad.write_bytes(b"not a database " * 20)
+    for where, why in ((bad, "file is not a database"), (tmp_path, "it is a folder")):
+        for args in (("--yes",), ("--dry-run",), ()):
+            r = cli("dlq-handler", "--rules", str(rules), "--attempts-file", str(where), *args)
+            assert r.code == 2, r.err
+            assert r.err == f"mqconsole: cannot keep the attempt counts in {where}: {why}\n"
+    assert _depths(cli)["SYSTEM.DEAD.LETTER.QUEUE"] == 240

@@ -289,3 +289,21 @@ def _browse(qm, queue: str):
     from tests.support.faulty import browse_all
 
     return browse_all(qm, queue)
+
+
+async def test_an_unusable_attempts_file_is_said_and_nothing_planned(make_app, qm, rules_dir):
+    path = default_path()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(b"not a database " * 20)
+    app = make_app()
+    async with app.run_test(size=(120, 34)) as pilot:
+        screen = await open_handler(app, pilot, "small.rules")
+        await wait_for(app, pilot, lambda: "cannot plan" in status(screen))
+        sentence = f"cannot keep the attempt counts in {path}: file is not a database"
+        assert sentence in status(screen)
+        assert any(sentence in n.message for n in app._notifications)
+        assert screen.plan is None and plan_rows(screen) == []
+        await pilot.press("ctrl+o")  # nothing to run
+        await settle(app, pilot)
+        assert app.screen is screen
+    assert depth(qm, DLQ) == 240

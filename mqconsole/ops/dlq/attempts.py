@@ -134,3 +134,22 @@ class AttemptStore:
 
     def close(self) -> None:
         self._db.close()
+
+
+def store_problem(path: str | Path) -> str | None:
+    """Why attempt counts cannot be kept in ``path`` (a folder, not an SQLite file, not
+    writable...), or None when they can (the file is made when missing)."""
+    if Path(path).is_dir():
+        return "it is a folder"
+    try:
+        store = AttemptStore(path, "", "")
+    except (sqlite3.Error, OSError) as e:
+        return str(e) or type(e).__name__
+    try:
+        store._db.execute("BEGIN IMMEDIATE")  # writable: the handler writes as it goes
+        store._db.execute("ROLLBACK")
+    except sqlite3.Error as e:
+        return str(e) or type(e).__name__
+    finally:
+        store.close()
+    return None

@@ -86,6 +86,13 @@ class DlqPass:
                                  "until nothing is processable for a while")
         if self.batch < 1:
             raise OperationError(f"the batch must be at least 1, not {self.batch}")
+        if self.attempts_file is not None:
+            from mqconsole.ops.dlq.attempts import store_problem
+
+            problem = store_problem(self.attempts_file)
+            if problem:
+                raise OperationError(f"cannot keep the attempt counts in "
+                                     f"{self.attempts_file}: {problem}")
         if self.input_q is not None:
             check_queue(qm, self.input_q, "input")
         try:
