@@ -76,12 +76,25 @@ class Session:
             raise CliError(f"profile {self.profile.name} is read-only: {what} refused",
                            ExitCode.REFUSED)
 
+    def has_config_file(self) -> bool:
+        """Whether a configuration file applies: ``--config``, ``$MQCONSOLE_CONFIG`` or the
+        user's ``config.yaml`` (``--embedded`` runs without one, and reads it only then:
+        pydantic costs a quarter of a second to import). The console decides the same."""
+        import os
+
+        from mqconsole import paths
+
+        if self.config_file or os.environ.get(paths.CONFIG_ENV):
+            return True
+        return paths.default_config_file().is_file()
+
     def journal(self) -> Journal:
-        """The journal this session writes: the config's, or the default one with --embedded
-        (which runs without a configuration file)."""
+        """The journal this session writes: the config's (``journal.path`` and its rotation,
+        with ``--embedded`` too when a configuration file applies, as in the console), else
+        the default one."""
         from mqconsole.ops.journal import Journal, Rotation
 
-        if self.embedded_path is not None:
+        if self.embedded_path is not None and not self.has_config_file():
             return Journal(None)
         j = self.config.journal
         return Journal(j.path, rotation=Rotation(max_bytes=j.rotate.max_size,  # type: ignore[arg-type]
@@ -90,11 +103,11 @@ class Session:
 
     @property
     def backup_dir(self) -> Path:
-        """Where deletes save messages: the config's ``backup_dir`` (--embedded: the
-        default)."""
+        """Where deletes save messages: the config's ``backup_dir`` (--embedded without a
+        configuration file: the default)."""
         from mqconsole import paths
 
-        if self.embedded_path is not None:
+        if self.embedded_path is not None and not self.has_config_file():
             return paths.default_backup_dir()
         return Path(self.config.backup_dir)
 

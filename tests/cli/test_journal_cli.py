@@ -60,3 +60,33 @@ def test_config_journal_path_is_used(tmp_path, demo):
     r = run_cli("--config", str(cfg), "journal", "--json", home=tmp_path / "home")
     [doc] = r.json
     assert doc["profile"] == "ops" and doc["details"]["changes"]["max_depth"]["after"] == 9
+
+
+def test_embedded_with_a_config_file_journals_where_the_config_says(tmp_path, demo):
+    """``--embedded`` with a configuration file writes the journal at its ``journal.path``
+    (rotated as it says) and backs up into its ``backup_dir``, as the console does — the
+    command line wrote the default journal instead, so one change went to two places
+    depending on the face (issue 17 item 4)."""
+    journal = tmp_path / "audit" / "changes.jsonl"
+    backups = tmp_path / "bk"
+    cfg = tmp_path / "c.yaml"
+    cfg.write_text(f"journal:\n  path: {journal}\n  rotate:\n    max_size: 64KB\n"
+                   f"backup_dir: {backups}\n")
+    home = tmp_path / "home"
+    for _ in range(3):
+        r = run_cli("--config", str(cfg), "--embedded", str(demo), "copy",
+                    "SYSTEM.DEAD.LETTER.QUEUE", "APP.AUDIT", "--all", "--yes", home=home)
+        assert r.code == 0, r.err
+    r = run_cli("--config", str(cfg), "--embedded", str(demo), "delete", "APP.AUDIT",
+                "--all", "--yes", "--json", home=home)
+    assert r.code == 0, r.err
+    assert r.json["backup"].startswith(str(backups))
+    assert not (home / "state" / "journal.jsonl").exists()
+    assert list(journal.parent.glob("changes.*.jsonl"))  # rotated past 64 KB, beside it
+    r = run_cli("--config", str(cfg), "--embedded", str(demo), "journal", "--json", home=home)
+    assert [d["operation"] for d in r.json] == ["copy", "copy", "copy", "delete"]
+    assert len(r.json[-1]["msgids"]) == 720
+    # without a configuration file: the default journal, as before
+    r = run_cli("--embedded", str(demo), "queue", "set", "APP.AUDIT", "--bothresh", "2",
+                "--yes", home=home)
+    assert r.code == 0 and (home / "state" / "journal.jsonl").exists()

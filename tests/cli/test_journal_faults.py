@@ -120,3 +120,18 @@ def test_a_file_size_limit_reached_mid_way(tmp_path):
     assert j.problems == [] and journal.stat().st_size <= limit
     assert entry.state == "interrupted" and set(entry.msgids) <= set(moved)
     assert journal.stat().st_size > before
+
+
+def test_reading_a_journal_that_is_a_folder_is_an_error_not_an_empty_journal(tmp_path):
+    """``mqconsole journal`` over a folder said 'no journal entries' and exited 0: a script
+    checking what was done would believe nothing was. Now one sentence and exit 2."""
+    home = tmp_path / "home"
+    journal = home / "state" / "journal.jsonl"
+    journal.mkdir(parents=True)
+    p = mqconsole("journal", home=home)
+    assert p.returncode == 2, p.stderr
+    assert p.stderr == (f"mqconsole: the journal {journal} cannot be read: a folder is in "
+                        "its place\n")
+    journal.rmdir()
+    p = mqconsole("journal", home=home)  # none yet: nothing recorded, said, exit 0
+    assert p.returncode == 0 and p.stderr == f"no journal entries in {journal}\n"

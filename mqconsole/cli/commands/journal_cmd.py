@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import click
@@ -72,6 +73,20 @@ def id_lines(entry: JournalEntry) -> list[str]:
     return [safe(line) for line in lines]
 
 
+def _unreadable(path: Path) -> str | None:
+    """Why the live journal at ``path`` cannot be read (a folder in its place, no
+    permission); None when it can, or when there is none yet (no change recorded)."""
+    try:
+        if path.is_dir():
+            return "a folder is in its place"
+        with open(path, "rb"):
+            return None
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        return exc.strerror or str(exc)
+
+
 def _show(value: Any) -> str:
     return repr(value) if isinstance(value, str) else str(value)
 
@@ -107,6 +122,9 @@ def journal(ctx: click.Context, as_json: bool, since: str | None, operation: str
         except ValueError as e:
             raise CliError(str(e)) from None
     j = session_of(ctx).journal()
+    unreadable = _unreadable(j.path)
+    if unreadable is not None:  # not "no journal entries" and 0: a script would trust it
+        raise CliError(f"the journal {j.path} cannot be read: {unreadable}")
     entries = list(j.read(since=when, operation=operation, ids=ids or as_json))
     if limit is not None:
         entries = entries[-limit:]
