@@ -211,6 +211,38 @@ def check_new_target(path: str | os.PathLike, *, force: bool = False,
         raise PermissionError(errno.EACCES, "this folder cannot be written in", str(folder))
 
 
+NEVER_OVERWRITTEN = "choose another name: files are never overwritten"
+
+
+def new_target_problem(path: str | os.PathLike, *, force: bool = False,
+                       exists_hint: str = NEVER_OVERWRITTEN) -> str | None:
+    """:func:`check_new_target` as a sentence, or None: for a face that checks a file name
+    as it is typed (the console's dialogs)."""
+    if not os.fspath(path).strip():
+        return "give a file name"
+    try:
+        check_new_target(Path(path).expanduser(), force=force, exists_hint=exists_hint)
+    except TargetExistsError as e:
+        return str(e)
+    except OSError as e:
+        return f"cannot use {e.filename or path}: {e.strerror or e}"
+    return None
+
+
+def write_new_file(path: str | os.PathLike, data: bytes) -> Path:
+    """``data`` to a new file (mode 0600), never over an existing one (a
+    :class:`TargetExistsError` naming it): a payload saved by ``show --save`` or the
+    console."""
+    target = Path(path).expanduser()
+    try:
+        fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:
+        raise TargetExistsError(f"{target} exists ({NEVER_OVERWRITTEN})") from None
+    with os.fdopen(fd, "wb") as fp:
+        fp.write(data)
+    return target
+
+
 def _fsync_dir(folder: Path) -> None:
     with contextlib.suppress(OSError):  # not every platform/file system can sync a folder
         fd = os.open(folder, os.O_RDONLY)
@@ -752,7 +784,9 @@ __all__ = [
     "load_to_queue",
     "message_key",
     "new_backup_path",
+    "new_target_problem",
     "save_queue",
     "save_selected",
     "write_messages_file",
+    "write_new_file",
 ]

@@ -42,6 +42,7 @@ from mqconsole.ops.operation import (
     Resubmit,
     Save,
     Summary,
+    destination_problem,
     header_kept,
 )
 from mqconsole.ops.views import MessageView
@@ -106,14 +107,8 @@ class ActionRunner:
         return out
 
     def _check_queue(self, name: str, source: str) -> str | None:
-        if not name:
-            return "Give a queue name."
-        if name == source:
-            return f"{name} is the queue the messages are on."
-        known = self.queue_names()
-        if known and name not in known:
-            return f"There is no queue named {name} here."
-        return None
+        problem = destination_problem(source, name, self.queue_names() or None)
+        return None if problem is None else f"{problem[:1].upper()}{problem[1:]}."
 
     def _describe(self, t: Targets, verb: str, extra: str = "") -> Text:
         body = Text()
@@ -540,12 +535,11 @@ class ActionRunner:
             ]
 
         def check(values: dict[str, object]) -> str | None:
-            bothresh = values.get("bothresh")
-            if isinstance(bothresh, int) and not 0 <= bothresh <= 999_999_999:
-                return "BOTHRESH must be 0 to 999999999."
-            if values.get("boqname") == name:
-                return "A queue cannot be its own backout queue."
-            return None  # a BOQNAME naming no queue is allowed: warned of when confirming
+            from mqconsole.ops.queues import changes_problem
+
+            # a BOQNAME naming no queue is allowed: warned of when confirming
+            problem = changes_problem(name, dict(values))
+            return None if problem is None else f"{problem[:1].upper()}{problem[1:]}."
 
         def got(changes: dict[str, object] | None) -> None:
             if not changes:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import Any
 
@@ -39,14 +38,10 @@ def copy_payload(ctx: ConsoleContext, view: Any) -> None:
 
 def new_file_problem(path: str) -> str | None:
     """Why ``path`` cannot be a new file (files are never overwritten), or None."""
-    if not path:
-        return "Give a file name."
-    p = Path(path).expanduser()
-    if p.exists():
-        return f"{path} exists: choose another name (files are never overwritten)."
-    if not p.parent.is_dir():
-        return f"There is no folder {p.parent}."
-    return None
+    from mqconsole.ops.savefile import new_target_problem
+
+    problem = new_target_problem(path)
+    return None if problem is None else f"{problem[:1].upper()}{problem[1:]}."
 
 
 def save_payload(ctx: ConsoleContext, view: Any) -> None:
@@ -61,11 +56,9 @@ def save_payload(ctx: ConsoleContext, view: Any) -> None:
         data = bytes(view.payload)
 
         def write() -> str:
-            target = Path(path).expanduser()
-            fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-            with os.fdopen(fd, "wb") as fp:
-                fp.write(data)
-            return str(target)
+            from mqconsole.ops.savefile import write_new_file
+
+            return str(write_new_file(path, data))
 
         ctx.backend(write, done=lambda p: ctx.notify(f"Wrote {len(data):,} bytes to {p}"),
                     what="save payload")

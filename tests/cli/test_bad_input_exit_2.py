@@ -21,6 +21,8 @@ LONG_NAME = "B" * 49
     (("queue", "set", "APP.INVOICES", "--boqname", LONG_NAME),
      f"boqname '{LONG_NAME}' is not an MQ name"),
     (("queue", "define", "APP.INVOICES"), "already exists"),
+    (("queue", "set", "APP.INVOICES", "--boqname", "APP.INVOICES"),
+     "APP.INVOICES cannot be its own backout queue"),  # the console's form says it too
     (("journal", "--since", "99999999999d"), "reaches back before the year 1"),
     (("journal", "--since", "9999-12-31T23:59:59-01:00"), "out of the range of dates"),
     (("put", "APP.AUDIT", "--file", "/dev/zero"),

@@ -160,5 +160,5 @@ def test_show_saves_the_payload(cli, tmp_path):
     assert target.read_bytes() == bytes.fromhex(doc["payload"]["hex"])
     assert f"wrote the payload ({doc['payload']['length']:,} bytes) to {target}" in r.err
     again = cli("show", dlq, msgid, "--save-payload", str(target))
-    assert again.code == 2 and "exists: choose another name" in again.err
+    assert again.code == 2 and "exists (choose another name" in again.err
     assert len(again.err.strip().splitlines()) == 1

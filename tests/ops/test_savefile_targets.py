@@ -13,8 +13,10 @@ from mqconsole.ops.savefile import (
     TargetExistsError,
     UnsafeTargetError,
     check_new_target,
+    new_target_problem,
     refuse_unsafe_target,
     write_messages_file,
+    write_new_file,
 )
 
 
@@ -84,3 +86,24 @@ def test_check_new_target_says_what_is_wrong_with_a_new_file(tmp_path, monkeypat
     with pytest.raises(PermissionError) as locked:
         check_new_target(tmp_path / "x.dmp")
     assert locked.value.filename == str(tmp_path)
+
+
+def test_new_target_problem_is_check_new_target_as_a_sentence(tmp_path):
+    """The console checks names as they are typed with the rule the operations use."""
+    taken = tmp_path / "taken.dmp"
+    taken.write_text("x")
+    assert new_target_problem(str(tmp_path / "new.dmp")) is None
+    assert new_target_problem("") == "give a file name"
+    assert new_target_problem(str(taken)) == \
+        f"{taken} exists (choose another name: files are never overwritten)"
+    assert new_target_problem(str(taken), force=True) is None
+    assert new_target_problem(str(tmp_path / "no" / "x.dmp")) == \
+        f"cannot use {tmp_path / 'no'}: no such folder"
+
+
+def test_write_new_file_never_overwrites(tmp_path):
+    target = write_new_file(tmp_path / "p.bin", b"\x00\xff")
+    assert target.read_bytes() == b"\x00\xff" and stat.S_IMODE(target.stat().st_mode) == 0o600
+    with pytest.raises(TargetExistsError, match=r"exists \(choose another name"):
+        write_new_file(target, b"other")
+    assert target.read_bytes() == b"\x00\xff"

@@ -165,19 +165,9 @@ def show(ctx: click.Context, queue: str, msgid: str, hex_mode: str | None,
 
 def _save_payload(path: str, data: bytes) -> None:
     """The payload's bytes to a new file (0600), never over an existing one."""
-    import os
-    from pathlib import Path
+    from mqconsole.ops.savefile import write_new_file
 
-    target = Path(path).expanduser()
-    try:
-        fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    except FileExistsError:
-        raise CliError(f"{safe(path)} exists: choose another name (files are never "
-                       "overwritten)") from None
-    except OSError as e:
-        raise CliError(f"cannot write {safe(path)}: {e.strerror or e}") from None
-    with os.fdopen(fd, "wb") as fp:
-        fp.write(data)
+    target = write_new_file(path, data)
     say(f"wrote the payload ({counted(len(data), 'byte', grouped=True)}) to {safe(target)}")
 
 

@@ -4,8 +4,6 @@ operations, driven by ``cli.operate``)."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import click
 
 from mqconsole.cli.errors import CliError
@@ -50,11 +48,6 @@ def save(ctx: click.Context, queue: str, file: str, msgids: tuple[str, ...],
                        "--where) or --all: it removes what it saves")
     selection = (build_selection(msgids, msgids_from, where, limit, all_) if explicit
                  else Selection(all=True, limit=limit))
-    if not force and not dry_run and Path(file).exists():
-        from mqconsole.ops.savefile import refuse_unsafe_target
-
-        refuse_unsafe_target(file)  # the sharper sentence first
-        raise CliError(f"{file} exists (give --force to overwrite it)")
     session = session_of(ctx)
     kind = (Delete(queue, selection, backup=file, force=force, batch=batch,
                    remove_after_save=True) if remove

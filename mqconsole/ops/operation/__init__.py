@@ -49,6 +49,7 @@ from .kinds import (
     Save,
     Transfer,
     check_queue,
+    destination_problem,
     header_kept,
 )
 
@@ -56,5 +57,6 @@ __all__ = [
     "VERBS", "Copy", "Delete", "Description", "DlqPass", "Edit", "Kind", "Load", "Move",
     "Operation", "OperationError", "PluginAction", "Put", "QueueDefine", "QueueSet", "Resubmit",
     "Save", "Step",
-    "Summary", "Transfer", "check_queue", "exit_code_of_run", "header_kept", "keep_running",
+    "Summary", "Transfer", "check_queue", "destination_problem", "exit_code_of_run",
+    "header_kept", "keep_running",
 ]

@@ -74,15 +74,12 @@ class QueueDefine:
                                                    in sorted(self.attributes.items())}})
 
     def validate(self, qm: QueueManager) -> None:
-        from mqconsole.ops.queues import validate_changes
+        from mqconsole.ops.queues import changes_problem
 
-        problem = name_problem(self.queue, "a valid MQ queue name")
+        problem = (name_problem(self.queue, "a valid MQ queue name")
+                   or changes_problem(self.queue, self.attributes))
         if problem is not None:
             raise OperationError(problem)
-        try:
-            validate_changes(self.attributes)
-        except ValueError as e:
-            raise OperationError(str(e)) from None
         try:
             qm.inquire_queue(self.queue)
         except MQError as e:

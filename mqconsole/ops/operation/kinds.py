@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import os
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -46,6 +47,24 @@ def check_queue(qm: QueueManager, name: str, role: str) -> None:
             raise OperationError(f"{the} {name} does not exist on {qm.name} "
                                  f"({e.reason_name}, {e.reason})") from None
         raise
+
+
+def destination_problem(source: str, destination: str,
+                        known: Collection[str] | None = None) -> str | None:
+    """What is wrong with ``destination`` for messages of ``source`` on the same queue
+    manager before asking it anything (no name, not an MQ name, the source itself, not
+    among the ``known`` queue names), or None: said by :meth:`Transfer.validate` and as
+    the console's pick list is typed in."""
+    if not destination:
+        return "give a queue name"
+    problem = name_problem(destination, "a valid MQ queue name")
+    if problem is not None:
+        return f"the destination queue {problem}"
+    if destination == source:
+        return f"{source} is both the source and the destination"
+    if known is not None and destination not in known:
+        return f"there is no queue named {destination} here"
+    return None
 
 
 def check_selection(qm: QueueManager, queue: str, selection: Selection) -> None:
@@ -112,9 +131,11 @@ class Transfer:
 
     def validate(self, qm: QueueManager) -> None:
         check_queue(qm, self.source, "source")
+        problem = destination_problem(self.source, self.destination) \
+            if self.dest_qm is None else None
+        if problem is not None:
+            raise OperationError(problem)
         check_queue(self.dest_qm or qm, self.destination, "destination")
-        if self.dest_qm is None and self.source == self.destination:
-            raise OperationError(f"{self.source} is both the source and the destination")
         check_selection(qm, self.source, self.selection)
 
     def cautions(self, qm: QueueManager) -> list[str]:
@@ -251,9 +272,10 @@ class Save:
                            options={"selection": sel, "file": self.path})
 
     def validate(self, qm: QueueManager) -> None:
-        from mqconsole.ops.savefile import refuse_unsafe_target
+        from mqconsole.ops.savefile import check_new_target
 
-        refuse_unsafe_target(self.path)  # a database, a journal, a device: never
+        # a database, a journal, a device: never; an existing file without force: not asked
+        check_new_target(self.path, force=self.force)
         check_queue(qm, self.queue, "source")
         check_selection(qm, self.queue, self.selection)
 
@@ -422,15 +444,14 @@ class QueueSet:
                            source=self.queue, options={})
 
     def validate(self, qm: QueueManager) -> None:
-        from mqconsole.ops.queues import validate_changes
+        from mqconsole.ops.queues import changes_problem
 
         if not self.changes:
             raise OperationError("queue set needs at least one attribute to change (see "
                                  "--help)")
-        try:
-            validate_changes(self.changes)
-        except ValueError as e:
-            raise OperationError(str(e)) from None
+        problem = changes_problem(self.queue, self.changes)
+        if problem is not None:
+            raise OperationError(problem)
         check_queue(qm, self.queue, "")
 
     def cautions(self, qm: QueueManager) -> list[str]:
@@ -548,4 +569,4 @@ class PluginAction:
 
 
 __all__ = ["Copy", "Delete", "Edit", "Load", "Move", "PluginAction", "QueueSet", "Resubmit",
-           "Save", "Transfer", "check_queue", "check_selection"]
+           "Save", "Transfer", "check_queue", "check_selection", "destination_problem"]

@@ -126,3 +126,26 @@ def test_a_queue_define_dry_run_defines_nothing():
     run = run_operation(QueueDefine("NEW.Q", {"bothresh": 2}), dry_run=True)
     assert run.summary.result.plan == [{"queue": "NEW.Q", "attributes": {"bothresh": 2}}]
     assert "NEW.Q" not in {q.name for q in run.qm.list_queues("*")}
+
+
+def test_a_queue_is_never_its_own_backout_queue_in_a_define_or_a_set():
+    from mqconsole.ops.operation import QueueSet
+    from mqconsole.ops.queues import changes_problem
+
+    assert changes_problem("Q", {"boqname": "Q"}) == "Q cannot be its own backout queue (BOQNAME)"
+    assert changes_problem("Q", {"bothresh": -1}).startswith("bothresh must be a whole number")
+    assert changes_problem("Q", {"boqname": "Q.BOQ", "bothresh": 3}) is None
+    run = run_operation(QueueDefine("IN"), queues={})
+    for kind in (QueueSet("IN", {"boqname": "IN"}), QueueDefine("NEW", {"boqname": "NEW"})):
+        with pytest.raises(OperationError, match="cannot be its own backout queue"):
+            Operation(kind, journal=None).validate(run.qm)
+
+
+def test_destination_problem_is_said_before_asking_the_queue_manager():
+    from mqconsole.ops.operation import destination_problem
+
+    assert destination_problem("IN", "") == "give a queue name"
+    assert "not a valid MQ queue name" in destination_problem("IN", "bad name!")
+    assert destination_problem("IN", "IN") == "IN is both the source and the destination"
+    assert destination_problem("IN", "OUT", ["IN"]) == "there is no queue named OUT here"
+    assert destination_problem("IN", "OUT", ["IN", "OUT"]) is None
