@@ -276,7 +276,9 @@ class QMgrDef:
     connect_warning: int = 0
     #: TRIGGER TRIGTYPE(FIRST): queue → initiation queue. A put that makes the queue's
     #: depth 1 while no handle has it open for input (IPPROCS 0) puts a trigger message
-    #: (MQTM, format MQTRIG) there. Modelled for puts outside syncpoint.
+    #: (MQTM, format MQTRIG) there. The depth counts uncommitted messages; the trigger
+    #: message of a put under syncpoint is made available when its unit of work ends
+    #: (committed or backed out, as MQ does).
     triggers: dict[str, str] = field(default_factory=dict)
     dynamic: dict[str, collections.deque] = field(default_factory=dict)
     _admin_conn: EmbeddedQueueManager | None = None
@@ -336,6 +338,11 @@ class Conn:
     #: the CCSID the client labels what it sends with MQCCSI_Q_MGR (its locale's; MQCCSID)
     client_ccsid: int = field(default_factory=lambda: int(os.environ.get("MQCCSID") or 819))
     uow_lost: bool = False  # reconnected inside a unit of work: 2003 until MQCMIT/MQBACK
+    #: puts under syncpoint in the open unit of work, by queue (trigger conditions count
+    #: uncommitted messages), and the trigger messages it made: made available when the
+    #: unit of work ends, committed or backed out
+    uow_puts: dict[str, int] = field(default_factory=dict)
+    uow_triggers: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -467,12 +474,34 @@ class Engine:
     def _trigger(self, conn: Conn, name: str) -> None:
         """TRIGTYPE(FIRST): a trigger message when the depth became 1 with IPPROCS 0."""
         qdef = conn.qdef
-        initq = qdef.triggers.get(name)
-        if initq is None:
+        if name not in qdef.triggers:
             return
+        if qdef.admin_conn().inquire_queue(name).depth != 1 or self.input_count(qdef, name):
+            return
+        self._trigger_message(qdef, name)
+
+    def _trigger_in_unit(self, conn: Conn, name: str) -> None:
+        """Before a put under syncpoint: a trigger event when the queue, its uncommitted
+        messages counted, goes from 0 to 1 with IPPROCS 0 (delivered at the unit's end)."""
+        qdef = conn.qdef
+        if name in qdef.triggers and not conn.uow_puts.get(name) and \
+                not qdef.admin_conn().inquire_queue(name).depth and \
+                not self.input_count(qdef, name):
+            conn.uow_triggers.append(name)
+        conn.uow_puts[name] = conn.uow_puts.get(name, 0) + 1
+
+    def _end_unit(self, conn: Conn) -> None:
+        """The unit of work ended (committed, backed out, or lost): its trigger messages
+        become available."""
+        triggers, conn.uow_triggers = conn.uow_triggers, []
+        conn.uow_puts.clear()
+        for name in triggers:
+            with contextlib.suppress(MQError):
+                self._trigger_message(conn.qdef, name)
+
+    def _trigger_message(self, qdef: QMgrDef, name: str) -> None:
+        initq = qdef.triggers[name]
         admin = qdef.admin_conn()
-        if admin.inquire_queue(name).depth != 1 or self.input_count(qdef, name):
-            return
         tm = struct.pack("@4si48s48s64si256s128s128s", b"TM  ", 1, name.encode().ljust(48),
                          b" " * 48, b" " * 64, C.MQAT_UNIX, b" " * 256, b" " * 128,
                          b" " * 128)
@@ -528,6 +557,7 @@ class Engine:
         answer with 2003 (MQRC_BACKED_OUT) until MQBACK. Any other answers 2009 from now."""
         had_uow = conn.uncommitted > 0 or bool(conn.pending_commands)
         conn.qm.backout()
+        self._end_unit(conn)
         conn.pending_commands.clear()
         conn.uncommitted = 0
         if conn.reconnectable:
@@ -555,6 +585,7 @@ class Engine:
                                   else C.MQRC_CALL_INTERRUPTED)
                 if f["effect"] == "backout" and conn is not None:
                     conn.qm.backout()
+                    self._end_unit(conn)
                     conn.pending_commands.clear()
                     conn.uncommitted = 0
                 elif f["effect"] == "commit" and conn is not None:
@@ -565,6 +596,7 @@ class Engine:
                     # call on it answers 2009
                     conn.broken = True
                     conn.qm.backout()
+                    self._end_unit(conn)
                     conn.pending_commands.clear()
                     conn.uncommitted = 0
                 raise Failure(f["rc"], f["cc"])
@@ -681,6 +713,7 @@ class Engine:
                 self._commit(conn)
         finally:
             conn.qm.close()
+            self._end_unit(conn)
 
     def disc(self, hconn: int) -> None:
         conn = self._conn(hconn)
@@ -865,6 +898,8 @@ class Engine:
                 qdef.dynamic[name].append((md, body, None))
             conn.uncommitted += held
             return pack_md(md, md_raw)
+        if syncpoint and not qmgr_name:
+            self._trigger_in_unit(conn, name)
         put = conn.qm.put(name, Message(md, body), context=context, syncpoint=syncpoint,
                           qmgr_name=qmgr_name, new_msg_id=new_id, alt_user=alt_user)
         if not syncpoint and not qmgr_name:
@@ -1271,6 +1306,7 @@ class Engine:
         pending, conn.pending_commands = conn.pending_commands, []
         conn.uncommitted = 0
         conn.qm.commit()
+        self._end_unit(conn)
         for md, body in pending:
             self._command(conn, md, body)
 
@@ -1286,6 +1322,7 @@ class Engine:
         conn.pending_commands.clear()
         conn.uncommitted = 0
         conn.qm.backout()
+        self._end_unit(conn)
 
 
 ENGINE = Engine()

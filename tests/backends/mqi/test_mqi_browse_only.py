@@ -142,3 +142,27 @@ def test_every_dry_run_and_scan_opens_no_input_handle(qmgr, qm, engine, tmp_path
     assert {queue, dlq} <= opened  # they did look
     assert _input_opens(engine, queue) == [] and _input_opens(engine, dlq) == []
     assert qm.inquire_queue(queue).depth == 1 and qm.inquire_queue(dlq).depth == 1
+
+
+def test_a_move_into_a_triggered_queue_triggers_at_its_commit(qmgr, qm) -> None:
+    """mqconsole puts under syncpoint: the trigger message of a unit of work is made
+    available when the unit ends (the stand-in learned it; it modelled puts outside
+    syncpoint only, so a move onto a TRIGTYPE(FIRST) queue triggered nothing)."""
+    src, dst, initq = qmgr.queue(), qmgr.queue(), qmgr.queue("INITQ")
+    qmgr.qdef.triggers[dst] = initq
+    _put(qm, src, "a", "b", "c")
+    r = transfer(qm, src, dst, Selection.build(all_=True), batch=2)
+    assert r.done == 3
+    assert qm.inquire_queue(initq).depth == 1  # one event: depth 0 -> 1, then 2, 3
+    tm = qm.get(initq, syncpoint=False)
+    assert tm.md.format.strip() == "MQTRIG" and tm.body[8:56].rstrip() == dst.encode()
+
+
+def test_a_trigger_of_a_backed_out_unit_is_still_delivered(qmgr, qm) -> None:
+    queue, initq = qmgr.queue(), qmgr.queue("INITQ")
+    qmgr.qdef.triggers[queue] = initq
+    qm.put(queue, Message(MQMD(format="MQSTR   "), b"x"), context=Context.NEW,
+           syncpoint=True)
+    assert qm.inquire_queue(initq).depth == 0  # not before the unit of work ends
+    qm.backout()
+    assert qm.inquire_queue(initq).depth == 1 and qm.inquire_queue(queue).depth == 0
