@@ -41,6 +41,13 @@ def test_check_of_a_bad_table_exits_2_with_one_sentence(tmp_path: Path) -> None:
                 home=tmp_path / "home")
     assert r.code == 2 and "cannot read the rules table" in r.err
     assert "Traceback" not in r.err
+    # not a rules table: an endless or huge file is refused, not read forever
+    for big in ("/dev/zero", str(tmp_path / "big.rules")):
+        if big != "/dev/zero":
+            Path(big).write_bytes(b"* comment\n" * 200_000)
+        r = run_cli("dlq-handler", "--rules", big, "--check", home=tmp_path / "home")
+        assert r.code == 2 and r.err == (f"mqconsole: cannot read the rules table {big}: "
+                                         "more than 1,000,000 bytes: not a rules table\n")
 
 
 def test_check_names_every_problem_at_its_line_a_run_only_the_first(tmp_path: Path) -> None:

@@ -509,8 +509,20 @@ def parse_table(text: str, *, file: str | None = None) -> RulesTable:
     return table
 
 
+MAX_FILE_BYTES = 1_000_000  # a rules table is a few dozen lines
+
+
+def read_text(path: str) -> str:
+    """A rules file's text: undecodable bytes read as U+FFFD (reported where they stand).
+    OSError when it cannot be read, is a folder, or is longer than MAX_FILE_BYTES (not a
+    rules table: ``/dev/zero`` would be read forever)."""
+    with open(path, "rb") as f:
+        data = f.read(MAX_FILE_BYTES + 1)
+    if len(data) > MAX_FILE_BYTES:
+        raise OSError(27, f"more than {MAX_FILE_BYTES:,} bytes: not a rules table", path)
+    return data.decode("utf-8", errors="replace")
+
+
 def read_table(path: str) -> RulesTable:
-    """Read and parse a rules file (OSError when it cannot be read; undecodable bytes are
-    read as U+FFFD and reported where they stand)."""
-    with open(path, encoding="utf-8", errors="replace") as f:
-        return parse_table(f.read(), file=path)
+    """Read (:func:`read_text`) and parse a rules file."""
+    return parse_table(read_text(path), file=path)

@@ -46,7 +46,6 @@ if TYPE_CHECKING:
 MAX_SHOWN_LINES = 2_000  # of a rules file (a table is a few dozen lines)
 PROGRESS_EVERY = 0.25  # seconds between a plan's progress lines
 MAX_ROWS = 5_000  # messages listed (the counts cover every message; the CLI lists all)
-MAX_FILE_BYTES = 1_000_000
 
 
 def _short(outcome: str) -> str:
@@ -89,16 +88,12 @@ def rules_text(text: str, problems: list[Problem], notes: dict[int, str] | None 
 def read_rules(path: str) -> tuple[str, RulesTable | None, list[Problem]]:
     """The file's text, the table (None when it has problems) and its problems (a file
     that cannot be read raises OSError)."""
-    from mqconsole.ops.dlq.rules import check_table
+    from mqconsole.ops.dlq.rules import check_table, read_text
 
     p = Path(path).expanduser()
     if p.is_dir():
         raise IsADirectoryError(21, "it is a folder", str(p))
-    with p.open("rb") as f:
-        data = f.read(MAX_FILE_BYTES + 1)
-    if len(data) > MAX_FILE_BYTES:
-        raise OSError(27, f"more than {MAX_FILE_BYTES:,} bytes: not a rules table", str(p))
-    text = data.decode("utf-8", errors="replace")
+    text = read_text(str(p))
     table, problems = check_table(text)
     return text, table, problems
 
