@@ -152,3 +152,43 @@ def test_a_put_back_onto_the_queue_being_processed_ends(qm: QueueManager, make_q
     assert report.result.done == 0 and report.passes == 1
     assert [m.outcome for m in report.messages] == ["failed"] * 3
     assert [m.body for m in browse_all(qm, dlq)] == [m.body for m in msgs]
+
+
+def test_wait_yes_wakes_on_an_arrival_and_ends_on_stop(qm: QueueManager, qm2: QueueManager,
+                                                       make_queue, tmp_path: Path) -> None:
+    """WAIT(YES) over the backend's own queue status (PCF on real MQ): a message arriving
+    while the handler waits is handled; a stop ends the run cleanly."""
+    import threading
+    import time
+
+    from mqconsole.ops.result import Control
+
+    dlq, app = make_queue("DLQ"), make_queue("APP")
+    name = qm.inquire_qmgr().name
+    fill(qm, dlq, [dead(name, "first", dest=app, reason=2053)])
+    control = Control()
+    box: dict[str, HandlerReport] = {}
+    table = parse_table("WAIT(YES)\nACTION(RETRY)\n")
+
+    def handler() -> None:
+        box["report"] = run_handler(qm2, table, settings_for(table, dlq),
+                                    store_path=str(tmp_path / "attempts.sqlite"),
+                                    control=control)
+
+    worker = threading.Thread(target=handler)
+    worker.start()
+    try:
+        for n, body in ((1, "second"), (2, None)):
+            deadline = time.monotonic() + 60
+            while len(browse_all(qm, app)) < n and time.monotonic() < deadline:
+                time.sleep(0.05)
+            assert len(browse_all(qm, app)) == n
+            if body is not None:  # arrives while the handler waits
+                fill(qm, dlq, [dead(name, body, dest=app, reason=2053)])
+    finally:
+        control.cancel.set()
+        worker.join(60)
+    report = box["report"]
+    assert report.result.cancelled and report.result.done == 2 and report.passes >= 2
+    assert sorted(m.body for m in browse_all(qm, app)) == [b"first", b"second"]
+    assert browse_all(qm, dlq) == []
