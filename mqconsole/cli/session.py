@@ -182,6 +182,34 @@ class Session:
         self._extra.append(qm)
         return qm
 
+    def open_destination(self, embedded: str | None, profile: str | None,
+                         verb: str) -> QueueManager | None:
+        """Another queue manager to put to (``--dest-embedded PATH`` or ``--dest-profile
+        NAME``; neither: None), closed with the session. A read-only profile is refused
+        (``verb``: "moving", "copying")."""
+        if embedded and profile:
+            raise CliError("give --dest-embedded or --dest-profile, not both")
+        qm: QueueManager | None = None
+        if embedded:
+            from mqconsole.backends.open import open_embedded
+
+            path = Path(embedded).expanduser()
+            if embedded != ":memory:" and not path.exists():
+                raise CliError(f"no embedded queue manager at {embedded}",
+                               ExitCode.UNAVAILABLE)
+            qm = open_embedded(str(path))
+        elif profile:
+            from mqconsole.backends.open import open_profile
+
+            prof = self.config.profile(profile)
+            if prof.read_only:
+                raise CliError(f"profile {prof.name} is read-only: {verb} messages to it "
+                               "refused", ExitCode.REFUSED)
+            qm = open_profile(prof)
+        if qm is not None:
+            self._extra.append(qm)
+        return qm
+
     def _open(self) -> QueueManager:
         prof = self.profile
         backend = prof.backend

@@ -241,6 +241,28 @@ class PluginHost:
     def action(self, action_id: str) -> RegisteredAction | None:
         return next((a for a in self.actions() if a.id == action_id), None)
 
+    def offered_actions(self, *, read_only: bool) -> list[RegisteredAction]:
+        """The actions a profile offers (both faces): a dangerous one is absent — not
+        greyed — from a read-only profile."""
+        return [a for a in self.actions() if not (read_only and a.action.dangerous)]
+
+    def offered_action(self, action_id: str, *, read_only: bool, profile: str
+                       ) -> RegisteredAction:
+        """The action ``action_id`` this profile offers; else a LookupError whose sentence
+        names why (no such action, or a dangerous one in a read-only profile) and the
+        actions offered."""
+        offered = self.offered_actions(read_only=read_only)
+        found = next((a for a in offered if a.id == action_id), None)
+        if found is not None:
+            return found
+        known = ", ".join(sorted(a.id for a in offered))
+        known = (f"known actions: {known}" if known
+                 else "no plugin offers an action here (see 'mqconsole plugins')")
+        if self.action(action_id) is not None:
+            raise LookupError(f"action {action_id!r} is not available in profile {profile}: "
+                              f"it is dangerous and the profile is read-only; {known}")
+        raise LookupError(f"no action {action_id!r}; {known}")
+
     def audit_columns(self) -> list[RegisteredColumn]:
         out: list[RegisteredColumn] = []
         for plugin, result in self._calls("mqconsole_audit_columns"):

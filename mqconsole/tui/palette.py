@@ -30,14 +30,13 @@ SCOPE_HELP = {"message": "on the message under the cursor",
               "queue": "on every message of the queue"}
 
 
-def offered(actions: list[RegisteredAction], *, read_only: bool,
+def offered(actions: list[RegisteredAction], *,
             targets: Callable[[str], Targets | None]) -> list[tuple[RegisteredAction, Targets]]:
-    """The actions to offer with what each would work on: a read-only profile offers no
-    dangerous action, and an action whose scope the screen cannot fill is not offered."""
+    """The actions to offer (``PluginHost.offered_actions``: none dangerous in a read-only
+    profile) with what each would work on; one whose scope the screen cannot fill is not
+    offered."""
     out = []
     for registered in actions:
-        if read_only and registered.action.dangerous:
-            continue
         t = targets(registered.action.scope)
         if t is not None:
             out.append((registered, t))
@@ -65,9 +64,10 @@ class PluginActions(Provider):
         if ctx is None or targets is None:
             return []
         host = ctx.plugins
-        actions = await asyncio.to_thread(host.actions)  # a plugin hook: off the event loop
+        # a plugin hook: off the event loop
+        actions = await asyncio.to_thread(host.offered_actions, read_only=ctx.read_only)
         out = []
-        for registered, t in offered(actions, read_only=ctx.read_only, targets=targets):
+        for registered, t in offered(actions, targets=targets):
             def run(r: RegisteredAction = registered, t: Targets = t) -> None:
                 screen.actions.plugin_action(r, t)
 

@@ -19,51 +19,21 @@ from .common import (
 )
 
 if TYPE_CHECKING:
-    from mqconsole.cli.session import Session
-    from mqconsole.ops.selection import Selection
-    from mqconsole.plugins import RegisteredAction
-
-
-def available(session: Session) -> list[RegisteredAction]:
-    """The actions of this profile: a dangerous one is absent from a read-only profile."""
-    actions = session.plugins.actions()
-    return [a for a in actions if not (session.read_only and a.action.dangerous)]
-
-
-def find(session: Session, action_id: str) -> RegisteredAction:
-    """The action ``action_id`` of this profile, or one sentence naming the known ones."""
-    actions = available(session)
-    found = next((a for a in actions if a.id == action_id), None)
-    if found is not None:
-        return found
-    known = ", ".join(sorted(a.id for a in actions))
-    known = f"known actions: {known}" if known else "no plugin offers an action here " \
-        "(see 'mqconsole plugins')"
-    if any(a.id == action_id for a in session.plugins.actions()):
-        raise CliError(f"action {action_id!r} is not available in profile "
-                       f"{session.profile.name}: it is dangerous and the profile is "
-                       f"read-only; {known}")
-    raise CliError(f"no action {action_id!r}; {known}")
-
-
-def selection_for(found: RegisteredAction, msgids: tuple[str, ...], msgids_from: str | None,
-                  where: str | None, limit: int | None, all_: bool) -> Selection:
-    """The action's scope decides what it may be given: ``message`` one --msgid,
-    ``selection`` a selection as for move, ``queue`` every message (nothing to choose)."""
     from mqconsole.ops.selection import Selection
 
-    scope, aid = found.action.scope, found.id
-    if scope == "queue":
-        if selection_given(msgids, msgids_from, where, all_) or limit is not None:
-            raise CliError(f"action {aid} works on the whole queue: give no selection")
-        return Selection(all=True)
-    selection = build_selection(msgids, msgids_from, where, limit, all_)
-    if scope == "message" and (len(selection.msgids) + len(selection.marks) != 1
-                               or selection.where is not None or selection.all
-                               or selection.all_duplicates):
-        raise CliError(f"action {aid} works on one message: give one --msgid (with "
-                       "--position when several carry it) or one --token")
-    return selection
+
+def selection_for(action_id: str, scope: str, msgids: tuple[str, ...],
+                  msgids_from: str | None, where: str | None, limit: int | None,
+                  all_: bool) -> Selection:
+    """What the command line chose; a ``queue`` action takes no selection option (the
+    whole queue). ``PluginAction.validate`` holds each scope to what it may be given."""
+    from mqconsole.ops.selection import Selection
+
+    if scope != "queue":
+        return build_selection(msgids, msgids_from, where, limit, all_)
+    if selection_given(msgids, msgids_from, where, all_) or limit is not None:
+        raise CliError(f"action {action_id} works on the whole queue: give no selection")
+    return Selection(all=True)
 
 
 @click.command("action")
@@ -89,8 +59,13 @@ def action(ctx: click.Context, action_id: str, queue: str, msgids: tuple[str, ..
     from mqconsole.ops.operation import PluginAction
 
     session = session_of(ctx)
-    found = find(session, action_id)
-    selection = selection_for(found, msgids, msgids_from, where, limit, all_)
+    try:
+        found = session.plugins.offered_action(action_id, read_only=session.read_only,
+                                               profile=session.profile.name)
+    except LookupError as e:
+        raise CliError(str(e)) from None
+    selection = selection_for(found.id, found.action.scope, msgids, msgids_from, where,
+                              limit, all_)
     op = operation(session, PluginAction(found, queue, selection,
                                          read_only=session.read_only))
     drive(session, op, yes=yes, dry_run=dry_run, as_json=as_json,

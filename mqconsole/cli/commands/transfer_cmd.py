@@ -4,13 +4,10 @@ progress line and Ctrl-C as "stop at the next commit", render, exit 0 / 1 / 5)."
 
 from __future__ import annotations
 
-import contextlib
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import click
 
-from mqconsole.cli.errors import CliError
-from mqconsole.cli.exit_codes import ExitCode
 from mqconsole.cli.operate import drive, operation
 
 from .common import (
@@ -20,34 +17,6 @@ from .common import (
     selection_options,
     session_of,
 )
-
-if TYPE_CHECKING:
-    from mqconsole.backends.base import QueueManager
-    from mqconsole.cli.session import Session
-
-
-def _open_destination(session: Session, embedded: str | None, profile: str | None,
-                      copy: bool = False) -> QueueManager | None:
-    if embedded and profile:
-        raise CliError("give --dest-embedded or --dest-profile, not both")
-    if embedded:
-        from pathlib import Path
-
-        from mqconsole.backends.open import open_embedded
-
-        if embedded != ":memory:" and not Path(embedded).expanduser().exists():
-            raise CliError(f"no embedded queue manager at {embedded}", ExitCode.UNAVAILABLE)
-        return open_embedded(str(Path(embedded).expanduser()))
-    if profile:
-        from mqconsole.backends.open import open_profile
-
-        prof = session.config.profile(profile)
-        if prof.read_only:
-            verb = "copying" if copy else "moving"
-            raise CliError(f"profile {prof.name} is read-only: {verb} messages to it refused",
-                           ExitCode.REFUSED)
-        return open_profile(prof)
-    return None
 
 
 def _transfer_options(fn):
@@ -84,16 +53,12 @@ def _run_transfer(ctx: click.Context, *, copy: bool, source: str, destination: s
 
     selection = build_selection(msgids, msgids_from, where, limit, all_)
     session = session_of(ctx)
-    dest_qm = _open_destination(session, dest_embedded, dest_profile, copy)
-    try:
-        op = operation(session, Transfer(source, destination, selection, copy=copy,
-                                         batch=batch, new_context=new_context,
-                                         strip_dlh=strip_dlh, dest_qm=dest_qm))
-        drive(session, op, yes=yes, dry_run=dry_run, as_json=as_json)
-    finally:
-        if dest_qm is not None:
-            with contextlib.suppress(Exception):
-                dest_qm.close()
+    dest_qm = session.open_destination(dest_embedded, dest_profile,
+                                       "copying" if copy else "moving")
+    op = operation(session, Transfer(source, destination, selection, copy=copy, batch=batch,
+                                     new_context=new_context, strip_dlh=strip_dlh,
+                                     dest_qm=dest_qm))
+    drive(session, op, yes=yes, dry_run=dry_run, as_json=as_json)
 
 
 @click.command("move")

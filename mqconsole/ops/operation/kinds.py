@@ -526,6 +526,18 @@ class PluginAction:
                                     "selection": self.selection.describe()})
 
     def validate(self, qm: QueueManager) -> None:
+        """A ``message`` action gets exactly one message (one MsgId, or one mark), a
+        ``queue`` action the whole queue; then the queue and the selection as for a move."""
+        sel, a = self.selection, self.action
+        if a.action.scope == "message" and (len(sel.msgids) + len(sel.marks) != 1
+                                            or sel.where is not None or sel.all
+                                            or sel.all_duplicates):
+            raise OperationError(f"action {a.id} works on one message: give one --msgid "
+                                 "(with --position when several carry it) or one --token")
+        if a.action.scope == "queue" and not (sel.all and sel.everything
+                                              and sel.limit is None):
+            raise OperationError(f"action {a.id} works on the whole queue: give no "
+                                 "selection")
         check_queue(qm, self.queue, "source")
         check_selection(qm, self.queue, self.selection)
 

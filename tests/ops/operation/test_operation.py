@@ -374,3 +374,35 @@ def test_header_kept_is_said_only_off_the_dead_letter_queue_to_another_queue():
     assert header_kept("SYSTEM.DEAD.LETTER.QUEUE", "QM2.DLQ", dlq, dest_dlq="QM2.DLQ") is None
     assert header_kept("SYSTEM.DEAD.LETTER.QUEUE", "SYSTEM.DEAD.LETTER.QUEUE", dlq,
                        dest_dlq="QM2.DLQ") is not None
+
+
+def test_an_actions_scope_holds_what_it_may_be_given():
+    """Both faces ask the operation: a message action one message, a queue action the
+    whole queue; a read-only profile is offered no dangerous action."""
+    from mqconsole.ops.selection import Mark
+
+    class Scoped:
+        @hookimpl
+        def mqconsole_actions(self):
+            run = lambda context, messages: ActionSummary(done=len(messages))  # noqa: E731
+            return [Action("peek", "Peek", "message", False, run),
+                    Action("drain", "Drain", "queue", True, run)]
+
+    host = plugin_host(Scoped())
+    assert [a.id for a in host.offered_actions(read_only=True)] == ["peek"]
+    assert [a.id for a in host.offered_actions(read_only=False)] == ["peek", "drain"]
+    with pytest.raises(LookupError, match="dangerous and the profile is read-only; known "
+                       "actions: peek"):
+        host.offered_action("drain", read_only=True, profile="prod")
+    with pytest.raises(LookupError, match="no action 'nope'; known actions: drain, peek"):
+        host.offered_action("nope", read_only=False, profile="prod")
+    run = run_operation(Move("IN", "OUT", Selection(all=True)), queues={"IN": BODIES,
+                                                                          "OUT": []})
+    peek, drain = host.action("peek"), host.action("drain")
+    one = Selection(marks=frozenset({Mark(None, position=1)}))
+    Operation(PluginAction(peek, "OUT", one), journal=None).validate(run.qm)
+    Operation(PluginAction(drain, "OUT", ALL), journal=None).validate(run.qm)
+    for kind, said in ((PluginAction(peek, "OUT", ALL), "works on one message"),
+                       (PluginAction(drain, "OUT", one), "works on the whole queue")):
+        with pytest.raises(OperationError, match=said):
+            Operation(kind, journal=None).validate(run.qm)
