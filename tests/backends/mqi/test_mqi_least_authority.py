@@ -71,3 +71,65 @@ def test_the_profile_setting_reaches_the_connection() -> None:
     for bad in ("APP.*.X", "A B*", "*APP", "X" * 49):
         with pytest.raises(ValueError):
             MQBackendConfig(type="mq", queue_manager="QM1", queues=bad)
+
+
+def test_a_viewer_runs_every_looking_command_through_the_cli(qmgr, tmp_path) -> None:
+    """docs/real-mq.md's authority table for the commands that only look, checked through
+    the CLI in a child process: +connect on the queue manager (no +inq), +browse and +dsp
+    on the queues (the stand-in's command server asks +inq where MQ asks +dsp: granted
+    both), never +get or +put — and without +browse the sentence names it."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    import standin
+
+    from mqconsole.backends.base import Context
+    from mqconsole.mq.md import MQMD
+    from mqconsole.mq.message import Message
+
+    q, dest = qmgr.queue("APP.LOOK"), qmgr.queue("APP.DEST")
+    admin = qmgr.admin()
+    msg_id = b"VIEWER".ljust(24, b"\0")
+    admin.put(q, Message(MQMD(format="MQSTR   ", msg_id=msg_id), b"hello"),
+              context=Context.SET_ALL, syncpoint=False)
+    admin.set_authority("mqadmin", "*", "all")
+    admin.set_authority("mqadmin", "", "all", object_type="qmgr")
+    admin.set_authority("viewer", q.rsplit(".", 1)[0] + ".*", {"browse", "dsp", "inq"})
+    admin.set_authority("viewer", "", {"connect"}, object_type="qmgr")
+    config = tmp_path / "config.yaml"
+    config.write_text(f"""profiles:
+  - name: real
+    backend:
+      type: mq
+      queue_manager: {qmgr.name}
+      channel: DEV.APP.SVRCONN
+      connection_name: mqhost(1414)
+      user: viewer
+      password_env: VIEWER_PASSWORD
+      queues: "{q.rsplit(".", 1)[0]}.*"
+""")
+    spec = {"name": qmgr.name, "path": str(qmgr.path), "admin": "mqadmin",
+            "password": qmgr.settings.password, "encoding": 546, "default_user": "mqm"}
+    base = {k: v for k, v in os.environ.items() if not k.startswith("MQCONSOLE_")}
+    base.update(MQCONSOLE_HOME=str(tmp_path / "home"),
+                VIEWER_PASSWORD=qmgr.settings.password or "")
+    env = standin.child_env([spec], base)
+    exe = str(Path(sys.executable).parent / "mqconsole")
+
+    def run(*args: str) -> subprocess.CompletedProcess:
+        return subprocess.run([exe, "--config", str(config), "--profile", "real", *args],
+                              capture_output=True, text=True, env=env, timeout=120)
+
+    looking = [["browse", q], ["show", q, msg_id.hex()], ["summary", q],
+               ["save", q, str(tmp_path / "saved.dmp")], ["queues"], ["queue", "show", q],
+               ["copy", q, dest, "--all", "--dry-run"], ["move", q, dest, "--all", "--dry-run"],
+               ["delete", q, "--all", "--dry-run"]]
+    for args in looking:
+        r = run(*args)
+        assert r.returncode == 0, (args, r.stderr)
+    assert admin.inquire_queue(q).depth == 1 and admin.inquire_queue(dest).depth == 0
+    admin.set_authority("viewer", q.rsplit(".", 1)[0] + ".*", {"dsp", "inq"})
+    r = run("browse", q)
+    assert r.returncode == 4 and "+browse" in r.stderr
