@@ -17,6 +17,7 @@ import pytest
 from mqconsole.backends.embedded import EmbeddedQueueManager
 from mqconsole.backends.open import open_embedded
 from mqconsole.mq.queue import QueueAttrs
+from mqconsole.plugins import testing as plugin_testing
 
 MakeQM = Callable[..., EmbeddedQueueManager]
 
@@ -50,3 +51,8 @@ def qm(make_qm: MakeQM) -> EmbeddedQueueManager:
     """An empty queue manager QM1 in RAM (its dead-letter queue only); folders and modules
     override it with the queues they need."""
     return make_qm()
+
+
+register_plugins = pytest.fixture(plugin_testing.register_plugins)
+"""``register_plugins(*plugins, settings=None) -> PluginHost``: plugins registered for this
+test only (unregistered when it ends; no global host is ever touched)."""

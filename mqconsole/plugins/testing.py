@@ -13,12 +13,22 @@ queues it is given, filled), returning the summary, the journal entries and the 
 look at.
 ``import_plugin(path)`` imports a plugin's module from its file without installing it (as
 ``plugins.paths`` does).
+
+Per test, as a pytest fixture (our ``tests/conftest.py`` and ``plugins/conftest.py`` make
+one of :func:`register_plugins`)::
+
+    register_plugins = pytest.fixture(mqconsole.plugins.testing.register_plugins)
+
+    def test_my_check(register_plugins):
+        host = register_plugins(my_plugin, settings={"my_plugin": {"days": 3}})
+        ...                                  # unregistered when the test ends
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
@@ -45,6 +55,31 @@ def plugin_host(*plugins: object,
         if not host.register(obj, name, source="registered in test"):
             raise ValueError(host.infos()[-1].status if host.infos() else f"{name} refused")
     return host
+
+
+@contextmanager
+def registered(*plugins: object, settings: Mapping[str, Mapping[str, Any]] | None = None
+               ) -> Iterator[PluginHost]:
+    """:func:`plugin_host` for a block (a test): every plugin is unregistered when it ends,
+    whatever happened in it."""
+    host = plugin_host(*plugins, settings=settings)
+    try:
+        yield host
+    finally:
+        for info in host.infos():
+            host.unregister(info.name)
+
+
+def register_plugins() -> Iterator[Callable[..., PluginHost]]:
+    """The body of a pytest fixture (``pytest.fixture(register_plugins)``): gives
+    ``register(*plugins, settings=None) -> PluginHost``, each host's plugins registered for
+    the test and unregistered at its end."""
+    with ExitStack() as stack:
+        def register(*plugins: object,
+                     settings: Mapping[str, Mapping[str, Any]] | None = None) -> PluginHost:
+            return stack.enter_context(registered(*plugins, settings=settings))
+
+        yield register
 
 
 # -- running an operation with plugins, on an embedded queue manager --------------------------

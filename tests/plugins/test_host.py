@@ -17,7 +17,6 @@ from mqconsole.plugins import (
     PluginHost,
     hookimpl,
 )
-from mqconsole.plugins.testing import plugin_host
 
 
 def _message(body: bytes = b"hello") -> Message:
@@ -37,25 +36,25 @@ def test_hook_names_are_the_contracts() -> None:
         "mqconsole_audit_columns", "mqconsole_failure_rules", "mqconsole_operation_done"}
 
 
-def test_decoders_are_attributed_and_none_is_skipped() -> None:
+def test_decoders_are_attributed_and_none_is_skipped(register_plugins) -> None:
     a = _plugin("a", mqconsole_decode_payload=lambda message, payload: None)
     b = _plugin("b", mqconsole_decode_payload=lambda message, payload:
                 Decoded("Upper", payload.decode().upper()))
-    host = plugin_host(a, b)
+    host = register_plugins(a, b)
     [result] = host.decode(_message(), b"abc")
     assert (result.plugin, result.title, result.text) == ("b", "Upper", "ABC")
     assert result.to_json() == {"plugin": "b", "title": "Upper", "text": "ABC"}
 
 
-def test_a_raising_decoder_is_reported_once_and_others_still_answer() -> None:
+def test_a_raising_decoder_is_reported_once_and_others_still_answer(register_plugins) -> None:
     seen: list[str] = []
 
     def boom(message, payload):
         raise RuntimeError("bad layout")
 
-    host = plugin_host(_plugin("broken", mqconsole_decode_payload=boom),
-                       _plugin("fine", mqconsole_decode_payload=lambda message, payload:
-                               Decoded("T", "ok")))
+    host = register_plugins(_plugin("broken", mqconsole_decode_payload=boom),
+                            _plugin("fine", mqconsole_decode_payload=lambda message, payload:
+                                    Decoded("T", "ok")))
     host.on_problem = seen.append
     for _ in range(3):
         assert [r.plugin for r in host.decode(_message(), b"x")] == ["fine"]
@@ -64,7 +63,7 @@ def test_a_raising_decoder_is_reported_once_and_others_still_answer() -> None:
     assert host.problems == seen
 
 
-def test_every_check_runs_and_the_first_refusal_is_returned() -> None:
+def test_every_check_runs_and_the_first_refusal_is_returned(register_plugins) -> None:
     calls: list[str] = []
 
     def refuse(name):
@@ -73,8 +72,8 @@ def test_every_check_runs_and_the_first_refusal_is_returned() -> None:
             return f"{name} says no to {operation} on {destination}"
         return check
 
-    host = plugin_host(_plugin("one", mqconsole_check_put=refuse("one")),
-                       _plugin("two", mqconsole_check_put=refuse("two")))
+    host = register_plugins(_plugin("one", mqconsole_check_put=refuse("one")),
+                            _plugin("two", mqconsole_check_put=refuse("two")))
     assert host.has_checks
     refusal = host.check_put("move", _message(), "APP.Q")
     assert sorted(calls) == ["one", "two"]
@@ -82,19 +81,19 @@ def test_every_check_runs_and_the_first_refusal_is_returned() -> None:
     assert "says no to move on APP.Q" in refusal
 
 
-def test_a_raising_check_refuses_naming_the_plugin() -> None:
+def test_a_raising_check_refuses_naming_the_plugin(register_plugins) -> None:
     def boom(operation, message, destination):
         raise ValueError("cannot tell")
 
-    host = plugin_host(_plugin("strict", mqconsole_check_put=boom))
+    host = register_plugins(_plugin("strict", mqconsole_check_put=boom))
     refusal = host.check_put("resubmit", _message(), "APP.Q")
     assert refusal == ("plugin strict's check failed (ValueError: cannot tell), so the put "
                        "is refused")
 
 
-def test_a_check_may_take_fewer_arguments() -> None:
-    host = plugin_host(_plugin("d", mqconsole_check_put=lambda destination:
-                               "no" if destination == "PROD.Q" else None))
+def test_a_check_may_take_fewer_arguments(register_plugins) -> None:
+    host = register_plugins(_plugin("d", mqconsole_check_put=lambda destination:
+                                    "no" if destination == "PROD.Q" else None))
     assert host.check_put("move", _message(), "TEST.Q") is None
     assert host.check_put("move", _message(), "PROD.Q") == "refused by plugin d: no"
 
@@ -104,7 +103,7 @@ def test_no_checks_means_the_fast_path() -> None:
     assert PluginHost().check_put("move", _message(), "Q") is None
 
 
-def test_actions_are_collected_once_and_bad_ones_reported() -> None:
+def test_actions_are_collected_once_and_bad_ones_reported(register_plugins) -> None:
     calls = []
 
     def run(context, messages):
@@ -118,7 +117,7 @@ def test_actions_are_collected_once_and_bad_ones_reported() -> None:
 
     dup = _plugin("dup", mqconsole_actions=lambda: [Action("ticket", "Other", "queue", True,
                                                            run)])
-    host = plugin_host(_plugin("tickets", mqconsole_actions=actions), dup)
+    host = register_plugins(_plugin("tickets", mqconsole_actions=actions), dup)
     ids = [(a.plugin, a.id) for a in host.actions()]
     host.actions()
     assert len(calls) == 1
@@ -128,48 +127,48 @@ def test_actions_are_collected_once_and_bad_ones_reported() -> None:
     assert any("not an Action" in p for p in host.problems)
 
 
-def test_audit_columns_are_named_after_their_plugin() -> None:
-    host = plugin_host(_plugin("site", mqconsole_audit_columns=lambda: [
-        AuditColumn("region", "string", lambda m: "EU")]))
+def test_audit_columns_are_named_after_their_plugin(register_plugins) -> None:
+    host = register_plugins(_plugin("site", mqconsole_audit_columns=lambda: [
+             AuditColumn("region", "string", lambda m: "EU")]))
     [col] = host.audit_columns()
     assert col.full_name == "site_region"
     assert col.column.compute(_message()) == "EU"
 
 
-def test_failure_rules_raising_count_as_no_failure_and_are_reported() -> None:
+def test_failure_rules_raising_count_as_no_failure_and_are_reported(register_plugins) -> None:
     def rules():
         return {"always": lambda facts: True,
                 "broken": lambda facts: 1 / 0}
 
-    host = plugin_host(_plugin("r", mqconsole_failure_rules=rules))
+    host = register_plugins(_plugin("r", mqconsole_failure_rules=rules))
     got = host.failure_rules()
     assert got["always"]({}) is True
     assert got["broken"]({}) is False
     assert any("failure rule broken" in p for p in host.problems)
 
 
-def test_operation_done_reaches_every_plugin_even_after_one_raises() -> None:
+def test_operation_done_reaches_every_plugin_even_after_one_raises(register_plugins) -> None:
     seen = []
 
     def boom(summary):
         raise RuntimeError("mail server down")
 
-    host = plugin_host(_plugin("mail", mqconsole_operation_done=boom),
-                       _plugin("log", mqconsole_operation_done=lambda summary:
-                               seen.append(summary)))
+    host = register_plugins(_plugin("mail", mqconsole_operation_done=boom),
+                            _plugin("log", mqconsole_operation_done=lambda summary:
+                                    seen.append(summary)))
     host.operation_done("the summary")
     assert seen == ["the summary"]
     assert host.problems and "mail server down" in host.problems[0]
 
 
-def test_unmarked_and_misspelt_hooks_are_refused_not_ignored() -> None:
+def test_unmarked_and_misspelt_hooks_are_refused_not_ignored(register_plugins) -> None:
     unmarked = types.SimpleNamespace(__name__="unmarked",
                                      mqconsole_check_put=lambda destination: "no")
-    host = plugin_host(unmarked)
+    host = register_plugins(unmarked)
     assert host.check_put("move", _message(), "Q") == "refused by plugin unmarked: no"
     typo = types.SimpleNamespace(__name__="typo", mqconsole_chek_put=lambda destination: None)
     with pytest.raises(ValueError, match="unknown hook mqconsole_chek_put"):
-        plugin_host(typo)
+        register_plugins(typo)
 
 
 def test_wrong_arguments_are_refused_at_registration() -> None:
@@ -182,14 +181,14 @@ def test_wrong_arguments_are_refused_at_registration() -> None:
     assert host.problems
 
 
-def test_unregister_removes_the_plugin() -> None:
+def test_unregister_removes_the_plugin(register_plugins) -> None:
     p = _plugin("p", mqconsole_check_put=lambda destination: "no")
-    host = plugin_host(p)
+    host = register_plugins(p)
     host.unregister("p")
     assert not host.has_checks and host.infos() == []
 
 
-def test_plugin_settings_answers_the_running_plugins_own_settings() -> None:
+def test_plugin_settings_answers_the_running_plugins_own_settings(register_plugins) -> None:
     from mqconsole.plugins import plugin_settings
 
     def check(destination):
@@ -199,21 +198,22 @@ def test_plugin_settings_answers_the_running_plugins_own_settings() -> None:
     def rule_factory():
         return {"uses-settings": lambda facts: plugin_settings()["fail"]}
 
-    host = plugin_host(_plugin("old", mqconsole_check_put=check),
-                       _plugin("other", mqconsole_check_put=check,
-                               mqconsole_failure_rules=rule_factory),
-                       settings={"old": {"days": 3}, "other": {"fail": True}})
+    host = register_plugins(_plugin("old", mqconsole_check_put=check),
+                            _plugin("other", mqconsole_check_put=check,
+                                    mqconsole_failure_rules=rule_factory),
+                            settings={"old": {"days": 3}, "other": {"fail": True}})
     assert host.check_put("move", _message(), "Q") == "refused by plugin old: 3 days"
     assert host.failure_rules()["uses-settings"]({}) is True
     with pytest.raises(LookupError, match="only known while mqconsole runs"):
         plugin_settings()
 
 
-def test_failure_rules_offered_twice_or_not_callable_are_reported_and_left_out() -> None:
-    host = plugin_host(_plugin("a", mqconsole_failure_rules=lambda: {"slow": lambda f: True}),
-                       _plugin("b", mqconsole_failure_rules=lambda: {"slow": lambda f: False,
-                                                                     "odd": 42}),
-                       _plugin("c", mqconsole_failure_rules=lambda: ["not", "a mapping"]))
+def test_failure_rules_offered_twice_or_not_callable_are_reported_and_left_out(
+        register_plugins) -> None:
+    host = register_plugins(_plugin("a", mqconsole_failure_rules=lambda: {"slow": lambda f: True}),
+                            _plugin("b", mqconsole_failure_rules=lambda: {"slow": lambda f: False,
+                                                                          "odd": 42}),
+                            _plugin("c", mqconsole_failure_rules=lambda: ["not", "a mapping"]))
     rules = host.failure_rules()
     assert set(rules) == {"slow"}
     assert rules["slow"]({}) in (True, False)

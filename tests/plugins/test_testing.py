@@ -31,3 +31,23 @@ def test_import_plugin_imports_a_file_under_its_plugin_name_without_sys_path(tmp
         assert host.check_put("move", Message(md=MQMD(), body=b""), "Q") == \
             f"refused by plugin {name}: no"
     assert sys.path == before
+
+
+def test_register_plugins_unregisters_every_plugin_when_the_test_ends() -> None:
+    """The fixture's body (``register_plugins``): what a test registered is gone after it."""
+    from mqconsole.plugins import hookimpl
+    from mqconsole.plugins.testing import register_plugins
+
+    class Refuse:
+        @hookimpl
+        def mqconsole_check_put(self, operation, message, destination):
+            return "no"
+
+    fixture = register_plugins()
+    register = next(fixture)
+    first, second = register(Refuse()), register(("other", Refuse()))
+    assert first.names() == ["Refuse"] and second.names() == ["other"]
+    assert first.has_checks and second.has_checks
+    fixture.close()  # the test ended
+    for host in (first, second):
+        assert host.names() == [] and host.infos() == [] and not host.has_checks

@@ -8,7 +8,7 @@ import pytest
 
 from mqconsole.mq.md import MQMD
 from mqconsole.mq.message import Message
-from mqconsole.plugins.testing import import_plugin, plugin_host
+from mqconsole.plugins.testing import import_plugin
 
 fixed_width = import_plugin(Path(__file__).resolve().parents[1] / "fixed_width.py")
 
@@ -22,14 +22,14 @@ def order(amount: str = "000012550", qty: int = 3) -> bytes:
 
 
 @pytest.fixture
-def host_for(tmp_path: Path):
+def host_for(tmp_path: Path, register_plugins):
     """A host with fixed_width registered and its layout setting pointing at a file."""
     def make(layout: str | Path | None = ORDERS, *, text: str | None = None):
         if text is not None:
             layout = tmp_path / "layout.yaml"
             layout.write_text(text)
         settings = {"fixed_width": {"layout": str(layout)}} if layout else {}
-        return plugin_host(fixed_width, settings=settings)
+        return register_plugins(fixed_width, settings=settings)
     return make
 
 
@@ -122,10 +122,10 @@ def test_no_layout_setting_is_said(host_for, tmp_path) -> None:
         in host.problems[0]
 
 
-def test_several_layouts_the_first_that_matches_decodes(tmp_path) -> None:
+def test_several_layouts_the_first_that_matches_decodes(tmp_path, register_plugins) -> None:
     other = tmp_path / "short.yaml"
     other.write_text(LAYOUT)
-    host = plugin_host(fixed_width, settings={
+    host = register_plugins(fixed_width, settings={
         "fixed_width": {"layouts": [str(ORDERS), str(other)]}})
     assert [r.title for r in decode(host, order())] == ["Order record"]
     [short] = decode(host, b"abc12")

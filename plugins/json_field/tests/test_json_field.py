@@ -10,7 +10,7 @@ import pytest
 from mqconsole.mq.chain import add_dead_letter_header
 from mqconsole.mq.md import MQMD
 from mqconsole.mq.message import Message
-from mqconsole.plugins.testing import import_plugin, plugin_host
+from mqconsole.plugins.testing import import_plugin
 
 json_field = import_plugin(Path(__file__).resolve().parents[1] / "json_field.py")
 
@@ -23,10 +23,10 @@ def msg(body: bytes, *, dead_lettered: bool = False) -> Message:
 
 
 @pytest.fixture
-def columns():
+def columns(register_plugins):
     """The registered columns for these settings: {full name: compute}."""
     def make(**settings):
-        host = plugin_host(json_field, settings={"json_field": settings})
+        host = register_plugins(json_field, settings={"json_field": settings})
         found = host.audit_columns()
         assert all(c.column.spark_type == "string" for c in found)
         return {c.full_name: c.column.compute for c in found}
@@ -65,8 +65,8 @@ def test_a_column_survives_pickling_for_spark_executors(columns) -> None:
     ({"fields": ["order id"]}, "'order id' is not a field path like type or order.id"),
     ({"max_bytes": 0}, "max_bytes must be a whole number of bytes above 0, not 0"),
 ])
-def test_bad_settings_are_reported_once_and_add_no_column(settings, said) -> None:
-    host = plugin_host(json_field, settings={"json_field": settings})
+def test_bad_settings_are_reported_once_and_add_no_column(settings, said, register_plugins) -> None:
+    host = register_plugins(json_field, settings={"json_field": settings})
     assert host.audit_columns() == [] and host.audit_columns() == []
     [problem] = host.problems
     assert problem.startswith("plugin json_field failed in mqconsole_audit_columns: "

@@ -11,7 +11,7 @@ from mqconsole.mq.chain import add_dead_letter_header
 from mqconsole.mq.md import MQMD
 from mqconsole.mq.message import Message
 from mqconsole.ops.timefmt import format_put_date_time
-from mqconsole.plugins.testing import import_plugin, plugin_host
+from mqconsole.plugins.testing import import_plugin
 
 no_old_messages = import_plugin(Path(__file__).resolve().parents[1] / "no_old_messages.py")
 
@@ -30,10 +30,10 @@ def message(md_age_days: float | None, dlh_age_days: float | None = None) -> Mes
 
 
 @pytest.fixture
-def host_with():
+def host_with(register_plugins):
     """A host with no_old_messages registered and these settings."""
     def make(**settings):
-        return plugin_host(no_old_messages, settings={"no_old_messages": settings})
+        return register_plugins(no_old_messages, settings={"no_old_messages": settings})
     return make
 
 

@@ -14,7 +14,7 @@ from mqconsole.mq.chain import add_dead_letter_header
 from mqconsole.mq.md import MQMD
 from mqconsole.mq.message import Message
 from mqconsole.plugins import ActionContext
-from mqconsole.plugins.testing import import_plugin, plugin_host
+from mqconsole.plugins.testing import import_plugin
 
 ticket_file = import_plugin(Path(__file__).resolve().parents[1] / "ticket_file.py")
 
@@ -29,10 +29,10 @@ def messages() -> list[Message]:
 
 
 @pytest.fixture
-def run_ticket(tmp_path: Path):
+def run_ticket(tmp_path: Path, register_plugins):
     """Run the plugin's registered action with these settings; (summary, context)."""
     def run(selected=None, cancel=False, **settings):
-        host = plugin_host(ticket_file, settings={"ticket_file": settings})
+        host = register_plugins(ticket_file, settings={"ticket_file": settings})
         [registered] = host.actions()
         assert (registered.plugin, registered.id) == ("ticket_file", "ticket")
         context = ActionContext(connection=types.SimpleNamespace(name="QM1"), profile="prod",
