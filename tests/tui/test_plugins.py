@@ -208,6 +208,42 @@ async def test_the_queues_screen_offers_queue_actions_only(make_app):
         await wait_for(app, pilot, lambda: "Purge with care" in screen_text(app))
 
 
+# -- put checks -------------------------------------------------------------------------------
+
+class Guard:
+    @hookimpl
+    def mqconsole_check_put(self, operation, message, destination):
+        return f"nothing goes to {destination} by {operation}" if destination == "APP.AUDIT" \
+            else None
+
+
+async def test_a_refusing_check_in_a_console_move_is_planned_and_leaves_the_message(
+        make_app, qm, tmp_path, register_plugins):
+    """The console's move asks the same operation: the plan in the confirmation says the
+    refusal with the plugin's sentence, the message stays, the summary and journal say why."""
+    app = make_app(plugins=register_plugins(Guard()))
+    before = depth(qm, "APP.ORDERS")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(app, pilot)
+        await open_queue(app, pilot, "APP.ORDERS")
+        await settle(app, pilot)
+        await pilot.press("m")
+        await wait_for(app, pilot, lambda: isinstance(app.screen, InputDialog))
+        app.screen.query_one("#value").value = "APP.AUDIT"
+        await pilot.press("enter")
+        await wait_for(app, pilot, lambda: isinstance(app.screen, ConfirmDialog))
+        said = "refused by plugin Guard: nothing goes to APP.AUDIT by move"
+        assert f"1 would fail on APP.AUDIT: {said}" in str(app.screen.body)
+        await pilot.press("y")
+        await wait_for(app, pilot, lambda: isinstance(app.screen, TextDialog))
+        text = str(app.screen.body)
+        assert "Moved 0 of 1 message" in text and "Failed: 1" in text and said in text
+    assert depth(qm, "APP.ORDERS") == before and depth(qm, "APP.AUDIT") == 0
+    rec = journal(tmp_path)[-1]
+    assert rec.operation == "move" and [o.reason_name for o in rec.outcomes] == [
+        "REFUSED_BY_PLUGIN"]
+
+
 # -- operation_done ---------------------------------------------------------------------------
 
 async def test_operation_done_follows_an_operation_run_in_the_console(make_app, qm):
