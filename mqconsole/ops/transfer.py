@@ -90,7 +90,7 @@ from mqconsole.ops.result import (
     would_fail_by_plugin,
 )
 from mqconsole.ops.selection import Selection
-from mqconsole.ops.uowlimit import Room, capped_batch, group_fits
+from mqconsole.ops.uowlimit import Room, capped_batch, group_fits, units
 from mqconsole.ops.views import MessageView
 from mqconsole.ops.words import agree, counted
 from mqconsole.ops.words import note as fill_note
@@ -204,6 +204,7 @@ class _Item:
 class _GroupScan:
     members: list[tuple[int, int, int]] = field(default_factory=list)  # (seq, offset, flags)
     unselected: int = 0
+    units: int = 0  # of MAXUMSGS, in the unit of work it would need (reports counted)
 
 
 @dataclass(slots=True)
@@ -211,6 +212,7 @@ class _Group:
     gid: bytes
     size: int
     why_not: str | None  # None: the group can move
+    units: int | None = None  # of MAXUMSGS, its unit of work's need (None: not known)
     state: str = "new"  # new | open | done | failed | skipped
     remaining: int = 0
     fail_reason: int = 0
@@ -510,7 +512,8 @@ class _Engine:
                 g.why_not = f"its {g.size} messages do not fit in --limit {self.limit}"
             if g.why_not is None and not self.dry_run:
                 g.why_not = group_fits(self.qm, g.size,
-                                       per_message=1 if self.copy or self.cross else 2)
+                                       per_message=1 if self.copy or self.cross else 2,
+                                       units=g.units)
             if g.why_not is not None:
                 g.state = "skipped"
             else:
@@ -564,6 +567,7 @@ class _Engine:
                     md = m.md
                     s = scans.setdefault(md.group_id, _GroupScan())
                     s.members.append((md.msg_seq_number, md.offset, md.msg_flags))
+                    s.units += self._units(md.report)
                     if not self.selection.matches(MessageView(pos + base, m, self.now)):
                         s.unselected += 1
                 if len(batch) < _BROWSE_BATCH:
@@ -576,7 +580,7 @@ class _Engine:
                 why = (f"{s.unselected} of its {len(s.members)} messages "
                        f"{agree(s.unselected, 'is', 'are')} not selected "
                        "(a group moves whole or not at all)")
-            self.groups[gid] = _Group(gid, len(s.members), why)
+            self.groups[gid] = _Group(gid, len(s.members), why, units=s.units)
 
     def _handle(self, m: Message, position: int, gid: bytes | None) -> None:
         if m.truncated_from is not None:  # a preview over a channel whose MAXMSGL is smaller
@@ -623,7 +627,8 @@ class _Engine:
             self._plan(m, position, route)
             return
         item = _Item(m, position, self.passed - 1, route, gid)
-        if self.rooms and not self.open_groups and self._no_room_for(item):
+        # (never inside a group: its last member is handled after the group was closed)
+        if self.rooms and gid is None and not self.open_groups and self._no_room_for(item):
             try:  # commit what is done rather than hear 2024 from the queue manager
                 self._commit_unit()
             except _UnitFailure:
@@ -697,6 +702,14 @@ class _Engine:
                 f"the message got under the cursor ({got.msg_id_hex}) is not the one browsed "
                 f"({item.msgid})"))
 
+    def _units(self, report: int) -> int:
+        """Of MAXUMSGS, what a message takes in a unit of work (the busier connection's
+        share when it moves between two)."""
+        if self.cross:
+            return max(units(report, put=False, get=not self.copy),
+                       units(report, put=True, get=False))
+        return units(report, put=True, get=not self.copy)
+
     def _no_room_for(self, item: _Item) -> bool:
         """Would ``item`` make the open unit of work pass MAXUMSGS (its reports counted)?"""
         report = item.message.report
@@ -707,7 +720,8 @@ class _Engine:
         queue manager makes count too). Not the destination's refusal: commit what is done
         and the caller puts the message again in a new unit (the cursor has not moved).
         False when that cannot help: nothing to commit, or a group half-way."""
-        if e.reason != MQRC_SYNCPOINT_LIMIT_REACHED or not self.unit or self.open_groups:
+        if e.reason != MQRC_SYNCPOINT_LIMIT_REACHED or not self.unit or self.open_groups \
+                or item.group is not None:  # a group's last member: committing splits it
             return False
         try:
             self._commit_unit()

@@ -48,12 +48,16 @@ def capped_batch(qm: QueueManager, batch: int, *, per_message: int = 2,
                   f"{per_message} of them")
 
 
-def group_fits(qm: QueueManager, size: int, *, per_message: int = 2) -> str | None:
-    """Why a message group of ``size`` cannot be moved in one unit of work (None: it can)."""
+def group_fits(qm: QueueManager, size: int, *, per_message: int = 2,
+               units: int | None = None) -> str | None:
+    """Why a message group of ``size`` cannot be moved in one unit of work (None: it can).
+    ``units``: what its unit of work would hold, the reports its messages ask for counted
+    (else ``size * per_message``)."""
     limit = max_uncommitted(qm)
-    if limit is None or size * per_message <= limit:
+    need = size * per_message if units is None else units
+    if limit is None or need <= limit:
         return None
-    return (f"its {size} messages need {size * per_message} uncommitted messages in one unit "
+    return (f"its {size} messages need {need} uncommitted messages in one unit "
             f"of work, more than the queue manager's MAXUMSGS ({limit})")
 
 

@@ -174,3 +174,20 @@ def test_the_dead_letter_handler_fits_its_units(make_qmgr, tmp_path) -> None:
                          store_path=str(tmp_path / "attempts.sqlite"))
     assert (report.result.done, report.result.failed) == (12, [])
     assert (qm.inquire_queue(dlq).depth, qm.inquire_queue(dst).depth) == (0, 12)
+
+
+def test_a_group_whose_reports_pass_maxumsgs_stays_whole(make_qmgr) -> None:
+    """3 messages asking for COA and COD: 12 uncommitted in one unit, more than 10 (6
+    without the reports). Before, the group was opened and its third put heard 2024."""
+    qmgr = make_qmgr(max_uncommitted=10)
+    qm = qmgr.connect()
+    src, dst = qmgr.queue(), qmgr.queue()
+    gid = b"R" * 24
+    for seq in range(1, 4):
+        qm.put(src, _msg(seq, group_id=gid, msg_seq_number=seq, report=MQRO_COA | MQRO_COD,
+                         msg_flags=IN_GROUP | (LAST_IN_GROUP if seq == 3 else 0)),
+               syncpoint=False)
+    r = transfer(qm, src, dst, Selection.build(all_=True))
+    assert r.done == 0 and all(f.reason != 2024 for f in r.failed)
+    assert any("need 12 uncommitted" in w and "MAXUMSGS (10)" in w for w in r.warnings)
+    assert (qm.inquire_queue(src).depth, qm.inquire_queue(dst).depth) == (3, 0)
