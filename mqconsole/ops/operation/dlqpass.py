@@ -160,7 +160,7 @@ def keep_running(op: Operation, qm: QueueManager, *, cancel: threading.Event,
     Ends when ``cancel`` is set (SIGTERM: the cycle in hand backs its unit of work out),
     WAIT(n) runs out, or a cycle stops early or with a commit of unknown outcome. ``op`` is
     validated already; its kind a :class:`DlqPass` with ``cycle=True``."""
-    from mqconsole.ops.dlq.handler import WORK, mark, wait_for_work
+    from mqconsole.ops.dlq.waiting import WORK, mark, wait_for_work
 
     kind = op.spec
     assert isinstance(kind, DlqPass) and kind.cycle and kind.queue is not None

@@ -420,7 +420,7 @@ def test_an_arrival_between_a_pass_and_the_wait_is_not_missed(qm, tmp_path,
 def test_the_wait_tells_its_own_work_from_an_arrival(qm) -> None:
     """What the pass took (and put back onto the queue itself) is not an arrival; anything
     else — a put, or a depth the pass does not explain — is."""
-    from mqconsole.ops.dlq.handler import IDLE, WORK, mark, wait_for_work
+    from mqconsole.ops.dlq.waiting import IDLE, WORK, mark, wait_for_work
 
     stop = threading.Event()
     fill(qm, DLQ, [dead(1), dead(2)])
