@@ -57,6 +57,9 @@ def parse_config(
         raise ConfigError(validation_problems(exc, data, lines, filename)) from None
 
 
+MAX_CONFIG_BYTES = 4 * 1024 * 1024
+
+
 def load_config(explicit: str | os.PathLike[str] | None = None) -> Config:
     """Find (see :func:`config_path`), read and validate the configuration."""
     path, origin = config_path(explicit)
@@ -70,7 +73,8 @@ def load_config_file(path: str | os.PathLike[str], *, origin: str = ORIGIN_FLAG)
     path = Path(os.fspath(path))
     shown = str(path)
     try:
-        raw = path.read_bytes()
+        with open(path, "rb") as fp:  # with a limit: /dev/zero is a sentence, not a crash
+            raw = fp.read(MAX_CONFIG_BYTES + 1)
     except FileNotFoundError:
         raise ConfigError(f"no such config file (named by {origin})", file=shown) from None
     except IsADirectoryError:
@@ -80,6 +84,9 @@ def load_config_file(path: str | os.PathLike[str], *, origin: str = ORIGIN_FLAG)
     except OSError as exc:
         reason = exc.strerror or exc.__class__.__name__
         raise ConfigError(f"cannot read the config file: {reason}", file=shown) from None
+    if len(raw) > MAX_CONFIG_BYTES:
+        raise ConfigError(f"holds more than {MAX_CONFIG_BYTES // (1024 * 1024)} MiB: not a "
+                          "config file", file=shown)
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:

@@ -22,7 +22,6 @@ import difflib
 import os
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from pathlib import Path
 from typing import Any
 
 from mqconsole.mq.payload import first_of, located
@@ -475,9 +474,19 @@ class _Checker:
         return [((*loc, i), item) for i, item in enumerate(data)]
 
 
+MAX_FILE_BYTES = 16 * 1024 * 1024  # a scenario or endpoints file is YAML an operator wrote
+
+
 def _text_of(path: str | os.PathLike[str]) -> str:
+    """The file's text, read with a limit: ``/dev/zero`` or a pipe that never ends is one
+    sentence, not memory exhausted (OSError when it cannot be read)."""
+    with open(path, "rb") as fp:
+        data = fp.read(MAX_FILE_BYTES + 1)
+    if len(data) > MAX_FILE_BYTES:
+        raise ScenarioError([Problem("", f"holds more than {MAX_FILE_BYTES // (1024 * 1024)} "
+                                     "MiB: not a scenario or endpoints file", None, str(path))])
     try:
-        return Path(path).read_text(encoding="utf-8")
+        return data.decode("utf-8")
     except UnicodeDecodeError:
         raise ScenarioError([Problem("", "is not UTF-8 text", None, str(path))]) from None
 

@@ -72,3 +72,19 @@ def test_a_file_header_with_an_absurd_year(cli, tmp_path):
     saved.write_text(head + "\n" + text[1], encoding="latin-1")
     r = cli("load", str(saved), "APP.AUDIT", "--dry-run")
     assert r.code in (0, 2) and "internal error" not in r.err, r.err
+
+
+@pytest.mark.parametrize(("args", "words"), [
+    (("dlq-handler", "--rules", "/dev/zero", "--check"),
+     "cannot read the rules table /dev/zero: more than 1,000,000 bytes"),
+    (("--config", "/dev/zero", "queues"), "/dev/zero: holds more than 4 MiB: not a config file"),
+    (("replay", "/dev/zero"), "/dev/zero: holds more than 16 MiB: not a scenario"),
+    (("replay", "--queue", "APP.AUDIT", "--endpoints", "/dev/zero"),
+     "/dev/zero: holds more than 16 MiB: not a scenario or endpoints file"),
+])
+def test_every_file_an_operator_names_is_read_with_a_limit(tmp_path, args, words):
+    """A rules table, a configuration file, a scenario or endpoints file of /dev/zero read
+    on until memory ran out (10 GB in 15 s, never an answer): one sentence, exit 2."""
+    r = run_cli(*args, home=tmp_path / "home")
+    assert r.code == 2, r.err
+    assert r.err.startswith("mqconsole: ") and words in r.err and r.err.count("\n") == 1
