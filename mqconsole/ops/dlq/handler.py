@@ -499,8 +499,8 @@ class Handler:
                 detail: str, label: str | None, end: _PassEnd, subject: Subject, *,
                 reason_text: str | None = None) -> None:
         """A failed attempt: counted durably, the message stays. A retry is due RETRYINT
-        later only while a rule still applies to it (its budget or a later matching
-        rule's); when none does, nothing is due, so WAIT(NO) ends at once."""
+        later only while a rule other than IGNORE still applies to it (its budget or a
+        later matching rule's); when none does, nothing is due, so WAIT(NO) ends at once."""
         name = reason_text or reason_name(reason)
         text = f"{name}: {detail}" if detail and detail != name else name
         report = self.report
@@ -518,7 +518,8 @@ class Handler:
                           reason_name=name, detail=detail, destination=label)
         self.failures[key] = failure
         end.progress = True
-        if applicable(self.table, subject, outcome.attempts) is None:
+        after = applicable(self.table, subject, outcome.attempts)
+        if after is None or after.action == "IGNORE":  # nothing more will be tried
             return None
         due = now + self.settings.retry_interval
         end.next_due = due if end.next_due is None else min(end.next_due, due)

@@ -179,6 +179,13 @@ def test_budget_used_up_leaves_the_message_and_reports_it(qm, tmp_path) -> None:
     assert [(m.attempts, m.outcome) for m in again.messages] == [
         (2, "attempts used up: left")]
     assert again.messages[0].reason.startswith("MQRC_Q_FULL")
+    # the same when the rule that applies next is IGNORE: nothing more will be tried
+    fill(qm, DLQ, [dead(2, dest="APP.FULL")])
+    store = tmp_path / "ignore.sqlite"
+    report = run(qm, "RETRYINT(0) WAIT(NO)\nDESTQ(APP.FULL) ACTION(RETRY) RETRY(1)\n"
+                     "ACTION(IGNORE)", tmp_path, store=store, input_q=DLQ)
+    assert [m.outcome for m in report.messages] == ["failed", "failed"]  # (a fresh count)
+    assert report.passes == 1 and report.next_due is None
 
 
 def test_messages_without_a_valid_header_are_left_in_place(qm, tmp_path) -> None:
