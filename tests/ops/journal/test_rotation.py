@@ -86,3 +86,40 @@ def test_processes_appending_and_rotating_at_once_lose_nothing(tmp_path):
     assert sorted(seen) == [(w, n) for w in range(3) for n in range(300)]
     for w in range(3):  # each writer's records in its own order, across files
         assert [n for v, n in seen if v == w] == list(range(300))
+
+
+def test_a_rotation_that_cannot_rename_keeps_every_record_in_the_live_file(tmp_path,
+                                                                         monkeypatch):
+    """Fault: the rename aside fails (a read-only folder, a file system that refuses):
+    nothing is lost, the journal goes on appending to the live file (issue 17 item 4)."""
+    import os
+
+    path = tmp_path / "journal.jsonl"
+    journal = Journal(path, rotation=Rotation(max_bytes=1000))
+
+    def refuse(*_args, **_kw):
+        raise PermissionError(13, "Permission denied")
+
+    monkeypatch.setattr(os, "rename", refuse)
+    for n in range(30):
+        journal.append(JournalEntry(operation="move", details={"n": n}))
+    assert rotated_files(path) == []
+    assert [e.details["n"] for e in journal.read()] == list(range(30))
+    assert journal.problems == []
+
+
+def test_a_rotated_file_that_cannot_be_read_is_said_and_the_others_are_read(tmp_path):
+    """Fault: one rotated file unreadable (a folder in its place here, as root ignores
+    permissions): reported by name and skipped; the records of the others all read."""
+    path = tmp_path / "journal.jsonl"
+    journal = Journal(path, rotation=Rotation(max_bytes=1000))
+    for n in range(30):
+        journal.append(JournalEntry(operation="move", details={"n": n}))
+    rotated = rotated_files(path)
+    assert len(rotated) >= 3
+    lost = [json.loads(x)["details"]["n"] for x in rotated[1].read_text().splitlines()]
+    rotated[1].unlink()
+    rotated[1].mkdir()
+    ns = [e.details["n"] for e in journal.read()]
+    assert ns == [n for n in range(30) if n not in lost]
+    assert len(journal.problems) == 1 and str(rotated[1]) in journal.problems[0]
