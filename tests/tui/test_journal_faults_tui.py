@@ -33,3 +33,20 @@ async def test_a_folder_in_place_of_the_journal_is_said_and_nothing_moves(make_a
                                                for n in app._notifications))
         assert not isinstance(app.screen, ConfirmDialog)  # nothing asked
     assert depth(qm, "APP.SHIPPING") == before and depth(qm, "APP.AUDIT") == 0
+
+
+async def test_a_journal_that_cannot_be_read_is_said_not_shown_empty(make_app, tmp_path):
+    """The journal screen over a folder in place of the journal names the file and why in a
+    notification (the command line: exit 2), instead of an empty list."""
+    from .conftest import screen_text
+
+    blocked = tmp_path / "journal-folder"
+    blocked.mkdir()
+    app = make_app(journal_path=blocked)
+    async with app.run_test(size=(100, 24)) as pilot:
+        await settle(app, pilot)
+        await pilot.press("J")
+        sentence = f"{blocked}: cannot be read (Is a directory), skipped"
+        await wait_for(app, pilot, lambda: any(sentence in str(n.message)
+                                               for n in app._notifications))
+        assert "0 of 0 records" in screen_text(app)

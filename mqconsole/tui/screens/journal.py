@@ -181,6 +181,11 @@ class JournalScreen(ConsoleScreen):
         self.entries, self.haystacks, self.problems, path, self.whole, _ = out
         self.journal_path = path
         self._fill(keep_cursor=not first)
+        unreadable = [p for p in self.problems if ": cannot be read (" in p]
+        if self.whole and unreadable:  # a whole file, not a line: an empty list would lie
+            self.app.notify(clean(unreadable[0]) + (f" (and {len(unreadable) - 1} more)"
+                                                    if len(unreadable) > 1 else ""),
+                            title="Journal", severity="error", markup=False, timeout=15)
 
     def _matches(self, entry, n: int | None = None) -> bool:
         if not self.text_filter:
