@@ -184,3 +184,45 @@ def test_listed_rows_are_drawn_as_the_messages_views_are(make_qm, batch, forget,
         opened = light.fetch(i)  # ...until its message is opened
         assert opened.position == i + 1
         assert opened.message.body == full.fetch(i).message.body
+
+
+async def test_a_screenful_is_listed_on_the_event_loop_until_a_read_is_slow(
+        make_app, deep, monkeypatch):
+    """End reads the last screenful's rows on the event loop (no hand-off to a thread before
+    they are drawn); once a read takes longer than ``QUICK_READ``, the pages go to a worker
+    thread again, and the rows still arrive."""
+    import threading
+
+    from mqconsole.backends.embedded.positions import Positioning
+    from mqconsole.tui.screens import messages as messages_screen
+
+    threads: list[bool] = []
+    rows_at = Positioning.rows_at
+
+    def where(self, queue, position, n):
+        threads.append(threading.current_thread() is threading.main_thread())
+        return rows_at(self, queue, position, n)
+
+    monkeypatch.setattr(Positioning, "rows_at", where)
+    app = make_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(app, pilot)
+        await open_queue(app, pilot, deep)
+        await settle(app, pilot)
+        screen = app.screen
+        model = screen.model
+        assert isinstance(model, PagedModel) and model.quick
+        threads.clear()
+        await pilot.press("end")
+        assert model.has_row(DEPTH - 1)  # read before the key's handling ended
+        assert threads == [True]
+        monkeypatch.setattr(messages_screen, "QUICK_READ", -1.0)  # every read is "slow"
+        await pilot.press("home", *["pagedown"] * 6)
+        await settle(app, pilot)
+        assert not model.quick and threads[1] is True  # the slow read, then...
+        lst = screen.query_one(MessageList)
+        await pilot.press("end", "pageup", "pageup", "pageup")
+        await wait_for(app, pilot, lambda: model.has_row(lst.cursor))
+        assert False in threads[2:]  # ...pages read by a worker thread
+        await settle(app, pilot)
+        assert f"  {lst.cursor + 1} " in screen_text(app)

@@ -12,10 +12,12 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from functools import lru_cache
 
 from rich.segment import Segment
+from rich.style import Style
 from textual.binding import Binding
-from textual.geometry import Size
+from textual.geometry import Region, Size
 from textual.message import Message
 from textual.reactive import reactive
 from textual.scroll_view import ScrollView
@@ -56,6 +58,7 @@ COLUMNS = [
 ]
 
 
+@lru_cache(maxsize=16)
 def layout(width: int) -> list[tuple[Column, int]]:
     """Column widths for ``width`` cells (one space between columns)."""
     fixed = sum(c.width for c in COLUMNS) + len(COLUMNS) - 1
@@ -171,6 +174,7 @@ class MessageList(ScrollView, can_focus=True):
         self._asked = 0
         self._asked_pages: list[int] = []
         self._follow_end = False  # End on a list still reading: the cursor stays on its last row
+        self._paint: tuple[Style, int] | None = None  # (base style, width) while painting
 
     # -- data --------------------------------------------------------------------------------
     def set_model(self, model: BrowseModel | PagedModel | None) -> None:
@@ -241,10 +245,18 @@ class MessageList(ScrollView, can_focus=True):
         self.refresh()
 
     # -- drawing -----------------------------------------------------------------------------
+    def render_lines(self, crop: Region) -> list[Strip]:
+        """The lines of one paint: the styles and the width asked once for all of them."""
+        self._paint = (self.rich_style, self.scrollable_content_region.width)
+        try:
+            return super().render_lines(crop)
+        finally:
+            self._paint = None
+
     def render_line(self, y: int) -> Strip:
         i = self.scroll_offset.y + y
-        width = self.scrollable_content_region.width
-        base = self.rich_style
+        paint = self._paint
+        base, width = paint or (self.rich_style, self.scrollable_content_region.width)
         model = self.model
         if model is None or i >= self.virtual_size.height:
             return Strip.blank(width, base)
