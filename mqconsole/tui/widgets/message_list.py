@@ -58,6 +58,9 @@ COLUMNS = [
 ]
 
 
+_REASON = [c.key for c in COLUMNS].index("reason")
+
+
 @lru_cache(maxsize=16)
 def layout(width: int) -> list[tuple[Column, int]]:
     """Column widths for ``width`` cells (one space between columns)."""
@@ -174,7 +177,7 @@ class MessageList(ScrollView, can_focus=True):
         self._asked = 0
         self._asked_pages: list[int] = []
         self._follow_end = False  # End on a list still reading: the cursor stays on its last row
-        self._paint: tuple[Style, int] | None = None  # (base style, width) while painting
+        self._paint: tuple[Style, int, int, int, int] | None = None  # while painting
 
     # -- data --------------------------------------------------------------------------------
     def set_model(self, model: BrowseModel | PagedModel | None) -> None:
@@ -246,29 +249,33 @@ class MessageList(ScrollView, can_focus=True):
 
     # -- drawing -----------------------------------------------------------------------------
     def render_lines(self, crop: Region) -> list[Strip]:
-        """The lines of one paint: the styles and the width asked once for all of them."""
-        self._paint = (self.rich_style, self.scrollable_content_region.width)
+        """The lines of one paint: what every line asks (the style, an ancestor walk; the
+        width, the scroll offset, the cursor, reactive reads) asked once for all of them."""
+        self._paint = self._paint_values()
         try:
             return super().render_lines(crop)
         finally:
             self._paint = None
 
+    def _paint_values(self) -> tuple[Style, int, int, int, int]:
+        return (self.rich_style, self.scrollable_content_region.width, self.scroll_offset.y,
+                self.cursor, self.virtual_size.height)
+
     def render_line(self, y: int) -> Strip:
-        i = self.scroll_offset.y + y
-        paint = self._paint
-        base, width = paint or (self.rich_style, self.scrollable_content_region.width)
+        base, width, top, cursor, height = self._paint or self._paint_values()
+        i = top + y
         model = self.model
-        if model is None or i >= self.virtual_size.height:
+        if model is None or i >= height:
             return Strip.blank(width, base)
         style = base
-        if i == self.cursor:
+        if i == cursor:
             style = style + self.get_component_rich_style("message-list--cursor")
         row = model.row_at(i)
         if row is None:
             label = "  ··· reading ···" if not model.done or i < model.count else ""
             if i == model.count and model.where is not None and not model.done:
                 label = f"  ··· filtering: {counted(model.scanned, grouped=True)} read ···"
-            if i != self.cursor:
+            if i != cursor:
                 style = style + self.get_component_rich_style("message-list--placeholder")
             return Strip([Segment(fit(label, width).ljust(width), style)], width)
         values = cells(row, model.now)
@@ -277,15 +284,17 @@ class MessageList(ScrollView, can_focus=True):
         if marked:
             style = style + self.get_component_rich_style("message-list--marked")
         reason_style = style
-        if row.reason is not None and i != self.cursor:
+        if row.reason is not None and i != cursor:
             reason_style = style + self.get_component_rich_style("message-list--reason")
-        segments: list[Segment] = []
-        for n, (col, w) in enumerate(layout(width)):
+        # three segments (before the reason, the reason, after it): each segment of a line
+        # costs its share of every paint
+        texts = []
+        for col, w in layout(width):
             text = fit(values[col.key], w)
-            text = text.rjust(w) if col.right else text.ljust(w)
-            segments.append(Segment(text, reason_style if col.key == "reason" else style))
-            if n < len(COLUMNS) - 1:
-                segments.append(Segment(" ", style))
+            texts.append(text.rjust(w) if col.right else text.ljust(w))
+        segments = [Segment(" ".join(texts[:_REASON]) + " ", style),
+                    Segment(texts[_REASON], reason_style),
+                    Segment(" " + " ".join(texts[_REASON + 1:]), style)]
         return Strip(segments).adjust_cell_length(width, style)
 
     def notify_style_update(self) -> None:
