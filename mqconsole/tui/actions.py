@@ -30,6 +30,8 @@ from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 
+from mqconsole.mq.md import MQMD
+from mqconsole.mq.names import format_by_text
 from mqconsole.ops.operation import (
     Copy,
     Delete,
@@ -38,6 +40,8 @@ from mqconsole.ops.operation import (
     Load,
     Move,
     PluginAction,
+    Put,
+    QueueDefine,
     QueueSet,
     Resubmit,
     Save,
@@ -107,8 +111,7 @@ class ActionRunner:
         return out
 
     def _check_queue(self, name: str, source: str) -> str | None:
-        problem = destination_problem(source, name, self.queue_names() or None)
-        return None if problem is None else f"{problem[:1].upper()}{problem[1:]}."
+        return _sentence(destination_problem(source, name, self.queue_names() or None))
 
     def _describe(self, t: Targets, verb: str, extra: str = "") -> Text:
         body = Text()
@@ -174,8 +177,8 @@ class ActionRunner:
     def show(self, summary: Summary, title: str) -> None:
         """The summary: a notification for a queue's attributes, else a dialog to read."""
         text = summary_text(summary)
-        if summary.kind == "queue-set" and not is_bad(summary):
-            self.ctx.app.notify(text, title="Queue changed", markup=False)
+        if summary.kind in NOTIFIED and not is_bad(summary):
+            self.ctx.app.notify(text, title=NOTIFIED[summary.kind], markup=False)
             return
         # after the requests posted before (one queue of messages): the view left first
         self.ctx.app.call_later(self.ctx.app.push_screen,
@@ -187,7 +190,7 @@ class ActionRunner:
         commands = [c for c in screen.commands()
                     if c.action in ("move", "copy", "resubmit", "delete", "edit",
                                     "edit_external", "save", "copy_msgid", "copy_payload",
-                                    "load")
+                                    "load", "put")
                     and not (self.read_only and is_changing(c.action))]
         if not commands:
             return
@@ -382,6 +385,58 @@ class ActionRunner:
                                         value=str(ctx.settings.save_dir or Path.cwd()) + os.sep,
                                         validate=check, suggester=PathSuggester()), got)
 
+    # -- new messages and queues --------------------------------------------------------------
+    def put(self, queue: str) -> None:
+        """Put new messages on ``queue`` (a text payload in UTF-8, Format MQSTR, a new
+        context): ``mqconsole put QUEUE --text TEXT --count N``. Not asked, as the command
+        line does not ask: the form is the question."""
+        if self._refuse("put"):
+            return
+        fields = [Field("text", "Payload (text, UTF-8, Format MQSTR)", "text", ""),
+                  Field("count", "How many messages", "int", 1)]
+
+        def kind_of(values: dict[str, object]) -> Put:
+            count = values.get("count")
+            return Put(queue, MQMD(format=format_by_text("MQSTR"), ccsid=1208),
+                       str(values.get("text") or "").encode("utf-8"),
+                       count=count if isinstance(count, int) else 0)
+
+        def got(values: dict[str, object] | None) -> None:
+            if values is not None:
+                kind = kind_of(values)
+                self.prepare(kind, lambda _: self.start(kind, f"Put on {queue}"),
+                             what="put")
+
+        self.ctx.app.push_screen(FormDialog(f"Put on {clean(queue)}", fields,
+                                            validate=lambda v: _sentence(kind_of(v).problem())),
+                                 got)
+
+    def define_queue(self) -> None:
+        """Define a local queue (``mqconsole queue define``): its name and the attributes
+        operators set first; a BOQNAME naming no queue is said in the summary."""
+        if self._refuse("defining a queue"):
+            return
+        fields = [Field("name", "Name", "text", ""),
+                  Field("max_depth", "MAXDEPTH", "int", 5000),
+                  Field("bothresh", "BOTHRESH (backout threshold; 0 = never)", "int", 0),
+                  Field("boqname", "BOQNAME (backout queue; empty = none)", "text", "",
+                        self.queue_names()),
+                  Field("description", "DESCR", "text", "")]
+
+        def kind_of(values: dict[str, object]) -> QueueDefine:
+            attrs = {k: v for k, v in values.items() if k != "name" and v != ""}
+            return QueueDefine(str(values.get("name") or "").strip(), attrs)
+
+        def got(values: dict[str, object] | None) -> None:
+            if values is not None:
+                kind = kind_of(values)
+                self.prepare(kind, lambda _: self.start(kind, f"Define {kind.queue}"),
+                             what="define")
+
+        self.ctx.app.push_screen(FormDialog("Define a local queue", fields,
+                                            validate=lambda v: _sentence(kind_of(v).problem())),
+                                 got)
+
     # -- edit --------------------------------------------------------------------------------
     def edit(self, queue: str, view: MessageView, *, external: bool = False) -> None:
         if self._refuse("edit"):
@@ -538,8 +593,7 @@ class ActionRunner:
             from mqconsole.ops.queues import changes_problem
 
             # a BOQNAME naming no queue is allowed: warned of when confirming
-            problem = changes_problem(name, dict(values))
-            return None if problem is None else f"{problem[:1].upper()}{problem[1:]}."
+            return _sentence(changes_problem(name, dict(values)))
 
         def got(changes: dict[str, object] | None) -> None:
             if not changes:
@@ -591,6 +645,14 @@ class ActionRunner:
 
 
 MAX_DIFF_LINES = 40
+# kinds whose summary is a notification when nothing went wrong (else a dialog to read)
+NOTIFIED = {"queue-set": "Queue changed", "queue-define": "Queue defined",
+            "put": "Messages put"}
+
+
+def _sentence(problem: str | None) -> str | None:
+    """An operation's problem as a sentence for a dialog (capital, full stop)."""
+    return None if problem is None else f"{problem[:1].upper()}{problem[1:]}."
 
 
 def edit_diff(before: str, after: str) -> Text:

@@ -62,6 +62,10 @@ SET_ATTRS = Key("set_attrs", "a", "Attributes", changing=True,
                 help="Set BOTHRESH, BOQNAME, HARDENBO, put/get inhibit")
 LOAD = Key("load", "l", "Load", changing=True, show=False,
            help="Put the messages of a dmpmqmsg file on the queue")
+PUT = Key("put", "p", "Put", changing=True, show=False,
+          help="Put new messages (a text payload, a new context) on the queue")
+DEFINE_QUEUE = Key("define_queue", "N", "New queue", changing=True, show=False,
+                   help="Define a local queue")
 DOCTOR = Key("doctor", "D", "Doctor", show=False, help="What a poison message would do here")
 REPLAY = Key("replay", "M", "Replay", show=False, help="Replay the delivery model")
 DLQ_HANDLER = Key("dlq_handler", "H", "DLQ handler", show=False,
@@ -71,7 +75,7 @@ AUDIT = Key("audit", "A", "Audit", show=False,
             help="Audit queues on Spark: export a snapshot, then the report")
 
 QUEUE_KEYS = [OPEN_QUEUE, FILTER, REFRESH, SORT, SORT_REVERSE, QUEUE_INFO, SET_ATTRS, LOAD,
-              DOCTOR, REPLAY, DLQ_HANDLER, AUDIT]
+              PUT, DEFINE_QUEUE, DOCTOR, REPLAY, DLQ_HANDLER, AUDIT]
 
 # -- messages ------------------------------------------------------------------------------
 OPEN_MESSAGE = Key("open_message", "enter", "Detail", action="open",
@@ -109,7 +113,7 @@ LOAD_HERE = Key("load_here", "l", "Load", action="load", changing=True, show=Fal
                 help="Put the messages of a dmpmqmsg file on this queue")
 
 MESSAGE_ACTIONS = [MOVE, COPY, RESUBMIT, DELETE, EDIT, EDIT_EXTERNAL, SAVE, COPY_MSGID,
-                   COPY_PAYLOAD, SAVE_PAYLOAD, LOAD_HERE]
+                   COPY_PAYLOAD, SAVE_PAYLOAD, LOAD_HERE, PUT]
 # The footer shows few keys, so `?` and quit always fit at 80 columns; `?` lists them all.
 MESSAGE_KEYS = [OPEN_MESSAGE, FILTER, replace(REFRESH, show=False), MARK, MARK_ALL, UNMARK_ALL,
                 SUMMARY, READ_ALL, MENU, *MESSAGE_ACTIONS, DLQ_HANDLER]

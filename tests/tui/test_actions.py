@@ -272,6 +272,64 @@ async def test_set_queue_attributes(make_app, qm, tmp_path):
         "before": 0, "after": 3}
 
 
+async def test_put_new_messages_on_the_queue_shown(make_app, qm, tmp_path):
+    """p: the command line's put (the same operation: checked, journaled) from a form."""
+    app = make_app()
+    before = depth(qm, "APP.AUDIT")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(app, pilot)
+        await open_queue(app, pilot, "APP.AUDIT")
+        await settle(app, pilot)
+        await pilot.press("p")
+        await wait_for(app, pilot, lambda: isinstance(app.screen, FormDialog))
+        app.screen.query_one("#f_text", Input).value = "hello \x1b[31m"
+        app.screen.query_one("#f_count", Input).value = "0"
+        await pilot.press("ctrl+o")
+        await wait_for(app, pilot, lambda: "A put needs a count of at least 1, not 0."
+                       in screen_text(app))
+        app.screen.query_one("#f_count", Input).value = "2"
+        await pilot.press("ctrl+o")
+        await wait_for(app, pilot, lambda: any("Put 2 of 2 messages on APP.AUDIT"
+                                               in str(n.message) for n in app._notifications))
+    assert depth(qm, "APP.AUDIT") == before + 2
+    bodies = [v.payload for v in iter_views(qm, "APP.AUDIT")][-2:]
+    assert bodies == [b"hello \x1b[31m"] * 2
+    rec = journal(tmp_path)[-1]
+    assert rec.operation == "put" and rec.destinations == ["APP.AUDIT"] and len(rec.msgids) == 2
+
+
+async def test_define_a_queue_from_the_queues_screen(make_app, qm, tmp_path):
+    """N: the command line's queue define from a form; bad input is said in the form."""
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(app, pilot)
+        await pilot.press("N")
+        await wait_for(app, pilot, lambda: isinstance(app.screen, FormDialog))
+        app.screen.query_one("#f_name", Input).value = "bad name!"
+        await pilot.press("ctrl+o")
+        await wait_for(app, pilot, lambda: "is not a valid MQ queue name" in screen_text(app))
+        app.screen.query_one("#f_name", Input).value = "APP.NEW"
+        app.screen.query_one("#f_max_depth", Input).value = "50"
+        await pilot.press("ctrl+o")
+        await wait_for(app, pilot, lambda: any("Queue APP.NEW defined" in str(n.message)
+                                               for n in app._notifications))
+    assert qm.inquire_queue("APP.NEW").max_depth == 50
+    rec = journal(tmp_path)[-1]
+    assert rec.operation == "queue-define" and rec.details["attributes"]["max_depth"] == 50
+
+
+async def test_a_read_only_profile_neither_puts_nor_defines(make_app, qm):
+    app = make_app(read_only=True)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(app, pilot)
+        await pilot.press("N", "p")
+        await pilot.pause()
+        assert not isinstance(app.screen, FormDialog)
+        commands = {c.action for c in app.screen.commands()}
+        assert not commands & {"put", "define_queue"}
+    assert "APP.NEW" not in {q.name for q in qm.list_queues("*")}
+
+
 async def test_a_boqname_naming_no_queue_is_warned_of(make_app, qm, tmp_path):
     """Issue 15 item 5: MQ allows a BOQNAME that names no queue (it may be defined later);
     the confirmation warns of it as the CLI does, and the change is made when confirmed."""

@@ -38,5 +38,5 @@ def test_every_key_id_is_documented():
 
 def test_changing_actions_are_the_ones_that_change_queues():
     expected = {"move", "copy", "resubmit", "delete", "edit", "edit_external", "load",
-                "set_attrs", "run_handler"}
+                "set_attrs", "run_handler", "put", "define_queue"}
     assert set(K.CHANGING) == expected

@@ -41,9 +41,16 @@ class Put:
                                     "format": self.md.format.rstrip(),
                                     "context": "new"})
 
-    def validate(self, qm: QueueManager) -> None:
+    def problem(self) -> str | None:
+        """What is wrong before the queue manager is asked (a face's form asks too)."""
         if self.count < 1:
-            raise OperationError(f"a put needs a count of at least 1, not {self.count}")
+            return f"a put needs a count of at least 1, not {self.count}"
+        return None
+
+    def validate(self, qm: QueueManager) -> None:
+        problem = self.problem()
+        if problem is not None:
+            raise OperationError(problem)
         check_queue(qm, self.queue, "destination")
 
     def execute(self, step: Step) -> OperationResult:
@@ -73,11 +80,16 @@ class QueueDefine:
                            options={"attributes": {k: plain(v) for k, v
                                                    in sorted(self.attributes.items())}})
 
-    def validate(self, qm: QueueManager) -> None:
+    def problem(self) -> str | None:
+        """What is wrong before the queue manager is asked (the name, the attribute
+        values): the console's form says it as it is filled in."""
         from mqconsole.ops.queues import changes_problem
 
-        problem = (name_problem(self.queue, "a valid MQ queue name")
-                   or changes_problem(self.queue, self.attributes))
+        return (name_problem(self.queue, "a valid MQ queue name")
+                or changes_problem(self.queue, self.attributes))
+
+    def validate(self, qm: QueueManager) -> None:
+        problem = self.problem()
         if problem is not None:
             raise OperationError(problem)
         try:

@@ -686,6 +686,9 @@ class MessagesScreen(ConsoleScreen):
     def action_load(self) -> None:
         self.actions.load(self.queue)
 
+    def action_put(self) -> None:
+        self.actions.put(self.queue)
+
     def _current_view(self, then) -> None:
         model = self.model
         lst = self.query_one(MessageList)

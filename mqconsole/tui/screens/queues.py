@@ -332,6 +332,14 @@ class QueuesScreen(ConsoleScreen):
         if name is not None:
             self.actions.load(name)
 
+    def action_put(self) -> None:
+        name = self.current_queue()
+        if name is not None:
+            self.actions.put(name)
+
+    def action_define_queue(self) -> None:
+        self.actions.define_queue()
+
     def plugin_targets(self, scope: str):
         """A site plugin's action of scope ``queue`` works on the local queue under the
         cursor; there are no messages to choose here."""
