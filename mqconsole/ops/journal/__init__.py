@@ -47,7 +47,8 @@ from __future__ import annotations
 
 from .entry import OUTCOMES, JournalEntry, Outcome, format_time, parse_time
 from .since import parse_since
-from .writer import Journal, JournalError, Recorder, Rotation, rotated_files
+from .writer import Journal, JournalError, Recorder, Rotation, rotated_files, signals_held
 
 __all__ = ["OUTCOMES", "Journal", "JournalEntry", "JournalError", "Outcome", "Recorder",
-           "Rotation", "format_time", "parse_since", "parse_time", "rotated_files"]
+           "Rotation", "format_time", "parse_since", "parse_time", "rotated_files",
+           "signals_held"]

@@ -8,6 +8,8 @@ import contextlib
 import os
 import re
 import secrets
+import signal
+import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -25,6 +27,34 @@ except ImportError:  # pragma: no cover - exercised on Windows only
     fcntl = None  # type: ignore[assignment]
 
 _FIRST_TIME = re.compile(rb'^\s*\{"time":"([^"]{10,40})"')
+
+
+@contextlib.contextmanager
+def signals_held() -> Iterator[None]:
+    """Ctrl-C and SIGTERM held back meanwhile (main thread only; elsewhere there is no
+    handler to hold): the end record of a change a first Ctrl-C stopped at its commit is
+    written whole even when the second comes at once. The handlers in place are called
+    just after, as the signals would have called them (a Python handler always runs in
+    the main thread, whichever thread the OS handed the signal to)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    caught: list[int] = []
+    before: dict[signal.Signals, Any] = {}
+    for held in (signal.SIGINT, signal.SIGTERM):
+        with contextlib.suppress(ValueError, OSError):
+            before[held] = signal.signal(held, lambda signum, _frame: caught.append(signum))
+    try:
+        yield
+    finally:
+        for held, handler in before.items():
+            signal.signal(held, handler)
+        for signum in caught[:1]:
+            handler = before.get(signal.Signals(signum))
+            if callable(handler):
+                handler(signum, None)  # the CLI's second Ctrl-C: KeyboardInterrupt, now
+            elif handler == signal.SIG_DFL:
+                signal.raise_signal(signum)
 
 
 class JournalError(Exception):
@@ -366,4 +396,4 @@ def _ids_json(msgids: list[str]) -> str:
     return _dumps(msgids)
 
 
-__all__ = ["Journal", "JournalError", "Recorder", "Rotation", "rotated_files"]
+__all__ = ["Journal", "JournalError", "Recorder", "Rotation", "rotated_files", "signals_held"]

@@ -302,12 +302,15 @@ class Operation:
         plugins' ``operation_done``. A journal that failed is the summary's
         ``journal_problem`` and exit code 6 (the change happened: the summary says it)."""
         if self.spec.journaled and self.journal is not None:
+            from mqconsole.ops.journal import signals_held
+
             try:
-                entry, left_out = self._entry(summary, qm, step, recorder)
-                if recorder is None:
-                    self.journal.append(entry)
-                else:
-                    recorder.end(entry, reported_left_out=left_out)
+                with signals_held():  # a second Ctrl-C now: after the end record
+                    entry, left_out = self._entry(summary, qm, step, recorder)
+                    if recorder is None:
+                        self.journal.append(entry)
+                    else:
+                        recorder.end(entry, reported_left_out=left_out)
             except Exception as exc:
                 from mqconsole.ops.journal import JournalError
 

@@ -115,3 +115,36 @@ def test_the_console_journal_gets_the_path_sentence_for_any_failure(tmp_path):
     assert summary.journal_problem == (f"the journal {tmp_path / 'b.jsonl'} could not be "
                                        "written: boom")
     assert summary.exit_code == ExitCode.JOURNAL_FAILED
+
+
+def test_a_ctrl_c_while_the_end_record_is_written_comes_after_it(tmp_path, monkeypatch):
+    """A second Ctrl-C right after the first stopped a change at its commit landed while the
+    end record was being made: the record was lost and the journal said INTERRUPTED,
+    'killed'. The signal is now held until the end record is written, then acted on."""
+    import os
+    import signal
+    import time
+
+    from mqconsole.ops.journal import Journal, Recorder
+    from mqconsole.ops.operation import Move
+    from mqconsole.ops.selection import Selection
+    from mqconsole.plugins.testing import run_operation
+
+    real_end = Recorder.end
+
+    def end(self, *args, **kw):
+        os.kill(os.getpid(), signal.SIGINT)
+        time.sleep(0.2)  # without the hold, the interrupt is raised here
+        return real_end(self, *args, **kw)
+
+    monkeypatch.setattr(Recorder, "end", end)
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    path = tmp_path / "j.jsonl"
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            run_operation(Move("IN", "OUT", Selection(all=True), batch=10), journal_path=path,
+                          queues={"IN": [f"m{i}" for i in range(25)], "OUT": []})
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    [entry] = Journal(path).read()
+    assert entry.state == "complete" and entry.counts()["done"] == 25
