@@ -27,7 +27,7 @@ from mqconsole.mq.errors import MQError
 from ..base import ListedPage, ListedRow, PositionedPage
 from .browsing import Browsing
 from .calls import api
-from .schema import EXPIRY_INDEX, FACTS_UNKNOWN, VISIBLE
+from .schema import EXPIRY_INDEX, VISIBLE
 from .stored import MSG_ID_AT, message_from_row, stored_facts, token_of
 
 DISCARD_ROUNDS = 3  # messages may expire between the discard and the snapshot: try again
@@ -131,29 +131,33 @@ class Positioning(Browsing):
         rows = cur.execute(_LIST_SAME, (local, after[0], after[1], count)).fetchall()
         if len(rows) < count and after[0] < 9:
             rows += cur.execute(_LIST_LOWER, (local, after[0], count - len(rows))).fetchall()
+        # (the test of schema.FACTS_UNKNOWN, here rather than in SQL for every row)
         return [ListedRow(i.to_bytes(16, "big"), msg_id, put, length, backout, reason, dest,
-                          dest_qm, fmt) if md is None else
-                _filled(i, msg_id, length, backout, md, body)
-                for i, msg_id, put, length, backout, reason, dest, dest_qm, fmt, md, body in rows]
+                          dest_qm, fmt)  # (token_of, inlined)
+                if fmt is not None and (dest is None or dest_qm is not None) else
+                _filled(cur, i, msg_id, length, backout)
+                for i, msg_id, put, length, backout, reason, dest, dest_qm, fmt in rows]
 
 
 _Reader = Callable[[str, tuple[int, int], int, float], list[Any]]
-# a listed row: (id, MsgId, the put time, length, BackoutCount, the other facts as stored,
-# and, when they are not kept yet (schema.FACTS_UNKNOWN), the MD and the body's first bytes
-# (as many as a dead-letter header holds) to read them from, as counting.py fills them in)
+# a listed row: (id, MsgId, the put time, length, BackoutCount, the other facts as stored)
 _LIST_COLS = (f"id, substr(md, {MSG_ID_AT + 1}, 24), f_put, length(body), backout_count, "
-              "f_reason, f_dest, f_dest_qm, f_format, "
-              f"CASE WHEN {FACTS_UNKNOWN} THEN md END, CASE WHEN {FACTS_UNKNOWN} THEN "
-              f"coalesce(substr(body, 1, {MQDLH_LENGTH}), X'') END")
+              "f_reason, f_dest, f_dest_qm, f_format")
 _LIST_SAME = (f"SELECT {_LIST_COLS} FROM messages WHERE queue = ? AND npri = ? AND id > ? "
               f"AND {VISIBLE} ORDER BY npri, id LIMIT ?")
 _LIST_LOWER = (f"SELECT {_LIST_COLS} FROM messages WHERE queue = ? AND npri > ? "
                f"AND {VISIBLE} ORDER BY npri, id LIMIT ?")
+# a row whose facts are not kept (a file written before they were): its MD and the body's
+# first bytes (as many as a dead-letter header holds), as counting.py fills them in
+_UNKNOWN_FACTS = (f"SELECT md, coalesce(substr(body, 1, {MQDLH_LENGTH}), X'') FROM messages "
+                  "WHERE id = ?")
 
 
-def _filled(row_id: int, msg_id: bytes, length: int, backout: int, md: bytes, body: bytes
+def _filled(cur: sqlite3.Cursor, row_id: int, msg_id: bytes, length: int, backout: int
             ) -> ListedRow:
-    """A row whose facts are not kept: read from its MD and body's first bytes."""
+    """A row whose facts are not kept: read from its MD and body's first bytes (in the
+    page's snapshot)."""
+    md, body = cur.execute(_UNKNOWN_FACTS, (row_id,)).fetchone()
     reason, dest, dest_qm, fmt, put = stored_facts(md, body)
     return ListedRow(token_of(row_id), msg_id, put, length, backout, reason, dest, dest_qm,
                      fmt)

@@ -105,10 +105,12 @@ def test_a_file_made_before_the_expiry_index_gets_it(make_qm, tmp_path) -> None:
 @settings(max_examples=60, deadline=None, suppress_health_check=[
     HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 @given(batch=st.lists(hostile_messages(), max_size=25), forget=st.sets(st.integers(0, 30)),
+       older=st.sets(st.integers(0, 30)),
        backouts=st.dictionaries(st.integers(0, 30), st.integers(1, 5)),
        asks=st.lists(st.tuples(st.integers(-30, 30), st.integers(0, 12)), max_size=4))
 def test_listed_rows_are_the_facts_of_the_messages_at_those_positions(make_qm, batch, forget,
-                                                                       backouts, asks) -> None:
+                                                                       older, backouts, asks
+                                                                       ) -> None:
     """``rows_at`` (``ListsByPosition``) lists, for the messages ``page_at`` reads at the same
     positions, their token, MsgId, body length, BackoutCount and ``mq.facts.facts``: on
     hostile dead-letter headers and put times, other formats, and rows whose facts an older
@@ -122,6 +124,9 @@ def test_listed_rows_are_the_facts_of_the_messages_at_those_positions(make_qm, b
         for i in forget:
             if i < len(ids):
                 db.execute("UPDATE messages SET f_format = NULL WHERE id = ?", (ids[i],))
+        for i in older:  # written before the destination's queue manager was kept
+            if i < len(ids):
+                db.execute("UPDATE messages SET f_dest_qm = NULL WHERE id = ?", (ids[i],))
         for i, n in backouts.items():
             if i < len(ids):
                 db.execute("UPDATE messages SET backout_count = ? WHERE id = ?", (n, ids[i]))
