@@ -108,6 +108,8 @@ class MessageOutcome:
     position: int
     rule: int | None
     action: str | None
+    # the times this message has been tried so far: its failed attempts, and this one when
+    # it was tried in this pass (failed, or done: retried, forwarded, discarded)
     attempts: int
     outcome: str
     destination: str | None = None
@@ -568,6 +570,7 @@ class Handler:
         result = report.result
         for p in unit:
             p.outcome.outcome = VERB[p.rule.action]
+            p.outcome.attempts += 1  # tried so far: the failed attempts and this one
             report.rules[p.rule.number].done += 1
             result.record_done(p.outcome.msg_id, p.label)
             self.failures.pop(p.key, None)

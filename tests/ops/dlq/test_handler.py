@@ -156,7 +156,7 @@ def test_retry_budget_falls_through_to_the_next_rule_across_passes(qm, tmp_path)
                      "DESTQ(APP.FULL) ACTION(RETRY) RETRY(3)\n"
                      "ACTION(FWD) FWDQ(CATCH) HEADER(NO)", tmp_path)
     assert [(m.rule, m.attempts, m.outcome) for m in report.messages] == [
-        (1, 1, "failed"), (1, 2, "failed"), (1, 3, "failed"), (2, 3, "forwarded")]
+        (1, 1, "failed"), (1, 2, "failed"), (1, 3, "failed"), (2, 4, "forwarded")]
     assert report.messages[0].reason.startswith("MQRC_Q_FULL")
     assert report.rules_json() == [{"rule": 1, "matched": 3, "done": 0, "failed": 3},
                                    {"rule": 2, "matched": 1, "done": 1, "failed": 0}]
@@ -216,7 +216,8 @@ def test_attempt_counts_survive_a_restart_and_honour_retryint(qm, tmp_path) -> N
     assert [(x.rule, x.attempts, x.outcome) for x in third.messages] == [(1, 2, "failed")]
     t[0] = 1200.0
     fourth = run(qm, text, tmp_path, once=True, clock=lambda: t[0])
-    assert [(x.rule, x.outcome) for x in fourth.messages] == [(2, "forwarded")]
+    assert [(x.rule, x.attempts, x.outcome) for x in fourth.messages] == [
+        (2, 3, "forwarded")]  # tried three times: twice failed, then forwarded
     store = AttemptStore(tmp_path / "attempts.sqlite", "QM1", DLQ)
     assert len(store) == 0
     # runmqdlq's way (no file) starts again at every restart, and says so

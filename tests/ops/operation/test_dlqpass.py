@@ -74,11 +74,11 @@ def test_a_pass_is_one_operation_journaled_and_told_to_plugins() -> None:
                           ("dlq-handler", dead(3, b"three", reason=2035).body, "CATCH")]
     [f] = s.failures
     assert f.reason_name == REFUSED_BY_PLUGIN and "secret payloads" in f.detail
-    # the report in the spec's shapes, attempts included
+    # the report in the spec's shapes, attempts (tried so far, this pass's included)
     assert [(m["rule"], m["action"], m["attempts"], m["outcome"])
-            for m in s.extra["messages"]] == [(1, "RETRY", 0, "retried"),
+            for m in s.extra["messages"]] == [(1, "RETRY", 1, "retried"),
                                               (1, "RETRY", 1, "failed"),
-                                              (2, "FWD", 0, "forwarded")]
+                                              (2, "FWD", 1, "forwarded")]
     assert s.extra["rules"] == [{"rule": 1, "matched": 2, "done": 1, "failed": 1},
                                 {"rule": 2, "matched": 1, "done": 1, "failed": 0}]
     doc = s.to_json()
