@@ -70,7 +70,10 @@ from mqconsole.tui.widgets.paths import PathSuggester
 
 if TYPE_CHECKING:
     from mqconsole.ops.operation import Operation
+    from mqconsole.ops.savefile import FileCheck
     from mqconsole.plugins import RegisteredAction
+    from mqconsole.tui.screens.base import ConsoleScreen
+    from mqconsole.tui.screens.edit import EditScreen
 
 
 class ActionRunner:
@@ -175,17 +178,18 @@ class ActionRunner:
         ctx.app.push_screen(OperationDialog(ctx, op, title), finished)
 
     def show(self, summary: Summary, title: str) -> None:
-        """The summary: a notification for a queue's attributes, else a dialog to read."""
+        """The summary: a notification for a queue's attributes, a define or a put that went
+        well, else a dialog to read."""
         text = summary_text(summary)
         if summary.kind in NOTIFIED and not is_bad(summary):
-            self.ctx.app.notify(text, title=NOTIFIED[summary.kind], markup=False)
+            self.ctx.app.notify(text.plain, title=NOTIFIED[summary.kind], markup=False)
             return
         # after the requests posted before (one queue of messages): the view left first
         self.ctx.app.call_later(self.ctx.app.push_screen,
                                 TextDialog(title, text, danger=is_bad(summary)))
 
     # -- the menu ----------------------------------------------------------------------------
-    def menu(self, screen: Any, t: Targets) -> None:
+    def menu(self, screen: ConsoleScreen, t: Targets) -> None:
         """The actions for ``t`` (a read-only profile lists no changing one)."""
         commands = [c for c in screen.commands()
                     if c.action in ("move", "copy", "resubmit", "delete", "edit",
@@ -357,10 +361,10 @@ class ActionRunner:
             source = str(Path(path).expanduser())
             kind = Load(source, queue)
 
-            def inspect() -> Any:
+            def inspect() -> FileCheck:
                 return kind.check_file()  # kept for the load: the file is read once more
 
-            def inspected(info: Any) -> None:
+            def inspected(info: FileCheck) -> None:
                 body = Text()
                 body.append(f"Put {info.count:,} message{'s' if info.count != 1 else ''} "
                             f"from {clean(source)} on ")
@@ -494,7 +498,7 @@ class ActionRunner:
             lambda how: apply(new[:-1] if how == "drop" else new) if how else None)
 
     def apply_edit(self, queue: str, view: MessageView, edit: dict[str, Any], *,
-                   screen: Any = None) -> None:
+                   screen: EditScreen | None = None) -> None:
         """Check (a preview of the edit), confirm with the difference and the byte counts,
         then replace. ``screen``: the editor, which stays open with a failed check's
         sentence (and force offered) until the replacement is confirmed."""
