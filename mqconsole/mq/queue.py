@@ -173,3 +173,24 @@ def check_value(attr: str, value: object) -> object:
     if problem is not None:
         raise BadValue(f"{attr} {problem}")
     return value
+
+
+def changes_problem(queue: str, changes: dict[str, object]) -> str | None:
+    """The sentence refusing these attribute values for ``queue`` (an unknown attribute, a
+    value out of range, a bad name, the queue as its own backout queue: a poison message
+    would be requeued where it failed, for ever), or None. Unset (None) values are not
+    looked at. The one check of ``queue define``/``queue set`` and the console's forms."""
+    checked: dict[str, object] = {}
+    for attr, value in changes.items():
+        if value is None:
+            continue
+        if attr not in CHANGEABLE:
+            return f"not a changeable queue attribute: {attr}"
+        try:
+            checked[attr] = check_value(attr, value)
+        except BadValue as e:
+            return str(e)
+    if checked.get("boqname") and checked["boqname"] == queue:
+        return f"{queue} cannot be its own backout queue (BOQNAME)"
+    return None
+

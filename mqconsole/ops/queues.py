@@ -146,20 +146,6 @@ def validate_changes(changes: dict[str, Any]) -> dict[str, Any]:
     return {k: check_value(k, v) for k, v in out.items()}
 
 
-def changes_problem(queue: str, changes: dict[str, Any]) -> str | None:
-    """The sentence refusing these attribute values for ``queue`` (a value out of range, a
-    bad name, the queue as its own backout queue: a poison message would be requeued to
-    where it failed, for ever), or None: the one check of the CLI's ``queue define|set``
-    and the console's attributes form."""
-    try:
-        checked = validate_changes(changes)
-    except ValueError as e:
-        return str(e)
-    if checked.get("boqname") and checked["boqname"] == queue:
-        return f"{queue} cannot be its own backout queue (BOQNAME)"
-    return None
-
-
 def define_queue(qm: QueueManager, name: str, **attrs: Any) -> QueueAttrs:
     changes = validate_changes(attrs)
     qm.define_queue(QueueAttrs(name=name, **changes))

@@ -594,7 +594,7 @@ class ActionRunner:
             ]
 
         def check(values: dict[str, object]) -> str | None:
-            from mqconsole.ops.queues import changes_problem
+            from mqconsole.mq.queue import changes_problem
 
             # a BOQNAME naming no queue is allowed: warned of when confirming
             return _sentence(changes_problem(name, dict(values)))

@@ -83,7 +83,7 @@ class QueueDefine:
     def problem(self) -> str | None:
         """What is wrong before the queue manager is asked (the name, the attribute
         values): the console's form says it as it is filled in."""
-        from mqconsole.ops.queues import changes_problem
+        from mqconsole.mq.queue import changes_problem
 
         return (name_problem(self.queue, "a valid MQ queue name")
                 or changes_problem(self.queue, self.attributes))

@@ -444,7 +444,7 @@ class QueueSet:
                            source=self.queue, options={})
 
     def validate(self, qm: QueueManager) -> None:
-        from mqconsole.ops.queues import changes_problem
+        from mqconsole.mq.queue import changes_problem
 
         if not self.changes:
             raise OperationError("queue set needs at least one attribute to change (see "

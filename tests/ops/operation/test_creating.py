@@ -129,8 +129,8 @@ def test_a_queue_define_dry_run_defines_nothing():
 
 
 def test_a_queue_is_never_its_own_backout_queue_in_a_define_or_a_set():
+    from mqconsole.mq.queue import changes_problem
     from mqconsole.ops.operation import QueueSet
-    from mqconsole.ops.queues import changes_problem
 
     assert changes_problem("Q", {"boqname": "Q"}) == "Q cannot be its own backout queue (BOQNAME)"
     assert changes_problem("Q", {"bothresh": -1}).startswith("bothresh must be a whole number")
