@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from datetime import UTC, datetime
-
 from mqconsole.backends.base import Context, QueueManager
 from mqconsole.mq.md import MQMD
 from mqconsole.mq.message import Message
@@ -15,7 +12,6 @@ from mqconsole.ops.result import (
     refused_by_plugin,
     would_fail_by_plugin,
 )
-from mqconsole.ops.timefmt import format_put_date_time
 
 COMMIT_EVERY = 500
 NEW_MSGID = "(new)"  # a plan's MsgId of a message MQ gives one when it is put
@@ -27,13 +23,13 @@ def put_messages(qm: QueueManager, queue: str, md: MQMD, body: bytes, *, count: 
                  ) -> OperationResult:
     """Put ``count`` copies in units of work of up to ``batch``: the operation ``put``.
 
-    Each copy is checked first (``check``: the plugins' put checks; a refusal fails that
-    copy, which is not put). An MQ error backs out the open unit of work and is raised:
-    earlier units stay committed (the journal's unit records name them). Cancelling stops
-    after the open unit's commit; the rest are counted as skipped.
+    Each copy is checked first (``check``: the plugins' put checks, to which the operation
+    shows each copy as put with a new context); a refused copy fails and is not put. An MQ
+    error backs out the open unit of work and is raised: earlier units stay committed (the
+    journal's unit records name them). Cancelling stops after the open unit's commit; the
+    rest are counted as skipped.
     """
     control = control or Control()
-    check_copy = None if check is None else _as_put(check, md, body, queue)
     result = OperationResult(operation="put", source=None, destination=queue,
                              selected=count, dry_run=dry_run)
     given = md.msg_id.hex().upper() if any(md.msg_id) else NEW_MSGID
@@ -41,7 +37,7 @@ def put_messages(qm: QueueManager, queue: str, md: MQMD, body: bytes, *, count: 
         for position in range(1, count + 1):
             step: dict[str, object] = {"position": position, "msgid": given,
                                        "destination": queue}
-            refusal = None if check_copy is None else check_copy()
+            refusal = None if check is None else check(Message(md.copy(), body), queue)
             if refusal is not None:
                 step["would_fail"] = would_fail_by_plugin(refusal)
             result.plan.append(step)
@@ -60,7 +56,7 @@ def put_messages(qm: QueueManager, queue: str, md: MQMD, body: bytes, *, count: 
     try:
         for position in range(1, count + 1):
             message = Message(md.copy(), body)
-            if check_copy is not None and (refusal := check_copy()) is not None:
+            if check is not None and (refusal := check(message, queue)) is not None:
                 result.failed.append(refused_by_plugin(given, position, refusal, queue))
                 continue
             put = qm.put(queue, message, context=Context.NEW, syncpoint=True)
@@ -77,17 +73,6 @@ def put_messages(qm: QueueManager, queue: str, md: MQMD, body: bytes, *, count: 
             qm.backout()
         raise
     return result
-
-
-def _as_put(check: PutCheck, md: MQMD, body: bytes, queue: str) -> Callable[[], str | None]:
-    """The check of one copy, which sees it as it would be put: a new context's put date
-    and time are now (a check on a message's age lets a new one go)."""
-
-    def check_copy() -> str | None:
-        put_date, put_time = format_put_date_time(datetime.now(UTC))
-        return check(Message(md.copy(put_date=put_date, put_time=put_time), body), queue)
-
-    return check_copy
 
 
 __all__ = ["COMMIT_EVERY", "NEW_MSGID", "put_messages"]

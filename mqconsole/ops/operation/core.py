@@ -12,17 +12,21 @@ exit code — so no face writes any of it again.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 from mqconsole.ops.exit_codes import ExitCode, exit_code_for_error, exit_code_of
 from mqconsole.ops.result import Control, Failure, OperationResult, ProgressFn, PutCheck
+from mqconsole.ops.timefmt import format_put_date_time
 from mqconsole.plugins import NO_PLUGINS, PluginHost
 
 if TYPE_CHECKING:
     from mqconsole.backends.base import QueueManager
+    from mqconsole.mq.message import Message
     from mqconsole.ops.journal import Journal, JournalEntry, Recorder
 
 # What a summary says a kind did to its messages (past participle).
@@ -149,6 +153,13 @@ class Kind(Protocol):
     # optional: ``exit_code(result) -> ExitCode`` when the kind's verdict is not
     # ``ops.exit_codes.exit_code_of`` (the dead-letter handler's); ``cautions(qm) ->
     # list[str]``: warnings a face shows with its confirmation (see Operation.cautions)
+
+
+def put_now(message: Message) -> Message:
+    """``message`` as a put with a new context makes it: put date and time now (UTC)."""
+    put_date, put_time = format_put_date_time(datetime.now(UTC))
+    return dataclasses.replace(message, md=message.md.copy(put_date=put_date,
+                                                           put_time=put_time))
 
 
 def _qmgr_name(qm: QueueManager) -> str | None:
@@ -279,15 +290,23 @@ class Operation:
                                  ExitCode.JOURNAL_FAILED) from None
 
     def _check(self, description: Description) -> PutCheck | None:
+        """The plugins' put checks for this operation (None without any: the fast path).
+        A kind that puts with a new context (``new_context``: a put, ``--new-context``)
+        has each message checked as MQ will put it: its put date and time now."""
         host = self.plugins
         if not host.has_checks:
             return None
         kind = description.kind
+        if not getattr(self.spec, "new_context", False):
+            def check(message: Any, destination: str) -> str | None:
+                return host.check_put(kind, message, destination)
 
-        def check(message: Any, destination: str) -> str | None:
-            return host.check_put(kind, message, destination)
+            return check
 
-        return check
+        def check_new(message: Any, destination: str) -> str | None:
+            return host.check_put(kind, put_now(message), destination)
+
+        return check_new
 
     def _details(self, description: Description, step: Step) -> dict[str, Any]:
         details = dict(description.options)

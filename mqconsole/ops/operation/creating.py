@@ -29,6 +29,7 @@ class Put:
     (``msgids``), as the journal does."""
 
     journaled: ClassVar[bool] = True
+    new_context: ClassVar[bool] = True  # checks see each copy put now
     queue: str
     md: MQMD
     body: bytes

@@ -406,3 +406,33 @@ def test_an_actions_scope_holds_what_it_may_be_given():
                        (PluginAction(drain, "OUT", one), "works on the whole queue")):
         with pytest.raises(OperationError, match=said):
             Operation(kind, journal=None).validate(run.qm)
+
+
+class SeesPutDate:
+    """Refuses a message put before 2020 (by its MQMD), recording what it saw."""
+
+    def __init__(self) -> None:
+        self.seen: list[str] = []
+
+    @hookimpl
+    def mqconsole_check_put(self, operation, message, destination):
+        self.seen.append(message.md.put_date)
+        return "older than 2020" if message.md.put_date < "2020" else None
+
+
+def test_a_check_sees_a_new_context_put_as_mq_will_put_it():
+    """With --new-context MQ gives each message the put date and time of its put: the
+    check sees that, not the old context the put replaces (spec: as it would be put)."""
+    from datetime import UTC, datetime
+
+    from mqconsole.mq.md import MQMD
+
+    old = Message(MQMD(format="MQSTR", put_date="20190101", put_time="10000000",
+                       msg_id=b"OLD".ljust(24, b"\0")), b"old")
+    today = datetime.now(UTC).strftime("%Y%m%d")
+    for new_context, done in ((False, 0), (True, 1)):
+        check = SeesPutDate()
+        run = run_operation(Move("IN", "OUT", ALL, new_context=new_context), check,
+                            queues={"IN": [old], "OUT": []})
+        assert run.summary.counts["done"] == done
+        assert check.seen == [today if new_context else "20190101"]
