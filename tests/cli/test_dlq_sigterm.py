@@ -203,3 +203,72 @@ def test_attempt_counts_survive_a_killed_handler(tmp_path) -> None:
         assert qm.inquire_queue("CATCH").depth == 50 and qm.inquire_queue(DLQ).depth == 0
     finally:
         qm.close()
+
+
+HANG = '''
+import pathlib, time
+from mqconsole.plugins import hookimpl
+
+@hookimpl
+def mqconsole_check_put(operation, message, destination):
+    if message.body.startswith(b"body 3500 "):  # mid-unit: 500 puts are open
+        pathlib.Path(__file__).with_name("waiting").touch()
+        time.sleep(120)  # a put that hangs (a queue manager that does not answer)
+    return None
+'''
+
+
+@pytest.mark.parametrize(("first", "second", "code"),
+                         [(signal.SIGINT, signal.SIGINT, 130),
+                          (signal.SIGTERM, signal.SIGKILL, -signal.SIGKILL)],
+                         ids=["INT-INT", "TERM-KILL"])
+def test_a_hanging_put_stopped_by_a_second_signal(template, tmp_path, first, second,
+                                                  code) -> None:
+    """The handler hangs in a put (here a site plugin's check that does not return): the
+    first signal waits for it; Ctrl-C again stops at once (130), and a service manager's
+    SIGKILL after its stop timeout (systemd's TimeoutStopSec: a second SIGTERM changes
+    nothing for a service) kills it. Either way the open unit of work is backed out, the
+    3,000 messages committed before it are on their destination, every message is there
+    exactly once."""
+    folder = tmp_path / "plugins"
+    folder.mkdir(mode=0o755)
+    (folder / "hang.py").write_text(HANG)
+    config = tmp_path / "config.yaml"
+    config.write_text(f"plugins:\n  paths: [{folder}]\n")
+    rules = tmp_path / "retry.rules"
+    rules.write_text("WAIT(YES)\nREASON(MQRC_Q_FULL) ACTION(RETRY)\n")
+    path = tmp_path / "hang.sqlite"
+    shutil.copy(template, path)
+    for suffix in ("-wal", "-shm"):
+        if Path(str(template) + suffix).exists():
+            shutil.copy(str(template) + suffix, str(path) + suffix)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MQCONSOLE_")}
+    env["MQCONSOLE_HOME"] = str(tmp_path / "home")
+    proc = subprocess.Popen([MQCONSOLE, "--config", str(config), "--embedded", str(path),
+                             "dlq-handler", "--rules", str(rules), "--yes", "--batch", "1000"],
+                            env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                            stdin=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 120
+        while not (folder / "waiting").exists() and time.monotonic() < deadline:
+            assert proc.poll() is None, proc.communicate()
+            time.sleep(0.02)
+        proc.send_signal(first)
+        time.sleep(0.5)
+        assert proc.poll() is None  # still in the put
+        proc.send_signal(second)
+        _, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == code, err
+    assert b"Traceback" not in err
+    qm = open_embedded(path)
+    try:
+        left, back = _contents(qm, DLQ), _contents(qm, DEST)
+        assert not qm.queue_status(DLQ).uncommitted_messages
+    finally:
+        qm.close()
+    assert len(back) == 3000 and len(left) == COUNT - 3000
+    have = Counter((mid, body[172:]) for mid, body in left) + Counter(back)
+    assert have == Counter((_msgid(i), _body(i)) for i in range(COUNT))
