@@ -1,7 +1,7 @@
 """Site plugins in the console: the Decoded tab, actions in the command palette (dangerous
 ones confirmed by typing the queue name, absent in read-only profiles), plugin problems as
 one notification each, and ``operation_done`` after an operation run from the console.
-Plugins are registered per test (``mqconsole.plugins.testing.plugin_host``)."""
+Plugins are registered per test (the ``register_plugins`` fixture)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,6 @@ from textual.command import CommandInput, CommandPalette
 
 from mqconsole.ops.journal import Journal
 from mqconsole.plugins import Action, ActionSummary, Decoded, hookimpl
-from mqconsole.plugins.testing import plugin_host
 from mqconsole.tui.screens.detail import DetailScreen
 from mqconsole.tui.screens.dialogs import ConfirmDialog, InputDialog, TextDialog, TypeNameDialog
 from mqconsole.tui.widgets.payload import PayloadView
@@ -81,8 +80,9 @@ async def palette(app, pilot, query: str) -> None:
 
 # -- the Decoded tab ---------------------------------------------------------------------------
 
-async def test_the_decoded_tab_shows_a_decoder_result_as_plain_safe_text(make_app):
-    app = make_app(plugins=plugin_host(OrderDecoder()))
+async def test_the_decoded_tab_shows_a_decoder_result_as_plain_safe_text(
+        make_app, register_plugins):
+    app = make_app(plugins=register_plugins(OrderDecoder()))
     async with app.run_test(size=(120, 30)) as pilot:
         await to_detail(app, pilot, "APP.ORDERS")
         await pilot.press("7")
@@ -95,8 +95,9 @@ async def test_the_decoded_tab_shows_a_decoder_result_as_plain_safe_text(make_ap
         assert not any("\x1b" in s.text for s in all_segments(app))
 
 
-async def test_the_decoded_tab_says_when_no_decoder_recognised_the_payload(make_app):
-    app = make_app(plugins=plugin_host(OrderDecoder()))
+async def test_the_decoded_tab_says_when_no_decoder_recognised_the_payload(
+        make_app, register_plugins):
+    app = make_app(plugins=register_plugins(OrderDecoder()))
     async with app.run_test(size=(120, 30)) as pilot:
         await to_detail(app, pilot, DLQ)  # its messages are not JSON records
         await pilot.press("7")
@@ -104,8 +105,8 @@ async def test_the_decoded_tab_says_when_no_decoder_recognised_the_payload(make_
                        lambda: "No site decoder recognised this payload" in screen_text(app))
 
 
-async def test_without_a_decoder_there_is_no_decoded_tab(make_app):
-    app = make_app(plugins=plugin_host(Tickets()))
+async def test_without_a_decoder_there_is_no_decoded_tab(make_app, register_plugins):
+    app = make_app(plugins=register_plugins(Tickets()))
     async with app.run_test(size=(120, 30)) as pilot:
         await to_detail(app, pilot, "APP.ORDERS")
         assert "Decoded" not in screen_text(app)
@@ -114,8 +115,9 @@ async def test_without_a_decoder_there_is_no_decoded_tab(make_app):
         assert any("No site plugin decodes" in str(n.message) for n in app._notifications)
 
 
-async def test_a_raising_decoder_is_one_notification_and_the_view_goes_on(make_app):
-    app = make_app(plugins=plugin_host(BrokenDecoder()))
+async def test_a_raising_decoder_is_one_notification_and_the_view_goes_on(
+        make_app, register_plugins):
+    app = make_app(plugins=register_plugins(BrokenDecoder()))
     async with app.run_test(size=(120, 30)) as pilot:
         await to_detail(app, pilot, "APP.ORDERS")
         await pilot.press("escape", "down", "enter")  # a second message: no second report
@@ -126,8 +128,8 @@ async def test_a_raising_decoder_is_one_notification_and_the_view_goes_on(make_a
         assert isinstance(app.screen, DetailScreen)
 
 
-async def test_a_plugin_that_did_not_load_is_one_notification(make_app):
-    host = plugin_host(Tickets())
+async def test_a_plugin_that_did_not_load_is_one_notification(make_app, register_plugins):
+    host = register_plugins(Tickets())
     host.record("site_layouts", source="/etc/mqconsole/plugins/site_layouts.py",
                 status="error: site_layouts could not be imported: SyntaxError: line 3")
     app = make_app(plugins=host)
@@ -139,9 +141,10 @@ async def test_a_plugin_that_did_not_load_is_one_notification(make_app):
 
 # -- actions in the command palette -----------------------------------------------------------
 
-async def test_a_plugin_action_runs_from_the_palette_on_the_marked_messages(make_app, tmp_path):
+async def test_a_plugin_action_runs_from_the_palette_on_the_marked_messages(
+        make_app, tmp_path, register_plugins):
     tickets, done = Tickets(), Done()
-    app = make_app(plugins=plugin_host(tickets, done))
+    app = make_app(plugins=register_plugins(tickets, done))
     async with app.run_test(size=(120, 30)) as pilot:
         await settle(app, pilot)
         await open_queue(app, pilot, "APP.ORDERS")
@@ -161,9 +164,10 @@ async def test_a_plugin_action_runs_from_the_palette_on_the_marked_messages(make
     assert [s.kind for s in done.summaries] == ["action"]
 
 
-async def test_a_dangerous_plugin_action_is_confirmed_by_typing_the_queue_name(make_app):
+async def test_a_dangerous_plugin_action_is_confirmed_by_typing_the_queue_name(
+        make_app, register_plugins):
     tickets = Tickets()
-    app = make_app(plugins=plugin_host(tickets))
+    app = make_app(plugins=register_plugins(tickets))
     async with app.run_test(size=(120, 30)) as pilot:
         await settle(app, pilot)
         await open_queue(app, pilot, "APP.SHIPPING")
@@ -183,9 +187,9 @@ async def test_a_dangerous_plugin_action_is_confirmed_by_typing_the_queue_name(m
     assert len(tickets.got["purge"]) == 8
 
 
-async def test_a_read_only_profile_has_no_dangerous_plugin_action(make_app):
+async def test_a_read_only_profile_has_no_dangerous_plugin_action(make_app, register_plugins):
     tickets = Tickets()
-    app = make_app(read_only=True, plugins=plugin_host(tickets))
+    app = make_app(read_only=True, plugins=register_plugins(tickets))
     async with app.run_test(size=(120, 30)) as pilot:
         await settle(app, pilot)
         await open_queue(app, pilot, "APP.SHIPPING")
@@ -198,8 +202,8 @@ async def test_a_read_only_profile_has_no_dangerous_plugin_action(make_app):
     assert tickets.got == {}
 
 
-async def test_the_queues_screen_offers_queue_actions_only(make_app):
-    app = make_app(plugins=plugin_host(Tickets()))
+async def test_the_queues_screen_offers_queue_actions_only(make_app, register_plugins):
+    app = make_app(plugins=register_plugins(Tickets()))
     async with app.run_test(size=(120, 30)) as pilot:
         await settle(app, pilot)
         await palette(app, pilot, "ticket")
@@ -246,9 +250,10 @@ async def test_a_refusing_check_in_a_console_move_is_planned_and_leaves_the_mess
 
 # -- operation_done ---------------------------------------------------------------------------
 
-async def test_operation_done_follows_an_operation_run_in_the_console(make_app, qm):
+async def test_operation_done_follows_an_operation_run_in_the_console(
+        make_app, qm, register_plugins):
     done = Done()
-    app = make_app(plugins=plugin_host(done))
+    app = make_app(plugins=register_plugins(done))
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(app, pilot)
         await open_queue(app, pilot, "APP.ORDERS")
@@ -265,13 +270,13 @@ async def test_operation_done_follows_an_operation_run_in_the_console(make_app, 
     assert depth(qm, "APP.AUDIT") == 1
 
 
-async def test_switching_profile_loads_that_profiles_plugins(demo_file, tmp_path):
+async def test_switching_profile_loads_that_profiles_plugins(demo_file, tmp_path, register_plugins):
     from mqconsole.backends.open import open_embedded
     from mqconsole.tui.app import MQConsoleApp
     from mqconsole.tui.context import REPO_THEMES, ProfileInfo, Settings
 
-    test_host = plugin_host(Tickets())
-    prod_host = plugin_host(Done())
+    test_host = register_plugins(Tickets())
+    prod_host = register_plugins(Done())
     prod_host.record("site_layouts", status="error: site_layouts could not be imported")
     profiles = [ProfileInfo("test"), ProfileInfo("prod", read_only=True)]
     app = MQConsoleApp(lambda: open_embedded(str(demo_file)), profile=profiles[0],
