@@ -254,11 +254,12 @@ def test_a_move_on_the_embedded_backend_takes_the_fast_steps(qm, monkeypatch, wr
     assert_exactly_once(original, browse_all(qm, SRC), browse_all(qm, DST))
 
 
-def test_an_sqlite_failure_inside_move_next_backs_the_unit_out_and_redoes_it(qm):
-    """A real SQLite error half-way through move_next's statement (a trigger refuses to
-    delete the 120th row once): its transaction is rolled back, so the whole unit of work
-    (the message moved by the one-call step before it included) is backed out and redone;
-    every message ends up exactly once, all moved."""
+def test_an_sqlite_failure_moving_move_nexts_rows_backs_the_unit_out_and_redoes_it(qm):
+    """A real SQLite error half-way through the statement of the commit that moves the
+    rows move_next noted (a trigger refuses to move the 120th row once): the transaction
+    is rolled back, so the whole unit of work (the message moved by the one-call step
+    before them included) is backed out and redone; every message ends up exactly once,
+    all moved, in order."""
     original = _messages()
     fill(qm, SRC, original)
     fired: list[int] = []
@@ -273,7 +274,7 @@ def test_an_sqlite_failure_inside_move_next_backs_the_unit_out_and_redoes_it(qm)
     target = db.execute("SELECT id FROM messages WHERE queue = ? ORDER BY npri, id "
                         "LIMIT 1 OFFSET 119", (SRC,)).fetchone()[0]
     db.create_function("injected_fault", 1, fault)
-    db.execute("CREATE TEMP TRIGGER refuse BEFORE DELETE ON messages "
+    db.execute("CREATE TEMP TRIGGER refuse BEFORE UPDATE ON messages "
                "WHEN injected_fault(old.id) BEGIN SELECT RAISE(ABORT, 'injected'); END")
     r = transfer(qm, SRC, DST, Selection.build(all_=True), batch=BATCH)
     assert fired == [target]

@@ -10,7 +10,7 @@ import time
 from mqconsole.mq.errors import MQError
 from mqconsole.mq.md import MQMD_V1_LENGTH, MQMD_V2_LENGTH
 from mqconsole.mq.message import Message
-from mqconsole.mq.reasons import MQPER_PERSISTENT, MQRC_NO_MSG_UNDER_CURSOR
+from mqconsole.mq.reasons import MQPER_PERSISTENT
 
 from ..base import BrowseRange, Context
 from .mdfast import persistence819
@@ -248,44 +248,22 @@ class Browsing(Messages):
     def _move_rows(self, names: list[str], rows: list[tuple], queue: str) -> None:
         """``_move_browsed`` of each of ``rows`` (``_MSG_COLS``, browsed in this very
         transaction with nothing taken since, each ``movable``, as many as ``_move_room``
-        allows), in one pass: the puts deferred to the commit, the rows deleted by one
-        prepared statement. All or nothing: on any failure the transaction is rolled back
-        (the unit of work is then only to be backed out) and the error raised."""
+        allows), at once: noted for the commit, which moves them inside SQLite (moved.py;
+        the puts after those deferred before them, the rows taken last). Nothing is
+        written now: the rows stay where they are until then, hidden from this
+        connection's other calls, which turn them into deferred puts and gets first."""
         s = self._s
-        t = s.targets[(queue, "", Context.SET_ALL)]
-        name, local = t.name, names[-1]
+        name, local = s.targets[(queue, "", Context.SET_ALL)].name, names[-1]
         now = time.time()
-        try:
-            cur = s.db.executemany(_TAKE_ROW, [(r[0], local, now) for r in rows])
-            if cur.rowcount != len(rows):  # cannot happen to rows browsed in this transaction
-                raise MQError(MQRC_NO_MSG_UNDER_CURSOR,
-                              f"messages browsed on {local!r} were gone when moved")
-            puts = []
-            gots = []
-            size = 0
-            durable = False
-            for row_id, npri_, backout_count, _, blob, body, put_time in rows:
-                order = byte_order(blob)
-                n = len(body)
-                size += n
-                puts.append((name, npri_,
-                             int.from_bytes(blob[PRIORITY_AT:PRIORITY_AT + 4], order,
-                                            signed=True),
-                             None, blob[MSG_ID_AT:MSG_ID_AT + 24],
-                             blob[CORREL_ID_AT:CORREL_ID_AT + 24], now, n, blob, body,
-                             *stored_facts(blob, body)))
-                gots.append((row_id, local, npri_, backout_count, None, put_time, blob, body))
-                if not durable and blob[PERSISTENCE_AT:PERSISTENCE_AT + 4] == _PERSISTENT[order]:
-                    durable = True
-            s.defer_moved(puts, gots, size)
-        except BaseException:
-            if s.held:
-                s.end(commit=False)
-            raise
+        s.defer_moves(name, now, [r[0] for r in rows])
         k = len(rows)
         s.added[name] = s.added.get(name, 0) + k
-        if durable:
-            s.durable = True
+        if not s.durable:
+            for r in rows:
+                blob = r[4]
+                if blob[PERSISTENCE_AT:PERSISTENCE_AT + 4] == _PERSISTENT[byte_order(blob)]:
+                    s.durable = True
+                    break
         s.takes += k
         s.count(local, -k)
         s.last_get[local] = now

@@ -4,7 +4,9 @@ A call takes the connection's lock (calls are serialised), is refused when the c
 is closed, first flushes another idle connection of this process holding the write lock
 (so its work is seen), and turns an SQLite error into the MQError that says what failed.
 The decorators are that guard written out once for a hot path (a move calls it twice a
-message); ``Call`` is the same as a context manager for the rest.
+message); ``Call`` is the same as a context manager for the rest. Every call but a bulk
+move step and a commit first settles the bulk moves noted before it (``Session.moves``,
+moved.py), so that nothing else sees their rows still on the source.
 """
 
 from __future__ import annotations
@@ -36,7 +38,8 @@ T = TypeVar("T")
 _CLOSED = "this connection to the embedded queue manager is closed"
 
 
-def _guarded(fn: Callable[..., T], of_cursor: bool) -> Callable[..., T]:
+def _guarded(fn: Callable[..., T], of_cursor: bool, settles: bool = True
+             ) -> Callable[..., T]:
     @wraps(fn)
     def wrapper(self: Any, *args: Any, **kwargs: Any) -> T:
         qm = self._qm if of_cursor else self
@@ -51,6 +54,8 @@ def _guarded(fn: Callable[..., T], of_cursor: bool) -> Callable[..., T]:
                     owner = s.file.owner
                     if owner is not None and owner is not s:
                         s.flush_others()
+                if settles and s.moves:
+                    s.settle_moves()
                 return fn(self, *args, **kwargs)
             except sqlite3.Error as exc:
                 s.rolled_back()
@@ -77,6 +82,16 @@ def cursor_call(fn: Callable[..., T]) -> Callable[..., T]:
     return _guarded(fn, True)
 
 
+def keeping_moves(fn: Callable[..., T]) -> Callable[..., T]:
+    """``api``, for the commit, which does the bulk moves noted (not settled first)."""
+    return _guarded(fn, False, settles=False)
+
+
+def cursor_keeping_moves(fn: Callable[..., T]) -> Callable[..., T]:
+    """``cursor_call``, for the bulk move step, which notes more of them."""
+    return _guarded(fn, True, settles=False)
+
+
 class Call:
     """The guard as a context manager: ``with qm._guard():``."""
 
@@ -95,6 +110,12 @@ class Call:
         s.depth += 1
         if s.depth == 1 and s.file.owner is not None:
             s.flush_others()
+        if s.moves:
+            try:
+                s.settle_moves()
+            except BaseException as exc:
+                self.__exit__(type(exc), exc, None)
+                raise
 
     def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None,
                  tb: object) -> None:

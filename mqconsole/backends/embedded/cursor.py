@@ -30,7 +30,7 @@ from mqconsole.mq.reasons import (
 from ..base import Context
 from .auth import QUEUE
 from .browsing import movable
-from .calls import cursor_call
+from .calls import cursor_call, cursor_keeping_moves
 from .store import sqlite_error
 from .stored import BACKOUT_COUNT_AT, EXPIRY_AT, StoredMessage, message_from_row, token_of
 
@@ -274,7 +274,7 @@ class EmbeddedCursor:
             return sqlite_error(exc, qm.location, qm._busy)
         return None
 
-    @cursor_call
+    @cursor_keeping_moves
     def move_next(self, queue: str, n: int) -> list[Message]:
         """Up to ``n`` steps of a move in one call (``backends.base.MovesManyUnderCursor``):
         the rows read ahead in this transaction (reading on as needed), while each is

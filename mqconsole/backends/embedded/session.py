@@ -37,6 +37,7 @@ from mqconsole.mq.errors import MQError
 from mqconsole.mq.md import OFFSETS
 from mqconsole.mq.reasons import MQRC_RESOURCE_PROBLEM
 
+from . import moved
 from .targets import Target
 
 try:
@@ -238,6 +239,7 @@ class Session:
         self.pending: list[tuple] = []
         self.pending_count: dict[str, int] = {}
         self.got: list[tuple] = []
+        self.moves: list[moved.Run] = []  # bulk moves, done in SQLite at the commit
         self.deferred_bytes = 0
         self.durable = False  # the unit of work put or got a persistent message
         self.sync_after = False  # the current transaction of its own must reach the disk
@@ -348,9 +350,42 @@ class Session:
         if self.deferred_bytes > DEFER_BYTES:
             self.materialize()
 
+    def defer_moves(self, queue: str, now: float, ids: list[int]) -> None:
+        """Messages moved in bulk to ``queue`` (``Browsing._move_rows``): the ids of their
+        source rows, in browse order, left where they are until the commit moves them in
+        SQLite (moved.py). Anything else this connection does first turns them into
+        deferred puts and gets (``settle_moves``), so it never sees them."""
+        self.moves.append((queue, now, ids))
+        self.pending_count[queue] = self.pending_count.get(queue, 0) + len(ids)
+        self.tx_marks = self.work = True
+
+    def settle_moves(self) -> None:
+        """The bulk moves as deferred puts and gets (their source rows deleted now, kept for
+        a backout), after the puts deferred before them. A failure rolls the transaction
+        back (as ``own_view``)."""
+        if not self.moves:
+            return
+        try:
+            puts, gots = moved.take(self.db, self.moves)
+        except BaseException:
+            self.end(commit=False)
+            raise
+        self.moves.clear()
+        self.pending.extend(puts)  # (counted in pending_count when noted)
+        self.got.extend(gots)
+        size = sum(len(r[7]) for r in gots)
+        self.deferred_bytes += 2 * size
+        if self.deferred_bytes > DEFER_BYTES:
+            self.materialize()
+
     def materialize(self) -> None:
         """Write the deferred work as marks, inside the held transaction."""
         db = self.db
+        if self.moves:
+            puts, gots = moved.take(db, self.moves)
+            self.moves.clear()
+            self.pending.extend(puts)
+            self.got.extend(gots)
         if self.pending:
             conn = self.conn_id
             db.executemany(_INSERT_PUT_MARKED, [(*r, conn) for r in self.pending])
@@ -379,6 +414,7 @@ class Session:
             self.arrived(q, last[q])
 
     def _forget_deferred(self) -> None:
+        self.moves.clear()
         self.pending.clear()
         self.pending_count.clear()
         self.got.clear()
@@ -391,19 +427,26 @@ class Session:
         or, when they cannot be, the whole transaction is rolled back (the caller sees
         it ended: ``rolled_back``); then the error is raised."""
         db = self.db
+        if self.moves and self.triggers:
+            self.settle_moves()  # a schema-1 file counts depths on inserts and deletes
         if self.db_marks:
             self._commit_marks()
-        elif self.pending:
+        elif self.pending or self.moves:
             # The only write: the gets are done (their rows deleted) and the puts wait in
-            # memory. The rows inserted take ids above every id in the table, so deleting
+            # memory; the rows inserted take ids above every id in the table, so deleting
             # those undoes a failure midway (no SAVEPOINT: copying every page it changes
-            # to a statement journal cost a sixth of a move's time).
-            top = db.execute("SELECT coalesce(max(id), 0) FROM messages").fetchone()[0]
-            try:
-                db.executemany(_INSERT_FINAL_UNADAPTED, _unadapted(self.pending))
-            except BaseException:
-                self._undo_or_roll_back("DELETE FROM messages WHERE id > ?", (top,))
-                raise
+            # to a statement journal cost a sixth of a move's time). Then the bulk moves,
+            # which roll the transaction back themselves if they fail (moved.py).
+            if self.pending:
+                top = db.execute("SELECT coalesce(max(id), 0) FROM messages").fetchone()[0]
+                try:
+                    db.executemany(_INSERT_FINAL_UNADAPTED, _unadapted(self.pending))
+                except BaseException:
+                    self._undo_or_roll_back("DELETE FROM messages WHERE id > ?", (top,))
+                    raise
+            if self.moves:
+                moved.commit(db, self.moves)
+                self._moves_inserted()
         self._inserted(self.pending)
         self._forget_deferred()
         self.forget_cache()  # depths changed: the cached rows are stale
@@ -416,6 +459,8 @@ class Session:
         try:
             if self.pending:
                 db.executemany(_INSERT_FINAL, self.pending)
+            if self.moves:
+                moved.commit(db, self.moves)
             db.execute("DELETE FROM messages WHERE got_by = ? AND got_by IS NOT NULL",
                        (self.conn_id,))
             db.execute("UPDATE messages SET put_by = NULL WHERE put_by = ? "
@@ -424,6 +469,14 @@ class Session:
         except BaseException:
             self._undo_or_roll_back("ROLLBACK TO mq_commit", (), "RELEASE mq_commit")
             raise
+        self._moves_inserted()
+
+    def _moves_inserted(self) -> None:
+        """The bulk moves were committed: their messages count toward their destinations'
+        depths (their sources' were counted when they were noted)."""
+        for queue, now, ids in self.moves:
+            self.count(queue, len(ids))
+            self.arrived(queue, now)
 
     def _undo_or_roll_back(self, *undo: object) -> None:
         """After a failed statement of ``commit_work``: run ``undo`` (SQL, params[, SQL])
@@ -444,6 +497,7 @@ class Session:
     def backout_work(self) -> None:
         """MQ backout, inside the held transaction (the caller then COMMITs): uncommitted
         puts are dropped, got messages return to their places with BackoutCount + 1."""
+        self.settle_moves()  # moved in bulk: got (and put) like the rest
         self.pending.clear()
         self.pending_count.clear()
         self.materialize()  # the got rows come back, marked; then they are unmarked

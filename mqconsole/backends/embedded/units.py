@@ -13,7 +13,7 @@ from mqconsole.mq.reasons import (
     MQRC_RESOURCE_PROBLEM,
 )
 
-from .calls import api
+from .calls import api, keeping_moves
 from .storage import Storage
 from .store import (
     sqlite_error,
@@ -32,7 +32,7 @@ class UnitsOfWork(Storage):
     def in_unit_of_work(self) -> bool:
         return self._s.work
 
-    @api
+    @keeping_moves
     def commit(self) -> None:
         s = self._s
         if not s.work:

@@ -514,6 +514,32 @@ def test_schema_1_file_in_use_keeps_its_triggers_until_free(tmp_path: Path) -> N
         assert len(contents(qm, "Q")) == 4
 
 
+def test_schema_1_file_in_use_counts_a_bulk_move(tmp_path: Path) -> None:
+    """On a schema-1 file still in use (its triggers count depths on inserts and deletes)
+    the rows ``move_next`` noted are deleted and inserted at the commit, not moved in
+    place: both depths stay right, every message moved once, in order."""
+    from mqconsole.ops.selection import Selection
+    from mqconsole.ops.transfer import transfer
+
+    path = _schema_1_file(tmp_path / "old.qm")
+    db = sqlite3.connect(path)  # a process of an older mqconsole has it open
+    db.execute("INSERT INTO connections (pid, proc_start, host, principal, appl, started) "
+               "VALUES (?, NULL, ?, 'old', 'old', 0)", (os.getppid(), NAMESPACE))
+    db.commit()
+    db.close()
+    with open_embedded(path) as qm:
+        assert _file_state(path)[0] == 1 and qm._s.triggers
+        qm.define_queue(QueueAttrs("Q"))
+        qm.define_queue(QueueAttrs("D"))
+        names = fill(qm, "Q", 12)
+        r = transfer(qm, "Q", "D", Selection.build(all_=True), batch=5)
+        assert r.done == 12
+        assert qm.inquire_queue("Q").depth == 0 and qm.inquire_queue("D").depth == 12
+        assert [b for b, _ in contents(qm, "D")] == names
+        with qm.new_connection() as other:
+            assert other.inquire_queue("D").depth == 12
+
+
 def test_move_current_to_is_put_then_get_current(qm: EmbeddedQueueManager) -> None:
     """The cursor's one-call move step (internal, used by ops/transfer.py): a put under
     syncpoint, then the browsed message got under syncpoint; a failed put raises and gets
@@ -696,7 +722,7 @@ def test_move_next_stores_what_the_two_calls_store(qm: EmbeddedQueueManager) -> 
     def rows(queue: str) -> list[tuple]:
         return [tuple(r) for r in qm._db.execute(
             "SELECT npri, priority, backout_count, expires_at IS NULL, msg_id, correl_id, "
-            "length, put_by, got_by, md, body, f_reason, f_dest, f_format, f_put "
+            "length, put_by, got_by, md, body, f_reason, f_dest, f_dest_qm, f_format, f_put "
             "FROM messages WHERE queue = ? ORDER BY id", (queue,))]
 
     assert rows("D1") == rows("D2") and len(rows("D1")) == 10
@@ -704,27 +730,89 @@ def test_move_next_stores_what_the_two_calls_store(qm: EmbeddedQueueManager) -> 
     assert qm.inquire_queue("D1").depth == 10 and qm.inquire_queue("S1").depth == 2
 
 
-def test_move_next_failing_midway_leaves_nothing_of_the_unit(qm: EmbeddedQueueManager) -> None:
-    """An SQLite error on the third of the rows ``move_next`` deletes: it raises, the
-    cursor is where it was, the transaction was rolled back, so the unit of work (the
-    step before it too) can only be backed out (2003); every message stays on the source
-    once, and the cursor's next is the first message ``move_next`` was given."""
+def _fail_once(qm: EmbeddedQueueManager, when: str, what: str = "DELETE") -> None:
+    """A temporary trigger failing the first statement that deletes (``what``) a row
+    matching ``when`` (later ones go through): ``fail_once()`` raises once."""
+    fired = []
+
+    def fail_once() -> int:
+        if not fired:
+            fired.append(1)
+            raise RuntimeError("injected")
+        return 0
+
+    qm._db.create_function("fail_once", 0, fail_once)
+    qm._db.execute(f"CREATE TEMP TRIGGER fail_get BEFORE {what} ON messages WHEN {when} "
+                   "BEGIN SELECT fail_once(); END")
+
+
+def test_move_next_writes_nothing_until_the_commit(qm: EmbeddedQueueManager) -> None:
+    """``move_next`` only notes the rows it moves: they stay in the table until the
+    commit moves them, yet no other call of the connection sees them there (each first
+    turns them into deferred gets and puts), and the commit moves them once, in order."""
+    fill(qm, "SRC", 6)
+    other = qm.browse("SRC")
+    with qm.browse("SRC", for_get=True) as cur:
+        x = cur.next()
+        assert x is not None and cur.move_current_to("DST", x, as_browsed=True) is None
+        assert [y.body for y in cur.move_next("DST", 3)] == [b"m00001", b"m00002", b"m00003"]
+        (left,) = qm._db.execute("SELECT count(*) FROM messages WHERE queue = 'SRC'").fetchone()
+        assert left == 5 and qm._s.moves  # m00000 got by the step, the rest noted
+        # another call first settles them: another cursor on the source does not see them
+        assert [y.body for y in other.next_batch(10)] == [b"m00004", b"m00005"]
+        assert not qm._s.moves
+        other.close()
+        while True:
+            if cur.move_next("DST", 10):
+                continue
+            y = cur.next()
+            if y is None:
+                break
+            assert cur.move_current_to("DST", y, as_browsed=True) is None
+    qm.commit()
+    assert contents(qm, "SRC") == []
+    assert contents(qm, "DST") == [(f"m{i:05d}", 0) for i in range(6)]
+    assert qm.inquire_queue("SRC").depth == 0 and qm.inquire_queue("DST").depth == 6
+
+
+def test_commit_failing_to_move_the_moved_rows_backs_out(qm: EmbeddedQueueManager) -> None:
+    """An SQLite error moving the rows ``move_next`` noted, at the commit (half-way through
+    its statement): the transaction is rolled back and the unit of work backed out
+    (2003); every message stays on the source once, none reached the destination."""
     fill(qm, "SRC", 6)
     with qm.browse("SRC", for_get=True) as cur:
         x = cur.next()
         assert x is not None and cur.move_current_to("DST", x, as_browsed=True) is None
-        qm._db.execute("CREATE TEMP TRIGGER fail_get BEFORE DELETE ON messages "
-                       "WHEN OLD.queue = 'SRC' AND OLD.body = CAST('m00003' AS BLOB) "
-                       "BEGIN SELECT RAISE(ABORT, 'injected'); END")
+        assert len(cur.move_next("DST", 10)) == 5
+        _fail_once(qm, "OLD.queue = 'SRC' AND OLD.body = CAST('m00003' AS BLOB)", "UPDATE")
         with pytest.raises(MQError) as info:
-            cur.move_next("DST", 10)
-        assert "injected" in str(info.value)
+            qm.commit()
+    assert info.value.reason == 2003 and not qm.in_unit_of_work
+    qm._db.execute("DROP TRIGGER IF EXISTS fail_get")
+    # rolled back whole: the step's get was undone by SQLite itself (MQ may raise the count)
+    assert contents(qm, "SRC") == [(f"m{i:05d}", 0) for i in range(6)]
+    assert contents(qm, "DST") == []
+    assert qm.inquire_queue("SRC").depth == 6 and qm.inquire_queue("DST").depth == 0
+
+
+def test_move_next_rows_failing_to_settle_leave_the_unit_to_back_out(
+        qm: EmbeddedQueueManager) -> None:
+    """An SQLite error turning the rows ``move_next`` moved into deferred gets (another
+    call came before the commit): that call fails, the transaction was rolled back, so the
+    unit of work (the step before them too) can only be backed out (2003); every message
+    stays on the source once."""
+    fill(qm, "SRC", 6)
+    with qm.browse("SRC", for_get=True) as cur:
+        x = cur.next()
+        assert x is not None and cur.move_current_to("DST", x, as_browsed=True) is None
+        assert len(cur.move_next("DST", 10)) == 5
+        _fail_once(qm, "OLD.queue = 'SRC' AND OLD.body = CAST('m00003' AS BLOB)")
+        with pytest.raises(MQError) as info:
+            qm.inquire_queue("SRC")
+        assert "user-defined function raised exception" in str(info.value)
         with pytest.raises(MQError) as info:
             qm.commit()
         assert info.value.reason == 2003 and not qm.in_unit_of_work
-        qm._db.execute("DROP TRIGGER IF EXISTS fail_get")
-        x = cur.next()
-        assert x is not None and x.body == b"m00001"
     assert contents(qm, "SRC") == [(f"m{i:05d}", 0) for i in range(6)]
     assert contents(qm, "DST") == []
     assert qm.inquire_queue("SRC").depth == 6 and qm.inquire_queue("DST").depth == 0
