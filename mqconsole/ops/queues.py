@@ -36,6 +36,16 @@ def queue_row(q: QueueAttrs, *, dlq: str, boq_map: dict[str, list[str]]) -> dict
     }
 
 
+def model_queue_problem(attrs: QueueAttrs) -> str | None:
+    """Why a queue cannot be a source or a destination of messages: a model queue is a
+    template (any MQOPEN of it, MQPUT1 included, makes a new dynamic queue — an empty one
+    to read, or one whose messages go with it). None for any other queue."""
+    if attrs.type is not QueueType.MODEL:
+        return None
+    return (f"{attrs.name} is a model queue, a template that holds no messages (opening it "
+            "would create a new dynamic queue): name a local queue")
+
+
 def queue_rows(qm: QueueManager, pattern: str = "*") -> list[dict[str, Any]]:
     """The rows of ``mqconsole queues``: every queue with DLQ and backout-queue marks.
 

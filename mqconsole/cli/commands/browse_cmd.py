@@ -51,7 +51,7 @@ def browse(ctx: click.Context, queue: str, limit: int | None, where: str | None,
                        "or --limit")
     predicate = _compile(where, ctx)
     qm = session_of(ctx).connect()
-    qm.inquire_queue(queue)  # unknown queue → one clear error before anything else
+    _look_up(qm, queue)  # unknown queue → one clear error before anything else
 
     def views(n: int | None):
         if last is not None:
@@ -81,6 +81,16 @@ def browse(ctx: click.Context, queue: str, limit: int | None, where: str | None,
     if len(body) == limit and last is None:
         what = "the first" if start == 1 else f"from position {start:,},"
         say(f"showing {what} {limit}; use --limit, --from, --last or --where for more")
+
+
+def _look_up(qm: QueueManager, queue: str) -> None:
+    """The queue is there (else MQ's 2085, said in one sentence) and not a model queue,
+    which an MQOPEN would turn into a new, empty dynamic queue."""
+    from mqconsole.ops.queues import model_queue_problem
+
+    problem = model_queue_problem(qm.inquire_queue(queue))
+    if problem is not None:
+        raise CliError(safe(problem))
 
 
 def _nothing(qm: QueueManager, queue: str, *, matched: bool, start: int) -> str:
@@ -125,7 +135,7 @@ def show(ctx: click.Context, queue: str, msgid: str, hex_mode: str | None,
         raise CliError(f"MsgId {msgid!r} is not hexadecimal (48 digits, or the end of them)")
     session = session_of(ctx)
     qm = session.connect()
-    qm.inquire_queue(queue)
+    _look_up(qm, queue)
     if len(text) == 48:
         found = find_by_msgid(qm, queue, parse_hex(text, "MsgId", 24))
     else:
@@ -180,7 +190,7 @@ def summary(ctx: click.Context, queue: str, as_json: bool) -> None:
     from mqconsole.ops.summary import format_summary_text, summarize_queue
 
     qm = session_of(ctx).connect()
-    qm.inquire_queue(queue)
+    _look_up(qm, queue)
     doc = summarize_queue(qm, queue)
     doc["queue"] = queue
     if as_json:

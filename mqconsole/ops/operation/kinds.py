@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from mqconsole.mq.errors import MQError
 from mqconsole.mq.queue import name_problem
 from mqconsole.mq.reasons import MQRC_UNKNOWN_OBJECT_NAME
+from mqconsole.ops.queues import model_queue_problem
 from mqconsole.ops.result import OperationResult
 from mqconsole.ops.selection import Selection
 
@@ -41,12 +42,15 @@ def check_queue(qm: QueueManager, name: str, role: str) -> None:
     if problem is not None:
         raise OperationError(f"{the} {problem}")
     try:
-        qm.inquire_queue(name)
+        attrs = qm.inquire_queue(name)
     except MQError as e:
         if e.reason == MQRC_UNKNOWN_OBJECT_NAME:
             raise OperationError(f"{the} {name} does not exist on {qm.name} "
                                  f"({e.reason_name}, {e.reason})") from None
         raise
+    model = model_queue_problem(attrs) if role else None  # role "": the queue itself
+    if model is not None:
+        raise OperationError(f"{the} {model}")
 
 
 def destination_problem(source: str, destination: str,

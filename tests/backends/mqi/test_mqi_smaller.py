@@ -70,3 +70,55 @@ def test_a_permanent_dynamic_queue_is_not_left_behind(make_qmgr) -> None:
         qm.browse(model)
     assert info.value.reason == 2045
     assert [n for n in qmgr.qdef.dynamic if not n.startswith("MQCONSOLE.")] == []
+
+
+def test_a_model_queue_is_refused_before_it_is_opened(make_qmgr, engine, tmp_path) -> None:
+    """Every operation looks its queues up first (PCF): a model queue named as a source or
+    a destination is refused there, so no MQOPEN (or MQPUT1) makes a dynamic queue of it.
+    Before, the look-up passed and the backend's MQOPEN made one (and deleted it again);
+    a destination's MQPUT1 would have put the message on a queue deleted at once."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    import standin
+
+    from mqconsole.mq.queue import QueueAttrs, QueueType
+    from mqconsole.ops.operation import OperationError
+    from mqconsole.ops.operation.kinds import Transfer, check_queue
+
+    model = "APP.MODEL"
+    qmgr = make_qmgr(model_queues=("SYSTEM.DEFAULT.MODEL.QUEUE", model))
+    qmgr.admin().define_queue(QueueAttrs(name=model, type=QueueType.MODEL))
+    src = qmgr.queue()
+    qm = qmgr.connect()
+    qm.put(src, Message(MQMD(format="MQSTR   "), b"m"), context=Context.NEW, syncpoint=False)
+    engine.clear_calls()
+    everything = Selection.build(all_=True)
+    for op in (Transfer(model, src, everything), Transfer(src, model, everything)):
+        with pytest.raises(OperationError) as info:
+            op.validate(qm)
+        assert "is a model queue" in str(info.value)
+    check_queue(qm, model, "")  # queue set may change a model queue
+    assert all(c.info.get("name") != model for c in engine.calls_named("MQOPEN"))
+    assert not any(c.info.get("queue") == model for c in engine.calls_named("MQPUT1"))
+    assert qm.inquire_queue(src).depth == 1
+
+    config = tmp_path / "config.yaml"
+    config.write_text(f"""profiles:
+  - name: real
+    backend: {{type: mq, queue_manager: {qmgr.name}, channel: DEV.APP.SVRCONN,
+              connection_name: mqhost(1414), user: mqadmin, password_env: PW}}
+""")
+    spec = {"name": qmgr.name, "path": str(qmgr.path), "admin": "mqadmin",
+            "password": qmgr.settings.password, "encoding": 546, "default_user": "mqm"}
+    base = {k: v for k, v in os.environ.items() if not k.startswith("MQCONSOLE_")}
+    base.update(MQCONSOLE_HOME=str(tmp_path / "home"), PW=qmgr.settings.password or "")
+    env = standin.child_env([spec], base)
+    exe = str(Path(sys.executable).parent / "mqconsole")
+    for args in (["browse", model], ["move", src, model, "--all", "--yes"]):
+        r = subprocess.run([exe, "--config", str(config), "--profile", "real", *args],
+                           capture_output=True, text=True, env=env, timeout=120)
+        assert r.returncode == 2 and "is a model queue" in r.stderr, (args, r.stderr)
+    assert qm.inquire_queue(src).depth == 1
