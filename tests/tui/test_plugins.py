@@ -164,6 +164,39 @@ async def test_a_plugin_action_runs_from_the_palette_on_the_marked_messages(
     assert [s.kind for s in done.summaries] == ["action"]
 
 
+class Peek:
+    """A message action: exactly one message, the one under the cursor."""
+
+    def __init__(self) -> None:
+        self.got: list[bytes] = []
+
+    def _run(self, context, messages):
+        self.got.extend(bytes(m.md.msg_id) for m in messages)
+        return ActionSummary(done=len(messages), sentence="peeked")
+
+    @hookimpl
+    def mqconsole_actions(self):
+        return [Action("peek", "Peek at it", "message", False, self._run)]
+
+
+async def test_a_message_action_gets_the_message_under_the_cursor(make_app, register_plugins):
+    """The operation holds a message action to one message; the console gives it one."""
+    peek = Peek()
+    app = make_app(plugins=register_plugins(peek))
+    async with app.run_test(size=(120, 30)) as pilot:
+        await settle(app, pilot)
+        await open_queue(app, pilot, "APP.ORDERS")
+        await settle(app, pilot)
+        await pilot.press("down")
+        row = app.screen.model.row(1).msgid
+        await palette(app, pilot, "peek")
+        await wait_for(app, pilot, lambda: "Peek at it" in screen_text(app))
+        await pilot.press("down", "enter")
+        await wait_for(app, pilot, lambda: isinstance(app.screen, TextDialog))
+        assert "Handled 1 of 1 message" in str(app.screen.body)
+    assert peek.got == [row]
+
+
 async def test_a_dangerous_plugin_action_is_confirmed_by_typing_the_queue_name(
         make_app, register_plugins):
     tickets = Tickets()
