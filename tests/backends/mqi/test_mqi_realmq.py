@@ -64,7 +64,7 @@ def test_the_realmq_contract_backend_on_the_stand_in(tmp_path: Path) -> None:
     env.pop("MQCONSOLE_CT_PASSWORD", None)
     env.update(MQCONSOLE_TEST_QMGR="QMREAL", MQCONSOLE_TEST_CHANNEL="DEV.ADMIN.SVRCONN",
                MQCONSOLE_TEST_CONNECTION="localhost(1414)",
-               MQCONSOLE_TEST_USERS="ctadmin=ctadmin:pw,ctuser=ctuser:pw")
+               MQCONSOLE_TEST_USERS="ctadmin=ctadmin:pw,ctuser=ctuser:pw,ctdlq=ctdlq:pw")
     r = subprocess.run([sys.executable, "-m", "pytest", "tests/contract", "-k", "realmq",
                         "-q", "-p", "no:cacheprovider", "-o", "addopts="],
                        cwd=standin.ROOT, env=env, capture_output=True, text=True, timeout=600)
