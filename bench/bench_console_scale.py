@@ -23,7 +23,8 @@ rows read (the console's repaint alone);
 
 * ``model_*``: the same reads without Textual (the page model and the selection the screen
   uses, called directly, as the screen builds them), the part the bare loops compare with:
-  End and the next page the median of ``ROUNDS``, each beside a bare loop's run;
+  End and the next screen (rows 39-76, PageDown's) the median of ``ROUNDS``, End's each
+  beside a bare loop's run;
 * ``bare_repaint_s``: a bare Textual app in the same process and size, one Line API widget
   as tall as the list drawing the same rows' text (made before, no reads), from a key to
   every line drawn: what a repaint alone costs here, the floor under any key's answer.
@@ -361,15 +362,17 @@ def model_reads(path: str) -> dict:
     for _ in range(ROUNDS):  # a fresh model each round, as the screen makes it
         model = PagedModel(read, DLQ, read_rows=row_reader(qm, DLQ), page_size=LISTED_PAGE)
         model.load([0])
+        model.load(model.missing(0, ROWS))  # the first screen, as the list asks for it
         last = (model.count - 1) // model.page_size
         t0 = time.perf_counter()
         model.load(model.missing(model.count - ROWS, model.count))
         ends.append(time.perf_counter() - t0)
-        assert last in model._pages
+        assert last in model._pages and model.has_row(model.count - ROWS)
         bare_ends.append(bare_end(db))
         t0 = time.perf_counter()
-        model.load([1])
+        model.load(model.missing(ROWS, 2 * ROWS))  # the next screen (PageDown's rows)
         nexts.append(time.perf_counter() - t0)
+        assert model.has_row(2 * ROWS - 1)
     db.close()
     out["model_end_s"] = statistics.median(ends)
     out["model_next_page_s"] = statistics.median(nexts)

@@ -40,8 +40,9 @@ from mqconsole.ops.summary import SummaryBuilder
 from mqconsole.ops.views import MessageView
 from mqconsole.tui.browsing import MSGID_LEN, NO_REASON, TOKEN_LEN, LightIndex, Row
 
-MAX_PAGES = 64  # pages kept (light rows only: a few dozen bytes a row)
-LISTED_PAGE = 50  # rows a page of listed rows holds: a screenful and a margin
+MAX_ROWS = 12_800  # rows kept, in whole pages (light rows only: a few dozen bytes a row)
+LISTED_PAGE = 8  # rows a page of listed rows holds: the rows in view are read, and at most
+# seven more (consecutive pages in one read)
 
 
 class ListedRows:
@@ -131,6 +132,7 @@ class PagedModel:
         self.queue = queue
         self.now = now or datetime.now(UTC)
         self.page_size = max(1, page_size)
+        self.max_pages = max(2, MAX_ROWS // self.page_size)
         self.window_rows = max(self.page_size * 2, window_rows)
         self.window_bytes = window_bytes
         self.local_qmgr = local_qmgr
@@ -229,7 +231,7 @@ class PagedModel:
     def _keep(self, p: int, page: LightIndex | ListedRows) -> None:
         self._pages[p] = page
         self._pages.move_to_end(p)
-        while len(self._pages) > MAX_PAGES:
+        while len(self._pages) > self.max_pages:
             self._pages.popitem(last=False)
 
     def _store(self, p: int, page: PositionedPage) -> None:

@@ -39,7 +39,7 @@ PROGRESS_EVERY = 0.15  # seconds between screen updates while reading
 AUTO_READ = 5000  # queues up to this depth are read whole at once (complete summary)
 AUTO_COUNT = 50_000  # read page by page: the summary is counted at once up to this depth
 QUICK_READ = 0.02  # seconds: a page model's rows read on the event loop while reads are this fast
-MAX_QUICK_PAGES = 4  # ... and no more pages at once than a tall screen shows
+QUICK_ROWS = 200  # ... and no more rows at once than a tall screen shows
 
 
 def summary_text(model: BrowseModel | PagedModel, width: int, depth_now: int | None = None,
@@ -339,7 +339,7 @@ class MessagesScreen(ConsoleScreen):
                     p * model.page_size, (p + 1) * model.page_size)]
                 if not pages:
                     return
-                model.load(pages[:1])
+                model.load(pages)  # (listed rows: consecutive pages in one read)
 
         def finished(_: Any = None) -> None:
             self._paging = False
@@ -363,7 +363,7 @@ class MessagesScreen(ConsoleScreen):
         makes the model's later reads go to workers."""
         t0 = time.monotonic()
         try:
-            if not model.load_now(pages[:MAX_QUICK_PAGES]):
+            if not model.load_now(pages[:max(1, QUICK_ROWS // model.page_size)]):
                 return False
         except Exception as exc:  # reported once, as from a worker: asked again on a move
             self.ctx.report_error(exc, queue=self.queue, what="browse")
