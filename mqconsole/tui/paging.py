@@ -42,7 +42,7 @@ from mqconsole.tui.browsing import MSGID_LEN, NO_REASON, TOKEN_LEN, LightIndex, 
 
 MAX_ROWS = 12_800  # rows kept, in whole pages (light rows only: a few dozen bytes a row)
 LISTED_PAGE = 8  # rows a page of listed rows holds: the rows in view are read, and at most
-# seven more (consecutive pages in one read)
+# seven more at either end (consecutive pages in one read)
 
 
 class ListedRows:
