@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import time
 
-from mqconsole.backends.base import ReadsByPosition, SelectsByFacts
+from mqconsole.backends.base import ListsByPosition, ReadsByPosition, SelectsByFacts
 from mqconsole.backends.mqi import cursor as mqi_cursor
 from mqconsole.mq.md import MQMD
 from mqconsole.ops.messages import put_messages
@@ -24,6 +24,7 @@ DEPTH = 600
 async def test_end_reads_forward_with_progress_and_escape_stops_it(qmgr, qm, tmp_path,
                                                                   monkeypatch) -> None:
     assert not isinstance(qm, ReadsByPosition) and not isinstance(qm, SelectsByFacts)
+    assert not isinstance(qm, ListsByPosition)  # rows at a position: embedded only
     queue = qmgr.queue(max_depth=10_000)
     admin = qmgr.admin()
     put_messages(admin, queue, MQMD(format="MQSTR", ccsid=1208), b"hello", count=DEPTH)
