@@ -107,3 +107,32 @@ def test_write_new_file_never_overwrites(tmp_path):
     with pytest.raises(TargetExistsError, match=r"exists \(choose another name"):
         write_new_file(target, b"other")
     assert target.read_bytes() == b"\x00\xff"
+
+
+@pytest.mark.parametrize("made", ["missing", "empty", "rotated"])
+def test_the_sessions_own_journal_is_refused_even_before_it_has_records(tmp_path, made):
+    """The content check sees only a journal with records; the operation also knows its own
+    journal (a configured journal.path, not there yet or empty, or a rotated file of it)."""
+    from mqconsole.backends.open import open_embedded
+    from mqconsole.mq.queue import QueueAttrs
+    from mqconsole.ops.operation import Delete, Operation, Save
+    from mqconsole.ops.selection import Selection
+
+    path = tmp_path / "audit" / "changes.jsonl"
+    path.parent.mkdir()
+    target = path
+    if made == "empty":
+        path.touch()
+    if made == "rotated":
+        target = path.with_name("changes.20261101T000000000000Z.jsonl")
+        target.write_text("")
+    qm = open_embedded(":memory:")
+    qm.define_queue(QueueAttrs(name="Q"))
+    for kind in (Save("Q", str(target), Selection(all=True), force=True),
+                 Delete("Q", Selection(all=True), backup=str(tmp_path / "audit" / ".." / "audit"
+                                                             / target.name), force=True)):
+        op = Operation(kind, journal=Journal(path))
+        with pytest.raises(TargetExistsError, match="journal"):
+            op.validate(qm)
+    assert not target.exists() or target.read_text() == ""
+    qm.close()

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import os
 import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -200,6 +201,7 @@ class Operation:
         (or the ``MQError``/ops error the kind raises) naming what and where; a journal
         that cannot be opened is exit code 6, also before anything is asked."""
         self.spec.validate(qm)
+        self._refuse_the_journal()
         if self.spec.journaled and self.journal is not None:
             from mqconsole.ops.journal import JournalError
 
@@ -208,6 +210,21 @@ class Operation:
             except JournalError as exc:
                 raise OperationError(f"{exc}: nothing was changed",
                                      ExitCode.JOURNAL_FAILED) from None
+
+    def _refuse_the_journal(self) -> None:
+        """A save or a delete's backup aimed at this session's journal (its configured path
+        or a rotated file, there yet or not, empty or not) is refused, ``--force`` or not:
+        the content check of ``refuse_unsafe_target`` sees only a journal that has records."""
+        writes = getattr(self.spec, "writes_file", None)
+        target = writes() if callable(writes) else None
+        if not target or self.journal is None:
+            return
+        from mqconsole.ops.savefile import UnsafeTargetError
+
+        mine = os.path.realpath(target)
+        if any(mine == os.path.realpath(p) for p in self.journal.files()):
+            raise UnsafeTargetError(f"{target} is the change journal: a save never writes it, "
+                                    "even with --force")
 
     def cautions(self, qm: QueueManager) -> list[str]:
         """Warnings to show with the confirmation, after :meth:`validate`: what is allowed

@@ -239,6 +239,10 @@ class Delete:
         return Description("delete", f"deleting {sel} from {self.queue}", source=self.queue,
                            selection=sel, options={"selection": sel})
 
+    def writes_file(self) -> str | None:
+        """The file this change writes (checked against the journal by the operation)."""
+        return self.backup
+
     def validate(self, qm: QueueManager) -> None:
         if self.backup is not None:  # a bad file is bad input, said before any question
             from mqconsole.ops.savefile import check_new_target
@@ -274,6 +278,10 @@ class Save:
         return Description("save", f"saving {sel} of {self.queue} to {self.path}",
                            source=self.queue, selection=sel,
                            options={"selection": sel, "file": self.path})
+
+    def writes_file(self) -> str | None:
+        """The file this save writes (checked against the journal by the operation)."""
+        return self.path
 
     def validate(self, qm: QueueManager) -> None:
         from mqconsole.ops.savefile import check_new_target
