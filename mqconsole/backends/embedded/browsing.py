@@ -9,7 +9,7 @@ import time
 
 from mqconsole.mq.errors import MQError
 from mqconsole.mq.md import MQMD_V1_LENGTH, MQMD_V2_LENGTH
-from mqconsole.mq.message import Message
+from mqconsole.mq.message import GROUP_FLAGS, Message
 from mqconsole.mq.reasons import MQPER_PERSISTENT
 
 from ..base import BrowseRange, Context
@@ -23,13 +23,14 @@ from .stored import (
     BACKOUT_COUNT_AT,
     CORREL_ID_AT,
     EXPIRY_AT,
+    MSG_FLAGS_AT,
     MSG_ID_AT,
     PERSISTENCE_AT,
     PRIORITY_AT,
+    VERSION_AT,
     byte_order,
     message_from_row,
     stored_facts,
-    stored_in_group,
 )
 
 # what a browse reads: the first six for the message, and the arrival time, which a get
@@ -274,6 +275,15 @@ def movable(row: tuple, max_length: int) -> bool:
     a group, within ``max_length``, and its stored MD is what a set-all put of it stores
     (BackoutCount 0, Expiry unlimited: see ``EmbeddedCursor.move_current_to``)."""
     blob = row[4]
-    return (row[3] is None and len(blob) in _MD_SIZES and len(row[5]) <= max_length
-            and blob[BACKOUT_COUNT_AT:BACKOUT_COUNT_AT + 4] == _ZERO
-            and blob[EXPIRY_AT:EXPIRY_AT + 4] == _UNLIMITED and not stored_in_group(blob))
+    if (row[3] is not None or len(row[5]) > max_length
+            or blob[BACKOUT_COUNT_AT:BACKOUT_COUNT_AT + 4] != _ZERO
+            or blob[EXPIRY_AT:EXPIRY_AT + 4] != _UNLIMITED):
+        return False
+    size = len(blob)  # and not stored_in_group(blob), inlined (asked of every message)
+    if size == MQMD_V1_LENGTH:
+        return True
+    if size != MQMD_V2_LENGTH:
+        return False
+    if blob[VERSION_AT]:  # little-endian: the low byte of each word first
+        return blob[VERSION_AT] != 2 or not blob[MSG_FLAGS_AT] & GROUP_FLAGS
+    return blob[VERSION_AT + 3] != 2 or not blob[MSG_FLAGS_AT + 3] & GROUP_FLAGS

@@ -32,7 +32,14 @@ from .auth import QUEUE
 from .browsing import movable
 from .calls import cursor_call, cursor_keeping_moves
 from .store import sqlite_error
-from .stored import BACKOUT_COUNT_AT, EXPIRY_AT, StoredMessage, message_from_row, token_of
+from .stored import (
+    BACKOUT_COUNT_AT,
+    EXPIRY_AT,
+    StoredMessage,
+    message_from_row,
+    moved_messages,
+    token_of,
+)
 
 if TYPE_CHECKING:
     from .browsing import Browsing
@@ -328,7 +335,7 @@ class EmbeddedCursor:
         self._current = self._browsed = None
         self._served += len(rows)
         self._ahead_key = (s.tx_gen, s.takes)
-        return [StoredMessage(r[4], r[5], r[2], token=token_of(r[0])) for r in rows]
+        return moved_messages(rows)
 
     def close(self) -> None:
         if self._closed:

@@ -99,3 +99,48 @@ def test_the_embedded_cursor_declares_many_move_steps() -> None:
         move_next = None
 
     assert moves_many(OneAtATime()) is None  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_movable_and_moved_messages_as_their_plain_forms(seed: int) -> None:
+    """``browsing.movable`` (its group check inlined) says what its definition says, and
+    ``moved_messages`` makes what ``StoredMessage(...)`` makes, on random MDs of either
+    byte order, versions, group flags, expiries and BackoutCounts."""
+    from mqconsole.backends.embedded.browsing import movable
+    from mqconsole.backends.embedded.stored import (
+        BACKOUT_COUNT_AT,
+        EXPIRY_AT,
+        moved_messages,
+        stored_in_group,
+        token_of,
+    )
+
+    rng = random.Random(seed)
+    rows = []
+    for i in range(200):
+        md = random_md(rng)
+        md.version = rng.choice([1, 2, 2])
+        md.msg_flags = rng.choice([0, 0x02, 0x08, 0x10, 0x1E, 0x01, 0x100, -1])
+        md.expiry = rng.choice([-1, -1, 5, 0x7FFFFFFF])
+        md.backout_count = rng.choice([0, 0, 1])
+        blob = pack819(md)
+        if rng.random() < 0.05:
+            blob = blob[:300]  # not an MD a put stores
+        body = bytes(rng.randrange(40))
+        expires = rng.choice([None, None, 1e9])
+        row = (i + 1, 4, rng.choice([0, 2]), expires, blob, body, 1.5)
+        plain = (expires is None and len(blob) in (324, 364) and len(body) <= 20
+                 and blob[BACKOUT_COUNT_AT:BACKOUT_COUNT_AT + 4] == bytes(4)
+                 and blob[EXPIRY_AT:EXPIRY_AT + 4] == b"\xff" * 4
+                 and not stored_in_group(blob))
+        assert movable(row, 20) == plain
+        rows.append(row)
+    fast = moved_messages(rows)
+    for row, m in zip(rows, fast, strict=True):
+        want = StoredMessage(row[4], row[5], row[2], token=token_of(row[0]))
+        assert [getattr(m, a) for a in ("_blob", "_backout_count", "_expiry", "_md", "body",
+                                        "token", "truncated_from")] == \
+               [getattr(want, a) for a in ("_blob", "_backout_count", "_expiry", "_md", "body",
+                                           "token", "truncated_from")]
+        if len(row[4]) in (324, 364):
+            assert m.md == want.md and m.report == want.report
