@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 from mqconsole.backends.base import Context, QueueManager
+from mqconsole.mq.errors import MQError
 from mqconsole.mq.md import MQMD
 from mqconsole.mq.message import Message
+from mqconsole.mq.reasons import MQRC_SYNCPOINT_LIMIT_REACHED
 from mqconsole.ops.result import (
     Control,
     OperationResult,
@@ -12,6 +14,7 @@ from mqconsole.ops.result import (
     refused_by_plugin,
     would_fail_by_plugin,
 )
+from mqconsole.ops.uowlimit import capped_batch
 
 COMMIT_EVERY = 500
 NEW_MSGID = "(new)"  # a plan's MsgId of a message MQ gives one when it is put
@@ -27,7 +30,9 @@ def put_messages(qm: QueueManager, queue: str, md: MQMD, body: bytes, *, count: 
     shows each copy as put with a new context); a refused copy fails and is not put. An MQ
     error backs out the open unit of work and is raised: earlier units stay committed (the
     journal's unit records name them). Cancelling stops after the open unit's commit; the
-    rest are counted as skipped.
+    rest are counted as skipped. ``batch`` is lowered to the queue manager's MAXUMSGS; a
+    put answered 2024 all the same (a MAXUMSGS that could not be read) commits what is
+    done and puts the copy again.
     """
     control = control or Control()
     result = OperationResult(operation="put", source=None, destination=queue,
@@ -42,6 +47,9 @@ def put_messages(qm: QueueManager, queue: str, md: MQMD, body: bytes, *, count: 
                 step["would_fail"] = would_fail_by_plugin(refusal)
             result.plan.append(step)
         return result
+    batch, lowered = capped_batch(qm, max(1, batch), per_message=1)
+    if lowered:
+        result.warnings.append(lowered)
     pending: list[str] = []
 
     def commit() -> None:
@@ -59,7 +67,13 @@ def put_messages(qm: QueueManager, queue: str, md: MQMD, body: bytes, *, count: 
             if check is not None and (refusal := check(message, queue)) is not None:
                 result.failed.append(refused_by_plugin(given, position, refusal, queue))
                 continue
-            put = qm.put(queue, message, context=Context.NEW, syncpoint=True)
+            try:
+                put = qm.put(queue, message, context=Context.NEW, syncpoint=True)
+            except MQError as exc:
+                if exc.reason != MQRC_SYNCPOINT_LIMIT_REACHED or not pending:
+                    raise
+                commit()  # the unit of work is full: not the queue's refusal
+                put = qm.put(queue, message, context=Context.NEW, syncpoint=True)
             pending.append(put.md.msg_id.hex().upper())
             if len(pending) >= batch:
                 commit()

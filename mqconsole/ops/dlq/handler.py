@@ -59,6 +59,7 @@ from mqconsole.mq.reasons import (
     MQRC_HEADER_ERROR,
     MQRC_NO_MSG_UNDER_CURSOR,
     MQRC_NOT_AUTHORIZED,
+    MQRC_SYNCPOINT_LIMIT_REACHED,
     MQRC_UNKNOWN_OBJECT_NAME,
 )
 from mqconsole.ops.result import Control, Failure, OperationResult
@@ -229,6 +230,7 @@ class Handler:
         # MAXUMSGS: a unit of work puts and gets each message (ops/uowlimit.py)
         self.batch, lowered = capped_batch(qm, settings.batch, per_message=2)
         self.room = Room(None if settings.dry_run else qm, put=True, get=True)
+        self._unit: list[_Pending] = []  # the pass's open unit of work
         if lowered:
             result.warnings.append(lowered)
         self.failures: dict[Key, Failure] = {}  # the last failure of messages still there
@@ -314,6 +316,7 @@ class Handler:
         complete = False
         self.store.reload()
         unit: list[_Pending] = []
+        self._unit = unit
         cursor = self.qm.browse(self.settings.queue, for_get=not self.settings.dry_run)
         step = move_step(cursor)  # the backend's one-call put + get under the cursor
         move = None if step is None else step.move_current_to
@@ -343,8 +346,8 @@ class Handler:
                         held = 0
                     pending = self._one(m, position, cursor, move, seen, end)
                     if pending is not None:
+                        held = (held if unit else 0) + need  # _one may have committed
                         unit.append(pending)
-                        held += need
                         if len(unit) >= self.batch:
                             self._commit(unit, end)
                 self._commit(unit, end)
@@ -441,13 +444,23 @@ class Handler:
                     return None
                 raise _UnitFailed(e) from None
             return _Pending(outcome, key, rule, None)
-        try:
+        def put() -> MQError | None:
             if move is not None and not as_user:
-                err = move(queue, out, Context.SET_ALL, qmgr_name, out is m)
-            else:
-                self.qm.put(queue, out, context=Context.SET_ALL, syncpoint=True,
-                            qmgr_name=qmgr_name, alt_user=as_user)
-                err = None
+                return move(queue, out, Context.SET_ALL, qmgr_name, out is m)
+            self.qm.put(queue, out, context=Context.SET_ALL, syncpoint=True,
+                        qmgr_name=qmgr_name, alt_user=as_user)
+            return None
+
+        try:
+            try:
+                err = put()
+            except MQError as e:
+                if e.reason != MQRC_SYNCPOINT_LIMIT_REACHED or not self._unit:
+                    raise
+                # the unit of work holds MAXUMSGS messages (reports count too): not the
+                # destination's refusal — commit what is done, put this one again
+                self._commit(self._unit, end)
+                err = put()
         except MQError as e:
             if e.reason in CONNECTION_REASONS:
                 raise _UnitFailed(e) from None

@@ -191,3 +191,51 @@ def test_a_group_whose_reports_pass_maxumsgs_stays_whole(make_qmgr) -> None:
     assert r.done == 0 and all(f.reason != 2024 for f in r.failed)
     assert any("need 12 uncommitted" in w and "MAXUMSGS (10)" in w for w in r.warnings)
     assert (qm.inquire_queue(src).depth, qm.inquire_queue(dst).depth) == (3, 0)
+
+
+def _without_inq_on_the_qmgr(qmgr):
+    """A connection that cannot read MAXUMSGS (no +inq on the queue manager): it hears 2024
+    from the queue manager instead of capping its batch."""
+    admin = qmgr.admin()
+    admin.set_authority("mqadmin", "*", "all")
+    admin.set_authority("mqadmin", "", "all", object_type="qmgr")
+    admin.set_authority("ops", "*", {"browse", "get", "put", "setall", "inq", "dsp"})
+    admin.set_authority("ops", "", {"connect", "setall"}, object_type="qmgr")
+    qm = qmgr.connect(user="ops")
+    assert qm.max_uncommitted is None
+    return qm
+
+
+def test_the_dead_letter_handler_commits_and_carries_on_at_2024(make_qmgr, tmp_path) -> None:
+    """Before, the fourth put's 2024 was a failed attempt ('destination refused')."""
+    from mqconsole.mq.chain import add_dead_letter_header
+    from mqconsole.ops.dlq.handler import run_handler, settings_for
+    from mqconsole.ops.dlq.rules import parse_table
+
+    qmgr = make_qmgr(max_uncommitted=6)
+    dlq, dst = qmgr.queue(), qmgr.queue()
+    qm = _without_inq_on_the_qmgr(qmgr)
+    for i in range(8):
+        m = _msg(i)
+        md, body = add_dead_letter_header(m.md, m.body, reason=2053, dest_q_name=dst)
+        qmgr.admin().put(dlq, Message(md, body), context=Context.SET_ALL, syncpoint=False)
+    table = parse_table("RETRYINT(0) WAIT(NO)\nACTION(RETRY)")
+    report = run_handler(qm, table, settings_for(table, dlq, batch=50, once=True),
+                         store_path=str(tmp_path / "attempts.sqlite"))
+    assert (report.result.done, report.result.failed) == (8, [])
+    assert (qm.inquire_queue(dlq).depth, qm.inquire_queue(dst).depth) == (0, 8)
+
+
+def test_put_commits_and_carries_on_at_2024(make_qmgr) -> None:
+    """``mqconsole put --count N`` commits every 500: a smaller MAXUMSGS it could not read
+    answered 2024 and nothing was put."""
+    from mqconsole.ops.messages import put_messages
+
+    qmgr = make_qmgr(max_uncommitted=6)
+    q = qmgr.queue()
+    qm = _without_inq_on_the_qmgr(qmgr)
+    r = put_messages(qm, q, MQMD(format="MQSTR   "), b"x", count=20)
+    assert (r.done, r.failed) == (20, []) and qm.inquire_queue(q).depth == 20
+    other = make_qmgr("QMCAP", max_uncommitted=6)  # MAXUMSGS read: units of 6
+    r = put_messages(other.connect(), other.queue(), MQMD(format="MQSTR   "), b"y", count=20)
+    assert r.done == 20 and any("lowered to 6" in w for w in r.warnings)
