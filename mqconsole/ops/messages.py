@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from mqconsole.backends.base import Context, QueueManager
+from mqconsole.backends.base import Context, QueueManager, settle_failed_commit
 from mqconsole.mq.errors import MQError
 from mqconsole.mq.md import MQMD
 from mqconsole.mq.message import Message
@@ -55,7 +55,20 @@ def put_messages(qm: QueueManager, queue: str, md: MQMD, body: bytes, *, count: 
     def commit() -> None:
         if pending:
             control.before_commit(pending, [queue] * len(pending))
-            qm.commit()
+            try:
+                qm.commit()
+            except MQError as exc:
+                if settle_failed_commit(qm, exc):
+                    raise  # backed out: nothing of the unit was put
+                # it may have committed (2009, 2018, 2548, 2549): never put again
+                result.outcome_unknown = True
+                result.stopped_early = "a commit's outcome is unknown"
+                result.warnings.append(
+                    f"the commit of {len(pending)} message(s) has an unknown outcome "
+                    f"({exc.reason_name}, {exc.reason}): browse {queue} to see whether "
+                    "they are there before putting them again")
+                pending.clear()
+                raise _Unknown from exc
             control.after_commit()
             result.record_done_many(list(pending), [queue] * len(pending))
             pending.clear()
@@ -82,11 +95,17 @@ def put_messages(qm: QueueManager, queue: str, md: MQMD, body: bytes, *, count: 
                     result.skipped = count - position
                     return result
         commit()
+    except _Unknown:
+        return result
     except BaseException:
         if qm.in_unit_of_work:
             qm.backout()
         raise
     return result
+
+
+class _Unknown(Exception):
+    """A commit whose outcome MQ cannot tell: the put stops, nothing is put again."""
 
 
 __all__ = ["COMMIT_EVERY", "NEW_MSGID", "put_messages"]

@@ -1,5 +1,5 @@
 """Commit outcomes, for every operation that changes messages (load, edit, delete, move,
-copy, resubmit, the dead-letter handler, save --remove): only 2003 means "backed out". A
+copy, resubmit, the dead-letter handler, save --remove, put): only 2003 means "backed out". A
 commit answered 2009, 2018, 2548 or 2549 may have committed — whether it did or not,
 nothing is redone (no duplicate, no second removal) and the result says "outcome unknown"
 (exit 5). Any other commit failure leaves MQ's unit of work open: it is backed out before
@@ -126,6 +126,21 @@ def _save_remove(qm, fq, tmp_path: Path, end=lambda: None) -> OperationResult:
     return r
 
 
+def _put(qm, fq, tmp_path: Path, end=lambda: None) -> OperationResult:
+    """``put --count N``: new messages, so 'at most once' is at most N on the queue."""
+    from mqconsole.mq.md import MQMD
+    from mqconsole.ops.messages import put_messages
+
+    try:
+        r = put_messages(fq, DST, MQMD(format="MQSTR   "), b"put", count=N, batch=BATCH)
+    except MQError as exc:  # backed out for sure: said as the error it is (no redo)
+        assert not commit_outcome_unknown(exc)
+        r = OperationResult(operation="put", source=None, destination=DST)
+    end()
+    assert len(browse_all(qm, DST)) <= N
+    return r
+
+
 def _resubmit(qm, fq, tmp_path: Path, end=lambda: None) -> OperationResult:
     original = _messages()
     dead = []
@@ -164,6 +179,7 @@ def _dlq_handler(qm, fq, tmp_path: Path, end=lambda: None) -> OperationResult:
 
 OPERATIONS: dict[str, Callable[..., OperationResult]] = {
     "load": _load, "edit": _edit, "delete": _delete, "move": _move, "copy": _copy,
+    "put": _put,
     "resubmit": _resubmit, "dlq_handler": _dlq_handler, "save_remove": _save_remove}
 
 
