@@ -128,7 +128,10 @@ class MsgIdLog:
         yield from list(self._tail)
 
     def after(self, skip: int) -> Iterator[str]:
-        """The ids from the ``skip``-th on."""
+        """The ids from the ``skip``-th on (none past the end: the usual end record of a
+        move whose units were all journaled, which then reads no spilled id back)."""
+        if skip >= self._n:
+            return iter(())
         return itertools.islice(self, skip, None)
 
     def __eq__(self, other: object) -> bool:
