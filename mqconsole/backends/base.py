@@ -336,6 +336,27 @@ class BrowsesInRanges(Protocol):
 
 
 @runtime_checkable
+class ResolvesPuts(Protocol):
+    """An optional capability of a ``QueueManager``: where a put would land, resolved as
+    MQOPEN for output resolves it (alias queues, remote queue definitions, queue manager
+    aliases), without putting and without needing +inq on the objects on the way.
+
+    ``resolve_put(queue, qmgr_name)`` returns ``(queue, queue manager)``: the local queue
+    and this queue manager's name, or the queue and queue manager a transmission queue
+    takes the message to. It raises ``MQError`` as the put's MQOPEN would (2085, 2082,
+    2087, ...). Check for it with :func:`put_resolution`; the embedded backend has it (an
+    MQI connection is resolved by inquiring the objects: ``ops.landing``).
+    """
+
+    def resolve_put(self, queue: str, qmgr_name: str = "") -> tuple[str, str]: ...
+
+
+def put_resolution(qm: object) -> ResolvesPuts | None:
+    """The queue manager when it resolves put names itself (``ResolvesPuts``), else None."""
+    return qm if isinstance(qm, ResolvesPuts) else None
+
+
+@runtime_checkable
 class QueueManager(Protocol):
     """A connection to one queue manager (MQCONNX). Units of work are per connection."""
 

@@ -27,6 +27,7 @@ from mqconsole.mq.reasons import (
 from ..base import Context
 from .auth import QMGR, QUEUE, AuthorityRecord
 from .authorities import Authorities
+from .calls import api
 from .targets import Dest, Target
 
 
@@ -122,6 +123,17 @@ class Resolution(Authorities):
                           f"{row['name']!r} is a {row['type']} queue: nothing can be put "
                           "to it here (the embedded queue manager makes no dynamic queues)")
         return Dest(row=row, opened=opened, inhibit=inhibit)
+
+    @api
+    def resolve_put(self, queue: str, qmgr_name: str = "") -> tuple[str, str]:
+        """``backends.base.ResolvesPuts``: where a put to ``queue`` (on ``qmgr_name``)
+        lands — (local queue, this queue manager) or the (queue, queue manager) a
+        transmission queue takes it to. The names are resolved as a put resolves them; no
+        authority is checked (the queue manager resolves them for itself)."""
+        dest = self._resolve_put(queue, qmgr_name, None, Context.NEW)
+        if dest.remote_qmgr:
+            return dest.remote_q, dest.remote_qmgr
+        return dest.row["name"], self._name
 
     def _open_input(self, queue: str, records: list[AuthorityRecord] | None,
                     what: str) -> list[sqlite3.Row]:
