@@ -6,16 +6,19 @@ alternate user authority: MQPUT1 with MQPMO_ALTERNATE_USER_AUTHORITY on real MQ)
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 
 from contract_support import browse_all, msg
 
-from mqconsole.backends.base import Context, QueueManager
+from mqconsole.backends.base import Context, QueueManager, put_resolution
 from mqconsole.mq.chain import add_dead_letter_header, dead_letter_header
 from mqconsole.mq.message import Message
+from mqconsole.mq.queue import QueueType
 from mqconsole.ops.dlq.attempts import AttemptStore
 from mqconsole.ops.dlq.handler import HandlerReport, run_handler, settings_for
 from mqconsole.ops.dlq.rules import parse_table
+from mqconsole.ops.result import Control
 
 HANDLER = "ctdlq"  # the handler's principal in the PUTAUT test
 
@@ -192,3 +195,67 @@ def test_wait_yes_wakes_on_an_arrival_and_ends_on_stop(qm: QueueManager, qm2: Qu
     assert report.result.cancelled and report.result.done == 2 and report.passes >= 2
     assert sorted(m.body for m in browse_all(qm, app)) == [b"first", b"second"]
     assert browse_all(qm, dlq) == []
+
+
+def guarded(qm: QueueManager, text: str, dlq: str, store: Path, **kw: object
+            ) -> HandlerReport:
+    """``handle`` stopped after 20 s: a pass without end fails the test, never hangs it."""
+    guard = Control()
+    timer = threading.Timer(20, guard.cancel.set)
+    timer.start()
+    try:
+        table = parse_table(text)
+        return run_handler(qm, table, settings_for(table, dlq, **kw),  # type: ignore[arg-type]
+                           store_path=str(store), control=guard)
+    finally:
+        timer.cancel()
+
+
+def test_a_name_resolving_to_the_queue_being_processed_ends(qm: QueueManager, make_queue,
+                                                            tmp_path: Path) -> None:
+    """An alias of the input queue, and a remote queue definition naming it on this queue
+    manager, are the input queue: a failed attempt (INPUT_QUEUE), resolved by the backend
+    (the embedded one's name resolution, the MQI one's inquiries of TARGET/RNAME/RQMNAME)."""
+    dlq = make_queue("DLQ")
+    name = qm.inquire_qmgr().name
+    alias = make_queue("DLQALIAS", type=QueueType.ALIAS, target_q=dlq)
+    back = make_queue("DLQBACK", type=QueueType.REMOTE, remote_q_name=dlq,
+                      remote_qmgr_name=name)
+    msgs = [dead(name, f"loop {i}", dest=back, reason=2053) for i in range(3)]
+    fill(qm, dlq, msgs)
+    report = guarded(qm, f"RETRYINT(0) WAIT(NO)\nACTION(FWD) FWDQ({alias}) RETRY(1)\n"
+                     "ACTION(RETRY) RETRY(1)\n", dlq, tmp_path / "attempts.sqlite", batch=1)
+    assert not report.result.cancelled, "the pass did not end"
+    assert report.result.done == 0 and report.passes == 2
+    assert [(m.rule, m.outcome) for m in report.messages] == [
+        (1, "failed")] * 3 + [(2, "failed")] * 3
+    assert all(m.reason.startswith("INPUT_QUEUE") for m in report.messages)
+    again = guarded(qm, "WAIT(NO)\nACTION(FWD) FWDQ(&DESTQ) RETRY(1)\n", dlq,
+                    tmp_path / "again.sqlite", batch=1)
+    assert not again.result.cancelled, "the pass did not end"
+    assert [m.outcome for m in again.messages] == ["failed"] * 3
+    assert [m.body for m in browse_all(qm, dlq)] == [m.body for m in msgs]
+
+
+def test_an_alias_the_handler_may_not_inquire_still_ends(backend, connect, qm: QueueManager,
+                                                        make_queue, tmp_path: Path) -> None:
+    """The handler may put to the alias but not inquire it (no +inq): where the backend
+    cannot resolve the name without it (MQI), each message is forwarded once, met again
+    at the end of the queue, and that teaches the run the alias loops; either way the run
+    ends with every message on the queue exactly once."""
+    dlq = make_queue("DLQ")
+    alias = make_queue("DLQALIAS", type=QueueType.ALIAS, target_q=dlq)
+    name = qm.inquire_qmgr().name
+    msgs = [dead(name, f"loop {i}", dest="APP", reason=2053) for i in range(3)]
+    fill(qm, dlq, msgs)
+    backend.restrict()
+    backend.grant(HANDLER, dlq, {"browse", "get", "inq", "put", "setall"})
+    backend.grant(HANDLER, alias, {"put", "setall"})
+    backend.grant(HANDLER, "", {"connect", "inq", "setall"}, object_type="qmgr")
+    handler = connect(HANDLER)
+    report = guarded(handler, f"RETRYINT(0) WAIT(NO)\nACTION(FWD) FWDQ({alias})"
+                     " RETRY(2)\n", dlq, tmp_path / "attempts.sqlite", batch=1)
+    assert not report.result.cancelled, "the pass did not end"
+    learned = [] if put_resolution(handler) is not None else ["forwarded"] * 3
+    assert [m.outcome for m in report.messages] == learned + ["failed"] * 6
+    assert sorted(m.body for m in browse_all(qm, dlq)) == sorted(m.body for m in msgs)

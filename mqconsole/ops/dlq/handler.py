@@ -11,9 +11,13 @@ whose last failed attempt is less than RETRYINT ago leave it where it is.
   all context). A header over a transmission header (Format MQXMIT) is unwrapped for RETRY
   as resubmit does.
 * A RETRY or FWD whose destination is the queue being processed (on the queue manager
-  connected to), named or through ``&DESTQ``/``&REPLYQ``, is refused as a failed attempt
-  (``INPUT_QUEUE``): the message would come back, and a pass that commits midway would
-  meet it again at the end of the queue, without end.
+  connected to), named or through ``&DESTQ``/``&REPLYQ``, or through a name that resolves
+  to it (an alias queue, a remote queue definition or queue manager alias pointing back
+  here: :mod:`mqconsole.ops.landing`), is refused as a failed attempt (``INPUT_QUEUE``):
+  the message would come back, and a pass that commits midway would meet it again at the
+  end of the queue, without end. Where the name cannot be resolved (+inq refused), a
+  message put there that the run meets again (its attempt key, in that pass or the next)
+  marks the destination as looping: every later attempt to it in the run is refused so.
 * PUTAUT(CTX) puts with the authority of the message's UserIdentifier (MQ's alternate user
   authority: the handler's user needs +altusr, the message's user +put and +setall); a
   refusal (2035) is a failed attempt like any other. PUTAUT(DEF): the handler's own.
@@ -50,7 +54,7 @@ from mqconsole.backends.base import (
     settle_failed_commit,
 )
 from mqconsole.mq.chain import dead_letter_header, format_key
-from mqconsole.mq.dlh import MQDLH, MQDLH_LENGTH
+from mqconsole.mq.dlh import MQDLH, MQDLH_LENGTH, strip_pad
 from mqconsole.mq.errors import HeaderError, MQError
 from mqconsole.mq.message import Message
 from mqconsole.mq.names import reason_name
@@ -62,6 +66,7 @@ from mqconsole.mq.reasons import (
     MQRC_SYNCPOINT_LIMIT_REACHED,
     MQRC_UNKNOWN_OBJECT_NAME,
 )
+from mqconsole.ops.landing import Landing, lands_on
 from mqconsole.ops.result import Control, Failure, OperationResult
 from mqconsole.ops.transfer import same_message
 from mqconsole.ops.uowlimit import Room, capped_batch
@@ -187,6 +192,7 @@ class _Pending:
     key: Key
     rule: Rule
     label: str | None
+    dest: tuple[str, str] | None = None  # (queue, queue manager) put to
 
 
 class _UnitFailed(Exception):
@@ -236,6 +242,14 @@ class Handler:
         self.failures: dict[Key, Failure] = {}  # the last failure of messages still there
         self.examined = 0
         self._predict: Callable[..., int | None] | None = None
+        # where puts land, resolved once a pass (definitions may change between passes)
+        self._landings: dict[tuple[str, str], Landing] = {}
+        self._input = strip_pad(settings.queue)  # the local queue behind the input queue
+        # destinations that could not be resolved, and the keys of messages committed to
+        # them in this pass and the last: one met again came back, so its destination loops
+        self._sent: dict[Key, tuple[str, str]] = {}
+        self._sent_before: dict[Key, tuple[str, str]] = {}
+        self._loops: set[tuple[str, str]] = set()
 
     # -- the run ----------------------------------------------------------------------------
     def run(self) -> HandlerReport:
@@ -315,6 +329,10 @@ class Handler:
         seen: set[Key] = set()
         complete = False
         self.store.reload()
+        self._landings = {}
+        own = lands_on(self.qm, self.settings.queue, local=self.local)
+        self._input = own.queue or strip_pad(self.settings.queue)
+        self._sent_before, self._sent = self._sent, {}
         unit: list[_Pending] = []
         self._unit = unit
         cursor = self.qm.browse(self.settings.queue, for_get=not self.settings.dry_run)
@@ -376,7 +394,10 @@ class Handler:
                                                   "no valid header: left"))
             return None
         key = message_key(md, dlh)
-        if key in seen:
+        back = self._sent.pop(key, None) or self._sent_before.pop(key, None)
+        if back is not None:  # put to an unresolved destination, and here again: it loops
+            self._loops.add(back)
+        elif key in seen:
             report.shared_keys += 1
         seen.add(key)
         known = self.store.get(key)
@@ -467,7 +488,7 @@ class Handler:
             self._failed(outcome, key, rule, e.reason, e.detail or str(e), label, end,
                          subject)
             return None
-        pending = _Pending(outcome, key, rule, label)
+        pending = _Pending(outcome, key, rule, label, (queue, qmgr_name))
         if err is not None:
             raise _UnitFailed(err)
         if move is None or as_user:
@@ -505,10 +526,28 @@ class Handler:
             what = {"RETRY": "its dead-letter header names no destination queue",
                     "FWD": f"{rule.fwd_q} is blank for this message"}[rule.action]
             raise _Refused(MQRC_UNKNOWN_OBJECT_NAME, what, None)
-        if q == self.settings.queue and not qmgr_name:
-            raise _Refused(0, f"{rule.action} would put the message back on {q}, the queue "
-                           "being processed", label, reason_text=INPUT_QUEUE)
+        self._not_back(rule.action, q, qmgr_name, label)
         return out, q, qmgr_name, label
+
+    def _not_back(self, action: str, q: str, qmgr_name: str, label: str | None) -> None:
+        """Refuse (INPUT_QUEUE) a put that would land on the queue being processed."""
+        where = f"the message back on {self._input}, the queue being processed"
+        opened = strip_pad(self.settings.queue)
+        if opened != self._input:
+            where += f" (as {opened})"
+        if (q, qmgr_name) in self._loops:
+            raise _Refused(0, f"{action} to {label} put {where} (it came back in this run)",
+                           label, reason_text=INPUT_QUEUE)
+        landing = self._landings.get((q, qmgr_name))
+        if landing is None:
+            landing = self._landings[q, qmgr_name] = lands_on(self.qm, q, qmgr_name,
+                                                              local=self.local)
+        if landing.queue is None or landing.queue not in (
+                self._input, strip_pad(self.settings.queue)):
+            return
+        through = "" if label == self._input else f" ({label} resolves to it)"
+        raise _Refused(0, f"{action} would put {where}{through}", label,
+                       reason_text=INPUT_QUEUE)
 
     def _failed(self, outcome: MessageOutcome, key: Key, rule: Rule, reason: int,
                 detail: str, label: str | None, end: _PassEnd, subject: Subject, *,
@@ -587,6 +626,9 @@ class Handler:
             report.rules[p.rule.number].done += 1
             result.record_done(p.outcome.msg_id, p.label)
             self.failures.pop(p.key, None)
+            dest = p.dest
+            if dest is not None and dest in self._landings and not self._landings[dest].known:
+                self._sent[p.key] = dest
         self.store.forget([p.key for p in unit])
         unit.clear()
         end.progress = True
