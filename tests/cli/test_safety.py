@@ -103,3 +103,17 @@ def test_progress_bar_only_on_a_terminal(tmp_path, demo, cli):
     assert cli("browse", DLQ, "--json").json == []
     r = cli("delete", "APP.ORDERS", "--all", "--yes")
     assert r.code == 0 and "\r" not in r.err and "#" not in r.err
+
+
+def test_put_and_queue_define_are_refused_read_only_and_planned_in_a_dry_run(tmp_path, demo):
+    """They only add, so they are not asked; a read-only profile still refuses them."""
+    cfg = tmp_path / "c.yaml"
+    cfg.write_text(f"profiles:\n  - name: prod\n    read_only: true\n    backend:\n"
+                   f"      type: embedded\n      path: {demo}\n")
+    for args in (("put", "APP.ORDERS", "--text", "x"), ("queue", "define", "APP.NEW")):
+        r = run_cli("--config", str(cfg), *args, home=tmp_path / "home")
+        assert r.code == 4 and "profile prod is read-only" in r.err, (args, r.err)
+        r = run_cli("--config", str(cfg), *args, "--dry-run", "--json", home=tmp_path / "home")
+        assert r.code == 0 and r.json["dry_run"] is True and r.json["done"] == 0, r.err
+    r = run_cli("--config", str(cfg), "queues", "--json", home=tmp_path / "home")
+    assert "APP.NEW" not in {q["name"] for q in r.json}
