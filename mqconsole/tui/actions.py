@@ -26,7 +26,7 @@ import tempfile
 from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from rich.text import Text
 
@@ -51,7 +51,7 @@ from mqconsole.ops.operation import (
 )
 from mqconsole.ops.views import MessageView
 from mqconsole.tui.context import ConsoleContext
-from mqconsole.tui.keys import is_changing
+from mqconsole.tui.keys import Command, is_changing
 from mqconsole.tui.requests import LeaveDetail, QueueChanged, QueuesChanged
 from mqconsole.tui.safe import clean
 from mqconsole.tui.screens.dialogs import (
@@ -72,8 +72,16 @@ if TYPE_CHECKING:
     from mqconsole.ops.operation import Operation
     from mqconsole.ops.savefile import FileCheck
     from mqconsole.plugins import RegisteredAction
-    from mqconsole.tui.screens.base import ConsoleScreen
     from mqconsole.tui.screens.edit import EditScreen
+
+
+class MenuScreen(Protocol):
+    """What the actions menu needs of a screen (``screens.base.ConsoleScreen``: this module
+    does not import it, since screens make their ``ActionRunner``)."""
+
+    def commands(self) -> list[Command]: ...
+
+    def run_command(self, command: Command) -> None: ...
 
 
 class ActionRunner:
@@ -189,7 +197,7 @@ class ActionRunner:
                                 TextDialog(title, text, danger=is_bad(summary)))
 
     # -- the menu ----------------------------------------------------------------------------
-    def menu(self, screen: ConsoleScreen, t: Targets) -> None:
+    def menu(self, screen: MenuScreen, t: Targets) -> None:
         """The actions for ``t`` (a read-only profile lists no changing one)."""
         commands = [c for c in screen.commands()
                     if c.action in ("move", "copy", "resubmit", "delete", "edit",

@@ -174,6 +174,17 @@ ALL_KEYS: list[Key] = [*APP_KEYS, BACK, *QUEUE_KEYS, *MESSAGE_KEYS, *DETAIL_KEYS
 KNOWN_IDS: frozenset[str] = frozenset(k.id for k in ALL_KEYS)
 
 
+@dataclass(frozen=True)
+class Command:
+    """A command of the palette and the menus: a title and what it runs (made from a
+    screen's keys: ``ConsoleScreen.commands``)."""
+
+    title: str
+    help: str
+    action: str  # an action of the screen ("move") or of the app ("app.journal")
+    changing: bool = False
+
+
 def bindings(keys: list[Key]) -> list[Binding]:
     return [k.binding() for k in keys]
 
@@ -200,5 +211,5 @@ def unknown_keymap_ids(keymap: dict[str, str]) -> list[str]:
     return sorted(k for k in keymap if k not in KNOWN_IDS)
 
 
-__all__ = ["ALL_KEYS", "CHANGING", "KNOWN_IDS", "Key", "bindings", "is_changing",
+__all__ = ["ALL_KEYS", "CHANGING", "KNOWN_IDS", "Command", "Key", "bindings", "is_changing",
            "unknown_keymap_ids", "without_changing"]

@@ -8,28 +8,17 @@ not even a stray ``run_action``, can start one), and leaves them out of :meth:`c
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from textual.screen import Screen
 
 from mqconsole.tui.context import ConsoleContext
-from mqconsole.tui.keys import Key, is_changing, without_changing
+from mqconsole.tui.keys import Command, Key, is_changing, without_changing
 from mqconsole.tui.requests import CheckSize
 
 if TYPE_CHECKING:
     from mqconsole.tui.actions import ActionRunner
-
-
-@dataclass(frozen=True)
-class Command:
-    """A command of the palette and the menus: a title and what it runs."""
-
-    title: str
-    help: str
-    action: str  # an action of the screen ("move") or of the app ("app.journal")
-    changing: bool = False
 
 
 class ConsoleScreen(Screen):
