@@ -47,3 +47,19 @@ def test_cli_queues_path_does_not_import_textual() -> None:
                          timeout=120)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == ""
+
+
+def test_no_import_circle_anywhere_in_the_package() -> None:
+    """No module of mqconsole reaches itself through its imports — those inside functions
+    and under TYPE_CHECKING included (the console's screens and actions once made circles
+    both ways). Each circle found is named by one of its imports."""
+    import grimp
+
+    graph = grimp.build_graph("mqconsole")
+    circles = sorted(
+        f"{importer} -> {imported}"
+        for importer in graph.modules
+        for imported in graph.find_modules_directly_imported_by(importer)
+        if imported.startswith("mqconsole.") and imported != importer
+        and graph.chain_exists(importer=imported, imported=importer))
+    assert circles == [], circles
