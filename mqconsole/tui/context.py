@@ -154,7 +154,14 @@ class Connections:
 
 
 def describe_error(exc: BaseException, *, queue: str | None = None) -> str:
-    """One sentence naming the queue and the MQ reason (name and number)."""
+    """One sentence naming the queue and the MQ reason (name and number), and what a change
+    the error stopped had committed before it (the operation's note)."""
+    text = _describe_error(exc, queue=queue)
+    notes = "; ".join(str(n) for n in getattr(exc, "__notes__", ()))
+    return f"{text} ({notes})" if notes else text
+
+
+def _describe_error(exc: BaseException, *, queue: str | None = None) -> str:
     where = f"{queue}: " if queue else ""
     if isinstance(exc, MQError):
         detail = f"{exc.detail}: " if exc.detail else ""

@@ -176,6 +176,23 @@ def _sentence(exc: BaseException) -> str:
     return str(exc) or type(exc).__name__
 
 
+def _say_what_was_committed(exc: BaseException, recorder: Recorder | None,
+                            description: Description) -> None:
+    """An error that stopped a change after some of its units committed: the error says
+    so (a note both faces show) and carries the count (``committed_before_error``: the
+    command line's exit code is then 1, never 2, which promises nothing was done)."""
+    committed = recorder.reported if recorder is not None else 0
+    if not committed or not isinstance(exc, Exception):
+        return
+    from mqconsole.ops.words import agree, counted
+
+    with contextlib.suppress(AttributeError, TypeError):
+        exc.committed_before_error = committed  # type: ignore[attr-defined]
+        exc.add_note(f"{counted(committed, grouped=True)} {agree(committed, 'was', 'were')} "
+                     f"{description.verb} before it stopped and stay so: mqconsole journal "
+                     "lists them")
+
+
 class Operation:
     """One change, the same object for the CLI and the console (see the package doc)."""
 
@@ -274,6 +291,7 @@ class Operation:
             summary.details["error"] = summary.error
             if not quiet:
                 self._finish(summary, qm, step, recorder)
+            _say_what_was_committed(exc, recorder, description)
             raise
         if recorder is not None and recorder.problem is not None and result.cancelled:
             result.cancelled = False  # stopped by the journal, not by the operator
