@@ -96,6 +96,7 @@ def delete_messages(qm: QueueManager, queue: str, selection: Selection, *,
         if not saved:
             return result  # nothing matched: no file left behind
         result.backup = str(target.absolute())
+        control.backup_written(result.backup)
         if control.cancelled:  # cancelled while saving: the file holds them, nothing removed
             result.cancelled = True
             result.skipped = len(saved)

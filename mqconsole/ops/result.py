@@ -266,6 +266,13 @@ class Control:
         if self.journal is not None:
             self.journal.committed()
 
+    def backup_written(self, path: str) -> None:
+        """A delete's backup file is complete (before anything is removed): its unit records
+        name it, so a delete killed midway still says where its messages were saved."""
+        note = getattr(self.journal, "backup_written", None)
+        if note is not None:
+            note(path)
+
     def report(self, done: int, total: int | None) -> None:
         if self.progress is not None:
             self.progress(done, total)

@@ -191,10 +191,12 @@ class _Op:
     units: dict[int, tuple[list[str], list[str | None]]] = field(default_factory=dict)
     committed: list[int] = field(default_factory=list)
     where: str = ""  # the first record's file and line, for problems
+    backup: str | None = None  # a delete's backup file, as its unit records name it
 
     def add(self, kind: str, rec: dict[str, Any] | UnitLine) -> None:
         if isinstance(rec, UnitLine):  # read without ids: the destinations are not kept
             self.units[rec.unit] = (rec.ids, [])  # type: ignore[assignment]
+            self._backup(rec.rest.get("backup"))
         elif kind == "start":
             self.start = rec
         elif kind == "end":
@@ -212,12 +214,17 @@ class _Op:
                 one = rec.get("destination")
                 where = [None if one is None else str(one)] * len(ids)
             self.units[n] = (ids, where)
+            self._backup(rec.get("backup"))
         else:  # commit
             n = _int(rec.get("unit"), "unit")
             self.committed.append(n)
             unit = self.units.get(n)
             if unit is not None and isinstance(unit[0], LazyIds):
                 unit[0].raw = b""  # committed: only its count is needed without ids
+
+    def _backup(self, value: Any) -> None:
+        if isinstance(value, str) and value:
+            self.backup = value
 
     def entry(self, *, ids: bool, problems: list[str]) -> JournalEntry:
         done: list[Outcome] = []
@@ -247,6 +254,7 @@ class _Op:
                                 f"{counted(said)} in units, the units hold {count}")
         else:
             entry.state = "interrupted"
+            entry.backup = entry.backup or self.backup  # killed midway: where they were saved
             last = max(self.units, default=None)
             if last is not None and last not in self.committed:
                 entry.in_doubt = list(self.units[last][0])

@@ -316,6 +316,7 @@ class Recorder:
         self.reported = 0  # messages the engine said it committed
         self.unjournaled: list[Outcome] = []
         self.problem: JournalError | None = None
+        self.backup: str | None = None  # a delete's backup file, named in its unit records
         self._pending: tuple[int, list[str], list[str | None], bool] | None = None
 
     def _head(self, record: str) -> str:
@@ -342,10 +343,16 @@ class Recorder:
                 where: dict[str, Any] = {"destination": first}
             else:
                 where = {"destinations": destinations}
+            if self.backup is not None:
+                where["backup"] = self.backup
             text = f'{self._head("unit")},"unit":{n},"msgids":{_ids_json(msgids)},' \
                    f'{_dumps(where)[1:]}'
             written = self._write(text)
         self._pending = (n, msgids, destinations, written)
+
+    def backup_written(self, path: str) -> None:
+        """The delete's backup file is complete: the unit records from now on name it."""
+        self.backup = str(path)
 
     def committed(self) -> None:
         """The unit announced last is committed."""

@@ -174,3 +174,24 @@ def test_a_change_stopped_early_says_why():
     assert entry(error="interrupted at once: the open unit of work was backed out",
                  cancelled=True).stopped().startswith("interrupted at once")
     assert entry(cancelled="yes", stopped_by=3).stopped() is None  # a foreign record
+
+
+def test_a_delete_killed_midway_still_names_its_backup(tmp_path):
+    """kill -9 in the middle of a delete: the deleted messages' only copy is the backup file,
+    and the journal said nothing of it (the file was named in the end record only). Now its
+    unit records name it, so an interrupted delete reads back with its backup (issue 17
+    item 2)."""
+    from mqconsole.ops.operation import Delete
+
+    path = tmp_path / "j.jsonl"
+    backup = tmp_path / "backup.dmp"
+    run_operation(Delete("IN", ALL, backup=str(backup), batch=10), journal_path=path,
+                  queues={"IN": [f"m{i}" for i in range(25)]})
+    records = path.read_text().splitlines()
+    units = [json.loads(x) for x in records if '"record":"unit"' in x]
+    assert units and all(u["backup"] == str(backup) for u in units)
+    path.write_text("\n".join(records[:-2]) + "\n")  # killed after its last unit record
+    for ids in (True, False):
+        [entry] = Journal(path).read(ids=ids)
+        assert entry.state == "interrupted" and entry.backup == str(backup)
+        assert entry.counts()["done"] == 20 and len(entry.in_doubt) == 5
