@@ -31,6 +31,8 @@ LONG_NAME = "B" * 49
      "--msgids-from /dev/zero holds more than the 64 MiB it may hold"),
     (("edit", "APP.INVOICES", "414D51", "--payload-file", "/dev/zero"),
      "--payload-file /dev/zero holds more than the 100 MiB it may hold"),
+    (("put", "APP.AUDIT", "--text", "x", "--reply-to", "R" * 49),
+     "--reply-to '" + "R" * 49 + "' is longer than 48 characters"),
 ])
 def test_exit_2_with_one_sentence(cli, args, words):
     r = cli(*args)  # no --yes and no terminal: a question would be exit 4
@@ -88,3 +90,11 @@ def test_every_file_an_operator_names_is_read_with_a_limit(tmp_path, args, words
     r = run_cli(*args, home=tmp_path / "home")
     assert r.code == 2, r.err
     assert r.err.startswith("mqconsole: ") and words in r.err and r.err.count("\n") == 1
+
+
+@pytest.mark.parametrize("option", ["--encoding", "--ccsid"])
+def test_put_numbers_past_an_mqlong_are_usage_errors(cli, option):
+    """put --encoding 99999999999999 was an internal error (exit 70: struct.error)."""
+    r = cli("put", "APP.AUDIT", "--hex", "00", option, "99999999999999")
+    assert r.code == 2 and "internal error" not in r.err
+    assert f"Invalid value for '{option}': 99999999999999 is not in the range" in r.err

@@ -10,6 +10,8 @@ from mqconsole.mq.reasons import MQPER_NOT_PERSISTENT, MQPER_PERSISTENCE_AS_Q_DE
 
 from .common import dry_run_option, json_option, parse_hex, session_of
 
+MQLONG = click.IntRange(-(2**31), 2**31 - 1)  # MQMD's numbers: larger is bad input, not a crash
+
 
 @click.command("put")
 @click.argument("queue")
@@ -17,8 +19,9 @@ from .common import dry_run_option, json_option, parse_hex, session_of
 @click.option("--file", "file", type=click.Path(dir_okay=False), help="Body from a file.")
 @click.option("--hex", "hex_", help="Body as hexadecimal.")
 @click.option("--format", "fmt", default=None, help="MQMD Format (default MQSTR for --text).")
-@click.option("--encoding", type=int, default=546, show_default=True, help="MQMD Encoding.")
-@click.option("--ccsid", type=int, default=1208, show_default=True, help="MQMD CodedCharSetId.")
+@click.option("--encoding", type=MQLONG, default=546, show_default=True, help="MQMD Encoding.")
+@click.option("--ccsid", type=MQLONG, default=1208, show_default=True,
+              help="MQMD CodedCharSetId.")
 @click.option("--priority", type=click.IntRange(0, 9), default=None, help="0-9 (default: queue's).")
 @click.option("--persistent/--not-persistent", default=None, help="Default: the queue's DEFPSIST.")
 @click.option("--msgid", help="MsgId in hex (default: a new one).")
@@ -43,6 +46,9 @@ def put(ctx: click.Context, queue: str, text: str | None, file: str | None, hex_
     from mqconsole.mq.names import format_by_text
     from mqconsole.ops.operation import Put
 
+    if reply_to is not None and len(reply_to.strip()) > 48:
+        raise CliError(f"--reply-to {reply_to!r} is longer than 48 characters (an MQ queue "
+                       "name)")
     given = [x for x in (text, file, hex_) if x is not None]
     if len(given) != 1:
         raise CliError("put needs exactly one of --text, --file or --hex")
