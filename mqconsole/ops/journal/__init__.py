@@ -21,7 +21,12 @@ A change is written as it commits, so a killed process leaves a record of all it
 The end record holds the counts (``details``: selected, done, failed, skipped), every
 failure, and the done messages no unit record holds (``committed`` says how many the
 units hold), so it stays small however many messages moved. ``destinations`` replaces
-``destination`` in a unit whose messages went to several queues (one per MsgId). A unit
+``destination`` in a unit whose messages went to several queues (one per MsgId); a
+delete's units name its ``backup`` file (complete before anything is removed), so an
+interrupted delete still says where its messages are. A change stopped at a commit says so
+in its end record's details: ``cancelled`` and ``stopped_by`` (``Ctrl-C``, ``SIGTERM``,
+``escape``, ``the console closing``), ``stopped_early``, or the ``error`` that stopped it
+(:meth:`JournalEntry.stopped`). A unit
 without its commit record is a unit backed out, unless nothing of its operation follows
 it: then the process died between the two and the unit is *in doubt* (check the queues).
 An operation with a start and no end was *interrupted* (killed, or the machine stopped).
