@@ -13,6 +13,9 @@ Every change goes the same way, as the CLI's commands do (``cli/operate.py``):
    connection of its own, progress, ``escape`` to stop at the next unit of work);
 5. show its summary (:mod:`mqconsole.tui.summary`, the console's one renderer).
 
+Each action is one straight-line ``async`` flow (:mod:`mqconsole.tui.flow`): every question
+awaited in turn, every read in a thread, no callbacks nested.
+
 The operation writes the journal and tells the plugins; nothing here does.
 """
 
@@ -23,10 +26,10 @@ import difflib
 import os
 import subprocess
 import tempfile
-from collections.abc import Callable
+from collections.abc import Coroutine
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from rich.text import Text
 
@@ -51,6 +54,7 @@ from mqconsole.ops.operation import (
 )
 from mqconsole.ops.views import MessageView
 from mqconsole.tui.context import ConsoleContext
+from mqconsole.tui.flow import ask, in_thread, launch
 from mqconsole.tui.keys import Command, is_changing
 from mqconsole.tui.requests import LeaveDetail, QueueChanged, QueuesChanged
 from mqconsole.tui.safe import clean
@@ -69,10 +73,14 @@ from mqconsole.tui.targets import Targets
 from mqconsole.tui.widgets.paths import PathSuggester
 
 if TYPE_CHECKING:
+    from textual.screen import Screen
+
     from mqconsole.ops.operation import Operation
     from mqconsole.ops.savefile import FileCheck
     from mqconsole.plugins import RegisteredAction
-    from mqconsole.tui.screens.edit import EditScreen
+    from mqconsole.tui.screens.edit import EditRequest, EditScreen
+
+R = TypeVar("R")
 
 
 class MenuScreen(Protocol):
@@ -85,7 +93,11 @@ class MenuScreen(Protocol):
 
 
 class ActionRunner:
-    """Runs the console's actions on what a screen shows (one instance per screen)."""
+    """Runs the console's actions on what a screen shows (one instance per screen).
+
+    Each action checks what needs no question (a read-only profile, bad input) at once, then
+    runs as one straight-line flow (:func:`~mqconsole.tui.flow.launch`): its questions are
+    awaited, its reads run in threads, and it ends by starting the operation."""
 
     def __init__(self, ctx: ConsoleContext) -> None:
         self.ctx = ctx
@@ -133,29 +145,25 @@ class ActionRunner:
             body.append(f"\n{clean(n)}\n", "yellow")
         return body
 
-    def _confirm(self, t: Targets, title: str, body: Text, *, then: Callable[[], None],
-                 danger: bool, typed: bool, confirm: str) -> None:
+    # -- how a flow asks, reads and plans ------------------------------------------------------
+    def _launch(self, flow: Coroutine[Any, Any, None], what: str) -> None:
+        launch(self.ctx, flow, what=what)
+
+    async def _ask(self, screen: Screen[R]) -> R | None:
+        return await ask(self.ctx, screen)
+
+    async def _confirmed(self, t: Targets, title: str, body: Text, *, danger: bool,
+                         typed: bool, confirm: str) -> bool:
+        """Destructive actions ask; ``typed``: the queue name must be typed."""
         dialog = (TypeNameDialog(title, body, t.queue) if typed
                   else ConfirmDialog(title, body, confirm=confirm, danger=danger))
-        self.ctx.app.push_screen(dialog, lambda ok: then() if ok else None)
+        return bool(await self._ask(dialog))
 
-    # -- the one way an operation runs ---------------------------------------------------------
-    def prepare(self, kind: Kind, then: Callable[[Summary | None], None], *,
-                preview: bool = False, what: str = "check",
-                quiet: tuple[type[BaseException], ...] = (),
-                failed: Callable[[BaseException], None] | None = None) -> None:
-        """Validate ``kind`` in a worker, then ``then(None)`` on the event loop; with
-        ``preview``, also plan it (the operation's dry run: the CLI's ``--dry-run``, checks
-        and predictions included) with its progress, then ``then(plan)``. Bad input is
-        reported as a notification and nothing is asked."""
+    async def _validate(self, kind: Kind, what: str) -> None:
+        """Validate ``kind`` on a connection of its own, in a thread; bad input is one
+        notification and ends the flow (:class:`~mqconsole.tui.flow.Reported`)."""
         ctx = self.ctx
         op = ctx.operation(kind)
-        if preview:
-            ctx.app.push_screen(
-                OperationDialog(ctx, op, f"Planning: {what}", preview=True, quiet=quiet,
-                                failed=failed),
-                lambda plan: then(plan) if plan is not None else None)
-            return
 
         def job() -> None:
             qm = ctx.conns.new()
@@ -164,9 +172,21 @@ class ActionRunner:
             finally:
                 ctx.conns.release(qm)
 
-        ctx.backend(job, done=then, failed=failed, queue=op.describe().source, what=what,
-                    quiet=quiet)
+        await in_thread(ctx, job, queue=op.describe().source, what=what)
 
+    async def _plan(self, kind: Kind, what: str,
+                    quiet: tuple[type[BaseException], ...] = ()) -> Summary | None:
+        """Validate and plan ``kind`` (the operation's dry run: the CLI's ``--dry-run``,
+        checks and predictions included) with its progress; ``None`` if an error (reported)
+        or the operator stopped it. An error in ``quiet`` is raised for the caller."""
+        dialog = OperationDialog(self.ctx, self.ctx.operation(kind), f"Planning: {what}",
+                                 preview=True, quiet=quiet)
+        plan = await self._ask(dialog)
+        if isinstance(dialog.error, quiet):
+            raise dialog.error
+        return plan
+
+    # -- the one way an operation runs ---------------------------------------------------------
     def start(self, kind: Kind, title: str, *, leave_detail: bool = False) -> None:
         """Run the operation of ``kind`` in its dialog, then show its summary."""
         ctx = self.ctx
@@ -204,71 +224,75 @@ class ActionRunner:
                                     "edit_external", "save", "copy_msgid", "copy_payload",
                                     "load", "put")
                     and not (self.read_only and is_changing(c.action))]
-        if not commands:
-            return
+        if commands:
+            self._launch(self._menu(screen, t, commands), "actions")
+
+    async def _menu(self, screen: MenuScreen, t: Targets, commands: list[Command]) -> None:
         options = [(c.action, Text(f"{c.title} — {c.help}")) for c in commands]
         note = Text(f"On {clean(t.label)} of {clean(t.queue)}")
-
-        def chosen(action: str | None) -> None:
-            if action:
-                screen.run_command(next(c for c in commands if c.action == action))
-
-        self.ctx.app.push_screen(ChoiceDialog("Actions", options, note=note), chosen)
+        action = await self._ask(ChoiceDialog("Actions", options, note=note))
+        if action:
+            screen.run_command(next(c for c in commands if c.action == action))
 
     # -- move and copy -----------------------------------------------------------------------
     def transfer(self, t: Targets, *, copy: bool) -> None:
         verb = "Copy" if copy else "Move"
-        if self._refuse(verb.lower()):
-            return
+        if not self._refuse(verb.lower()):
+            self._launch(self._transfer(t, verb, copy=copy), verb.lower())
 
-        def plan(dest: str, strip_dlh: bool) -> None:
-            kind = (Copy if copy else Move)(t.queue, dest, t.selection, strip_dlh=strip_dlh)
-            body = self._describe(t, verb, f" to {clean(dest)}")
-            if copy:
-                body.append("\nEach copy keeps the message's context (put time, user, "
-                            f"application); the messages stay on {clean(t.queue)} (browsed, "
-                            "never got).\n")
-            else:
-                body.append("\nEach message keeps its context (put time, user, application); "
-                            "each get and put happen in one unit of work.\n")
-            if strip_dlh:
-                body.append("Dead-letter headers are removed: the messages arrive as they "
-                            "were first put.\n")
-            elif (kept := self._header_kept(t.queue, dest)) is not None:
-                body.append(f"{clean(kept[0].upper() + kept[1:])}.\n", "yellow")
-
-            def planned(summary: Summary | None) -> None:
-                if summary is not None:
-                    body.append("\nPlan:\n", "bold")
-                    body.append_text(plan_text(summary))
-                self._confirm(t, f"{verb} messages", body, danger=not copy,
-                              typed=t.everything and not copy, confirm=verb,
-                              then=lambda: self.start(kind, f"{verb} {t.queue} → {dest}",
-                                                      leave_detail=t.view is not None
-                                                      and not copy))
-
-            self.prepare(kind, planned, preview=True, what=f"{verb.lower()} to {dest}")
-
-        def got_dest(dest: str | None) -> None:
-            if not dest:
-                return
-            if self._header_kept(t.queue, dest) is None:
-                plan(dest, False)
-                return
-            options = [("strip", Text("Remove the dead-letter header (--strip-dlh): the "
-                                      "messages arrive as they were first put")),
-                       ("keep", Text(f"Keep the header: {clean(dest)} gets each message with "
-                                     "its MQDLH in front"))]
-            self.ctx.app.push_screen(
-                ChoiceDialog("Off the dead-letter queue", options,
-                             note=Text(f"{clean(dest)} is not a dead-letter queue.")),
-                lambda how: plan(dest, how == "strip") if how else None)
-
-        self.ctx.app.push_screen(InputDialog(
+    async def _transfer(self, t: Targets, verb: str, *, copy: bool) -> None:
+        dest = await self._ask(InputDialog(
             f"{verb} to which queue?", Text(f"{verb} {clean(t.label)} of {clean(t.queue)} to:"),
             suggestions=self.queue_names(exclude=t.queue), placeholder="QUEUE.NAME",
             choices=self.queue_choices(exclude=t.queue),
-            validate=lambda v: self._check_queue(v, t.queue)), got_dest)
+            validate=lambda v: self._check_queue(v, t.queue)))
+        if not dest:
+            return
+        strip_dlh = await self._strip_dlh(t.queue, dest)
+        if strip_dlh is None:
+            return
+        kind = (Copy if copy else Move)(t.queue, dest, t.selection, strip_dlh=strip_dlh)
+        plan = await self._plan(kind, f"{verb.lower()} to {dest}")
+        if plan is None:
+            return
+        body = self._transfer_body(t, verb, dest, copy=copy, strip_dlh=strip_dlh)
+        body.append("\nPlan:\n", "bold")
+        body.append_text(plan_text(plan))
+        if await self._confirmed(t, f"{verb} messages", body, danger=not copy,
+                                 typed=t.everything and not copy, confirm=verb):
+            self.start(kind, f"{verb} {t.queue} → {dest}",
+                       leave_detail=t.view is not None and not copy)
+
+    async def _strip_dlh(self, source: str, dest: str) -> bool | None:
+        """Off the dead-letter queue to a queue that is not one: strip the header or keep it
+        (``None``: the operator went back)."""
+        if self._header_kept(source, dest) is None:
+            return False
+        options = [("strip", Text("Remove the dead-letter header (--strip-dlh): the "
+                                  "messages arrive as they were first put")),
+                   ("keep", Text(f"Keep the header: {clean(dest)} gets each message with "
+                                 "its MQDLH in front"))]
+        how = await self._ask(ChoiceDialog("Off the dead-letter queue", options,
+                                           note=Text(f"{clean(dest)} is not a dead-letter "
+                                                     "queue.")))
+        return None if not how else how == "strip"
+
+    def _transfer_body(self, t: Targets, verb: str, dest: str, *, copy: bool,
+                       strip_dlh: bool) -> Text:
+        body = self._describe(t, verb, f" to {clean(dest)}")
+        if copy:
+            body.append("\nEach copy keeps the message's context (put time, user, "
+                        f"application); the messages stay on {clean(t.queue)} (browsed, "
+                        "never got).\n")
+        else:
+            body.append("\nEach message keeps its context (put time, user, application); "
+                        "each get and put happen in one unit of work.\n")
+        if strip_dlh:
+            body.append("Dead-letter headers are removed: the messages arrive as they "
+                        "were first put.\n")
+        elif (kept := self._header_kept(t.queue, dest)) is not None:
+            body.append(f"{clean(kept[0].upper() + kept[1:])}.\n", "yellow")
+        return body
 
     def _header_kept(self, source: str, dest: str) -> str | None:
         """Moving off the queue manager's dead-letter queue to a queue that is not one, the
@@ -278,56 +302,61 @@ class ActionRunner:
 
     # -- resubmit ----------------------------------------------------------------------------
     def resubmit(self, t: Targets, to: str | None = None) -> None:
-        if self._refuse("resubmit"):
-            return
+        if not self._refuse("resubmit"):
+            self._launch(self._resubmit(t, to), "resubmit")
+
+    async def _resubmit(self, t: Targets, to: str | None) -> None:
         from mqconsole.ops.resubmit import OriginError
 
         kind = Resubmit(t.queue, t.selection, to=to)
-
-        def planned(plan: Summary | None) -> None:
-            body = self._describe(t, "Resubmit", ", each back to its destination")
-            info = self.ctx.qmgr_info
-            dlq = info.dead_letter_queue.strip() if info is not None else ""
-            if t.queue == dlq:
-                body.append("\nDead-letter headers are removed; context is kept.\n")
-            else:  # a backout queue: its messages carry no dead-letter header
-                body.append("\nContext is kept.\n")
+        try:
+            plan = await self._plan(kind, "resubmit plan", quiet=(OriginError,))
+        except OriginError as exc:  # messages without a header: back to which queue?
+            options = [(q, Text(q)) for q in exc.candidates] or \
+                      [(q, Text(q)) for q in self.queue_names(exclude=t.queue)]
+            to = await self._ask(ChoiceDialog(
+                "Back to which queue?", options,
+                note=Text(clean(str(exc)).replace(" with --to QUEUE", ""))))
             if to:
-                body.append(f"Messages without a dead-letter header go to {clean(to)}.\n")
-            if plan is not None:
-                body.append("\nPlan:\n", "bold")
-                body.append_text(plan_text(plan))
-            self._confirm(t, "Resubmit messages", body, danger=True, typed=False,
-                          confirm="Resubmit",
-                          then=lambda: self.start(kind, f"Resubmit from {t.queue}"))
+                await self._resubmit(t, to)
+            return
+        if plan is None:
+            return
+        body = self._resubmit_body(t, to)
+        body.append("\nPlan:\n", "bold")
+        body.append_text(plan_text(plan))
+        if await self._confirmed(t, "Resubmit messages", body, danger=True, typed=False,
+                                 confirm="Resubmit"):
+            self.start(kind, f"Resubmit from {t.queue}")
 
-        def failed(exc: BaseException) -> None:
-            if isinstance(exc, OriginError):
-                options = [(q, Text(q)) for q in exc.candidates] or \
-                          [(q, Text(q)) for q in self.queue_names(exclude=t.queue)]
-                self.ctx.app.push_screen(ChoiceDialog(
-                    "Back to which queue?", options,
-                    note=Text(clean(str(exc)).replace(" with --to QUEUE", ""))),
-                    lambda q: self.resubmit(t, to=q) if q else None)
-
-        self.prepare(kind, planned, preview=True, what="resubmit plan", quiet=(OriginError,),
-                     failed=failed)
+    def _resubmit_body(self, t: Targets, to: str | None) -> Text:
+        body = self._describe(t, "Resubmit", ", each back to its destination")
+        info = self.ctx.qmgr_info
+        dlq = info.dead_letter_queue.strip() if info is not None else ""
+        if t.queue == dlq:
+            body.append("\nDead-letter headers are removed; context is kept.\n")
+        else:  # a backout queue: its messages carry no dead-letter header
+            body.append("\nContext is kept.\n")
+        if to:
+            body.append(f"Messages without a dead-letter header go to {clean(to)}.\n")
+        return body
 
     # -- delete ------------------------------------------------------------------------------
     def delete(self, t: Targets) -> None:
-        if self._refuse("delete"):
-            return
+        if not self._refuse("delete"):
+            self._launch(self._delete(t), "delete")
+
+    async def _delete(self, t: Targets) -> None:
         folder = self.ctx.settings.backup_dir
-        kind = Delete(t.queue, t.selection, backup_dir=folder)
         body = self._describe(t, "Delete")
         body.append("\nThey are saved to a backup file first (")
         body.append(clean(str(folder)) if folder else "the backups folder of the state "
                                                       "directory")
         body.append("); only messages saved there are removed.\n")
-        self._confirm(t, "Delete messages", body, danger=True, typed=t.everything,
-                      confirm="Delete",
-                      then=lambda: self.start(kind, f"Delete from {t.queue}",
-                                              leave_detail=t.view is not None))
+        if await self._confirmed(t, "Delete messages", body, danger=True, typed=t.everything,
+                                 confirm="Delete"):
+            self.start(Delete(t.queue, t.selection, backup_dir=folder),
+                       f"Delete from {t.queue}", leave_detail=t.view is not None)
 
     # -- save and load -----------------------------------------------------------------------
     def default_save_path(self, queue: str) -> str:
@@ -337,73 +366,49 @@ class ActionRunner:
         return str(Path(folder) / f"{qmgr}-{queue}-{stamp}.dmp")
 
     def save(self, t: Targets) -> None:
+        self._launch(self._save(t), "save")
+
+    async def _save(self, t: Targets) -> None:
         from mqconsole.tui.clipboard import new_file_problem
 
-        def got(path: str | None) -> None:
-            if path:
-                self.start(Save(t.queue, str(Path(path).expanduser()), t.selection),
-                           f"Save {t.queue}")
-
-        self.ctx.app.push_screen(InputDialog(
+        path = await self._ask(InputDialog(
             "Save to a file", Text(f"Save {clean(t.label)} of {clean(t.queue)} "
                                    "(dmpmqmsg format) to:"),
             value=self.default_save_path(t.queue), validate=new_file_problem,
-            suggester=PathSuggester()), got)
+            suggester=PathSuggester()))
+        if path:
+            self.start(Save(t.queue, str(Path(path).expanduser()), t.selection),
+                       f"Save {t.queue}")
 
     def load(self, queue: str) -> None:
-        if self._refuse("load"):
+        if not self._refuse("load"):
+            self._launch(self._load(queue), "load")
+
+    async def _load(self, queue: str) -> None:
+        path = await self._ask(InputDialog(
+            "Load from a file",
+            Text(f"Put the messages of a dmpmqmsg file on {clean(queue)}. File:"),
+            value=str(self.ctx.settings.save_dir or Path.cwd()) + os.sep,
+            validate=_file_problem, suggester=PathSuggester()))
+        if not path:
             return
-        ctx = self.ctx
-
-        def check(path: str) -> str | None:
-            if not path:
-                return "Give a file name."
-            from mqconsole.ops.inputs import not_a_file
-
-            problem = not_a_file(Path(path).expanduser())
-            return None if problem is None else f"{problem[:1].upper()}{problem[1:]}."
-
-        def got(path: str | None) -> None:
-            if not path:
-                return
-            source = str(Path(path).expanduser())
-            kind = Load(source, queue)
-
-            def inspect() -> FileCheck:
-                return kind.check_file()  # kept for the load: the file is read once more
-
-            def inspected(info: FileCheck) -> None:
-                body = Text()
-                body.append(f"Put {info.count:,} message{'s' if info.count != 1 else ''} "
-                            f"from {clean(source)} on ")
-                body.append(clean(queue), "bold")
-                body.append(".\n")
-                if info.queue or info.qmgr:
-                    body.append(f"The file was saved from {clean(info.queue or '?')} on "
-                                f"{clean(info.qmgr or '?')}.\n")
-                body.append("Context in the file is kept (set-all).\n")
-                for w in info.warnings[:5]:
-                    body.append(f"Warning: {clean(w)}\n", "yellow")
-                ctx.app.push_screen(
-                    ConfirmDialog("Load messages", body, confirm="Load"),
-                    lambda ok: self.start(kind, f"Load into {queue}")
-                    if ok else None)
-
-            ctx.backend(inspect, done=inspected, queue=queue, what="read file")
-
-        ctx.app.push_screen(InputDialog("Load from a file",
-                                        Text(f"Put the messages of a dmpmqmsg file on "
-                                             f"{clean(queue)}. File:"),
-                                        value=str(ctx.settings.save_dir or Path.cwd()) + os.sep,
-                                        validate=check, suggester=PathSuggester()), got)
+        source = str(Path(path).expanduser())
+        kind = Load(source, queue)
+        # read once to say what it holds (the load reads it once more)
+        info = await in_thread(self.ctx, kind.check_file, queue=queue, what="read file")
+        if await self._ask(ConfirmDialog("Load messages", _load_body(info, source, queue),
+                                         confirm="Load")):
+            self.start(kind, f"Load into {queue}")
 
     # -- new messages and queues --------------------------------------------------------------
     def put(self, queue: str) -> None:
         """Put new messages on ``queue`` (a text payload in UTF-8, Format MQSTR, a new
         context): ``mqconsole put QUEUE --text TEXT --count N``. Not asked, as the command
         line does not ask: the form is the question."""
-        if self._refuse("put"):
-            return
+        if not self._refuse("put"):
+            self._launch(self._put(queue), "put")
+
+    async def _put(self, queue: str) -> None:
         fields = [Field("text", "Payload (text, UTF-8, Format MQSTR)", "text", ""),
                   Field("count", "How many messages", "int", 1)]
 
@@ -413,21 +418,20 @@ class ActionRunner:
                        str(values.get("text") or "").encode("utf-8"),
                        count=count if isinstance(count, int) else 0)
 
-        def got(values: dict[str, object] | None) -> None:
-            if values is not None:
-                kind = kind_of(values)
-                self.prepare(kind, lambda _: self.start(kind, f"Put on {queue}"),
-                             what="put")
-
-        self.ctx.app.push_screen(FormDialog(f"Put on {clean(queue)}", fields,
-                                            validate=lambda v: _sentence(kind_of(v).problem())),
-                                 got)
+        values = await self._ask(FormDialog(f"Put on {clean(queue)}", fields,
+                                            validate=lambda v: _sentence(kind_of(v).problem())))
+        if values is not None:
+            kind = kind_of(values)
+            await self._validate(kind, "put")
+            self.start(kind, f"Put on {queue}")
 
     def define_queue(self) -> None:
         """Define a local queue (``mqconsole queue define``): its name and the attributes
         operators set first; a BOQNAME naming no queue is said in the summary."""
-        if self._refuse("defining a queue"):
-            return
+        if not self._refuse("defining a queue"):
+            self._launch(self._define_queue(), "define")
+
+    async def _define_queue(self) -> None:
         fields = [Field("name", "Name", "text", ""),
                   Field("max_depth", "MAXDEPTH", "int", 5000),
                   Field("bothresh", "BOTHRESH (backout threshold; 0 = never)", "int", 0),
@@ -439,15 +443,12 @@ class ActionRunner:
             attrs = {k: v for k, v in values.items() if k != "name" and v != ""}
             return QueueDefine(str(values.get("name") or "").strip(), attrs)
 
-        def got(values: dict[str, object] | None) -> None:
-            if values is not None:
-                kind = kind_of(values)
-                self.prepare(kind, lambda _: self.start(kind, f"Define {kind.queue}"),
-                             what="define")
-
-        self.ctx.app.push_screen(FormDialog("Define a local queue", fields,
-                                            validate=lambda v: _sentence(kind_of(v).problem())),
-                                 got)
+        values = await self._ask(FormDialog("Define a local queue", fields,
+                                            validate=lambda v: _sentence(kind_of(v).problem())))
+        if values is not None:
+            kind = kind_of(values)
+            await self._validate(kind, "define")
+            self.start(kind, f"Define {kind.queue}")
 
     # -- edit --------------------------------------------------------------------------------
     def edit(self, queue: str, view: MessageView, *, external: bool = False) -> None:
@@ -490,116 +491,84 @@ class ActionRunner:
             self.ctx.notify("The payload was not changed" + (
                 "" if new == text else " (the editor only added a final newline)") + ".")
             return
-
-        def apply(payload: str) -> None:
-            self.apply_edit(queue, view, {"payload": payload, "kind": kind, "changes": {}})
-
         if kind == "hex" or not new.endswith("\n") or text.endswith("\n"):
-            apply(new)
+            self.apply_edit(queue, view, {"payload": new, "kind": kind, "changes": {}})
             return
+        self._launch(self._final_newline(queue, view, new, kind), "edit")
+
+    async def _final_newline(self, queue: str, view: MessageView, new: str,
+                             kind: str) -> None:
         options = [("drop", Text("Drop the final newline the editor added")),
                    ("keep", Text("Keep it: the payload gets one byte more (0x0A) at its end"))]
-        self.ctx.app.push_screen(
-            ChoiceDialog("A final newline", options,
-                         note=Text("The edited payload ends with a newline the original did "
-                                   "not have.")),
-            lambda how: apply(new[:-1] if how == "drop" else new) if how else None)
+        how = await self._ask(ChoiceDialog(
+            "A final newline", options,
+            note=Text("The edited payload ends with a newline the original did not have.")))
+        if how:
+            payload = new[:-1] if how == "drop" else new
+            self.apply_edit(queue, view, {"payload": payload, "kind": kind, "changes": {}})
 
-    def apply_edit(self, queue: str, view: MessageView, edit: dict[str, Any], *,
+    def apply_edit(self, queue: str, view: MessageView, edit: EditRequest, *,
                    screen: EditScreen | None = None) -> None:
         """Check (a preview of the edit), confirm with the difference and the byte counts,
         then replace. ``screen``: the editor, which stays open with a failed check's
         sentence (and force offered) until the replacement is confirmed."""
-        from mqconsole.ops.edit import EditError
         from mqconsole.tui.screens.edit import editable_text
-
-        def problem(text: str, *, can_force: bool = False) -> None:
-            if screen is not None and screen.is_attached:
-                screen.show_problem(text, can_force=can_force)
-            else:
-                self.ctx.notify(text, severity="error")
 
         original, _ = editable_text(view)
         payload = edit["payload"]
-        changes = edit.get("changes") or {}
-        kw: dict[str, Any] = {}
-        if payload == original:
-            pass  # only MQMD fields changed: the body stays as it is
-        elif edit["kind"] == "hex":
+        body: bytes | None = None
+        if payload != original and edit["kind"] == "hex":
             try:
-                kw["body"] = bytes.fromhex("".join(payload.split()))
+                body = bytes.fromhex("".join(payload.split()))
             except ValueError:
-                problem("The payload is not valid hexadecimal: nothing changed.")
+                self._edit_problem(screen, "The payload is not valid hexadecimal: nothing "
+                                           "changed.")
                 return
+        # only MQMD fields changed: the body stays as it is
+        text = payload if payload != original and body is None else None
+        kind = Edit(queue, bytes(view.md.msg_id), body=body, text=text,
+                    changes=edit["changes"], position=view.position, keep_headers=True,
+                    force=bool(edit.get("force")), backup_dir=self.ctx.settings.backup_dir)
+        self._launch(self._apply_edit(kind, view, original, payload, screen), "edit")
+
+    def _edit_problem(self, screen: EditScreen | None, text: str, *,
+                      can_force: bool = False) -> None:
+        if screen is not None and screen.is_attached:
+            screen.show_problem(text, can_force=can_force)
         else:
-            kw["text"] = payload
-        kind = Edit(queue, bytes(view.md.msg_id), changes=changes, position=view.position,
-                    keep_headers=True, force=bool(edit.get("force")),
-                    backup_dir=self.ctx.settings.backup_dir, **kw)
+            self.ctx.notify(text, severity="error")
 
-        def checked(plan: Summary | None) -> None:
-            body = Text()
-            body.append(f"Replace message {view.position} (MsgId {view.msgid}) of "
-                        f"{clean(queue)} with the edited version.\n")
-            if changes:
-                body.append("MQMD: " + ", ".join(f"{k} → {clean(v)}" for k, v in changes.items())
-                            + "\n")
-            length = plan.extra.get("body_length") if plan is not None else None
-            if payload != original:
-                body.append_text(edit_diff(original, payload))
-                if length:
-                    body.append(f"Payload: {length['before']:,} → {length['after']:,} bytes\n",
-                                "bold")
-            body.append("The original is saved to a backup file first; the MsgId and context "
-                        "are kept; the put of the new message and the get of the original "
-                        "happen in one unit of work.\n")
-            for p in (plan.extra.get("problems", []) if plan is not None else []):
-                body.append(f"{p['level']}: {clean(p['text'])}\n",
-                            "red" if p["level"] == "error" else "yellow")
-            if screen is not None:
-                problem("")
+    async def _apply_edit(self, kind: Edit, view: MessageView, original: str, payload: str,
+                          screen: EditScreen | None) -> None:
+        from mqconsole.ops.edit import EditError
 
-            def confirmed(ok: bool | None) -> None:
-                if not ok:
-                    return
-                if screen is not None and screen.is_attached:
-                    self.ctx.app.call_later(screen.dismiss, None)
-                self.ctx.app.call_later(
-                    self.start, kind, f"Edit message {view.position} of {queue}",
-                    leave_detail=True)
-
-            self.ctx.app.push_screen(
-                ConfirmDialog("Replace the message", body, confirm="Replace", danger=True),
-                confirmed)
-
-        def failed(exc: BaseException) -> None:
-            if isinstance(exc, EditError):
-                problem(str(exc), can_force=any(p.level == "error" for p in exc.problems))
-
-        self.prepare(kind, checked, preview=True, what="check the edit", quiet=(EditError,),
-                     failed=failed)
+        try:
+            plan = await self._plan(kind, "check the edit", quiet=(EditError,))
+        except EditError as exc:
+            self._edit_problem(screen, str(exc),
+                               can_force=any(p.level == "error" for p in exc.problems))
+            return
+        if plan is None:
+            return
+        if screen is not None:
+            self._edit_problem(screen, "")
+        body = _edit_body(kind, view, original, payload, plan)
+        if not await self._ask(ConfirmDialog("Replace the message", body, confirm="Replace",
+                                             danger=True)):
+            return
+        if screen is not None and screen.is_attached:
+            self.ctx.app.call_later(screen.dismiss, None)
+        self.ctx.app.call_later(self.start, kind,
+                                f"Edit message {view.position} of {kind.queue}",
+                                leave_detail=True)
 
     # -- queue attributes --------------------------------------------------------------------
     def set_attributes(self, row: dict[str, Any]) -> None:
-        if self._refuse("changing queue attributes"):
-            return
+        if not self._refuse("changing queue attributes"):
+            self._launch(self._set_attributes(row), "attributes")
+
+    async def _set_attributes(self, row: dict[str, Any]) -> None:
         name = row["name"]
-        if row.get("type") not in ("local", "model"):
-            fields = [Field("put_inhibited", "Put inhibited", "bool", bool(row["put_inhibited"]))]
-            if row.get("type") == "alias":
-                fields.append(Field("get_inhibited", "Get inhibited", "bool",
-                                    bool(row["get_inhibited"])))
-        else:
-            fields = [
-                Field("bothresh", "BOTHRESH (backout threshold; 0 = never)", "int",
-                      int(row.get("bothresh") or 0)),
-                Field("boqname", "BOQNAME (backout queue; empty = none)", "text",
-                      row.get("boqname") or "", self.queue_names(exclude=name)),
-                Field("hardenbo", "HARDENBO (harden the backout count)", "bool",
-                      bool(row.get("hardenbo"))),
-                Field("put_inhibited", "Put inhibited", "bool", bool(row["put_inhibited"])),
-                Field("get_inhibited", "Get inhibited", "bool", bool(row["get_inhibited"])),
-            ]
 
         def check(values: dict[str, object]) -> str | None:
             from mqconsole.mq.queue import changes_problem
@@ -607,35 +576,40 @@ class ActionRunner:
             # a BOQNAME naming no queue is allowed: warned of when confirming
             return _sentence(changes_problem(name, dict(values)))
 
-        def got(changes: dict[str, object] | None) -> None:
-            if not changes:
-                return
-            body = Text()
-            body.append("Change ")
-            body.append(clean(name), "bold")
-            body.append(":\n")
-            for k, v in changes.items():
-                body.append(f"  {k.upper()}: {clean(row.get(k))} → {clean(v)}\n")
-            if changes.get("bothresh") == 0 and row.get("bothresh"):
-                body.append("\nBOTHRESH 0 means a poison message is never moved to the backout "
-                            "queue: it is retried for ever.\n", "yellow")
-            if changes.get("get_inhibited") or changes.get("put_inhibited"):
-                body.append("\nInhibiting stops applications using the queue.\n", "yellow")
-            kind = QueueSet(name, dict(changes))
-            op = self.ctx.operation(kind)
+        changes = await self._ask(FormDialog(f"Attributes of {name}",
+                                             self._attribute_fields(row), validate=check))
+        if not changes:
+            return
+        kind = QueueSet(name, dict(changes))
+        op = self.ctx.operation(kind)
+        cautions: list[str] = await in_thread(
+            self.ctx, lambda: self.ctx.conns.call(op.cautions), queue=name,
+            what="check the attributes")
+        body = _attributes_body(row, changes)
+        for caution in cautions:  # as the CLI says them before it asks
+            body.append(f"\nWarning: {clean(caution)}\n", "yellow")
+        if await self._ask(ConfirmDialog("Change queue attributes", body, confirm="Change",
+                                         danger=True)):
+            self.start(kind, f"Attributes of {name}")
 
-            def confirm(cautions: list[str]) -> None:
-                for caution in cautions:  # as the CLI says them before it asks
-                    body.append(f"\nWarning: {clean(caution)}\n", "yellow")
-                self.ctx.app.push_screen(
-                    ConfirmDialog("Change queue attributes", body, confirm="Change",
-                                  danger=True),
-                    lambda ok: self.start(kind, f"Attributes of {name}") if ok else None)
-
-            self.ctx.backend(lambda: self.ctx.conns.call(op.cautions), done=confirm,
-                             queue=name, what="check the attributes")
-
-        self.ctx.app.push_screen(FormDialog(f"Attributes of {name}", fields, validate=check), got)
+    def _attribute_fields(self, row: dict[str, Any]) -> list[Field]:
+        """What can be changed: inhibiting for any queue; backout settings for a local one."""
+        if row.get("type") not in ("local", "model"):
+            fields = [Field("put_inhibited", "Put inhibited", "bool", bool(row["put_inhibited"]))]
+            if row.get("type") == "alias":
+                fields.append(Field("get_inhibited", "Get inhibited", "bool",
+                                    bool(row["get_inhibited"])))
+            return fields
+        return [
+            Field("bothresh", "BOTHRESH (backout threshold; 0 = never)", "int",
+                  int(row.get("bothresh") or 0)),
+            Field("boqname", "BOQNAME (backout queue; empty = none)", "text",
+                  row.get("boqname") or "", self.queue_names(exclude=row["name"])),
+            Field("hardenbo", "HARDENBO (harden the backout count)", "bool",
+                  bool(row.get("hardenbo"))),
+            Field("put_inhibited", "Put inhibited", "bool", bool(row["put_inhibited"])),
+            Field("get_inhibited", "Get inhibited", "bool", bool(row["get_inhibited"])),
+        ]
 
     # -- plugin actions ----------------------------------------------------------------------
     def plugin_action(self, registered: RegisteredAction, t: Targets) -> None:
@@ -649,11 +623,79 @@ class ActionRunner:
         if not action.dangerous:
             self.start(kind, title)
             return
-        body = self._describe(t, clean(action.title))
+        self._launch(self._dangerous_plugin_action(registered, t, kind, title), title)
+
+    async def _dangerous_plugin_action(self, registered: RegisteredAction, t: Targets,
+                                       kind: PluginAction, title: str) -> None:
+        body = self._describe(t, clean(registered.action.title))
         body.append(f"\nThis action of the site plugin {clean(registered.plugin)} may change "
                     "them.\n")
-        self._confirm(t, clean(action.title), body, danger=True, typed=True, confirm="Run",
-                      then=lambda: self.start(kind, title))
+        if await self._confirmed(t, clean(registered.action.title), body, danger=True,
+                                 typed=True, confirm="Run"):
+            self.start(kind, title)
+
+
+def _file_problem(path: str) -> str | None:
+    """What is wrong with a file to load, as a sentence (``None``: nothing)."""
+    if not path:
+        return "Give a file name."
+    from mqconsole.ops.inputs import not_a_file
+
+    return _sentence(not_a_file(Path(path).expanduser()))
+
+
+def _load_body(info: FileCheck, source: str, queue: str) -> Text:
+    body = Text()
+    body.append(f"Put {info.count:,} message{'s' if info.count != 1 else ''} "
+                f"from {clean(source)} on ")
+    body.append(clean(queue), "bold")
+    body.append(".\n")
+    if info.queue or info.qmgr:
+        body.append(f"The file was saved from {clean(info.queue or '?')} on "
+                    f"{clean(info.qmgr or '?')}.\n")
+    body.append("Context in the file is kept (set-all).\n")
+    for w in info.warnings[:5]:
+        body.append(f"Warning: {clean(w)}\n", "yellow")
+    return body
+
+
+def _edit_body(kind: Edit, view: MessageView, original: str, payload: str,
+               plan: Summary) -> Text:
+    """The confirmation of an edit: what changes (a diff, the byte counts) and the check's
+    problems."""
+    body = Text()
+    body.append(f"Replace message {view.position} (MsgId {view.msgid}) of "
+                f"{clean(kind.queue)} with the edited version.\n")
+    if kind.changes:
+        body.append("MQMD: " + ", ".join(f"{k} → {clean(v)}" for k, v in kind.changes.items())
+                    + "\n")
+    length = plan.extra.get("body_length")
+    if payload != original:
+        body.append_text(edit_diff(original, payload))
+        if length:
+            body.append(f"Payload: {length['before']:,} → {length['after']:,} bytes\n", "bold")
+    body.append("The original is saved to a backup file first; the MsgId and context "
+                "are kept; the put of the new message and the get of the original "
+                "happen in one unit of work.\n")
+    for p in plan.extra.get("problems", []):
+        body.append(f"{p['level']}: {clean(p['text'])}\n",
+                    "red" if p["level"] == "error" else "yellow")
+    return body
+
+
+def _attributes_body(row: dict[str, Any], changes: dict[str, object]) -> Text:
+    body = Text()
+    body.append("Change ")
+    body.append(clean(row["name"]), "bold")
+    body.append(":\n")
+    for k, v in changes.items():
+        body.append(f"  {k.upper()}: {clean(row.get(k))} → {clean(v)}\n")
+    if changes.get("bothresh") == 0 and row.get("bothresh"):
+        body.append("\nBOTHRESH 0 means a poison message is never moved to the backout "
+                    "queue: it is retried for ever.\n", "yellow")
+    if changes.get("get_inhibited") or changes.get("put_inhibited"):
+        body.append("\nInhibiting stops applications using the queue.\n", "yellow")
+    return body
 
 
 MAX_DIFF_LINES = 40

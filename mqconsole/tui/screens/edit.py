@@ -10,7 +10,7 @@ shows the difference and the byte counts. ``escape`` with changes asks before le
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import NotRequired, TypedDict
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -52,6 +52,16 @@ def md_value(view: MessageView, attr: str) -> str:
     return str(value).rstrip(" \x00") if isinstance(value, str) else str(value)
 
 
+class EditRequest(TypedDict):
+    """An edit to apply: the payload as typed (text, or hexadecimal for ``kind`` hex) and
+    the MQMD fields changed; ``force`` applies it despite a failed check."""
+
+    payload: str
+    kind: str
+    changes: dict[str, object]
+    force: NotRequired[bool]
+
+
 class EditScreen(Screen):
     HELP_NAME = "edit"
     BINDINGS = [Binding("ctrl+o", "apply", "Check and apply", id="edit_apply"),
@@ -59,7 +69,7 @@ class EditScreen(Screen):
                 Binding("escape", "cancel", "Cancel", id="edit_cancel")]
 
     def __init__(self, ctx: ConsoleContext, queue: str, view: MessageView, text: str,
-                 kind: str, submit: Callable[[EditScreen, dict[str, Any]], None] | None = None
+                 kind: str, submit: Callable[[EditScreen, EditRequest], None] | None = None
                  ) -> None:
         super().__init__()
         self.ctx = ctx
@@ -104,7 +114,7 @@ class EditScreen(Screen):
                 out[attr] = raw
         return out
 
-    def edit(self, *, force: bool = False) -> dict[str, Any] | str:
+    def edit(self, *, force: bool = False) -> EditRequest | str:
         """The edit as typed, or a sentence saying what is wrong with it."""
         changes = self.changes()
         if isinstance(changes, str):
@@ -157,4 +167,4 @@ class EditScreen(Screen):
             lambda ok: self.app.call_later(self.dismiss, None) if ok else None)
 
 
-__all__ = ["EditScreen", "editable_text"]
+__all__ = ["EditRequest", "EditScreen", "editable_text"]

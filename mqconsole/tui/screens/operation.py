@@ -7,14 +7,14 @@ the rest (puts and gets in units of work, the plugins' checks, the journal entry
 ``operation_done``); this dialog gives it a connection of its own, reports its progress,
 sets its cancel event on ``escape`` (it stops at the next unit-of-work boundary) and is
 dismissed with the :class:`~mqconsole.ops.operation.Summary` — or ``None`` when an error
-stopped the operation, which is reported as every console error is.
+stopped the operation, which is reported as every console error is (but those in ``quiet``,
+left in :attr:`OperationDialog.error` for the caller).
 """
 
 from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from rich.text import Text
@@ -46,20 +46,18 @@ class OperationDialog(Dialog):
 
     def __init__(self, ctx: ConsoleContext, op: Operation, title: str, *,
                  preview: bool = False, quiet: tuple[type[BaseException], ...] = (),
-                 failed: Callable[[BaseException], None] | None = None,
                  stops: str = AFTER_UNIT) -> None:
         super().__init__(title)
         self.stops = stops
         self.ctx = ctx
         self.op = op
         self.preview = preview
-        self.quiet = quiet  # errors the caller handles (``failed``) instead of reporting
-        self.failed = failed
+        self.quiet = quiet  # errors the caller handles (``error``) instead of reporting
         self.cancel = threading.Event()
         self.stopping = False
         self.finished = False
         self._outcome: Summary | None = None
-        self._error: BaseException | None = None
+        self.error: BaseException | None = None  # what stopped it (dismissed with None)
         self._waiting = False  # finished while another screen was on top
 
     def compose(self) -> ComposeResult:
@@ -119,7 +117,7 @@ class OperationDialog(Dialog):
     def _finished(self, summary: Summary | None, error: BaseException | None = None) -> None:
         self.finished = True
         self._outcome = summary
-        self._error = error
+        self.error = error
         if self.app.screen is self:
             self._close()
         else:  # (a screen on top, e.g. "terminal too small"): close when shown again
@@ -131,11 +129,7 @@ class OperationDialog(Dialog):
             self._close()
 
     def _close(self) -> None:
-        """Dismissed with the summary; an error goes to ``failed`` once the dialog is gone
-        (it may open the next dialog)."""
         self.dismiss(self._outcome)
-        if self._error is not None and self.failed is not None:
-            self.app.call_later(self.failed, self._error)
 
     def action_cancel(self) -> None:
         if not self.stopping and not self.finished:
