@@ -1,0 +1,111 @@
+"""The real console in a pseudo-terminal (issue 17 item 6): while a slow filter runs over a
+queue read to its end — each match within its bound, hundreds of them — SIGTERM and SIGHUP
+still end it (143, 129) and q still quits. Before, the filter ran on the event loop and the
+console ignored keys and signals for minutes."""
+
+from __future__ import annotations
+
+import os
+import pty
+import re
+import select
+import signal
+import struct
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from mqconsole.backends.embedded import create_queue_manager
+from mqconsole.mq.md import MQMD
+from mqconsole.mq.queue import QueueAttrs
+from mqconsole.ops.messages import put_messages
+
+MQCONSOLE = str(Path(sys.executable).parent / "mqconsole")
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module")
+def slow_qm(tmp_path_factory) -> Path:
+    path = tmp_path_factory.mktemp("signals") / "qm.sqlite"
+    qm = create_queue_manager(str(path), name="QMS")
+    qm.define_queue(QueueAttrs(name="SLOW", max_depth=10_000))
+    # '(a|aa)+$' on 26 a's and a '!' backtracks for about 0.1 s: 400 of them take a minute
+    put_messages(qm, "SLOW", MQMD(format="MQSTR", ccsid=1208), b"a" * 26 + b"!", count=400)
+    qm.close()
+    return path
+
+
+class Console:
+    def __init__(self, path: Path, home: Path) -> None:
+        env = {k: v for k, v in os.environ.items() if not k.startswith("MQCONSOLE_")}
+        env.update(MQCONSOLE_HOME=str(home), TERM="xterm-256color")
+        self.pid, self.fd = pty.fork()
+        if self.pid == 0:  # pragma: no cover - the child
+            os.execve(MQCONSOLE, [MQCONSOLE, "--embedded", str(path)], env)
+        import fcntl
+        import termios
+
+        fcntl.ioctl(self.fd, termios.TIOCSWINSZ, struct.pack("HHHH", 30, 120, 0, 0))
+        self.out = bytearray()
+
+    def pump(self, seconds: float) -> None:
+        end = time.monotonic() + seconds
+        while (left := end - time.monotonic()) > 0:
+            ready, _, _ = select.select([self.fd], [], [], min(left, 0.05))
+            if ready:
+                try:
+                    data = os.read(self.fd, 65536)
+                except OSError:
+                    return
+                if not data:
+                    return
+                self.out.extend(data)
+
+    def text(self) -> str:
+        return re.sub(rb"\x1b\[[0-9;?]*[A-Za-z]", b"", bytes(self.out)).decode("utf-8",
+                                                                               "replace")
+
+    def wait_for(self, words: str, seconds: float = 60) -> None:
+        end = time.monotonic() + seconds
+        while words not in self.text()[-20000:]:
+            assert time.monotonic() < end, f"the console never showed {words!r}"
+            self.pump(0.2)
+
+    def keys(self, *keys: bytes) -> None:
+        for k in keys:
+            os.write(self.fd, k)
+            self.pump(0.2)
+
+    def exit_code(self, seconds: float = 30) -> int | None:
+        end = time.monotonic() + seconds
+        while time.monotonic() < end:
+            self.pump(0.1)
+            pid, status = os.waitpid(self.pid, os.WNOHANG)
+            if pid:
+                return os.waitstatus_to_exitcode(status)
+        os.kill(self.pid, signal.SIGKILL)
+        os.waitpid(self.pid, 0)
+        return None
+
+
+@pytest.mark.parametrize(("how", "code"), [("SIGTERM", 143), ("SIGHUP", 129), ("q", 0)])
+def test_the_console_answers_while_a_slow_filter_runs(slow_qm, tmp_path, how, code):
+    console = Console(slow_qm, tmp_path / "home")
+    console.wait_for("SLOW")
+    console.keys(b"\r")  # SLOW: the first row (sorted by name)
+    console.wait_for("showing 400 of 400")
+    console.keys(b"/")
+    for ch in "text ~ '(a|aa)+$'":
+        os.write(console.fd, ch.encode())
+    console.keys(b"\r")
+    console.wait_for("filtering")
+    console.pump(2)  # well into the filter: a minute of matching is left
+    if how == "q":
+        console.keys(b"\x1b")  # escape stops the filter, then q quits
+        console.wait_for("Stopped filtering")
+        console.keys(b"q")
+    else:
+        os.kill(console.pid, getattr(signal, how))
+    assert console.exit_code() == code, console.text()[-2000:]
