@@ -81,6 +81,7 @@ from mqconsole.mq.reasons import (
     MQRC_SYNCPOINT_LIMIT_REACHED,
     MQRO_COA,
 )
+from mqconsole.ops.landing import lands_on
 from mqconsole.ops.result import (
     Control,
     Failure,
@@ -1078,17 +1079,9 @@ def _name_of(qm: QueueManager | None) -> str | None:
 
 def _local_queue(qm: QueueManager, name: str) -> str:
     """The local queue a name resolves to on this queue manager (an alias's target, a
-    remote definition pointing back here); the name itself when it cannot tell."""
-    try:
-        attrs = qm.inquire_queue(name)
-    except MQError:
-        return name
-    kind = getattr(attrs.type, "value", attrs.type)
-    if kind == "alias" and attrs.target_q:
-        return attrs.target_q
-    if kind == "remote" and attrs.remote_q_name and attrs.remote_qmgr_name in ("", qm.name):
-        return attrs.remote_q_name
-    return name
+    remote definition or queue manager alias pointing back here, followed as MQOPEN
+    does: ``ops.landing``); the name itself when it cannot tell."""
+    return lands_on(qm, name, local=_name_of(qm) or "").queue or name
 
 
 def transfer(qm: QueueManager, source: str, dest: str, selection: Selection, *,

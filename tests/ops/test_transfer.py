@@ -94,9 +94,16 @@ def test_same_queue_is_refused(qm):
     qm.define_queue(QueueAttrs(name="SRC.ALIAS", type=QueueType.ALIAS, target_q=SRC))
     qm.define_queue(QueueAttrs(name="SRC.BACK", type=QueueType.REMOTE, remote_q_name=SRC,
                                remote_qmgr_name="QM1"))
-    for dest in ("SRC.ALIAS", "SRC.BACK"):
+    # chains: an alias of a remote definition pointing back, a queue manager alias of this one
+    qm.define_queue(QueueAttrs(name="SRC.ALIAS.BACK", type=QueueType.ALIAS, target_q="SRC.BACK"))
+    qm.define_queue(QueueAttrs(name="QM1.ALIAS", type=QueueType.REMOTE, remote_qmgr_name="QM1"))
+    qm.define_queue(QueueAttrs(name="SRC.VIA.QMALIAS", type=QueueType.REMOTE,
+                               remote_q_name=SRC, remote_qmgr_name="QM1.ALIAS"))
+    fill(qm, SRC, [make_message(i) for i in range(3)])
+    for dest in ("SRC.ALIAS", "SRC.BACK", "SRC.ALIAS.BACK", "SRC.VIA.QMALIAS"):
         with pytest.raises(TransferError, match="both"):
             transfer(qm, SRC, dest, ALL)
+    assert len(browse_all(qm, SRC)) == 3
     other = qm.new_connection()
     with pytest.raises(TransferError):
         transfer(qm, SRC, SRC, ALL, dest_qm=other)
