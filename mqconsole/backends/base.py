@@ -124,7 +124,9 @@ class MovesManyUnderCursor(Protocol):
 
     All or nothing: an error raises ``MQError`` with the cursor where it was before the
     call and nothing of the call left in the unit of work (the unit of work can then only
-    be backed out: its transaction was rolled back).
+    be backed out: its transaction was rolled back). A backend may write the moves only at
+    the commit (the embedded one moves the rows inside SQLite then): a failure there is the
+    commit's, backed out (2003) as any other.
 
     Check for it with ``isinstance(cursor, MovesManyUnderCursor)``. The embedded backend
     has it; an engine may use it only where every message goes unchanged to one queue and
