@@ -189,23 +189,13 @@ class Session:
         (``verb``: "moving", "copying")."""
         if embedded and profile:
             raise CliError("give --dest-embedded or --dest-profile, not both")
+        from mqconsole.ops.destination import open_embedded_destination, open_profile_destination
+
         qm: QueueManager | None = None
         if embedded:
-            from mqconsole.backends.open import open_embedded
-
-            path = Path(embedded).expanduser()
-            if embedded != ":memory:" and not path.exists():
-                raise CliError(f"no embedded queue manager at {embedded}",
-                               ExitCode.UNAVAILABLE)
-            qm = open_embedded(str(path))
+            qm = open_embedded_destination(embedded)
         elif profile:
-            from mqconsole.backends.open import open_profile
-
-            prof = self.config.profile(profile)
-            if prof.read_only:
-                raise CliError(f"profile {prof.name} is read-only: {verb} messages to it "
-                               "refused", ExitCode.REFUSED)
-            qm = open_profile(prof)
+            qm = open_profile_destination(self.config.profile(profile), verb)
         if qm is not None:
             self._extra.append(qm)
         return qm

@@ -26,7 +26,7 @@ import difflib
 import os
 import subprocess
 import tempfile
-from collections.abc import Coroutine
+from collections.abc import Callable, Coroutine
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
@@ -75,6 +75,7 @@ from mqconsole.tui.widgets.paths import PathSuggester
 if TYPE_CHECKING:
     from textual.screen import Screen
 
+    from mqconsole.backends.base import QueueManager
     from mqconsole.ops.operation import Operation
     from mqconsole.ops.savefile import FileCheck
     from mqconsole.plugins import RegisteredAction
@@ -187,12 +188,16 @@ class ActionRunner:
         return plan
 
     # -- the one way an operation runs ---------------------------------------------------------
-    def start(self, kind: Kind, title: str, *, leave_detail: bool = False) -> None:
-        """Run the operation of ``kind`` in its dialog, then show its summary."""
+    def start(self, kind: Kind, title: str, *, leave_detail: bool = False,
+              after: Callable[[], None] | None = None) -> None:
+        """Run the operation of ``kind`` in its dialog, then show its summary (``after``:
+        then, e.g. close the other queue manager it put to)."""
         ctx = self.ctx
         op = ctx.operation(kind)
 
         def finished(summary: Summary | None) -> None:
+            if after is not None:
+                after()
             for q in _changed_queues(op, summary):
                 ctx.mark_dirty(q)
                 ctx.request(QueueChanged(q))
@@ -244,9 +249,13 @@ class ActionRunner:
         dest = await self._ask(InputDialog(
             f"{verb} to which queue?", Text(f"{verb} {clean(t.label)} of {clean(t.queue)} to:"),
             suggestions=self.queue_names(exclude=t.queue), placeholder="QUEUE.NAME",
-            choices=self.queue_choices(exclude=t.queue),
-            validate=lambda v: self._check_queue(v, t.queue)))
+            choices=[*self.queue_choices(exclude=t.queue),
+                     (OTHER_QM, Text("… on another queue manager (not atomic)", "italic"))],
+            validate=lambda v: None if v == OTHER_QM else self._check_queue(v, t.queue)))
         if not dest:
+            return
+        if dest == OTHER_QM:
+            await self._transfer_elsewhere(t, verb, copy=copy)
             return
         strip_dlh = await self._strip_dlh(t.queue, dest)
         if strip_dlh is None:
@@ -262,6 +271,69 @@ class ActionRunner:
                                  typed=t.everything and not copy, confirm=verb):
             self.start(kind, f"{verb} {t.queue} → {dest}",
                        leave_detail=t.view is not None and not copy)
+
+    async def _transfer_elsewhere(self, t: Targets, verb: str, *, copy: bool) -> None:
+        """To a queue of another queue manager (the CLI's ``--dest-embedded`` and
+        ``--dest-profile``): opened as the CLI opens it, warned of as the CLI warns (not
+        atomic; a dead-letter header kept), closed when the move is done."""
+        dest_qm = await self._other_qm("copying" if copy else "moving")
+        if dest_qm is None:
+            return
+        started = False
+        try:
+            dest = await self._ask(InputDialog(
+                f"{verb} to which queue of {clean(dest_qm.name)}?",
+                Text(f"{verb} {clean(t.label)} of {clean(t.queue)} to this queue of "
+                     f"{clean(dest_qm.name)}:"),
+                placeholder="QUEUE.NAME", validate=_queue_name_problem))
+            if not dest:
+                return
+            kind = (Copy if copy else Move)(t.queue, dest, t.selection, dest_qm=dest_qm)
+            plan = await self._plan(kind, f"{verb.lower()} to {dest} on {dest_qm.name}")
+            if plan is None:
+                return
+            cautions: list[str] = await in_thread(
+                self.ctx, lambda: self.ctx.conns.call(self.ctx.operation(kind).cautions),
+                queue=t.queue, what=f"{verb.lower()} to {dest}")
+            body = self._describe(t, verb, f" to {clean(dest)} on {clean(dest_qm.name)}")
+            for caution in cautions:  # as the CLI says them before it asks
+                body.append(f"\nWarning: {clean(caution)}\n", "yellow")
+            body.append("\nPlan:\n", "bold")
+            body.append_text(plan_text(plan))
+            if await self._confirmed(t, f"{verb} messages", body, danger=not copy,
+                                     typed=t.everything and not copy, confirm=verb):
+                self.start(kind, f"{verb} {t.queue} → {dest} on {dest_qm.name}",
+                           leave_detail=t.view is not None and not copy, after=dest_qm.close)
+                started = True
+        finally:
+            if not started:
+                dest_qm.close()
+
+    async def _other_qm(self, verb: str) -> QueueManager | None:
+        """Which other queue manager: one of the config's profiles, or an embedded file."""
+        ctx = self.ctx
+        opener = ctx.open_profile
+        options = [(name, Text(f"Profile {clean(name)}")) for name in ctx.profile_names
+                   if opener is not None and name != ctx.profile.name]
+        options.append((OTHER_QM, Text("An embedded queue manager (a file)")))
+        how = await self._ask(ChoiceDialog("To which queue manager?", options, note=Text(
+            "Between two queue managers nothing is atomic: a failure between the two commits "
+            "leaves duplicates, never a loss.")))
+        if not how:
+            return None
+        if how != OTHER_QM and opener is not None:
+            return await in_thread(ctx, lambda: opener(how, verb), queue=None,
+                                   what=f"open profile {how}")
+        path = await self._ask(InputDialog(
+            "An embedded queue manager", Text("Its file:"),
+            value=str(ctx.settings.save_dir or Path.cwd()) + os.sep,
+            validate=_file_problem, suggester=PathSuggester()))
+        if not path:
+            return None
+        from mqconsole.ops.destination import open_embedded_destination
+
+        return await in_thread(ctx, lambda: open_embedded_destination(path), queue=None,
+                               what="open the queue manager")
 
     async def _strip_dlh(self, source: str, dest: str) -> bool | None:
         """Off the dead-letter queue to a queue that is not one: strip the header or keep it
@@ -635,6 +707,12 @@ class ActionRunner:
             self.start(kind, title)
 
 
+def _queue_name_problem(name: str) -> str | None:
+    from mqconsole.mq.queue import name_problem
+
+    return "Give a queue name." if not name else _sentence(name_problem(name))
+
+
 def _file_problem(path: str) -> str | None:
     """What is wrong with a file to load, as a sentence (``None``: nothing)."""
     if not path:
@@ -699,6 +777,7 @@ def _attributes_body(row: dict[str, Any], changes: dict[str, object]) -> Text:
 
 
 MAX_DIFF_LINES = 40
+OTHER_QM = "@"  # the pick "on another queue manager" (no queue name has an @)
 # kinds whose summary is a notification when nothing went wrong (else a dialog to read)
 NOTIFIED = {"queue-set": "Queue changed", "queue-define": "Queue defined",
             "put": "Messages put"}

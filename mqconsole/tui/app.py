@@ -76,6 +76,7 @@ class MQConsoleApp(App[None], inherit_bindings=False):
                  connect_for: Callable[[ProfileInfo], Any] | None = None,
                  settings: Settings | None = None, plugins: PluginHost | None = None,
                  plugins_for: Callable[[ProfileInfo], PluginHost] | None = None,
+                 open_profile: Callable[[str, str], Any] | None = None,
                  **kw: Any) -> None:
         if "driver_class" not in kw and os.name == "posix":
             from mqconsole.tui.driver import SafeLinuxDriver
@@ -94,6 +95,8 @@ class MQConsoleApp(App[None], inherit_bindings=False):
                                   conns=Connections(connect or (lambda: None)),
                                   plugins=plugins)
         self._plugins_for = plugins_for  # a profile's own plugins (plugins: in a profile)
+        self.ctx.profile_names = [p.name for p in self.profiles]
+        self.ctx.open_profile = open_profile  # another profile's queue manager, to move to
         self.theme_problems: list[str] = []
         self._too_small: Any = None
         self._stopping = False
@@ -518,15 +521,21 @@ def build_app(session: Any) -> MQConsoleApp:
     def plugins_for(p: ProfileInfo) -> PluginHost:
         return session.plugins_for_profile(p.name)
 
+    def open_profile(name: str, verb: str) -> Any:
+        from mqconsole.ops.destination import open_profile_destination
+
+        return open_profile_destination(config.profile(name), verb)
+
     if session.profile_name is None and config.default_profile_name is None and len(infos) > 1:
         return MQConsoleApp(profiles=infos, connect_for=connect_for, settings=settings,
-                            plugins=session.plugins, plugins_for=plugins_for)
+                            plugins=session.plugins, plugins_for=plugins_for,
+                            open_profile=open_profile)
     profile = ProfileInfo.of(session.profile)
     settings.audit_connection = _audit_connection(session)
     session.connect()
     return MQConsoleApp(session.new_connection, profile=profile, profiles=infos,
                         connect_for=connect_for, settings=settings, plugins=session.plugins,
-                        plugins_for=plugins_for)
+                        plugins_for=plugins_for, open_profile=open_profile)
 
 
 def run_app(session: Any) -> None:

@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from textual.app import App
     from textual.message import Message
 
+    from mqconsole.backends.base import QueueManager
     from mqconsole.ops.journal import Journal
     from mqconsole.ops.operation import Kind, Operation
     from mqconsole.plugins import PluginHost
@@ -200,6 +201,10 @@ class ConsoleContext:
         self.dlq_depth: int | None = None
         self.queue_rows: list[dict[str, Any]] = []
         self._dirty: set[str] = set()
+        # other queue managers to move or copy to: the config's profiles, opened by name
+        # for a verb ("moving", "copying"); None: no configuration (--embedded)
+        self.profile_names: list[str] = []
+        self.open_profile: Callable[[str, str], QueueManager] | None = None
 
     @property
     def read_only(self) -> bool:

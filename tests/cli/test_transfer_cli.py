@@ -189,6 +189,7 @@ def test_move_to_another_queue_manager(tmp_path, cli):
     r = cli("move", "APP.SHIPPING", "IN.Q", "--all", "--dest-embedded", str(other), "--yes",
             "--json")
     assert r.code == 0, r.err
+    assert "not atomic" in r.err  # said before the question, as the console says it
     assert r.json["moved_to"] == {"IN.Q@QM2": len(before)}
     assert rows(cli, "APP.SHIPPING") == []
     there = run_cli("--embedded", str(other), "browse", "IN.Q", "--json", home=home).json

@@ -143,12 +143,19 @@ class Transfer:
         check_selection(qm, self.source, self.selection)
 
     def cautions(self, qm: QueueManager) -> list[str]:
-        """Off the dead-letter queue to a queue that is not one, the header kept
-        (:func:`header_kept`)."""
-        dest_dlq = None if self.dest_qm is None else self.dest_qm.inquire_qmgr().dead_letter_queue
+        """A move to another queue manager is not atomic; off the dead-letter queue to a
+        queue that is not one, the header kept (:func:`header_kept`)."""
+        from mqconsole.ops.destination import not_atomic
+
+        out = []
+        dest_dlq = None
+        if self.dest_qm is not None:
+            dest_dlq = self.dest_qm.inquire_qmgr().dead_letter_queue
+            if not self.copy:
+                out.append(not_atomic(self.source, self.dest_qm.name))
         warning = header_kept(self.source, self.destination, qm.inquire_qmgr().dead_letter_queue,
                               dest_dlq=dest_dlq, strip_dlh=self.strip_dlh)
-        return [] if warning is None else [warning]
+        return out if warning is None else [*out, warning]
 
     def execute(self, step: Step) -> OperationResult:
         from mqconsole.ops.transfer import transfer

@@ -1,0 +1,46 @@
+"""Moving to a queue of another queue manager from the console (the CLI's
+``--dest-embedded``): opened as the CLI opens it, warned of as the CLI warns."""
+
+from __future__ import annotations
+
+from mqconsole.backends.embedded import create_queue_manager
+from mqconsole.backends.open import open_embedded
+from mqconsole.mq.queue import QueueAttrs
+from mqconsole.ops.browse import iter_views
+from mqconsole.tui.screens.dialogs import ChoiceDialog, ConfirmDialog, InputDialog
+
+from .conftest import depth, open_queue, screen_text, settle, wait_for
+from .test_actions import answer, result
+
+
+async def test_move_a_message_to_another_embedded_queue_manager(make_app, qm, tmp_path):
+    other = tmp_path / "other.sqlite"
+    qm2 = create_queue_manager(str(other), name="QM2")
+    qm2.define_queue(QueueAttrs(name="IN.Q"))
+    qm2.close()
+    app = make_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(app, pilot)
+        await open_queue(app, pilot, "APP.ORDERS")
+        await settle(app, pilot)
+        msgid = app.screen.model.row(0).msgid
+        await pilot.press("m")
+        await answer(app, pilot, InputDialog, "enter", value="@")  # another queue manager
+        await answer(app, pilot, ChoiceDialog, "enter")  # an embedded file (no profiles)
+        await answer(app, pilot, InputDialog, "enter", value=str(other))
+        await wait_for(app, pilot, lambda: isinstance(app.screen, InputDialog)
+                       and "QM2" in app.screen.title_text.plain)
+        await answer(app, pilot, InputDialog, "enter", value="NO SUCH")  # a bad name: said
+        assert "is not an MQ name" in screen_text(app)
+        await answer(app, pilot, InputDialog, "enter", value="IN.Q")
+        await answer(app, pilot, ConfirmDialog)
+        body = str(app.screen.body)
+        assert "to IN.Q on QM2" in body and "not atomic" in body
+        await pilot.press("y")
+        assert "Moved 1 of 1 message" in await result(app, pilot)
+    assert depth(qm, "APP.ORDERS") == 39
+    there = open_embedded(str(other))
+    try:
+        assert [bytes(v.md.msg_id) for v in iter_views(there, "IN.Q")] == [msgid]
+    finally:
+        there.close()
