@@ -44,3 +44,55 @@ async def test_move_a_message_to_another_embedded_queue_manager(make_app, qm, tm
         assert [bytes(v.md.msg_id) for v in iter_views(there, "IN.Q")] == [msgid]
     finally:
         there.close()
+
+
+async def test_to_another_profile_and_a_read_only_one_is_refused(demo_file, qm, tmp_path):
+    from types import SimpleNamespace
+
+    from mqconsole.ops.destination import open_profile_destination
+    from mqconsole.tui.app import MQConsoleApp
+    from mqconsole.tui.context import REPO_THEMES, ProfileInfo, Settings
+
+    from .conftest import NOW
+
+    other = tmp_path / "other.sqlite"
+    qm2 = create_queue_manager(str(other), name="QM2")
+    qm2.define_queue(QueueAttrs(name="IN.Q"))
+    qm2.close()
+    backend = SimpleNamespace(type="embedded", path=str(other), principal=None)
+    profiles = {"other": SimpleNamespace(name="other", read_only=False, backend=backend),
+                "locked": SimpleNamespace(name="locked", read_only=True, backend=backend)}
+    app = MQConsoleApp(lambda: open_embedded(str(demo_file)),
+                       profile=ProfileInfo(name="test"),
+                       profiles=[ProfileInfo(name=n) for n in ("test", "other", "locked")],
+                       open_profile=lambda name, verb: open_profile_destination(
+                           profiles[name], verb),
+                       settings=Settings(refresh_seconds=0, clock=lambda: NOW,
+                                         themes_dirs=[REPO_THEMES], save_dir=tmp_path,
+                                         journal_path=tmp_path / "journal.jsonl",
+                                         backup_dir=tmp_path / "backups"))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(app, pilot)
+        await open_queue(app, pilot, "APP.ORDERS")
+        await settle(app, pilot)
+        await pilot.press("m")
+        await answer(app, pilot, InputDialog, "enter", value="@")
+        await answer(app, pilot, ChoiceDialog)
+        assert "Profile locked" in screen_text(app) and "Profile test" not in screen_text(app)
+        await pilot.press("down", "enter")  # locked
+        await wait_for(app, pilot, lambda: any("read-only: moving messages to it refused"
+                                               in str(n.message) for n in app._notifications))
+        await pilot.press("m")
+        await answer(app, pilot, InputDialog, "enter", value="@")
+        await answer(app, pilot, ChoiceDialog, "enter")  # other
+        await wait_for(app, pilot, lambda: isinstance(app.screen, InputDialog)
+                       and "QM2" in app.screen.title_text.plain)
+        await answer(app, pilot, InputDialog, "enter", value="IN.Q")
+        await answer(app, pilot, ConfirmDialog, "y")
+        assert "Moved 1 of 1 message" in await result(app, pilot)
+    assert depth(qm, "APP.ORDERS") == 39
+    there = open_embedded(str(other))
+    try:
+        assert depth(there, "IN.Q") == 1
+    finally:
+        there.close()
