@@ -7,10 +7,10 @@
         assert host.check_put("move", message, "APP.Q") == "refused by plugin my_plugin: ..."
 
 ``plugin_host`` takes modules/objects (named after the module, or the object's class) or
-``(name, object)`` pairs, and never loads entry points or folders. ``run_operation``
-registers plugins and runs one operation on an embedded queue manager in memory (the
-queues it is given, filled), returning the summary, the journal entries and the queues to
-look at.
+``(name, object)`` pairs, and never loads entry points or folders. To run one operation
+with plugins on an embedded queue manager in memory, see
+``mqconsole.ops.operation.testing.run_operation`` (it sits with the operations: this room
+lies below them).
 ``import_plugin(path)`` imports a plugin's module from its file without installing it (as
 ``plugins.paths`` does).
 
@@ -26,10 +26,8 @@ one of :func:`register_plugins`)::
 
 from __future__ import annotations
 
-import os
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import ExitStack, contextmanager
-from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -80,80 +78,6 @@ def register_plugins() -> Iterator[Callable[..., PluginHost]]:
             return stack.enter_context(registered(*plugins, settings=settings))
 
         yield register
-
-
-# -- running an operation with plugins, on an embedded queue manager --------------------------
-
-@dataclass
-class OperationRun:
-    """What :func:`run_operation` did: the operation's summary, the queue manager (to look
-    at the queues afterwards: ``messages(queue)``), the journal's entries, the host."""
-
-    summary: Any  # mqconsole.ops.operation.Summary
-    qm: Any  # the embedded queue manager (in memory; closed by ``close``)
-    host: PluginHost
-    journal: list[Any] = field(default_factory=list)  # mqconsole.ops.journal.JournalEntry
-
-    def messages(self, queue: str) -> list[Any]:
-        """Every message on ``queue``, in browse order."""
-        out = []
-        with self.qm.browse(queue) as cursor:
-            while (m := cursor.next()) is not None:
-                out.append(m)
-        return out
-
-    def close(self) -> None:
-        self.qm.close()
-
-
-def run_operation(kind: Any, *plugins: object,
-                  queues: Mapping[str, Iterable[Any]] | None = None,
-                  dry_run: bool = False, qm: Any = None,
-                  settings: Mapping[str, Mapping[str, Any]] | None = None,
-                  journal_path: str | os.PathLike | None = None) -> OperationRun:
-    """Register ``plugins``, then run one operation of ``kind`` (an
-    ``mqconsole.ops.operation`` kind: ``Move(...)``, ``Resubmit(...)``, …) on an embedded
-    queue manager in memory with ``queues`` defined and filled (a queue name -> messages:
-    ``Message`` objects, or bytes/str bodies); ``qm``: use that queue manager instead.
-    The journal is written to ``journal_path`` (default: a temporary file, read back into
-    ``OperationRun.journal``). Errors that stop the operation are raised, as for a face::
-
-        from mqconsole.ops.operation import Move
-        from mqconsole.ops.selection import Selection
-        from mqconsole.plugins.testing import run_operation
-
-        run = run_operation(Move("IN", "OUT", Selection(all=True)), my_check_plugin,
-                            queues={"IN": [b"old", b"new"], "OUT": []})
-        assert run.summary.counts["failed"] == 1 and len(run.messages("IN")) == 1
-    """
-    import tempfile
-
-    from mqconsole.backends.open import open_embedded
-    from mqconsole.mq.md import MQMD
-    from mqconsole.mq.message import Message
-    from mqconsole.mq.queue import QueueAttrs
-    from mqconsole.ops.journal import Journal
-    from mqconsole.ops.operation import Operation
-
-    host = plugin_host(*plugins, settings=settings)
-    if qm is None:
-        qm = open_embedded(":memory:")
-    for name, messages in (queues or {}).items():
-        qm.define_queue(QueueAttrs(name=name, max_depth=1_000_000))
-        for i, m in enumerate(messages):
-            if not isinstance(m, Message):
-                body = m.encode() if isinstance(m, str) else bytes(m)
-                m = Message(MQMD(format="MQSTR", ccsid=1208,
-                                 msg_id=b"TEST" + i.to_bytes(20, "big")), body)
-            qm.put(name, m, syncpoint=True)
-        qm.commit()
-    with tempfile.TemporaryDirectory() as tmp:
-        path = journal_path if journal_path is not None else os.path.join(tmp, "journal.jsonl")
-        journal = Journal(path)
-        op = Operation(kind, journal=journal, profile="test", plugins=host)
-        op.validate(qm)
-        summary = op.run(qm, dry_run=dry_run)
-        return OperationRun(summary, qm, host, list(journal.read()))
 
 
 def import_plugin(path: str | Path) -> ModuleType:

@@ -79,7 +79,7 @@ def test_a_bad_days_setting_refuses_every_put_saying_why(host_with, days) -> Non
 def test_a_new_message_put_with_mqconsole_put_is_young_enough() -> None:
     """``mqconsole put`` checks each copy as it will be put: a new context, put now."""
     from mqconsole.ops.operation import Put
-    from mqconsole.plugins.testing import run_operation
+    from mqconsole.ops.operation.testing import run_operation
 
     run = run_operation(Put("APP.IN", MQMD(format="MQSTR"), b"new", count=2), no_old_messages,
                         queues={"APP.IN": []}, settings={"no_old_messages": {"days": 1}})

@@ -12,8 +12,8 @@ import pytest
 from mqconsole.ops.exit_codes import ExitCode
 from mqconsole.ops.journal import Journal, JournalEntry, JournalError, writer
 from mqconsole.ops.operation import Move, Operation
+from mqconsole.ops.operation.testing import run_operation
 from mqconsole.ops.selection import Selection
-from mqconsole.plugins.testing import run_operation
 
 ALL = Selection(all=True)
 
@@ -127,8 +127,8 @@ def test_a_ctrl_c_while_the_end_record_is_written_comes_after_it(tmp_path, monke
 
     from mqconsole.ops.journal import Journal, Recorder
     from mqconsole.ops.operation import Move
+    from mqconsole.ops.operation.testing import run_operation
     from mqconsole.ops.selection import Selection
-    from mqconsole.plugins.testing import run_operation
 
     real_end = Recorder.end
 

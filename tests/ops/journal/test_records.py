@@ -12,8 +12,8 @@ from mqconsole.mq.md import MQMD
 from mqconsole.mq.message import Message
 from mqconsole.ops.journal import Journal, JournalEntry
 from mqconsole.ops.operation import Move, Resubmit
+from mqconsole.ops.operation.testing import run_operation
 from mqconsole.ops.selection import Selection
-from mqconsole.plugins.testing import run_operation
 
 ALL = Selection(all=True)
 
