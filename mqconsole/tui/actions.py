@@ -275,7 +275,8 @@ class ActionRunner:
     async def _transfer_elsewhere(self, t: Targets, verb: str, *, copy: bool) -> None:
         """To a queue of another queue manager (the CLI's ``--dest-embedded`` and
         ``--dest-profile``): opened as the CLI opens it, warned of as the CLI warns (not
-        atomic; a dead-letter header kept), closed when the move is done."""
+        atomic; a dead-letter header kept unless the operator strips it, ``--strip-dlh``),
+        closed when the move is done."""
         dest_qm = await self._other_qm("copying" if copy else "moving")
         if dest_qm is None:
             return
@@ -288,7 +289,11 @@ class ActionRunner:
                 placeholder="QUEUE.NAME", validate=_queue_name_problem))
             if not dest:
                 return
-            kind = (Copy if copy else Move)(t.queue, dest, t.selection, dest_qm=dest_qm)
+            strip_dlh = await self._strip_dlh(t.queue, dest)
+            if strip_dlh is None:
+                return
+            kind = (Copy if copy else Move)(t.queue, dest, t.selection, dest_qm=dest_qm,
+                                            strip_dlh=strip_dlh)
             plan = await self._plan(kind, f"{verb.lower()} to {dest} on {dest_qm.name}")
             if plan is None:
                 return
@@ -298,6 +303,9 @@ class ActionRunner:
             body = self._describe(t, verb, f" to {clean(dest)} on {clean(dest_qm.name)}")
             for caution in cautions:  # as the CLI says them before it asks
                 body.append(f"\nWarning: {clean(caution)}\n", "yellow")
+            if strip_dlh:
+                body.append("\nDead-letter headers are removed: the messages arrive as they "
+                            "were first put.\n")
             body.append("\nPlan:\n", "bold")
             body.append_text(plan_text(plan))
             if await self._confirmed(t, f"{verb} messages", body, danger=not copy,

@@ -96,3 +96,44 @@ async def test_to_another_profile_and_a_read_only_one_is_refused(demo_file, qm, 
         assert depth(there, "IN.Q") == 1
     finally:
         there.close()
+
+
+async def test_off_the_dead_letter_queue_to_another_queue_manager_the_header_can_go(
+        make_app, qm, tmp_path):
+    """The choice the console offers on its own queue manager (``--strip-dlh``) is offered
+    when the destination is on another one too."""
+    from mqconsole.mq.chain import format_key
+
+    from .test_actions import DLQ
+
+    other = tmp_path / "other.sqlite"
+    qm2 = create_queue_manager(str(other), name="QM2")
+    qm2.define_queue(QueueAttrs(name="IN.Q"))
+    qm2.close()
+    app = make_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(app, pilot)
+        await open_queue(app, pilot, DLQ)
+        await settle(app, pilot)
+        msgid = app.screen.model.row(0).msgid
+        await pilot.press("m")
+        await answer(app, pilot, InputDialog, "enter", value="@")
+        await answer(app, pilot, ChoiceDialog, "enter")  # an embedded file
+        await answer(app, pilot, InputDialog, "enter", value=str(other))
+        await wait_for(app, pilot, lambda: isinstance(app.screen, InputDialog)
+                       and "QM2" in app.screen.title_text.plain)
+        await answer(app, pilot, InputDialog, "enter", value="IN.Q")
+        await wait_for(app, pilot, lambda: isinstance(app.screen, ChoiceDialog))
+        assert "--strip-dlh" in screen_text(app)
+        await pilot.press("enter")  # strip
+        await answer(app, pilot, ConfirmDialog)
+        body = str(app.screen.body)
+        assert "headers are removed" in body and "not atomic" in body
+        await pilot.press("y")
+        assert "Moved 1 of 1 message" in await result(app, pilot)
+    there = open_embedded(str(other))
+    try:
+        [view] = list(iter_views(there, "IN.Q"))
+        assert bytes(view.md.msg_id) == msgid and format_key(view.md.format) != "MQDEAD"
+    finally:
+        there.close()
