@@ -242,10 +242,11 @@ def drive_cycles(session: Session, op: Operation, *, yes: bool, as_json: bool,
     as :func:`drive` does, then one operation per cycle of work
     (``ops.operation.keep_running``), each rendered as it ends (``--json``: one line per
     cycle) until SIGTERM or Ctrl-C, its normal end, or the cycles end by themselves; exits
-    with the run's code (``ops.operation.exit_code_of_run``)."""
+    with the run's code (``ops.exit_codes.exit_code_of_run``)."""
     import json
 
-    from mqconsole.ops.operation import exit_code_of_run, keep_running
+    from mqconsole.ops.exit_codes import exit_code_of_run
+    from mqconsole.ops.operation import keep_running
 
     qm = _ready(session, op, None, yes=yes, dry_run=False, confirm=True)
 
@@ -259,7 +260,7 @@ def drive_cycles(session: Session, op: Operation, *, yes: bool, as_json: bool,
     with ctrl_c_cancels(cancel, sigterm=True, note=note):
         summaries = keep_running(op, qm, cancel=cancel, on_summary=show,
                                  progress=progress_line(not as_json))
-    code = exit_code_of_run(summaries, stopped=cancel.is_set())
+    code = exit_code_of_run([s.exit_code for s in summaries], stopped=cancel.is_set())
     if code != ExitCode.OK:
         raise SystemExit(int(code))
 

@@ -71,20 +71,37 @@ class ExitCode(IntEnum):
     TERMINATED = 143  # SIGTERM: stopped at the next commit (journal and summary written)
 
 
-def exit_code_of(result: OperationResult, *, journal_failed: bool = False) -> ExitCode:
+def exit_code_of(result: OperationResult, *, journal_failed: bool = False,
+                 leaving_is_done: bool = False) -> ExitCode:
     """5 when a commit's outcome is unknown; 6 when the journal could not be written; a dry
     run 0; 1 when a selected message was not handled (failed, skipped, or left by a cancel
-    or an early stop); else 0."""
+    or an early stop); else 0. ``leaving_is_done``: leaving messages where they are is part
+    of the job (the dead-letter handler's IGNORE, no rule, a used-up budget, a stop by a
+    signal), so only a failure or an early stop is 1."""
     if result.outcome_unknown:
         return ExitCode.UNKNOWN_OUTCOME
     if journal_failed:
         return ExitCode.JOURNAL_FAILED
     if result.dry_run:
         return ExitCode.OK
-    if (result.failed or result.unlisted_failures or result.skipped or result.cancelled
-            or result.stopped_early is not None):
+    if result.failed or result.unlisted_failures or result.stopped_early is not None:
+        return ExitCode.PARTIAL
+    if not leaving_is_done and (result.skipped or result.cancelled):
         return ExitCode.PARTIAL
     return ExitCode.OK
+
+
+def exit_code_of_run(codes: list[ExitCode], *, stopped: bool) -> ExitCode:
+    """A long-lived run's code from its cycles' codes (the dead-letter handler's WAIT(YES)):
+    0 when it was stopped (SIGTERM, the operator: how a service ends), unless its last
+    cycle's commit had an unknown outcome (5); otherwise — WAIT(n) ran out, a cycle stopped
+    early — the worst cycle's."""
+    if not codes:
+        return ExitCode.OK
+    if stopped:
+        return ExitCode.UNKNOWN_OUTCOME if codes[-1] == ExitCode.UNKNOWN_OUTCOME \
+            else ExitCode.OK
+    return max(codes)
 
 
 # MQ reasons that mean "you asked for something that is not there or not valid" → 2.

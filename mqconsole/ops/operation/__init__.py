@@ -36,7 +36,7 @@ from __future__ import annotations
 
 from .core import VERBS, Description, Kind, Operation, OperationError, Step, Summary
 from .creating import Put, QueueDefine
-from .dlqpass import DlqPass, exit_code_of_run, keep_running
+from .dlqpass import DlqPass, keep_running
 from .kinds import (
     Copy,
     Delete,
@@ -57,6 +57,6 @@ __all__ = [
     "VERBS", "Copy", "Delete", "Description", "DlqPass", "Edit", "Kind", "Load", "Move",
     "Operation", "OperationError", "PluginAction", "Put", "QueueDefine", "QueueSet", "Resubmit",
     "Save", "Step",
-    "Summary", "Transfer", "check_queue", "destination_problem", "exit_code_of_run",
+    "Summary", "Transfer", "check_queue", "destination_problem",
     "header_kept", "keep_running",
 ]

@@ -151,9 +151,9 @@ class Kind(Protocol):
 
     def execute(self, step: Step) -> OperationResult: ...
 
-    # optional: ``exit_code(result) -> ExitCode`` when the kind's verdict is not
-    # ``ops.exit_codes.exit_code_of`` (the dead-letter handler's); ``cautions(qm) ->
-    # list[str]``: warnings a face shows with its confirmation (see Operation.cautions)
+    # optional: ``leaving_is_done: ClassVar[bool]`` when messages left where they are count
+    # as done in ``ops.exit_codes.exit_code_of`` (the dead-letter handler's); ``cautions(qm)
+    # -> list[str]``: warnings a face shows with its confirmation (see Operation.cautions)
 
 
 def put_now(message: Message) -> Message:
@@ -296,9 +296,9 @@ class Operation:
         if recorder is not None and recorder.problem is not None and result.cancelled:
             result.cancelled = False  # stopped by the journal, not by the operator
             result.stopped_early = "the journal could not be written"
-        code_of: Callable[[OperationResult], ExitCode] = getattr(self.spec, "exit_code",
-                                                                 exit_code_of)
-        summary = Summary(description, result, code_of(result),
+        code = exit_code_of(result,
+                            leaving_is_done=getattr(self.spec, "leaving_is_done", False))
+        summary = Summary(description, result, code,
                           details=self._details(description, step), extra=step.extra)
         if not quiet:
             self._finish(summary, qm, step, recorder)

@@ -18,7 +18,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from mqconsole.ops.exit_codes import ExitCode
 from mqconsole.ops.result import OperationResult, ProgressFn
 
 from .core import Description, Operation, OperationError, Step, Summary
@@ -41,6 +40,8 @@ class DlqPass:
     counts are kept (None: in memory only, as runmqdlq)."""
 
     journaled: ClassVar[bool] = True
+    # messages left by IGNORE, no rule, a used-up budget or a stop are the job, not a failure
+    leaving_is_done: ClassVar[bool] = True
     table: RulesTable
     rules_file: str
     input_q: str | None = None
@@ -132,19 +133,6 @@ class DlqPass:
                                   if m.outcome in ("retried", "forwarded") and m.destination}
         return report.result
 
-    @staticmethod
-    def exit_code(result: OperationResult) -> ExitCode:
-        """5 when a commit's outcome is unknown; a dry run 0; 1 when a message failed (it
-        stayed, with its reason) or the handler stopped early; else 0 — a stop by a signal
-        or a cancel included, and messages left by IGNORE, no rule or a used-up budget."""
-        if result.outcome_unknown:
-            return ExitCode.UNKNOWN_OUTCOME
-        if result.dry_run:
-            return ExitCode.OK
-        if result.failed or result.stopped_early is not None:
-            return ExitCode.PARTIAL
-        return ExitCode.OK
-
 
 def keep_running(op: Operation, qm: QueueManager, *, cancel: threading.Event,
                  on_summary: Callable[[Summary], None],
@@ -181,17 +169,4 @@ def keep_running(op: Operation, qm: QueueManager, *, cancel: threading.Event,
             return summaries
 
 
-def exit_code_of_run(summaries: list[Summary], *, stopped: bool) -> ExitCode:
-    """A long-lived run's exit code: 0 when it was stopped (SIGTERM, the operator: how a
-    service ends), unless its last cycle's commit had an unknown outcome (5); otherwise —
-    WAIT(n) ran out, a cycle stopped early — the worst cycle's (1 failures or an early
-    stop, 5 a commit's outcome unknown)."""
-    if not summaries:
-        return ExitCode.OK
-    if stopped:
-        return (ExitCode.UNKNOWN_OUTCOME if summaries[-1].result.outcome_unknown
-                else ExitCode.OK)
-    return max((s.exit_code for s in summaries), default=ExitCode.OK)
-
-
-__all__ = ["DlqPass", "exit_code_of_run", "keep_running"]
+__all__ = ["DlqPass", "keep_running"]

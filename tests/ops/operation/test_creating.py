@@ -11,9 +11,9 @@ import pytest
 from mqconsole.mq.md import MQMD
 from mqconsole.ops.exit_codes import ExitCode
 from mqconsole.ops.operation import Operation, OperationError, Put, QueueDefine
+from mqconsole.ops.operation.testing import run_operation
 from mqconsole.ops.result import REFUSED_BY_PLUGIN
 from mqconsole.plugins import hookimpl
-from mqconsole.plugins.testing import run_operation
 
 
 class RefuseSecret:

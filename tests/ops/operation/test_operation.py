@@ -26,11 +26,12 @@ from mqconsole.ops.operation import (
     QueueSet,
     Resubmit,
 )
+from mqconsole.ops.operation.testing import run_operation
 from mqconsole.ops.result import REFUSED_BY_PLUGIN
 from mqconsole.ops.savefile import write_messages_file
 from mqconsole.ops.selection import Selection
 from mqconsole.plugins import Action, ActionSummary, hookimpl
-from mqconsole.plugins.testing import plugin_host, run_operation
+from mqconsole.plugins.testing import plugin_host
 from tests.support.faulty import make_message
 
 ALL = Selection(all=True)
