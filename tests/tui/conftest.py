@@ -22,6 +22,16 @@ DEMO_SEED = 20260922
 __all__ = ["DLQ", "NOW"]
 
 
+@pytest.fixture(autouse=True)
+def _notifications_outlive_a_busy_step(request, monkeypatch) -> None:
+    """A notification lives 8 s, and Textual drops it from ``app._notifications`` when it
+    expires: on two busy cores a step of a test can take longer than that, and a test
+    waiting to see a notification would then never see it. Pilot tests keep them 10
+    minutes; snapshot tests keep the console's own timeout (what they draw is the screen)."""
+    if "snap_compare" not in request.fixturenames:
+        monkeypatch.setattr(MQConsoleApp, "NOTIFICATION_TIMEOUT", 600)
+
+
 @pytest.fixture(scope="session")
 def demo_template(tmp_path_factory) -> Path:
     """The demo scene, built once per worker (tests copy it)."""
