@@ -13,11 +13,17 @@ from .conftest import depth, open_queue, screen_text, settle, wait_for
 from .test_actions import answer, result
 
 
-async def test_move_a_message_to_another_embedded_queue_manager(make_app, qm, tmp_path):
+def other_qm(tmp_path):
+    """Another embedded queue manager, QM2, with a queue IN.Q: its file."""
     other = tmp_path / "other.sqlite"
     qm2 = create_queue_manager(str(other), name="QM2")
     qm2.define_queue(QueueAttrs(name="IN.Q"))
     qm2.close()
+    return other
+
+
+async def test_move_a_message_to_another_embedded_queue_manager(make_app, qm, tmp_path):
+    other = other_qm(tmp_path)
     app = make_app()
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(app, pilot)
@@ -55,10 +61,7 @@ async def test_to_another_profile_and_a_read_only_one_is_refused(demo_file, qm, 
 
     from .conftest import NOW
 
-    other = tmp_path / "other.sqlite"
-    qm2 = create_queue_manager(str(other), name="QM2")
-    qm2.define_queue(QueueAttrs(name="IN.Q"))
-    qm2.close()
+    other = other_qm(tmp_path)
     backend = SimpleNamespace(type="embedded", path=str(other), principal=None)
     profiles = {"other": SimpleNamespace(name="other", read_only=False, backend=backend),
                 "locked": SimpleNamespace(name="locked", read_only=True, backend=backend)}
@@ -106,10 +109,7 @@ async def test_off_the_dead_letter_queue_to_another_queue_manager_the_header_can
 
     from .test_actions import DLQ
 
-    other = tmp_path / "other.sqlite"
-    qm2 = create_queue_manager(str(other), name="QM2")
-    qm2.define_queue(QueueAttrs(name="IN.Q"))
-    qm2.close()
+    other = other_qm(tmp_path)
     app = make_app()
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(app, pilot)
