@@ -257,20 +257,7 @@ class ActionRunner:
         if dest == OTHER_QM:
             await self._transfer_elsewhere(t, verb, copy=copy)
             return
-        strip_dlh = await self._strip_dlh(t.queue, dest)
-        if strip_dlh is None:
-            return
-        kind = (Copy if copy else Move)(t.queue, dest, t.selection, strip_dlh=strip_dlh)
-        plan = await self._plan(kind, f"{verb.lower()} to {dest}")
-        if plan is None:
-            return
-        body = self._transfer_body(t, verb, dest, copy=copy, strip_dlh=strip_dlh)
-        body.append("\nPlan:\n", "bold")
-        body.append_text(plan_text(plan))
-        if await self._confirmed(t, f"{verb} messages", body, danger=not copy,
-                                 typed=t.everything and not copy, confirm=verb):
-            self.start(kind, f"{verb} {t.queue} → {dest}",
-                       leave_detail=t.view is not None and not copy)
+        await self._plan_and_start(t, verb, dest, copy=copy)
 
     async def _transfer_elsewhere(self, t: Targets, verb: str, *, copy: bool) -> None:
         """To a queue of another queue manager (the CLI's ``--dest-embedded`` and
@@ -289,14 +276,28 @@ class ActionRunner:
                 placeholder="QUEUE.NAME", validate=_queue_name_problem))
             if not dest:
                 return
-            strip_dlh = await self._strip_dlh(t.queue, dest)
-            if strip_dlh is None:
-                return
-            kind = (Copy if copy else Move)(t.queue, dest, t.selection, dest_qm=dest_qm,
-                                            strip_dlh=strip_dlh)
-            plan = await self._plan(kind, f"{verb.lower()} to {dest} on {dest_qm.name}")
-            if plan is None:
-                return
+            started = await self._plan_and_start(t, verb, dest, copy=copy, dest_qm=dest_qm)
+        finally:
+            if not started:
+                dest_qm.close()
+
+    async def _plan_and_start(self, t: Targets, verb: str, dest: str, *, copy: bool,
+                              dest_qm: QueueManager | None = None) -> bool:
+        """The rest of a move or copy once its destination is known: the dead-letter
+        header's choice, the plan, the confirmation, then the operation (``dest_qm``: on
+        another queue manager, closed when the operation ends). Whether it started."""
+        strip_dlh = await self._strip_dlh(t.queue, dest)
+        if strip_dlh is None:
+            return False
+        kind = (Copy if copy else Move)(t.queue, dest, t.selection, dest_qm=dest_qm,
+                                        strip_dlh=strip_dlh)
+        where = dest if dest_qm is None else f"{dest} on {dest_qm.name}"
+        plan = await self._plan(kind, f"{verb.lower()} to {where}")
+        if plan is None:
+            return False
+        if dest_qm is None:
+            body = self._transfer_body(t, verb, dest, copy=copy, strip_dlh=strip_dlh)
+        else:
             cautions: list[str] = await in_thread(
                 self.ctx, lambda: self.ctx.conns.call(self.ctx.operation(kind).cautions),
                 queue=t.queue, what=f"{verb.lower()} to {dest}")
@@ -304,18 +305,17 @@ class ActionRunner:
             for caution in cautions:  # as the CLI says them before it asks
                 body.append(f"\nWarning: {clean(caution)}\n", "yellow")
             if strip_dlh:
-                body.append("\nDead-letter headers are removed: the messages arrive as they "
-                            "were first put.\n")
-            body.append("\nPlan:\n", "bold")
-            body.append_text(plan_text(plan))
-            if await self._confirmed(t, f"{verb} messages", body, danger=not copy,
+                body.append("\nDead-letter headers are removed: the messages arrive as "
+                            "they were first put.\n")
+        body.append("\nPlan:\n", "bold")
+        body.append_text(plan_text(plan))
+        if not await self._confirmed(t, f"{verb} messages", body, danger=not copy,
                                      typed=t.everything and not copy, confirm=verb):
-                self.start(kind, f"{verb} {t.queue} → {dest} on {dest_qm.name}",
-                           leave_detail=t.view is not None and not copy, after=dest_qm.close)
-                started = True
-        finally:
-            if not started:
-                dest_qm.close()
+            return False
+        self.start(kind, f"{verb} {t.queue} → {where}",
+                   leave_detail=t.view is not None and not copy,
+                   after=None if dest_qm is None else dest_qm.close)
+        return True
 
     async def _other_qm(self, verb: str) -> QueueManager | None:
         """Which other queue manager: one of the config's profiles, or an embedded file."""
