@@ -82,10 +82,6 @@ def check_selection(qm: QueueManager, queue: str, selection: Selection) -> None:
         raise OperationError(str(e)) from None
 
 
-def _s(n: int | None, word: str) -> str:
-    return f"{n} {word}{'' if n == 1 else 's'}"
-
-
 # -- move and copy -------------------------------------------------------------------------------
 
 def header_kept(source: str, destination: str, dlq: str, *, dest_dlq: str | None = None,
