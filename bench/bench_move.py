@@ -158,11 +158,12 @@ class TimedControl(Control):
     seconds = 0.0
     units = 0
 
-    def before_commit(self, msgids: list[str], destinations: list[str | None]) -> None:
+    def before_commit(self, msgids: list[str], destinations: list[str | None]) -> bool:
         t0 = time.perf_counter()
-        super().before_commit(msgids, destinations)
+        recorded = super().before_commit(msgids, destinations)
         self.seconds += time.perf_counter() - t0
         self.units += 1
+        return recorded
 
     def after_commit(self) -> None:
         t0 = time.perf_counter()

@@ -33,7 +33,7 @@ from mqconsole import paths
 from mqconsole.backends.base import QueueManager, settle_failed_commit
 from mqconsole.mq.errors import MQError
 from mqconsole.mq.reasons import MQRC_NO_MSG_UNDER_CURSOR
-from mqconsole.ops.result import Control, Failure, OperationResult
+from mqconsole.ops.result import NOT_RECORDED, Control, Failure, OperationResult
 from mqconsole.ops.savedlog import SavedLog, key_digest
 from mqconsole.ops.savefile import (
     DEFAULT_BATCH,
@@ -175,6 +175,9 @@ def remove_saved(qm: QueueManager, queue: str, saved: SavedLog,
                     _commit(qm, pending, saved, result, control)
                     pending = []
                     control.report(result.done, total)
+        except _NotRecorded:
+            result.stopped_early = NOT_RECORDED
+            break
         except _CommitUnknown as unknown:
             unknown_error = unknown.error
             result.outcome_unknown = True
@@ -204,7 +207,7 @@ def remove_saved(qm: QueueManager, queue: str, saved: SavedLog,
     left = saved.total_left()
     if left:
         result.skipped += left
-        if result.cancelled or result.outcome_unknown:
+        if result.cancelled or result.outcome_unknown or result.stopped_early:
             result.warnings.append(f"{counted(left, 'selected message')} "
                                    f"{agree(left, 'was', 'were')} not removed: "
                                    f"{agree(left, 'it is', 'they are')} still on {queue}")
@@ -213,6 +216,10 @@ def remove_saved(qm: QueueManager, queue: str, saved: SavedLog,
                                    f"{agree(left, 'was', 'were')} no longer on {queue} "
                                    "(another application took them): not removed by this "
                                    "delete")
+
+
+class _NotRecorded(Exception):
+    """The unit's journal record could not be written: it was backed out, the delete stops."""
 
 
 class _CommitUnknown(Exception):
@@ -226,7 +233,9 @@ class _CommitUnknown(Exception):
 def _commit(qm: QueueManager, pending: list[tuple[bytes, str]], saved: SavedLog,
             result: OperationResult, control: Control) -> None:
     msgids = [msgid for _, msgid in pending]
-    control.before_commit(msgids, [None] * len(pending))
+    if not control.before_commit(msgids, [None] * len(pending)):
+        _backout(qm)  # never committed without its record: they stay on the queue
+        raise _NotRecorded
     try:
         qm.commit()
     except MQError as exc:

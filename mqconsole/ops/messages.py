@@ -8,6 +8,7 @@ from mqconsole.mq.md import MQMD
 from mqconsole.mq.message import Message
 from mqconsole.mq.reasons import MQRC_SYNCPOINT_LIMIT_REACHED
 from mqconsole.ops.result import (
+    NOT_RECORDED,
     Control,
     OperationResult,
     PutCheck,
@@ -54,7 +55,11 @@ def put_messages(qm: QueueManager, queue: str, md: MQMD, body: bytes, *, count: 
 
     def commit() -> None:
         if pending:
-            control.before_commit(pending, [queue] * len(pending))
+            if not control.before_commit(pending, [queue] * len(pending)):
+                qm.backout()  # never committed without its record: nothing of it is put
+                result.stopped_early = NOT_RECORDED
+                pending.clear()
+                raise _Unknown
             try:
                 qm.commit()
             except MQError as exc:
@@ -96,6 +101,8 @@ def put_messages(qm: QueueManager, queue: str, md: MQMD, body: bytes, *, count: 
                     return result
         commit()
     except _Unknown:
+        if result.stopped_early == NOT_RECORDED:
+            result.skipped = count - result.done - len(result.failed)
         return result
     except BaseException:
         if qm.in_unit_of_work:
@@ -105,7 +112,8 @@ def put_messages(qm: QueueManager, queue: str, md: MQMD, body: bytes, *, count: 
 
 
 class _Unknown(Exception):
-    """A commit whose outcome MQ cannot tell: the put stops, nothing is put again."""
+    """A commit whose outcome MQ cannot tell, or a unit that could not be recorded: the put
+    stops, nothing is put again."""
 
 
 __all__ = ["COMMIT_EVERY", "NEW_MSGID", "put_messages"]

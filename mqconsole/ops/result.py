@@ -234,11 +234,15 @@ class OperationResult:
 ProgressFn = Callable[[int, int | None], None]  # (messages handled so far, total if known)
 
 
+NOT_RECORDED = "the journal could not be written"  # why an engine stopped at a unit
+
+
 class UnitJournal(Protocol):
     """Where an engine says what each unit of work holds before its commit and that it
-    committed (the operation's journal: ``ops.journal.Recorder``)."""
+    committed (the operation's journal: ``ops.journal.Recorder``). ``unit`` answers False
+    when the unit's record could not be written: the unit must not be committed."""
 
-    def unit(self, msgids: list[str], destinations: list[str | None]) -> None: ...
+    def unit(self, msgids: list[str], destinations: list[str | None]) -> bool: ...
 
     def committed(self) -> None: ...
 
@@ -251,16 +255,21 @@ class Control:
     Cancelling stops at the next unit-of-work boundary: what is committed stays committed,
     the open unit of work is finished (committed) first, and the result says ``cancelled``.
     An engine calls :meth:`before_commit` with a unit's messages just before its commit and
-    :meth:`after_commit` once it is committed.
+    :meth:`after_commit` once it is committed. When :meth:`before_commit` answers False the
+    unit's record could not be written (a full disk): the engine backs the unit out instead
+    of committing it and stops (``stopped_early`` :data:`NOT_RECORDED`), its messages left
+    where they were, so no message moves without a record.
     """
 
     progress: ProgressFn | None = None
     cancel: threading.Event = field(default_factory=threading.Event)
     journal: UnitJournal | None = None
 
-    def before_commit(self, msgids: list[str], destinations: list[str | None]) -> None:
+    def before_commit(self, msgids: list[str], destinations: list[str | None]) -> bool:
+        """Record the unit about to be committed; False: it could not be, back it out."""
         if self.journal is not None:
-            self.journal.unit(msgids, destinations)
+            return self.journal.unit(msgids, destinations)
+        return True
 
     def after_commit(self) -> None:
         if self.journal is not None:

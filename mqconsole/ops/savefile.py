@@ -48,6 +48,7 @@ from mqconsole.mq.reasons import (
 from mqconsole.ops.dmpfile import DmpReader, DmpWriter, header_text, write_message
 from mqconsole.ops.files.packed import message_text
 from mqconsole.ops.result import (
+    NOT_RECORDED,
     Control,
     Failure,
     OperationResult,
@@ -564,7 +565,11 @@ def load_to_queue(qm: QueueManager, path: str | os.PathLike, queue: str, *,
         nonlocal pending
         for attempt in (1, 2):
             ids = [_msgid_hex(m) for _, m in pending]
-            control.before_commit(ids, [queue] * len(pending))
+            if not control.before_commit(ids, [queue] * len(pending)):
+                _backout_quietly(qm)  # never committed without its record: not loaded
+                result.stopped_early = NOT_RECORDED
+                pending = []
+                return False
             try:
                 qm.commit()
             except MQError as exc:
@@ -658,7 +663,7 @@ def load_to_queue(qm: QueueManager, path: str | os.PathLike, queue: str, *,
         raise
     if stopped is not None or result.cancelled:
         result.skipped = max(0, checked.count - result.done - len(result.failed) - unknown[0])
-        if stopped and stopped != "commit failed":
+        if stopped and stopped != "commit failed" and not result.stopped_early:
             result.warnings.append(f"{queue} refused {MAX_REFUSALS_IN_A_ROW} puts in a row "
                                    f"({stopped}): the load stopped")
         if result.skipped:

@@ -83,6 +83,7 @@ from mqconsole.mq.reasons import (
 )
 from mqconsole.ops.landing import lands_on
 from mqconsole.ops.result import (
+    NOT_RECORDED,
     Control,
     Failure,
     OperationResult,
@@ -778,7 +779,13 @@ class _Engine:
             return
         ids = [it.message.msg_id_hex for it in items]
         labels = [it.route.label for it in items]
-        self.control.before_commit(ids, cast("list[str | None]", labels))
+        if not self.control.before_commit(ids, cast("list[str | None]", labels)):
+            # its record could not be written: never committed without one (they stay)
+            self._backout()
+            self.result.skipped += len(items)
+            self.unit = []
+            self.stopped_early = NOT_RECORDED
+            raise _Stop
         if self.cross:
             try:
                 self.put_qm.commit()

@@ -67,7 +67,7 @@ from mqconsole.mq.reasons import (
     MQRC_UNKNOWN_OBJECT_NAME,
 )
 from mqconsole.ops.landing import Landing, lands_on
-from mqconsole.ops.result import Control, Failure, OperationResult
+from mqconsole.ops.result import NOT_RECORDED, Control, Failure, OperationResult
 from mqconsole.ops.transfer import same_message
 from mqconsole.ops.uowlimit import Room, capped_batch
 from mqconsole.ops.words import agree, counted
@@ -610,7 +610,12 @@ class Handler:
     def _commit(self, unit: list[_Pending], end: _PassEnd) -> None:
         if not unit:
             return
-        self.control.before_commit([p.outcome.msg_id for p in unit], [p.label for p in unit])
+        if not self.control.before_commit([p.outcome.msg_id for p in unit],
+                                          [p.label for p in unit]):
+            # its record could not be written: never committed without one (they stay)
+            self._back_out(unit, f"backed out: {NOT_RECORDED}")
+            self._stop_early(NOT_RECORDED)
+            raise _Stop
         try:
             self.qm.commit()
         except MQError as e:

@@ -29,6 +29,9 @@ in its end record's details: ``cancelled`` and ``stopped_by`` (``Ctrl-C``, ``SIG
 (:meth:`JournalEntry.stopped`). A unit
 without its commit record is a unit backed out, unless nothing of its operation follows
 it: then the process died between the two and the unit is *in doubt* (check the queues).
+The unit record is the intent: a unit whose record cannot be written (a full disk) is
+backed out by its engine, never committed (``Recorder.unit`` answers False), so every
+message that moved is in a unit record, committed or in doubt, or in the end record.
 An operation with a start and no end was *interrupted* (killed, or the machine stopped).
 
 A dry run, and a change written before this format, is one record without ``record``::

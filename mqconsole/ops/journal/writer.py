@@ -329,11 +329,13 @@ class Recorder:
             d.pop(key, None)
         self.journal.write_line(f"{self._head('start')},{_dumps(d)[1:]}")
 
-    def unit(self, msgids: list[str], destinations: list[str | None]) -> None:
-        """A unit of work is about to be committed with these messages."""
+    def unit(self, msgids: list[str], destinations: list[str | None]) -> bool:
+        """A unit of work is about to be committed with these messages: its record (the
+        intent) is written first. False when it could not be (now or by an earlier
+        failure): the engine must back the unit out, never commit a unit without a record."""
         if not msgids:
             self._pending = None
-            return
+            return True
         self.units += 1
         n = self.units
         written = False
@@ -349,6 +351,7 @@ class Recorder:
                    f'{_dumps(where)[1:]}'
             written = self._write(text)
         self._pending = (n, msgids, destinations, written)
+        return written
 
     def backup_written(self, path: str) -> None:
         """The delete's backup file is complete: the unit records from now on name it."""
