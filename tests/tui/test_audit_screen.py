@@ -327,3 +327,35 @@ def test_the_audit_master_setting_reaches_the_console() -> None:
     assert settings_from_config(Config()).audit_master == "sc://spark.example:15002"
     with pytest.raises(ValueError, match="is not a Spark master"):
         TuiConfig(audit_master="mesos://x:1")
+
+
+async def test_a_failed_drill_down_is_one_notification_and_the_console_stays(make_app,
+                                                                              monkeypatch):
+    """A row of a snapshot of several queues asks Spark which queue holds its messages; when
+    that fails (here: Spark refuses), the operator gets the sentence and the console goes on
+    (the worker's error was once a WorkerFailed that ended the app)."""
+    import mqconsole.audit.drill as drill_module
+
+    def refuse(spark, path, found):
+        raise RuntimeError("the snapshot cannot be read here")
+
+    monkeypatch.setattr(drill_module, "queues_holding", refuse)
+    report = oracle(_rows(30))
+    report["by_queue"] = [{"qmgr": "QM1", "queue": DLQ, "count": 20},
+                          {"qmgr": "QM1", "queue": "APP.OTHER", "count": 10}]
+    app = make_app(clock=lambda: AS_OF)
+    async with app.run_test(size=(100, 34)) as pilot:
+        await settle(app, pilot)
+        screen = AuditScreen(app.ctx, DLQ, folder=Path("/srv/snap"), report=report,
+                             spark=lambda master: object())
+        await app.push_screen(screen)
+        await pilot.pause()
+        table = screen.query_one("#list-by_reason", DataTable)
+        await pilot.pause()
+        table.focus()
+        await pilot.pause()
+        await pilot.press("enter")
+        await wait_for(app, pilot,
+                       lambda: any("cannot be read here" in n for n in _notes(app)))
+        assert app.is_running
+        assert app.screen is screen

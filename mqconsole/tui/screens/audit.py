@@ -171,9 +171,9 @@ class AuditScreen(ConsoleScreen):
     def _status(self, text: str) -> None:
         self.query_one("#status", Static).update(Text(text))
 
-    def _from_worker(self, fn: Callable[..., Any], *args: Any) -> None:
+    def _from_worker(self, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> None:
         with contextlib.suppress(RuntimeError):  # the app is gone (quit while it ran)
-            self.app.call_from_thread(fn, *args)
+            self.app.call_from_thread(fn, *args, **kwargs)
 
     def _end(self, report: dict[str, Any] | None, error: BaseException | None,
              note: str = "") -> None:
