@@ -101,7 +101,7 @@ def _longs(sub: np.ndarray, big_endian: bool) -> np.ndarray:
 
 
 def _digits(sub: np.ndarray) -> np.ndarray:
-    return ((sub >= _DIGIT0) & (sub <= _DIGIT9)).all(axis=1)
+    return np.asarray(((sub >= _DIGIT0) & (sub <= _DIGIT9)).all(axis=1))
 
 
 def _times(dates: np.ndarray, times: np.ndarray) -> tuple[pa.Array, pa.Array]:
@@ -128,7 +128,7 @@ def _times(dates: np.ndarray, times: np.ndarray) -> tuple[pa.Array, pa.Array]:
     for i in np.flatnonzero(~plain):
         us, d = put_micros(dates[i].tobytes().decode("latin-1"),
                            times[i].tobytes().decode("latin-1"))
-        if us is not None:
+        if us is not None and d is not None:
             micros[i], days[i], valid[i] = us, d, True
     return (pa.array(micros, pa.timestamp("us", tz="UTC"), mask=~valid),
             pa.array(days, pa.date32(), mask=~valid))

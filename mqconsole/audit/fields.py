@@ -15,7 +15,8 @@ ways on random bytes):
 from __future__ import annotations
 
 import struct
-from typing import NamedTuple
+from collections.abc import Callable
+from typing import Any, NamedTuple
 
 from mqconsole.mq.chain import DEFAULT_CHAR_CCSID, HEADER_FORMATS, parse_body_lenient
 from mqconsole.mq.dlh import MQDLH, MQDLH_LENGTH, struc_codec
@@ -74,7 +75,7 @@ _VERSION_WORDS = {b"\x02\x00\x00\x00": (False, 2), b"\x01\x00\x00\x00": (False, 
                   b"\x00\x00\x00\x02": (True, 2), b"\x00\x00\x00\x01": (True, 1)}
 
 
-def _generate() -> object:
+def _generate() -> Callable[..., MDFields | None]:
     """``from_packed(blob, backout_count, expiry)``: MDFields from a packed MD (CCSID 819),
     text sliced from one latin-1 decode, numbers from one struct call."""
     longs = {a: f"n[{i}]" for i, a in enumerate(_LONGS)}
@@ -108,7 +109,7 @@ def _generate() -> object:
         "    t = blob[:324].decode('latin-1')\n"
         f"    return MDFields({', '.join(parts)})\n"
     )
-    ns = {"WORDS": _VERSION_WORDS, "LONG": _LONG_STRUCTS, "MDFields": MDFields,
+    ns: dict[str, Any] = {"WORDS": _VERSION_WORDS, "LONG": _LONG_STRUCTS, "MDFields": MDFields,
           "BLANK24": _BLANK24}
     exec(compile(src, "<mqconsole.audit.fields>", "exec"), ns)
     return ns["from_packed"]
@@ -119,7 +120,7 @@ _from_packed = _generate()
 
 def md_fields(message: Message) -> MDFields:
     """The descriptor fields of a snapshot row (text unstripped, ids as bytes)."""
-    stored = getattr(message, "stored", None)
+    stored: Any = getattr(message, "stored", None)
     if stored is not None:
         fields = _from_packed(*stored)
         if fields is not None:

@@ -12,6 +12,7 @@ import os
 import re
 import shutil
 import subprocess
+from collections.abc import Mapping
 from pathlib import Path
 
 SUPPORTED_JAVA = (17, 21)
@@ -24,7 +25,7 @@ class SparkUnavailable(Exception):
     """Java or pyspark is missing or unusable: one sentence saying how to get it (exit 3)."""
 
 
-def find_java(env: dict[str, str] | None = None) -> Path | None:
+def find_java(env: Mapping[str, str] | None = None) -> Path | None:
     """The ``java`` Spark will run: ``$JAVA_HOME/bin/java`` when JAVA_HOME is set (as
     spark-submit does), else the first on PATH."""
     env = os.environ if env is None else env
@@ -53,7 +54,7 @@ def java_major(java: Path) -> int | None:
     return int(m.group(2) or 0) if major == 1 else major
 
 
-def check_java(env: dict[str, str] | None = None) -> Path:
+def check_java(env: Mapping[str, str] | None = None) -> Path:
     """The java to use, or SparkUnavailable saying how to get one."""
     env = os.environ if env is None else env
     java = find_java(env)

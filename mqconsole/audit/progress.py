@@ -40,7 +40,7 @@ class ProgressWriter:
             os.replace(tmp, self.path)
 
 
-def read_progress(folder: str | os.PathLike) -> dict[int, Progress]:
+def read_progress(folder: str | os.PathLike[str]) -> dict[int, Progress]:
     """Every partition's last word, by partition number."""
     out: dict[int, Progress] = {}
     with contextlib.suppress(OSError):

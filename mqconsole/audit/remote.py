@@ -14,7 +14,7 @@ the export and the console use instead of ``sparkContext.master`` and ``cancelAl
 from __future__ import annotations
 
 import contextlib
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from .errors import first_line
 from .java import SparkUnavailable
@@ -32,7 +32,7 @@ SESSION_CONF = {
 }
 
 
-def connect(url: str) -> SparkSession:
+def connect(url: str) -> Any:  # a Connect session: shaped like SparkSession, not one
     """A Spark Connect session on ``url``: pyspark's error logging goes to the log file (a
     failing query would print the server's JVM stack trace on stderr otherwise)."""
     from mqconsole import paths
@@ -103,7 +103,7 @@ def master_of(spark: SparkSession) -> str:
         builder = getattr(getattr(spark, "client", None), "_builder", None)
         host, port = getattr(builder, "_host", None), getattr(builder, "_port", None)
         return f"sc://{host}:{port}" if host else "sc://"
-    return spark.sparkContext.master
+    return spark.sparkContext.master or ""
 
 
 def cancel_all(spark: SparkSession) -> None:

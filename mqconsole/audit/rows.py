@@ -63,6 +63,7 @@ def row_values(message: Message, position: int) -> tuple[tuple, bytes]:
     fmt = f.format.strip(_B)
     h = parse_headers(fmt, f.encoding, f.ccsid, body, message)
     dlh = h.dlh
+    dlh_values: tuple[Any, ...]
     if dlh is None:
         dlh_values = _NO_DLH
     else:
@@ -73,6 +74,8 @@ def row_values(message: Message, position: int) -> tuple[tuple, bytes]:
     xqh_values = _NO_XQH if xqh is None else (xqh[0].rstrip(_B), xqh[1].rstrip(_B))
     micros, days = put_micros(f.put_date, f.put_time)
     payload = h.payload
+    payload_length: int | None
+    sha: str | None
     if h.parsed:
         payload_length, sha = len(payload), hashlib.sha256(payload).hexdigest()
     else:  # where the payload starts cannot be known

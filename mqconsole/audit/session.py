@@ -169,7 +169,7 @@ def _running(master: str) -> SparkSession | None:
     if context is None:
         return None
     if context.master == master or (master == DEFAULT_MASTER
-                                    and context.master.startswith("local")):
+                                    and (context.master or "").startswith("local")):
         return SparkSession._instantiatedSession or SparkSession(context)
     SparkSession(context).stop()  # another master: start again there
     return None

@@ -63,7 +63,8 @@ def describe(exc: BaseException) -> tuple[str, ExitCode] | None:
 def report(exc: BaseException) -> int:
     """Print one line for ``exc`` on stderr and return the exit code."""
     known = describe(exc)
-    if known is not None and getattr(exc, "committed_before_error", 0):
+    committed = getattr(exc, "committed_before_error", 0)
+    if known is not None and committed:
         # a change that committed some units before the error: said, and never exit 2
         message, code = known
         notes = "; ".join(str(n) for n in getattr(exc, "__notes__", ()))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Sequence
 from typing import Any
 
 from mqconsole.mq.payload import safe_text
@@ -24,8 +25,8 @@ def safe(value: object) -> str:
     return safe_text("" if value is None else str(value))
 
 
-def table(headers: list[str], rows: list[list[object]], *, max_width: dict[int, int] | None = None
-          ) -> str:
+def table(headers: Sequence[str], rows: Sequence[Sequence[object]], *,
+          max_width: dict[int, int] | None = None) -> str:
     """A plain text table (cells made safe, long cells cut with …)."""
     max_width = max_width or {}
     cells = [[safe(c) for c in r] for r in rows]

@@ -58,7 +58,7 @@ class Session:
         return self._config
 
     @property
-    def profile(self) -> Profile:
+    def profile(self) -> Profile | _AdHocProfile:
         if self.embedded_path is not None:
             # --embedded needs no configuration file: skip loading pydantic (fast start)
             path = self.embedded_path
@@ -109,13 +109,14 @@ class Session:
 
         if self.embedded_path is not None and not self.has_config_file():
             return paths.default_backup_dir()
-        return Path(self.config.backup_dir)
+        return Path(self.config.backup_dir or paths.default_backup_dir())
 
     def embedded_file(self) -> str:
         prof = self.profile
-        if prof.backend.type != "embedded":
+        path = getattr(prof.backend, "path", None)  # only an embedded backend has one
+        if prof.backend.type != "embedded" or path is None:
             raise CliError(f"profile {prof.name} is not an embedded queue manager")
-        return str(prof.backend.path)
+        return str(path)
 
     # -- plugins -----------------------------------------------------------------------
     def plugins_settings(self) -> PluginsSettings:
@@ -206,7 +207,7 @@ class Session:
         if backend.type == "embedded":
             from mqconsole.backends.open import open_embedded
 
-            path = str(backend.path)
+            path = str(getattr(backend, "path", ""))
             if path != ":memory:" and not Path(path).exists():
                 raise CliError(
                     f"no embedded queue manager at {path}: create one with "

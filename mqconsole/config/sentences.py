@@ -71,7 +71,7 @@ def _clean_loc(loc: Loc, data: Any) -> Loc:
 
 def display_loc(loc: Loc, data: Any) -> str:
     """``profiles.prod.backend.port`` (the profile's name when it is usable), else indexes."""
-    names: list[str] = []
+    names: list[str | None] = []
     profiles = data.get("profiles") if isinstance(data, dict) else None
     if isinstance(profiles, list):
         names = [p.get("name") if isinstance(p, dict) else None for p in profiles]

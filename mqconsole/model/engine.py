@@ -390,7 +390,8 @@ class Engine:
     def _detect(self, c: _Consumer, msg: _Msg) -> bool:
         """Move the message off the queue before delivery if a rule says so; True if moved."""
         role = c.role
-        if P.moves_to_module_destination(role, msg.backout_count, msg.last_failure):
+        if role.module_destination and P.moves_to_module_destination(
+                role, msg.backout_count, msg.last_failure):
             queue, count = msg.queue, msg.backout_count
             self._move(msg, role.module_destination)
             self._emit("to_module_destination", message=msg.id, endpoint=c.endpoint.name,
@@ -513,6 +514,7 @@ class Engine:
                 q.remove(msg)
                 self._lose(msg, **who, backout_count=d.count)
             else:
+                assert rule.move_to is not None  # the scenario's "then: move" names a queue
                 who = self._who(d)
                 self._move(msg, rule.move_to)
                 self._emit("requeued", **who, backout_count=d.count, to=rule.move_to)
@@ -521,6 +523,7 @@ class Engine:
                 self._emit("counter_reset", endpoint=ep.name, message=msg.id,
                            session=d.session, rollback_counter=0)
             return
+        assert rule is not None  # no rule is always handled (above)
         if c.spec.under_syncpoint:
             self._rollback(d, failure=True, failure_kind=rule.kind)
             return

@@ -683,6 +683,7 @@ def _action(c: _Checker, loc: Loc, item: Any, endpoint_names: set[str],
         except _Bad as e:
             c.bad((*loc, "at_ms"), str(e))
             ok = False
+    ok = ok and at is not None
     what = [k for k in known[1:] if k in item]
     if len(what) != 1:
         if ok:
@@ -700,12 +701,14 @@ def _action(c: _Checker, loc: Loc, item: Any, endpoint_names: set[str],
         if name not in endpoint_names:
             c.bad((*loc, kind), f"endpoint {name} is not defined in endpoints:")
             return None
-        return ActionSpec(at_ms=at, restart_endpoint=name, line=c.line(loc)) if ok else None
+        return ActionSpec(at_ms=at, restart_endpoint=name,
+                          line=c.line(loc)) if ok and at is not None else None
     if kind == "restart_queue_manager":
         if value is not True:
             c.bad((*loc, kind), f"must be true, not {_type_name(value)}")
             return None
-        return ActionSpec(at_ms=at, restart_queue_manager=True, line=c.line(loc)) if ok else None
+        return ActionSpec(at_ms=at, restart_queue_manager=True,
+                          line=c.line(loc)) if ok and at is not None else None
     schema = {"name": (t_name(), True), **QUEUE_ATTR_FIELDS}
     got = c.fields(value, (*loc, kind), schema, "set_queue")
     if not got or "name" not in got:
@@ -716,7 +719,7 @@ def _action(c: _Checker, loc: Loc, item: Any, endpoint_names: set[str],
         c.bad((*loc, kind), "set_queue needs at least one attribute to change")
         return None
     return ActionSpec(at_ms=at, set_queue=got["name"], changes=changes,
-                      line=c.line(loc)) if ok else None
+                      line=c.line(loc)) if ok and at is not None else None
 
 
 # ------------------------------------------------------------------------------------------

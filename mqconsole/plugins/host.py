@@ -64,11 +64,11 @@ class _Manager(pluggy.PluginManager):
     """Takes a function named like a hook (``mqconsole_...``) as an implementation even
     without ``@hookimpl``, so a misspelt or unmarked hook is reported, not silently unused."""
 
-    def parse_hookimpl_opts(self, plugin: object, name: str):  # type: ignore[override]
+    def parse_hookimpl_opts(self, plugin: object, name: str):
         opts = super().parse_hookimpl_opts(plugin, name)
         if opts is None and name.startswith("mqconsole_") \
                 and callable(getattr(plugin, name, None)):
-            return {}  # type: ignore[return-value]  # pluggy fills in the defaults
+            return {}  # pluggy fills in the defaults
         return opts
 
 

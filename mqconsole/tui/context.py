@@ -20,7 +20,7 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from pathlib import Path
+from pathlib import Path, PurePath
 from typing import TYPE_CHECKING, Any
 
 from mqconsole.mq.errors import MQError
@@ -39,7 +39,7 @@ if TYPE_CHECKING:
 
 REPO_THEMES = Path(__file__).resolve().parent.parent.parent / "themes"
 STYLES_DIR = Path(__file__).resolve().parent / "styles"
-STYLES = [STYLES_DIR / "dialogs.tcss", STYLES_DIR / "widgets.tcss",
+STYLES: list[str | PurePath] = [STYLES_DIR / "dialogs.tcss", STYLES_DIR / "widgets.tcss",
           STYLES_DIR / "console.tcss"]  # the app's CSS_PATH
 MIN_WIDTH, MIN_HEIGHT = 80, 24  # below this the console says "terminal too small"
 

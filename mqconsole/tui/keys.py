@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from textual.binding import Binding, BindingsMap
+from textual.binding import Binding, BindingsMap, BindingType
 
 
 @dataclass(frozen=True)
@@ -185,7 +185,7 @@ class Command:
     changing: bool = False
 
 
-def bindings(keys: list[Key]) -> list[Binding]:
+def bindings(keys: list[Key]) -> list[BindingType]:
     return [k.binding() for k in keys]
 
 

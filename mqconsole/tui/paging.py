@@ -88,7 +88,7 @@ class _Positions:
 
     def __getitem__(self, i: int) -> int:
         if isinstance(i, slice):
-            return [n + 1 for n in range(*i.indices(self._model.count))]  # type: ignore[return-value]
+            return [n + 1 for n in range(*i.indices(self._model.count))]
         return i + 1
 
 

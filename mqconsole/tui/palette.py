@@ -66,7 +66,7 @@ class PluginActions(Provider):
         host = ctx.plugins
         # a plugin hook: off the event loop
         actions = await asyncio.to_thread(host.offered_actions, read_only=ctx.read_only)
-        out = []
+        out: list[tuple[Text, str, Callable[[], Any]]] = []
         for registered, t in offered(actions, targets=targets):
             def run(r: RegisteredAction = registered, t: Targets = t) -> None:
                 screen.actions.plugin_action(r, t)

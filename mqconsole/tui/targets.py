@@ -19,10 +19,11 @@ from mqconsole.tui.safe import clean
 
 if TYPE_CHECKING:
     from mqconsole.tui.browsing import BrowseModel
+    from mqconsole.tui.paging import PagedModel
     from mqconsole.tui.widgets.message_list import MessageList
 
 
-def hidden_marks(lst: MessageList, model: BrowseModel | None) -> int:
+def hidden_marks(lst: MessageList, model: BrowseModel | PagedModel | None) -> int:
     """How many marks a filter hides: marked before the filter changed, not listed now."""
     if model is None or model.where is None or not lst.marks:
         return 0
@@ -56,8 +57,8 @@ class Targets:
         return cls(queue, Selection(all=True), "every message", everything=True)
 
     @classmethod
-    def under_cursor(cls, queue: str, lst: MessageList, model: BrowseModel | None
-                     ) -> Targets | None:
+    def under_cursor(cls, queue: str, lst: MessageList,
+                     model: BrowseModel | PagedModel | None) -> Targets | None:
         """The message under the cursor (whatever is marked)."""
         if model is None or not model.has_row(lst.cursor):
             return None  # past the end, or on a page not read yet

@@ -99,6 +99,9 @@ def _nothing(qm: QueueManager, queue: str, *, matched: bool, start: int) -> str:
     if start == 1:
         return f"no message on {safe(queue)} matched" if matched else f"{safe(queue)} is empty"
     depth = qm.inquire_queue(queue).depth
+    if depth is None:  # the queue manager would not say (no +inq)
+        return f"no message on {safe(queue)} from position {start:,}" + (
+            " matched" if matched else "")
     if matched:
         return (f"no message on {safe(queue)} from position {start:,} matched (it holds "
                 f"{counted(depth, 'message', grouped=True)})")

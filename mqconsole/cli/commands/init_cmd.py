@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -28,7 +29,7 @@ def init(ctx: click.Context, name: str, demo: bool, as_json: bool) -> None:
         raise CliError(f"{path} already exists: init never overwrites a queue manager "
                        "(choose another --embedded path or remove the file)")
     qm = create_queue_manager(path, name=name)
-    summary: dict[str, object] = {"path": path, "queue_manager": name, "demo": None}
+    summary: dict[str, Any] = {"path": path, "queue_manager": name, "demo": None}
     try:
         if demo:
             from mqconsole.ops.demo import build_demo

@@ -136,10 +136,10 @@ def journal(ctx: click.Context, as_json: bool, since: str | None, operation: str
     if not entries:
         say(f"no journal entries{' matching' if (since or operation) else ''} in {j.path}")
         return
-    for e in entries:
-        click.echo(entry_line(e))
+    for entry in entries:
+        click.echo(entry_line(entry))
         if ids:
-            for line in id_lines(e):
+            for line in id_lines(entry):
                 click.echo(line)
 
 

@@ -75,6 +75,7 @@ def replay(ctx: click.Context, scenario: str | None, queue: str | None, endpoint
             title = scenario
             notes: list[str] = []
         else:
+            assert queue is not None  # one of scenario and --queue (checked above)
             if not endpoints:
                 raise CliError("--queue needs --endpoints FILE: the endpoints that read it")
             eps = rp.load_endpoints(endpoints)

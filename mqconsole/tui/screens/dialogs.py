@@ -11,6 +11,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 from rich.text import Text
+from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
@@ -20,7 +21,7 @@ from textual.widgets import Button, Checkbox, Input, Label, OptionList, Static
 from textual.widgets.option_list import Option
 
 
-def said_cancelled(dialog: ModalScreen) -> None:
+def said_cancelled(dialog: Dialog) -> None:
     """A confirmation answered no (Enter on Cancel, n, escape) says so."""
     dialog.app.notify(f"{dialog.title_text.plain}: cancelled, nothing was done.",
                       markup=False, timeout=4)
@@ -32,7 +33,7 @@ class Tick(Checkbox):
     monochrome terminals lose)."""
 
     @property
-    def _button(self):  # type: ignore[override]  (ToggleButton's, with the mark chosen)
+    def _button(self):  # ToggleButton's, with the mark chosen
         self.BUTTON_INNER = "X" if self.value else " "
         return super()._button
 
@@ -189,7 +190,7 @@ class InputDialog(Dialog):
             picks.clear_options()
             picks.add_options(self._picks(event.value))
 
-    def on_key(self, event) -> None:  # type: ignore[no-untyped-def]
+    def on_key(self, event: events.Key) -> None:
         if (event.key == "down" and self.choices and self.focused is not None
                 and self.focused.id == "value"):
             picks = self.query_one("#picks", OptionList)

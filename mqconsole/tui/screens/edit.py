@@ -164,7 +164,11 @@ class EditScreen(Screen):
             ConfirmDialog("Leave the editor?", Text("The changes you made to this message are "
                                                     "lost; the message stays as it is."),
                           confirm="Discard", danger=True),
-            lambda ok: self.app.call_later(self.dismiss, None) if ok else None)
+            self._leave_if)
+
+    def _leave_if(self, ok: bool | None) -> None:
+        if ok:
+            self.app.call_later(self.dismiss, None)
 
 
 __all__ = ["EditRequest", "EditScreen", "editable_text"]

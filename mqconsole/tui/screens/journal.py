@@ -17,6 +17,7 @@ from collections import deque
 
 from rich.text import Text
 from textual.app import ComposeResult
+from textual.timer import Timer
 from textual.widgets import Footer, Static
 
 from mqconsole.tui import keys as K
@@ -115,7 +116,7 @@ class JournalScreen(ConsoleScreen):
         self.id_hits: set[str] = set()  # operations whose records hold the filter's hex
         self.shown: list[int] = []  # the entries listed (matching the filter), newest first
         self._reading = 0  # the read in progress (r starts another: older results are dropped)
-        self._filter_timer = None
+        self._filter_timer: Timer | None = None
 
     def compose(self) -> ComposeResult:
         yield Banner(self.ctx, "journal")

@@ -106,7 +106,7 @@ class MessagesScreen(ConsoleScreen):
         super().__init__(ctx)
         self.queue = queue
         self._initial_where = where  # opened from the audit's report with a row's filter
-        self.model: BrowseModel | None = None
+        self.model: BrowseModel | PagedModel | None = None
         self._conn: Any = None
         self._want: int | None = 0
         self._reading = False
@@ -387,7 +387,7 @@ class MessagesScreen(ConsoleScreen):
 
     def _ensure_reader(self) -> None:
         model = self.model
-        if model is None or self._reading or model.done:
+        if not isinstance(model, BrowseModel) or self._reading or model.done:
             return
         if self._want is not None and model.count >= self._want:
             return

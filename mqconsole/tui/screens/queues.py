@@ -14,7 +14,9 @@ from typing import Any
 
 from rich.text import Text
 from textual.app import ComposeResult
+from textual.timer import Timer
 from textual.widgets import DataTable, Footer, Static
+from textual.widgets.data_table import ColumnKey
 
 from mqconsole.tui import keys as K
 from mqconsole.tui.context import ConsoleContext
@@ -123,7 +125,7 @@ class QueuesScreen(ConsoleScreen):
         self.sort_key = "name"
         self.sort_reverse = False
         self.name_filter = ""
-        self._timer = None
+        self._timer: Timer | None = None
 
     def compose(self) -> ComposeResult:
         yield Banner(self.ctx)
@@ -243,7 +245,7 @@ class QueuesScreen(ConsoleScreen):
                 key=r["name"])
         for c in COLUMNS:
             arrow = (" ▼" if self.sort_reverse else " ▲") if c.key == self.sort_key else ""
-            table.columns[c.key].label = _head(c, arrow)
+            table.columns[ColumnKey(c.key)].label = _head(c, arrow)
         if current is not None and current in table.rows:
             table.move_cursor(row=table.get_row_index(current))
         total = len(self.rows)

@@ -17,6 +17,7 @@ from rich.cells import cell_len, set_cell_size
 from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
+from textual import events
 from textual.binding import Binding
 from textual.geometry import Size
 from textual.message import Message
@@ -184,7 +185,7 @@ class RowList(ScrollView, can_focus=True):
         if 0 <= self.cursor < self.count:
             self.post_message(self.Selected(self, self.cursor))
 
-    def on_click(self, event) -> None:  # type: ignore[no-untyped-def]  # the mouse works too
+    def on_click(self, event: events.Click) -> None:  # the mouse works too
         row = self.scroll_offset.y + event.y - 1
         if 0 <= row < self.count:
             if row == self.cursor and event.chain >= 2:
