@@ -4,17 +4,23 @@ Every hook is called one implementation at a time, so a result or a failure can 
 to the plugin it came from: a hook that raises is reported once (``problems``, and the
 ``on_problem`` callback a face installs: stderr in the CLI, a notification in the console)
 and its result dropped — except a put check, which refuses when it raises (fail safe).
+
+A put check or a decoder gets a message of its own (:func:`private_copy`, one per plugin):
+whatever it changes in it, what is put (and journaled) is what the operation planned.
 """
 
 from __future__ import annotations
 
 import contextvars
+import copy
 import threading
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
 import pluggy
+
+from mqconsole.mq.message import Message
 
 from . import hookspecs
 from .types import (
@@ -27,9 +33,6 @@ from .types import (
     RegisteredAction,
     RegisteredColumn,
 )
-
-if TYPE_CHECKING:
-    from mqconsole.mq.message import Message
 
 HOOK_NAMES: tuple[str, ...] = tuple(
     name for name in vars(hookspecs) if name.startswith("mqconsole_")
@@ -53,6 +56,24 @@ def plugin_settings() -> dict[str, Any]:
                           "plugin's hooks")
     host, name = running
     return host.settings_of(name)
+
+
+def private_copy(message: Message) -> Message:
+    """A copy of ``message`` for one plugin to look at: a check or decoder that changes it
+    (its body, a field of its MD) changes only its copy, never what is put (issue 28 #2).
+    The MD's fields are immutable values (bytes, str, int), so a shallow copy of it is whole;
+    the body is made ``bytes`` (a ``bytearray`` could be changed in place)."""
+    return Message(copy.copy(message.md), bytes(message.body), token=message.token,
+                   truncated_from=message.truncated_from)
+
+
+class _Private:
+    """An argument each implementation gets its own copy of (:func:`private_copy`)."""
+
+    __slots__ = ("message",)
+
+    def __init__(self, message: Message) -> None:
+        self.message = message
 
 
 def _describe(exc: BaseException) -> str:
@@ -168,9 +189,11 @@ class PluginHost:
     def _calls(self, hook: str, **kwargs: Any):
         """(plugin name, result or exception) of each implementation, in pluggy's order."""
         for impl in reversed(getattr(self.pm.hook, hook).get_hookimpls()):
+            args = [kwargs[a] for a in impl.argnames]
+            args = [private_copy(a.message) if isinstance(a, _Private) else a for a in args]
             try:
                 with self.running(impl.plugin_name):
-                    result = impl.function(*[kwargs[a] for a in impl.argnames])
+                    result = impl.function(*args)
             except Exception as e:
                 yield impl.plugin_name, e
             else:
@@ -184,8 +207,8 @@ class PluginHost:
     def decode(self, message: Message, payload: bytes) -> list[DecodedResult]:
         """Every decoder's result for this payload (the first is the one to show first)."""
         out: list[DecodedResult] = []
-        for plugin, result in self._calls("mqconsole_decode_payload", message=message,
-                                          payload=payload):
+        for plugin, result in self._calls("mqconsole_decode_payload",
+                                          message=_Private(message), payload=bytes(payload)):
             if isinstance(result, Exception):
                 self._raised(plugin, "mqconsole_decode_payload", result)
             elif isinstance(result, Decoded):
@@ -197,10 +220,12 @@ class PluginHost:
         return out
 
     def check_put(self, operation: str, message: Message, destination: str) -> str | None:
-        """The first refusal (all checks run), or None. A check that raises refuses."""
+        """The first refusal (all checks run), or None. A check that raises refuses. Each
+        check is given a copy of ``message`` (:func:`private_copy`): the caller puts
+        ``message`` as it planned, whatever a check did to its copy."""
         refusal: str | None = None
         for plugin, result in self._calls("mqconsole_check_put", operation=operation,
-                                          message=message, destination=destination):
+                                          message=_Private(message), destination=destination):
             if isinstance(result, Exception):
                 sentence = (f"plugin {plugin}'s check failed ({_describe(result)}), so the "
                             "put is refused")

@@ -220,3 +220,39 @@ def test_failure_rules_offered_twice_or_not_callable_are_reported_and_left_out(
     assert sum("has the name of one from" in p for p in host.problems) == 1
     assert any("failure rule odd is not callable" in p for p in host.problems)
     assert any("plugin c's mqconsole_failure_rules returned list" in p for p in host.problems)
+
+
+def _vandalise(message, payload=None):
+    message.md.msg_id = b"V" * 24
+    message.md.priority = 0
+    message.body = b"changed"
+    message.md = MQMD(msg_id=b"W" * 24)
+
+
+def test_a_check_or_decoder_changing_its_message_changes_only_its_copy(register_plugins
+                                                                       ) -> None:
+    """Issue 28 item 2: each plugin gets a message of its own; the caller's is untouched
+    (what is put is what was planned) and the next plugin sees the original."""
+    seen: list[tuple[bytes, bytes]] = []
+
+    def vandal_check(operation, message, destination):
+        _vandalise(message)
+        return None
+
+    def look(operation, message, destination):
+        seen.append((message.md.msg_id, message.body))
+        return None
+
+    def vandal_decoder(message, payload):
+        _vandalise(message)
+        return Decoded("Vandal", "x")
+
+    host = register_plugins(_plugin("a", mqconsole_check_put=vandal_check,
+                                    mqconsole_decode_payload=vandal_decoder),
+                            _plugin("b", mqconsole_check_put=look))
+    message = Message(MQMD(msg_id=b"M" * 24, priority=4), b"original")
+    assert host.check_put("move", message, "Q") is None
+    assert host.decode(message, message.body)[0].title == "Vandal"
+    assert (message.md.msg_id, message.md.priority, message.body) == (b"M" * 24, 4,
+                                                                      b"original")
+    assert seen == [(b"M" * 24, b"original")]
