@@ -153,7 +153,7 @@ COMMANDS = {
 
 @pytest.mark.parametrize("command", list(COMMANDS))
 def test_a_check_that_changes_its_message_changes_nothing_put(twins, command):
-    vandal, bystander = twins
+    vandal = twins[0]
     before = queues(vandal.store)
     results = []
     for twin in twins:
@@ -182,7 +182,7 @@ def test_a_moved_message_arrives_as_it_left(twins):
     assert after["APP.ORDERS.BOQ"] == []
     # BackoutCount is an output field of MQGET, ignored by MQPUT: every put starts it at 0
     # (https://www.ibm.com/docs/en/ibm-mq/9.4?topic=mqmd-backoutcount-mqlong)
-    put = [(md[:BACKOUT_COUNT] + (0,) + md[BACKOUT_COUNT + 1:], body) for md, body in source]
+    put = [((*md[:BACKOUT_COUNT], 0, *md[BACKOUT_COUNT + 1:]), body) for md, body in source]
     assert after["APP.AUDIT"] == put
     [(operation, msgids)] = journaled(vandal)
     assert operation == "move"
