@@ -89,6 +89,43 @@ def move_step(cursor: BrowseCursor) -> MovesUnderCursor | None:
 
 
 @runtime_checkable
+class FindsMessages(Protocol):
+    """An optional capability of a ``BrowseCursor``: put the cursor on one message named by
+    its identity, without browsing the messages before it (acting on a few marked messages
+    of a deep queue costs what those few cost, not the queue's depth).
+
+    ``browse_token(token)`` is MQGET with MQGMO_BROWSE_FIRST and MQMO_MATCH_MSG_TOKEN (a
+    version 3 MQGMO): the message whose MsgToken is ``token``, now under the cursor
+    (``get_current`` and ``move_current_to`` take it); None when no message on the queue
+    has it (2033: it left). IBM documents the match as valid on every local queue whatever
+    its INDXTYPE, and a token as never reused for another message (MQGMO MsgToken:
+    https://www.ibm.com/support/knowledgecenter/en/SSFKSJ_9.1.0/com.ibm.mq.ref.dev.doc/q096770_.html).
+
+    ``browse_msg_id(msg_id, first)`` is MQGET with MQGMO_BROWSE_FIRST (``first``) or
+    MQGMO_BROWSE_NEXT and MQMO_MATCH_MSG_ID: the next message carrying ``msg_id`` after
+    the cursor in browse order, now under the cursor; None when there is none (2033).
+
+    ``position_of_current()``: the position of the message under the cursor in a browse of
+    the whole queue now (1 = first; expired messages not counted, as a browse discards
+    them); None when the backend cannot tell without browsing to it (real MQ: a caller
+    that needs the position then browses).
+
+    Check for it with :func:`finds_messages`; the embedded backend has it.
+    """
+
+    def browse_token(self, token: bytes) -> Message | None: ...
+
+    def browse_msg_id(self, msg_id: bytes, first: bool) -> Message | None: ...
+
+    def position_of_current(self) -> int | None: ...
+
+
+def finds_messages(cursor: BrowseCursor) -> FindsMessages | None:
+    """The cursor when it finds messages by identity (``FindsMessages``), else None."""
+    return cursor if isinstance(cursor, FindsMessages) else None
+
+
+@runtime_checkable
 class BrowsesPacked(Protocol):
     """An optional capability of a ``BrowseCursor``: the next messages without a
     ``Message`` object each, for readers that only copy them out (a save to a file).

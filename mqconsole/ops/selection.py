@@ -16,6 +16,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import cached_property
 
+from mqconsole.backends.base import finds_messages
 from mqconsole.ops.views import MessageView
 from mqconsole.ops.where import Field, Where, compile_where
 
@@ -154,14 +155,22 @@ def check_unique(qm: object, queue: str, selection: Selection) -> None:
     wanted = {m.hex().upper() for m in selection.msgids}
     counts: Counter[str] = Counter()
     with qm.browse(queue) as cursor:  # type: ignore[attr-defined]
-        while True:
-            batch = cursor.next_batch(SCAN_BATCH)
-            for m in batch:
-                h = m.msg_id_hex
-                if h in wanted:
-                    counts[h] += 1
-            if len(batch) < SCAN_BATCH:
-                break
+        finder = finds_messages(cursor)
+        if finder is not None:  # each MsgId's messages asked for (MQMO_MATCH_MSG_ID)
+            for msg_id in selection.msgids:
+                first = True
+                while finder.browse_msg_id(msg_id, first) is not None:
+                    first = False
+                    counts[msg_id.hex().upper()] += 1
+        else:
+            while True:
+                batch = cursor.next_batch(SCAN_BATCH)
+                for m in batch:
+                    h = m.msg_id_hex
+                    if h in wanted:
+                        counts[h] += 1
+                if len(batch) < SCAN_BATCH:
+                    break
     if not counts:
         if len(wanted) == 1:
             raise SelectionError(f"no message with MsgId {next(iter(wanted))} on {queue}")

@@ -54,7 +54,9 @@ from typing import Any, cast
 from mqconsole.backends.base import (
     BrowseCursor,
     Context,
+    FindsMessages,
     QueueManager,
+    finds_messages,
     move_step,
     moves_many,
     settle_failed_commit,
@@ -82,6 +84,7 @@ from mqconsole.mq.reasons import (
     MQRO_COA,
 )
 from mqconsole.ops.landing import lands_on
+from mqconsole.ops.pinpoint import Pinpointed, missing_sentence, pinpoint, pinpointable
 from mqconsole.ops.result import (
     NOT_RECORDED,
     Control,
@@ -380,7 +383,11 @@ class _Engine:
         many = moves_many(self.cursor) if self.direct else None
         self.move_many = None if many is None else many.move_next
         try:
-            self._walk()
+            found = self._pinpoint()
+            if found is None:
+                self._walk()
+            else:
+                self._walk_targets(found)
         except _Stop:
             pass
         finally:
@@ -443,6 +450,61 @@ class _Engine:
 
     def _report(self) -> None:
         self.control.report(self.passed, self.total)
+
+    # -- the selected messages found by what names them (ops.pinpoint) ----------------------
+    def _pinpoint(self) -> Pinpointed | None:
+        """The selection's messages found without browsing the queue, when the backend
+        can (``backends.base.FindsMessages``); None: the walk browses."""
+        if (self.everything or not pinpointable(self.selection)
+                or finds_messages(self.cursor) is None):  # type: ignore[arg-type]
+            return None
+        try:  # found with a cursor of its own: the walk's starts at the queue's start
+            with self.qm.browse(self.source) as cursor:
+                found = pinpoint(cursor, self.selection, self.now)
+        except MQError as e:
+            self._browse_failed(e)
+        if found is not None and found.missing:
+            self.result.warnings.append(missing_sentence(found.missing))
+        return found
+
+    def _walk_targets(self, found: Pinpointed) -> None:
+        """``_walk`` over the messages found (in browse order), each put under the cursor
+        by its token; the messages between them are never browsed."""
+        finder = cast("FindsMessages", self.cursor)
+        gone = 0
+        for target in found.targets:
+            try:
+                if len(self.unit) >= self.batch:
+                    self._commit_unit()
+                if self.cancel.is_set():
+                    self._commit_unit()
+                    self.result.cancelled = True
+                    self.stopped_early = "cancelled"
+                    return
+                if self._limit_full() or self._gave_up():
+                    break
+                try:
+                    m = finder.browse_token(target.token)
+                except MQError as e:
+                    self._browse_failed(e)
+                if m is None:  # it left since it was found
+                    gone += 1
+                    continue
+                self.passed = target.position
+                self.matched += 1
+                self._handle(m, target.position, None)
+                self._report()
+            except _UnitFailure as f:
+                self._recover(f)
+        if gone:
+            self.result.warnings.append(missing_sentence(gone))
+        while True:
+            try:
+                self._commit_unit()
+                break
+            except _UnitFailure as f:
+                self._recover(f)
+        self._report()
 
     def _move_many(self) -> bool:
         """The rest of the open unit of work moved in one call of the backend (``direct``

@@ -35,7 +35,7 @@ from .stored import (
 
 # what a browse reads: the first six for the message, and the arrival time, which a get
 # under the cursor keeps (never changed after the put) without reading the row again
-_MSG_COLS = "id, npri, backout_count, expires_at, md, body, put_time"
+MSG_COLS = "id, npri, backout_count, expires_at, md, body, put_time"
 
 _TAKE_ROW = (f"DELETE FROM messages WHERE id = ? AND queue = ? AND {_VISIBLE} AND "
              "(expires_at IS NULL OR expires_at > ?)")
@@ -64,15 +64,15 @@ class Browsing(Messages):
         cur.row_factory = None
         if after is None:
             return cur.execute(
-                f"SELECT {_MSG_COLS} FROM messages WHERE queue = ? AND {_VISIBLE} "
+                f"SELECT {MSG_COLS} FROM messages WHERE queue = ? AND {_VISIBLE} "
                 "ORDER BY npri, id LIMIT ?", (local, n)).fetchall()
         rows = cur.execute(
-            f"SELECT {_MSG_COLS} FROM messages WHERE queue = ? AND npri = ? AND id > ? "
+            f"SELECT {MSG_COLS} FROM messages WHERE queue = ? AND npri = ? AND id > ? "
             f"AND {_VISIBLE} ORDER BY npri, id LIMIT ?", (local, after[0], after[1], n)
         ).fetchall()
         if len(rows) < n and after[0] < 9:
             rows += cur.execute(
-                f"SELECT {_MSG_COLS} FROM messages WHERE queue = ? AND npri > ? "
+                f"SELECT {MSG_COLS} FROM messages WHERE queue = ? AND npri > ? "
                 f"AND {_VISIBLE} ORDER BY npri, id LIMIT ?", (local, after[0], n - len(rows))
             ).fetchall()
         return rows

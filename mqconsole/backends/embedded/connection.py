@@ -31,6 +31,8 @@ The class is made of parts that each hold one job, each building on the ones bel
 * ``counting.Counting`` — a queue's facts counted in SQLite (summaries);
 * ``selecting.Selecting`` — browsing what may pass a test on facts (``--where``);
 * ``positions.Positioning`` — the messages at a position (the console's End, PageDown);
+* ``finding.Finding`` — one message found by its token or MsgId, and where it is
+  (a cursor's ``browse_token``, ``browse_msg_id``, ``position_of_current``);
 * ``units.UnitsOfWork`` — commit and backout.
 
 Here: the browse handle (``browse`` makes an ``EmbeddedCursor``), connections, and the
@@ -50,6 +52,7 @@ from .auth import QUEUE
 from .calls import api
 from .counting import Counting
 from .cursor import EmbeddedCursor
+from .finding import Finding
 from .loading import Loading
 from .messages import MSG_IDS, npri
 from .positions import Positioning
@@ -65,7 +68,8 @@ from .store import (
 from .units import UnitsOfWork
 
 
-class EmbeddedQueueManager(Positioning, Loading, Counting, Selecting, Admin, UnitsOfWork):
+class EmbeddedQueueManager(Positioning, Finding, Loading, Counting, Selecting, Admin,
+                           UnitsOfWork):
     """A connection to an embedded queue manager (see the module docstring and
     docs/backends.md). Open one with ``mqconsole.backends.open.open_embedded``."""
 

@@ -42,7 +42,7 @@ from .stored import (
 )
 
 if TYPE_CHECKING:
-    from .browsing import Browsing
+    from .finding import Finding
 
 READ_AHEAD = 64  # rows a cursor reads at once while its connection holds the write lock
 # A read-ahead is dropped when the transaction ends (a commit every N messages of a move),
@@ -62,7 +62,7 @@ class EmbeddedCursor:
     """One browse handle. Use it from the thread that owns the connection, or any: calls
     are serialised with the connection's own."""
 
-    def __init__(self, qm: Browsing, queue: str, objects: list[str],
+    def __init__(self, qm: Finding, queue: str, objects: list[str],
                  handle: int, *, for_get: bool = True) -> None:
         self.queue = queue
         self._for_get = for_get  # opened for input too (get_current, move_current_to)
@@ -197,6 +197,65 @@ class EmbeddedCursor:
             self._current = out[-1]
             self._current_key = key  # read in this transaction (None: outside one)
         return out
+
+    # -- finding one message (backends.base.FindsMessages) ----------------------------------
+    @cursor_call
+    def browse_token(self, token: bytes) -> Message | None:
+        """BROWSE_FIRST with MQMO_MATCH_MSG_TOKEN: the message whose token is ``token``
+        (its row id), now under the cursor; None when it left (or expired: discarded)."""
+        self._check()
+        row_id = int.from_bytes(token, "big")
+        if len(token) != 16 or row_id >= 2**63:  # no row has it (SQLite's ids are 64-bit)
+            return None
+        row = self._qm._row_by_id(self._local, row_id)
+        return self._land(row)
+
+    @cursor_call
+    def browse_msg_id(self, msg_id: bytes, first: bool) -> Message | None:
+        """BROWSE_FIRST (``first``) or BROWSE_NEXT with MQMO_MATCH_MSG_ID: the next message
+        carrying ``msg_id`` after the cursor, through the MsgId index, now under the
+        cursor; None when there is none."""
+        self._check()
+        after = None if first else self._after
+        while True:
+            row = self._qm._row_by_msg_id(self._local, msg_id, after)
+            if row is None:
+                return None
+            msg = self._land(row)
+            if msg is not None:
+                return msg
+            after = (row[1], row[0])  # it had expired (discarded): the next one
+
+    @cursor_call
+    def position_of_current(self) -> int | None:
+        """Where the message under the cursor is in a browse of the whole queue now (an
+        index count in SQLite); None when no message is under the cursor."""
+        self._check()
+        row = self._current
+        if row is None:
+            return None
+        return self._qm._position_of(self._local, (row[1], row[0]), time.time())
+
+    def _land(self, row: tuple | None) -> Message | None:
+        """The cursor put on ``row`` (``_MSG_COLS``), as a browse that stopped there
+        leaves it: the next ``next()`` reads on after it. An expired row is discarded."""
+        if row is None:
+            return None
+        qm = self._qm
+        qm._check_get_inhibited(self._objects)
+        now = time.time()
+        if row[3] is not None and row[3] <= now:
+            qm._discard_expired([row[0]], now)  # MQ discards what a browse finds expired
+            return None
+        s = qm._s
+        self._ahead.clear()
+        self._ahead_end = False
+        self._ahead_key = None
+        self._after = (row[1], row[0])
+        self._current = row
+        self._current_key = (s.tx_gen, s.takes) if s.held else None
+        msg = self._browsed = message_from_row(row[4], row[5], row[2], row[3], now, row[0])
+        return msg
 
     @cursor_call
     def get_current(self, *, syncpoint: bool = True) -> Message:
