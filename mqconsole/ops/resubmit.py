@@ -32,7 +32,9 @@ The destination label in results is ``QUEUE`` for the local queue manager and
 
 from __future__ import annotations
 
-from mqconsole.backends.base import Context, QueueManager
+from typing import cast
+
+from mqconsole.backends.base import Context, FindsMessages, QueueManager
 from mqconsole.mq.chain import (
     DEFAULT_CHAR_CCSID,
     dead_letter_header,
@@ -107,9 +109,22 @@ def unwrap_xmit(message: Message) -> tuple[Message, str, str]:
 
 
 def _needs_origin(qm: QueueManager, queue: str, selection: Selection) -> bool:
-    """Does any selected message lack a dead-letter header? (browse only)"""
+    """Does any selected message lack a dead-letter header? (browse only; named messages
+    are found by what names them, ``ops.pinpoint``, not by browsing the queue)"""
     from mqconsole.ops.browse import iter_views
+    from mqconsole.ops.pinpoint import pinpoint, pinpointable
+    from mqconsole.ops.timefmt import utcnow
 
+    if pinpointable(selection):
+        with qm.browse(queue) as cursor:
+            found = pinpoint(cursor, selection, utcnow())
+            if found is not None:
+                finder = cast("FindsMessages", cursor)
+                for t in found.targets[:selection.limit]:
+                    m = finder.browse_token(t.token)
+                    if m is not None and format_key(m.md.format) != "MQDEAD":
+                        return True
+                return False
     matched = 0
     for view in iter_views(qm, queue):
         if not selection.matches(view):

@@ -87,3 +87,22 @@ def test_marks_that_left_are_said_before_the_question_and_the_rest_move(deep):
     assert "1 of the marked messages is no longer there" in " ".join(plan.result.warnings)
     summary, counts = _run(deep, kind)
     assert counts.browsed[SRC] == 0 and summary.counts["done"] == 1
+
+
+def test_a_marked_message_is_resubmitted_without_browsing(deep):
+    from mqconsole.mq.chain import add_dead_letter_header
+    from mqconsole.mq.md import MQMD
+    from mqconsole.mq.message import Message
+    from mqconsole.ops.operation import Resubmit
+
+    md, body = add_dead_letter_header(MQMD(format="MQSTR", persistence=0), b"late",
+                                      reason=2053, dest_q_name=DST, dest_qmgr_name="")
+    deep.put(SRC, Message(md, body), syncpoint=False)
+    with deep.browse(SRC) as c:
+        c.browse_token(_token_of(deep, N))
+        last = c.next()
+    mark = Mark(bytes(last.md.msg_id), token=last.token, position=N + 1)
+    summary, counts = _run(deep, Resubmit(SRC, Selection(marks=frozenset([mark]))))
+    assert counts.browsed[SRC] == 0 and summary.counts["done"] == 1
+    with deep.browse(DST) as c:
+        assert [m.body for m in c.next_batch(10)] == [b"late"]
