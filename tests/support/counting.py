@@ -92,15 +92,16 @@ class CountingQueueManager:
 
 def bulk_fill(qm: Any, queue: str, n: int, *, start: int = 1, batch: int = 20_000) -> None:
     """Put ``n`` messages on ``queue`` fast: one MQMD packed once, its MsgId patched to the
-    message's number (``start`` on, big-endian in 24 bytes; 0 would be a blank MsgId), put packed a unit of work at
-    a time (``backends.base.PutsPacked``); the body says the number."""
+    message's number (``start`` on, big-endian in 24 bytes; 0 would be a blank MsgId), put
+    packed a unit of work at a time (``backends.base.PutsPacked``); the body says the
+    number."""
     packed = bytearray(MQMD(format="MQSTR", persistence=0).pack(ccsid=819))
     for first in range(start, start + n, batch):
         page = []
         for i in range(first, min(start + n, first + batch)):
             packed[_MSG_ID_AT:_MSG_ID_AT + 24] = i.to_bytes(24, "big")
             page.append((bytes(packed), b"message %d" % i))
-        done, refused = qm.put_packed(queue, page)
+        _, refused = qm.put_packed(queue, page)
         if refused is not None:
             raise refused
         qm.commit()
