@@ -190,7 +190,8 @@ def plan_export(request: ExportRequest) -> ExportPlan:
 
 # -- running (Spark) ----------------------------------------------------------------------
 
-def _private_tree(root: Path) -> None:
+def private_tree(root: Path) -> None:
+    """Folders 0700 and files 0600 under ``root`` (a snapshot may hold payloads)."""
     for folder, _dirs, names in os.walk(root):
         os.chmod(folder, 0o700)
         for name in names:
@@ -347,7 +348,7 @@ def run_export(spark: SparkSession, plan: ExportPlan, *,
         shutil.rmtree(tmp / PROGRESS_DIR, ignore_errors=True)
         shutil.rmtree(tmp / PARTIALS_DIR, ignore_errors=True)
         _write_manifest(tmp, plan, seconds, master)
-        _private_tree(tmp)
+        private_tree(tmp)
         _move_into_place(tmp, out)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)

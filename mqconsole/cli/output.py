@@ -28,6 +28,15 @@ def safe(value: object) -> str:
 def table(headers: Sequence[str], rows: Sequence[Sequence[object]], *,
           max_width: dict[int, int] | None = None) -> str:
     """A plain text table (cells made safe, long cells cut with …)."""
+    lines, _ = table_lines(headers, rows, max_width=max_width)
+    return "\n".join(lines)
+
+
+def table_lines(headers: list[str], rows: list[list[object]], *,
+                max_width: dict[int, int] | None = None, widths: list[int] | None = None
+                ) -> tuple[list[str], list[int]]:
+    """The header line and one line per row, and the column widths used: at least
+    ``widths`` (a table printed in blocks keeps its first block's columns)."""
     max_width = max_width or {}
     cells = [[safe(c) for c in r] for r in rows]
     for r in cells:
@@ -35,11 +44,11 @@ def table(headers: Sequence[str], rows: Sequence[Sequence[object]], *,
             w = max_width.get(i)
             if w and len(c) > w:
                 r[i] = c[: w - 1] + "…"
-    widths = [len(h) for h in headers]
+    widths = list(widths) if widths else [len(h) for h in headers]
     for r in cells:
         for i, c in enumerate(r):
             widths[i] = max(widths[i], len(c))
     lines = ["  ".join(h.ljust(widths[i]) for i, h in enumerate(headers)).rstrip()]
     for r in cells:
         lines.append("  ".join(c.ljust(widths[i]) for i, c in enumerate(r)).rstrip())
-    return "\n".join(lines)
+    return lines, widths

@@ -76,6 +76,46 @@ def test_sql_json_and_bad_sql_in_one_sentence(snapshot, tmp_path):
     assert "no_such_column" in log and "at org.apache" in log
 
 
+def test_sql_shows_the_first_rows_and_refuses_the_write_that_wiped_a_queue(snapshot,
+                                                                            tmp_path):
+    """The default limit bounds what is shown (and says so); --limit 0 streams all; the
+    issue's ``FROM messages INSERT OVERWRITE DIRECTORY <a partition>`` is exit 2 and the
+    partition keeps every byte; --out writes every row through Spark."""
+    import hashlib
+
+    folder, rows = snapshot
+    home = tmp_path / "home"
+    r = run_cli("audit", "sql", "--in", str(folder), "--master", "local[2]", "--limit", "7",
+                "SELECT queue, position FROM messages", home=home)
+    assert r.code == 0, r.err
+    assert len(r.out.splitlines()) == 1 + 7
+    assert "7 rows shown, there are more: --limit 0" in r.err
+    partition = next(folder.rglob("*.parquet")).parent
+    before = {p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in partition.iterdir()}
+    r = run_cli("audit", "sql", "--in", str(folder), "--master", "local[2]",
+                f"FROM messages INSERT OVERWRITE DIRECTORY '{partition}' SELECT *", home=home)
+    assert r.code == 2 and "Traceback" not in r.err, r.err
+    assert "runs one query" in r.err
+    assert before == {p.name: hashlib.sha256(p.read_bytes()).hexdigest()
+                      for p in partition.iterdir()}
+    out = tmp_path / "result"
+    r = run_cli("audit", "sql", "--in", str(folder), "--master", "local[2]", "--out", str(out),
+                "--format", "csv", "SELECT msg_id FROM messages", home=home)
+    assert r.code == 0, r.err
+    assert f"wrote {len(rows):,} rows to {out} (csv)" in r.err
+    written = "".join(p.read_text() for p in out.glob("*.csv")).split()
+    assert sorted(w for w in written if w != "msg_id") == sorted(x["msg_id"] for x in rows)
+
+
+def test_sql_limit_0_streams_every_row_as_one_json_list(snapshot, tmp_path):
+    folder, rows = snapshot
+    r = run_cli("audit", "sql", "--in", str(folder), "--master", "local[2]", "--json",
+                "--limit", "0", "SELECT msg_id FROM messages", home=tmp_path / "home")
+    assert r.code == 0, r.err
+    assert sorted(x["msg_id"] for x in r.json) == sorted(x["msg_id"] for x in rows)
+    assert f"{len(rows):,} rows" in r.err and "more" not in r.err
+
+
 def test_not_a_query_missing_snapshot_and_bad_time_are_exit_2_before_spark(tmp_path):
     home = tmp_path / "home"
     r = run_cli("audit", "sql", "--in", str(tmp_path), "DROP TABLE messages", home=home)

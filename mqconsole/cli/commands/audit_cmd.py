@@ -13,7 +13,7 @@ from typing import Any
 
 import click
 
-from mqconsole.cli.output import emit_json, safe, say, table
+from mqconsole.cli.output import emit_json, safe, say, table, table_lines
 
 from .audit_export_cmd import export
 from .audit_spark import open_spark, spark_options
@@ -92,29 +92,85 @@ def render_text(result: dict[str, Any], width: int = 30) -> str:
 @click.option("--in", "folder", required=True, metavar="DIR", help="The snapshot folder.")
 @click.argument("query")
 @json_option
+@click.option("--limit", type=click.IntRange(min=0), default=1000, show_default=True,
+              help="Show at most this many rows (0: all; they stream).")
+@click.option("--out", "out", metavar="DIR",
+              help="Write every row to this new folder through Spark instead of showing them.")
+@click.option("--format", "fmt", type=click.Choice(["parquet", "csv"]), default="parquet",
+              show_default=True, help="The format of --out.")
 @spark_options
-def sql(folder: str, query: str, as_json: bool, master: str | None,
-        remote: str | None) -> None:
-    """Run QUERY (Spark SQL) over the snapshot's view ``messages``.
+def sql(folder: str, query: str, as_json: bool, limit: int, out: str | None, fmt: str,
+        master: str | None, remote: str | None) -> None:
+    """Run QUERY (Spark SQL) over the snapshot's view ``messages``: queries only, never a
+    write (docs/audit.md says exactly what runs).
 
     Example: mqconsole audit sql --in snap "SELECT dlh_reason_name, count(*) FROM messages
     GROUP BY 1 ORDER BY 2 DESC"
     """
-    from mqconsole.audit.query import check_query, run_query
+    from mqconsole.audit.query import check_out, check_query, prepare_query, write_result
     from mqconsole.audit.snapshot import locate
 
     check_query(query)
     locate(folder)
+    if out is not None and as_json:
+        raise click.UsageError("--out and --json are alternatives: give one")
+    target = check_out(out, folder) if out is not None else None
     spark = open_spark(master, remote)
-    result = run_query(spark, folder, query)
-    say(f"{len(result.rows):,} rows")
-    if as_json:
-        emit_json([dict(zip(result.columns, row, strict=True)) for row in result.rows])
+    prepared = prepare_query(spark, folder, query)
+    if target is not None:
+        rows = write_result(prepared, target, fmt)
+        say(f"wrote {rows:,} rows to {target} ({fmt})")
         return
-    rows = [["NULL" if v is None else v for v in row] for row in result.rows]
-    click.echo(table(result.columns, rows, max_width=dict.fromkeys(range(len(result.columns)),
-                                                                    80)))
+    shown, more = _show_rows(prepared, limit, as_json)
+    if more:
+        say(f"{shown:,} rows shown, there are more: --limit 0 shows all, --out DIR writes "
+            "them all")
+    else:
+        say(f"{shown:,} rows")
+
+
+def _show_rows(prepared: Any, limit: int, as_json: bool, block: int = 1000
+               ) -> tuple[int, bool]:
+    """Print the rows as Spark sends them (a JSON list, or tables of ``block`` rows whose
+    columns the first block sets); the rows shown and whether more were left out."""
+    import json
+    import textwrap
+
+    from mqconsole.audit.query import stream_rows
+
+    columns = prepared.columns
+    shown = 0
+    more = False
+    pending: list[list[Any]] = []
+    widths: list[int] | None = None
+
+    def flush() -> None:
+        nonlocal widths
+        cells = [["NULL" if v is None else v for v in row] for row in pending]
+        lines, widths = table_lines(columns, cells, widths=widths,
+                                    max_width=dict.fromkeys(range(len(columns)), 80))
+        click.echo("\n".join(lines if shown <= len(pending) else lines[1:]))
+        pending.clear()
+
+    for row in stream_rows(prepared, limit):
+        if limit and shown == limit:
+            more = True
+            break
+        shown += 1
+        if as_json:
+            item = json.dumps(dict(zip(columns, row, strict=True)), indent=2,
+                              ensure_ascii=True, default=str)
+            sys.stdout.write(("[\n" if shown == 1 else ",\n") + textwrap.indent(item, "  "))
+            continue
+        pending.append(row)
+        if len(pending) == block:
+            flush()
+    if as_json:
+        sys.stdout.write("\n]\n" if shown else "[]\n")
+    elif pending or not shown:
+        flush()
     sys.stdout.flush()
+    return shown, more
 
 
 audit.add_command(export)
