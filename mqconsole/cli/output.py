@@ -32,7 +32,7 @@ def table(headers: Sequence[str], rows: Sequence[Sequence[object]], *,
     return "\n".join(lines)
 
 
-def table_lines(headers: list[str], rows: list[list[object]], *,
+def table_lines(headers: Sequence[str], rows: Sequence[Sequence[object]], *,
                 max_width: dict[int, int] | None = None, widths: list[int] | None = None
                 ) -> tuple[list[str], list[int]]:
     """The header line and one line per row, and the column widths used: at least
