@@ -32,7 +32,6 @@ from typing import Any
 from rich.text import Text
 from textual import on
 from textual.app import App, SystemCommand
-from textual.binding import Binding
 from textual.screen import ModalScreen, Screen
 
 from mqconsole.plugins import NO_PLUGINS, PluginHost
@@ -63,8 +62,7 @@ class MQConsoleApp(App[None], inherit_bindings=False):
     # Textual's own bindings are not inherited (its ctrl+q came first): q before ctrl+q, so
     # the footer says "q Quit" where q quits and "^q Quit" where a text field takes the q;
     # ctrl+c says how to quit, as Textual's does
-    BINDINGS = [*K.bindings(K.APP_KEYS), Binding("ctrl+c", "help_quit", show=False, system=True,
-                                                id="help_quit")]
+    BINDINGS = K.bindings(K.APP_KEYS)
     ENABLE_COMMAND_PALETTE = True
     COMMANDS = App.COMMANDS | {PluginActions}
     NOTIFICATION_TIMEOUT = 8

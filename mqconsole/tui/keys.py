@@ -2,8 +2,10 @@
 
 Keys are limited to what terminals send reliably over SSH and tmux: letters, digits,
 punctuation, ``enter``, ``escape``, ``space``, arrows, ``home``/``end``, ``pageup``/
-``pagedown`` and a few ``ctrl`` letters that are not flow control (never ``ctrl+s``/
-``ctrl+q``) — no function keys, no ``alt``, no ``ctrl+shift``.
+``pagedown`` and a few ``ctrl`` letters; ``f1`` and ``ctrl+q`` only as second keys for
+help and quit where a text field takes ``?`` and ``q`` (``ctrl+q`` is flow control on
+some terminals); no ``alt``, no ``ctrl+shift``. docs/tui.md's key table is made from
+:data:`SECTIONS` (``tools/gen_docs.py``; a test keeps them equal).
 
 An action is *changing* when it alters a queue or a message on the queue manager. A
 read-only profile removes every changing binding from the screens (not just greys it out),
@@ -27,6 +29,7 @@ class Key:
     changing: bool = False
     help: str = ""
     priority: bool = False
+    system: bool = False  # left out of the help list and the palette (Textual's meaning)
 
     @property
     def action_name(self) -> str:
@@ -34,20 +37,28 @@ class Key:
 
     def binding(self) -> Binding:
         return Binding(self.key, self.action_name, self.description, show=self.show,
-                       id=self.id, priority=self.priority, tooltip=self.help)
+                       id=self.id, priority=self.priority, tooltip=self.help,
+                       system=self.system)
 
 
 # -- the console as a whole ----------------------------------------------------------------
 # q and ? are typed into a focused text field (Textual then leaves them out of the footer):
 # ctrl+q and f1 do the same there, so the footer always shows help and quit
-QUIT = Key("quit", "q,ctrl+q", "Quit", help="Leave the console")
-HELP = Key("help", "question_mark,f1", "Keys", help="Show the keys of this screen")
+QUIT = Key("quit", "q,ctrl+q", "Quit",
+          help="Leave the console (running operations stop at their next unit of work); "
+               "where a text field has the focus q is typed into it: ctrl+q then")
+HELP = Key("help", "question_mark,f1", "Keys",
+          help="Show the keys of this screen (f1 where a text field takes the ?)")
 PALETTE = Key("palette", "colon", "Commands", action="command_palette",
               help="Every action and screen, searchable")
 JOURNAL = Key("journal", "J", "Journal", show=False, help="The journal of changes")
 PROFILES = Key("profiles", "P", "Profile", show=False, help="Choose another profile")
 
-APP_KEYS = [QUIT, HELP, PALETTE, JOURNAL, PROFILES]
+# ctrl+c says how to quit, as Textual's does
+HELP_QUIT = Key("help_quit", "ctrl+c", "How to quit", show=False, system=True,
+                help="Say which key quits")
+
+APP_KEYS = [QUIT, HELP, PALETTE, JOURNAL, PROFILES, HELP_QUIT]
 
 BACK = Key("back", "escape", "Back", help="Back to the previous screen")
 FILTER = Key("filter", "slash", "Filter", help="Filter the list")
@@ -167,11 +178,110 @@ AUDIT_CANCEL = Key("audit_cancel", "ctrl+x", "Cancel", action="cancel", priority
                    help="Cancel the export or report running")
 AUDIT_KEYS = [AUDIT_EXPORT, AUDIT_REPORT, AUDIT_OPEN, AUDIT_CANCEL]
 
+# -- lists: the queue list, the message list, the journal, tables ---------------------------
+# one id per movement, whichever list has the focus (the message list also takes less's keys)
+LIST_UP = Key("list_up", "up,k", "Up", action="cursor(-1)", show=False,
+              help="Move the cursor up")
+LIST_DOWN = Key("list_down", "down,j", "Down", action="cursor(1)", show=False,
+                help="Move the cursor down")
+LIST_PAGE_UP = Key("list_page_up", "pageup", "Page up", action="page(-1)", show=False,
+                   help="Up a page")
+LIST_PAGE_DOWN = Key("list_page_down", "pagedown", "Page down", action="page(1)", show=False,
+                     help="Down a page")
+LIST_FIRST = Key("list_first", "home,ctrl+home", "First", action="first", show=False,
+                 help="The first row")
+LIST_LAST = Key("list_last", "end,ctrl+end", "Last", action="last", show=False,
+                help="The last row (a queue read to its end)")
+LIST_OPEN = Key("list_open", "enter", "Open", action="select", show=False,
+                help="Open the row under the cursor")
+ROW_LIST_KEYS = [LIST_UP, LIST_DOWN, LIST_PAGE_UP, LIST_PAGE_DOWN, LIST_FIRST, LIST_LAST,
+                 LIST_OPEN]
+MESSAGE_LIST_KEYS = [LIST_UP, LIST_DOWN, replace(LIST_PAGE_UP, key="pageup,b"),
+                     replace(LIST_PAGE_DOWN, key="pagedown,f"),
+                     replace(LIST_FIRST, key="home,g"), replace(LIST_LAST, key="end,G")]
+# the tables (queue list, reports, help) are Textual DataTables: the same ids on its actions
+TABLE_KEYS = [replace(LIST_UP, action="cursor_up"), replace(LIST_DOWN, action="cursor_down"),
+              replace(LIST_PAGE_UP, action="page_up"),
+              replace(LIST_PAGE_DOWN, action="page_down"),
+              replace(LIST_FIRST, key="home,ctrl+home", action="scroll_top"),
+              replace(LIST_LAST, key="end,ctrl+end", action="scroll_bottom"),
+              replace(LIST_OPEN, action="select_cursor")]
+
+# -- dialogs, the editor, the filter bar, help, profiles --------------------------------------
+DIALOG_CANCEL = Key("dialog_cancel", "escape", "Cancel", action="cancel",
+                    help="Close the dialog; nothing is done")
+DIALOG_YES = Key("dialog_yes", "y", "Yes", action="confirm", help="Answer yes")
+DIALOG_NO = Key("dialog_no", "n", "No", action="cancel", help="Answer no")
+DIALOG_SUBMIT = Key("dialog_submit", "ctrl+o", "OK", action="submit",
+                    help="Accept the form (as its OK button)")
+DIALOG_CLOSE = Key("dialog_close", "enter,q", "Close", action="cancel",
+                   help="Close the text")
+DIALOG_STOP = Key("dialog_stop", "escape", "Stop", action="cancel",
+                  help="Stop the operation at its next unit of work (the open one is backed "
+                       "out)")
+EDIT_APPLY = Key("edit_apply", "ctrl+o", "Check and apply", action="apply",
+                 help="Check the edit, then apply it")
+EDIT_FORCE = Key("edit_force", "ctrl+f", "Apply anyway", action="force",
+                 help="Apply an edit the check refused")
+EDIT_CANCEL = Key("edit_cancel", "escape", "Cancel", action="cancel",
+                  help="Leave the editor (asks when something changed)")
+FILTER_CLOSE = Key("filter_close", "escape", "Close filter", action="close",
+                   help="Close the filter bar")
+HELP_CLOSE = Key("help_close", "escape,question_mark,q,enter", "Close", action="close",
+                 help="Close the list of keys")
+PROFILES_BACK = Key("profiles_back", "escape", "Back", action="leave",
+                    help="Back without choosing a profile")
+TOO_SMALL_QUIT = Key("too_small_quit", "q", "Quit", action="app.quit",
+                     help="Quit (the terminal is too small for the console)")
+DIALOG_KEYS = [DIALOG_CANCEL, DIALOG_YES, DIALOG_NO, DIALOG_SUBMIT, DIALOG_CLOSE, DIALOG_STOP,
+               EDIT_APPLY, EDIT_FORCE, EDIT_CANCEL, FILTER_CLOSE, HELP_CLOSE, PROFILES_BACK,
+               TOO_SMALL_QUIT]
+
 CHANGING: frozenset[str] = frozenset(
     k.action_name for k in [*QUEUE_KEYS, *MESSAGE_KEYS, *DETAIL_KEYS, *DLQ_KEYS] if k.changing)
 ALL_KEYS: list[Key] = [*APP_KEYS, BACK, *QUEUE_KEYS, *MESSAGE_KEYS, *DETAIL_KEYS,
-                       *DOCTOR_KEYS, *REPLAY_KEYS, *RECORD_KEYS, *DLQ_KEYS, *AUDIT_KEYS]
+                       *DOCTOR_KEYS, *REPLAY_KEYS, *RECORD_KEYS, *DLQ_KEYS, *AUDIT_KEYS,
+                       *ROW_LIST_KEYS, *DIALOG_KEYS]
 KNOWN_IDS: frozenset[str] = frozenset(k.id for k in ALL_KEYS)
+
+# where each key works, in the order docs/tui.md lists them (its key table is made from this)
+SECTIONS: list[tuple[str, list[Key]]] = [
+    ("everywhere", [*APP_KEYS, BACK, FILTER, REFRESH]),
+    ("queues", [k for k in QUEUE_KEYS if k not in (FILTER, REFRESH)]),
+    ("messages", [k for k in MESSAGE_KEYS if k.id not in (FILTER.id, REFRESH.id)]),
+    ("message detail", [k for k in DETAIL_KEYS if k not in MESSAGE_KEYS]),
+    ("doctor", [k for k in DOCTOR_KEYS if k is not REFRESH]),
+    ("replay", REPLAY_KEYS),
+    ("journal record", RECORD_KEYS),
+    ("dead-letter handler", DLQ_KEYS),
+    ("audit", AUDIT_KEYS),
+    ("lists", [*ROW_LIST_KEYS, *MESSAGE_LIST_KEYS]),  # one row per id: the keys of both
+    ("dialogs", DIALOG_KEYS),
+]
+_SHOWN = {"question_mark": "?", "slash": "/", "colon": ":", "asterisk": "*",
+          "full_stop": "."}
+
+
+def key_names(key: Key) -> list[str]:
+    """The keys of ``key`` as an operator types them (``?`` for question_mark)."""
+    return [_SHOWN.get(k.strip(), k.strip()) for k in key.key.split(",")]
+
+
+def markdown_table() -> str:
+    """docs/tui.md's key table: every key of the console, its id and what it does."""
+    out = ["| where | key | id | what |", "|---|---|---|---|"]
+    for section, keys in SECTIONS:
+        names: dict[str, list[str]] = {}
+        first: dict[str, Key] = {}
+        for k in keys:  # the same id twice in a section (both lists): its keys together
+            first.setdefault(k.id, k)
+            shown = names.setdefault(k.id, [])
+            shown.extend(n for n in key_names(k) if n not in shown)
+        for kid, k in first.items():
+            keys_text = ", ".join(f"`{n}`" for n in names[kid])
+            flag = " (changes queues: not on a read-only profile)" if k.changing else ""
+            out.append(f"| {section} | {keys_text} | `{kid}` | {k.help or k.description}{flag} |")
+    return "\n".join(out) + "\n"
 
 
 @dataclass(frozen=True)
@@ -187,6 +297,11 @@ class Command:
 
 def bindings(keys: list[Key]) -> list[BindingType]:
     return [k.binding() for k in keys]
+
+
+def binding(key: Key) -> list[BindingType]:
+    """The BINDINGS of a widget or dialog with one key."""
+    return [key.binding()]
 
 
 def without_changing(bindings_map: BindingsMap) -> BindingsMap:
@@ -211,5 +326,6 @@ def unknown_keymap_ids(keymap: dict[str, str]) -> list[str]:
     return sorted(k for k in keymap if k not in KNOWN_IDS)
 
 
-__all__ = ["ALL_KEYS", "CHANGING", "KNOWN_IDS", "Command", "Key", "bindings", "is_changing",
+__all__ = ["ALL_KEYS", "CHANGING", "KNOWN_IDS", "SECTIONS", "Command", "Key", "binding",
+           "bindings", "is_changing", "key_names", "markdown_table",
            "unknown_keymap_ids", "without_changing"]

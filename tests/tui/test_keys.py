@@ -40,3 +40,52 @@ def test_changing_actions_are_the_ones_that_change_queues():
     expected = {"move", "copy", "resubmit", "delete", "edit", "edit_external", "load",
                 "set_attrs", "run_handler", "put", "define_queue"}
     assert set(K.CHANGING) == expected
+
+
+def _every_binding_under_tui():
+    """(class, Binding) of every class under mqconsole/tui that declares BINDINGS."""
+    import importlib
+    import inspect
+    import pkgutil
+
+    from textual.binding import Binding
+
+    import mqconsole.tui as tui
+
+    for info in pkgutil.walk_packages(tui.__path__, "mqconsole.tui."):
+        module = importlib.import_module(info.name)
+        for _, cls in inspect.getmembers(module, inspect.isclass):
+            if cls.__module__ != module.__name__ or "BINDINGS" not in vars(cls):
+                continue
+            for b in vars(cls)["BINDINGS"]:
+                yield cls, b if isinstance(b, Binding) else Binding(*b)
+
+
+def test_every_binding_under_tui_has_an_id_the_keymap_takes():
+    """A key an operator cannot remap is a key the keymap refuses: each one has an id and
+    the id is one ``keymap:`` accepts (the ids ``?`` lists, the list keys j/k/g/G too)."""
+    found = list(_every_binding_under_tui())
+    assert len(found) > 50  # the walk reached the screens, dialogs and widgets
+    without = [f"{cls.__name__}: {b.key}" for cls, b in found if not b.id]
+    assert not without, without
+    refused = K.unknown_keymap_ids({b.id: "x" for _, b in found})
+    assert not refused, refused
+
+
+async def test_the_message_lists_keys_are_remapped_by_their_id(make_app):
+    """list_down (j and down in every list) remapped to x: x moves the queue list's cursor."""
+    from textual.widgets import DataTable
+
+    from .conftest import settle
+
+    app = make_app(keymap={"list_down": "x"})
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(app, pilot)
+        assert not [n for n in app._notifications if "keymap" in str(n.message)]
+        table = app.screen.query_one(DataTable)
+        table.focus()
+        await pilot.pause()
+        before = table.cursor_row
+        await pilot.press("x")
+        await pilot.pause()
+        assert table.cursor_row == before + 1 or app.screen.focused is not table

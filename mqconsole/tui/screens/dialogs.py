@@ -13,12 +13,13 @@ from dataclasses import dataclass
 from rich.text import Text
 from textual import events
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.suggester import Suggester, SuggestFromList
 from textual.widgets import Button, Checkbox, Input, Label, OptionList, Static
 from textual.widgets.option_list import Option
+
+from mqconsole.tui import keys as K
 
 
 def said_cancelled(dialog: Dialog) -> None:
@@ -41,7 +42,7 @@ class Tick(Checkbox):
 class Dialog(ModalScreen):
     """A modal dialog; its styles are in ``tui/styles/dialogs.tcss``."""
 
-    BINDINGS = [Binding("escape", "cancel", "Cancel", id="dialog_cancel")]
+    BINDINGS = K.binding(K.DIALOG_CANCEL)
 
     def __init__(self, title: Text | str) -> None:
         super().__init__()
@@ -60,8 +61,7 @@ class Dialog(ModalScreen):
 class ConfirmDialog(Dialog):
     """Yes or no. ``y`` (or the confirm button) says yes; ``n``/``escape`` says no."""
 
-    BINDINGS = [Binding("y", "confirm", "Yes", id="dialog_yes"),
-                Binding("n", "cancel", "No", id="dialog_no")]
+    BINDINGS = K.bindings([K.DIALOG_YES, K.DIALOG_NO])
 
     def __init__(self, title: Text | str, body: Text, *, confirm: str = "Yes",
                  danger: bool = False) -> None:
@@ -228,7 +228,7 @@ class Field:
 class FormDialog(Dialog):
     """Several values at once; returns ``{key: value}`` of the fields the operator changed."""
 
-    BINDINGS = [Binding("ctrl+o", "submit", "OK", id="dialog_submit")]
+    BINDINGS = K.binding(K.DIALOG_SUBMIT)
 
     def __init__(self, title: Text | str, fields: list[Field], *,
                  validate: Callable[[dict[str, object]], str | None] | None = None,
@@ -309,8 +309,7 @@ class ChoiceDialog(Dialog):
 class TextDialog(Dialog):
     """A block of text (a result, a queue's attributes, a journal entry) to read and close."""
 
-    BINDINGS = [Binding("enter", "cancel", "Close", id="dialog_close"),
-                Binding("q", "cancel", "Close", show=False)]
+    BINDINGS = K.binding(K.DIALOG_CLOSE)
 
     def __init__(self, title: Text | str, body: Text, *, danger: bool = False) -> None:
         super().__init__(title)

@@ -14,13 +14,13 @@ from typing import NotRequired, TypedDict
 
 from rich.text import Text
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.screen import Screen
 from textual.widgets import Footer, Input, Label, Static
 
 from mqconsole.mq.payload import kind_of, safe_text
 from mqconsole.ops.views import MessageView
+from mqconsole.tui import keys as K
 from mqconsole.tui.context import ConsoleContext
 from mqconsole.tui.safe import clean
 from mqconsole.tui.screens.dialogs import ConfirmDialog
@@ -64,9 +64,7 @@ class EditRequest(TypedDict):
 
 class EditScreen(Screen):
     HELP_NAME = "edit"
-    BINDINGS = [Binding("ctrl+o", "apply", "Check and apply", id="edit_apply"),
-                Binding("ctrl+f", "force", "Apply anyway", id="edit_force"),
-                Binding("escape", "cancel", "Cancel", id="edit_cancel")]
+    BINDINGS = K.bindings([K.EDIT_APPLY, K.EDIT_FORCE, K.EDIT_CANCEL])
 
     def __init__(self, ctx: ConsoleContext, queue: str, view: MessageView, text: str,
                  kind: str, submit: Callable[[EditScreen, EditRequest], None] | None = None

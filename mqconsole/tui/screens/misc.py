@@ -6,12 +6,12 @@ from collections.abc import Sequence
 
 from rich.text import Text
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import Center, Vertical
 from textual.screen import ModalScreen, Screen
 from textual.widgets import DataTable, Label, OptionList, Static
 from textual.widgets.option_list import Option
 
+from mqconsole.tui import keys as K
 from mqconsole.tui.context import MIN_HEIGHT, MIN_WIDTH, ProfileInfo
 from mqconsole.tui.requests import CheckSize
 from mqconsole.tui.safe import clean, txt
@@ -21,7 +21,7 @@ from mqconsole.tui.widgets.lists import ListTable
 class HelpDialog(ModalScreen):
     """The bindings of the screen below: key, what it does, and the id to remap it by."""
 
-    BINDINGS = [Binding("escape,question_mark,q,enter", "close", "Close", id="help_close")]
+    BINDINGS = K.binding(K.HELP_CLOSE)
 
     def __init__(self, rows: Sequence[tuple[str, str, str]], title: str) -> None:
         super().__init__()
@@ -50,7 +50,7 @@ class ProfileScreen(Screen):
     """Choose a profile when the config names several queue managers."""
     HELP_NAME = "profile"
 
-    BINDINGS = [Binding("escape", "leave", "Back", id="profiles_back")]
+    BINDINGS = K.binding(K.PROFILES_BACK)
 
     def __init__(self, profiles: Sequence[ProfileInfo], *, can_leave: bool) -> None:
         super().__init__()
@@ -89,7 +89,7 @@ class ProfileScreen(Screen):
 class TooSmallScreen(ModalScreen):
     """Shown over everything while the terminal is smaller than 80x24."""
 
-    BINDINGS = [Binding("q", "app.quit", "Quit", id="too_small_quit")]
+    BINDINGS = K.binding(K.TOO_SMALL_QUIT)
 
     def compose(self) -> ComposeResult:
         yield Static(Text(""), id="message")

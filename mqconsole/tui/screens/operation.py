@@ -20,11 +20,11 @@ from typing import TYPE_CHECKING
 from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import Vertical
 from textual.widgets import Label, ProgressBar
 
 from mqconsole.ops.words import counted
+from mqconsole.tui import keys as K
 from mqconsole.tui.screens.dialogs import Dialog
 
 if TYPE_CHECKING:
@@ -37,7 +37,7 @@ PROGRESS_EVERY = 0.1  # seconds between progress updates on screen
 class OperationDialog(Dialog):
     """Runs ``op`` in a worker with its progress; ``escape`` asks it to stop."""
 
-    BINDINGS = [Binding("escape", "cancel", "Stop", id="dialog_stop")]
+    BINDINGS = K.binding(K.DIALOG_STOP)
 
     #: what escape does, in the operation's own words: most stop after the unit of work in
     #: progress (committed); the dead-letter handler backs its open unit out instead

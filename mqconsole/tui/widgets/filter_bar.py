@@ -4,17 +4,18 @@ from __future__ import annotations
 
 from rich.text import Text
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
 from textual.widgets import Input, Label
+
+from mqconsole.tui import keys as K
 
 
 class FilterBar(Vertical):
     """The filter's line; a problem with the filter wraps on the lines below it (at 80
     columns a long sentence is read whole, never cut)."""
 
-    BINDINGS = [Binding("escape", "close", "Close filter", id="filter_close")]
+    BINDINGS = K.binding(K.FILTER_CLOSE)
 
     class Changed(Message):
         def __init__(self, value: str, submitted: bool) -> None:

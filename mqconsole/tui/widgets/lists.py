@@ -9,15 +9,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from textual.binding import Binding
 from textual.widgets import DataTable
+
+from mqconsole.tui import keys as K
 
 
 class ListTable(DataTable[Any]):
-    BINDINGS = [
-        Binding("home", "scroll_top", "First", show=False),
-        Binding("end", "scroll_bottom", "Last", show=False),
-    ]
+    BINDINGS = K.bindings(K.TABLE_KEYS)
 
 
 __all__ = ["ListTable"]

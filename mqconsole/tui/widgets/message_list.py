@@ -16,7 +16,6 @@ from functools import lru_cache
 
 from rich.segment import Segment
 from rich.style import Style
-from textual.binding import Binding
 from textual.geometry import Region, Size
 from textual.message import Message
 from textual.reactive import reactive
@@ -28,6 +27,7 @@ from mqconsole.ops.selection import Mark
 from mqconsole.ops.summary import format_bytes
 from mqconsole.ops.timefmt import format_age
 from mqconsole.ops.words import counted
+from mqconsole.tui import keys as K
 from mqconsole.tui.browsing import BrowseModel, Row
 from mqconsole.tui.paging import PagedModel
 from mqconsole.tui.safe import clean, fit
@@ -127,14 +127,7 @@ def header_text(width: int) -> str:
 class MessageList(ScrollView, can_focus=True):
     """The rows of a :class:`BrowseModel`, with a cursor and marks."""
 
-    BINDINGS = [
-        Binding("up,k", "cursor(-1)", "Up", show=False),
-        Binding("down,j", "cursor(1)", "Down", show=False),
-        Binding("pageup,b", "page(-1)", "Page up", show=False),
-        Binding("pagedown,f", "page(1)", "Page down", show=False),
-        Binding("home,g", "first", "First", show=False),
-        Binding("end,G", "last", "Last", show=False),
-    ]
+    BINDINGS = K.bindings(K.MESSAGE_LIST_KEYS)
 
     COMPONENT_CLASSES = {
         "message-list--cursor",

@@ -18,12 +18,13 @@ from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
 from textual import events
-from textual.binding import Binding
 from textual.geometry import Size
 from textual.message import Message
 from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
+
+from mqconsole.tui import keys as K
 
 
 @dataclass(frozen=True)
@@ -36,15 +37,7 @@ class RowColumn:
 class RowList(ScrollView, can_focus=True):
     """Rows given by a function, a header line above them, a cursor; ``enter`` selects."""
 
-    BINDINGS = [
-        Binding("up,k", "cursor(-1)", "Up", show=False),
-        Binding("down,j", "cursor(1)", "Down", show=False),
-        Binding("pageup", "page(-1)", "Page up", show=False),
-        Binding("pagedown", "page(1)", "Page down", show=False),
-        Binding("home,ctrl+home", "first", "First", show=False),
-        Binding("end,ctrl+end", "last", "Last", show=False),
-        Binding("enter", "select", "Open", show=False),
-    ]
+    BINDINGS = K.bindings(K.ROW_LIST_KEYS)
     COMPONENT_CLASSES = {"row-list--header", "row-list--cursor", "row-list--odd"}
 
     cursor: reactive[int] = reactive(0, always_update=True)

@@ -1,0 +1,62 @@
+"""Write the parts of the docs that are made from the code (a test checks they are equal).
+
+    python tools/gen_docs.py          # rewrite them
+    python tools/gen_docs.py --check  # exit 1 when one differs
+
+Each part sits between ``<!-- NAME: ... -->`` and ``<!-- NAME:end -->`` in its file.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _keys() -> str:
+    from mqconsole.tui.keys import markdown_table
+
+    return markdown_table()
+
+
+PARTS: list[tuple[str, str, Callable[[], str]]] = [
+    ("docs/tui.md", "keys", _keys),
+]
+
+
+def render(text: str, name: str, body: str) -> str:
+    """``text`` with the part ``name`` replaced by ``body``."""
+    pattern = re.compile(rf"(<!-- {name}: [^\n]*-->\n)(.*?)(<!-- {name}:end -->)", re.S)
+    if not pattern.search(text):
+        raise SystemExit(f"no <!-- {name}: ... --> ... <!-- {name}:end --> in the file")
+    return pattern.sub(lambda m: m.group(1) + body + m.group(3), text, count=1)
+
+
+def stale() -> list[str]:
+    """The files whose made parts differ from the code."""
+    out = []
+    for rel, name, make in PARTS:
+        path = ROOT / rel
+        text = path.read_text()
+        if render(text, name, make()) != text:
+            out.append(f"{rel} ({name})")
+    return out
+
+
+def main(argv: list[str]) -> int:
+    if "--check" in argv:
+        differ = stale()
+        for what in differ:
+            print(f"{what} differs from the code: run python tools/gen_docs.py", file=sys.stderr)
+        return 1 if differ else 0
+    for rel, name, make in PARTS:
+        path = ROOT / rel
+        path.write_text(render(path.read_text(), name, make()))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
