@@ -20,8 +20,11 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from functools import partial
 from pathlib import Path, PurePath
 from typing import TYPE_CHECKING, Any
+
+from textual import events
 
 from mqconsole.mq.errors import MQError
 from mqconsole.mq.reasons import MQRC_HCONN_ERROR
@@ -257,16 +260,10 @@ class ConsoleContext:
                                    name=what or "backend", exit_on_error=False)
 
     def post_from_thread(self, callback: Callable[..., Any], *args: Any, **kw: Any) -> None:
-        """Run ``callback`` on the event loop soon (never blocks the calling thread)."""
-        loop = self.app._loop
-        if loop is None or loop.is_closed():
-            return
-
-        def call() -> None:
-            self.app.call_later(callback, *args, **kw)
-
-        with contextlib.suppress(RuntimeError):
-            loop.call_soon_threadsafe(call)
+        """Run ``callback`` on the event loop soon (never blocks the calling thread): Textual's
+        ``post_message`` is thread-safe, and a closed app takes no more messages."""
+        with contextlib.suppress(RuntimeError):  # the event loop is already closed
+            self.app.post_message(events.Callback(callback=partial(callback, *args, **kw)))
 
     def report_error(self, exc: BaseException, *, queue: str | None = None,
                      what: str = "") -> None:

@@ -12,7 +12,12 @@ import contextlib
 import os
 import selectors
 from codecs import getincrementaldecoder
+from functools import partial
 
+from textual import events
+
+# the one internal of Textual the console uses: LinuxDriver's own input thread reads with it
+# (Textual is pinned to one minor version in pyproject.toml, the snapshots are the gate)
 from textual._xterm_parser import XTermParser
 from textual.drivers.linux_driver import LinuxDriver
 
@@ -47,9 +52,9 @@ class SafeLinuxDriver(LinuxDriver):
     def _lost(self) -> None:
         app = self._app
         lost = getattr(app, "terminal_lost", None)
-        if lost is not None and app._loop is not None:
+        if lost is not None:  # post_message is thread-safe; a closed app takes none
             with contextlib.suppress(RuntimeError):  # the loop is already closed
-                app._loop.call_soon_threadsafe(lost, "lost terminal")
+                app.post_message(events.Callback(callback=partial(lost, "lost terminal")))
 
 
 __all__ = ["SafeLinuxDriver"]
