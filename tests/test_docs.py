@@ -26,3 +26,30 @@ def test_a_changed_key_makes_the_docs_stale(monkeypatch):
     gen = _gen_docs()
     monkeypatch.setattr(K, "markdown_table", lambda: "| a table of other keys |\n")
     assert gen.stale() == ["docs/tui.md (keys)"]
+
+
+def test_every_exit_code_has_its_meaning_and_the_help_names_it():
+    from click.testing import CliRunner
+
+    from mqconsole.cli.main import cli
+    from mqconsole.ops.exit_codes import MEANINGS, ExitCode
+
+    assert set(MEANINGS) == set(ExitCode)
+    shown = CliRunner().invoke(cli, ["--help"]).output
+    missing = [int(c) for c in ExitCode if c != ExitCode.INTERNAL and f"{int(c)} " not in shown]
+    assert not missing, missing
+
+
+def test_the_readmes_command_list_is_every_command_of_the_cli():
+    """Each line of the README's list is a command --help lists, and none is left out."""
+    import re
+
+    from click.testing import CliRunner
+
+    from mqconsole.cli.main import COMMANDS, cli
+
+    readme = (ROOT / "README.md").read_text()
+    listed = set(re.findall(r"^\| `mqconsole ([a-z-]+)` \|", readme, re.M))
+    assert listed == set(COMMANDS)
+    shown = CliRunner().invoke(cli, ["--help"]).output
+    assert all(re.search(rf"^  {re.escape(name)}\s", shown, re.M) for name in listed)

@@ -22,8 +22,39 @@ def _keys() -> str:
     return markdown_table()
 
 
+def _exit_codes() -> str:
+    from mqconsole.ops.exit_codes import MEANINGS
+
+    rows = [f"| {int(code)} | {text} |" for code, text in sorted(MEANINGS.items())]
+    return "\n".join(["| code | meaning |", "|---|---|", *rows]) + "\n"
+
+
+def _commands() -> str:
+    """Every command and sub-command with the first sentence of its help (from click)."""
+    import click
+
+    from mqconsole.cli.main import cli
+
+    ctx = click.Context(cli)
+    rows = []
+
+    def walk(group: click.Group, prefix: str, ctx: click.Context) -> None:
+        for name in group.list_commands(ctx):
+            command = group.get_command(ctx, name)
+            if command is None or command.hidden:
+                continue
+            rows.append(f"| `mqconsole {prefix}{name}` | {command.get_short_help_str(500)} |")
+            if isinstance(command, click.Group):
+                walk(command, f"{prefix}{name} ", click.Context(command, parent=ctx))
+
+    walk(cli, "", ctx)
+    return "\n".join(["| command | what it does |", "|---|---|", *rows]) + "\n"
+
+
 PARTS: list[tuple[str, str, Callable[[], str]]] = [
     ("docs/tui.md", "keys", _keys),
+    ("README.md", "exit-codes", _exit_codes),
+    ("README.md", "commands", _commands),
 ]
 
 

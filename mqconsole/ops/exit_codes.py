@@ -71,6 +71,32 @@ class ExitCode(IntEnum):
     TERMINATED = 143  # SIGTERM: stopped at the next commit (journal and summary written)
 
 
+# what each code means, in the words the README's exit-code table shows (made from this by
+# tools/gen_docs.py; a test keeps them equal and wants a meaning for every code)
+MEANINGS: dict[ExitCode, str] = {
+    ExitCode.OK: "done (also when a selection matched nothing: said on stderr)",
+    ExitCode.PARTIAL: "some messages failed and stayed where they were, or a Ctrl-C stopped "
+    "the change at a commit (what was committed stays, and is in the journal); `doctor`: a "
+    "queue is judged BAD (WARN alone exits 0)",
+    ExitCode.USAGE: "usage or bad input: unknown queue, bad expression, bad file — said "
+    "before any question, and nothing was changed (an error after a change committed part "
+    "of its work is 1, and says how many messages stay done)",
+    ExitCode.UNAVAILABLE: "cannot connect, backend unavailable",
+    ExitCode.REFUSED: "refused: read-only profile, not authorized, missing `--yes`",
+    ExitCode.UNKNOWN_OUTCOME: "outcome unknown (a commit MQ cannot confirm, reason 2549): "
+    "check the queues",
+    ExitCode.JOURNAL_FAILED: "the journal could not be written (a folder in its place, disk "
+    "full, `ulimit -f`; the message names the file): the summary says what was done — "
+    "nothing when it failed before the start; a change stops at the next commit when its "
+    "journal fails",
+    ExitCode.INTERNAL: "a bug in mqconsole; the message says how to see the traceback",
+    ExitCode.INTERRUPTED: "interrupted: Ctrl-C twice during a change (the open unit of work "
+    "backed out; what was committed is in the journal), or Ctrl-C on any other command",
+    ExitCode.TERMINATED: "SIGTERM: a change stops at the next commit, writes its journal and "
+    "summary, and exits 143 (a second SIGTERM stops at once, the open unit backed out)",
+}
+
+
 def exit_code_of(result: OperationResult, *, journal_failed: bool = False,
                  leaving_is_done: bool = False) -> ExitCode:
     """5 when a commit's outcome is unknown; 6 when the journal could not be written; a dry
@@ -181,4 +207,4 @@ def exit_code_for_error(exc: BaseException) -> ExitCode:
     return ExitCode.INTERNAL
 
 
-__all__ = ["ExitCode", "exit_code_for_error", "exit_code_for_mq", "exit_code_of"]
+__all__ = ["MEANINGS", "ExitCode", "exit_code_for_error", "exit_code_for_mq", "exit_code_of"]

@@ -17,7 +17,8 @@ from .common import dry_run_option, json_option, session_of, yes_option
 @json_option
 @click.pass_context
 def queues(ctx: click.Context, pattern: str, as_json: bool) -> None:
-    """List queues (optionally matching PATTERN, e.g. 'APP.*') with depth and backout settings."""
+    """List queues (those matching PATTERN such as 'APP.*' when given) with depth and backout
+    settings."""
     from mqconsole.ops.queues import queue_rows
 
     qm = session_of(ctx).connect()
