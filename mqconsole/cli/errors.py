@@ -60,8 +60,11 @@ def describe(exc: BaseException) -> tuple[str, ExitCode] | None:
     return None
 
 
-def report(exc: BaseException) -> int:
-    """Print one line for ``exc`` on stderr and return the exit code."""
+def report(exc: BaseException, *, as_json: bool = False) -> int:
+    """Print one line for ``exc`` on stderr (and with ``as_json`` a JSON object on stdout)
+    and return the exit code."""
+    from mqconsole.cli.output import emit_json_error
+
     known = describe(exc)
     committed = getattr(exc, "committed_before_error", 0)
     if known is not None and committed:
@@ -76,12 +79,16 @@ def report(exc: BaseException) -> int:
         from mqconsole.cli.output import safe
 
         # the text of a bug's exception may hold message bytes: escaped and cut short
-        print(f"mqconsole: internal error: {type(exc).__name__}: {safe(str(exc))[:200]} "
-              "(set MQCONSOLE_DEBUG=1 to see the traceback, and please report it)",
-              file=sys.stderr)
+        sentence = (f"internal error: {type(exc).__name__}: {safe(str(exc))[:200]} "
+                    "(set MQCONSOLE_DEBUG=1 to see the traceback, and please report it)")
+        print(f"mqconsole: {sentence}", file=sys.stderr)
+        if as_json:
+            emit_json_error(sentence, ExitCode.INTERNAL)
         return ExitCode.INTERNAL
     message, code = known
     from mqconsole.cli.output import safe
 
     print(f"mqconsole: {safe(message)}", file=sys.stderr)
+    if as_json:
+        emit_json_error(safe(message), code)
     return int(code)

@@ -93,42 +93,57 @@ def cli(ctx: click.Context, config_file: str | None, profile_name: str | None,
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Console-script entry point: run, map every known error to one line and an exit code."""
+    """Console-script entry point: run, map every known error to one line and an exit code
+    (with ``--json``, also to a JSON object on stdout: ``{"error": ..., "exit": N}``)."""
+    from .output import emit_json_error, forget_json
+
+    forget_json()
+    args = sys.argv[1:] if argv is None else argv
+    as_json = "--json" in args[:args.index("--")] if "--" in args else "--json" in args
     try:
         cli.main(args=argv, prog_name="mqconsole", standalone_mode=False)
     except click.exceptions.Exit as e:
         return int(e.exit_code)
     except click.ClickException as e:
         e.show()
-        return int(ExitCode.USAGE) if e.exit_code == 2 else int(e.exit_code)
+        code = int(ExitCode.USAGE) if e.exit_code == 2 else int(e.exit_code)
+        if as_json:
+            emit_json_error(e.format_message(), code)
+        return code
     except click.exceptions.Abort as e:
         # click turns a KeyboardInterrupt (Ctrl-C, at a prompt too) into Abort
         interrupt = e.__cause__ or e.__context__
         if isinstance(interrupt, KeyboardInterrupt):
-            return _interrupted(interrupt)
+            return _interrupted(interrupt, as_json)
         print("mqconsole: aborted", file=sys.stderr)
+        if as_json:
+            emit_json_error("aborted", ExitCode.REFUSED)
         return int(ExitCode.REFUSED)
     except KeyboardInterrupt as e:
-        return _interrupted(e)
+        return _interrupted(e, as_json)
     except BrokenPipeError:
         return 0
     except BaseException as e:
         if isinstance(e, SystemExit):
             return int(e.code or 0) if isinstance(e.code, int) else 0
-        return report(e)
+        return report(e, as_json=as_json)
     return 0
 
 
-def _interrupted(exc: KeyboardInterrupt) -> int:
+def _interrupted(exc: KeyboardInterrupt, as_json: bool = False) -> int:
     """Ctrl-C (twice during a change) is 130; a second SIGTERM 143. A change stopped this
     way backed out its open unit of work; what it committed is in the journal."""
     from .operate import Terminated
+    from .output import emit_json_error
 
     if isinstance(exc, Terminated):
-        print("mqconsole: terminated (the open unit of work was backed out)", file=sys.stderr)
-        return int(ExitCode.TERMINATED)
-    print("mqconsole: interrupted", file=sys.stderr)
-    return int(ExitCode.INTERRUPTED)
+        sentence, code = "terminated (the open unit of work was backed out)", ExitCode.TERMINATED
+    else:
+        sentence, code = "interrupted", ExitCode.INTERRUPTED
+    print(f"mqconsole: {sentence}", file=sys.stderr)
+    if as_json:
+        emit_json_error(sentence, code)
+    return int(code)
 
 
 def entry() -> None:  # pragma: no cover - thin wrapper

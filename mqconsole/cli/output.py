@@ -9,10 +9,29 @@ from typing import Any
 
 from mqconsole.mq.payload import safe_text
 
+_json_written = [False]  # whether this run printed its JSON (an error then prints none)
+
 
 def emit_json(data: Any) -> None:
     # ensure_ascii escapes every control character: message bytes never reach the terminal raw
     sys.stdout.write(json.dumps(data, indent=2, ensure_ascii=True, default=str) + "\n")
+    _json_written[0] = True
+
+
+def json_written() -> bool:
+    return _json_written[0]
+
+
+def forget_json() -> None:
+    """A new run (``cli.main.main`` called again in one process) has printed nothing."""
+    _json_written[0] = False
+
+
+def emit_json_error(message: str, code: int) -> None:
+    """With --json, an error is a JSON object on stdout too (its sentence is on stderr):
+    ``{"error": SENTENCE, "exit": CODE}`` — unless the command already printed its JSON."""
+    if not json_written():
+        emit_json({"error": message, "exit": int(code)})
 
 
 def say(text: str) -> None:

@@ -46,7 +46,7 @@ def test_scenario_errors_exit_2_with_field_and_line(tmp_path):
                    "    provider: mq_activation_spec\n    max_server_session: 3\n")
     r = run_cli("replay", str(bad), "--json", home=tmp_path)
     assert r.code == 2
-    assert r.out == ""  # no partial result
+    assert r.json == {"error": r.err.strip().removeprefix("mqconsole: "), "exit": 2}  # no result
     assert f"{bad} line 7: endpoints[0].max_server_session: unknown field" in r.err
     assert "did you mean max_server_sessions?" in r.err
     bad.write_text("queues: [{name: Q}]\nmessages:\n  - {id: m1, queue: R}\n")
@@ -151,7 +151,7 @@ def test_doctor_text_and_endpoints_errors(cli, tmp_path):
     bad = tmp_path / "eps.yaml"
     bad.write_text("endpoints:\n  - name: E\n    queue: APP.ORDERS\n    provider: mdb\n")
     r = cli("doctor", "--endpoints", str(bad), "--json")
-    assert r.code == 2 and r.out == ""
+    assert r.code == 2 and r.json["exit"] == 2 and "provider" in r.json["error"]
     assert "line 4: endpoints[0].provider: must be one of" in r.err
 
 

@@ -43,7 +43,9 @@ def test_read_only_profile_refuses_every_change(tmp_path, demo, cli):
             r = run_cli("--config", str(cfg), *args, *extra, home=tmp_path / "home")
             assert r.code == 4, (args, r.err)
             [line] = r.err.strip().splitlines()
-            assert "read-only" in line and "prod" in line and r.out == ""
+            assert "read-only" in line and "prod" in line
+            assert (r.json == {"error": line.removeprefix("mqconsole: "), "exit": 4}
+                    if extra else r.out == "")
     assert depth_and_files(cli, tmp_path) == before
     # a dry run changes nothing, so it is allowed: it says what the change would do
     for args in changes(tmp_path, msgid):
