@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import json
 import os
+import pty
+import select
 import shutil
 import subprocess
 import sys
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -33,6 +36,80 @@ def run_cli(*args: str, home: Path, input: str | None = None, env: dict | None =
     p = subprocess.run([MQCONSOLE, *args], capture_output=True, text=True, input=input,
                        env=full_env, timeout=120)
     return Result(p.returncode, p.stdout, p.stderr)
+
+
+def clean_env(home: Path) -> dict[str, str]:
+    """This environment without MQCONSOLE_* variables, MQCONSOLE_HOME set to ``home``."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MQCONSOLE_")}
+    env["MQCONSOLE_HOME"] = str(home)
+    return env
+
+
+def wait_for_output(proc: subprocess.Popen, text: str, *, timeout: float = 120.0) -> bytes:
+    """What ``proc`` wrote on its stderr (a pipe) up to and including ``text``, read as it
+    comes: start-up is over and it got that far (a condition, never a sleep). Fails if it
+    ends first, or after ``timeout`` (a hang). The rest is still to be read
+    (``proc.communicate()``)."""
+    assert proc.stderr is not None
+    fd, seen = proc.stderr.fileno(), b""
+    deadline = time.monotonic() + timeout
+    while text.encode() not in seen:
+        left = deadline - time.monotonic()
+        assert left > 0, f"mqconsole never said {text!r}; it said {seen!r}"
+        if select.select([fd], [], [], left)[0]:
+            chunk = os.read(fd, 65536)
+            assert chunk, f"mqconsole ended before saying {text!r}; it said {seen!r}"
+            seen += chunk
+    return seen
+
+
+def signal_delivered(proc: subprocess.Popen, signum: int, *, timeout: float = 120.0) -> None:
+    """Until the kernel has delivered ``signum`` to ``proc`` (no longer pending: its handler
+    runs), for a signal whose handler says nothing to wait for. Linux's /proc; elsewhere
+    this returns at once."""
+    bit = 1 << (signum - 1)
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            with open(f"/proc/{proc.pid}/status") as fp:
+                fields = dict(line.split(":", 1) for line in fp if ":" in line)
+        except OSError:
+            return
+        pending = int(fields["SigPnd"], 16) | int(fields["ShdPnd"], 16)
+        if not pending & bit:
+            return
+        time.sleep(0.01)
+    raise AssertionError(f"signal {signum} still pending after {timeout:g} s")
+
+
+QUESTION = "[y/N]: "  # the end of click.confirm's question
+
+
+def answer_on_a_terminal(args: list[str], answer: bytes | None, *, home: Path
+                         ) -> tuple[int, str, str]:
+    """Run mqconsole with a pseudo-terminal for stdin (stdout and stderr pipes), wait for its
+    question and give ``answer`` (None: Ctrl-C, a SIGINT, at the question): its code,
+    stdout and stderr. A terminal buffers what is typed early, so this waits for the
+    question to be sure it was asked, not to give it time."""
+    import signal
+
+    controller, terminal = pty.openpty()
+    proc = subprocess.Popen([MQCONSOLE, *args], env=clean_env(home), stdin=terminal,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    os.close(terminal)
+    try:
+        early = wait_for_output(proc, QUESTION)
+        if answer is None:
+            proc.send_signal(signal.SIGINT)
+        else:
+            os.write(controller, answer)
+        out, err = proc.communicate(timeout=120)
+    finally:
+        os.close(controller)
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    return proc.returncode, out.decode(), (early + err).decode()
 
 
 @pytest.fixture(scope="session")

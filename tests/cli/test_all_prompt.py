@@ -3,28 +3,11 @@
 
 from __future__ import annotations
 
-import os
-import pty
-import subprocess
-import time
-
-from .conftest import MQCONSOLE
+from .conftest import answer_on_a_terminal
 
 
 def test_the_all_question_gives_the_count(demo, tmp_path):
-    env = {k: v for k, v in os.environ.items() if not k.startswith("MQCONSOLE_")}
-    env["MQCONSOLE_HOME"] = str(tmp_path / "home")
-    controller, terminal = pty.openpty()
-    proc = subprocess.Popen([MQCONSOLE, "--embedded", str(demo), "move", "APP.ORDERS",
-                             "APP.AUDIT", "--all"], env=env, stdin=terminal,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    os.close(terminal)
-    try:
-        time.sleep(0.5)
-        os.write(controller, b"n\n")
-        _, err = proc.communicate(timeout=120)
-    finally:
-        os.close(controller)
-    text = err.decode()
-    assert proc.returncode == 4, text
+    code, _, text = answer_on_a_terminal(["--embedded", str(demo), "move", "APP.ORDERS",
+                                          "APP.AUDIT", "--all"], b"n\n", home=tmp_path / "home")
+    assert code == 4, text
     assert "(40 messages on APP.ORDERS now)?" in text

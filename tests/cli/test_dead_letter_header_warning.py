@@ -5,12 +5,7 @@ in --dry-run and in --json; the console's choice comes from the same decision
 
 from __future__ import annotations
 
-import os
-import pty
-import subprocess
-import time
-
-from .conftest import MQCONSOLE
+from .conftest import answer_on_a_terminal
 
 DLQ = "SYSTEM.DEAD.LETTER.QUEUE"
 KEPT = ("the dead-letter header is kept: applications reading APP.AUDIT get an MQDLH in "
@@ -18,21 +13,9 @@ KEPT = ("the dead-letter header is kept: applications reading APP.AUDIT get an M
 
 
 def test_the_question_on_a_terminal_says_the_header_is_kept(demo, tmp_path):
-    env = {k: v for k, v in os.environ.items() if not k.startswith("MQCONSOLE_")}
-    env["MQCONSOLE_HOME"] = str(tmp_path / "home")
-    controller, terminal = pty.openpty()
-    proc = subprocess.Popen([MQCONSOLE, "--embedded", str(demo), "move", DLQ, "APP.AUDIT",
-                             "--all"], env=env, stdin=terminal,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    os.close(terminal)
-    try:
-        time.sleep(0.5)
-        os.write(controller, b"n\n")
-        _, err = proc.communicate(timeout=120)
-    finally:
-        os.close(controller)
-    text = err.decode()
-    assert proc.returncode == 4, text  # not confirmed: nothing moved
+    code, _, text = answer_on_a_terminal(["--embedded", str(demo), "move", DLQ, "APP.AUDIT",
+                                          "--all"], b"n\n", home=tmp_path / "home")
+    assert code == 4, text  # not confirmed: nothing moved
     question = f"(240 messages on {DLQ} now)? (note: {KEPT})"
     assert f"warning: {KEPT}" in text and question in text
     assert text.index(f"warning: {KEPT}") < text.index(question)

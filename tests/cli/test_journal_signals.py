@@ -7,7 +7,6 @@ Also Ctrl-C on a read-only command and at the confirmation: 130, never 4."""
 from __future__ import annotations
 
 import os
-import pty
 import random
 import shutil
 import signal
@@ -20,6 +19,7 @@ import pytest
 from mqconsole.backends.open import open_embedded
 from mqconsole.ops.journal import Journal
 
+from .conftest import answer_on_a_terminal, wait_for_output
 from .test_journal_faults import DST, MQCONSOLE, SRC, ids, make_qm
 
 COUNT = 20_000
@@ -153,10 +153,12 @@ def test_a_second_signal_stops_at_once(template, tmp_path, sig, code):
         assert proc.poll() is None, proc.communicate()
         time.sleep(0.02)
     proc.send_signal(sig)
-    time.sleep(0.5)
+    # the first signal handled (a second one sent before that would merge with it)
+    early = wait_for_output(proc, "stopping at the next commit")
     assert proc.poll() is None  # still in the put
     proc.send_signal(sig)
     _, err = proc.communicate(timeout=60)
+    err = early + err
     assert proc.returncode == code, err
     moved = ids(path, DST)
     assert len(moved) == 2000 and len(ids(path, SRC)) == COUNT - 2000
@@ -183,7 +185,8 @@ def test_ctrl_c_on_a_read_only_command_is_130(template, tmp_path):
     proc = subprocess.Popen([MQCONSOLE, "--embedded", str(path), "browse", SRC, "--limit",
                              str(COUNT)], env=_env(tmp_path / "home"), stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, stdin=subprocess.DEVNULL)
-    time.sleep(2)  # it fills the pipe nobody reads and waits
+    # its first row: start-up is over; it then fills the pipe nobody reads and waits
+    assert proc.stdout.readline(), proc.communicate()
     assert proc.poll() is None
     proc.send_signal(signal.SIGINT)
     proc.stdout.close()
@@ -194,33 +197,10 @@ def test_ctrl_c_on_a_read_only_command_is_130(template, tmp_path):
 
 def test_ctrl_c_at_the_confirmation_is_130(template, tmp_path):
     path = _copy(template, tmp_path / "ask.sqlite")
-    controller, terminal = pty.openpty()
-    proc = subprocess.Popen([MQCONSOLE, "--embedded", str(path), "move", SRC, DST, "--all"],
-                            env=_env(tmp_path / "home"), stdin=terminal,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    os.close(terminal)
-    try:
-        deadline = time.monotonic() + 60
-        while proc.poll() is None and time.monotonic() < deadline:
-            err_ready = _peek(proc)
-            if err_ready:
-                break
-            time.sleep(0.05)
-        proc.send_signal(signal.SIGINT)
-        _, err = proc.communicate(timeout=60)
-    finally:
-        os.close(controller)
-    assert proc.returncode == 130, err
+    code, _, err = answer_on_a_terminal(["--embedded", str(path), "move", SRC, DST, "--all"],
+                                        None, home=tmp_path / "home")
+    assert code == 130, err
     assert ids(path, DST) == []
-
-
-def _peek(proc: subprocess.Popen) -> bool:
-    """The process waits at its question (it reads from the terminal)."""
-    try:
-        with open(f"/proc/{proc.pid}/wchan") as fp:
-            return fp.read().strip() in ("n_tty_read", "wait_woken", "tty_read")
-    except OSError:
-        return False
 
 
 def test_a_killed_save_leaves_no_partial_file_after_the_next_run(template, tmp_path):

@@ -3,12 +3,7 @@ item 5): real invocations, on a pseudo-terminal for the question."""
 
 from __future__ import annotations
 
-import os
-import pty
-import subprocess
-import time
-
-from .conftest import MQCONSOLE
+from .conftest import answer_on_a_terminal
 
 MISSING = ("BOQNAME APP.ORDERS.RETRY names a queue that does not exist on QM1: a message "
            "backed out BOTHRESH times cannot be requeued there until it is defined")
@@ -50,20 +45,9 @@ def test_queue_define_warns_too(cli):
 
 
 def test_on_a_terminal_it_asks_after_the_warning(demo, tmp_path):
-    env = {k: v for k, v in os.environ.items() if not k.startswith("MQCONSOLE_")}
-    env["MQCONSOLE_HOME"] = str(tmp_path / "home")
-    controller, terminal = pty.openpty()
-    proc = subprocess.Popen([MQCONSOLE, "--embedded", str(demo), "queue", "set", "APP.ORDERS",
-                             "--boqname", "APP.ORDERS.RETRY"], env=env, stdin=terminal,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    os.close(terminal)
-    try:
-        time.sleep(0.5)
-        os.write(controller, b"y\n")
-        out, err = proc.communicate(timeout=120)
-    finally:
-        os.close(controller)
-    text = err.decode()
-    assert proc.returncode == 0, text
+    code, out, text = answer_on_a_terminal(["--embedded", str(demo), "queue", "set",
+                                            "APP.ORDERS", "--boqname", "APP.ORDERS.RETRY"],
+                                           b"y\n", home=tmp_path / "home")
+    assert code == 0, text
     assert text.index(MISSING) < text.index("changing boqname of queue APP.ORDERS?")
-    assert "APP.ORDERS: boqname 'APP.ORDERS.BOQ' -> 'APP.ORDERS.RETRY'" in out.decode() + text
+    assert "APP.ORDERS: boqname 'APP.ORDERS.BOQ' -> 'APP.ORDERS.RETRY'" in out + text

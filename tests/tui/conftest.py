@@ -93,11 +93,12 @@ async def settle(app, pilot, rounds: int = 3) -> None:
         await pilot.pause()
 
 
-async def wait_for(app, pilot, condition: Callable[[], bool], timeout: float = 30.0, *,
+async def wait_for(app, pilot, condition: Callable[[], bool], timeout: float = 120.0, *,
                    workers: bool = True) -> None:
     """Until ``condition()``; ``workers=False`` while a long worker must keep running. The
     timeout is generous: the whole suite on two busy cores once took over 10 s for a step
-    that takes 5 ms alone; a hang still fails."""
+    that takes 5 ms alone (and ``make test-loaded`` runs it beside a CPU hog); a hang still
+    fails, here or at pytest-timeout's bound."""
     import asyncio
     import time
 

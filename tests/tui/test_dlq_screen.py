@@ -250,15 +250,18 @@ async def test_a_run_shows_its_progress_and_escape_backs_the_open_unit_out(
         shown.append((done, total, str(self.query_one("#status", Label).content)))
 
     monkeypatch.setattr(OperationDialog, "update_progress", update_progress)
+    import threading
+
     one = handler_mod.Handler._one
+    gate, calls = threading.Event(), [0]
 
-    def slow_one(self, *args, **kw):  # a message at a time, so that escape lands mid-pass
-        import time as _time
-
-        _time.sleep(0.02)
+    def gated_one(self, *args, **kw):  # from the run's 200th message it waits: mid-pass
+        calls[0] += not self.settings.dry_run  # (the plan is a dry run)
+        if calls[0] >= 200:
+            assert gate.wait(120), "the test never opened the gate"
         return one(self, *args, **kw)
 
-    monkeypatch.setattr(handler_mod.Handler, "_one", slow_one)
+    monkeypatch.setattr(handler_mod.Handler, "_one", gated_one)
     app = make_app()
     async with app.run_test(size=(120, 34)) as pilot:
         screen = await open_handler(app, pilot, "fwd.rules")
@@ -276,6 +279,7 @@ async def test_a_run_shows_its_progress_and_escape_backs_the_open_unit_out(
         dones = [done for done, _, _ in shown]
         assert dones == sorted(dones)
         await pilot.press("escape")
+        gate.set()
         await wait_for(app, pilot, lambda: isinstance(app.screen, TextDialog))
         summary = str(app.screen.body)
         assert "stopped" in summary

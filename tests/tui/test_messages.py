@@ -158,18 +158,22 @@ async def test_escape_on_a_long_read_shows_what_was_read(make_app, big_queue, mo
     """Issue 15 item 10: End on a deep queue, then Escape: the list is what was read, the
     cursor on its last row (not on an unread row far below), and End reads on. Forward
     only, as on real MQ (a backend that cannot read a page at a position)."""
-    import time
+    import threading
 
     from mqconsole.backends.embedded import cursor as embedded_cursor
     from mqconsole.tui.screens import messages as messages_screen
 
     monkeypatch.setattr(messages_screen, "page_reader", lambda qm, queue: None)
 
-    slow = embedded_cursor.EmbeddedCursor.next_batch
+    real = embedded_cursor.EmbeddedCursor.next_batch
+    gate, returned = threading.Event(), [0]
 
-    def next_batch(self, n):
-        time.sleep(0.05)
-        return slow(self, n)
+    def next_batch(self, n):  # past 1,000 messages the read waits for the gate: mid-read
+        if returned[0] >= 1000:
+            assert gate.wait(120), "the test never opened the gate"
+        batch = real(self, n)
+        returned[0] += len(batch)
+        return batch
 
     monkeypatch.setattr(embedded_cursor.EmbeddedCursor, "next_batch", next_batch)
     app = make_app(page_size=100)
@@ -183,6 +187,8 @@ async def test_escape_on_a_long_read_shows_what_was_read(make_app, big_queue, mo
         await wait_for(app, pilot, lambda: model.count >= 1000 and app.screen._reading,
                        workers=False)
         await pilot.press("escape")
+        assert model.stopped  # while the read still waits
+        gate.set()
         await wait_for(app, pilot, lambda: not app.screen._reading)
         await pilot.pause()
         assert isinstance(app.screen, MessagesScreen) and not model.done and model.stopped

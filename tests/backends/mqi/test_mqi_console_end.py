@@ -5,7 +5,7 @@ MQI backend over the stand-in: no page at a position, no selection in the queue 
 
 from __future__ import annotations
 
-import time
+import threading
 
 from mqconsole.backends.base import ListsByPosition, ReadsByPosition, SelectsByFacts
 from mqconsole.backends.mqi import cursor as mqi_cursor
@@ -30,11 +30,15 @@ async def test_end_reads_forward_with_progress_and_escape_stops_it(qmgr, qm, tmp
     put_messages(admin, queue, MQMD(format="MQSTR", ccsid=1208), b"hello", count=DEPTH)
     admin.commit()
     monkeypatch.setattr(messages_screen, "AUTO_READ", 50)  # deep enough to read on demand
-    slow = mqi_cursor.MQICursor.next_batch
+    real = mqi_cursor.MQICursor.next_batch
+    gate, returned = threading.Event(), [0]
 
-    def next_batch(self, n):
-        time.sleep(0.05)
-        return slow(self, n)
+    def next_batch(self, n):  # past 100 messages the read waits for the gate: mid-read
+        if returned[0] >= 100:
+            assert gate.wait(120), "the test never opened the gate"
+        batch = real(self, n)
+        returned[0] += len(batch)
+        return batch
 
     monkeypatch.setattr(mqi_cursor.MQICursor, "next_batch", next_batch)
     app = MQConsoleApp(qmgr.connect, profile=ProfileInfo(name="mq"),
@@ -54,6 +58,8 @@ async def test_end_reads_forward_with_progress_and_escape_stops_it(qmgr, qm, tmp
                        workers=False)
         assert "reading… (esc stops)" in screen_text(app)  # the progress, and how to stop
         await pilot.press("escape")
+        assert model.stopped  # while the read still waits
+        gate.set()
         await wait_for(app, pilot, lambda: not screen._reading)
         await pilot.pause()
         assert app.screen is screen and model.stopped and not model.done
