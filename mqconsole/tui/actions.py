@@ -26,6 +26,7 @@ import difflib
 import os
 import subprocess
 import tempfile
+from collections import Counter
 from collections.abc import Callable, Coroutine
 from datetime import UTC, datetime
 from pathlib import Path
@@ -49,9 +50,11 @@ from mqconsole.ops.operation import (
     Resubmit,
     Save,
     Summary,
+    Transfer,
     destination_problem,
     header_kept,
 )
+from mqconsole.ops.selection import Mark
 from mqconsole.ops.views import MessageView
 from mqconsole.tui.context import ConsoleContext
 from mqconsole.tui.flow import ask, in_thread, launch
@@ -198,8 +201,9 @@ class ActionRunner:
         def finished(summary: Summary | None) -> None:
             if after is not None:
                 after()
+            source = op.describe().source
             for q in _changed_queues(op, summary):
-                ctx.mark_dirty(q)
+                ctx.mark_dirty(q, _left(op, summary) if q == source else None)
                 ctx.request(QueueChanged(q))
             ctx.request(QueuesChanged())
             if summary is None:
@@ -807,6 +811,26 @@ def edit_diff(before: str, after: str) -> Text:
     if len(lines) > MAX_DIFF_LINES:
         out.append(f"… {len(lines) - MAX_DIFF_LINES} more lines of difference\n", "dim")
     return out
+
+
+def _left(op: Operation, summary: Summary | None) -> frozenset[Mark] | None:
+    """Which marked messages a move, delete or resubmit of marked messages took off its
+    source, exactly (a copy: none); None when that cannot be told (another selection, a
+    MsgId done fewer times than it is marked, an error): the list is read again then."""
+    selection = getattr(op.spec, "selection", None)
+    if (summary is None or summary.error or selection is None or not selection.marks
+            or selection.where is not None or selection.msgids
+            or not isinstance(op.spec, Transfer | Resubmit | Delete)):
+        return None
+    result = summary.result
+    if getattr(op.spec, "copy", False) or result.dry_run:
+        return frozenset()
+    done = Counter(result.done_msgids)
+    marked = Counter(m.msgid.hex().upper() for m in selection.marks if m.msgid is not None)
+    if any(m.msgid is None for m in selection.marks) or any(
+            done[h] not in (0, n) for h, n in marked.items()):
+        return None  # some of the messages sharing a MsgId went: which ones is not known
+    return frozenset(m for m in selection.marks if done[m.msgid.hex().upper()])
 
 
 def _changed_queues(op: Operation, summary: Summary | None) -> list[str]:

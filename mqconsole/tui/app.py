@@ -289,9 +289,8 @@ class MQConsoleApp(App[None], inherit_bindings=False):
 
         shown = next((s for s in reversed(self.screen_stack)
                       if not isinstance(s, ModalScreen)), None)
-        if isinstance(shown, MessagesScreen) and shown.queue == event.queue \
-                and self.ctx.take_dirty(event.queue):
-            shown.action_refresh()
+        if isinstance(shown, MessagesScreen) and shown.queue == event.queue:
+            shown.take_change()
 
     @on(R.OpenQueue)
     def open_queue(self, event: R.OpenQueue) -> None:

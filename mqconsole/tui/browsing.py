@@ -24,6 +24,7 @@ reads :attr:`count` and :meth:`row` on the event loop (arrays are only ever appe
 
 from __future__ import annotations
 
+import bisect
 import contextlib
 import math
 import threading
@@ -142,6 +143,29 @@ class LightIndex:
             return Mark(self.msgid(i), token=token)
         correlid, put = self.untokened[i]
         return Mark(self.msgid(i), position=self.positions[i], correlid=correlid, put=put)
+
+    def without(self, rows: set[int], moved: Callable[[int], int]) -> LightIndex:
+        """A copy without ``rows`` (messages that left the queue), each kept row's position
+        given by ``moved(old position)`` (the messages before it that left, counted out)."""
+        out = LightIndex(self.local_qmgr)
+        out.formats, out.dests = self.formats, self.dests
+        for i in range(self.count):
+            if i in rows:
+                continue
+            n = out.count
+            out.positions.append(moved(self.positions[i]))
+            out.msgids += self.msgids[i * MSGID_LEN:(i + 1) * MSGID_LEN]
+            out.tokens += self.tokens[i * TOKEN_LEN:(i + 1) * TOKEN_LEN]
+            if i in self.untokened:
+                out.untokened[n] = self.untokened[i]
+            out.put.append(self.put[i])
+            out.length.append(self.length[i])
+            out.backout.append(self.backout[i])
+            out.reason.append(self.reason[i])
+            out.fmt.append(self.fmt[i])
+            out.dest.append(self.dest[i])
+            out.count += 1
+        return out
 
     def nbytes(self) -> int:
         arrays = (self.positions, self.put, self.length, self.backout, self.reason, self.fmt,
@@ -353,6 +377,48 @@ class BrowseModel:
             cursor.close()
         raise LookupError(f"message {position} of {self.queue} is no longer where it was "
                           "listed (the queue changed): refresh the list")
+
+    # -- an operation took messages away (update, don't read again) -------------------------
+    def drop(self, left: set[int]) -> bool:
+        """The messages at queue positions ``left`` left the queue (an operation of the
+        console moved or deleted them): their rows go, the positions after them move up,
+        the window and the summary follow — nothing is read. False when the model is being
+        read (the caller reads the list again instead)."""
+        if not left or not self._lock.acquire(blocking=False):
+            return not left
+        try:
+            if not (self.done or self.stopped) or self._pending:
+                return False
+            if self.source is not None and not self.source.drop(left):
+                self.source = None  # its filters browse again
+            gone = sorted(left)
+            rows = {i for i in range(self.count) if self.index.positions[i] in left}
+
+            def moved(position: int) -> int:
+                return position - bisect.bisect_left(gone, position)
+
+            window: OrderedDict[int, MessageView] = OrderedDict()
+            size = 0
+            for position, view in self._window.items():
+                if position in left:
+                    continue
+                view.position = moved(position)  # (idempotent: a filter shares the views)
+                window[view.position] = view
+                size += len(view.message.body)
+            complete = len(self._window) == self.count
+            self._window, self._window_size = window, size
+            self.index = self.index.without(rows, moved)
+            self.scanned = max(0, self.scanned - len(gone))
+            if self.depth_hint is not None:
+                self.depth_hint = max(0, self.depth_hint - len(gone))
+            if complete:  # the summary made again of what is listed (else it stays as read)
+                self.summary = SummaryBuilder(self.queue, now=self.now,
+                                              local_qmgr=self.local_qmgr or "")
+                for view in window.values():
+                    self.summary.add(view)
+            return True
+        finally:
+            self._lock.release()
 
     # -- what the screen shows --------------------------------------------------------------
     def row(self, i: int) -> Row:

@@ -38,6 +38,7 @@ if TYPE_CHECKING:
     from mqconsole.backends.base import QueueManager
     from mqconsole.ops.journal import Journal
     from mqconsole.ops.operation import Kind, Operation
+    from mqconsole.ops.selection import Mark
     from mqconsole.plugins import PluginHost
 
 REPO_THEMES = Path(__file__).resolve().parent.parent.parent / "themes"
@@ -203,7 +204,8 @@ class ConsoleContext:
         self.qmgr_info: Any = None
         self.dlq_depth: int | None = None
         self.queue_rows: list[dict[str, Any]] = []
-        self._dirty: set[str] = set()
+        self._dirty: dict[str, frozenset[Mark] | None] = {}  # queue -> what left it
+        self._filters: dict[str, str] = {}  # queue -> the filter last used on it
         # other queue managers to move or copy to: the config's profiles, opened by name
         # for a verb ("moving", "copying"); None: no configuration (--embedded)
         self.profile_names: list[str] = []
@@ -308,15 +310,34 @@ class ConsoleContext:
 
         self.backend(read, done=got, what="list queues", group="queues", exclusive=True)
 
-    def mark_dirty(self, queue: str) -> None:
-        """``queue`` changed: its message list is read again when shown."""
-        self._dirty.add(queue)
+    def mark_dirty(self, queue: str, left: frozenset[Mark] | None = None) -> None:
+        """``queue`` changed: its message list is read again when shown — or, when ``left``
+        says exactly which marked messages went (and nothing else changed), only their rows
+        go (``MessagesScreen.update_after``). Changes add up until the list is shown."""
+        if queue in self._dirty:
+            before = self._dirty[queue]
+            left = None if before is None or left is None else before | left
+        self._dirty[queue] = left
+
+    def remember_filter(self, queue: str, where: str | None) -> None:
+        """The filter last used on ``queue`` (None: none), for when it is opened again."""
+        if where:
+            self._filters[queue] = where
+        else:
+            self._filters.pop(queue, None)
+
+    def remembered_filter(self, queue: str) -> str | None:
+        return self._filters.get(queue)
 
     def take_dirty(self, queue: str) -> bool:
+        return self.take_change(queue)[0]
+
+    def take_change(self, queue: str) -> tuple[bool, frozenset[Mark] | None]:
+        """Whether ``queue`` changed since it was shown, and which marked messages left it
+        (None: read it again)."""
         if queue in self._dirty:
-            self._dirty.discard(queue)
-            return True
-        return False
+            return True, self._dirty.pop(queue)
+        return False, None
 
     @property
     def has_doctor(self) -> bool:

@@ -95,6 +95,8 @@ MARK = Key("mark", "space", "Mark", help="Mark or unmark the message under the c
 MARK_ALL = Key("mark_all", "asterisk", "Mark all", show=False,
                help="Mark every message the filter matches")
 UNMARK_ALL = Key("unmark_all", "U", "Unmark", show=False, help="Clear the marks")
+CLEAR_FILTER = Key("clear_filter", "F", "Clear filter", show=False,
+                   help="Clear the filter, and the one remembered for this queue")
 SUMMARY = Key("summary", "z", "Summary", show=False, help="Show or hide the summary panel")
 READ_ALL = Key("read_all", "E", "Read all", show=False,
                help="Read the queue to its end (index, summary, marks); a deep queue read "
@@ -126,8 +128,8 @@ LOAD_HERE = Key("load_here", "l", "Load", action="load", changing=True, show=Fal
 MESSAGE_ACTIONS = [MOVE, COPY, RESUBMIT, DELETE, EDIT, EDIT_EXTERNAL, SAVE, COPY_MSGID,
                    COPY_PAYLOAD, SAVE_PAYLOAD, LOAD_HERE, PUT]
 # The footer shows few keys, so `?` and quit always fit at 80 columns; `?` lists them all.
-MESSAGE_KEYS = [OPEN_MESSAGE, FILTER, replace(REFRESH, show=False), MARK, MARK_ALL, UNMARK_ALL,
-                SUMMARY, READ_ALL, MENU, *MESSAGE_ACTIONS, DLQ_HANDLER]
+MESSAGE_KEYS = [OPEN_MESSAGE, FILTER, CLEAR_FILTER, replace(REFRESH, show=False), MARK, MARK_ALL,
+                UNMARK_ALL, SUMMARY, READ_ALL, MENU, *MESSAGE_ACTIONS, DLQ_HANDLER]
 
 # -- message detail ------------------------------------------------------------------------
 DETAIL_TABS = [Key(f"tab_{n}", str(n), label, action=f"tab({n})", show=False,

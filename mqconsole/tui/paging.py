@@ -264,6 +264,24 @@ class PagedModel:
         if summarize(builder):
             self.summary, self.counted = builder, True
 
+    # -- an operation took messages away (update, don't read again) -------------------------
+    def drop(self, left: set[int]) -> bool:
+        """The messages at positions ``left`` left the queue: the pages read are forgotten
+        (their positions moved) and only those shown are read again, a page each; the
+        count goes down by as many. The whole queue's summary is no longer counted."""
+        with self._lock:
+            if not left:
+                return True
+            self._pages.clear()
+            self._window.clear()
+            self._window_size = 0
+            self.count = max(0, self.count - len(left))
+            if self.counted:
+                self.summary = SummaryBuilder(self.queue, now=self.now,
+                                              local_qmgr=self.local_qmgr or "")
+                self.counted = False
+            return True
+
     # -- what the screen shows -------------------------------------------------------------
     def _light(self, i: int) -> LightIndex | ListedRows:
         light = self._pages.get(i // self.page_size)

@@ -55,7 +55,8 @@ class OpenReplay(Message):
 
 
 class QueueChanged(Message):
-    """An operation changed ``queue``: its message list must be read again."""
+    """An operation changed ``queue`` (``ConsoleContext.mark_dirty`` says how): its
+    message list is updated or read again now, if it is shown."""
 
     def __init__(self, queue: str) -> None:
         super().__init__()

@@ -3,7 +3,8 @@ queue (issue 23: acting on one marked message must not browse the messages befor
 
 ``CountingQueueManager(real)`` passes every call through; each cursor it opens counts in
 ``browsed`` the messages its ``next``/``next_batch``/``next_packed`` returned and in
-``found`` those its ``browse_token``/``browse_msg_id`` returned, per queue. The cursor
+``found`` those its ``browse_token``/``browse_msg_id`` returned, per queue (and
+``selected`` those the connection's ``select_page`` returned: a filter's read). The cursor
 offers exactly the optional capabilities of the real one (``FindsMessages`` included),
 so the code under test takes the same path it takes on the real connection.
 """
@@ -22,10 +23,12 @@ class _Counts:
     def __init__(self) -> None:
         self.browsed: Counter[str] = Counter()
         self.found: Counter[str] = Counter()
+        self.selected: Counter[str] = Counter()  # messages select_page returned
 
     def reset(self) -> None:
         self.browsed.clear()
         self.found.clear()
+        self.selected.clear()
 
 
 class CountingCursor:
@@ -85,6 +88,11 @@ class CountingQueueManager:
 
     def new_connection(self) -> CountingQueueManager:
         return CountingQueueManager(self._real.new_connection(), self.counts)
+
+    def select_page(self, queue: str, *args: Any) -> Any:
+        found, after = self._real.select_page(queue, *args)
+        self.counts.selected[queue] += len(found)
+        return found, after
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._real, name)

@@ -9,8 +9,11 @@ stops a long read before it leaves the screen). ``/`` filters with the ``--where
 
 from __future__ import annotations
 
+import bisect
+import contextlib
 import threading
 import time
+from dataclasses import replace
 from typing import Any
 
 from rich.text import Text
@@ -18,6 +21,7 @@ from textual.app import ComposeResult
 from textual.widgets import Footer, Static
 
 from mqconsole.ops.browse import page_reader, row_reader, selector
+from mqconsole.ops.selection import Mark
 from mqconsole.ops.summary import add_queue_counts, format_bytes
 from mqconsole.ops.timefmt import format_age
 from mqconsole.ops.where import WhereError, compile_where
@@ -119,6 +123,7 @@ class MessagesScreen(ConsoleScreen):
         self._counting = False  # a worker counts the whole queue's summary
         self._filtering = False  # a worker filters the messages read (``_filter_read``)
         self._shown: dict[str, Text] = {}  # the panels' texts, as last updated
+        self._remembered: str | None = None  # the filter it opened with, kept from before
 
     def compose(self) -> ComposeResult:
         yield Banner(self.ctx, self.queue)
@@ -137,8 +142,19 @@ class MessagesScreen(ConsoleScreen):
         return column_fields(self.ctx.plugins)
 
     def on_mount(self) -> None:
-        text = self._initial_where or None
-        self.start_browse(text, compile_where(text, self._columns()) if text else None)
+        text = self._initial_where or self.ctx.remembered_filter(self.queue)
+        if not self._initial_where:
+            self._remembered = text
+        where = None
+        if text:
+            try:
+                where = compile_where(text, self._columns())
+            except WhereError:  # a remembered filter whose plugin column went: none
+                if self._initial_where:
+                    raise
+                text = None
+                self.ctx.remember_filter(self.queue, None)
+        self.start_browse(text, where)
         seconds = self.ctx.settings.refresh_seconds
         if seconds > 0:
             self.set_interval(seconds, self.check_fresh)
@@ -148,10 +164,19 @@ class MessagesScreen(ConsoleScreen):
 
     def on_screen_resume(self) -> None:
         self.query_one(Banner).refresh()
-        if self.ctx.take_dirty(self.queue):
-            self.action_refresh()
-        else:
+        if not self.take_change():
             self.check_fresh()
+
+    def take_change(self) -> bool:
+        """The change an operation made to this queue, if any: the rows that left dropped
+        (``update_after``) or the list read again. Whether there was one."""
+        changed, left = self.ctx.take_change(self.queue)
+        if changed:
+            if left is None:
+                self.action_refresh()
+            else:
+                self.update_after(left)
+        return changed
 
     def check_fresh(self) -> None:
         """Ask the queue's depth (in a worker): a list read to its end says when the queue
@@ -199,6 +224,7 @@ class MessagesScreen(ConsoleScreen):
             threading.Thread(target=close, name="close-browse", daemon=True).start()
 
     def start_browse(self, where_text: str | None, where) -> None:
+        self.ctx.remember_filter(self.queue, where_text)
         self._stop()
         self._generation += 1
         self._filtering = False
@@ -447,6 +473,8 @@ class MessagesScreen(ConsoleScreen):
         if model.where_text:
             out.append(f" · matching {model.where_text}")
             out.append(f" ({model.scanned:,} read)")
+            if self._remembered == model.where_text:
+                out.append(" · the filter kept from before: F clears it", "bold")
         if lst.marked_count:
             marked = "all" if lst.all_marked else f"{lst.marked_count:,}"
             out.append(f" · {marked} marked", "bold")
@@ -514,6 +542,62 @@ class MessagesScreen(ConsoleScreen):
         self.query_one(MessageList).clear_marks()
         self.start_browse(model.where_text, model.where)
 
+    def update_after(self, left: frozenset[Mark]) -> None:
+        """An operation of this console took the marked messages ``left`` off the queue
+        (and changed nothing else on it): their rows go, the positions after them move up,
+        the cursor stays on its message (on the next row when its own went), the other
+        marks and the filter stay — nothing is read again but the rows then shown of a
+        queue read page by page. When the list cannot tell which rows they were, it is
+        read again as before."""
+        model = self.model
+        lst = self.query_one(MessageList)
+        if model is None or self._reading or self._filtering:
+            self.action_refresh()
+            return
+        keys = {_key(m) for m in left}
+        positions = {p for p, m in lst.marks.items() if _key(m) in keys}
+        cursor = lst.cursor
+        if model.has_row(cursor):
+            with contextlib.suppress(LookupError):
+                if _key(model.index.mark(cursor)) in keys:
+                    positions.add(model.index.positions[cursor])
+        if len(positions) != len(left):  # a message not listed here (or listed twice)
+            self.action_refresh()
+            return
+        gone = sorted(positions)
+        if isinstance(model, PagedModel):
+            above = bisect.bisect_left(gone, cursor + 1)  # row i is position i + 1
+        else:
+            listed = model.index.positions
+            above = sum(1 for i in range(min(cursor, model.count)) if listed[i] in positions)
+        if not model.drop(positions):
+            self.action_refresh()
+            return
+
+        def moved(p: int) -> int:
+            return p - bisect.bisect_left(gone, p)
+
+        lst.marks = {moved(p): m if m.position is None else replace(m, position=moved(p))
+                     for p, m in lst.marks.items() if p not in positions}
+        lst.cursor = max(0, cursor - above)
+        lst.rows_changed()
+        self._update_status()
+        self._update_summary()
+        if isinstance(model, PagedModel) and self.depth is not None \
+                and self.depth <= AUTO_COUNT:
+            self._count_facts()
+
+    def action_clear_filter(self) -> None:
+        """Clear the filter (and the one remembered for this queue): the whole queue."""
+        model = self.model
+        self.ctx.remember_filter(self.queue, None)
+        if model is None or model.where is None:
+            return
+        if not self._reading and model.can_filter():
+            self._filter_read(model, None, None)
+            return
+        self.start_browse(None, None)
+
     def action_filter(self) -> None:
         bar = self.query_one(FilterBar)
         bar.value = self.model.where_text or "" if self.model else ""
@@ -561,6 +645,7 @@ class MessagesScreen(ConsoleScreen):
                 self.start_browse(text, where)
                 return
             self.model = quick
+            self.ctx.remember_filter(self.queue, text)
             self.query_one(MessageList).set_model(quick)
             self._want, self._reading = None, False
             self._rows_arrived(gen)
@@ -721,6 +806,11 @@ class MessagesScreen(ConsoleScreen):
 
     def action_save_payload(self) -> None:
         self._current_view(lambda v: clipboard.save_payload(self.ctx, v))
+
+
+def _key(mark: Mark) -> object:
+    """What names a mark's message: its token (with its MsgId) when it has one."""
+    return (mark.msgid, mark.token) if mark.token is not None else mark
 
 
 __all__ = ["MessagesScreen", "summary_text", "txt"]
