@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import sys
 
+from mqconsole.inputfile import NotAFile
 from mqconsole.mq.errors import BadValue, HeaderError, MQError
 from mqconsole.ops.exit_codes import ExitCode, exit_code_for_mq
 
@@ -50,7 +51,8 @@ def describe(exc: BaseException) -> tuple[str, ExitCode] | None:
             text += (" — the commit's outcome is unknown: browse the source and destination "
                      "queues to see where the messages are before retrying")
         return text, exit_code_for_mq(exc)
-    if isinstance(exc, BadValue | ConfigError | WhereError | HeaderError | SelectionError
+    if isinstance(exc, BadValue | NotAFile | ConfigError | WhereError | HeaderError
+                  | SelectionError
                   | DmpFileError | DmpWriteError | TransferError | EditError
                   | TargetExistsError):
         return str(exc), ExitCode.USAGE

@@ -8,6 +8,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from mqconsole.inputfile import NotAFile, open_input
 from mqconsole.yamlines import Loc, YamlProblem, read
 
 from .errors import ConfigError
@@ -73,8 +74,11 @@ def load_config_file(path: str | os.PathLike[str], *, origin: str = ORIGIN_FLAG)
     path = Path(os.fspath(path))
     shown = str(path)
     try:
-        with open(path, "rb") as fp:  # with a limit: /dev/zero is a sentence, not a crash
+        # with a limit: /dev/zero is a sentence, not a crash; a FIFO never waited for
+        with open_input(path) as fp:
             raw = fp.read(MAX_CONFIG_BYTES + 1)
+    except NotAFile as exc:
+        raise ConfigError(f"is {exc.kind}, not a config file", file=shown) from None
     except FileNotFoundError:
         raise ConfigError(f"no such config file (named by {origin})", file=shown) from None
     except IsADirectoryError:

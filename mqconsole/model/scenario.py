@@ -480,7 +480,14 @@ MAX_FILE_BYTES = 16 * 1024 * 1024  # a scenario or endpoints file is YAML an ope
 def _text_of(path: str | os.PathLike[str]) -> str:
     """The file's text, read with a limit: ``/dev/zero`` or a pipe that never ends is one
     sentence, not memory exhausted (OSError when it cannot be read)."""
-    with open(path, "rb") as fp:
+    from mqconsole.inputfile import NotAFile, open_input
+
+    try:
+        fp = open_input(path)  # a FIFO is a sentence, never waited for
+    except NotAFile as exc:
+        raise ScenarioError([Problem("", f"is {exc.kind}, not a scenario or endpoints file",
+                                     None, str(path))]) from None
+    with fp:
         data = fp.read(MAX_FILE_BYTES + 1)
     if len(data) > MAX_FILE_BYTES:
         raise ScenarioError([Problem("", f"holds more than {MAX_FILE_BYTES // (1024 * 1024)} "

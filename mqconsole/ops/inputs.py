@@ -1,11 +1,18 @@
 """Files an operator names on the command line, read with a size limit: ``/dev/zero``, a
-FIFO that never ends or a 50 GB file is one sentence (exit 2), not memory exhausted."""
+FIFO that never ends or a 50 GB file is one sentence (exit 2), not memory exhausted.
+
+Every input file (``put --file``, ``edit --payload-file``, ``--msgids-from``, a rules
+table, a configuration, scenario or endpoints file) is opened by :func:`open_input`: with
+``O_NONBLOCK``, so a FIFO no one writes to never hangs the open, and its type checked on
+the open file before a byte is read — a FIFO, a socket or a folder is one sentence
+(:class:`mqconsole.inputfile.NotAFile`), as ``load`` says it (:func:`not_a_file`)."""
 
 from __future__ import annotations
 
 import os
 import stat
 
+from mqconsole.inputfile import NotAFile, kind_of, open_input
 from mqconsole.mq.errors import BadValue
 
 MAX_BODY = 100 * 1024 * 1024  # MQ's largest message (MAXMSGL 100 MB): --payload-file, put --file
@@ -22,9 +29,10 @@ def _size(limit: int) -> str:
 
 
 def read_limited(path: str | os.PathLike, limit: int, what: str) -> bytes:
-    """The bytes of ``path`` (a file, a pipe, a device), at most ``limit`` of them; more is
-    :class:`InputTooLarge` naming ``what`` and the file. ``OSError`` as ``open`` raises it."""
-    with open(path, "rb") as fp:
+    """The bytes of ``path`` (a file or a device; a FIFO, a socket or a folder is
+    :class:`NotAFile`), at most ``limit`` of them; more is :class:`InputTooLarge` naming
+    ``what`` and the file. ``OSError`` as ``open`` raises it."""
+    with open_input(path, what) as fp:
         st = os.fstat(fp.fileno())
         if st.st_size > limit:
             raise InputTooLarge(f"{what} {os.fspath(path)} is {st.st_size:,} bytes: more than "
@@ -56,10 +64,8 @@ def not_a_file(path: str | os.PathLike) -> str | None:
         return f"{name} cannot be used: {exc.strerror or exc}"
     if stat.S_ISREG(mode):
         return None
-    kind = ("a folder" if stat.S_ISDIR(mode) else "a FIFO (a named pipe)" if stat.S_ISFIFO(mode)
-            else "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode)
-            else "a socket" if stat.S_ISSOCK(mode) else "not a regular file")
-    return f"{name} is {kind}, not a file"
+    return f"{name} is {kind_of(mode)}, not a file"
 
 
-__all__ = ["MAX_BODY", "MAX_MSGIDS_FILE", "InputTooLarge", "not_a_file", "read_limited"]
+__all__ = ["MAX_BODY", "MAX_MSGIDS_FILE", "InputTooLarge", "NotAFile", "not_a_file",
+           "open_input", "read_limited"]  # NotAFile, open_input: from mqconsole.inputfile

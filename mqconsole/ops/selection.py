@@ -211,13 +211,13 @@ def parse_token(text: str) -> bytes:
 
 def read_msgids_file(path: str) -> list[bytes]:
     """One MsgId in hex per line; blank lines and lines starting with '#' are skipped."""
-    from mqconsole.ops.inputs import MAX_MSGIDS_FILE, InputTooLarge, read_limited
+    from mqconsole.ops.inputs import MAX_MSGIDS_FILE, InputTooLarge, NotAFile, read_limited
 
     try:
         text = read_limited(path, MAX_MSGIDS_FILE, "--msgids-from").decode("utf-8", "replace")
     except OSError as e:
         raise SelectionError(f"cannot read --msgids-from {path}: {e.strerror}") from None
-    except InputTooLarge as e:
+    except (InputTooLarge, NotAFile) as e:
         raise SelectionError(str(e)) from None
     out = []
     for n, line in enumerate(text.splitlines(), 1):

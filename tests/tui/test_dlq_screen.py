@@ -311,3 +311,26 @@ async def test_an_unusable_attempts_file_is_said_and_nothing_planned(make_app, q
         await settle(app, pilot)
         assert app.screen is screen
     assert depth(qm, DLQ) == 240
+
+
+@pytest.mark.timeout(120, method="signal")  # without the fix the open blocks the event loop
+async def test_a_fifo_typed_as_the_rules_file_is_named_and_the_console_answers(
+        make_app, rules_dir):
+    """Issue 28 item 9: a FIFO typed as the rules file froze the console (its open waited
+    for a writer on the event loop; Escape, q and Ctrl-C ignored). Now one sentence."""
+    import os
+
+    os.mkfifo(rules_dir / "pipe.rules")
+    app = make_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen = await open_handler(app, pilot, "pipe.rules")
+        said = "the rules table pipe.rules is a FIFO (a named pipe), not a file"
+        assert said in status(screen)
+        assert any(said in n.message for n in app._notifications)
+        assert plan_rows(screen) == []
+        # the console still answers: the rules file can be corrected and planned
+        screen.query_one("#d-rules", Input).value = "small.rules"
+        screen.query_one("#d-rules", Input).focus()
+        await pilot.press("enter")
+        await settle(app, pilot)
+        assert "FIFO" not in status(screen)

@@ -515,8 +515,11 @@ MAX_FILE_BYTES = 1_000_000  # a rules table is a few dozen lines
 def read_text(path: str) -> str:
     """A rules file's text: undecodable bytes read as U+FFFD (reported where they stand).
     OSError when it cannot be read, is a folder, or is longer than MAX_FILE_BYTES (not a
-    rules table: ``/dev/zero`` would be read forever)."""
-    with open(path, "rb") as f:
+    rules table: ``/dev/zero`` would be read forever); a FIFO, a socket or a folder is
+    ``NotAFile`` naming it (never waiting for a FIFO's writer)."""
+    from mqconsole.inputfile import open_input
+
+    with open_input(path, "the rules table") as f:
         data = f.read(MAX_FILE_BYTES + 1)
     if len(data) > MAX_FILE_BYTES:
         raise OSError(27, f"more than {MAX_FILE_BYTES:,} bytes: not a rules table", path)

@@ -73,7 +73,9 @@ def check_dmp_text(text: str) -> list[str]:
 
 def check_dmp_file(path: str | os.PathLike) -> list[str]:
     """:func:`check_dmp_text` for a file (its bytes read as latin-1)."""
-    with open(path, "rb") as fp:
+    from mqconsole.inputfile import open_input
+
+    with open_input(path) as fp:  # a FIFO: NotAFile, never waited for
         return check_dmp_text(fp.read().decode("latin-1"))
 
 

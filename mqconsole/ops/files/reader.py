@@ -203,7 +203,9 @@ def iter_dmp(lines: Lines) -> Iterator[Message]:
 
 def _open(source) -> tuple[IO, str | None, bool]:
     if isinstance(source, str | os.PathLike):
-        return open(source, "rb"), str(source), True
+        from mqconsole.inputfile import open_input
+
+        return open_input(source), str(source), True  # a FIFO: NotAFile, never waited for
     name = getattr(source, "name", None)
     return source, name if isinstance(name, str) else None, False
 

@@ -87,13 +87,11 @@ def rules_text(text: str, problems: list[Problem], notes: dict[int, str] | None 
 
 def read_rules(path: str) -> tuple[str, RulesTable | None, list[Problem]]:
     """The file's text, the table (None when it has problems) and its problems (a file
-    that cannot be read raises OSError)."""
+    that cannot be read raises OSError; a folder or a FIFO ``NotAFile``)."""
     from mqconsole.ops.dlq.rules import check_table, read_text
 
     p = Path(path).expanduser()
-    if p.is_dir():
-        raise IsADirectoryError(21, "it is a folder", str(p))
-    text = read_text(str(p))
+    text = read_text(str(p))  # a folder or a FIFO: NotAFile, never waited for
     table, problems = check_table(text)
     return text, table, problems
 
@@ -165,10 +163,13 @@ class DlqHandlerScreen(ConsoleScreen):
             self._status("Give a rules file (a runmqdlq rules table).")
             return
         self.rules = path
+        from mqconsole.inputfile import NotAFile
+
         try:
             self.text, self.table, self.problems = read_rules(path)
-        except OSError as e:
-            sentence = f"cannot read the rules table {path}: {e.strerror or e}"
+        except (OSError, NotAFile) as e:
+            sentence = str(e) if isinstance(e, NotAFile) else \
+                f"cannot read the rules table {path}: {e.strerror or e}"
             self.text, self.table, self.problems = "", None, []
             self.query_one("#d-text", Static).update(Text(""))
             self._status(txt(sentence, "bold red"))
