@@ -29,14 +29,16 @@ def _failure_groups(failures: list[Failure]) -> list[tuple[tuple, list[Failure]]
 
 def _plan_lines(summary: Summary) -> list[str]:
     r = summary.result
-    lines = [f"dry run: {len(r.plan)} of {counted(r.selected, 'selected message')} would be "
-             f"{summary.verb}; nothing was changed"]
+    # a step may stand for many alike messages (``count``: a put's copies past the first)
+    steps = sum(int(step.get("count", 1)) for step in r.plan)
+    lines = [f"dry run: {steps:,} of {counted(r.selected, 'selected message', grouped=True)} "
+             f"would be {summary.verb}; nothing was changed"]
     would: dict[tuple, int] = defaultdict(int)
     for step in r.plan:
         w = step.get("would_fail")
         if w:
             would[(w["reason_name"], w["reason"], step.get("destination"),
-                   w.get("detail", ""))] += 1
+                   w.get("detail", ""))] += int(step.get("count", 1))
     for (name, code, dest, detail), n in sorted(would.items(), key=lambda kv: -kv[1]):
         on = f" on {dest}" if dest else ""
         lines.append(f"  {n} would be refused{on}: {detail}" if name == REFUSED_BY_PLUGIN

@@ -18,6 +18,8 @@ from mqconsole.ops.result import (
 from mqconsole.ops.uowlimit import capped_batch
 
 COMMIT_EVERY = 500
+MAX_COUNT = 999_999_999  # MQ's largest MAXDEPTH: no queue holds more copies than that
+PLAN_STEPS = 1000  # a dry run lists this many copies one by one, then the rest in one step
 NEW_MSGID = "(new)"  # a plan's MsgId of a message MQ gives one when it is put
 
 
@@ -40,9 +42,13 @@ def put_messages(qm: QueueManager, queue: str, md: MQMD, body: bytes, *, count: 
                              selected=count, dry_run=dry_run)
     given = md.msg_id.hex().upper() if any(md.msg_id) else NEW_MSGID
     if dry_run:
-        for position in range(1, count + 1):
+        # the copies are alike: the first PLAN_STEPS are listed one by one, the rest in one
+        # step with its ``count`` (a plan of any count is this small)
+        for position in range(1, min(count, PLAN_STEPS + 1) + 1):
             step: dict[str, object] = {"position": position, "msgid": given,
                                        "destination": queue}
+            if position > PLAN_STEPS:
+                step.update(position=f"{position}-{count}", count=count - PLAN_STEPS)
             refusal = None if check is None else check(Message(md.copy(), body), queue)
             if refusal is not None:
                 step["would_fail"] = would_fail_by_plugin(refusal)
@@ -116,4 +122,4 @@ class _Unknown(Exception):
     stops, nothing is put again."""
 
 
-__all__ = ["COMMIT_EVERY", "NEW_MSGID", "put_messages"]
+__all__ = ["COMMIT_EVERY", "MAX_COUNT", "NEW_MSGID", "PLAN_STEPS", "put_messages"]

@@ -112,9 +112,9 @@ def plan_text(summary: Summary) -> Text:
         if w:
             why = (str(w.get("detail", "")) if w.get("reason_name") == REFUSED_BY_PLUGIN
                    else f"{w.get('reason_name')} ({w.get('reason')})")
-            would[(dest, why)] += 1
+            would[(dest, why)] += int(step.get("count", 1))  # alike copies of a put
         else:
-            dests[dest] += 1
+            dests[dest] += int(step.get("count", 1))
     for dest, n in dests.most_common(MAX_DESTINATIONS):
         out.append(f"  → {clean(dest)}: {n:,}\n")
     if len(dests) > MAX_DESTINATIONS:

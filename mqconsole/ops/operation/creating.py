@@ -44,8 +44,13 @@ class Put:
 
     def problem(self) -> str | None:
         """What is wrong before the queue manager is asked (a face's form asks too)."""
+        from mqconsole.ops.messages import MAX_COUNT
+
         if self.count < 1:
             return f"a put needs a count of at least 1, not {self.count}"
+        if self.count > MAX_COUNT:
+            return (f"a put's count is at most {MAX_COUNT:,} (the most messages an MQ queue "
+                    f"holds, its largest MAXDEPTH), not {self.count:,}")
         return None
 
     def validate(self, qm: QueueManager) -> None:
