@@ -6,6 +6,7 @@ Imports are kept lazy so ``mqconsole queues`` starts fast (no textual on that pa
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import sys
 
@@ -80,7 +81,7 @@ def cli(ctx: click.Context, config_file: str | None, profile_name: str | None,
     failed (and stayed where they were) or Ctrl-C stopped it at a commit, 2 usage or bad
     input, 3 cannot connect, 4 refused (read-only, not authorized, missing --yes),
     5 outcome unknown (check the queues), 6 the journal could not be written (the summary
-    says what was done), 130 interrupted (Ctrl-C twice), 143 SIGTERM.
+    says what was done), 129 SIGHUP, 130 interrupted (Ctrl-C twice), 143 SIGTERM.
     """
     session = Session(config_file=config_file, profile_name=profile_name,
                       embedded_path=embedded_path, no_plugins=no_plugins)
@@ -131,18 +132,20 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _interrupted(exc: KeyboardInterrupt, as_json: bool = False) -> int:
-    """Ctrl-C (twice during a change) is 130; a second SIGTERM 143. A change stopped this
-    way backed out its open unit of work; what it committed is in the journal."""
+    """Ctrl-C (twice during a change) is 130; a second SIGTERM 143, SIGHUP 129. A change
+    stopped this way backed out its open unit of work; what it committed is in the
+    journal."""
     from .operate import Terminated
     from .output import emit_json_error
 
-    if isinstance(exc, Terminated):
-        sentence, code = "terminated (the open unit of work was backed out)", ExitCode.TERMINATED
+    if isinstance(exc, Terminated):  # a second SIGTERM (143) or SIGHUP (129)
+        sentence, code = "terminated (the open unit of work was backed out)", exc.code
     else:
         sentence, code = "interrupted", ExitCode.INTERRUPTED
-    print(f"mqconsole: {sentence}", file=sys.stderr)
-    if as_json:
-        emit_json_error(sentence, code)
+    with contextlib.suppress(OSError):  # after a hangup the terminal may be gone
+        print(f"mqconsole: {sentence}", file=sys.stderr)
+        if as_json:
+            emit_json_error(sentence, code)
     return int(code)
 
 

@@ -81,6 +81,20 @@ STOPPING = "stopping at the next commit (Ctrl-C again to stop at once)"
 class Terminated(KeyboardInterrupt):
     """A second SIGTERM: stop at once, the open unit of work backed out (exit 143)."""
 
+    code = ExitCode.TERMINATED
+
+
+class HungUp(Terminated):
+    """A second SIGHUP: stop at once, the open unit of work backed out (exit 129)."""
+
+    code = ExitCode.HANGUP
+
+
+SIGHUP = getattr(signal, "SIGHUP", None)  # not on Windows
+_NAMES = {signal.SIGINT: "Ctrl-C", signal.SIGTERM: "SIGTERM"}
+if SIGHUP is not None:
+    _NAMES[SIGHUP] = "SIGHUP"
+
 
 @dataclass
 class StopRequest:
@@ -92,8 +106,15 @@ class StopRequest:
 
     @property
     def exit_code(self) -> ExitCode | None:
-        """143 after SIGTERM (a single Ctrl-C leaves the summary's own code: 1)."""
-        if self.signum == signal.SIGTERM and not self.service:
+        """The code a stop by this signal gives (None: the summary's own): 143 after SIGTERM,
+        129 after SIGHUP (the terminal went away: never a service's normal end), a single
+        Ctrl-C the summary's own (1); for a service (the dead-letter handler) SIGTERM and
+        Ctrl-C are its normal end: 0, in every WAIT mode alike."""
+        if SIGHUP is not None and self.signum == SIGHUP:
+            return ExitCode.HANGUP
+        if self.service and self.signum in (signal.SIGTERM, signal.SIGINT):
+            return ExitCode.OK
+        if self.signum == signal.SIGTERM:
             return ExitCode.TERMINATED
         return None
 
@@ -102,14 +123,16 @@ class StopRequest:
 def ctrl_c_cancels(cancel: threading.Event, *, sigterm: bool = False,
                    note: str = STOPPING,
                    on_stop: Callable[[str], None] | None = None) -> Iterator[StopRequest]:
-    """The CLI's one Ctrl-C and SIGTERM path: the first Ctrl-C or SIGTERM sets ``cancel``
+    """The CLI's one Ctrl-C, SIGTERM and SIGHUP path: the first Ctrl-C, SIGTERM or SIGHUP
+    (a terminal closed: as SIGTERM, exit 129; a second SIGHUP stops at once) sets ``cancel``
     (the operation stops at the next commit; what is committed stays, the journal and the
     summary are written, and after SIGTERM the exit code is 143); a second one stops at
     once, the open unit of work backed out (KeyboardInterrupt: exit 130; a second SIGTERM
     :class:`Terminated`: exit 143). ``sigterm``: SIGTERM is the command's normal end (a
     long-lived command ended by its service manager, the dead-letter handler): it exits with
     its summary's code, and a second SIGTERM changes nothing. ``on_stop(name)`` is told
-    which signal asked to stop ("Ctrl-C", "SIGTERM"): the journal's end record says it."""
+    which signal asked to stop ("Ctrl-C", "SIGTERM", "SIGHUP"): the journal's end record
+    says it."""
     stop = StopRequest(service=sigterm)
     if threading.current_thread() is not threading.main_thread():
         yield stop
@@ -117,6 +140,8 @@ def ctrl_c_cancels(cancel: threading.Event, *, sigterm: bool = False,
 
     def handler(signum, frame):
         if stop.signum is not None:
+            if SIGHUP is not None and signum == SIGHUP:
+                raise HungUp
             if signum != signal.SIGTERM:
                 raise KeyboardInterrupt
             if not sigterm:
@@ -124,14 +149,18 @@ def ctrl_c_cancels(cancel: threading.Event, *, sigterm: bool = False,
             return  # a service already stopping: a second SIGTERM changes nothing
         stop.signum = signum
         if on_stop is not None:
-            on_stop("SIGTERM" if signum == signal.SIGTERM else "Ctrl-C")
+            on_stop(_NAMES.get(signum, str(signum)))
         cancel.set()
-        if signum == signal.SIGINT:
-            say(f"\n{note}")
-        elif not sigterm:
-            say("\nSIGTERM: stopping at the next commit (SIGTERM again to stop at once)")
+        with contextlib.suppress(OSError):  # after a hangup the terminal may be gone
+            if signum == signal.SIGINT:
+                say(f"\n{note}")
+            elif SIGHUP is not None and signum == SIGHUP:
+                say("\nSIGHUP: stopping at the next commit (SIGHUP again to stop at once)")
+            elif not sigterm:
+                say("\nSIGTERM: stopping at the next commit (SIGTERM again to stop at once)")
 
-    previous = {sig: signal.signal(sig, handler) for sig in (signal.SIGINT, signal.SIGTERM)}
+    caught = [signal.SIGINT, signal.SIGTERM, *([SIGHUP] if SIGHUP is not None else [])]
+    previous = {sig: signal.signal(sig, handler) for sig in caught}
     try:
         yield stop
     finally:
@@ -257,10 +286,18 @@ def drive_cycles(session: Session, op: Operation, *, yes: bool, as_json: bool,
             render(summary)
 
     cancel = threading.Event()
-    with ctrl_c_cancels(cancel, sigterm=True, note=note):
+
+    def stopped_by(name: str) -> None:
+        op.face_details["stopped_by"] = name  # the end record of the cycle in hand says it
+
+    with ctrl_c_cancels(cancel, sigterm=True, note=note, on_stop=stopped_by) as stop:
         summaries = keep_running(op, qm, cancel=cancel, on_summary=show,
                                  progress=progress_line(not as_json))
-    code = exit_code_of_run([s.exit_code for s in summaries], stopped=cancel.is_set())
+    # stopped: by a signal (a journal that failed sets ``cancel`` too, and is exit 6)
+    code = exit_code_of_run([s.exit_code for s in summaries], stopped=stop.signum is not None)
+    if stop.exit_code is not None and code not in (ExitCode.UNKNOWN_OUTCOME,
+                                                   ExitCode.JOURNAL_FAILED):
+        code = stop.exit_code
     if code != ExitCode.OK:
         raise SystemExit(int(code))
 
@@ -273,5 +310,5 @@ def operation(session: Session, kind, *, details: dict | None = None) -> Operati
                      plugins=session.plugins, details=details)
 
 
-__all__ = ["StopRequest", "Terminated", "confirm_change", "ctrl_c_cancels", "drive",
+__all__ = ["HungUp", "StopRequest", "Terminated", "confirm_change", "ctrl_c_cancels", "drive",
            "drive_cycles", "fewer_collections", "operation", "progress_line", "run_here"]

@@ -67,6 +67,7 @@ class ExitCode(IntEnum):
     UNKNOWN_OUTCOME = 5  # a commit MQ cannot confirm (2009, 2018, 2548, 2549): check queues
     JOURNAL_FAILED = 6  # the journal could not be written: the summary says what was done
     INTERNAL = 70  # a bug in mqconsole (EX_SOFTWARE): the message says how to see details
+    HANGUP = 129  # SIGHUP (the terminal went away): stopped at the next commit, as SIGTERM
     INTERRUPTED = 130  # Ctrl-C twice (or at a prompt): stopped at once, open unit backed out
     TERMINATED = 143  # SIGTERM: stopped at the next commit (journal and summary written)
 
@@ -120,12 +121,12 @@ def exit_code_of(result: OperationResult, *, journal_failed: bool = False,
 def exit_code_of_run(codes: list[ExitCode], *, stopped: bool) -> ExitCode:
     """A long-lived run's code from its cycles' codes (the dead-letter handler's WAIT(YES)):
     0 when it was stopped (SIGTERM, the operator: how a service ends), unless its last
-    cycle's commit had an unknown outcome (5); otherwise — WAIT(n) ran out, a cycle stopped
-    early — the worst cycle's."""
+    cycle's commit had an unknown outcome (5) or its journal failed (6); otherwise —
+    WAIT(n) ran out, a cycle stopped early — the worst cycle's."""
     if not codes:
         return ExitCode.OK
     if stopped:
-        return ExitCode.UNKNOWN_OUTCOME if codes[-1] == ExitCode.UNKNOWN_OUTCOME \
+        return codes[-1] if codes[-1] in (ExitCode.UNKNOWN_OUTCOME, ExitCode.JOURNAL_FAILED) \
             else ExitCode.OK
     return max(codes)
 
