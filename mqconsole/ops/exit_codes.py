@@ -88,9 +88,13 @@ MEANINGS: dict[ExitCode, str] = {
     "check the queues",
     ExitCode.JOURNAL_FAILED: "the journal could not be written (a folder in its place, disk "
     "full, `ulimit -f`; the message names the file): the summary says what was done — "
-    "nothing when it failed before the start; a change stops at the next commit when its "
-    "journal fails",
+    "nothing when it failed before the start; a change stops when its journal fails, and a "
+    "unit of work whose record cannot be written is backed out, never committed without one",
     ExitCode.INTERNAL: "a bug in mqconsole; the message says how to see the traceback",
+    ExitCode.HANGUP: "SIGHUP (the terminal went away): as SIGTERM — a change stops at the "
+    "next commit, writes its journal and summary, and exits 129 (a second SIGHUP stops at "
+    "once, the open unit backed out); the dead-letter handler too (its SIGTERM and Ctrl-C "
+    "are its normal end: 0)",
     ExitCode.INTERRUPTED: "interrupted: Ctrl-C twice during a change (the open unit of work "
     "backed out; what was committed is in the journal), or Ctrl-C on any other command",
     ExitCode.TERMINATED: "SIGTERM: a change stops at the next commit, writes its journal and "
