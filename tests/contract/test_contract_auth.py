@@ -14,6 +14,12 @@ USER = "ctuser"
 @pytest.fixture
 def restricted(backend, queue: str):
     backend.restrict()
+    # real MQ: every PCF command needs +connect and +dsp on the queue manager object
+    # (IBM, "Authorizations for PCF commands"), +put on the command queue and +dsp +get on
+    # the model queue of its replies; the embedded queue manager asks none of these
+    backend.grant(USER, "", {"connect", "dsp"}, object_type="qmgr")
+    backend.grant(USER, "SYSTEM.ADMIN.COMMAND.QUEUE", {"put"})
+    backend.grant(USER, "SYSTEM.DEFAULT.MODEL.QUEUE", {"dsp", "get"})
     return backend
 
 
@@ -34,7 +40,7 @@ def test_set_all_context_needs_setall_on_queue_and_qmgr(restricted, connect,
     restricted.grant(USER, queue, {"put", "setall"})
     with mq_error(2035):  # not yet on the queue manager
         bob.put(queue, msg("x"), context=Context.SET_ALL)
-    restricted.grant(USER, "", {"setall"}, object_type="qmgr")
+    restricted.grant(USER, "", {"connect", "dsp", "setall"}, object_type="qmgr")
     kept = bob.put(queue, msg("x", user_identifier="alice"), context=Context.SET_ALL,
                    syncpoint=False)
     assert kept.md.user_identifier.strip() == "alice"
@@ -74,7 +80,7 @@ def test_generic_profiles(restricted, connect, make_queue) -> None:
     a = make_queue("GEN.A")
     b = make_queue("GEN.B")
     prefix = a.rsplit(".", 1)[0]
-    restricted.grant(USER, prefix + ".*", "+put +inq")
+    restricted.grant(USER, prefix + ".*", "+put +inq +dsp")  # PCF lists with +dsp
     bob = connect(USER)
     bob.put(a, msg("x"), context=Context.NEW, syncpoint=False)
     bob.put(b, msg("y"), context=Context.NEW, syncpoint=False)

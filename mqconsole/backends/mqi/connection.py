@@ -454,7 +454,22 @@ class MQIQueueManager:
                 f"{wait:g} s (is it running? strmqcsv {self._name})",
                 completion=exc.comp,
             )
+        if reason == MQRC_NOT_AUTHORIZED:
+            refused = self._pcf_refused_by()
+            if refused is not None:
+                user = self.settings.user or "the connecting user"
+                need, where = refused
+                return MQError(MQRC_NOT_AUTHORIZED, f"cannot {what}: {user} needs {need} on "
+                               f"{where}", completion=exc.comp or 2)
         return self._error(reason, exc.comp, what, auth=auth, obj=obj)
+
+    def _pcf_refused_by(self) -> tuple[str, str] | None:
+        """Which object refused the last PCF command (``PCFSession.refused_by``), or None
+        for its own object (and when asking fails)."""
+        try:
+            return self._pcf().refused_by()
+        except (self.lib.MQMIError, self.lib.PYIFError, MQError):
+            return None
 
     def _open(self, queue: str, options: int, *, what: str = "") -> Any:
         """MQOPEN; a 2042 (another handle holds the queue exclusively) names the holders."""
@@ -658,13 +673,13 @@ class MQIQueueManager:
         return listing.queues
 
     def inquire_queue(self, name: str) -> QueueAttrs:
-        with self._call(f"inquire queue {name!r}", auth="+inq +dsp", obj=name):
+        with self._call(f"inquire queue {name!r}", auth="+dsp", obj=name):
             if "*" in name or not name.strip():
                 raise MQError(MQRC_UNKNOWN_OBJECT_NAME, f"{name!r} is not a queue name")
             try:
                 return self._pcf().inquire_queue(name)
             except self.lib.MQMIError as exc:
-                error = self._pcf_error(exc, f"inquire queue {name!r}", auth="+inq +dsp",
+                error = self._pcf_error(exc, f"inquire queue {name!r}", auth="+dsp",
                                         obj=name)
             except MQError as exc:
                 error = exc

@@ -136,6 +136,9 @@ class PCFSession:
         self._dynamic = dynamic_queue
         self._command = command_queue
         self._exec: Any = None
+        #: "reply queue" when the last command failed opening its reply queue (the model
+        #: queue), else "request" (the command queue refused it, or the command server)
+        self.last_stage = ""
 
     # -- plumbing ----------------------------------------------------------------------
     def executor(self) -> Any:
@@ -229,8 +232,10 @@ class PCFSession:
         command server running?) and for an error reply when nothing else came back; error
         replies among good ones are returned (``Reply.comp`` != 0).
         """
+        self.last_stage = "reply queue"
         method = getattr(self.executor(), command)
         args = self.parameters(params)
+        self.last_stage = "request"
         if not self._lib.pcf_collects_errors:
             return [Reply(clean(r)) for r in method(args)]
         collected: list[Any] = []
@@ -247,6 +252,34 @@ class PCFSession:
             if not pcf_error or not any(r.comp == 0 for r in replies):
                 raise error
         return replies
+
+    def refused_by(self) -> tuple[str, str] | None:
+        """After a command answered 2035: the authority and the object MQ refused when it
+        was not the command's own object — the model queue of the reply queue, the command
+        queue, or the queue manager object (every PCF command needs +connect and +dsp on
+        it: IBM, "Authorizations for PCF commands"); None when it was the object's own.
+        A refused request and a refusing reply look alike (an error reply may carry no
+        parameters, and the libraries then keep nothing of it): the command queue is opened
+        for output to tell them apart, and the command server asked once more
+        (MQCMD_INQUIRE_Q_MGR, which needs nothing besides) to tell the queue manager from
+        the object."""
+        if self.last_stage == "reply queue":
+            return "+dsp and +get", f"the model queue {self._model} (PCF replies come on a " \
+                "dynamic queue made from it)"
+        C = self._lib.CMQC
+        od = self._lib.module.OD(ObjectName=self._command.encode("ascii"))
+        try:
+            self._lib.module.Queue(self._qmgr, od, C.MQOO_OUTPUT).close()
+        except self._lib.MQMIError as exc:
+            if exc.reason == MQRC_NOT_AUTHORIZED:
+                return "+put", f"the command queue {self._command}"
+        try:
+            self.command("MQCMD_INQUIRE_Q_MGR", {})
+        except self._lib.MQMIError as exc:
+            if exc.reason == MQRC_NOT_AUTHORIZED:
+                return "+dsp", "the queue manager object (every PCF command needs +connect " \
+                    "and +dsp on it)"
+        return None
 
     # -- queues ------------------------------------------------------------------------
     def _attr_selectors(self) -> list[int]:
@@ -301,6 +334,7 @@ class PCFSession:
             reason = self.mq_reason(exc.reason)
             if reason == MQRC_UNKNOWN_OBJECT_NAME or (
                 reason == MQRC_NOT_AUTHORIZED and "*" not in pattern
+                and self.refused_by() is None
             ):
                 return out  # nothing matches, or nothing the user may see (as generic names)
             if reason in (MQRC_NO_MSG_AVAILABLE, MQRC_NOT_AUTHORIZED, MQRC_Q_MGR_NOT_AVAILABLE,

@@ -11,8 +11,12 @@ own reply, and the others still answer. ``QMgrDef.zos_replies`` adds what a z/OS
 manager sends besides (MQCFT_XR_MSG, MQCFT_XR_SUMMARY) and a stray reply without a queue
 name, as pymqi hands them back.
 
-Authorities are the embedded queue manager's (+inq to inquire, +dsp for status, +chg to
-define, change and delete); real MQ wants +dsp to inquire (docs/real-mq.md).
+Authorities as MQ's command server checks them (IBM MQ, "Authorizations for PCF commands",
+https://www.ibm.com/support/knowledgecenter/SSFKSJ_9.2.0/com.ibm.mq.sec.doc/q011190_.html):
+every command needs +dsp on the queue manager (checked by the engine before a command is
+handed here); Inquire Queue, Inquire Queue Names and Inquire Queue Status need +dsp on the
+queue (a generic inquiry leaves out the queues without it), Inquire Queue Manager needs
+nothing more; Change/Create/Delete Queue are the embedded queue manager's checks (+chg).
 """
 
 from __future__ import annotations
@@ -224,6 +228,7 @@ class CommandServer:
             F.MQCMD_DELETE_Q: self.delete_q,
             F.MQCMD_SET_AUTH_REC: self.set_auth_rec,
             F.MQCMD_PING_Q_MGR: lambda conn, request: [],  # one empty response
+            F.MQCMD_INQUIRE_Q_MGR: self.inquire_q_mgr,
         }
         fn = commands.get(request.command)
         if fn is None:
@@ -296,12 +301,20 @@ class CommandServer:
         return Refused(mapped, [self.text("MQCA_Q_NAME", name, 48)])
 
     # -- INQUIRE_Q ---------------------------------------------------------------------
+    def may(self, conn: Conn, auth: str, name: str) -> bool:
+        """Whether the request's user holds ``auth`` on queue ``name`` (the OAM's answer)."""
+        granted = conn.qdef.admin_conn().effective_authorities(conn.principal, name)
+        return granted is None or auth in granted
+
     def _matching(self, conn: Conn, pattern: str) -> list[QueueAttrs]:
+        """The queues an inquiry names, as the user may display them: +dsp on each."""
+        admin = conn.qdef.admin_conn()
         if "*" in pattern:
-            found = conn.qm.list_queues(pattern)
-            seen = {q.name for q in found}
-            for q in conn.qdef.admin_conn().list_queues(pattern):
-                if q.name not in seen:  # what MQ writes for each queue a display skips
+            found = []
+            for q in admin.list_queues(pattern):
+                if self.may(conn, "dsp", q.name):
+                    found.append(q)
+                else:  # what MQ writes for each queue a display skips
                     conn.qdef.error_log.append(
                         f"AMQ8245E: {conn.principal} is not authorized to display "
                         f"{q.name}")
@@ -309,9 +322,19 @@ class CommandServer:
                 raise Refused(self.C.MQRC_UNKNOWN_OBJECT_NAME)
             return found
         try:
-            return [conn.qm.inquire_queue(pattern)]
+            q = admin.inquire_queue(pattern)
         except MQError as exc:
             raise self._mqerror(exc, pattern) from None
+        if not self.may(conn, "dsp", pattern):
+            raise Refused(self.C.MQRC_NOT_AUTHORIZED, [self.text("MQCA_Q_NAME", pattern, 48)])
+        return [q]
+
+    def inquire_q_mgr(self, conn: Conn, request: PCFMessage) -> list[Any]:
+        qdef = conn.qdef
+        return [[self.text("MQCA_Q_MGR_NAME", qdef.name, 48),
+                 self.integer("MQIA_PLATFORM", qdef.platform),
+                 self.integer("MQIA_CODED_CHAR_SET_ID", qdef.ccsid),
+                 self.text("MQCA_COMMAND_INPUT_Q_NAME", qdef.command_queue, 48)]]
 
     def queue_params(self, q: QueueAttrs, selectors: set[int] | None) -> list[Param]:
         C = self.C
@@ -385,6 +408,8 @@ class CommandServer:
     def inquire_q_status(self, conn: Conn, request: PCFMessage) -> list[Any]:
         (name_p,) = self._first(request, "MQCA_Q_NAME")
         name = self._name(name_p)
+        if self.e.lookup(conn.qdef, name) is not None and not self.may(conn, "dsp", name):
+            raise Refused(self.C.MQRC_NOT_AUTHORIZED, [self.text("MQCA_Q_NAME", name, 48)])
         kind = self.k("MQIACF_Q_STATUS")
         for p in request.params[1:]:
             if p.id == self.k("MQIACF_Q_STATUS_TYPE"):

@@ -622,6 +622,14 @@ class Engine:
                           f"principal {conn.principal!r} lacks +{auth} on {object_type} "
                           f"{name!r}")
 
+    @staticmethod
+    def _may(conn: Conn, auth: str, name: str, object_type: str = "queue") -> bool:
+        """Whether the connection's user holds ``auth`` on an object (as the OAM says)."""
+        granted = conn.qdef.admin_conn().effective_authorities(
+            conn.principal, name if object_type == "queue" else conn.qdef.name,
+            object_type=object_type)
+        return granted is None or auth in granted
+
     def _new_msgid(self, qdef: QMgrDef) -> bytes:
         return b"AMQ " + qdef.name[:12].ljust(12).encode() + \
             (os.getpid() << 32 | next(self._msgids)).to_bytes(8, "big")
@@ -738,10 +746,21 @@ class Engine:
         elif name == qdef.command_queue:
             if options & (_ANY_INPUT | C.MQOO_BROWSE):
                 raise Failure(C.MQRC_NOT_AUTHORIZED)  # only the command server reads it
+            if options & C.MQOO_OUTPUT:
+                self._require(conn, "put", name)  # MQOPEN for output: +put on the queue
             h = Handle(next(self._ids), "command", name, options)
         elif name in qdef.model_queues:
             # as MQ: any MQOPEN of a model queue creates a (temporary) dynamic queue, and
-            # the OD comes back naming it
+            # the OD comes back naming it. Its user needs the authority of the open options
+            # on the model queue itself ("Considerations for model queues": you must be
+            # able to open the model queue) and +dsp on it, which the OAM checks to copy
+            # the model's definition (IBM, "Granting authority to put messages to a model
+            # queue"; the PCF reply queues of IBM's tools are granted +dsp +get)
+            self._require(conn, "dsp", name)
+            for bit, auth in ((_ANY_INPUT, "get"), (C.MQOO_BROWSE, "browse"),
+                              (C.MQOO_OUTPUT, "put"), (C.MQOO_INQUIRE, "inq")):
+                if options & bit:
+                    self._require(conn, auth, name)
             prefix = _text(OD.get(od, "DynamicQName")) or "AMQ.*"
             dyn = prefix.replace("*", f"{os.getpid():X}{next(self._ids):08X}")[:48]
             qdef.dynamic[dyn] = collections.deque()
@@ -923,6 +942,8 @@ class Engine:
         info.update(qmgr_name=qmgr_name)
         kind = "command" if name == conn.qdef.command_queue else (
             "dynamic" if name in conn.qdef.dynamic else "queue")
+        if kind == "command":
+            self._require(conn, "put", name)  # MQPUT1 checks +put as MQOPEN for output
         if kind == "queue" and name in conn.qdef.cluster_queues and not qmgr_name and \
                 self.lookup(conn.qdef, name) is None:
             info["cluster"] = name = conn.qdef.cluster_queues[name]
@@ -957,7 +978,16 @@ class Engine:
                 request.params = [
                     recode(p, ccsid_codec(p.ccsid or label), "utf-8")
                     if p.kind in ("str", "strs") else p for p in request.params]
-                replies = self.server.handle(conn, request)
+                if not self._may(conn, "dsp", qdef.name, "qmgr"):
+                    # IBM MQ, "Authorizations for PCF commands" (Multiplatforms): the user
+                    # of every PCF command needs +connect and +dsp on the queue manager
+                    # object besides the object's own authority; MQ checks it before the
+                    # command runs (https://www.ibm.com/support/knowledgecenter/
+                    # SSFKSJ_9.2.0/com.ibm.mq.sec.doc/q011190_.html)
+                    replies = [PCFMessage(F.MQCFT_RESPONSE, request.command, [],
+                                          comp=C.MQCC_FAILED, reason=C.MQRC_NOT_AUTHORIZED)]
+                else:
+                    replies = self.server.handle(conn, request)
         reply_q = md.reply_to_q.strip(" \x00")
         correl = md.correl_id if md.report & C.MQRO_PASS_CORREL_ID else md.msg_id
         for r in replies:

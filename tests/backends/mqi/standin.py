@@ -102,9 +102,20 @@ def install_pymqi() -> ModuleType | None:
     return mod
 
 
+def grant_pcf(admin: Any, principal: str, qmgr: set[str] | frozenset[str] = frozenset()
+              ) -> None:
+    """What every PCF command needs besides its object's authority (docs/real-mq.md): +connect
+    and +dsp on the queue manager object, +put on the command queue, +dsp +get on the model
+    queue of the reply queue; ``qmgr`` adds more on the queue manager."""
+    admin.set_authority(principal, "", {"connect", "dsp", *qmgr}, object_type="qmgr")
+    admin.set_authority(principal, "SYSTEM.ADMIN.COMMAND.QUEUE", {"put"})
+    admin.set_authority(principal, "SYSTEM.DEFAULT.MODEL.QUEUE", {"dsp", "get"})
+
+
 def qmgr_spec(qdef: QMgrDef, path: str) -> dict[str, Any]:
     return {"name": qdef.name, "path": path, "admin": qdef.admin, "password": qdef.password,
-            "encoding": qdef.encoding, "default_user": qdef.default_user}
+            "encoding": qdef.encoding, "default_user": qdef.default_user,
+            "check_connect": qdef.check_connect}
 
 
 def child_env(specs: list[dict[str, Any]], base: dict[str, str] | None = None, *,
@@ -132,13 +143,14 @@ def configure_from_env() -> None:
             continue
         ENGINE.register(QMgrDef.for_file(
             spec["name"], spec["path"], spec["admin"], password=spec.get("password"),
-            encoding=spec.get("encoding", 546), default_user=spec.get("default_user", "mqm")))
+            encoding=spec.get("encoding", 546), default_user=spec.get("default_user", "mqm"),
+            check_connect=spec.get("check_connect", False)))
     for fault in json.loads(os.environ.pop(ENV_FAULTS, "[]")):
         ENGINE.fail_next(**fault)
 
 
 __all__ = ["ENGINE", "IBMMQC", "PYMQE", "QMgrDef", "child_env", "configure_from_env",
-           "fake_ibmmqc", "install_ibmmq", "install_pymqi", "pymqi_source"]
+           "fake_ibmmqc", "grant_pcf", "install_ibmmq", "install_pymqi", "pymqi_source"]
 
 if __name__ == "__main__":
     if "--fetch-pymqi" in sys.argv:

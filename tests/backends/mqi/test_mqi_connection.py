@@ -8,6 +8,7 @@ import gc
 import logging
 
 import pytest
+import standin
 
 from mqconsole.backends.base import Context
 from mqconsole.backends.mqi import MQConnectSettings, open_mq
@@ -367,6 +368,7 @@ def test_change_without_display_authority(qmgr) -> None:
     admin = qmgr.admin()
     admin.set_authority(ADMIN, "*", "all")
     admin.set_authority("bob", q, {"chg"})
+    standin.grant_pcf(admin, "bob")
     bob = qmgr.connect(user="bob")
     assert bob.change_queue(q, max_depth=9).max_depth == 9
     assert admin.inquire_queue(q).max_depth == 9

@@ -200,7 +200,7 @@ def _without_inq_on_the_qmgr(qmgr):
     admin.set_authority("mqadmin", "*", "all")
     admin.set_authority("mqadmin", "", "all", object_type="qmgr")
     admin.set_authority("ops", "*", {"browse", "get", "put", "setall", "inq", "dsp"})
-    admin.set_authority("ops", "", {"connect", "setall"}, object_type="qmgr")
+    admin.set_authority("ops", "", {"connect", "dsp", "setall"}, object_type="qmgr")
     qm = qmgr.connect(user="ops")
     assert qm.max_uncommitted is None
     return qm
