@@ -81,9 +81,12 @@ def _sql_value(value: Any) -> str:
 
 def _age(bucket: str, as_of: datetime) -> tuple[str, str] | None:
     """The bucket at ``as_of`` as an ``arrival`` range (report.bucket_sql's edges)."""
-    from mqconsole.audit.report import BUCKET_EDGES, BUCKETS, bucket_sql, iso
+    from mqconsole.audit.report import AFTER_AS_OF, BUCKET_EDGES, BUCKETS, bucket_sql, iso
     from mqconsole.audit.snapshot import ARRIVAL_SQL
 
+    same = f"{bucket_sql(ARRIVAL_SQL, as_of)} = {_sql_text(bucket)}"
+    if bucket == AFTER_AS_OF:
+        return f"arrival > {iso(as_of)}", same
     if bucket not in BUCKETS:
         return None
     at = BUCKETS.index(bucket)
@@ -91,9 +94,8 @@ def _age(bucket: str, as_of: datetime) -> tuple[str, str] | None:
     parts = []
     if at < len(edges):
         parts.append(f"arrival > {edges[at]}")
-    if at > 0:
-        parts.append(f"arrival <= {edges[at - 1]}")
-    return " and ".join(parts), f"{bucket_sql(ARRIVAL_SQL, as_of)} = {_sql_text(bucket)}"
+    parts.append(f"arrival <= {edges[at - 1] if at > 0 else iso(as_of)}")
+    return " and ".join(parts), same
 
 
 def drill(list_key: str, row: dict[str, Any], *, as_of: datetime | None = None

@@ -1,10 +1,11 @@
 """What can go wrong reading a snapshot, as one sentence, with the exit code the CLI uses.
 
 :class:`AuditInputError` (exit 2): the snapshot folder is missing or not a snapshot, the
-``--as-of`` time or the SQL is bad; :class:`SparkFailed` (exit 3): Spark did not start or its
-job failed. (Java or pyspark missing is
-:class:`mqconsole.audit.java.SparkUnavailable`, exit 3.) :func:`first_line` keeps Spark's
-own sentence and drops its JVM stack trace.
+``--as-of`` time or the SQL is bad; :class:`SparkFailed` (exit 1): a Spark job failed (the
+sentence gives Spark's reason); :class:`SparkDidNotStart` (exit 3): the JVM or the cluster
+did not start, like Java or pyspark missing (:class:`mqconsole.audit.java.SparkUnavailable`,
+exit 3). :func:`first_line` keeps Spark's own sentence and drops its JVM stack trace;
+:func:`is_input_error` tells a query or snapshot Spark refuses from a job that failed.
 """
 
 from __future__ import annotations
@@ -23,7 +24,13 @@ class AuditInputError(AuditError):
 
 
 class SparkFailed(AuditError):
-    """A Spark job failed or Spark could not start (exit 3); the sentence names why."""
+    """A Spark job failed (exit 1); the sentence names why."""
+
+    code = 1
+
+
+class SparkDidNotStart(AuditError):
+    """Spark could not start (exit 3, as for a missing Java or pyspark)."""
 
     code = 3
 
@@ -51,3 +58,36 @@ def is_spark_error(error: Exception) -> bool:
         return False
     return isinstance(error, PySparkException | Py4JError) or type(error).__module__.startswith(
         ("pyspark", "py4j"))
+
+
+# in a failed job's text: a file of the snapshot Spark could not read (not the job's fault)
+_UNREADABLE = ("FAILED_READ_FILE", "CANNOT_READ_FILE_FOOTER", "PATH_NOT_FOUND",
+               "is not a Parquet file", "FileNotFoundException")
+
+
+def is_input_error(error: BaseException) -> bool:
+    """Whether Spark refused what it was given (the SQL, a value, an unreadable file of the
+    snapshot: exit 2) rather than failing to run the job (exit 1)."""
+    try:
+        from pyspark.errors import (
+            AnalysisException,
+            ArithmeticException,
+            ArrayIndexOutOfBoundsException,
+            DateTimeException,
+            IllegalArgumentException,
+            NumberFormatException,
+        )
+    except ImportError:  # pragma: no cover - pyspark is there when a job ran
+        return False
+    if isinstance(error, AnalysisException | ArithmeticException | DateTimeException
+                  | ArrayIndexOutOfBoundsException | IllegalArgumentException
+                  | NumberFormatException):
+        return True
+    text = str(error)
+    return any(marker in text for marker in _UNREADABLE)
+
+
+def job_failed(error: BaseException, what: str, log_file: object = None) -> SparkFailed:
+    """A failed Spark job as one sentence with Spark's reason (exit 1)."""
+    where = f"; Spark's words are in {log_file}" if log_file else ""
+    return SparkFailed(f"{what} failed in Spark: {first_line(error)}{where}")

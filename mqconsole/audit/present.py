@@ -1,9 +1,11 @@
 """How the report's lists are shown — once, for the CLI's text, the HTML page and the console.
 
 Each list has a title, its key columns and a count; :func:`tables` yields them in the order
-an operator reads them (plugin lists last), and :func:`bar` draws a horizontal bar with
-eighth blocks so 1 and 1,000,000 can sit on the same chart. Cells are plain strings: the
-faces make them safe for their medium (Rich text, HTML escapes).
+an operator reads them (plugin lists last), the first ``top`` rows of each when asked (the
+text and the HTML page show ``TOP_ROWS`` and say how many more; ``--json`` keeps every row),
+with the list's total and each count's share of the messages; :func:`bar` draws a
+horizontal bar with eighth blocks so 1 and 1,000,000 can sit on the same chart. Cells are
+plain strings: the faces make them safe for their medium (Rich text, HTML escapes).
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from typing import Any
 from mqconsole.ops.words import counted
 
 BLOCKS = " ▏▎▍▌▋▊▉█"
+TOP_ROWS = 25  # rows of a list the text and the HTML page show; the rest are "N more"
 
 
 @dataclass(frozen=True)
@@ -27,6 +30,16 @@ class Table:
     rows: list[list[str]]
     counts: list[int]
     source: list[dict[str, Any]]  # the report's rows, for opening the messages behind one
+    total: int = 0  # the counts of every row of the list, shown or not
+    more: int = 0  # rows left out (``top``)
+    messages: int = 0  # the report's messages, for each count's share
+
+    def share(self, count: int) -> str:
+        """``count`` as a percentage of the report's messages."""
+        if self.messages <= 0:
+            return "-"
+        value = 100.0 * count / self.messages
+        return "<0.1%" if 0 < value < 0.05 else f"{value:.1f}%"
 
 
 TITLES: dict[str, tuple[str, tuple[tuple[str, str], ...]]] = {
@@ -54,18 +67,22 @@ def cell(value: Any, field: str = "") -> str:
     return str(value)
 
 
-def tables(report: dict[str, Any]) -> Iterator[Table]:
-    """The report's lists in reading order, each with its rows as text."""
+def tables(report: dict[str, Any], top: int | None = None) -> Iterator[Table]:
+    """The report's lists in reading order, each with its rows as text (the first ``top``
+    rows when given)."""
     keys = [*TITLES, *sorted(k for k in report if k.startswith("by_") and k not in TITLES)]
     for key in keys:
         if key not in report:
             continue
         title, columns = TITLES.get(key, (f"By {key.removeprefix('by_')}",
                                           (("value", key.removeprefix("by_").upper()),)))
-        source = list(report[key])
+        every = list(report[key])
+        source = every if top is None else every[:top]
         rows = [[cell(row.get(field), field) for field, _ in columns] for row in source]
         yield Table(key=key, title=title, headers=(*(h for _, h in columns), "COUNT"),
-                    rows=rows, counts=[int(row["count"]) for row in source], source=source)
+                    rows=rows, counts=[int(row["count"]) for row in source], source=source,
+                    total=sum(int(row["count"]) for row in every),
+                    more=len(every) - len(source), messages=int(report.get("messages") or 0))
 
 
 def bar(count: int, largest: int, width: int = 30) -> str:

@@ -34,7 +34,14 @@ from decimal import Decimal
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from mqconsole.audit.errors import AuditInputError, first_line, is_spark_error
+from mqconsole.audit.errors import (
+    AuditError,
+    AuditInputError,
+    first_line,
+    is_input_error,
+    is_spark_error,
+    job_failed,
+)
 from mqconsole.audit.report import iso
 from mqconsole.audit.snapshot import VIEW, locate, read_messages
 
@@ -115,7 +122,7 @@ def prepare_query(spark: SparkSession, path: Any, text: str) -> PreparedQuery:
     except Exception as e:
         if not is_spark_error(e):
             raise
-        raise AuditInputError(_failed(e)) from None
+        raise _failed(e) from None
     check_plan(str(plan))
     return PreparedQuery(columns, result)
 
@@ -127,12 +134,16 @@ def check_plan(plan: str) -> None:
             raise AuditInputError(f"audit sql only reads the snapshot; this query {what}")
 
 
-def _failed(error: Exception) -> str:
+def _failed(error: Exception) -> AuditError:
+    """A query Spark refused (exit 2), or a job that failed (exit 1), in one sentence."""
+    if not is_input_error(error):
+        return job_failed(error, "the query")
     line = first_line(error)
-    if "PARSE_SYNTAX_ERROR" in line or "PARSE_" in line:
-        return (f"the query failed: {line} (audit sql runs one query, SELECT ... FROM "
-                "messages; statements that write or change settings are not queries)")
-    return f"the query failed: {line}"
+    if "PARSE_" in line:
+        return AuditInputError(f"the query failed: {line} (audit sql runs one query, SELECT "
+                               "... FROM messages; statements that write or change settings "
+                               "are not queries)")
+    return AuditInputError(f"the query failed: {line}")
 
 
 def stream_rows(prepared: PreparedQuery, limit: int | None = DEFAULT_LIMIT
@@ -152,7 +163,7 @@ def stream_rows(prepared: PreparedQuery, limit: int | None = DEFAULT_LIMIT
     except Exception as e:
         if not is_spark_error(e):
             raise
-        raise AuditInputError(_failed(e)) from None
+        raise _failed(e) from None
 
 
 def run_query(spark: SparkSession, path: Any, text: str,
@@ -206,7 +217,7 @@ def write_result(prepared: PreparedQuery, out: Path, fmt: str) -> int:
     except Exception as e:
         if not is_spark_error(e):
             raise
-        raise AuditInputError(_failed(e)) from None
+        raise _failed(e) from None
 
 
 def _csv_column(name: str, kind: str) -> str:

@@ -16,9 +16,10 @@ without a pass over the messages. ``audit sql`` always
 reads the messages themselves.
 
 Conventions the oracle tests pin: lists are sorted by count descending, then by their key
-with nulls last; ``by_age`` lists the five buckets in age order; an age is ``as_of`` minus
-the arrival time (the dead-letter header's put time, else the MQMD's), ``<1h`` includes
-times after ``as_of``, and a message with no put time at all is in no bucket; ``oldest``
+with nulls last; ``by_age`` lists the five buckets in age order, after a sixth, ``after
+as-of``, when some messages arrived after ``as_of`` (an ``--as-of`` in the past); an age is
+``as_of`` minus the arrival time (the dead-letter header's put time, else the MQMD's), and a
+message with no put time at all is in no bucket; ``oldest``
 and ``youngest`` are the first and last by (arrival, qmgr, queue, position).
 """
 
@@ -30,7 +31,13 @@ from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 from mqconsole.audit.columns import UNPARSED_SQL
-from mqconsole.audit.errors import AuditInputError, first_line, is_spark_error
+from mqconsole.audit.errors import (
+    AuditInputError,
+    first_line,
+    is_input_error,
+    is_spark_error,
+    job_failed,
+)
 from mqconsole.audit.snapshot import (
     ARRIVAL_SQL,
     SnapshotFolder,
@@ -45,6 +52,8 @@ if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
 BUCKETS = ("<1h", "1h-24h", "1d-7d", "7d-30d", ">30d")
+# Messages that arrived after as_of (an --as-of before them): listed first, only when any.
+AFTER_AS_OF = "after as-of"
 # Lower bound of each bucket after the first, as an age.
 BUCKET_EDGES = (timedelta(hours=1), timedelta(hours=24), timedelta(days=7), timedelta(days=30))
 LIST_KEYS = ("by_queue", "by_reason", "by_destination", "by_reason_destination", "by_age",
@@ -94,6 +103,7 @@ def bucket_sql(column: str, as_of: datetime) -> str:
     """SQL giving the age bucket of ``column`` (a timestamp) at ``as_of``; null for null."""
     edges = [_literal(as_of - edge) for edge in BUCKET_EDGES]
     return (f"CASE WHEN {column} IS NULL THEN NULL "
+            f"WHEN {column} > {_literal(as_of)} THEN '{AFTER_AS_OF}' "
             f"WHEN {column} > {edges[0]} THEN '<1h' "
             f"WHEN {column} > {edges[1]} THEN '1h-24h' "
             f"WHEN {column} > {edges[2]} THEN '1d-7d' "
@@ -119,6 +129,8 @@ def build_report(spark: SparkSession, path: Any, *, as_of: datetime | None = Non
     except Exception as e:
         if not is_spark_error(e):
             raise
+        if not is_input_error(e):  # the job, not the snapshot: exit 1 with Spark's reason
+            raise job_failed(e, "the report") from None
         raise AuditInputError(f"{folder.root} cannot be read as a snapshot: "
                               f"{first_line(e)}") from None
 
@@ -258,7 +270,8 @@ def _assemble(rollup: list[dict[str, Any]], ages: dict[str, int] | None,
             [{"reason": r["dlh_reason"], "queue": r["dlh_dest_q"], "count": int(r["n"])}
              for r in by_set.get("reason_destination", []) if r["has_dlh"]],
             "reason", "queue"),
-        "by_age": [{"bucket": b, "count": int(ages.get(b, 0))} for b in BUCKETS],
+        "by_age": [{"bucket": b, "count": int(ages.get(b, 0))}
+                   for b in (AFTER_AS_OF, *BUCKETS) if b != AFTER_AS_OF or ages.get(b)],
         "by_put_application": _sorted([{"name": r["put_appl_name"], "count": int(r["n"])}
                                        for r in by_set.get("application", [])], "name"),
         "backout_counts": _sorted([{"backout_count": r["backout_count"], "count": int(r["n"])}
@@ -278,4 +291,4 @@ def _assemble(rollup: list[dict[str, Any]], ages: dict[str, int] | None,
     return report
 
 
-__all__ = ["BUCKETS", "build_report", "duplicate_msg_ids", "iso", "parse_as_of"]
+__all__ = ["AFTER_AS_OF", "BUCKETS", "build_report", "duplicate_msg_ids", "iso", "parse_as_of"]

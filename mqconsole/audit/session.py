@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 
 from mqconsole import paths
 
-from .errors import AuditInputError, SparkFailed, first_line
+from .errors import AuditInputError, SparkDidNotStart, first_line
 from .java import SparkUnavailable, require_spark
 
 if TYPE_CHECKING:
@@ -148,7 +148,7 @@ def start_session(settings: SparkSettings | None = None) -> SparkSession:
     """A SparkSession as ``settings`` say, its JVM output in ``settings.log_file``; the
     running one when it is on the same master (the console and the tests keep one).
 
-    Raises SparkUnavailable (exit 3) when pyspark or Java is missing, SparkFailed (exit 3)
+    Raises SparkUnavailable (exit 3) when pyspark or Java is missing, SparkDidNotStart (exit 3)
     when the JVM does not start (the log file holds its words), BadMaster (exit 2).
     """
     settings = settings or SparkSettings()
@@ -195,7 +195,7 @@ def _start(settings: SparkSettings) -> SparkSession:
             gateway = launch_gateway(conf, popen_kwargs={"stdout": log, "stderr": log})
             context = SparkContext(conf=conf, gateway=gateway)
         except Exception as e:  # [JAVA_GATEWAY_EXITED], an unreachable master: the log says
-            raise SparkFailed(f"Spark did not start on {settings.master} ({first_line(e)}); "
+            raise SparkDidNotStart(f"Spark did not start on {settings.master} ({first_line(e)}); "
                               f"its output is in {settings.log_file}") from None
     quiet_python_loggers(settings.log_file)
     return SparkSession(context)

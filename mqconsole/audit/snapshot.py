@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from mqconsole.audit.columns import COLUMNS, PAYLOAD
+from mqconsole.audit.columns import COLUMNS, PAYLOAD, SCHEMA_VERSION
 from mqconsole.audit.errors import AuditInputError, first_line
 
 if TYPE_CHECKING:
@@ -62,6 +62,7 @@ def locate(path: str | Path) -> SnapshotFolder:
         if not isinstance(loaded, dict):
             raise AuditInputError(f"{root / MANIFEST} is not a snapshot manifest")
         manifest = loaded
+        check_schema_version(manifest, root / MANIFEST)
     data = root / DATA_DIR if (root / DATA_DIR).is_dir() else root
     fmt = str(manifest.get("format", "parquet"))
     if fmt != "parquet":
@@ -70,6 +71,19 @@ def locate(path: str | Path) -> SnapshotFolder:
     if not any(p.suffix == ".parquet" for p in data.rglob("*.parquet")):
         raise AuditInputError(f"{root} holds no Parquet files: not an audit snapshot")
     return SnapshotFolder(root=root, data=data, manifest=manifest)
+
+
+def check_schema_version(manifest: dict[str, Any], where: Path) -> None:
+    """A manifest's ``schema_version`` this mqconsole reads (1 to ``SCHEMA_VERSION``);
+    :class:`AuditInputError` naming it otherwise."""
+    version = manifest.get("schema_version", SCHEMA_VERSION)
+    if isinstance(version, bool) or not isinstance(version, int) or version < 1:
+        raise AuditInputError(f"{where} has schema_version {version!r}, not a snapshot "
+                              "schema version (a whole number from 1)")
+    if version > SCHEMA_VERSION:
+        raise AuditInputError(f"{where} is a snapshot of schema version {version}, written by "
+                              f"a newer mqconsole; this one reads up to version "
+                              f"{SCHEMA_VERSION} (upgrade mqconsole)")
 
 
 def read_messages(spark: SparkSession, folder: SnapshotFolder) -> DataFrame:

@@ -127,6 +127,8 @@ def bucket(when: datetime | None, as_of: datetime) -> str | None:
     if when is None:
         return None
     age = as_of - when
+    if age < timedelta(0):
+        return "after as-of"
     if age < timedelta(hours=1):
         return "<1h"
     if age < timedelta(hours=24):
@@ -214,7 +216,8 @@ def oracle(rows: list[dict[str, Any]], as_of: datetime = AS_OF,
         "by_reason": _order(reasons, ("reason", "name")),
         "by_destination": _order(dests, ("qmgr", "queue")),
         "by_reason_destination": _order(reason_dests, ("reason", "queue")),
-        "by_age": [{"bucket": b, "count": ages[b]} for b in BUCKETS],
+        "by_age": [{"bucket": b, "count": ages[b]} for b in ("after as-of", *BUCKETS)
+                   if b != "after as-of" or ages[b]],
         "by_put_application": _order(apps, ("name",)),
         "backout_counts": _order(backouts, ("backout_count",)),
         "duplicate_msg_ids": dups,

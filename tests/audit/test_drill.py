@@ -92,7 +92,9 @@ def test_an_age_bucket_is_an_arrival_range_at_the_reports_time() -> None:
     assert later.where == ("arrival > 2026-11-24T11:00:00Z and "
                            "arrival <= 2026-11-25T10:00:00Z")
     assert drill("by_age", {"bucket": "<1h", "count": 0}, as_of=NOW).where == \
-        "arrival > 2026-11-25T09:00:00Z"
+        "arrival > 2026-11-25T09:00:00Z and arrival <= 2026-11-25T10:00:00Z"
+    assert drill("by_age", {"bucket": "after as-of", "count": 0}, as_of=NOW).where == \
+        "arrival > 2026-11-25T10:00:00Z"
     assert drill("by_age", {"bucket": ">30d", "count": 0}, as_of=NOW).where == \
         "arrival <= 2026-10-26T10:00:00Z"
     assert drill("by_age", {"bucket": "<1h", "count": 0}) is None  # no time: no range
@@ -109,3 +111,21 @@ def test_text_with_wildcards_is_matched_as_itself() -> None:
     assert where.matches(View("batch*job's"))
     assert not where.matches(View("batch-X-job's"))
     assert not where.matches(View("batch*job's\n"))
+
+
+def test_an_as_of_before_messages_puts_them_in_their_own_bucket(spark, audited, host) -> None:
+    """--as-of before some messages arrived: they are "after as-of" (not "<1h"), listed
+    first, and that row and every other age row open exactly their messages."""
+    scene, snap, _report = audited
+    early = NOW - timedelta(days=3)
+    report = build_report(spark, snap, as_of=early)
+    ages = report["by_age"]
+    assert ages[0]["bucket"] == "after as-of" and ages[0]["count"] > 0
+    assert [r["bucket"] for r in ages[1:]] == ["<1h", "1h-24h", "1d-7d", "7d-30d", ">30d"]
+    assert sum(r["count"] for r in ages) == report["messages"]
+    for row in ages:
+        found = drill("by_age", row, as_of=early)
+        assert found is not None
+        assert spark.sql(f"SELECT count_if({found.sql}) FROM drilled").first()[0] == \
+            row["count"]
+        assert _browsed(scene.qm_path, found.where, host) == row["count"], (row, found.where)

@@ -77,3 +77,57 @@ def test_a_folder_of_broken_parquet_is_one_sentence(spark, tmp_path):
     (folder / "queue=Q" / "put_date=2026-11-25" / "part-0.parquet").write_bytes(b"not parquet")
     with pytest.raises(AuditInputError, match="cannot be read as a snapshot"):
         build_report(spark, folder, as_of=AS_OF)
+
+
+def test_a_failed_spark_job_is_exit_1_with_the_reason(spark, tmp_path, monkeypatch):
+    """A job that fails (here a Python worker that dies mid-task) is SparkFailed, exit 1,
+    with Spark's reason in one line; not "cannot be read as a snapshot" (exit 2) and not
+    exit 3 (kept for a missing Java or pyspark)."""
+    import pytest
+
+    from mqconsole.audit import report as report_module
+    from mqconsole.audit.errors import SparkFailed
+
+    folder = write_snapshot(tmp_path / "snap", make_rows(20, seed=3))
+
+    def dies(spark, *_args):
+        def crash(batches):
+            import os
+
+            os._exit(7)
+            yield from batches
+
+        return spark.range(4).mapInArrow(crash, "id long").collect()
+
+    monkeypatch.setattr(report_module, "_build", dies)
+    with pytest.raises(SparkFailed) as failed:
+        report_module.build_report(spark, folder, as_of=AS_OF)
+    assert failed.value.code == 1
+    sentence = str(failed.value)
+    assert sentence.startswith("the report failed in Spark: ") and "\n" not in sentence
+    assert "cannot be read" not in sentence and "at org.apache" not in sentence
+    monkeypatch.undo()
+    assert build_report(spark, folder, as_of=AS_OF)["messages"] == 20  # Spark lives on
+
+
+def test_a_manifest_of_a_newer_schema_is_refused_in_one_sentence(tmp_path):
+    import json
+
+    import pytest
+
+    from mqconsole.audit.columns import SCHEMA_VERSION
+    from mqconsole.audit.errors import AuditInputError
+    from mqconsole.audit.snapshot import locate
+
+    folder = write_snapshot(tmp_path / "snap", make_rows(3, seed=4))
+    manifest = folder / "manifest.json"
+    manifest.write_text(json.dumps({"schema_version": SCHEMA_VERSION, "format": "parquet"}))
+    assert locate(folder).manifest["schema_version"] == SCHEMA_VERSION
+    manifest.write_text(json.dumps({"schema_version": SCHEMA_VERSION + 1}))
+    with pytest.raises(AuditInputError, match=f"schema version {SCHEMA_VERSION + 1}, written "
+                                              "by a newer mqconsole"):
+        locate(folder)
+    for bad in ("2", None, 0, True):
+        manifest.write_text(json.dumps({"schema_version": bad}))
+        with pytest.raises(AuditInputError, match="not a snapshot schema version"):
+            locate(folder)

@@ -40,15 +40,19 @@ def test_report_html_is_one_page_with_tables_and_bars(snapshot, tmp_path):
     html = page.read_text()
     assert html.startswith("<!DOCTYPE html>")
     assert "<script" not in html and "http" not in html  # self-contained
-    assert html.count('<div class="bar"') >= sum(
-        len(v) for k, v in oracle(rows, AS_OF).items() if k.startswith(("by_", "backout",
-                                                                          "duplicate")))
+    from mqconsole.audit.present import TOP_ROWS
+
+    assert html.count('<div class="bar"') == sum(  # the first rows of each list, "N more"
+        min(len(v), TOP_ROWS) for k, v in oracle(rows, AS_OF).items()
+        if k.startswith(("by_", "backout", "duplicate")))
     assert "By dead-letter reason" in html and "MQRC_Q_FULL" in html
     expected = oracle(rows, AS_OF)
     lists = [k for k, v in expected.items() if isinstance(v, list) and v]
     assert html.count("<table>") == len(lists)  # one table per list that has rows
     for row in expected["by_queue"]:  # the counts themselves, each with its bar
-        assert f'<td class="n">{row["count"]:,}</td><td class="bar"><div class="bar"' in html
+        share = f"{100 * row['count'] / len(rows):.1f}%"
+        assert f'<td class="n">{row["count"]:,}</td><td class="n">{share}</td>' in html
+    assert html.count('<tr class="total">') == len(lists)
     import stat
 
     assert stat.S_IMODE(page.stat().st_mode) == 0o600  # it may name queues and users
@@ -114,6 +118,32 @@ def test_sql_limit_0_streams_every_row_as_one_json_list(snapshot, tmp_path):
     assert r.code == 0, r.err
     assert sorted(x["msg_id"] for x in r.json) == sorted(x["msg_id"] for x in rows)
     assert f"{len(rows):,} rows" in r.err and "more" not in r.err
+
+
+def test_a_failed_spark_job_is_exit_1_with_spark_s_reason(snapshot, tmp_path):
+    """A report whose Spark job fails (a Python worker killed mid-task, injected by a
+    sitecustomize) exits 1 with one sentence holding Spark's reason: 3 is for no Java or
+    pyspark."""
+    import os
+
+    shadow = tmp_path / "shadow"
+    shadow.mkdir()
+    (shadow / "sitecustomize.py").write_text(
+        "import mqconsole.audit.report as report\n"
+        "def _dies(spark, *args):\n"
+        "    def crash(batches):\n"
+        "        import os\n"
+        "        os._exit(7)\n"
+        "        yield from batches\n"
+        "    return spark.range(4).mapInArrow(crash, 'id long').collect()\n"
+        "report._build = _dies\n")
+    path = os.pathsep.join(p for p in (str(shadow), os.environ.get("PYTHONPATH")) if p)
+    r = run_cli("audit", "report", "--in", str(snapshot[0]), "--master", "local[2]",
+                home=tmp_path / "home", env={"PYTHONPATH": path})
+    assert r.code == 1, r.err
+    errors = [line for line in r.err.splitlines() if line.startswith("mqconsole:")]
+    assert len(errors) == 1 and errors[0].startswith("mqconsole: the report failed in Spark:")
+    assert "Traceback" not in r.err and "at org.apache" not in r.err
 
 
 def test_not_a_query_missing_snapshot_and_bad_time_are_exit_2_before_spark(tmp_path):

@@ -24,8 +24,9 @@ from .common import json_option
 def audit() -> None:
     """Bulk audits on Spark: a Parquet snapshot of queues or files, the report, SQL.
 
-    Exit codes: 2 a missing or invalid snapshot, a bad --as-of or bad SQL; 3 Java or
-    pyspark missing (pip install 'mqconsole[spark]'), or Spark cannot start.
+    Exit codes: 1 a Spark job failed (Spark's reason in one line); 2 a missing or invalid
+    snapshot, a bad --as-of or bad SQL; 3 Java or pyspark missing (pip install
+    'mqconsole[spark]'), or Spark cannot start.
     """
 
 
@@ -72,11 +73,11 @@ def _write_private(path: str, text: str) -> None:
 
 def render_text(result: dict[str, Any], width: int = 30) -> str:
     """The report as text tables, each count with a horizontal bar."""
-    from mqconsole.audit.present import bar, extremes, headline, tables
+    from mqconsole.audit.present import TOP_ROWS, bar, extremes, headline, tables
 
     lines = [safe(headline(result))]
     lines += [f"{label}: {safe(text)}" for label, text in extremes(result)]
-    for part in tables(result):
+    for part in tables(result, top=TOP_ROWS):
         lines += ["", part.title]
         if not part.rows:
             lines.append("  none")
@@ -85,6 +86,8 @@ def render_text(result: dict[str, Any], width: int = 30) -> str:
         rows = [[*row, f"{count:,}", bar(count, largest, width)]
                 for row, count in zip(part.rows, part.counts, strict=True)]
         lines.append(table([*part.headers, ""], rows, max_width={0: 60, 1: 60}))
+        if part.more:
+            lines.append(f"  … {part.more:,} more (--json lists every row)")
     return "\n".join(lines)
 
 
