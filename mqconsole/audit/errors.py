@@ -91,3 +91,31 @@ def job_failed(error: BaseException, what: str, log_file: object = None) -> Spar
     """A failed Spark job as one sentence with Spark's reason (exit 1)."""
     where = f"; Spark's words are in {log_file}" if log_file else ""
     return SparkFailed(f"{what} failed in Spark: {first_line(error)}{where}")
+
+
+def unwrap(error: BaseException) -> BaseException:
+    """Spark's own exception inside a py4j error (``toLocalIterator`` raises a bare
+    ``Py4JJavaError`` "An error occurred while calling …"): the first exception in the Java
+    cause chain pyspark knows (a failing cast's ``[CAST_INVALID_INPUT]``), else the top one
+    as pyspark words it (``Job aborted due to stage failure: …``)."""
+    try:
+        from py4j.protocol import Py4JJavaError
+        from pyspark.errors.exceptions.captured import UnknownException, convert_exception
+    except ImportError:  # pragma: no cover - pyspark is there when a job ran
+        return error
+    if not isinstance(error, Py4JJavaError):
+        return error
+    try:
+        java = error.java_exception
+        top = None
+        for _ in range(12):
+            if java is None:
+                break
+            converted = convert_exception(java)
+            if not isinstance(converted, UnknownException):
+                return converted
+            top = top or converted
+            java = java.getCause()
+        return top or error
+    except Exception:  # the JVM is gone: what py4j said
+        return error

@@ -41,6 +41,7 @@ from mqconsole.audit.errors import (
     is_input_error,
     is_spark_error,
     job_failed,
+    unwrap,
 )
 from mqconsole.audit.report import iso
 from mqconsole.audit.snapshot import VIEW, locate, read_messages
@@ -134,8 +135,9 @@ def check_plan(plan: str) -> None:
             raise AuditInputError(f"audit sql only reads the snapshot; this query {what}")
 
 
-def _failed(error: Exception) -> AuditError:
+def _failed(error: BaseException) -> AuditError:
     """A query Spark refused (exit 2), or a job that failed (exit 1), in one sentence."""
+    error = unwrap(error)
     if not is_input_error(error):
         return job_failed(error, "the query")
     line = first_line(error)

@@ -37,6 +37,7 @@ from mqconsole.audit.errors import (
     is_input_error,
     is_spark_error,
     job_failed,
+    unwrap,
 )
 from mqconsole.audit.snapshot import (
     ARRIVAL_SQL,
@@ -129,10 +130,11 @@ def build_report(spark: SparkSession, path: Any, *, as_of: datetime | None = Non
     except Exception as e:
         if not is_spark_error(e):
             raise
-        if not is_input_error(e):  # the job, not the snapshot: exit 1 with Spark's reason
-            raise job_failed(e, "the report") from None
+        spark_said = unwrap(e)
+        if not is_input_error(spark_said):  # the job, not the snapshot: exit 1, Spark's reason
+            raise job_failed(spark_said, "the report") from None
         raise AuditInputError(f"{folder.root} cannot be read as a snapshot: "
-                              f"{first_line(e)}") from None
+                              f"{first_line(spark_said)}") from None
 
 
 def _build(spark: SparkSession, folder: SnapshotFolder, when: datetime, say: Progress,

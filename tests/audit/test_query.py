@@ -115,6 +115,9 @@ def test_refusals_name_what_was_refused(spark, snap):
         prepare_query(spark, folder, "FROM messages INSERT OVERWRITE DIRECTORY '/x' SELECT *")
     with pytest.raises(AuditInputError, match="TABLE_OR_VIEW_NOT_FOUND"):
         prepare_query(spark, folder, "SELECT * FROM text.`/etc/passwd`")
+    # a value Spark refuses as the rows stream is the query's fault (exit 2), not the job's
+    with pytest.raises(AuditInputError, match="CAST_INVALID_INPUT"):
+        run_query(spark, folder, "SELECT CAST(queue AS INT) FROM messages")
 
 
 def test_queries_of_every_shape_still_run(spark, snap):
