@@ -4,6 +4,8 @@ operations, driven by ``cli.operate``)."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import click
 
 from mqconsole.cli.errors import CliError
@@ -61,10 +63,15 @@ def save(ctx: click.Context, queue: str, file: str, msgids: tuple[str, ...],
 @click.argument("queue")
 @click.option("--new-context", is_flag=True, help="Put with a new context (this user, now) "
               "instead of the saved one.")
+@click.option("--resolve-in-doubt", is_flag=True,
+              help="Instead: settle the last load of FILE onto QUEUE that ended in doubt (the "
+              "journal says so before the question): say which of its in-doubt messages are "
+              "on QUEUE.")
 @batch_option
 @operation_options
-def load(ctx: click.Context, file: str, queue: str, new_context: bool, batch: int,
-         dry_run: bool, yes: bool, as_json: bool) -> None:
+def load(ctx: click.Context, file: str, queue: str, new_context: bool,
+         resolve_in_doubt: bool, batch: int, dry_run: bool, yes: bool,
+         as_json: bool) -> None:
     """Put every message of FILE on QUEUE: a dmpmqmsg/qload file or amqsbcg output.
 
     The whole file is checked first: a malformed file is refused, naming the line, before
@@ -73,9 +80,15 @@ def load(ctx: click.Context, file: str, queue: str, new_context: bool, batch: in
     at 0. Units of work of --batch messages are committed as the load goes; a message the
     queue refuses stays out and is reported, and the load stops after 10 refusals in a row.
     """
-    from mqconsole.ops.operation import Load
+    from mqconsole.ops.operation import Load, ResolveInDoubt
 
     session = session_of(ctx)
+    if resolve_in_doubt:
+        path = str(Path(file).absolute())  # as the load's journal record names it
+        op = operation(session, ResolveInDoubt("load", path, queue, session.journal(),
+                                               batch=batch))
+        drive(session, op, yes=yes, dry_run=dry_run, as_json=as_json)
+        return
     op = operation(session, Load(file, queue, new_context=new_context, batch=batch))
     drive(session, op, yes=yes, dry_run=dry_run, as_json=as_json)
 

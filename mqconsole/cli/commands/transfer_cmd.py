@@ -8,12 +8,14 @@ from typing import Any
 
 import click
 
+from mqconsole.cli.errors import CliError
 from mqconsole.cli.operate import drive, operation
 
 from .common import (
     batch_option,
     build_selection,
     operation_options,
+    selection_given,
     selection_options,
     session_of,
 )
@@ -37,6 +39,11 @@ def _transfer_options(fn):
         click.option("--dest-profile", metavar="NAME",
                      help="The destination is on the queue manager of this profile (not "
                      "atomic: see above)."),
+        click.option("--resolve-in-doubt", is_flag=True,
+                     help="Instead: settle the last run from SOURCE to DESTINATION that "
+                     "ended in doubt (the journal says so before the question): a move's "
+                     "in-doubt messages found on DESTINATION (MsgId and body) are removed "
+                     "from SOURCE; a copy's are looked for. No selection."),
         operation_options,
     ]
     for o in reversed(opts):
@@ -48,9 +55,21 @@ def _run_transfer(ctx: click.Context, *, copy: bool, source: str, destination: s
                   msgids: tuple[str, ...], msgids_from: str | None, where: str | None,
                   limit: int | None, all_: bool, batch: int, new_context: bool,
                   strip_dlh: bool, dest_embedded: str | None, dest_profile: str | None,
-                  dry_run: bool, yes: bool, as_json: bool) -> None:
-    from mqconsole.ops.operation import Transfer
+                  resolve_in_doubt: bool, dry_run: bool, yes: bool, as_json: bool) -> None:
+    from mqconsole.ops.operation import ResolveInDoubt, Transfer
 
+    if resolve_in_doubt:
+        if selection_given(msgids, msgids_from, where, all_) or new_context or strip_dlh:
+            raise CliError("--resolve-in-doubt takes no selection and no --new-context or "
+                           "--strip-dlh: it settles the in-doubt messages of the last run")
+        session = session_of(ctx)
+        dest_qm = session.open_destination(dest_embedded, dest_profile,
+                                           "copying" if copy else "moving")
+        op = operation(session, ResolveInDoubt("copy" if copy else "move", source,
+                                               destination, session.journal(),
+                                               dest_qm=dest_qm, batch=batch))
+        drive(session, op, yes=yes, dry_run=dry_run, as_json=as_json)
+        return
     selection = build_selection(msgids, msgids_from, where, limit, all_)
     session = session_of(ctx)
     dest_qm = session.open_destination(dest_embedded, dest_profile,

@@ -28,7 +28,9 @@ in its end record's details: ``cancelled`` and ``stopped_by`` (``Ctrl-C``, ``SIG
 ``escape``, ``the console closing``), ``stopped_early``, or the ``error`` that stopped it
 (:meth:`JournalEntry.stopped`). A unit
 without its commit record is a unit backed out, unless nothing of its operation follows
-it: then the process died between the two and the unit is *in doubt* (check the queues).
+it: then the process died between the two and the unit is *in doubt* (check the queues);
+so is the last unit without its commit record of a change whose end record says
+``outcome_unknown`` (a commit MQ could not confirm: exit 5).
 The unit record is the intent: a unit whose record cannot be written (a full disk) is
 backed out by its engine, never committed (``Recorder.unit`` answers False), so every
 message that moved is in a unit record, committed or in doubt, or in the end record.

@@ -252,6 +252,12 @@ class _Op:
             if isinstance(said, int) and said != count:
                 problems.append(f"{self.where}: operation {self.op}: its end record counts "
                                 f"{counted(said)} in units, the units hold {count}")
+            details = self.end.get("details")
+            last = max(self.units, default=None)
+            if isinstance(details, dict) and details.get("outcome_unknown") is True \
+                    and last is not None and last not in self.committed:
+                # its last commit's outcome MQ could not tell (exit 5): that unit is in doubt
+                entry.in_doubt = list(self.units[last][0])
         else:
             entry.state = "interrupted"
             entry.backup = entry.backup or self.backup  # killed midway: where they were saved

@@ -52,11 +52,13 @@ from .kinds import (
     destination_problem,
     header_kept,
 )
+from .settling import ResolveInDoubt, doubt_cautions
 
 __all__ = [
     "VERBS", "Copy", "Delete", "Description", "DlqPass", "Edit", "Kind", "Load", "Move",
-    "Operation", "OperationError", "PluginAction", "Put", "QueueDefine", "QueueSet", "Resubmit",
+    "Operation", "OperationError", "PluginAction", "Put", "QueueDefine", "QueueSet",
+    "ResolveInDoubt", "Resubmit",
     "Save", "Step",
     "Summary", "Transfer", "check_queue", "destination_problem",
-    "header_kept", "keep_running",
+    "doubt_cautions", "header_kept", "keep_running",
 ]

@@ -248,7 +248,11 @@ class Operation:
         but probably not meant (a BOQNAME naming no queue). Each face shows them before
         it asks; the run repeats them in its result's warnings (journal, ``--json``)."""
         cautions = getattr(self.spec, "cautions", None)
-        return [] if cautions is None else list(cautions(qm))
+        out = [] if cautions is None else list(cautions(qm))
+        from .settling import doubt_cautions
+
+        # a move, copy or load whose last run on the same queues ended in doubt (journal)
+        return [*out, *doubt_cautions(self.spec, qm, self.journal)]
 
     # -- running -----------------------------------------------------------------------------
     def plan(self, qm: QueueManager, *, progress: ProgressFn | None = None,
