@@ -41,8 +41,8 @@ def _plan_lines(summary: Summary) -> list[str]:
                    w.get("detail", ""))] += int(step.get("count", 1))
     for (name, code, dest, detail), n in sorted(would.items(), key=lambda kv: -kv[1]):
         on = f" on {dest}" if dest else ""
-        lines.append(f"  {n} would be refused{on}: {detail}" if name == REFUSED_BY_PLUGIN
-                     else f"  {n} would likely fail{on}: {name} ({code})")
+        lines.append(f"  {n:,} would be refused{on}: {detail}" if name == REFUSED_BY_PLUGIN
+                     else f"  {n:,} would likely fail{on}: {name} ({code})")
     return lines
 
 

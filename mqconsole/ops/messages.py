@@ -6,7 +6,13 @@ from mqconsole.backends.base import Context, QueueManager, settle_failed_commit
 from mqconsole.mq.errors import MQError
 from mqconsole.mq.md import MQMD
 from mqconsole.mq.message import Message
-from mqconsole.mq.reasons import MQRC_SYNCPOINT_LIMIT_REACHED
+from mqconsole.mq.names import reason_name
+from mqconsole.mq.reasons import (
+    MQRC_MSG_TOO_BIG_FOR_Q,
+    MQRC_PUT_INHIBITED,
+    MQRC_Q_FULL,
+    MQRC_SYNCPOINT_LIMIT_REACHED,
+)
 from mqconsole.ops.result import (
     NOT_RECORDED,
     Control,
@@ -42,17 +48,7 @@ def put_messages(qm: QueueManager, queue: str, md: MQMD, body: bytes, *, count: 
                              selected=count, dry_run=dry_run)
     given = md.msg_id.hex().upper() if any(md.msg_id) else NEW_MSGID
     if dry_run:
-        # the copies are alike: the first PLAN_STEPS are listed one by one, the rest in one
-        # step with its ``count`` (a plan of any count is this small)
-        for position in range(1, min(count, PLAN_STEPS + 1) + 1):
-            step: dict[str, object] = {"position": position, "msgid": given,
-                                       "destination": queue}
-            if position > PLAN_STEPS:
-                step.update(position=f"{position}-{count}", count=count - PLAN_STEPS)
-            refusal = None if check is None else check(Message(md.copy(), body), queue)
-            if refusal is not None:
-                step["would_fail"] = would_fail_by_plugin(refusal)
-            result.plan.append(step)
+        result.plan = _plan(qm, queue, md, body, count, given, check)
         return result
     batch, lowered = capped_batch(qm, max(1, batch), per_message=1)
     if lowered:
@@ -115,6 +111,61 @@ def put_messages(qm: QueueManager, queue: str, md: MQMD, body: bytes, *, count: 
             qm.backout()
         raise
     return result
+
+
+def _prediction(qm: QueueManager, queue: str, length: int) -> tuple[int | None, int | None]:
+    """How a put of copies of ``length`` bytes to ``queue`` would most likely go, as issue
+    20's predictions for a move (``ops.transfer.local_prediction``): the reason every copy
+    would fail with (unknown queue, put-inhibited, too long for MAXMSGL), else None; and the
+    room left under MAXDEPTH (None: not known — an alias or a remote definition), past
+    which each copy would fail with MQRC_Q_FULL."""
+    try:
+        attrs = qm.inquire_queue(queue)
+    except MQError as e:
+        return e.reason, None
+    if attrs.put_inhibited:
+        return MQRC_PUT_INHIBITED, None
+    if attrs.max_msg_length is not None and length > attrs.max_msg_length:
+        return MQRC_MSG_TOO_BIG_FOR_Q, None
+    if attrs.depth is None or attrs.max_depth is None:
+        return None, None
+    return None, max(0, attrs.max_depth - attrs.depth)
+
+
+def _plan(qm: QueueManager, queue: str, md: MQMD, body: bytes, count: int, given: str,
+          check: PutCheck | None) -> list[dict[str, object]]:
+    """A put's dry run: the first PLAN_STEPS copies one by one, the rest (alike) in a step
+    with its ``count`` — two when the queue fills up within them — so a plan of any count
+    is this small. Each says what would most likely fail (a plugin's check first, then the
+    queue: :func:`_prediction`)."""
+    reason, room = _prediction(qm, queue, len(body))
+
+    def would(first: int, refusal: str | None) -> dict[str, object] | None:
+        if refusal is not None:
+            return would_fail_by_plugin(refusal)
+        why = reason if reason is not None else (
+            MQRC_Q_FULL if room is not None and first > room else None)
+        return None if why is None else {"reason": why, "reason_name": reason_name(why)}
+
+    def step(first: int, last: int) -> dict[str, object]:
+        out: dict[str, object] = {"position": first if first == last else f"{first}-{last}",
+                                  "msgid": given, "destination": queue}
+        if first != last:
+            out["count"] = last - first + 1
+        refusal = None if check is None else check(Message(md.copy(), body), queue)
+        failing = would(first, refusal)
+        if failing is not None:
+            out["would_fail"] = failing
+        return out
+
+    plan = [step(p, p) for p in range(1, min(count, PLAN_STEPS) + 1)]
+    if count > PLAN_STEPS:
+        first = PLAN_STEPS + 1
+        if room is not None and reason is None and first <= room < count:
+            plan.append(step(first, room))  # these fit, the rest would find the queue full
+            first = room + 1
+        plan.append(step(first, count))
+    return plan
 
 
 class _Unknown(Exception):

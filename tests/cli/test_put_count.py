@@ -47,9 +47,14 @@ def test_the_dry_run_of_the_largest_count_has_bounded_memory(tmp_path, demo):
     doc = json.loads(out)
     assert doc["dry_run"] and doc["selected"] == 999_999_999 and doc["done"] == 0
     plan = doc["plan"]
-    assert len(plan) == 1001 and plan[0]["position"] == 1
-    assert plan[-1] == {"position": "1001-999999999", "count": 999_998_999, "msgid": "(new)",
-                        "destination": "APP.AUDIT"}
+    # the first 1,000 one by one, then those that fit APP.AUDIT (MAXDEPTH 5000), then the
+    # rest, which would find it full (issue 28 item 17: put's dry run predicts too)
+    assert len(plan) == 1002 and plan[0]["position"] == 1 and "would_fail" not in plan[999]
+    assert plan[-2:] == [
+        {"position": "1001-5000", "count": 4000, "msgid": "(new)", "destination": "APP.AUDIT"},
+        {"position": "5001-999999999", "count": 999_995_000 - 1, "msgid": "(new)",
+         "destination": "APP.AUDIT",
+         "would_fail": {"reason": 2053, "reason_name": "MQRC_Q_FULL"}}]
     assert rss < RSS_BOUND_KB, f"peak RSS {rss} KiB"
 
 

@@ -9,6 +9,7 @@ import threading
 import pytest
 
 from mqconsole.mq.md import MQMD
+from mqconsole.mq.message import Message
 from mqconsole.ops.exit_codes import ExitCode
 from mqconsole.ops.operation import Operation, OperationError, Put, QueueDefine
 from mqconsole.ops.operation.testing import run_operation
@@ -149,3 +150,30 @@ def test_destination_problem_is_said_before_asking_the_queue_manager():
     assert destination_problem("IN", "IN") == "IN is both the source and the destination"
     assert destination_problem("IN", "OUT", ["IN"]) == "there is no queue named OUT here"
     assert destination_problem("IN", "OUT", ["IN", "OUT"]) is None
+
+
+def test_a_put_dry_run_predicts_a_full_an_inhibited_and_a_too_small_queue():
+    """Issue 28 item 17: issue 20's predictions apply to put too — ``put --dry-run``
+    predicted nothing for a full, put-inhibited or too-small queue."""
+    from mqconsole.backends.open import open_embedded
+    from mqconsole.mq.queue import QueueAttrs
+
+    qm = open_embedded(":memory:")
+    qm.define_queue(QueueAttrs(name="FULLISH", max_depth=5))
+    qm.define_queue(QueueAttrs(name="SHUT", put_inhibited=True))
+    qm.define_queue(QueueAttrs(name="NARROW", max_msg_length=4))
+    for _ in range(3):
+        qm.put("FULLISH", Message(md(), b"x"), syncpoint=False)
+
+    def would(queue: str, body: bytes, count: int) -> list:
+        run = run_operation(Put(queue, md(), body, count=count), qm=qm, dry_run=True)
+        assert run.summary.exit_code == ExitCode.OK
+        return [(s["position"], s.get("would_fail", {}).get("reason_name"))
+                for s in run.summary.result.plan]
+
+    assert would("FULLISH", b"x", 4) == [(1, None), (2, None), (3, "MQRC_Q_FULL"),
+                                         (4, "MQRC_Q_FULL")]
+    assert would("SHUT", b"x", 2) == [(1, "MQRC_PUT_INHIBITED"), (2, "MQRC_PUT_INHIBITED")]
+    assert would("NARROW", b"12345", 1) == [(1, "MQRC_MSG_TOO_BIG_FOR_Q")]
+    assert would("NARROW", b"1234", 1) == [(1, None)]
+    assert qm.inquire_queue("FULLISH").depth == 3  # nothing was put
