@@ -20,7 +20,8 @@ from dataclasses import dataclass
 
 import pyarrow as pa
 
-SCHEMA_VERSION = 1
+# 2: the manifest lists every data file with its rows, and _SUCCESS is written after it
+SCHEMA_VERSION = 2
 
 # (name, Spark SQL type, Arrow type)
 _FIXED: tuple[tuple[str, str, pa.DataType], ...] = (

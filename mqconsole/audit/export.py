@@ -2,11 +2,17 @@
 
 ``plan_export`` checks everything that can be checked before Spark starts (the output
 folder, the connections, the queues each pattern names, the files) and notes the depths at
-the start; ``run_export`` runs the Spark job and finishes the folder. The folder is written
-beside ``--out`` under a temporary name and renamed when done::
+the start; ``run_export`` runs the Spark job and commits the folder. The folder is staged
+beside ``--out`` under a temporary name, then committed: the manifest naming every data
+file with its rows, then ``_SUCCESS`` (the commit marker, written last), then published
+under ``--out`` by claiming the name atomically (``mkdir``, which fails when the name is
+taken: an ``--out`` made by another export while this one ran is refused here too, exit 2)
+and renaming the staged folder onto the claimed, empty one::
 
     DIR/manifest.json    schema version, columns, sources (depths at start and end, rows),
-                         times, format, Spark master
+                         files (every data file and its rows), times, format, Spark master
+    DIR/_SUCCESS         the commit marker: readers trust a snapshot that has it, and only
+                         the files its manifest lists
     DIR/messages/        the dataset, partitioned queue=…/put_date=…, Parquet (zstd) or CSV
     DIR/_summary/        the report's aggregates (Parquet snapshots only: summary.py)
 
@@ -53,6 +59,7 @@ if TYPE_CHECKING:
     from .datasource import PluginColumn
 
 MANIFEST = "manifest.json"
+COMMIT_MARKER = "_SUCCESS"
 DATA_DIR = "messages"
 PROGRESS_DIR = ".progress"
 PARTIALS_DIR = ".partials"  # what each reader folded for the stored aggregates
@@ -344,12 +351,14 @@ def run_export(spark: SparkSession, plan: ExportPlan, *,
         if request.format == "parquet":  # the report's aggregates, stored beside (exact)
             _summarize(tmp, len(owners))
         _depths_at_end(plan)
+        files = data_files(spark, tmp / DATA_DIR, request.format)
         seconds = time.monotonic() - started
         shutil.rmtree(tmp / PROGRESS_DIR, ignore_errors=True)
         shutil.rmtree(tmp / PARTIALS_DIR, ignore_errors=True)
-        _write_manifest(tmp, plan, seconds, master)
+        _write_manifest(tmp, plan, seconds, master, files)
+        _write_marker(tmp)  # last: the snapshot is complete
         private_tree(tmp)
-        _move_into_place(tmp, out)
+        _publish(tmp, out, request.replace)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
@@ -458,7 +467,32 @@ def _depths_at_end(plan: ExportPlan) -> None:
                     q.depth_end = _depth(qm, q.queue)
 
 
-def _write_manifest(folder: Path, plan: ExportPlan, seconds: float, master: str) -> None:
+def data_files(spark: SparkSession, data: Path, fmt: str) -> list[dict[str, Any]]:
+    """Every file of the dataset at ``data`` (paths relative to it) with its rows, counted
+    by Spark from the files themselves, sorted by path."""
+    from urllib.parse import unquote, urlparse
+
+    from .errors import first_line
+
+    reader = spark.read.option("header", "true") if fmt == "csv" else spark.read
+    try:
+        frame = reader.format(fmt).load(str(data))
+        counted = (frame.selectExpr("input_file_name() AS file").groupBy("file").count()
+                   .collect())
+    except Exception as e:
+        if "UNABLE_TO_INFER_SCHEMA" in first_line(e):  # no rows, so no file
+            return []
+        raise
+    root = data.resolve()
+    out = []
+    for row in counted:
+        path = Path(unquote(urlparse(row["file"]).path)).resolve()
+        out.append({"path": path.relative_to(root).as_posix(), "rows": int(row["count"])})
+    return sorted(out, key=lambda f: f["path"])
+
+
+def _write_manifest(folder: Path, plan: ExportPlan, seconds: float, master: str,
+                    files: list[dict[str, Any]]) -> None:
     import pyspark
 
     from mqconsole import __version__ as version
@@ -483,6 +517,7 @@ def _write_manifest(folder: Path, plan: ExportPlan, seconds: float, master: str)
             + [{"kind": "file", "path": f.path, "tool": f.tool, "qmgr": f.qmgr,
                 "queue": f.queue, "rows": f.rows} for f in plan.files]),
         "rows": sum(q.rows for q in plan.queues) + sum(f.rows for f in plan.files),
+        "files": files,
         "started": plan.started.isoformat().replace("+00:00", "Z"),
         "finished": datetime.now(UTC).isoformat().replace("+00:00", "Z"),
         "seconds": round(seconds, 3),
@@ -495,6 +530,35 @@ def _write_manifest(folder: Path, plan: ExportPlan, seconds: float, master: str)
     with os.fdopen(fd, "w", encoding="utf-8") as fp:
         json.dump(manifest, fp, indent=2)
         fp.write("\n")
+
+
+def _write_marker(folder: Path) -> None:
+    os.close(os.open(folder / COMMIT_MARKER, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+
+
+class OutTaken(AuditInputError):
+    """``--out`` was made (by another export) while this export ran (exit 2)."""
+
+
+def _publish(tmp: Path, out: Path, replace: bool) -> None:
+    """Put the committed folder ``tmp`` at ``out``: without ``replace``, only if no one has
+    taken the name meanwhile (claimed by an atomic ``mkdir``, then ``tmp`` renamed onto
+    the claimed empty folder); with it, through :func:`_move_into_place`."""
+    if replace:
+        _move_into_place(tmp, out)
+        return
+    try:
+        os.mkdir(out, 0o700)
+    except FileExistsError:
+        raise OutTaken(f"{out} was written by another export while this one ran: this "
+                       "export's snapshot is dropped (the other one stands; choose another "
+                       "--out, or --replace)") from None
+    try:
+        os.rename(tmp, out)  # onto the empty folder claimed above
+    except OSError:
+        with contextlib.suppress(OSError):
+            os.rmdir(out)
+        raise
 
 
 def _move_into_place(tmp: Path, out: Path) -> None:
@@ -511,5 +575,6 @@ def _move_into_place(tmp: Path, out: Path) -> None:
     shutil.rmtree(old, ignore_errors=True)
 
 
-__all__ = ["DATA_DIR", "MANIFEST", "ExportCancelled", "ExportPlan", "ExportRequest",
-           "ExportSummary", "explain_failure", "plan_export", "run_export"]
+__all__ = ["COMMIT_MARKER", "DATA_DIR", "MANIFEST", "ExportCancelled", "ExportPlan",
+           "ExportRequest", "ExportSummary", "OutTaken", "data_files", "explain_failure",
+           "plan_export", "run_export"]

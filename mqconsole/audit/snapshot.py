@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
 
 MANIFEST = "manifest.json"
+COMMIT_MARKER = "_SUCCESS"  # written by the export after the manifest: the commit
 DATA_DIR = "messages"
 VIEW = "messages"
 
@@ -44,6 +45,15 @@ class SnapshotFolder:
     def summary_dir(self) -> Path:
         return self.root / "_summary"
 
+    @property
+    def files(self) -> list[str] | None:
+        """The data files the manifest lists (relative to ``data``); None for a snapshot of
+        schema 1, which lists none (the whole folder is read)."""
+        listed = self.manifest.get("files")
+        if listed is None:
+            return None
+        return [str(f["path"]) for f in listed]
+
 
 def locate(path: str | Path) -> SnapshotFolder:
     """Check that ``path`` is a snapshot folder; :class:`AuditInputError` naming it if not."""
@@ -63,6 +73,7 @@ def locate(path: str | Path) -> SnapshotFolder:
             raise AuditInputError(f"{root / MANIFEST} is not a snapshot manifest")
         manifest = loaded
         check_schema_version(manifest, root / MANIFEST)
+        check_committed(root, manifest)
     data = root / DATA_DIR if (root / DATA_DIR).is_dir() else root
     fmt = str(manifest.get("format", "parquet"))
     if fmt != "parquet":
@@ -86,12 +97,32 @@ def check_schema_version(manifest: dict[str, Any], where: Path) -> None:
                               f"{SCHEMA_VERSION} (upgrade mqconsole)")
 
 
+def check_committed(root: Path, manifest: dict[str, Any]) -> None:
+    """A snapshot that lists its files must carry the commit marker written after its
+    manifest, and list every file as ``{"path", "rows"}``; :class:`AuditInputError`."""
+    listed = manifest.get("files")
+    if listed is None:
+        return  # schema 1: no list, no marker
+    if not isinstance(listed, list) or not all(
+            isinstance(f, dict) and isinstance(f.get("path"), str)
+            and isinstance(f.get("rows"), int) for f in listed):
+        raise AuditInputError(f"{root / MANIFEST} does not list its files as a snapshot's "
+                              "manifest does")
+    if any(Path(f["path"]).is_absolute() or ".." in Path(f["path"]).parts for f in listed):
+        raise AuditInputError(f"{root / MANIFEST} lists a file outside the snapshot")
+    if not (root / COMMIT_MARKER).is_file():
+        raise AuditInputError(f"{root} has no {COMMIT_MARKER}: its export did not commit it "
+                              "(export again)")
+
+
 def read_messages(spark: SparkSession, folder: SnapshotFolder) -> DataFrame:
     """The snapshot as a DataFrame, registered as the ``messages`` view."""
     # partition folders are read as the strings they are: a queue named 007 stays 007
     spark.conf.set("spark.sql.sources.partitionColumnTypeInference.enabled", "false")
     try:
-        frame = spark.read.option("basePath", str(folder.data)).parquet(str(folder.data))
+        listed = folder.files  # only the files the commit names, when it names them
+        paths = [str(folder.data / f) for f in listed] if listed else [str(folder.data)]
+        frame = spark.read.option("basePath", str(folder.data)).parquet(*paths)
         if "put_date" in frame.columns:
             # the frame's own column, not functions.col: the same code on Spark Connect
             frame = frame.withColumn("put_date", frame["put_date"].cast("date"))

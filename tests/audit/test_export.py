@@ -196,3 +196,98 @@ def test_a_stretch_that_changed_under_its_reader_is_read_again_as_one(
     assert tried == [spark.sparkContext.defaultParallelism, 1]
     assert summary.rows == plan.queues[0].depth_start
     assert _rows(tmp_path / "snap") == _want(scene, ["AUDIT.DLQ"])
+
+
+def _tree(folder: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*"))
+            if p.is_file()}
+
+
+def test_the_commit_lists_every_file_and_readers_trust_only_those(spark, tmp_path,
+                                                                   scene) -> None:
+    """The manifest names every data file with its rows, _SUCCESS is written after it, and
+    the report and audit sql read only the files it names: a file dropped in later is not
+    read, a snapshot without the marker is not one."""
+    import json
+    import shutil
+
+    from mqconsole.audit.export import run_export
+    from mqconsole.audit.query import run_query
+    from mqconsole.audit.snapshot import locate
+
+    plan = plan_export(_request(tmp_path, scene))
+    summary = run_export(spark, plan)
+    out = tmp_path / "snap"
+    manifest = json.loads((out / "manifest.json").read_text())
+    on_disk = sorted(p.relative_to(out / "messages").as_posix()
+                     for p in (out / "messages").rglob("*.parquet"))
+    assert [f["path"] for f in manifest["files"]] == on_disk and on_disk
+    assert sum(f["rows"] for f in manifest["files"]) == manifest["rows"] == summary.rows
+    assert manifest["schema_version"] == 2
+    assert (out / "_SUCCESS").is_file()
+    assert (out / "_SUCCESS").stat().st_mtime_ns >= (out / "manifest.json").stat().st_mtime_ns
+    # a file that is not in the commit (a copy of a listed one) is not read
+    listed = out / "messages" / on_disk[0]
+    shutil.copy(listed, listed.with_name("part-stray.parquet"))
+    count = "SELECT count(*) FROM messages"
+    assert run_query(spark, out, count).rows == [[summary.rows]]
+    (out / "_SUCCESS").unlink()
+    with pytest.raises(AuditInputError, match="did not commit it"):
+        locate(out)
+
+
+def test_an_out_made_while_the_export_ran_is_refused_at_commit(spark, tmp_path,
+                                                                scene) -> None:
+    """Both exports pass the plan's check; the one that commits second is refused (exit 2)
+    and the first one's snapshot keeps every byte; nothing is left beside it."""
+    from mqconsole.audit.export import OutTaken, run_export
+
+    first = plan_export(_request(tmp_path, scene, patterns=["APP.*.BOQ"]))
+    second = plan_export(_request(tmp_path, scene))
+    run_export(spark, first)
+    before = _tree(tmp_path / "snap")
+    with pytest.raises(OutTaken, match="written by another export while this one ran") as e:
+        run_export(spark, second)
+    assert e.value.code == 2
+    assert _tree(tmp_path / "snap") == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["snap"]
+
+
+def test_two_concurrent_exports_to_one_out_leave_exactly_one_complete_snapshot(
+        spark, tmp_path, scene) -> None:
+    import json
+    import threading
+
+    from mqconsole.audit.errors import AuditError
+    from mqconsole.audit.export import run_export
+
+    plans = [plan_export(_request(tmp_path, scene, patterns=["APP.*.BOQ"])),
+             plan_export(_request(tmp_path, scene))]
+    start = threading.Barrier(2)
+    outcomes: list = [None, None]
+
+    def export(i: int) -> None:
+        start.wait()
+        try:
+            outcomes[i] = run_export(spark, plans[i])
+        except AuditError as e:
+            outcomes[i] = e
+
+    threads = [threading.Thread(target=export, args=(i,)) for i in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    won = [o for o in outcomes if not isinstance(o, AuditError)]
+    lost = [o for o in outcomes if isinstance(o, AuditError)]
+    assert len(won) == 1 and len(lost) == 1, outcomes
+    assert lost[0].code == 2 and "another export" in str(lost[0])
+    out = tmp_path / "snap"
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["rows"] == won[0].rows
+    on_disk = sorted(p.relative_to(out / "messages").as_posix()
+                     for p in (out / "messages").rglob("*.parquet"))
+    assert [f["path"] for f in manifest["files"]] == on_disk
+    assert sum(f["rows"] for f in manifest["files"]) == won[0].rows
+    assert (out / "_SUCCESS").is_file()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["snap"]

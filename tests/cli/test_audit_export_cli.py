@@ -105,7 +105,9 @@ def test_export_folder_manifest_and_permissions(exported, scene) -> None:
     r, out, home = exported
     assert r.returncode == 0, r.stderr
     manifest = json.loads((out / "manifest.json").read_text())
-    assert manifest["schema_version"] == 1 and manifest["format"] == "parquet"
+    assert manifest["schema_version"] == 2 and manifest["format"] == "parquet"
+    assert sum(f["rows"] for f in manifest["files"]) == manifest["rows"]
+    assert (out / "_SUCCESS").is_file()  # the commit marker, written after the manifest
     assert manifest["partitioned_by"] == ["queue", "put_date"]
     assert [c["name"] for c in manifest["columns"]] == [*COLUMNS, "json_field_currency"]
     kinds = Counter(s["kind"] for s in manifest["sources"])
