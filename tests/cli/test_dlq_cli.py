@@ -132,7 +132,7 @@ def test_ibm_example_table_on_the_demo_dead_letter_queue(cli, tmp_path: Path) ->
     r = cli("browse", "DEADQ.MANUAL.SECURITY", "--json")
     assert r.json and all(m["format"] == "MQDEAD" and m["dlh"] for m in r.json)
     # journaled as every operation
-    r = cli("journal", "--json")
+    r = cli("journal", "--json", "--ids")
     assert r.code == 0, r.err
     entries = [e for e in r.json if e["operation"] == "dlq-handler"]
     assert [e["dry_run"] for e in entries] == [True, False]
@@ -209,7 +209,7 @@ def test_wait_n_runs_a_journaled_operation_per_cycle(cli, tmp_path: Path) -> Non
     assert r.code == 0, r.err
     used_up = [m for m in r.json["messages"] if m["outcome"] == "attempts used up: left"]
     assert len(used_up) == 60 and {m["attempts"] for m in used_up} == {2}
-    r = cli("journal", "--json")
+    r = cli("journal", "--json", "--ids")
     assert [e["operation"] for e in r.json].count("dlq-handler") == 3
 
 

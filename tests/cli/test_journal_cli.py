@@ -26,7 +26,7 @@ def test_changes_are_journaled_and_shown(cli, tmp_path):
     assert "queue-set" in lines[1] and "bothresh 3→7" in lines[1] and "boqname" in lines[1]
     assert "edit" in lines[2] and "APP.ORDERS → APP.ORDERS" in lines[2]
 
-    docs = cli("journal", "--json").json
+    docs = cli("journal", "--json", "--ids").json
     assert [d["operation"] for d in docs] == ["delete", "queue-set", "edit"]
     delete, qset, edit = docs
     assert delete["sudo_user"] == "alice" and delete["qmgr"] == "QM1"
@@ -83,10 +83,25 @@ def test_embedded_with_a_config_file_journals_where_the_config_says(tmp_path, de
     assert r.json["backup"].startswith(str(backups))
     assert not (home / "state" / "journal.jsonl").exists()
     assert list(journal.parent.glob("changes.*.jsonl"))  # rotated past 64 KB, beside it
-    r = run_cli("--config", str(cfg), "--embedded", str(demo), "journal", "--json", home=home)
+    r = run_cli("--config", str(cfg), "--embedded", str(demo), "journal", "--json", "--ids",
+                home=home)
     assert [d["operation"] for d in r.json] == ["copy", "copy", "copy", "delete"]
     assert len(r.json[-1]["msgids"]) == 720
     # without a configuration file: the default journal, as before
     r = run_cli("--embedded", str(demo), "queue", "set", "APP.AUDIT", "--bothresh", "2",
                 "--yes", home=home)
     assert r.code == 0 and (home / "state" / "journal.jsonl").exists()
+
+
+def test_journal_json_counts_ids_unless_asked_or_bounded(cli):
+    """Issue 23 item 4: a journal of a 200,000-message run is no 80 MB of ids by default —
+    a count per record; --ids (or --limit / --since, which bound it) lists them."""
+    assert cli("delete", "APP.ORDERS.BOQ", "--all", "--yes").code == 0
+    [doc] = cli("journal", "--json").json
+    assert "msgids" not in doc and "outcomes" not in doc
+    assert doc["msgid_count"] == 5 and doc["counts"]["done"] == 5
+    [listed] = cli("journal", "--json", "--ids").json
+    assert len(listed["msgids"]) == 5 and len(listed["outcomes"]) == 5
+    for bound in (("--limit", "1"), ("--since", "1h")):
+        [bounded] = cli("journal", "--json", *bound).json
+        assert len(bounded["msgids"]) == 5

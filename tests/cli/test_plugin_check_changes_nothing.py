@@ -102,7 +102,7 @@ def queues(store: Path) -> dict[str, list[tuple]]:
 
 def journaled(twin: Twin) -> list[tuple[str, list[str]]]:
     """(operation, MsgIds) of each journal entry that names messages."""
-    r = twin.run("journal", "--json")
+    r = twin.run("journal", "--json", "--ids")
     assert r.code == 0, r.err
     return [(e["operation"], e["msgids"]) for e in r.json if e.get("msgids")]
 

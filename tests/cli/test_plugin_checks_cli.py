@@ -96,7 +96,7 @@ def test_a_put_refused_by_a_check_is_not_put_exit_1_and_journaled(tmp_path, demo
 
     done = [json.loads(line) for line in log.read_text().splitlines()]
     assert [(d["kind"], d["exit_code"]) for d in done] == [("put", 0), ("put", 1), ("put", 0)]
-    entries = cli(base, tmp_path, "journal", "--json").json
+    entries = cli(base, tmp_path, "journal", "--json", "--ids").json
     puts = [e for e in entries if e["operation"] == "put" and not e.get("dry_run")]
     assert [e["details"]["done"] for e in puts][-2:] == [0, 1]
     assert msgid in puts[-1]["msgids"]

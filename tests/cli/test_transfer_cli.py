@@ -126,7 +126,7 @@ def test_dry_run_plans_and_is_journaled(cli):
     r = cli("move", "APP.ORDERS", "APP.AUDIT", "--all", "--limit", "2", "--dry-run")
     assert r.code == 0 and len(r.out.strip().splitlines()) == 2
     assert "dry run" in r.err
-    j = cli("journal", "--json")
+    j = cli("journal", "--json", "--ids")
     assert j.code == 0, j.err
     ops = [(e["operation"], e["dry_run"]) for e in j.json]
     assert ("resubmit", True) in ops and ("move", True) in ops
@@ -154,7 +154,7 @@ def test_resubmit_demo_dlq(cli):
     assert len(zos) == 20 and {x["format"] for x in zos} == {"MQSTR"}
     assert all(x["preview"].startswith("ACCT") for x in zos)  # CCSID 500 restored
     # the journal says where each message went
-    [entry] = [e for e in cli("journal", "--json").json if e["operation"] == "resubmit"]
+    [entry] = [e for e in cli("journal", "--json", "--ids").json if e["operation"] == "resubmit"]
     done = [o for o in entry["outcomes"] if o["outcome"] == "done"]
     assert len(done) == 95 and {o["destination"] for o in done} == set(doc["moved_to"])
     failed = [o for o in entry["outcomes"] if o["outcome"] == "failed"]

@@ -4,10 +4,7 @@ counts and a table of ids, not raw JSON."""
 
 from __future__ import annotations
 
-import threading
 from pathlib import Path
-
-import pytest
 
 from mqconsole.ops.journal import Journal, JournalEntry, Outcome
 from mqconsole.ops.journal import reader as journal_reader
@@ -48,22 +45,21 @@ def big_journal(path: Path, operations: int) -> Journal:
     return journal
 
 
-@pytest.mark.parametrize("at_once", [True, False], ids=["at-once", "in-a-worker"])
-async def test_the_newest_records_show_while_the_whole_journal_is_read(make_app, tmp_path,
-                                                                      monkeypatch, at_once):
+async def test_the_newest_records_show_at_once_and_older_ones_as_the_cursor_comes(
+        make_app, tmp_path, monkeypatch):
+    """Issue 23 item 4: the newest changes first, read backwards from the end in a worker;
+    older ones only when the cursor comes to the end of the list (then every one here)."""
     big_journal(tmp_path / "journal.jsonl", 120)  # ~0.5 MB
     monkeypatch.setattr(journal_screen, "NEWEST", 30)
-    if not at_once:  # the newest are further from the end than is read on the event loop
-        monkeypatch.setattr(journal_screen, "AT_ONCE_BYTES", 1024)
     monkeypatch.setattr(journal_reader, "NEWEST_BLOCK", 16 * 1024)
-    release = threading.Event()
+    whole_reads: list[int] = []
     whole = Journal.read
 
-    def slow_read(self, *args, **kw):  # the whole read waits until the test has looked
-        release.wait(30)
+    def counted_read(self, *args, **kw):
+        whole_reads.append(1)
         yield from whole(self, *args, **kw)
 
-    monkeypatch.setattr(Journal, "read", slow_read)
+    monkeypatch.setattr(Journal, "read", counted_read)
     app = make_app()
     async with app.run_test(size=(120, 30)) as pilot:
         await settle(app, pilot)
@@ -72,17 +68,22 @@ async def test_the_newest_records_show_while_the_whole_journal_is_read(make_app,
                        and "of the newest" in screen_text(app))
         screen = app.screen
         shown = len(screen.entries)
-        assert 30 <= shown < 120 and not screen.whole
+        assert 30 <= shown < 120 and not screen.whole and not whole_reads
         assert screen.entries[0].source == "APP.Q0119"  # newest first
         assert screen.entries[0].counts()["done"] == 80  # its units counted, not parsed
-        assert "APP.Q0119" in screen_text(app) and "reading the rest" in screen_text(app)
+        assert "APP.Q0119" in screen_text(app) and "older ones are read" in screen_text(app)
         await pilot.press("down", "down")
-        release.set()
+        await settle(app, pilot)
+        assert len(screen.entries) == shown and not whole_reads  # nothing more read yet
+        await pilot.press("end")
+        await wait_for(app, pilot, lambda: len(screen.entries) > shown)
+        rows = screen.query_one("#journal", RowList)
+        await pilot.press("end")
         await wait_for(app, pilot, lambda: screen.whole)
         assert len(screen.entries) == 120 and "120 of 120 records" in screen_text(app)
         assert screen.entries[0].source == "APP.Q0119"
         assert screen.entries[0].counts()["done"] == 80
-        assert screen.query_one("#journal", RowList).cursor == 2  # the whole read kept it
+        assert rows.cursor > 2  # kept where the operator went
 
 
 async def test_the_list_draws_only_what_is_on_screen(make_app, tmp_path, monkeypatch):
@@ -100,9 +101,14 @@ async def test_the_list_draws_only_what_is_on_screen(make_app, tmp_path, monkeyp
         await settle(app, pilot)
         await pilot.press("J")
         await wait_for(app, pilot, lambda: isinstance(app.screen, JournalScreen)
-                       and app.screen.whole)
-        await pilot.pause()
+                       and app.screen.entries)
         rows = app.screen.query_one("#journal", RowList)
+        while not app.screen.whole:  # older records are read as the cursor comes to them
+            await pilot.press("end")
+            await settle(app, pilot)
+        drawn.clear()
+        rows.move_cursor(0)
+        await pilot.pause()
         assert rows.row_count == 300 and "300 of 300 records" in screen_text(app)
         assert 0 < len(drawn) < 300  # the rows in view, not all of them
         await pilot.press("end")

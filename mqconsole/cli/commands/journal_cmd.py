@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import deque
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -73,6 +74,18 @@ def id_lines(entry: JournalEntry) -> list[str]:
     return [safe(line) for line in lines]
 
 
+def counted_dict(entry: JournalEntry) -> dict[str, Any]:
+    """``journal --json`` without ``--ids``: a record's fields with its ids counted, not
+    listed (``msgid_count``, the done/failed/skipped ``counts``, ``in_doubt_count``)."""
+    d = entry.to_dict(outcomes=False)
+    d.pop("msgids", None)
+    d["msgid_count"] = len(entry.msgids) + entry.unlisted_done
+    d["counts"] = entry.counts()
+    if "in_doubt" in d:
+        d["in_doubt_count"] = len(d.pop("in_doubt"))
+    return d
+
+
 def _unreadable(path: Path) -> str | None:
     """Why the live journal at ``path`` cannot be read (a folder in its place, no
     permission); None when it can, or when there is none yet (no change recorded)."""
@@ -100,7 +113,8 @@ def _show(value: Any) -> str:
 @click.option("--limit", type=click.IntRange(min=1), default=None,
               help="Only the last N entries.")
 @click.option("--ids", is_flag=True, help="Under each change, every message id with its "
-              "outcome.")
+              "outcome (with --json: each record's lists of ids and outcomes, which are "
+              "otherwise given only with --limit or --since: a count per record).")
 @click.pass_context
 def journal(ctx: click.Context, as_json: bool, since: str | None, operation: str | None,
             limit: int | None, ids: bool) -> None:
@@ -125,13 +139,15 @@ def journal(ctx: click.Context, as_json: bool, since: str | None, operation: str
     unreadable = _unreadable(j.path)
     if unreadable is not None:  # not "no journal entries" and 0: a script would trust it
         raise CliError(f"the journal {j.path} cannot be read: {unreadable}")
-    entries = list(j.read(since=when, operation=operation, ids=ids or as_json))
-    if limit is not None:
-        entries = entries[-limit:]
+    # the lists of ids only when asked for, or bounded (a 200,000-message handler run is
+    # 35 MB of ids): else a count per record, the ids never kept
+    lists = ids or (as_json and (limit is not None or since is not None))
+    read = j.read(since=when, operation=operation, ids=lists)
+    entries = list(read) if limit is None else list(deque(read, maxlen=limit))
     for problem in j.problems:
         say(f"warning: {problem}")
     if as_json:
-        emit_json([e.to_dict() for e in entries])
+        emit_json([e.to_dict() if lists else counted_dict(e) for e in entries])
         return
     if not entries:
         say(f"no journal entries{' matching' if (since or operation) else ''} in {j.path}")

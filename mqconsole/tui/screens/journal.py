@@ -3,9 +3,12 @@
 Newest first; ``enter`` shows a record (its counts and fields, then its MsgIds in a table
 to page through: :mod:`journal_record`); ``/`` filters as you type by any text of a record
 (operation, queue, operator, profile) or a MsgId (a hex text of 8 or more digits is also
-looked for in the records' ids, in a worker). The files are read in a worker: the newest
-:data:`NEWEST` changes first (the live file read backwards from its end, unit records
-counted, not parsed), then — once those are on screen — the whole journal. The list draws
+looked for in the records' ids, in a worker, found by bytes without loading the file). The
+files are only ever read in a worker, never on the event loop: the newest :data:`NEWEST`
+changes first (the live file read backwards from its end, unit records counted, not
+parsed), older ones as the cursor comes to the end of the list (four times as many each
+time, up to :data:`MAX_ENTRIES`), and every change, rotated files included, for a filter
+(issue 23 item 4). The list draws
 only the rows in view (:class:`~mqconsole.tui.widgets.rowlist.RowList`), so showing or
 filtering thousands of records costs what a screenful does.
 """
@@ -30,7 +33,6 @@ from mqconsole.tui.widgets.rowlist import RowColumn, RowList
 
 MAX_ENTRIES = 5000
 NEWEST = 60  # changes read first, from the end of the live file: at once however large
-AT_ONCE_BYTES = 4 << 20  # the newest read on the event loop when within this: ~20 ms
 FILTER_DELAY = 0.12  # s: the list is filtered when typing pauses this long
 _HEX_ID = re.compile(r"[0-9A-Fa-f]{8,48}")
 FIXED_COLUMNS = (RowColumn("TIME (UTC)", 11), RowColumn("WHO", 8), RowColumn("OPERATION", 10))
@@ -116,6 +118,8 @@ class JournalScreen(ConsoleScreen):
         self.id_hits: set[str] = set()  # operations whose records hold the filter's hex
         self.shown: list[int] = []  # the entries listed (matching the filter), newest first
         self._reading = 0  # the read in progress (r starts another: older results are dropped)
+        self.want = NEWEST  # the newest changes read (more as the cursor nears the end)
+        self._more = False  # a read of more is under way
         self._filter_timer: Timer | None = None
 
     def compose(self) -> ComposeResult:
@@ -126,58 +130,58 @@ class JournalScreen(ConsoleScreen):
         yield Footer()
 
     def on_mount(self) -> None:
+        self.watch(self.query_one("#journal", RowList), "cursor", self._near_the_end,
+                   init=False)
         self.action_refresh()
 
     def on_resize(self) -> None:
         self.query_one("#journal", RowList).set_columns(columns(self.app.size.width))
 
     def action_refresh(self) -> None:
+        self.want = NEWEST
+        self._read()
+
+    def _read(self, *, whole: bool = False) -> None:
+        """Read the newest ``self.want`` changes (the live file backwards from its end),
+        or ``whole``: every change, rotated files included — always in a worker, never on
+        the event loop, however large the journal is."""
         ctx = self.ctx
-        self.whole = False
         self._reading += 1
         reading = self._reading
+        want = self.want
+        self._more = True  # (while reading: no second read for the same scroll)
 
-        def read_newest(limit: int | None = None):
+        def read():
             journal = ctx.settings.journal()
-            entries = journal.read_newest(NEWEST, limit=limit)
-            if entries is None:
-                return None
+            entries = None if whole else journal.read_newest(want)
+            everything = whole
+            if entries is None or (len(entries) < want
+                                   and (not entries or len(journal.files()) > 1)):
+                # the live file holds fewer: the rotated files too, read whole
+                entries = list(deque(journal.read(ids=False), maxlen=MAX_ENTRIES))
+                everything = True
+            elif len(entries) < want:
+                everything = True  # the live file is all there is
             entries = entries[-MAX_ENTRIES:]
             entries.reverse()
-            return (entries, [haystack(e) for e in entries], [], str(journal.path), False,
-                    reading)
-
-        try:  # here when they are near the end (a worker thread would wait for the drawing)
-            out = read_newest(limit=AT_ONCE_BYTES)
-        except Exception:  # the worker's read reports it, as every backend error
-            out = None
-        if out is not None:
-            self._show_newest(out)
-        else:
-            ctx.backend(read_newest, done=self._show_newest, what="read the journal",
-                        group="journal")
-
-    def _show_newest(self, out) -> None:
-        if not self.is_attached or out[-1] != self._reading:
-            return  # r was pressed again meanwhile
-        self._show(out)
-        ctx = self.ctx
-        reading = self._reading
-
-        def read_all():
-            journal = ctx.settings.journal()
-            entries = list(deque(journal.read(ids=False), maxlen=MAX_ENTRIES))
-            entries.reverse()
             return (entries, [haystack(e) for e in entries], list(journal.problems),
-                    str(journal.path), True, reading)
+                    str(journal.path), everything, reading)
 
-        # once the newest are drawn: a read beside the drawing takes half the interpreter
-        self.call_after_refresh(ctx.backend, read_all, done=self._show,
-                                what="read the journal", group="journal")
+        ctx.backend(read, done=self._show, what="read the journal", group="journal")
+
+    def _near_the_end(self, cursor: int) -> None:
+        """Older changes are read as the cursor comes near the last one listed."""
+        if self.whole or self._more or self.text_filter:
+            return
+        rows = self.query_one("#journal", RowList)
+        if cursor >= rows.row_count - max(10, rows.size.height):
+            self.want = min(MAX_ENTRIES, self.want * 4)
+            self._read(whole=self.want >= MAX_ENTRIES)
 
     def _show(self, out) -> None:
         if not self.is_attached or out[-1] != self._reading:
             return
+        self._more = False
         first = not self.entries
         self.entries, self.haystacks, self.problems, path, self.whole, _ = out
         self.journal_path = path
@@ -205,7 +209,8 @@ class JournalScreen(ConsoleScreen):
         if self.whole:
             status = f"{len(shown)} of {len(entries)} records"
         else:
-            status = f"{len(shown)} of the newest {len(entries)} records (reading the rest…)"
+            status = (f"{len(shown)} of the newest {len(entries)} records (older ones are read "
+                      "as the cursor comes to the end)")
         status += f" · {getattr(self, 'journal_path', '')}"
         if self.problems:
             status += f" · {len(self.problems)} unreadable line(s) skipped"
@@ -235,6 +240,8 @@ class JournalScreen(ConsoleScreen):
         self._filter_timer = None
         self._fill()
         text = self.text_filter.strip()
+        if text and not self.whole and not self._more:
+            self._read(whole=True)  # a filter looks at every change: read them (a worker)
         if _HEX_ID.fullmatch(text):  # a MsgId (or part): look in the units' ids too
             ctx = self.ctx
 
