@@ -348,10 +348,13 @@ def run_export(spark: SparkSession, plan: ExportPlan, *,
         if report is not None:
             report(_states(final, owners, plan))
         _count(plan, final, owners, spark, tmp / DATA_DIR)
+        files = data_files(spark, tmp / DATA_DIR, request.format)
         if request.format == "parquet":  # the report's aggregates, stored beside (exact)
             _summarize(tmp, len(owners))
+            from .summary import tie
+
+            tie(tmp, files)  # to the commit: the report checks them against the manifest
         _depths_at_end(plan)
-        files = data_files(spark, tmp / DATA_DIR, request.format)
         seconds = time.monotonic() - started
         shutil.rmtree(tmp / PROGRESS_DIR, ignore_errors=True)
         shutil.rmtree(tmp / PARTIALS_DIR, ignore_errors=True)

@@ -46,7 +46,7 @@ from mqconsole.audit.snapshot import (
     plugin_columns,
     read_messages,
 )
-from mqconsole.audit.summary import DIMENSIONS, load_summary
+from mqconsole.audit.summary import DIMENSIONS, data_disagreement, files_digest, load_summary
 from mqconsole.ops.words import counted
 
 if TYPE_CHECKING:
@@ -140,8 +140,21 @@ def build_report(spark: SparkSession, path: Any, *, as_of: datetime | None = Non
 def _build(spark: SparkSession, folder: SnapshotFolder, when: datetime, say: Progress,
            use_summary: bool) -> dict[str, Any]:
     stored = None
+    present = None
+    if folder.files is not None:  # a committed snapshot: its data as its manifest says?
+        disagreement, present = data_disagreement(spark, folder)
+        if disagreement is not None:
+            say(f"the snapshot's data disagrees with its manifest ({disagreement}): the "
+                "stored aggregates are not used; counting the messages that are there")
+            use_summary = False
     if use_summary:
         stored = load_summary(spark, folder)
+        if stored is not None and folder.files is not None and (
+                stored.info.get("files_digest") != files_digest(folder.manifest["files"])
+                or stored.info.get("rows") != folder.manifest.get("rows")):
+            say("the stored aggregates disagree with the manifest (not computed from the "
+                "files it commits): counting the messages instead")
+            stored = None
     if stored is not None:
         say(f"counting {counted(stored.info['rows'], grouped=True)} from the stored aggregates")
         spec = ReportInput(folder=folder, as_of=when, plugins=tuple(stored.info["plugins"]))
@@ -150,7 +163,7 @@ def _build(spark: SparkSession, folder: SnapshotFolder, when: datetime, say: Pro
         duplicates = stored.duplicates()
     else:
         say(f"reading the messages of {folder.root}")
-        frame = read_messages(spark, folder)
+        frame = read_messages(spark, folder, files=present)
         types = dict(frame.dtypes)
         plugins = tuple(c for c in plugin_columns(frame.columns) if types[c] in GROUPABLE)
         spec = ReportInput(folder=folder, as_of=when, plugins=plugins)

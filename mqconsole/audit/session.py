@@ -125,6 +125,9 @@ def spark_conf_pairs(settings: SparkSettings, log4j: Path) -> dict[str, str]:
         conf["spark.driver.host"] = "127.0.0.1"
         conf["spark.driver.bindAddress"] = "127.0.0.1"
     conf.update(settings.conf)
+    # pinned whatever a site sets: a retried or speculative copy of a task would browse a
+    # queue again
+    conf["spark.speculation"] = "false"
     return conf
 
 

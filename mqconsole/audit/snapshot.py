@@ -115,12 +115,14 @@ def check_committed(root: Path, manifest: dict[str, Any]) -> None:
                               "(export again)")
 
 
-def read_messages(spark: SparkSession, folder: SnapshotFolder) -> DataFrame:
-    """The snapshot as a DataFrame, registered as the ``messages`` view."""
+def read_messages(spark: SparkSession, folder: SnapshotFolder,
+                  files: list[str] | None = None) -> DataFrame:
+    """The snapshot as a DataFrame, registered as the ``messages`` view: the files its
+    manifest lists (``files``: those of them, when some are missing)."""
     # partition folders are read as the strings they are: a queue named 007 stays 007
     spark.conf.set("spark.sql.sources.partitionColumnTypeInference.enabled", "false")
     try:
-        listed = folder.files  # only the files the commit names, when it names them
+        listed = folder.files if files is None else files  # only what the commit names
         paths = [str(folder.data / f) for f in listed] if listed else [str(folder.data)]
         frame = spark.read.option("basePath", str(folder.data)).parquet(*paths)
         if "put_date" in frame.columns:

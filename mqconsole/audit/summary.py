@@ -21,6 +21,7 @@ oracle. Memory: the lists and arrivals are folded batch by batch; the MsgIds are
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 from collections.abc import Iterator
@@ -381,6 +382,53 @@ class StoredSummary:
 
     def duplicates(self) -> list[dict[str, Any]]:
         return self.duplicate_rows
+
+
+def files_digest(files: list[dict[str, Any]]) -> str:
+    """What ties stored aggregates to a commit: a hash of its files and their rows."""
+    import hashlib
+
+    text = "\n".join(f"{f['path']}\t{int(f['rows'])}" for f in sorted(
+        files, key=lambda f: str(f["path"])))
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def tie(root: str | Path, files: list[dict[str, Any]]) -> None:
+    """Record in ``root/_summary/summary.json`` the commit (files and rows) the stored
+    aggregates were computed from."""
+    path = Path(root) / SUMMARY_DIR / SUMMARY_FILE
+    info = json.loads(path.read_text(encoding="utf-8"))
+    info["files_digest"] = files_digest(files)
+    path.write_text(json.dumps(info), encoding="utf-8")
+    os.chmod(path, 0o600)
+
+
+def data_disagreement(spark: SparkSession, folder: SnapshotFolder
+                      ) -> tuple[str | None, list[str]]:
+    """Check the snapshot's data files against its manifest (Spark counts each file's
+    rows): ``(None, listed)`` when every listed file is there with its rows, else (what
+    differs, the listed files still there to read)."""
+    from urllib.parse import unquote, urlparse
+
+    listed = {str(f["path"]): int(f["rows"]) for f in folder.manifest.get("files") or []}
+    frame = spark.read.parquet(str(folder.data))
+    found: dict[str, int] = {}
+    root = folder.data.resolve()
+    for row in (frame.selectExpr("input_file_name() AS file").groupBy("file").count()
+                .collect()):
+        path = Path(unquote(urlparse(row["file"]).path)).resolve()
+        with contextlib.suppress(ValueError):
+            found[path.relative_to(root).as_posix()] = int(row["count"])
+    missing = [p for p in listed if p not in found]
+    changed = [p for p in listed if p in found and found[p] != listed[p]]
+    present = [p for p in listed if p in found]
+    if missing:
+        more = f" and {len(missing) - 1} more" if len(missing) > 1 else ""
+        return f"{missing[0]}{more} listed in the manifest is missing", present
+    if changed:
+        return (f"{changed[0]} holds {found[changed[0]]:,} rows, the manifest says "
+                f"{listed[changed[0]]:,}"), present
+    return None, present
 
 
 def load_summary(spark: SparkSession, folder: SnapshotFolder) -> StoredSummary | None:

@@ -291,3 +291,49 @@ def test_two_concurrent_exports_to_one_out_leave_exactly_one_complete_snapshot(
     assert sum(f["rows"] for f in manifest["files"]) == won[0].rows
     assert (out / "_SUCCESS").is_file()
     assert sorted(p.name for p in tmp_path.iterdir()) == ["snap"]
+
+
+def test_a_deleted_partition_file_makes_the_report_say_so_and_recount(spark, tmp_path,
+                                                                       scene) -> None:
+    """The stored aggregates are tied to the commit: with one listed file gone, the report
+    says the data disagrees with the manifest and counts the messages that are there (the
+    same as the report of the remaining files from the messages), not the stored counts."""
+    import json
+
+    import pyarrow.parquet as pq
+
+    from mqconsole.audit.export import run_export
+    from mqconsole.audit.report import build_report
+    from mqconsole.audit.summary import SUMMARY_DIR, SUMMARY_FILE, files_digest
+
+    from .scene import NOW
+
+    run_export(spark, plan_export(_request(tmp_path, scene)))
+    out = tmp_path / "snap"
+    manifest = json.loads((out / "manifest.json").read_text())
+    info = json.loads((out / SUMMARY_DIR / SUMMARY_FILE).read_text())
+    assert info["files_digest"] == files_digest(manifest["files"])
+    said: list[str] = []
+    whole = build_report(spark, out, as_of=NOW, progress=said.append)
+    assert whole["messages"] == manifest["rows"]
+    assert not [s for s in said if "disagree" in s]
+    assert any("stored aggregates" in s for s in said)
+    gone = max(manifest["files"], key=lambda f: f["rows"])
+    (out / "messages" / gone["path"]).unlink()
+    said.clear()
+    damaged = build_report(spark, out, as_of=NOW, progress=said.append)
+    assert [s for s in said if "disagrees with its manifest" in s and gone["path"] in s]
+    assert damaged["messages"] == manifest["rows"] - gone["rows"]
+    assert sum(q["count"] for q in damaged["by_queue"]) == damaged["messages"]
+    rows = pq.read_table(str(out / "messages"), partitioning="hive").num_rows
+    assert damaged["messages"] == rows  # what is there, counted, not the stored counts
+    # a summary tied to another commit is not trusted either
+    info["files_digest"] = "0" * 64
+    (out / SUMMARY_DIR / SUMMARY_FILE).write_text(json.dumps(info))
+    manifest["files"] = [f for f in manifest["files"] if f["path"] != gone["path"]]
+    manifest["rows"] -= gone["rows"]
+    (out / "manifest.json").write_text(json.dumps(manifest))
+    said.clear()
+    again = build_report(spark, out, as_of=NOW, progress=said.append)
+    assert [s for s in said if "stored aggregates disagree with the manifest" in s]
+    assert again == damaged
