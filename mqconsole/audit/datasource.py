@@ -331,9 +331,9 @@ def _plugin_caller(columns: Sequence[PluginColumn]):
     def call(column: ComputedColumn, message) -> Any:
         plugin = by_name[column.name].plugin
         try:
-            with host.running(plugin):
+            with host.running(plugin, "audit column"):
                 return column.compute(message)
-        except Exception as e:
+        except (Exception, SystemExit) as e:  # its sys.exit too: null, said once
             if column.name not in failed:
                 failed.add(column.name)
                 print(f"mqconsole: audit column {column.name} of plugin {plugin} raised "

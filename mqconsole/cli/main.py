@@ -8,7 +8,10 @@ from __future__ import annotations
 
 import contextlib
 import importlib
+import signal
 import sys
+import threading
+from collections.abc import Iterator
 
 import click
 
@@ -96,6 +99,33 @@ def cli(ctx: click.Context, config_file: str | None, profile_name: str | None,
 def main(argv: list[str] | None = None) -> int:
     """Console-script entry point: run, map every known error to one line and an exit code
     (with ``--json``, also to a JSON object on stdout: ``{"error": ..., "exit": N}``)."""
+    with _operators_ctrl_c():
+        return _main(argv)
+
+
+def _interrupt(signum: int, frame: object) -> None:
+    from .operate import Interrupted
+
+    raise Interrupted
+
+
+@contextlib.contextmanager
+def _operators_ctrl_c() -> Iterator[None]:
+    """Ctrl-C raises :class:`~.operate.Interrupted` rather than a bare KeyboardInterrupt
+    (Python's default), so that it stops a plugin's code too, where a plugin's own
+    KeyboardInterrupt is only that plugin's failure (main thread only)."""
+    if (threading.current_thread() is not threading.main_thread()
+            or signal.getsignal(signal.SIGINT) is not signal.default_int_handler):
+        yield
+        return
+    signal.signal(signal.SIGINT, _interrupt)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+
+
+def _main(argv: list[str] | None) -> int:
     from .output import emit_json_error, forget_json
 
     forget_json()
@@ -138,10 +168,13 @@ def _interrupted(exc: KeyboardInterrupt, as_json: bool = False) -> int:
     from .operate import Terminated
     from .output import emit_json_error
 
+    where = getattr(exc, "plugin_running", None)  # stopped while a plugin's code ran
+    where = f" while {where} ran" if where else ""
     if isinstance(exc, Terminated):  # a second SIGTERM (143) or SIGHUP (129)
-        sentence, code = "terminated (the open unit of work was backed out)", exc.code
+        sentence, code = (f"terminated{where} (the open unit of work was backed out)",
+                          exc.code)
     else:
-        sentence, code = "interrupted", ExitCode.INTERRUPTED
+        sentence, code = f"interrupted{where}", ExitCode.INTERRUPTED
     with contextlib.suppress(OSError):  # after a hangup the terminal may be gone
         print(f"mqconsole: {sentence}", file=sys.stderr)
         if as_json:

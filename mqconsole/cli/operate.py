@@ -78,8 +78,17 @@ def progress_line(enabled: bool = True) -> ProgressFn | None:
 STOPPING = "stopping at the next commit (Ctrl-C again to stop at once)"
 
 
-class Terminated(KeyboardInterrupt):
-    """A second SIGTERM: stop at once, the open unit of work backed out (exit 143)."""
+class Interrupted(KeyboardInterrupt):
+    """The operator's Ctrl-C (exit 130): marked so that it passes through a plugin's call,
+    where a plugin's own KeyboardInterrupt is that plugin's failure
+    (``mqconsole.plugins.host.operators_stop``)."""
+
+    mqconsole_stop = True
+
+
+class Terminated(Interrupted):
+    """SIGTERM, stopping at once: a second one, or the first while a plugin's code runs
+    (it may never return); the open unit of work is backed out (exit 143)."""
 
     code = ExitCode.TERMINATED
 
@@ -139,18 +148,23 @@ def ctrl_c_cancels(cancel: threading.Event, *, sigterm: bool = False,
         return
 
     def handler(signum, frame):
+        from mqconsole.plugins.host import plugin_running
+
         if stop.signum is not None:
             if SIGHUP is not None and signum == SIGHUP:
                 raise HungUp
             if signum != signal.SIGTERM:
-                raise KeyboardInterrupt
-            if not sigterm:
+                raise Interrupted
+            if not sigterm or plugin_running() is not None:
                 raise Terminated
             return  # a service already stopping: a second SIGTERM changes nothing
         stop.signum = signum
         if on_stop is not None:
             on_stop(_NAMES.get(signum, str(signum)))
         cancel.set()
+        if plugin_running() is not None and signum != signal.SIGINT:
+            # a plugin's check may never return to reach the next commit: stop at once
+            raise HungUp if SIGHUP is not None and signum == SIGHUP else Terminated
         with contextlib.suppress(OSError):  # after a hangup the terminal may be gone
             if signum == signal.SIGINT:
                 say(f"\n{note}")
@@ -310,5 +324,6 @@ def operation(session: Session, kind, *, details: dict | None = None) -> Operati
                      plugins=session.plugins, details=details)
 
 
-__all__ = ["HungUp", "StopRequest", "Terminated", "confirm_change", "ctrl_c_cancels", "drive",
+__all__ = ["HungUp", "Interrupted", "StopRequest", "Terminated", "confirm_change",
+           "ctrl_c_cancels", "drive",
            "drive_cycles", "fewer_collections", "operation", "progress_line", "run_here"]

@@ -159,7 +159,10 @@ class Session:
             if plugins_switched_off(self.no_plugins):
                 host = load_plugins(switched_off=True)
             else:
-                host = load_plugins(self.plugins_settings())
+                settings = self.plugins_settings()
+                with contextlib.redirect_stdout(sys.stderr):  # a plugin printing at import
+                    host = load_plugins(settings)
+            host.stdout_aside = sys.stderr  # stdout is the command's alone (--json)
 
             def warn(sentence: str) -> None:
                 from mqconsole.mq.payload import safe_text

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from mqconsole.plugins.host import describe, operators_stop
+
 from .where import BOOL, FIELDS, FLOAT, INT, STR, Field
 
 if TYPE_CHECKING:
@@ -42,8 +44,13 @@ def column_fields(host: PluginHost | None) -> tuple[Field, ...]:
 
 def _getter(host: PluginHost, plugin: str, compute: Any):
     def get(view: Any) -> Any:
-        with host.running(plugin):
-            return compute(view.message)
+        try:
+            with host.running(plugin, "audit column"):
+                return compute(view.message)
+        except BaseException as e:  # its sys.exit too: a value that cannot be read
+            if operators_stop(e) or isinstance(e, Exception):
+                raise
+            raise RuntimeError(describe(e)) from e
     get.__name__ = f"get_{plugin}"
     return get
 

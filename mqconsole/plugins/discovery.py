@@ -18,7 +18,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-from .host import PluginHost
+from .host import PluginHost, describe, operators_stop
 
 API_VERSION = 1
 ENTRY_POINT_GROUP = "mqconsole"
@@ -89,10 +89,11 @@ def _load_entry_points(host: PluginHost, settings: PluginsSettings) -> None:
             continue
         try:
             module = ep.load()
-        except Exception as e:
+        except BaseException as e:  # its sys.exit at import too: that plugin is broken
+            if operators_stop(e):
+                raise
             host.record(ep.name, version=version, source=source,
-                        status=f"error: plugin {ep.name} failed to import: "
-                               f"{type(e).__name__}: {e}")
+                        status=f"error: plugin {ep.name} failed to import: {describe(e)}")
             continue
         _register(host, module, ep.name, version, source)
 
@@ -155,10 +156,12 @@ def _load_folders(host: PluginHost, settings: PluginsSettings) -> None:
                 continue
             try:
                 module = import_file(name, file)
-            except Exception as e:
+            except BaseException as e:  # its sys.exit at import too: that plugin is broken
+                if operators_stop(e):
+                    raise
                 host.record(name, source=source,
                             status=f"error: plugin {name} ({file}) failed to import: "
-                                   f"{type(e).__name__}: {e}")
+                                   f"{describe(e)}")
                 continue
             _register(host, module, name, "", source)
 

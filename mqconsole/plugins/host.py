@@ -5,6 +5,13 @@ to the plugin it came from: a hook that raises is reported once (``problems``, a
 ``on_problem`` callback a face installs: stderr in the CLI, a notification in the console)
 and its result dropped — except a put check, which refuses when it raises (fail safe).
 
+A plugin's ``sys.exit`` or ``KeyboardInterrupt`` (any BaseException) is a failure of that
+plugin like any other; only the operator's own stop passes through a plugin call: the
+exception a face's signal handler raises, marked ``mqconsole_stop = True``
+(:func:`operators_stop`). :func:`plugin_running` tells such a handler whether a plugin's
+hook is running in this thread, so that a stop need not wait for a plugin that never
+returns.
+
 A put check or a decoder gets a message of its own (:func:`private_copy`, one per plugin):
 whatever it changes in it, what is put (and journaled) is what the operation planned.
 """
@@ -13,10 +20,11 @@ from __future__ import annotations
 
 import contextvars
 import copy
+import sys
 import threading
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, TextIO
 
 import pluggy
 
@@ -39,8 +47,9 @@ HOOK_NAMES: tuple[str, ...] = tuple(
 )
 
 
-_RUNNING: contextvars.ContextVar[tuple[PluginHost, str] | None] = contextvars.ContextVar(
-    "mqconsole_plugin_running", default=None)
+# (host, plugin, "plugin NAME's HOOK") while a plugin's code runs in this context
+_RUNNING: contextvars.ContextVar[tuple[PluginHost, str, str] | None] = \
+    contextvars.ContextVar("mqconsole_plugin_running", default=None)
 
 
 def plugin_settings() -> dict[str, Any]:
@@ -54,8 +63,24 @@ def plugin_settings() -> dict[str, Any]:
     if running is None:
         raise LookupError("plugin_settings() is only known while mqconsole runs one of the "
                           "plugin's hooks")
-    host, name = running
+    host, name, _ = running
     return host.settings_of(name)
+
+
+def operators_stop(exc: BaseException) -> bool:
+    """Whether ``exc`` is the operator's stop (Ctrl-C, SIGTERM: raised by a face's signal
+    handler, marked ``mqconsole_stop``), which passes through a plugin call, rather than
+    something a plugin raised (its ``sys.exit``, its KeyboardInterrupt), which is its
+    failure."""
+    return bool(getattr(exc, "mqconsole_stop", False))
+
+
+def plugin_running() -> str | None:
+    """"plugin NAME's HOOK" while one of a plugin's hooks (or a failure rule, an audit
+    column, an action) runs in this thread, else None: a signal handler (which runs in the
+    main thread) asks it to stop at once rather than wait for the plugin to return."""
+    running = _RUNNING.get()
+    return None if running is None else running[2]
 
 
 def private_copy(message: Message) -> Message:
@@ -76,7 +101,11 @@ class _Private:
         self.message = message
 
 
-def _describe(exc: BaseException) -> str:
+def describe(exc: BaseException) -> str:
+    """What a plugin raised, in a few words: ``ValueError: bad layout`` (its first line),
+    ``it called sys.exit(3)``."""
+    if isinstance(exc, SystemExit):
+        return f"it called sys.exit({'' if exc.code is None else repr(exc.code)})"
     text = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
 
@@ -106,6 +135,8 @@ class PluginHost:
         self._lock = threading.Lock()
         self.on_problem: Callable[[str], None] | None = None
         self._actions: list[RegisteredAction] | None = None
+        #: where plugins' prints go while their code runs in the main thread (None: stdout)
+        self.stdout_aside: TextIO | None = None
 
     # -- registration ----------------------------------------------------------------------
     def register(self, plugin: object, name: str, *, version: str = "", source: str = "")\
@@ -118,11 +149,13 @@ class PluginHost:
             if unknown:
                 raise pluggy.PluginValidationError(
                     plugin, f"unknown hook {unknown[0]} (known: {', '.join(HOOK_NAMES)})")
-        except Exception as e:
+        except BaseException as e:
+            if operators_stop(e):
+                raise
             if self.pm.is_registered(plugin):
                 self.pm.unregister(plugin)
             self.record(name, version=version, source=source,
-                        status=f"error: {name} could not be registered: {_describe(e)}")
+                        status=f"error: {name} could not be registered: {describe(e)}")
             return False
         hooks = tuple(sorted(self._hooks_of(name)))
         self._infos[name] = PluginInfo(name, version, source, hooks, "loaded")
@@ -178,13 +211,38 @@ class PluginHost:
             self.on_problem(sentence)
 
     @contextmanager
-    def running(self, plugin: str) -> Iterator[None]:
-        """While this block runs, :func:`plugin_settings` answers ``plugin``'s settings."""
-        token = _RUNNING.set((self, plugin))
+    def running(self, plugin: str, what: str = "code") -> Iterator[None]:
+        """While this block runs, :func:`plugin_settings` answers ``plugin``'s settings and
+        :func:`plugin_running` says "plugin ``plugin``'s ``what``". The operator's stop
+        raised meanwhile (:func:`operators_stop`) says where it stopped
+        (``exc.plugin_running``)."""
+        token = _RUNNING.set((self, plugin, f"plugin {plugin}'s {what}"))
+        try:
+            with self.output_aside():
+                yield
+        except BaseException as exc:
+            if operators_stop(exc) and getattr(exc, "plugin_running", None) is None:
+                exc.plugin_running = f"plugin {plugin}'s {what}"  # type: ignore[attr-defined]
+            raise
+        finally:
+            _RUNNING.reset(token)
+
+    @contextmanager
+    def output_aside(self) -> Iterator[None]:
+        """While a plugin's code runs in the main thread, what it prints goes to
+        ``stdout_aside`` (the CLI: stderr), so stdout carries only the command's own output
+        (``--json``). Other threads (the console's workers) are left alone: swapping
+        ``sys.stdout`` is global, and the console captures prints itself."""
+        target = self.stdout_aside
+        if target is None or threading.current_thread() is not threading.main_thread():
+            yield
+            return
+        saved = sys.stdout
+        sys.stdout = target
         try:
             yield
         finally:
-            _RUNNING.reset(token)
+            sys.stdout = saved
 
     def _calls(self, hook: str, **kwargs: Any):
         """(plugin name, result or exception) of each implementation, in pluggy's order."""
@@ -192,15 +250,17 @@ class PluginHost:
             args = [kwargs[a] for a in impl.argnames]
             args = [private_copy(a.message) if isinstance(a, _Private) else a for a in args]
             try:
-                with self.running(impl.plugin_name):
+                with self.running(impl.plugin_name, hook):
                     result = impl.function(*args)
-            except Exception as e:
+            except BaseException as e:  # its sys.exit, its KeyboardInterrupt: its failure
+                if operators_stop(e):
+                    raise
                 yield impl.plugin_name, e
             else:
                 yield impl.plugin_name, result
 
     def _raised(self, plugin: str, hook: str, exc: BaseException) -> None:
-        self._problem(plugin, hook, f"plugin {plugin} failed in {hook}: {_describe(exc)}; "
+        self._problem(plugin, hook, f"plugin {plugin} failed in {hook}: {describe(exc)}; "
                                     "its result is ignored")
 
     # -- the hooks -------------------------------------------------------------------------
@@ -209,7 +269,7 @@ class PluginHost:
         out: list[DecodedResult] = []
         for plugin, result in self._calls("mqconsole_decode_payload",
                                           message=_Private(message), payload=bytes(payload)):
-            if isinstance(result, Exception):
+            if isinstance(result, BaseException):
                 self._raised(plugin, "mqconsole_decode_payload", result)
             elif isinstance(result, Decoded):
                 out.append(DecodedResult(plugin, str(result.title), str(result.text)))
@@ -226,8 +286,8 @@ class PluginHost:
         refusal: str | None = None
         for plugin, result in self._calls("mqconsole_check_put", operation=operation,
                                           message=_Private(message), destination=destination):
-            if isinstance(result, Exception):
-                sentence = (f"plugin {plugin}'s check failed ({_describe(result)}), so the "
+            if isinstance(result, BaseException):
+                sentence = (f"plugin {plugin}'s check failed ({describe(result)}), so the "
                             "put is refused")
             elif result is None:
                 continue
@@ -244,7 +304,7 @@ class PluginHost:
         seen: dict[str, str] = {}
         found: list[RegisteredAction] = []
         for plugin, result in self._calls("mqconsole_actions"):
-            if isinstance(result, Exception):
+            if isinstance(result, BaseException):
                 self._raised(plugin, "mqconsole_actions", result)
                 continue
             for action in result or []:
@@ -291,7 +351,7 @@ class PluginHost:
     def audit_columns(self) -> list[RegisteredColumn]:
         out: list[RegisteredColumn] = []
         for plugin, result in self._calls("mqconsole_audit_columns"):
-            if isinstance(result, Exception):
+            if isinstance(result, BaseException):
                 self._raised(plugin, "mqconsole_audit_columns", result)
                 continue
             for column in result or []:
@@ -310,7 +370,7 @@ class PluginHost:
         rules: dict[str, Callable[[Mapping[str, Any]], bool]] = {}
         owners: dict[str, str] = {}
         for plugin, result in self._calls("mqconsole_failure_rules"):
-            if isinstance(result, Exception):
+            if isinstance(result, BaseException):
                 self._raised(plugin, "mqconsole_failure_rules", result)
                 continue
             try:
@@ -338,7 +398,7 @@ class PluginHost:
 
     def operation_done(self, summary: Any) -> None:
         for plugin, result in self._calls("mqconsole_operation_done", summary=summary):
-            if isinstance(result, Exception):
+            if isinstance(result, BaseException):
                 self._raised(plugin, "mqconsole_operation_done", result)
 
 
@@ -348,9 +408,11 @@ def _guarded_rule(host: PluginHost, plugin: str, name: str,
     """A failure rule that, when it raises, is reported once and counts as no failure."""
     def guarded(facts: Mapping[str, Any]) -> bool:
         try:
-            with host.running(plugin):
+            with host.running(plugin, f"failure rule {name}"):
                 return bool(rule(facts))
-        except Exception as e:
+        except BaseException as e:
+            if operators_stop(e):
+                raise
             host._raised(plugin, f"failure rule {name}", e)
             return False
     guarded.__name__ = f"{plugin}.{name}"

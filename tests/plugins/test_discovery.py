@@ -138,3 +138,25 @@ def test_settings_reach_the_plugin() -> None:
     host = load_plugins(PluginsSettings(settings={"old": {"days": 3}}))
     assert host.settings_of("old") == {"days": 3}
     assert host.settings_of("other") == {}
+
+
+def test_a_plugin_calling_sys_exit_at_import_is_broken_not_the_end(tmp_path, monkeypatch
+                                                                   ) -> None:
+    """Issue 28 item 6: an entry point or a folder's module that calls sys.exit (or raises
+    KeyboardInterrupt) while imported is reported and skipped; the others load."""
+    (tmp_path / "site_ep_quitter.py").write_text("import sys\nsys.exit(2)\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    ep = metadata.EntryPoint(name="quitter", value="site_ep_quitter", group="mqconsole")
+    monkeypatch.setattr(metadata, "entry_points",
+                        lambda group=None, **kw: metadata.EntryPoints([ep]))
+    folder = tmp_path / "site"
+    folder.mkdir(mode=0o700)
+    (folder / "breaker.py").write_text("raise KeyboardInterrupt\n")
+    (folder / "fine.py").write_text(CHECKER)
+    host = load_plugins(PluginsSettings(paths=[folder]))
+    assert host.names() == ["fine"]
+    status = {i.name: i.status for i in host.infos()}
+    assert status["quitter"] == ("error: plugin quitter failed to import: it called "
+                                 "sys.exit(2)")
+    assert status["breaker"] == (f"error: plugin breaker ({folder / 'breaker.py'}) failed to "
+                                 "import: KeyboardInterrupt")

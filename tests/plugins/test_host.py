@@ -256,3 +256,69 @@ def test_a_check_or_decoder_changing_its_message_changes_only_its_copy(register_
     assert (message.md.msg_id, message.md.priority, message.body) == (b"M" * 24, 4,
                                                                       b"original")
     assert seen == [(b"M" * 24, b"original")]
+
+
+class _Stop(KeyboardInterrupt):
+    """The operator's stop, as a face's signal handler raises it."""
+
+    mqconsole_stop = True
+
+
+def test_sys_exit_and_keyboard_interrupt_from_a_plugin_are_its_failure(register_plugins
+                                                                       ) -> None:
+    """Issue 28 item 6: a plugin's BaseException is its failure, named; the host goes on."""
+    def leave(*_args):
+        raise SystemExit(4)
+
+    def interrupt(*_args):
+        raise KeyboardInterrupt
+
+    host = register_plugins(
+        _plugin("leaver", mqconsole_check_put=lambda operation, message, destination:
+                leave(), mqconsole_operation_done=lambda summary: leave(),
+                mqconsole_failure_rules=lambda: {"bye": leave}),
+        _plugin("breaker", mqconsole_decode_payload=lambda message, payload: interrupt()))
+    assert host.check_put("move", _message(), "Q") == (
+        "plugin leaver's check failed (it called sys.exit(4)), so the put is refused")
+    assert host.decode(_message(), b"x") == []
+    host.operation_done(object())
+    assert host.failure_rules()["bye"]({}) is False
+    assert host.problems == [
+        "plugin breaker failed in mqconsole_decode_payload: KeyboardInterrupt; its result "
+        "is ignored",
+        "plugin leaver failed in mqconsole_operation_done: it called sys.exit(4); its "
+        "result is ignored",
+        "plugin leaver failed in failure rule bye: it called sys.exit(4); its result is "
+        "ignored"]
+
+
+def test_the_operators_stop_passes_through_a_plugin_saying_where(register_plugins) -> None:
+    from mqconsole.plugins.host import plugin_running
+
+    running: list[str | None] = []
+
+    def stopped(operation, message, destination):
+        running.append(plugin_running())
+        raise _Stop
+
+    host = register_plugins(_plugin("slow", mqconsole_check_put=stopped))
+    with pytest.raises(_Stop) as stop:
+        host.check_put("move", _message(), "Q")
+    assert stop.value.plugin_running == "plugin slow's mqconsole_check_put"  # type: ignore[attr-defined]
+    assert running == ["plugin slow's mqconsole_check_put"] and plugin_running() is None
+    assert host.problems == []
+
+
+def test_what_a_plugin_prints_goes_aside(register_plugins, capsys) -> None:
+    """Issue 28 item 7: with ``stdout_aside`` set (the CLI: stderr), a hook's print does
+    not reach stdout."""
+    host = register_plugins(_plugin("chatty", mqconsole_operation_done=lambda summary:
+                                    print("chatty was here")))
+    host.operation_done(object())
+    assert capsys.readouterr().out == "chatty was here\n"  # (not set: stdout, as before)
+    import sys
+
+    host.stdout_aside = sys.stderr
+    host.operation_done(object())
+    out, err = capsys.readouterr()
+    assert (out, err) == ("", "chatty was here\n")

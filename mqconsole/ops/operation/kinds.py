@@ -573,12 +573,15 @@ class PluginAction:
                                 queue=self.queue, settings=step.plugins.settings_of(a.plugin),
                                 progress=step.control.report, cancel=step.control.cancel,
                                 read_only=self.read_only)
-        try:
-            out = a.action.run(context, messages)
-        except Exception as e:  # a plugin never takes the console down
-            text = str(e).strip().splitlines()[0] if str(e).strip() else ""
-            sentence = (f"plugin {a.plugin}'s action {a.id} failed "
-                        f"({type(e).__name__}{': ' + text if text else ''})")
+        from mqconsole.plugins.host import describe, operators_stop
+
+        try:  # (not marked as running: an action is told of a stop by context.cancelled)
+            with step.plugins.output_aside():
+                out = a.action.run(context, messages)
+        except BaseException as e:  # its sys.exit too: a plugin never takes a face down
+            if operators_stop(e):
+                raise
+            sentence = f"plugin {a.plugin}'s action {a.id} failed ({describe(e)})"
             result.unlisted_failures = len(messages)  # said once, as the action's sentence
             step.extra.update(sentence=sentence, files=[])
             step.details.update(sentence=sentence)
