@@ -77,9 +77,10 @@ def dlq_handler(ctx: click.Context, rules_file: str, check: bool, input_q: str |
     counts are kept in a file and survive a restart. Each message is put and got in one
     unit of work. SIGTERM or SIGINT ends the handler cleanly: the open unit of work is
     backed out. --check validates the table without connecting (exit 2 naming the line,
-    column and what was expected). Exit codes: 0 done (or stopped by a signal), 1 some
-    messages failed (they stayed on the queue), 2 bad table or input, 5 a commit's outcome
-    unknown.
+    column and what was expected). Exit codes: 0 done (or stopped by SIGTERM or Ctrl-C, in
+    every WAIT mode), 1 some messages failed (they stayed on the queue), 2 bad table or
+    input, 5 a commit's outcome unknown, 6 the journal could not be written, 129 stopped
+    by SIGHUP.
     """
     rules_table = load_rules(rules_file, every=check)
     if check:
