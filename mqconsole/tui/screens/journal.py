@@ -155,13 +155,11 @@ class JournalScreen(ConsoleScreen):
             journal = ctx.settings.journal()
             entries = None if whole else journal.read_newest(want)
             everything = whole
-            if entries is None or (len(entries) < want
-                                   and (not entries or len(journal.files()) > 1)):
-                # the live file holds fewer: the rotated files too, read whole
+            if entries is None or len(entries) < want:
+                # the live file holds fewer: all of it and the rotated files, read whole
+                # (with its unreadable lines said)
                 entries = list(deque(journal.read(ids=False), maxlen=MAX_ENTRIES))
                 everything = True
-            elif len(entries) < want:
-                everything = True  # the live file is all there is
             entries = entries[-MAX_ENTRIES:]
             entries.reverse()
             return (entries, [haystack(e) for e in entries], list(journal.problems),
