@@ -282,9 +282,17 @@ class Control:
         if note is not None:
             note(path)
 
-    def report(self, done: int, total: int | None) -> None:
-        if self.progress is not None:
-            self.progress(done, total)
+    def report(self, done: int, total: int | None, matched: int | None = None) -> None:
+        """``done`` of ``total`` read; ``matched``: how many of them the selection took,
+        given to a progress function that says it wants it (``wants_matched = True``: it
+        is called with a third argument), so the faces can say read and matched."""
+        progress = self.progress
+        if progress is None:
+            return
+        if matched is not None and getattr(progress, "wants_matched", False):
+            progress(done, total, matched)  # type: ignore[call-arg]
+        else:
+            progress(done, total)
 
     @property
     def cancelled(self) -> bool:

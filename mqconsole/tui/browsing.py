@@ -302,13 +302,15 @@ class BrowseModel:
         return base.done and base.where is None and len(base._window) == base.count
 
     def filtered(self, where: Where | None, where_text: str | None, *,
-                 cancel: threading.Event | None = None) -> BrowseModel | None:
+                 cancel: threading.Event | None = None,
+                 progress: Callable[[int, int, int], None] | None = None
+                 ) -> BrowseModel | None:
         """The rows ``where`` matches, made from the messages already read (no browse), with
         their own summary — when the unfiltered model was read to its end and every message
         is still in the window; None otherwise (browse again). ``where`` None: that model.
         A filter can take up to a second a message (``ops.where.REGEX_SECONDS``): the
         console runs this in a worker, and ``cancel`` stops it between two messages
-        (:class:`Cancelled`)."""
+        (:class:`Cancelled`); ``progress(read, matched, of)`` is called after each."""
         base = self.source or self
         if not self.can_filter():
             return None
@@ -328,6 +330,8 @@ class BrowseModel:
                 out.summary.add(view)
                 out._remember(view)
                 out.index.append(view)
+            if progress is not None:  # (read, matched, of): the caller says it in time
+                progress(out.scanned, out.count, base.count)
         out.done = True
         return out
 

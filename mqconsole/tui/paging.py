@@ -353,7 +353,7 @@ class PagedModel:
         return False
 
     def filtered(self, where: Any, where_text: str | None, *,
-                 cancel: Any = None) -> PagedModel | None:
+                 cancel: Any = None, progress: Any = None) -> PagedModel | None:
         """No filtering of what was read: the backend selects (None: browse with it)."""
         return self if where is None else None
 

@@ -124,6 +124,7 @@ class MessagesScreen(ConsoleScreen):
         self._filtering = False  # a worker filters the messages read (``_filter_read``)
         self._shown: dict[str, Text] = {}  # the panels' texts, as last updated
         self._remembered: str | None = None  # the filter it opened with, kept from before
+        self._filtered_so_far: tuple[int, int, int] | None = None  # a filter's progress
 
     def compose(self) -> ComposeResult:
         yield Banner(self.ctx, self.queue)
@@ -482,7 +483,13 @@ class MessagesScreen(ConsoleScreen):
             if hidden:
                 out.append(f" ({hidden:,} hidden by the filter)", "bold yellow")
         if self._filtering:
-            out.append(" · filtering… (esc stops)")
+            so_far = self._filtered_so_far
+            if so_far is None:
+                out.append(" · filtering… (esc stops)")
+            else:
+                read, matched, of = so_far
+                out.append(f" · filtering: {read:,} of {of:,} read, {matched:,} matched… "
+                           "(esc stops)")
         elif self._reading and not model.done and not model.stopped:
             out.append(" · reading… (esc stops)")
         elif (model.done and model.where is None and self.depth_now is not None
@@ -660,8 +667,27 @@ class MessagesScreen(ConsoleScreen):
                 return
             self.start_browse(text, where)
 
-        self.ctx.backend(lambda: model.filtered(where, text, cancel=cancel), done=done,
-                         failed=failed, queue=self.queue, what="filter", quiet=(Exception,))
+        last = [0.0]
+        ctx = self.ctx
+
+        def progress(read: int, matched: int, of: int) -> None:
+            now = time.monotonic()
+            if now - last[0] >= PROGRESS_EVERY:
+                last[0] = now
+                ctx.post_from_thread(self._filter_progress, gen, read, matched, of)
+
+        self._filtered_so_far = None
+        self.ctx.backend(lambda: model.filtered(where, text, cancel=cancel,
+                                                progress=progress),
+                         done=done, failed=failed, queue=self.queue, what="filter",
+                         quiet=(Exception,))
+
+    def _filter_progress(self, gen: int, read: int, matched: int, of: int) -> None:
+        """How far a filter of the messages read has come (read and matched, said in the
+        status line at least every ``PROGRESS_EVERY`` seconds)."""
+        if gen == self._generation and self.is_attached and self._filtering:
+            self._filtered_so_far = (read, matched, of)
+            self._update_status()
 
     def action_mark(self) -> None:
         lst = self.query_one(MessageList)

@@ -76,11 +76,13 @@ class OperationDialog(Dialog):
         ctx = self.ctx
         last = [0.0]
 
-        def progress(done: int, total: int | None) -> None:
+        def progress(done: int, total: int | None, matched: int | None = None) -> None:
             now = time.monotonic()
             if now - last[0] >= PROGRESS_EVERY:
                 last[0] = now
-                ctx.post_from_thread(self.update_progress, done, total)
+                ctx.post_from_thread(self.update_progress, done, total, matched)
+
+        progress.wants_matched = True  # type: ignore[attr-defined]  # (Control.report)
 
         source = self.op.describe().source
         try:
@@ -102,7 +104,8 @@ class OperationDialog(Dialog):
             return
         ctx.post_from_thread(self._finished, summary)
 
-    def update_progress(self, done: int, total: int | None) -> None:
+    def update_progress(self, done: int, total: int | None, matched: int | None = None
+                        ) -> None:
         if self.finished or not self.is_attached:
             return
         bar = self.query_one(ProgressBar)
@@ -110,6 +113,8 @@ class OperationDialog(Dialog):
             bar.update(total=total, progress=done)
         text = (f"{done:,} of {counted(total, grouped=True)}" if total
                 else counted(done, grouped=True))
+        if matched is not None:
+            text += f" read · {matched:,} selected"
         if self.stopping:
             text += f" — stopping {self.stops}"
         self.query_one("#status", Label).update(Text(text))
