@@ -113,6 +113,7 @@ class ExportPlan:
     queues: list[QueuePlan]
     files: list[FilePlan]
     started: datetime = field(default_factory=lambda: datetime.now(UTC))
+    notes: list[str] = field(default_factory=list)  # what the manifest and report say
 
     @property
     def sources(self) -> int:
@@ -331,8 +332,12 @@ def explain_failure(error: BaseException, master: str) -> AuditError:
 
 def run_export(spark: SparkSession, plan: ExportPlan, *,
                report: Callable[[list[Progress]], None] | None = None,
-               cancel: threading.Event | None = None) -> ExportSummary:
-    """Run the job, write the manifest, rename the folder into place."""
+               cancel: threading.Event | None = None,
+               note: Callable[[str], None] | None = None) -> ExportSummary:
+    """Run the job, write the manifest, rename the folder into place. ``note`` hears what
+    the operator must know (a queue that changed while it was read); the manifest keeps
+    it too."""
+    tell = note or (lambda _text: None)
     request = plan.request
     out = request.out.absolute()
     tmp = out.parent / f".{out.name}.tmp-{uuid.uuid4().hex[:12]}"
@@ -343,7 +348,12 @@ def run_export(spark: SparkSession, plan: ExportPlan, *,
         parts = _parallelism(spark)
         try:
             final, owners = _run_job(spark, plan, tmp, parts, report, cancel)
-        except QueueChangedError:  # a stretch changed under its reader: read it as one
+        except QueueChangedError as changed:  # a stretch changed under its reader
+            said = (f"{changed.sentence or 'a queue changed while it was read in parts'}: "
+                    "reading every queue again, each as one browse (the first read is "
+                    "dropped; its progress starts again)")
+            plan.notes.append(said)
+            tell(said)
             final, owners = _run_job(spark, plan, tmp, 1, report, cancel)
         if report is not None:
             report(_states(final, owners, plan))
@@ -355,6 +365,9 @@ def run_export(spark: SparkSession, plan: ExportPlan, *,
 
             tie(tmp, files)  # to the commit: the report checks them against the manifest
         _depths_at_end(plan)
+        for said in _changes(plan):
+            plan.notes.append(said)
+            tell(said)
         seconds = time.monotonic() - started
         shutil.rmtree(tmp / PROGRESS_DIR, ignore_errors=True)
         shutil.rmtree(tmp / PARTIALS_DIR, ignore_errors=True)
@@ -383,6 +396,10 @@ def _parallelism(spark: SparkSession) -> int:
 
 class QueueChangedError(Exception):
     """The job failed because a stretch of a queue changed while read (run it again)."""
+
+    def __init__(self, sentence: str = "") -> None:
+        super().__init__(sentence)
+        self.sentence = sentence
 
 
 def _run_job(spark: SparkSession, plan: ExportPlan, tmp: Path, parts: int,
@@ -418,7 +435,9 @@ def _run_job(spark: SparkSession, plan: ExportPlan, tmp: Path, parts: int,
         if cancel is not None and cancel.is_set():
             raise cancelled from None
         if parts > 1 and "QueueChanged: " in str(e):
-            raise QueueChangedError from None
+            text = str(e)
+            line = text[text.index("QueueChanged: ") + len("QueueChanged: "):]
+            raise QueueChangedError(line.splitlines()[0].strip()) from None
         raise explain_failure(e, master_of(spark)) from None
     finally:
         stop.set()
@@ -459,6 +478,25 @@ def _count(plan: ExportPlan, final: dict[int, Progress], owners: list[int], spar
         q.rows = int(counts.get((q.qmgr, q.queue, "queue"), 0))
     for f in plan.files:
         f.rows = sum(int(n) for (_, _, source), n in counts.items() if source == f.path)
+
+
+def change_of(q: QueuePlan) -> str | None:
+    """A sentence when the rows read of queue ``q`` are not its depth at the start and at
+    the end (it changed while it was exported: the snapshot is not one moment), else None."""
+    depths = [d for d in (q.depth_start, q.depth_end) if d is not None]
+    if not depths or all(d == q.rows for d in depths):
+        return None
+    if len(set(depths)) == 1:
+        diff = q.rows - depths[0]
+        than = f"{abs(diff):,} {'more' if diff > 0 else 'fewer'} rows than its depth"
+    else:
+        than = (f"{q.rows:,} rows read, its depth {q.depth_start:,} at the start and "
+                f"{q.depth_end:,} at the end")
+    return f"{q.queue} ({q.qmgr}) changed during the export: {than}"
+
+
+def _changes(plan: ExportPlan) -> list[str]:
+    return [said for q in plan.queues if (said := change_of(q)) is not None]
 
 
 def _depths_at_end(plan: ExportPlan) -> None:
@@ -515,12 +553,14 @@ def _write_manifest(folder: Path, plan: ExportPlan, seconds: float, master: str,
         "with_payload": request.with_payload,
         "sources": (
             [{"kind": "queue", "profile": q.key, "qmgr": q.qmgr, "queue": q.queue,
-              "depth_start": q.depth_start, "depth_end": q.depth_end, "rows": q.rows}
+              "depth_start": q.depth_start, "depth_end": q.depth_end, "rows": q.rows,
+              "changed": change_of(q)}
              for q in plan.queues]
             + [{"kind": "file", "path": f.path, "tool": f.tool, "qmgr": f.qmgr,
                 "queue": f.queue, "rows": f.rows} for f in plan.files]),
         "rows": sum(q.rows for q in plan.queues) + sum(f.rows for f in plan.files),
         "files": files,
+        "notes": list(plan.notes),
         "started": plan.started.isoformat().replace("+00:00", "Z"),
         "finished": datetime.now(UTC).isoformat().replace("+00:00", "Z"),
         "seconds": round(seconds, 3),

@@ -27,12 +27,13 @@ code { font-size: 0.95em; }
 
 
 def render_html(report: dict[str, Any], *, title: str = "MQ audit",
-                top: int | None = TOP_ROWS) -> str:
+                top: int | None = TOP_ROWS, notes: list[str] | None = None) -> str:
     """The report as one HTML page with its tables and bar charts: each count with its
     share of the messages, each list's total, the first ``top`` rows and how many more."""
     parts = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
              f"<title>{escape(title)}</title><style>{STYLE}</style></head><body>",
              f"<h1>{escape(title)}</h1>", f"<p>{escape(headline(report))}</p>"]
+    parts += [f'<p class="note"><b>note</b>: {escape(text)}</p>' for text in notes or ()]
     for label, text in extremes(report):
         parts.append(f"<p><b>{escape(label)}</b>: <code>{escape(text)}</code></p>")
     for table in tables(report, top=top):

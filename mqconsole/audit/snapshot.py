@@ -140,6 +140,15 @@ def read_messages(spark: SparkSession, folder: SnapshotFolder,
     return frame
 
 
+def snapshot_notes(folder: SnapshotFolder) -> list[str]:
+    """What the export said about its snapshot: queues that changed while they were read
+    (rows read not the depth at the start and end), a read done again."""
+    notes = [str(s["changed"]) for s in folder.manifest.get("sources") or []
+             if isinstance(s, dict) and s.get("changed")]
+    notes += [str(n) for n in folder.manifest.get("notes") or [] if str(n) not in notes]
+    return notes
+
+
 def plugin_columns(columns: list[str]) -> list[str]:
     """The plugins' audit columns among ``columns`` (those audit.md does not fix)."""
     return [c for c in columns if c not in FIXED_COLUMNS]

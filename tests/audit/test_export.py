@@ -192,10 +192,19 @@ def test_a_stretch_that_changed_under_its_reader_is_read_again_as_one(
 
     monkeypatch.setattr(export, "_partitions", changed)
     plan = plan_export(_request(tmp_path, scene, patterns=["AUDIT.DLQ"]))
-    summary = export.run_export(spark, plan)
+    said: list[str] = []
+    summary = export.run_export(spark, plan, note=said.append)
     assert tried == [spark.sparkContext.defaultParallelism, 1]
     assert summary.rows == plan.queues[0].depth_start
     assert _rows(tmp_path / "snap") == _want(scene, ["AUDIT.DLQ"])
+    # not silently: the operator hears it, and the manifest keeps it
+    [again] = said
+    assert again.startswith("AUDIT.DLQ changed while it was read in parts: messages 1 to ")
+    assert again.endswith("reading every queue again, each as one browse (the first read is "
+                          "dropped; its progress starts again)")
+    import json
+
+    assert json.loads((tmp_path / "snap" / "manifest.json").read_text())["notes"] == [again]
 
 
 def _tree(folder: Path) -> dict[str, bytes]:
@@ -337,3 +346,65 @@ def test_a_deleted_partition_file_makes_the_report_say_so_and_recount(spark, tmp
     again = build_report(spark, out, as_of=NOW, progress=said.append)
     assert [s for s in said if "stored aggregates disagree with the manifest" in s]
     assert again == damaged
+
+
+def test_a_queue_that_changes_during_the_export_is_said_in_the_manifest_and_report(
+        spark, tmp_path) -> None:
+    """Messages put on a queue while it is exported (after its depth at the start was
+    taken, as the job starts): the rows read are not that depth; the export says so, the
+    manifest keeps it for the queue, and the report says it again."""
+    import json
+
+    from mqconsole.audit import export
+    from mqconsole.audit.report import build_report
+    from mqconsole.audit.snapshot import locate, snapshot_notes
+    from mqconsole.backends.open import open_embedded
+    from mqconsole.mq.md import MQMD
+    from mqconsole.mq.message import Message
+
+    from .scene import NOW
+
+    scene = build_scene(tmp_path / "scene")
+    plan = plan_export(_request(tmp_path, scene, patterns=["AUDIT.DLQ"]))
+    start = plan.queues[0].depth_start
+    planned = export._partitions
+
+    def busy(plan, parts):  # the queue gets 3 more messages once the export is under way
+        qm = open_embedded(str(scene.qm_path))
+        try:
+            for i in range(3):
+                qm.put("AUDIT.DLQ", Message(MQMD(format="MQSTR"), b"late %d" % i),
+                       syncpoint=True)
+            qm.commit()
+        finally:
+            qm.close()
+        return planned(plan, parts)
+
+    said: list[str] = []
+    try:
+        export._partitions = busy
+        summary = export.run_export(spark, plan, note=said.append)
+    finally:
+        export._partitions = planned
+    sentence = (f"AUDIT.DLQ (QM1) changed during the export: {start + 3:,} rows read, its "
+                f"depth {start:,} at the start and {start + 3:,} at the end")
+    assert said == [sentence]
+    assert summary.rows == start + 3
+    manifest = json.loads((tmp_path / "snap" / "manifest.json").read_text())
+    [source] = manifest["sources"]
+    assert (source["depth_start"], source["depth_end"], source["rows"]) == (
+        start, start + 3, start + 3)
+    assert source["changed"] == sentence
+    assert snapshot_notes(locate(tmp_path / "snap")) == [sentence]
+    assert build_report(spark, tmp_path / "snap", as_of=NOW)["messages"] == start + 3
+
+
+def test_change_sentences() -> None:
+    from mqconsole.audit.export import QueuePlan, change_of
+
+    assert change_of(QueuePlan("p", "QM1", "Q", 5, 5, 5)) is None
+    assert change_of(QueuePlan("p", "QM1", "Q", None, None, 5)) is None
+    assert change_of(QueuePlan("p", "QM1", "APP.DLQ", 258, 258, 482)) == \
+        "APP.DLQ (QM1) changed during the export: 224 more rows than its depth"
+    assert change_of(QueuePlan("p", "QM1", "Q", 9, 9, 7)) == \
+        "Q (QM1) changed during the export: 2 fewer rows than its depth"

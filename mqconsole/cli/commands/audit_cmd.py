@@ -42,12 +42,14 @@ def report(folder: str, as_of: str | None, as_json: bool, html_file: str | None,
     """The audit report of a snapshot: counts by queue, reason, destination, age, put
     application and backout count, duplicate MsgIds, the oldest and youngest message."""
     from mqconsole.audit.report import build_report, parse_as_of
-    from mqconsole.audit.snapshot import locate
+    from mqconsole.audit.snapshot import locate, snapshot_notes
 
     if as_json and html_file:
         raise click.UsageError("--json and --html are alternatives: give one")
     when = parse_as_of(as_of)
-    locate(folder)  # a bad folder is exit 2 before Spark starts
+    notes = snapshot_notes(locate(folder))  # a bad folder is exit 2 before Spark starts
+    for text in notes:
+        say(f"note: {safe(text)}")
     started = time.monotonic()
     spark = open_spark(master, remote)
     result = build_report(spark, folder, as_of=when, progress=say)
@@ -55,12 +57,13 @@ def report(folder: str, as_of: str | None, as_json: bool, html_file: str | None,
     if html_file:
         from mqconsole.audit.html import render_html
 
-        _write_private(html_file, render_html(result, title=f"MQ audit of {folder}"))
+        _write_private(html_file, render_html(result, title=f"MQ audit of {folder}",
+                                              notes=notes))
         say(f"wrote {html_file}")
     elif as_json:
         emit_json(result)
     else:
-        click.echo(render_text(result))
+        click.echo(render_text(result, notes=notes))
 
 
 def _write_private(path: str, text: str) -> None:
@@ -71,11 +74,14 @@ def _write_private(path: str, text: str) -> None:
         out.write(text)
 
 
-def render_text(result: dict[str, Any], width: int = 30) -> str:
-    """The report as text tables, each count with a horizontal bar."""
+def render_text(result: dict[str, Any], width: int = 30, notes: list[str] | None = None
+                ) -> str:
+    """The report as text tables, each count with a horizontal bar; ``notes`` (what the
+    export said about the snapshot) under the headline."""
     from mqconsole.audit.present import TOP_ROWS, bar, extremes, headline, tables
 
     lines = [safe(headline(result))]
+    lines += [f"note: {safe(text)}" for text in notes or ()]
     lines += [f"{label}: {safe(text)}" for label, text in extremes(result)]
     for part in tables(result, top=TOP_ROWS):
         lines += ["", part.title]
