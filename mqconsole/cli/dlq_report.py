@@ -46,6 +46,8 @@ def report_lines(summary: Summary, rules_table: RulesTable) -> list[str]:
     messages: list[dict[str, Any]] = extra.get("messages", [])
     counts: dict[str, int] = {}
     for m in messages:
+        if res.dry_run and " — would fail now" in m["outcome"]:
+            continue  # counted apart, first: what would fail is not what would be done
         what = _what(m["outcome"])
         counts[what] = counts.get(what, 0) + 1
     passes = extra.get("passes", 0)
@@ -59,8 +61,16 @@ def report_lines(summary: Summary, rules_table: RulesTable) -> list[str]:
         ", counted per pass" if several else "")
     head = (f"dlq-handler: {extra.get('queue') or res.source} on {extra.get('qmgr', '?')}: "
             f"{passes_text}")
-    lines = [head + (f" (dry run): {parts or 'nothing'}" if res.dry_run
-                     else f": {parts or 'nothing'}")]
+    failing = res.would_fail() if res.dry_run else 0
+    if failing:
+        from mqconsole.cli.summary import would_fail_lines
+
+        lines = [head + f" (dry run): {failing:,} would fail now (the destinations say so "
+                 "today):", *would_fail_lines(res.would_fail_groups()),
+                 f"  then: {parts or 'nothing else'}"]
+    else:
+        lines = [head + (f" (dry run): {parts or 'nothing'}" if res.dry_run
+                         else f": {parts or 'nothing'}")]
     last: dict[str, dict[str, Any]] = {m["msg_id"]: m for m in messages}
     groups: dict[tuple[str, str], list[str]] = {}
     for f in res.failed:

@@ -44,6 +44,13 @@ def safe(value: object) -> str:
     return safe_text("" if value is None else str(value))
 
 
+def _to_terminal() -> bool:
+    try:
+        return sys.stdout.isatty()
+    except (AttributeError, ValueError):  # replaced or closed stdout
+        return False
+
+
 def table(headers: Sequence[str], rows: Sequence[Sequence[object]], *,
           max_width: dict[int, int] | None = None) -> str:
     """A plain text table (cells made safe, long cells cut with …)."""
@@ -55,8 +62,9 @@ def table_lines(headers: Sequence[str], rows: Sequence[Sequence[object]], *,
                 max_width: dict[int, int] | None = None, widths: list[int] | None = None
                 ) -> tuple[list[str], list[int]]:
     """The header line and one line per row, and the column widths used: at least
-    ``widths`` (a table printed in blocks keeps its first block's columns)."""
-    max_width = max_width or {}
+    ``widths`` (a table printed in blocks keeps its first block's columns). Long cells are
+    cut to ``max_width`` only for a terminal: into a file or a pipe nothing is cut."""
+    max_width = (max_width or {}) if _to_terminal() else {}
     cells = [[safe(c) for c in r] for r in rows]
     for r in cells:
         for i, c in enumerate(r):

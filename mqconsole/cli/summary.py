@@ -27,22 +27,31 @@ def _failure_groups(failures: list[Failure]) -> list[tuple[tuple, list[Failure]]
     return sorted(groups.items(), key=lambda kv: -len(kv[1]))
 
 
+def would_fail_lines(groups: list[dict]) -> list[str]:
+    """A plan's predicted failures, one line a destination and reason, the most first."""
+    lines = []
+    for g in groups:
+        on = f" on {g['destination']}" if g["destination"] else ""
+        lines.append(f"  {g['count']:,} would be refused{on}: {g.get('detail', '')}"
+                     if g["reason_name"] == REFUSED_BY_PLUGIN
+                     else f"  {g['count']:,}{on}: {g['reason_name']} ({g['reason']})")
+    return lines
+
+
 def _plan_lines(summary: Summary) -> list[str]:
+    """What would fail first (grouped by destination and reason), then what would be done."""
     r = summary.result
+    failing = r.would_fail()
+    lines = []
+    if failing:
+        lines.append(f"dry run: {counted(failing, 'message', grouped=True)} would fail now "
+                     f"(the destination says so today):")
+        lines += would_fail_lines(r.would_fail_groups())
     # a step may stand for many alike messages (``count``: a put's copies past the first)
-    steps = sum(int(step.get("count", 1)) for step in r.plan)
-    lines = [f"dry run: {steps:,} of {counted(r.selected, 'selected message', grouped=True)} "
-             f"would be {summary.verb}; nothing was changed"]
-    would: dict[tuple, int] = defaultdict(int)
-    for step in r.plan:
-        w = step.get("would_fail")
-        if w:
-            would[(w["reason_name"], w["reason"], step.get("destination"),
-                   w.get("detail", ""))] += int(step.get("count", 1))
-    for (name, code, dest, detail), n in sorted(would.items(), key=lambda kv: -kv[1]):
-        on = f" on {dest}" if dest else ""
-        lines.append(f"  {n:,} would be refused{on}: {detail}" if name == REFUSED_BY_PLUGIN
-                     else f"  {n:,} would likely fail{on}: {name} ({code})")
+    ok = sum(int(step.get("count", 1)) for step in r.plan) - failing
+    lines.append(f"{'then ' if failing else 'dry run: '}{ok:,} of "
+                 f"{counted(r.selected, 'selected message', grouped=True)} would be "
+                 f"{summary.verb}; nothing was changed")
     return lines
 
 

@@ -75,10 +75,12 @@ class ExitCode(IntEnum):
 # what each code means, in the words the README's exit-code table shows (made from this by
 # tools/gen_docs.py; a test keeps them equal and wants a meaning for every code)
 MEANINGS: dict[ExitCode, str] = {
-    ExitCode.OK: "done (also when a selection matched nothing: said on stderr)",
+    ExitCode.OK: "done (also when a selection matched nothing: said on stderr); a dry run "
+    "whose every message would succeed",
     ExitCode.PARTIAL: "some messages failed and stayed where they were, or a Ctrl-C stopped "
-    "the change at a commit (what was committed stays, and is in the journal); `doctor`: a "
-    "queue is judged BAD (WARN alone exits 0)",
+    "the change at a commit (what was committed stays, and is in the journal); a dry run "
+    "in which some message would fail now (`would_fail` in its JSON); `doctor`: a queue is "
+    "judged BAD (WARN alone exits 0)",
     ExitCode.USAGE: "usage or bad input: unknown queue, bad expression, bad file — said "
     "before any question, and nothing was changed (an error after a change committed part "
     "of its work is 1, and says how many messages stay done)",
@@ -105,16 +107,17 @@ MEANINGS: dict[ExitCode, str] = {
 def exit_code_of(result: OperationResult, *, journal_failed: bool = False,
                  leaving_is_done: bool = False) -> ExitCode:
     """5 when a commit's outcome is unknown; 6 when the journal could not be written; a dry
-    run 0; 1 when a selected message was not handled (failed, skipped, or left by a cancel
-    or an early stop); else 0. ``leaving_is_done``: leaving messages where they are is part
-    of the job (the dead-letter handler's IGNORE, no rule, a used-up budget, a stop by a
-    signal), so only a failure or an early stop is 1."""
+    run 1 when its plan says a message would fail now, else 0; 1 when a selected message
+    was not handled (failed, skipped, or left by a cancel or an early stop); else 0.
+    ``leaving_is_done``: leaving messages where they are is part of the job (the dead-letter
+    handler's IGNORE, no rule, a used-up budget, a stop by a signal), so only a failure or
+    an early stop is 1."""
     if result.outcome_unknown:
         return ExitCode.UNKNOWN_OUTCOME
     if journal_failed:
         return ExitCode.JOURNAL_FAILED
-    if result.dry_run:
-        return ExitCode.OK
+    if result.dry_run:  # a plan is 1 when a message would fail now, as the run would be
+        return ExitCode.PARTIAL if result.would_fail() else ExitCode.OK
     if result.failed or result.unlisted_failures or result.stopped_early is not None:
         return ExitCode.PARTIAL
     if not leaving_is_done and (result.skipped or result.cancelled):

@@ -208,6 +208,50 @@ class OperationResult:
         for destination in destinations:
             moved[destination] = moved.get(destination, 0) + 1
 
+    def would_fail(self) -> int:
+        """A dry run: how many planned messages would fail now (``would_fail`` steps)."""
+        # a step may stand for many alike messages (``count``: a put's copies past the first)
+        return sum(int(step.get("count", 1)) for step in self.plan if step.get("would_fail"))
+
+    def would_fail_groups(self, examples: int = 3) -> list[dict[str, Any]]:
+        """A dry run's predicted failures by destination and reason, most first, each with
+        its count and the first few MsgIds (the plan lists them all)."""
+        groups: dict[tuple[Any, ...], dict[str, Any]] = {}
+        for step in self.plan:
+            w = step.get("would_fail")
+            if not w:
+                continue
+            key = (step.get("destination"), w.get("reason"), w.get("reason_name"),
+                   w.get("detail", ""))
+            g = groups.get(key)
+            if g is None:
+                g = groups[key] = {"destination": key[0], "reason": key[1],
+                                   "reason_name": key[2], "count": 0, "examples": []}
+                if key[3]:
+                    g["detail"] = key[3]
+            g["count"] += int(step.get("count", 1))
+            if len(g["examples"]) < examples and step.get("msgid"):
+                g["examples"].append(step["msgid"])
+        return sorted(groups.values(), key=lambda g: (-g["count"], str(g["destination"])))
+
+    def failure_groups(self, examples: int = 3) -> list[dict[str, Any]]:
+        """The failures by destination and reason, most first, each with its count and the
+        first few MsgIds (``failed`` lists them all)."""
+        groups: dict[tuple[Any, ...], dict[str, Any]] = {}
+        for f in self.failed:
+            detail = f.detail if f.reason_name == REFUSED_BY_PLUGIN else ""
+            key = (f.destination, f.reason, f.reason_name, detail)
+            g = groups.get(key)
+            if g is None:
+                g = groups[key] = {"destination": f.destination, "reason": f.reason,
+                                   "reason_name": f.reason_name, "count": 0, "examples": []}
+                if detail:
+                    g["detail"] = detail
+            g["count"] += 1
+            if len(g["examples"]) < examples:
+                g["examples"].append(f.msgid)
+        return sorted(groups.values(), key=lambda g: (-g["count"], str(g["destination"])))
+
     def to_json(self) -> dict[str, Any]:
         dests = list(self.moved_to)
         destination = self.destination
@@ -228,6 +272,7 @@ class OperationResult:
             "outcome_unknown": self.outcome_unknown,
             "cancelled": self.cancelled,
             "stopped_early": self.stopped_early,
+            "failure_groups": self.failure_groups(),
         }
 
 

@@ -17,6 +17,7 @@ from mqconsole.tui.safe import clean
 
 if TYPE_CHECKING:
     from mqconsole.ops.operation import Summary
+    from mqconsole.ops.result import OperationResult
 
 MAX_FAILURES = 20  # failures listed one by one; the rest are counted (the journal has all)
 MAX_DESTINATIONS = 12
@@ -70,14 +71,20 @@ def summary_text(summary: Summary) -> Text:
     failed = len(r.failed) + r.unlisted_failures
     if failed:
         out.append(f"Failed: {failed:,} ({clean(r.failed_why())})\n", "bold red")
-        for f in r.failed[:MAX_FAILURES]:
+        if len(r.failed) == 1:  # the one message, named with its own detail
+            f = r.failed[0]
             where = f" → {clean(f.destination)}" if f.destination else ""
             why = (clean(f.detail) if f.reason_name == REFUSED_BY_PLUGIN
                    else f"{f.reason_name} ({f.reason})"
                    + (f": {clean(f.detail)}" if f.detail else ""))
             out.append(f"  #{f.position} {f.msgid[-16:]} {why}{where}\n")
-        if len(r.failed) > MAX_FAILURES:
-            out.append(f"  … {len(r.failed) - MAX_FAILURES:,} more (see the journal)\n")
+        else:  # one line a destination and reason, however many (the journal has each)
+            groups = r.failure_groups()
+            for g in groups[:MAX_FAILURES]:
+                out.append(_group_line(g, "") + "\n")
+            if len(groups) > MAX_FAILURES:
+                out.append(f"  … {len(groups) - MAX_FAILURES:,} more groups (see the "
+                           "journal)\n")
     if r.skipped:
         out.append(f"Skipped: {r.skipped:,} (they stayed on {clean(r.source)})\n")
     if r.backup:
@@ -100,27 +107,46 @@ def _tail(out: Text, summary: Summary) -> None:
                    "bold red")
 
 
+def _group_line(g: dict, verb: str) -> str:
+    """``  ✗ 45,927 would fail on APP.PAYMENTS: MQRC_Q_FULL (2053), e.g. …ab12``."""
+    why = (str(g.get("detail", "")) if g.get("reason_name") == REFUSED_BY_PLUGIN
+           else f"{g.get('reason_name')} ({g.get('reason')})")
+    on = f" on {clean(g['destination'])}" if g.get("destination") else ""
+    example = f", e.g. …{clean(g['examples'][0])[-12:]}" if g.get("examples") else ""
+    return f"  ✗ {g['count']:,}{verb}{on}: {clean(why)}{example}"
+
+
+def would_fail_text(result: OperationResult) -> Text:
+    """``N would fail now:`` and a line a destination and reason, the most first."""
+    out = Text()
+    out.append(f"{result.would_fail():,} would fail now:\n", "bold red")
+    groups = result.would_fail_groups()
+    for g in groups[:MAX_DESTINATIONS]:
+        out.append(_group_line(g, "") + "\n", "red")
+    if len(groups) > MAX_DESTINATIONS:
+        out.append(f"  … and {len(groups) - MAX_DESTINATIONS} more\n", "red")
+    return out
+
+
 def plan_text(summary: Summary) -> Text:
-    """A dry run's plan for a confirmation: how many go where, and what would fail why."""
+    """A dry run's plan for a confirmation: first how many would fail now and why (by
+    destination and reason), then how many go where."""
     out = Text()
     r = summary.result
     dests: Counter[str] = Counter()
-    would: Counter[tuple[str, str]] = Counter()
     for step in r.plan:
-        dest = str(step.get("destination") or step.get("action") or "?")
-        w = step.get("would_fail")
-        if w:
-            why = (str(w.get("detail", "")) if w.get("reason_name") == REFUSED_BY_PLUGIN
-                   else f"{w.get('reason_name')} ({w.get('reason')})")
-            would[(dest, why)] += int(step.get("count", 1))  # alike copies of a put
-        else:
-            dests[dest] += int(step.get("count", 1))
+        if not step.get("would_fail"):  # a put's step may stand for many alike copies
+            dests[str(step.get("destination") or step.get("action") or "?")] += int(
+                step.get("count", 1))
+    failing = r.would_fail()
+    if failing:
+        out.append_text(would_fail_text(r))
+        if dests:
+            out.append(f"{sum(dests.values()):,} would succeed:\n", "bold")
     for dest, n in dests.most_common(MAX_DESTINATIONS):
         out.append(f"  → {clean(dest)}: {n:,}\n")
     if len(dests) > MAX_DESTINATIONS:
         out.append(f"  … and {len(dests) - MAX_DESTINATIONS} more destinations\n")
-    for (dest, why), n in would.most_common(MAX_DESTINATIONS):
-        out.append(f"  ✗ {n:,} would fail on {clean(dest)}: {clean(why)}\n", "red")
     for f in r.failed[:10]:
         out.append(f"  ✗ #{f.position} {f.reason_name}: {clean(f.detail)}\n", "red")
     if r.skipped:
@@ -137,4 +163,4 @@ def is_bad(summary: Summary) -> bool:
                 or summary.journal_problem)
 
 
-__all__ = ["change_lines", "is_bad", "plan_text", "summary_text"]
+__all__ = ["change_lines", "is_bad", "plan_text", "summary_text", "would_fail_text"]

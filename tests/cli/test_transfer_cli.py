@@ -119,9 +119,12 @@ def test_safety(tmp_path, demo, cli):
 def test_dry_run_plans_and_is_journaled(cli):
     before = rows(cli, DLQ)
     r = cli("resubmit", DLQ, "--all", "--dry-run", "--json")
-    assert r.code == 0, r.err
     doc = r.json
     assert doc["dry_run"] is True and doc["done"] == 0 and len(doc["plan"]) == 240
+    # the demo's dead letters include some whose destination refuses them today: a plan
+    # that says so exits 1, as the run would
+    failing = sum(1 for step in doc["plan"] if step.get("would_fail"))
+    assert doc["would_fail"] == failing > 0 and r.code == 1, r.err
     assert rows(cli, DLQ) == before
     r = cli("move", "APP.ORDERS", "APP.AUDIT", "--all", "--limit", "2", "--dry-run")
     assert r.code == 0 and len(r.out.strip().splitlines()) == 2
@@ -231,8 +234,36 @@ def test_exit_codes_and_summary_of_results():
     dry = OperationResult("move", "A", "B", selected=2, dry_run=True,
                           plan=[{"msgid": "x", "position": 1, "destination": "B",
                                  "changes": [], "would_fail": would}])
-    assert exit_code_of(dry) == 0
-    assert "1 would likely fail on B: MQRC_PUT_INHIBITED (2051)" in "\n".join(
-        summary_lines(dry, "moved"))
+    assert exit_code_of(dry) == 1  # a plan in which a message would fail, as the run would
+    assert "  1 on B: MQRC_PUT_INHIBITED (2051)" in summary_lines(dry, "moved")
+    fine = OperationResult("move", "A", "B", selected=1, dry_run=True,
+                           plan=[{"msgid": "x", "position": 1, "destination": "B",
+                                  "changes": []}])
+    assert exit_code_of(fine) == 0
     none = OperationResult("move", "A", "B")
     assert exit_code_of(none) == 0 and "matched" in summary_lines(none, "moved")[0]
+
+
+def test_a_dry_run_onto_a_small_queue_exits_1_and_says_what_would_fail_first(cli):
+    """The destination holds 2 of 3 (its MAXDEPTH): the plan counts its own puts, so all but
+    one would fail — said first, grouped, in the JSON's would_fail and groups, exit 1."""
+    import json
+
+    assert cli("queue", "define", "APP.FEW", "--max-depth", "3").code == 0
+    assert cli("put", "APP.FEW", "--text", "x", "--count", "2").code == 0
+    r = cli("move", "APP.ORDERS.BOQ", "APP.FEW", "--all", "--dry-run", "--json")
+    assert r.code == 1, r.err
+    doc = json.loads(r.out)
+    selected = doc["selected"]
+    assert doc["would_fail"] == selected - 1
+    [group] = doc["would_fail_groups"]
+    assert group["destination"] == "APP.FEW" and group["reason_name"] == "MQRC_Q_FULL"
+    assert group["count"] == selected - 1 and len(group["examples"]) == 3
+    text = cli("move", "APP.ORDERS.BOQ", "APP.FEW", "--all", "--dry-run")
+    assert text.code == 1
+    lines = text.err.splitlines()
+    assert lines[0] == f"dry run: {selected - 1} messages would fail now (the destination " \
+                       "says so today):"
+    assert lines[1] == f"  {selected - 1} on APP.FEW: MQRC_Q_FULL (2053)"
+    assert lines[2].startswith(f"then 1 of {selected} selected messages would be moved")
+    assert cli("move", "APP.ORDERS.BOQ", "APP.ORDERS", "--all", "--dry-run").code == 0

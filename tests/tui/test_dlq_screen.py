@@ -225,7 +225,7 @@ async def test_a_long_plan_lists_the_first_rows_and_counts_all(make_app, rules_d
         await wait_for(app, pilot, lambda: screen.plan is not None)
         assert len(plan_rows(screen)) == 50
         assert "the first 50 of 240 listed" in status(screen)
-        assert "180 ignored, 60 would retry" in status(screen)
+        assert "60 would fail now, then 180 ignored" in status(screen)
 
 
 async def test_a_run_shows_its_progress_and_escape_backs_the_open_unit_out(
@@ -334,3 +334,29 @@ async def test_a_fifo_typed_as_the_rules_file_is_named_and_the_console_answers(
         await pilot.press("enter")
         await settle(app, pilot)
         assert "FIFO" not in status(screen)
+
+
+async def test_a_plan_whose_destinations_fill_says_how_many_would_fail_before_the_question(
+        make_app, qm, rules_dir):
+    """Forwarding the whole dead-letter queue to a 3-deep queue: the plan's line and the
+    confirmation say first how many would fail now (by destination and reason), then what
+    would succeed — the numbers the operator confirms are what will happen."""
+    from mqconsole.mq.queue import QueueAttrs
+
+    qm.define_queue(QueueAttrs(name="APP.FEW", max_depth=3))
+    (rules_dir / "few.rules").write_text("ACTION(FWD) FWDQ(APP.FEW) HEADER(NO)\n")
+    total = depth(qm, DLQ)
+    app = make_app()
+    async with app.run_test(size=(120, 34)) as pilot:
+        screen = await open_handler(app, pilot, "few.rules")
+        await wait_for(app, pilot, lambda: screen.plan is not None)
+        assert screen.plan.result.would_fail() == total - 3
+        assert f"{total - 3:,} would fail now, then 3 would forward" in status(screen)
+        await pilot.press("ctrl+o")
+        await wait_for(app, pilot, lambda: isinstance(app.screen, ConfirmDialog))
+        body = screen_text(app)
+        first = body.index(f"{total - 3:,} would fail now")
+        assert f"{total - 3:,} on APP.FEW: MQRC_Q_FULL (2053)" in body
+        assert body.index("3 would forward") > first
+        await pilot.press("escape")
+    assert depth(qm, "APP.FEW") == 0  # nothing was run

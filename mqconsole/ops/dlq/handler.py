@@ -588,15 +588,18 @@ class Handler:
             text += " (header removed)"
         if as_user:
             text += f" as {as_user}"
+        step: dict[str, Any] = {"msgid": outcome.msg_id, "position": outcome.position,
+                                "rule": rule.number, "action": rule.action,
+                                "destination": label}
         if out is not None:
             reason = self._predicted(queue, qmgr_name, label, out)
             if reason:
                 text += f" — would fail now: {reason_name(reason)}"
                 outcome.reason = reason_name(reason)
+                step["would_fail"] = {"reason": reason, "reason_name": reason_name(reason)}
         outcome.outcome = text
-        self.report.result.plan.append({"msgid": outcome.msg_id, "position": outcome.position,
-                                        "rule": rule.number, "action": rule.action,
-                                        "destination": label, "outcome": text})
+        step["outcome"] = text
+        self.report.result.plan.append(step)
 
     def _predicted(self, queue: str, qmgr_name: str, label: str | None,
                    out: Message) -> int | None:

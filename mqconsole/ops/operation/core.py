@@ -115,6 +115,8 @@ class Summary:
         doc: dict[str, Any] = self.result.to_json()
         if self.result.dry_run:
             doc["plan"] = self.result.plan
+            doc["would_fail"] = self.result.would_fail()
+            doc["would_fail_groups"] = self.result.would_fail_groups()
         doc.update(self.extra)
         doc["counts"] = self.counts
         doc["exit_code"] = int(self.exit_code)

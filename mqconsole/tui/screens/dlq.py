@@ -265,13 +265,18 @@ class DlqHandlerScreen(ConsoleScreen):
                     notes[rule.line] = (f"rule {rule.number}: matched {c.get('matched', 0)}, "
                                         f"done {c.get('done', 0)}, failed {c.get('failed', 0)}")
         self._show_file(notes)
-        counts = Counter(_short(m["outcome"]) for m in messages)
+        failing = summary.result.would_fail() if summary.dry_run else 0
+        counts = Counter(_short(m["outcome"]) for m in messages
+                         if not (failing and " — would fail now" in m["outcome"]))
         parts = ", ".join(f"{n:,} {what}" for what, n in counts.most_common())
         queue = clean(summary.extra.get("queue") or self.queue)
         line = Text()
         if summary.dry_run:
             line.append(f"Plan of one pass over {queue}: ", "bold")
-            line.append(parts or "no message")
+            if failing:  # first: the numbers to confirm are what will happen
+                line.append(f"{failing:,} would fail now", "bold red")
+                line.append(", then " if parts else "")
+            line.append(parts or ("" if failing else "no message"))
             if not self.ctx.read_only:
                 line.append(" · ctrl+o runs it", "dim")
         else:
@@ -304,7 +309,15 @@ class DlqHandlerScreen(ConsoleScreen):
         body.append("Process ")
         body.append(queue, "bold")
         body.append(f" by the rules in {clean(self.rules)}: one pass.\n\n")
-        counts = Counter(_short(m["outcome"]) for m in plan.extra.get("messages", []))
+        failing = plan.result.would_fail()
+        if failing:  # first, grouped: the destinations say so today
+            from mqconsole.tui.summary import would_fail_text
+
+            body.append_text(would_fail_text(plan.result))
+        counts = Counter(_short(m["outcome"]) for m in plan.extra.get("messages", [])
+                         if not (failing and " — would fail now" in m["outcome"]))
+        if failing and counts:
+            body.append("Then:\n", "bold")
         for what, n in counts.most_common():
             body.append(f"  {n:,} {clean(what)}\n")
         body.append("\nEach message is put and got in one unit of work; a failed attempt is "

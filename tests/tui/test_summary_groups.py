@@ -1,0 +1,32 @@
+"""A result of many failures reads as an operator reads it: one line a destination and
+reason, with its count and an example, however many messages failed."""
+
+from __future__ import annotations
+
+from mqconsole.mq.reasons import MQRC_PUT_INHIBITED, MQRC_Q_FULL
+from mqconsole.ops.exit_codes import ExitCode
+from mqconsole.ops.operation.core import Description, Summary
+from mqconsole.ops.result import Failure, OperationResult
+from mqconsole.tui.summary import summary_text
+
+
+def _summary(result: OperationResult) -> Summary:
+    return Summary(Description("move", "moving", "SYSTEM.DEAD.LETTER.QUEUE"),
+                   result, ExitCode.PARTIAL)
+
+
+def test_ten_thousand_failures_are_one_line_per_destination_and_reason():
+    r = OperationResult("move", "SYSTEM.DEAD.LETTER.QUEUE", selected=10_000)
+    for i in range(10_000):
+        dest, reason = (("APP.PAYMENTS", MQRC_Q_FULL) if i % 4 else
+                        ("APP.LEGACY", MQRC_PUT_INHIBITED))
+        r.failed.append(Failure(msgid=f"{i:048X}", position=i + 1, reason=reason,
+                                destination=dest))
+    text = summary_text(_summary(r)).plain
+    lines = [ln for ln in text.splitlines() if ln.startswith("  ✗")]
+    assert lines == ["  ✗ 7,500 on APP.PAYMENTS: MQRC_Q_FULL (2053), e.g. …000000000001",
+                     "  ✗ 2,500 on APP.LEGACY: MQRC_PUT_INHIBITED (2051), e.g. …000000000000"]
+    assert "Failed: 10,000" in text
+    groups = r.to_json()["failure_groups"]
+    assert [(g["destination"], g["count"]) for g in groups] == [("APP.PAYMENTS", 7500),
+                                                               ("APP.LEGACY", 2500)]
