@@ -54,7 +54,7 @@ def test_load_and_edit_refused_by_a_check_leave_the_messages_where_they_were(tmp
     assert cli(base, tmp_path, "queue", "define", "T.LOAD").code == 0
 
     r = cli(base, tmp_path, "load", str(path), "T.LOAD", "--dry-run")
-    assert r.code == 0 and "1 would be refused on T.LOAD: " in r.err
+    assert r.code == 1 and "1 would be refused on T.LOAD: " in r.err
     assert "no secrets on T.LOAD (load)" in r.err
     r = cli(base, tmp_path, "load", str(path), "T.LOAD", "--yes", "--json")
     assert r.code == 1, r.err
@@ -74,7 +74,7 @@ def test_load_and_edit_refused_by_a_check_leave_the_messages_where_they_were(tmp
 
     done = [json.loads(line) for line in log.read_text().splitlines()]
     assert [(d["kind"], d["exit_code"]) for d in done] == [
-        ("save", 0), ("queue-define", 0), ("load", 0), ("load", 1), ("edit", 1)]
+        ("save", 0), ("queue-define", 0), ("load", 1), ("load", 1), ("edit", 1)]
     assert done[3]["counts"]["failed"] == 1
 
 
@@ -83,7 +83,7 @@ def test_a_put_refused_by_a_check_is_not_put_exit_1_and_journaled(tmp_path, demo
     base, log = setup(tmp_path, demo)
     before = len(cli(base, tmp_path, "browse", "APP.AUDIT", "--json").json)
     r = cli(base, tmp_path, "put", "APP.AUDIT", "--text", "a secret", "--dry-run")
-    assert r.code == 0 and "1 would be refused on APP.AUDIT: " in r.err
+    assert r.code == 1 and "1 would be refused on APP.AUDIT: " in r.err
     r = cli(base, tmp_path, "put", "APP.AUDIT", "--text", "a secret", "--count", "2", "--json")
     assert r.code == 1, r.err
     assert r.json["counts"] == {"selected": 2, "done": 0, "failed": 2, "skipped": 0}
@@ -95,7 +95,8 @@ def test_a_put_refused_by_a_check_is_not_put_exit_1_and_journaled(tmp_path, demo
     assert len(cli(base, tmp_path, "browse", "APP.AUDIT", "--json").json) == before + 1
 
     done = [json.loads(line) for line in log.read_text().splitlines()]
-    assert [(d["kind"], d["exit_code"]) for d in done] == [("put", 0), ("put", 1), ("put", 0)]
+    # the dry run is 1 too: a message would be refused
+    assert [(d["kind"], d["exit_code"]) for d in done] == [("put", 1), ("put", 1), ("put", 0)]
     entries = cli(base, tmp_path, "journal", "--json", "--ids").json
     puts = [e for e in entries if e["operation"] == "put" and not e.get("dry_run")]
     assert [e["details"]["done"] for e in puts][-2:] == [0, 1]

@@ -368,7 +368,7 @@ async def test_a_refused_put_is_reported_with_its_reason(make_app, qm):
         await answer(app, pilot, ChoiceDialog, "down", "enter")  # keep the header
         await wait_for(app, pilot, lambda: isinstance(app.screen, ConfirmDialog))
         # the plan predicts what the CLI's dry run predicts: one planner
-        assert "1 would fail on APP.LEGACY: MQRC_PUT_INHIBITED (2051)" in str(app.screen.body)
+        assert "✗ 1 on APP.LEGACY: MQRC_PUT_INHIBITED (2051)" in str(app.screen.body)
         await pilot.press("y")
         text = await result(app, pilot)
         assert "Failed: 1" in text and "MQRC_PUT_INHIBITED (2051)" in text

@@ -33,7 +33,7 @@ async def test_the_plan_says_where_the_depth_runs_out_as_the_dry_run_does(make_a
         await pilot.press("enter")  # strip the dead-letter header
         await wait_for(app, pilot, lambda: isinstance(app.screen, ConfirmDialog))
         asked = str(app.screen.body)
-        assert f"3 would fail on {ROOM}: MQRC_Q_FULL (2053)" in asked, asked
+        assert f"✗ 3 on {ROOM}: MQRC_Q_FULL (2053)" in asked, asked
         await pilot.press("y")
         await wait_for(app, pilot, lambda: isinstance(app.screen, TextDialog))
         said = str(app.screen.body)

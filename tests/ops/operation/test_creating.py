@@ -73,7 +73,7 @@ def test_a_put_dry_run_plans_the_checks_and_puts_nothing():
                         dry_run=True)
     [step] = run.summary.result.plan
     assert step["would_fail"]["reason_name"] == REFUSED_BY_PLUGIN
-    assert run.messages("OUT") == [] and run.summary.exit_code == ExitCode.OK
+    assert run.messages("OUT") == [] and run.summary.exit_code == ExitCode.PARTIAL
 
 
 def test_a_cancelled_put_stops_after_the_unit_of_work_and_says_the_rest():

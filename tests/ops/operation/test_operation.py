@@ -119,7 +119,7 @@ def test_a_dry_run_plans_the_refusal_and_changes_nothing():
     run = run_operation(Move("IN", "OUT", ALL), RefuseSecret(), done, dry_run=True,
                         queues={"IN": BODIES, "OUT": []})
     s = run.summary
-    assert s.exit_code == ExitCode.OK and s.dry_run
+    assert s.exit_code == ExitCode.PARTIAL and s.dry_run  # one would be refused
     refused = [p for p in s.result.plan if "would_fail" in p]
     assert len(s.result.plan) == 3 and len(refused) == 1
     assert refused[0]["would_fail"]["reason_name"] == REFUSED_BY_PLUGIN
