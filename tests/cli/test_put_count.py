@@ -43,8 +43,9 @@ def _put(demo, home, *args: str) -> tuple[int, str, str, int]:
 def test_the_dry_run_of_the_largest_count_has_bounded_memory(tmp_path, demo):
     code, out, err, rss = _put(demo, tmp_path / "home", "--text", "x", "--count",
                                "999999999", "--dry-run", "--json")
-    assert code == 0, err
+    assert code == 1, err  # most of them would not fit under the queue's MAXDEPTH
     doc = json.loads(out)
+    assert doc["would_fail"] == 999_995_000 - 1
     assert doc["dry_run"] and doc["selected"] == 999_999_999 and doc["done"] == 0
     plan = doc["plan"]
     # the first 1,000 one by one, then those that fit APP.AUDIT (MAXDEPTH 5000), then the
