@@ -3,7 +3,9 @@
 A plugin's name is its entry point's name, or its file's or package's name without
 ``.py``. ``enabled`` (empty: every plugin found) and ``disabled`` choose; a plugin that fails
 to import, declares another plugin API or whose hooks pluggy refuses is reported and
-skipped, and the others load. A folder that others can write to is refused as a whole.
+skipped, and the others load. A folder that others can write to is refused as a whole; a
+plugin one of whose files or folders others can write to is refused alone (``layout``: which
+entries of a folder are plugins and what each loads).
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from .host import PluginHost, describe, operators_stop
+from .layout import folder_plugins, path_refusal, plugin_refusal
 
 API_VERSION = 1
 ENTRY_POINT_GROUP = "mqconsole"
@@ -64,6 +67,10 @@ def folder_refusal(folder: Path) -> str | None:
     uid = os.getuid() if hasattr(os, "getuid") else None
     if uid is not None and st.st_uid not in (uid, 0):
         return f"plugin folder {folder} belongs to another user (uid {st.st_uid}): not loaded"
+    if folder.is_symlink():  # the folder its target sits in may let others swap it
+        problem = path_refusal(folder)
+        if problem is not None:
+            return f"{problem}: not loaded"
     return None
 
 
@@ -107,18 +114,6 @@ def _register(host: PluginHost, module: object, name: str, version: str, source:
     host.register(module, name, version=version, source=source)
 
 
-def _folder_entries(folder: Path) -> list[tuple[str, Path]]:
-    entries = []
-    for child in sorted(folder.iterdir()):
-        if child.name.startswith(("_", ".")):
-            continue
-        if child.is_file() and child.suffix == ".py":
-            entries.append((child.stem, child))
-        elif child.is_dir() and (child / "__init__.py").is_file():
-            entries.append((child.name, child / "__init__.py"))
-    return entries
-
-
 def import_file(name: str, file: Path) -> object:
     """Import one plugin file as the module ``mqconsole_site_plugin_<name>``."""
     module_name = FOLDER_MODULE_PREFIX + name
@@ -144,26 +139,31 @@ def _load_folders(host: PluginHost, settings: PluginsSettings) -> None:
         if refusal is not None:
             host.record(f"({folder})", source=str(folder), status=f"error: {refusal}")
             continue
-        for name, file in _folder_entries(folder):
+        for plugin in folder_plugins(folder):
+            name, file, version = plugin.name, plugin.file, plugin.version
             source = str(file)
             if name in host._infos:
-                host.record(f"{name} ({file})", source=source,
+                host.record(f"{name} ({file})", version=version, source=source,
                             status=f"error: a plugin named {name} is already loaded "
                                    f"(from {host._infos[name].source})")
                 continue
             if not settings.chooses(name):
-                host.record(name, source=source, status="disabled")
+                host.record(name, version=version, source=source, status="disabled")
+                continue
+            refusal = plugin_refusal(plugin)
+            if refusal is not None:
+                host.record(name, version=version, source=source, status=f"error: {refusal}")
                 continue
             try:
                 module = import_file(name, file)
             except BaseException as e:  # its sys.exit at import too: that plugin is broken
                 if operators_stop(e):
                     raise
-                host.record(name, source=source,
+                host.record(name, version=version, source=source,
                             status=f"error: plugin {name} ({file}) failed to import: "
                                    f"{describe(e)}")
                 continue
-            _register(host, module, name, "", source)
+            _register(host, module, name, version, source)
 
 
 def load_plugins(settings: PluginsSettings | None = None, *, switched_off: bool = False,
