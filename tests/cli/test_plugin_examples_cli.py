@@ -113,3 +113,20 @@ def test_fixed_width_decodes_in_show(cli, tmp_path, how) -> None:
     text = cli("--config", cfg, "show", "ORDERS.IN", "0B" * 24, env=env).out
     assert "Decoded by plugin fixed_width: Order record" in text
     assert "  ordered_on   2026-11-24" in text.splitlines()
+
+
+def test_config_example_loads_the_four_examples_and_no_test(tmp_path) -> None:
+    """config.example.yaml's ``plugins.paths: [plugins]`` (issue 24 item 7): the repository's
+    plugins/ folder, each example one folder deeper, loads the four examples; its
+    conftest.py and the examples' tests are not plugins."""
+    r = run_cli("--config", str(REPO / "config.example.yaml"), "plugins", "--json",
+                home=tmp_path / "home")
+    assert r.code == 0, r.err
+    listed = {p["name"]: p for p in r.json}
+    assert sorted(listed) == sorted(EXAMPLES)
+    for name, hooks in EXAMPLES.items():
+        assert listed[name]["status"] == "loaded"
+        assert listed[name]["hooks"] == hooks
+        assert listed[name]["source"] == str(REPO / "plugins" / name / f"{name}.py")
+        assert listed[name]["version"] == "1.0.0"
+    assert "conftest" not in r.err and r.err == ""

@@ -78,6 +78,41 @@ def test_a_folder_others_can_write_is_refused_in_one_sentence(tmp_path: Path) ->
                                "(mode 0777): not loaded; chmod go-w it")
 
 
+
+def test_each_file_a_plugin_loads_is_held_to_the_folders_rule(tmp_path: Path) -> None:
+    """Issue 28 item 12: a 0666 module in a 0700 folder, a 0777 package subfolder and a
+    symlink into a 0777 folder are each refused in one sentence; the rest load."""
+    folder = tmp_path / "site-plugins"
+    folder.mkdir(mode=0o700)
+    os.chmod(folder, 0o700)
+    (folder / "good.py").write_text(GOOD)
+    (folder / "open.py").write_text(GOOD)
+    os.chmod(folder / "open.py", 0o666)
+    (folder / "pkg" / "sub").mkdir(parents=True)
+    (folder / "pkg" / "__init__.py").write_text(GOOD)
+    (folder / "pkg" / "sub" / "__init__.py").write_text("")
+    os.chmod(folder / "pkg" / "sub", 0o777)
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    os.chmod(shared, 0o777)
+    (shared / "real.py").write_text(GOOD)
+    (folder / "linked.py").symlink_to(shared / "real.py")
+    r = run_cli("--config", str(_config(tmp_path, folder)), "plugins", "--json",
+                home=tmp_path / "home")
+    assert r.code == 0, r.err
+    status = {p["name"]: p["status"] for p in r.json}
+    sentences = {
+        "open": f"plugin open not loaded: plugin file {folder / 'open.py'} is writable by "
+                "others (mode 0666); chmod go-w it",
+        "pkg": f"plugin pkg not loaded: plugin folder {folder / 'pkg' / 'sub'} is writable "
+               "by others (mode 0777); chmod go-w it",
+        "linked": f"plugin linked not loaded: plugin file {folder / 'linked.py'} links to "
+                  f"{shared / 'real.py'}, whose folder {shared} is writable by others "
+                  "(mode 0777)"}
+    assert status == {"good": "loaded", **{k: f"error: {v}" for k, v in sentences.items()}}
+    assert sorted(r.err.splitlines()) == sorted(f"mqconsole: {v}" for v in sentences.values())
+
+
 def test_a_profile_runs_its_own_narrower_plugins_section(tmp_path: Path) -> None:
     folder = _folder(tmp_path)
     profiles = ("profiles:\n"
