@@ -94,23 +94,27 @@ class MQBackendConfig(Model):
         default="auto", description="the Python MQI binding: auto (ibmmq, then pymqi), ibmmq "
                                     "or pymqi"
     )
-    queues: str = Field(
-        default="*", description="the queues this operator works with, as MQ's generic name "
-        "(APP.*): the console's queue list and every listing of all queues ask for these "
-        "only (each queue a display skips for want of +dsp writes AMQ8245 to the queue "
-        "manager's log)"
+    queues: str | list[str] = Field(
+        default="*", description="the queues this operator works with: MQ's generic name "
+        "(APP.*), or a list of generic names and queue names: the console's queue list and "
+        "every listing of all queues ask for these only (each queue a display skips for "
+        "want of +dsp writes AMQ8245 to the queue manager's log); without the command "
+        "server a listing shows the queue names of the list"
     )
 
     @field_validator("queues")
     @classmethod
-    def _queues(cls, value: str) -> str:
-        if value == "*":
-            return value
-        body = value[:-1] if value.endswith("*") else value
-        if "*" in body:
-            raise err("mq_name", "not a generic queue name: MQ takes one * at the end "
-                      "only (APP.*)")
-        check_mq_name(body, "generic queue name", 47 if value.endswith("*") else 48)
+    def _queues(cls, value: str | list[str]) -> str | list[str]:
+        for one in [value] if isinstance(value, str) else value:
+            if one == "*":
+                continue
+            body = one[:-1] if one.endswith("*") else one
+            if "*" in body:
+                raise err("mq_name", "not a generic queue name: MQ takes one * at the end "
+                          "only (APP.*)")
+            check_mq_name(body, "generic queue name", 47 if one.endswith("*") else 48)
+        if isinstance(value, list) and not value:
+            raise err("mq_name", "give at least one queue name or generic name")
         return value
 
     @field_validator("queue_manager")

@@ -45,6 +45,7 @@ from mqconsole.mq.queue import (
     QueueAttrs,
     QueueStatus,
     QueueType,
+    Usage,
     check_attribute,
     is_valid_name,
 )
@@ -267,6 +268,12 @@ class MQIQueueManager:
         self._pcf_holder: list[PCFSession | None] = [None]
         #: queues the last list_queues left out because their inquiry failed (name → MQRC)
         self.last_listing_failures: dict[str, int] = {}
+        #: why PCF is not used on this connection, once found (the command server sent no
+        #: reply, or the queue manager refused PCF): queues are then looked up with MQOPEN +
+        #: MQINQ on the queue itself, and a listing names the profile's ``queues``
+        self.pcf_unavailable: str | None = None
+        #: one line about the last listing when it could not ask the command server
+        self.last_listing_note: str | None = None
         self._qmgr = self._connect()
         self._closed = False
         self._finalizer = weakref.finalize(self, _release, self.lib, self._qmgr,
@@ -447,13 +454,8 @@ class MQIQueueManager:
         """An MQError for a failed PCF command (PCF reasons mapped to the protocol's)."""
         reason = self._pcf_reason(exc)
         if reason == MQRC_NO_MSG_AVAILABLE:
-            wait = self.settings.response_wait_interval / 1000
-            return MQError(
-                MQRC_NO_MSG_AVAILABLE,
-                f"cannot {what}: the command server sent no reply within "
-                f"{wait:g} s (is it running? strmqcsv {self._name})",
-                completion=exc.comp,
-            )
+            return MQError(MQRC_NO_MSG_AVAILABLE, f"cannot {what}: {self._no_reply()}",
+                           completion=exc.comp)
         if reason == MQRC_NOT_AUTHORIZED:
             refused = self._pcf_refused_by()
             if refused is not None:
@@ -462,6 +464,29 @@ class MQIQueueManager:
                 return MQError(MQRC_NOT_AUTHORIZED, f"cannot {what}: {user} needs {need} on "
                                f"{where}", completion=exc.comp or 2)
         return self._error(reason, exc.comp, what, auth=auth, obj=obj)
+
+    def _no_reply(self) -> str:
+        wait = self.settings.response_wait_interval / 1000
+        return (f"the command server sent no reply within {wait:g} s (is it running? "
+                f"strmqcsv {self._name})")
+
+    def _pcf_unusable(self, exc: Any) -> str | None:
+        """Why a failed PCF command means PCF cannot be used on this connection — no reply
+        in time, a refusal by the queue manager, the command queue or the model queue (not
+        by the object), an MQRCCF_* error of the command server itself — or None when the
+        failure is the object's own answer (2085, 2035 on the queue, …)."""
+        reason = self._pcf_reason(exc)
+        if reason == MQRC_NO_MSG_AVAILABLE:
+            return self._no_reply()
+        if reason == MQRC_NOT_AUTHORIZED:
+            refused = self._pcf_refused_by()
+            if refused is None:
+                return None
+            user = self.settings.user or "the connecting user"
+            return f"the queue manager refused PCF ({user} needs {refused[0]} on {refused[1]})"
+        if 3000 <= reason < 5000:  # MQRCCF_*: the command server could not do it
+            return f"the command server answered {reason_name(reason)} ({reason})"
+        return None
 
     def _pcf_refused_by(self) -> tuple[str, str] | None:
         """Which object refused the last PCF command (``PCFSession.refused_by``), or None
@@ -620,6 +645,8 @@ class MQIQueueManager:
     def _native_encoding(self, guess: int) -> int:
         """The queue manager's Encoding from a ping's reply (once per connection); the
         guess when the command server does not answer."""
+        if self._encoding is None and self.pcf_unavailable is not None:
+            self._encoding = guess  # no command server to ask
         if self._encoding is None:
             with self._call("ping the queue manager"):
                 try:
@@ -628,6 +655,8 @@ class MQIQueueManager:
                     log.info("the queue manager's encoding is not known (%s): %s assumed",
                              exc, guess)
                     self._encoding = guess  # asked once: no second wait for a silent server
+                    if getattr(exc, "reason", None) == MQRC_NO_MSG_AVAILABLE:
+                        self.pcf_unavailable = self._no_reply()
         return self._encoding
 
     def _inquire_qmgr(self) -> QMgrInfo:
@@ -659,26 +688,77 @@ class MQIQueueManager:
         backout-queue marks of ``queue show``, ``doctor``) asks for the profile's ``queues``
         instead (item 7 of issue 14: least authority, no AMQ8245 for the others)."""
         pattern = (pattern or "*").strip()
+        patterns = [pattern]
         if pattern == "*":
-            pattern = (self.settings.queues or "*").strip()
-        with self._call(f"list queues {pattern!r}", auth="+dsp", obj=pattern):
-            try:
-                listing = self._pcf().list_queues(pattern)
-            except self.lib.MQMIError as exc:
-                raise self._pcf_error(exc, f"list queues {pattern!r}",
-                                  auth="+dsp", obj=pattern) from exc
-        for name, reason in listing.failed.items():
+            patterns = self._profile_queues()
+        self.last_listing_note = None
+        found: dict[str, QueueAttrs] = {}
+        failed: dict[str, int] = {}
+        for one in patterns:
+            with self._call(f"list queues {one!r}", auth="+dsp", obj=one):
+                if self.pcf_unavailable is None:
+                    try:
+                        listing = self._pcf().list_queues(one)
+                    except self.lib.MQMIError as exc:
+                        why = self._pcf_unusable(exc)
+                        if why is None:
+                            raise self._pcf_error(exc, f"list queues {one!r}",
+                                                  auth="+dsp", obj=one) from exc
+                        self.pcf_unavailable = why
+                    else:
+                        found.update((q.name, q) for q in listing.queues)
+                        failed.update(listing.failed)
+                        continue
+        if self.pcf_unavailable is not None:
+            return self._list_by_mqinq(pattern)
+        for name, reason in failed.items():
             log.warning("queue %s left out of the listing: %s", name, MQError(reason))
-        self.last_listing_failures = dict(listing.failed)
-        return listing.queues
+        self.last_listing_failures = failed
+        return sorted(found.values(), key=lambda q: q.name)
+
+    def _profile_queues(self) -> list[str]:
+        """The profile's ``queues``: generic names and queue names, comma-separated."""
+        return [p.strip() for p in (self.settings.queues or "*").split(",") if p.strip()] \
+            or ["*"]
+
+    def _list_by_mqinq(self, pattern: str) -> list[QueueAttrs]:
+        """A listing without the command server: MQ has no MQI call that lists queues, so
+        the queues are the profile's ``queues`` names that ``pattern`` matches, each asked
+        with MQINQ; ``last_listing_note`` says so in one line."""
+        import fnmatch
+
+        names = [n for n in self._profile_queues() if "*" not in n and
+                 fnmatch.fnmatchcase(n, pattern)]
+        out, failed = [], {}
+        for name in names:
+            try:
+                out.append(self._inquire_by_mqinq(name))
+            except MQError as exc:
+                failed[name] = exc.reason
+        self.last_listing_failures = failed
+        if names:
+            self.last_listing_note = (f"{self.pcf_unavailable}: listing the profile's queues "
+                                      f"({', '.join(names)}) with MQINQ instead")
+        else:
+            self.last_listing_note = (f"{self.pcf_unavailable}: no queues listed — without "
+                                      "the command server only the queues the profile "
+                                      "names in queues: (not generic names) can be listed")
+        return sorted(out, key=lambda q: q.name)
 
     def inquire_queue(self, name: str) -> QueueAttrs:
         with self._call(f"inquire queue {name!r}", auth="+dsp", obj=name):
             if "*" in name or not name.strip():
                 raise MQError(MQRC_UNKNOWN_OBJECT_NAME, f"{name!r} is not a queue name")
+            if self.pcf_unavailable is not None:
+                return self._inquire_by_mqinq(name)
             try:
                 return self._pcf().inquire_queue(name)
             except self.lib.MQMIError as exc:
+                why = self._pcf_unusable(exc)
+                if why is not None:
+                    log.info("PCF cannot be used (%s): queues are inquired with MQINQ", why)
+                    self.pcf_unavailable = why
+                    return self._inquire_by_mqinq(name)
                 error = self._pcf_error(exc, f"inquire queue {name!r}", auth="+dsp",
                                         obj=name)
             except MQError as exc:
@@ -689,6 +769,83 @@ class MQIQueueManager:
             if resolved is None:
                 raise error
             return resolved
+
+    def _inquire_by_mqinq(self, name: str) -> QueueAttrs:
+        """A queue's attributes without the command server: MQOPEN MQOO_INQUIRE and MQINQ on
+        the queue itself (+inq on it), as IBM's own tools do when no command server answers.
+        What MQINQ has no selector for (creation and alteration times) stays unset."""
+        C = self.lib.CMQC
+        od = self.lib.module.OD(ObjectName=name_bytes(name))
+        what = f"inquire queue {name!r}"
+        try:
+            handle = self.lib.module.Queue(self._qmgr, od,
+                                           C.MQOO_INQUIRE | C.MQOO_FAIL_IF_QUIESCING)
+        except self.lib.MQMIError as exc:
+            if exc.reason == MQRC_UNKNOWN_OBJECT_NAME:
+                resolved = self._resolved_elsewhere(name)
+                if resolved is not None:
+                    return resolved
+            user = self.settings.user or "the connecting user"
+            if exc.reason == MQRC_NOT_AUTHORIZED:
+                raise MQError(MQRC_NOT_AUTHORIZED, f"cannot {what}: {self.pcf_unavailable}, "
+                              f"and without PCF {user} needs +inq on {name!r} to inquire it "
+                              "with MQINQ", completion=exc.comp) from exc
+            raise self._error(exc.reason, exc.comp, what, auth="+inq", obj=name) from exc
+        opened = bytes(getattr(od, "ObjectName", b"") or b"").strip(b" \x00")
+        if opened and opened != name_bytes(name):  # a model queue: MQOPEN made a queue of it
+            with contextlib.suppress(self.lib.MQMIError, self.lib.PYIFError):
+                handle.close(C.MQCO_DELETE_PURGE)
+            return QueueAttrs(name=name, type=QueueType.MODEL, depth=None)
+        try:
+            return self._mqinq_attrs(handle, name)
+        except self.lib.MQMIError as exc:
+            raise self._error(exc.reason, exc.comp, what, auth="+inq", obj=name) from exc
+        finally:
+            with contextlib.suppress(self.lib.MQMIError, self.lib.PYIFError):
+                handle.close()
+
+    def _mqinq_attrs(self, handle: Any, name: str) -> QueueAttrs:
+        C = self.lib.CMQC
+
+        def value(selector: str) -> Any:
+            v = handle.inquire(getattr(C, selector))
+            if isinstance(v, bytes):
+                return v.strip(b" \x00").decode("utf-8", "replace")
+            return int(v)
+
+        code = value("MQIA_Q_TYPE")
+        qtype = {C.MQQT_LOCAL: QueueType.LOCAL, C.MQQT_ALIAS: QueueType.ALIAS,
+                 C.MQQT_REMOTE: QueueType.REMOTE, C.MQQT_MODEL: QueueType.MODEL}.get(code)
+        if qtype is None:
+            raise MQError(MQRC_OBJECT_TYPE_ERROR, f"{name!r} is not a queue mqconsole knows "
+                          f"(MQIA_Q_TYPE {code})")
+        out = QueueAttrs(name=name, type=qtype, depth=None)
+        selectors = {"description": "MQCA_Q_DESC", "default_persistence": "MQIA_DEF_PERSISTENCE",
+                     "default_priority": "MQIA_DEF_PRIORITY"}
+        if qtype in (QueueType.LOCAL, QueueType.ALIAS):
+            selectors.update(put_inhibited="MQIA_INHIBIT_PUT", get_inhibited="MQIA_INHIBIT_GET")
+        if qtype is QueueType.LOCAL:
+            selectors.update(max_depth="MQIA_MAX_Q_DEPTH", max_msg_length="MQIA_MAX_MSG_LENGTH",
+                             bothresh="MQIA_BACKOUT_THRESHOLD", boqname="MQCA_BACKOUT_REQ_Q_NAME",
+                             hardenbo="MQIA_HARDEN_GET_BACKOUT", usage="MQIA_USAGE")
+        elif qtype is QueueType.ALIAS:
+            selectors.update(target_q="MQCA_BASE_Q_NAME")
+        elif qtype is QueueType.REMOTE:
+            selectors.update(remote_q_name="MQCA_REMOTE_Q_NAME",
+                             remote_qmgr_name="MQCA_REMOTE_Q_MGR_NAME",
+                             xmit_q="MQCA_XMIT_Q_NAME")
+        for attr, selector in selectors.items():
+            v = value(selector)
+            if attr in ("put_inhibited", "get_inhibited"):
+                v = v in (C.MQQA_PUT_INHIBITED, C.MQQA_GET_INHIBITED)
+            elif attr == "hardenbo":
+                v = v == C.MQQA_BACKOUT_HARDENED
+            elif attr == "usage":
+                v = Usage.XMITQ if v == C.MQUS_TRANSMISSION else Usage.NORMAL
+            setattr(out, attr, v)
+        if qtype is QueueType.LOCAL:
+            out.depth = value("MQIA_CURRENT_Q_DEPTH")
+        return out
 
     def _resolved_elsewhere(self, name: str) -> QueueAttrs | None:
         """A name this queue manager does not define may still be a destination: a cluster
@@ -1045,8 +1202,15 @@ def settings_from_profile(profile: object, *, password: str | None = None
         ccdt_url=None if opt("ccdt_url") is None else str(opt("ccdt_url")),
         bindings=bool(opt("bindings")), user=opt("user"), password=password,
         password_env=opt("password_env"), library=opt("library") or "auto",
-        queues=opt("queues") or "*",
+        queues=_queues_setting(opt("queues")),
         key_repository_password_env=opt("key_repository_password_env"))
+
+
+def _queues_setting(value: object) -> str:
+    """The profile's ``queues`` (one name or a list) as the comma-separated setting."""
+    if isinstance(value, (list, tuple)):
+        return ",".join(str(v) for v in value) or "*"
+    return str(value or "*")
 
 
 def open_profile_mq(profile: object) -> MQIQueueManager:

@@ -23,6 +23,9 @@ def queues(ctx: click.Context, pattern: str, as_json: bool) -> None:
 
     qm = session_of(ctx).connect()
     rows = queue_rows(qm, pattern)
+    note = getattr(qm, "last_listing_note", None)  # a listing without the command server
+    if note:
+        click.echo(f"mqconsole: {safe(note)}", err=True)
     if as_json:
         emit_json(rows)
         return

@@ -1279,19 +1279,36 @@ class Engine:
             a = self.lookup(qdef, h.name)
             if a is None:
                 raise Failure(C.MQRC_Q_DELETED)
+            # the selectors MQINQ answers for each queue type (IBM MQ, "MQINQ - Inquire
+            # object attributes": a selector the type does not have is an error)
             int_values = {C.MQIA_Q_TYPE: {QueueType.LOCAL: C.MQQT_LOCAL,
                                           QueueType.ALIAS: C.MQQT_ALIAS,
                                           QueueType.REMOTE: C.MQQT_REMOTE,
                                           QueueType.MODEL: C.MQQT_MODEL}[a.type],
-                          C.MQIA_INHIBIT_PUT: int(a.put_inhibited),
-                          C.MQIA_INHIBIT_GET: int(a.get_inhibited)}
+                          C.MQIA_DEF_PERSISTENCE: a.default_persistence,
+                          C.MQIA_DEF_PRIORITY: a.default_priority}
+            char_values = {C.MQCA_Q_NAME: (a.name, C.MQ_Q_NAME_LENGTH),
+                           C.MQCA_Q_DESC: (a.description, C.MQ_Q_DESC_LENGTH)}
+            if a.type in (QueueType.LOCAL, QueueType.ALIAS, QueueType.MODEL):
+                int_values.update({C.MQIA_INHIBIT_PUT: int(a.put_inhibited),
+                                   C.MQIA_INHIBIT_GET: int(a.get_inhibited)})
             if a.type is QueueType.LOCAL:
                 int_values.update({C.MQIA_CURRENT_Q_DEPTH: a.depth or 0,
                                    C.MQIA_MAX_Q_DEPTH: a.max_depth,
                                    C.MQIA_MAX_MSG_LENGTH: a.max_msg_length,
-                                   C.MQIA_BACKOUT_THRESHOLD: a.bothresh})
-            char_values = {C.MQCA_Q_NAME: (a.name, C.MQ_Q_NAME_LENGTH),
-                           C.MQCA_Q_DESC: (a.description, C.MQ_Q_DESC_LENGTH)}
+                                   C.MQIA_BACKOUT_THRESHOLD: a.bothresh,
+                                   C.MQIA_HARDEN_GET_BACKOUT: C.MQQA_BACKOUT_HARDENED
+                                   if a.hardenbo else C.MQQA_BACKOUT_NOT_HARDENED,
+                                   C.MQIA_USAGE: C.MQUS_TRANSMISSION
+                                   if str(a.usage.value) == "xmitq" else C.MQUS_NORMAL})
+                char_values[C.MQCA_BACKOUT_REQ_Q_NAME] = (a.boqname, C.MQ_Q_NAME_LENGTH)
+            elif a.type is QueueType.ALIAS:
+                char_values[C.MQCA_BASE_Q_NAME] = (a.target_q, C.MQ_Q_NAME_LENGTH)
+            elif a.type is QueueType.REMOTE:
+                char_values.update({
+                    C.MQCA_REMOTE_Q_NAME: (a.remote_q_name, C.MQ_Q_NAME_LENGTH),
+                    C.MQCA_REMOTE_Q_MGR_NAME: (a.remote_qmgr_name, C.MQ_Q_MGR_NAME_LENGTH),
+                    C.MQCA_XMIT_Q_NAME: (a.xmit_q, C.MQ_Q_NAME_LENGTH)})
         else:
             raise Failure(C.MQRC_SELECTOR_NOT_FOR_TYPE)
         for s in selectors:

@@ -115,7 +115,7 @@ def grant_pcf(admin: Any, principal: str, qmgr: set[str] | frozenset[str] = froz
 def qmgr_spec(qdef: QMgrDef, path: str) -> dict[str, Any]:
     return {"name": qdef.name, "path": path, "admin": qdef.admin, "password": qdef.password,
             "encoding": qdef.encoding, "default_user": qdef.default_user,
-            "check_connect": qdef.check_connect}
+            "check_connect": qdef.check_connect, "command_server": qdef.command_server}
 
 
 def child_env(specs: list[dict[str, Any]], base: dict[str, str] | None = None, *,
@@ -144,7 +144,8 @@ def configure_from_env() -> None:
         ENGINE.register(QMgrDef.for_file(
             spec["name"], spec["path"], spec["admin"], password=spec.get("password"),
             encoding=spec.get("encoding", 546), default_user=spec.get("default_user", "mqm"),
-            check_connect=spec.get("check_connect", False)))
+            check_connect=spec.get("check_connect", False),
+            command_server=spec.get("command_server", True)))
     for fault in json.loads(os.environ.pop(ENV_FAULTS, "[]")):
         ENGINE.fail_next(**fault)
 
