@@ -70,6 +70,20 @@ def connect(url: str) -> Any:  # a Connect session: shaped like SparkSession, no
     return session
 
 
+def set_conf(session: SparkSession, conf: dict[str, str]) -> None:
+    """``--conf`` on a Connect session: settings of the session only (the server's own are
+    set where it starts); one sentence (exit 2) for one it refuses."""
+    from .errors import AuditInputError
+
+    for key, value in conf.items():
+        try:
+            session.conf.set(key, value)
+        except Exception as e:
+            raise AuditInputError(f"--conf {key} cannot be set from a Spark Connect client "
+                                  f"({first_line(e)}): set it where the server starts"
+                                  ) from None
+
+
 def _reachable(url: str, timeout: float = 10.0) -> None:
     """Say at once when nothing listens at ``url`` (the Connect client would retry for
     minutes before giving up)."""

@@ -17,7 +17,7 @@ import re
 import sys
 import tempfile
 import threading
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -97,8 +97,64 @@ def _cores(master: str) -> int:
     return (os.cpu_count() or 2) if m.group(1) == "*" else int(m.group(1))
 
 
-def spark_conf_pairs(settings: SparkSettings, log4j: Path) -> dict[str, str]:
-    """Every setting given to spark-submit (a plain dict: tests read it)."""
+# what mqconsole never leaves to a site: a retried or speculative copy of a task would
+# browse a queue again
+PINNED = {"spark.task.maxFailures": "1", "spark.speculation": "false"}
+# Java options mqconsole adds to a site's (its logging settings must reach the JVM)
+JAVA_OPTIONS = ("spark.driver.extraJavaOptions", "spark.executor.extraJavaOptions")
+SHIPPED_LOG4J = "mqconsole-log4j2.properties"  # the name executors find it under
+
+
+def site_defaults(environ: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The site's ``spark-defaults.conf`` (``$SPARK_CONF_DIR``, else ``$SPARK_HOME/conf``),
+    as spark-submit reads it: ``key value`` or ``key=value`` lines, ``#`` comments."""
+    env = os.environ if environ is None else environ
+    folder = env.get("SPARK_CONF_DIR") or (
+        os.path.join(env["SPARK_HOME"], "conf") if env.get("SPARK_HOME") else None)
+    if not folder:
+        return {}
+    out: dict[str, str] = {}
+    try:
+        text = Path(folder, "spark-defaults.conf").read_text(encoding="utf-8")
+    except OSError:
+        return {}
+    for raw in text.splitlines():
+        line = raw.strip()
+        if not line or line.startswith("#"):
+            continue
+        match = re.match(r"(\S+?)(?:\s*=\s*|\s+)(.*)$", line)
+        if match:
+            out[match.group(1)] = match.group(2).strip()
+    return out
+
+
+def parse_conf(pairs: Sequence[str]) -> dict[str, str]:
+    """``--conf k=v`` values as a dict; :class:`AuditInputError` naming a bad one."""
+    out: dict[str, str] = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key.strip() or not key.strip().startswith("spark."):
+            raise AuditInputError(f"--conf {pair!r} is not a Spark setting: use "
+                                  "--conf spark.KEY=VALUE")
+        out[key.strip()] = value.strip()
+    return out
+
+
+def spark_conf_pairs(settings: SparkSettings, log4j: Path,
+                     site: Mapping[str, str] | None = None,
+                     environ: Mapping[str, str] | None = None) -> dict[str, str]:
+    """Every setting given to spark-submit (a plain dict: tests read it): mqconsole's
+    defaults, then the site's (``spark-defaults.conf``: ``site``) and ``settings.conf``
+    (``--conf``) over them, the Java options joined, :data:`PINNED` last. The Python of the
+    executors is the driver's only when the site names none (``spark.pyspark.python`` or
+    ``PYSPARK_PYTHON``: a venv packed for YARN or Kubernetes). On a cluster, the executors'
+    logging settings travel with the job (``spark.files``) instead of naming a file only the
+    driver's machine has."""
+    env = os.environ if environ is None else environ
+    site = site_defaults(env) if site is None else site
+    given = {**site, **settings.conf}
+    local = on_this_machine(settings.master)
+    executor_log4j = f"file:{log4j}" if local else SHIPPED_LOG4J
     java_opts = (f"-Dlog4j2.configurationFile=file:{log4j} -XX:TieredStopAtLevel=1 "
                  "-XX:+UseSerialGC")
     warehouse = Path(tempfile.gettempdir()) / f"mqconsole-spark-warehouse-{os.getuid()}"
@@ -112,22 +168,29 @@ def spark_conf_pairs(settings: SparkSettings, log4j: Path) -> dict[str, str]:
         "spark.sql.shuffle.partitions": str(settings.shuffle_partitions
                                             or _cores(settings.master)),
         "spark.sql.warehouse.dir": str(warehouse),
-        "spark.task.maxFailures": "1",
         "spark.driver.extraJavaOptions": java_opts,
-        "spark.executor.extraJavaOptions": f"-Dlog4j2.configurationFile=file:{log4j}",
-        "spark.pyspark.python": sys.executable,
+        "spark.executor.extraJavaOptions": f"-Dlog4j2.configurationFile={executor_log4j}",
         "spark.pyspark.driver.python": sys.executable,
         "spark.sql.execution.arrow.pyspark.enabled": "true",
         # partition columns read as the strings they are (a queue named 007 stays 007)
         "spark.sql.sources.partitionColumnTypeInference.enabled": "false",
     }
-    if on_this_machine(settings.master):
+    if "spark.pyspark.python" not in given and not env.get("PYSPARK_PYTHON"):
+        conf["spark.pyspark.python"] = sys.executable
+    if local:
         conf["spark.driver.host"] = "127.0.0.1"
         conf["spark.driver.bindAddress"] = "127.0.0.1"
-    conf.update(settings.conf)
-    # pinned whatever a site sets: a retried or speculative copy of a task would browse a
-    # queue again
-    conf["spark.speculation"] = "false"
+    else:  # the executors' logging settings travel with the job
+        shipped = f"{log4j}#{SHIPPED_LOG4J}"
+        conf["spark.files"] = ",".join(f for f in (given.get("spark.files"), shipped) if f)
+    for key in JAVA_OPTIONS:
+        if given.get(key):
+            conf[key] = f"{conf[key]} {given[key]}"
+    # the site's settings and --conf win over mqconsole's defaults (--master names the master)
+    conf.update({k: v for k, v in given.items() if k not in JAVA_OPTIONS
+                 and k not in ("spark.files", "spark.master")
+                 and (k in conf or k in settings.conf)})
+    conf.update(PINNED)  # whatever a site sets
     return conf
 
 
@@ -138,7 +201,6 @@ def on_this_machine(master: str) -> bool:
 
 
 def _prepare_environment(settings: SparkSettings) -> None:
-    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
     if on_this_machine(settings.master):
         os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
@@ -244,6 +306,6 @@ def log_path() -> Path:
     return SparkSettings().log_file
 
 
-__all__ = ["DEFAULT_MASTER", "BadMaster", "SparkSettings", "SparkUnavailable", "check_master",
-           "first_line", "log_path", "spark_conf_pairs", "spark_log_dir", "start_session",
-           "stop_session"]
+__all__ = ["DEFAULT_MASTER", "PINNED", "BadMaster", "SparkSettings", "SparkUnavailable",
+           "check_master", "first_line", "log_path", "parse_conf", "site_defaults",
+           "spark_conf_pairs", "spark_log_dir", "start_session", "stop_session"]

@@ -26,3 +26,59 @@ def test_masters_spark_knows(master) -> None:
 def test_other_masters_are_refused(master) -> None:
     with pytest.raises(BadMaster, match="is not a Spark master"):
         check_master(master)
+
+
+def test_a_site_sets_spark_and_mqconsole_keeps_only_what_it_pins(tmp_path):
+    """spark-defaults.conf and --conf win over mqconsole's defaults; the Java options are
+    joined (mqconsole's logging settings stay); retries and speculation stay off; on a
+    cluster the executors' logging settings are shipped with the job."""
+    import sys
+
+    from mqconsole.audit.session import SparkSettings, spark_conf_pairs
+
+    log4j = tmp_path / "log4j2.properties"
+    site = {"spark.pyspark.python": "/opt/venv/bin/python", "spark.speculation": "true",
+            "spark.sql.shuffle.partitions": "64", "spark.task.maxFailures": "4",
+            "spark.driver.extraJavaOptions": "-Dsite=1", "spark.files": "/site/a.txt"}
+    settings = SparkSettings(master="yarn", conf={"spark.executor.memory": "8g",
+                                                  "spark.sql.shuffle.partitions": "12"})
+    pairs = spark_conf_pairs(settings, log4j, site=site, environ={})
+    assert pairs.get("spark.pyspark.python", site["spark.pyspark.python"]) == \
+        "/opt/venv/bin/python" != sys.executable
+    assert pairs["spark.sql.shuffle.partitions"] == "12"  # --conf, over the site's 64
+    assert pairs["spark.executor.memory"] == "8g"
+    assert (pairs["spark.speculation"], pairs["spark.task.maxFailures"]) == ("false", "1")
+    assert pairs["spark.driver.extraJavaOptions"].startswith(
+        f"-Dlog4j2.configurationFile=file:{log4j} ")
+    assert pairs["spark.driver.extraJavaOptions"].endswith(" -Dsite=1")
+    assert pairs["spark.executor.extraJavaOptions"] == \
+        "-Dlog4j2.configurationFile=mqconsole-log4j2.properties"
+    assert pairs["spark.files"] == f"/site/a.txt,{log4j}#mqconsole-log4j2.properties"
+    assert "spark.driver.host" not in pairs
+    here = spark_conf_pairs(SparkSettings(master="local[2]"), log4j, site={}, environ={})
+    assert here["spark.pyspark.python"] == sys.executable  # the site names none
+    assert here["spark.executor.extraJavaOptions"] == f"-Dlog4j2.configurationFile=file:{log4j}"
+    assert "spark.files" not in here
+    env_python = spark_conf_pairs(SparkSettings(master="local[2]"), log4j, site={},
+                                  environ={"PYSPARK_PYTHON": "/venv/bin/python"})
+    assert "spark.pyspark.python" not in env_python
+
+
+def test_site_defaults_are_read_as_spark_submit_reads_them(tmp_path):
+    import pytest
+
+    from mqconsole.audit.errors import AuditInputError
+    from mqconsole.audit.session import parse_conf, site_defaults
+
+    conf_dir = tmp_path / "conf"
+    conf_dir.mkdir()
+    (conf_dir / "spark-defaults.conf").write_text(
+        "# a site\nspark.executor.memory   4g\n\nspark.pyspark.python=/opt/py/bin/python\n")
+    want = {"spark.executor.memory": "4g", "spark.pyspark.python": "/opt/py/bin/python"}
+    assert site_defaults({"SPARK_CONF_DIR": str(conf_dir)}) == want
+    assert site_defaults({"SPARK_HOME": str(tmp_path)}) == want
+    assert site_defaults({}) == {}
+    assert parse_conf(["spark.a=1", "spark.b = x=y"]) == {"spark.a": "1", "spark.b": "x=y"}
+    for bad in ("spark.a", "a=1", "=1"):
+        with pytest.raises(AuditInputError, match="not a Spark setting"):
+            parse_conf([bad])

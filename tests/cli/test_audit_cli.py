@@ -158,6 +158,9 @@ def test_not_a_query_missing_snapshot_and_bad_time_are_exit_2_before_spark(tmp_p
     assert r.code == 2 and "ISO 8601" in r.err
     r = run_cli("audit", "report", "--in", str(tmp_path), "--master", "mars", home=home)
     assert r.code == 2 and "not a Spark master" in r.err
+    r = run_cli("audit", "sql", "--in", str(tmp_path), "--conf", "executor.memory=4g",
+                "SELECT 1", home=home)
+    assert r.code == 2 and "not a Spark setting" in r.err and "starting Spark" not in r.err
 
 
 def test_no_java_or_no_pyspark_is_exit_3_saying_how_to_get_them(snapshot, tmp_path):

@@ -38,7 +38,7 @@ def audit() -> None:
               help="Write one self-contained HTML page (tables and bar charts) to FILE.")
 @spark_options
 def report(folder: str, as_of: str | None, as_json: bool, html_file: str | None,
-           master: str | None, remote: str | None) -> None:
+           master: str | None, remote: str | None, conf: dict[str, str]) -> None:
     """The audit report of a snapshot: counts by queue, reason, destination, age, put
     application and backout count, duplicate MsgIds, the oldest and youngest message."""
     from mqconsole.audit.report import build_report, parse_as_of
@@ -51,7 +51,7 @@ def report(folder: str, as_of: str | None, as_json: bool, html_file: str | None,
     for text in notes:
         say(f"note: {safe(text)}")
     started = time.monotonic()
-    spark = open_spark(master, remote)
+    spark = open_spark(master, remote, conf=conf)
     result = build_report(spark, folder, as_of=when, progress=say)
     say(f"report done in {time.monotonic() - started:.1f} s")
     if html_file:
@@ -109,7 +109,7 @@ def render_text(result: dict[str, Any], width: int = 30, notes: list[str] | None
               show_default=True, help="The format of --out.")
 @spark_options
 def sql(folder: str, query: str, as_json: bool, limit: int, out: str | None, fmt: str,
-        master: str | None, remote: str | None) -> None:
+        master: str | None, remote: str | None, conf: dict[str, str]) -> None:
     """Run QUERY (Spark SQL) over the snapshot's view ``messages``: queries only, never a
     write (docs/audit.md says exactly what runs).
 
@@ -124,7 +124,7 @@ def sql(folder: str, query: str, as_json: bool, limit: int, out: str | None, fmt
     if out is not None and as_json:
         raise click.UsageError("--out and --json are alternatives: give one")
     target = check_out(out, folder) if out is not None else None
-    spark = open_spark(master, remote)
+    spark = open_spark(master, remote, conf=conf)
     prepared = prepare_query(spark, folder, query)
     if target is not None:
         rows = write_result(prepared, target, fmt)

@@ -77,7 +77,8 @@ class ProgressLines:
 @click.pass_context
 def export(ctx: click.Context, out: str, patterns: str | None, files: tuple[str, ...],
            also: tuple[str, ...], fmt: str, with_payload: bool, replace: bool,
-           master: str | None, remote: str | None, as_json: bool) -> None:
+           master: str | None, remote: str | None, conf: dict[str, str],
+           as_json: bool) -> None:
     """Browse queues (never get) or read saved files (dmpmqmsg, amqsbcg) into a Parquet
     snapshot partitioned by queue and put date, for 'audit report' and 'audit sql'.
 
@@ -108,7 +109,8 @@ def export(ctx: click.Context, out: str, patterns: str | None, files: tuple[str,
                             plugin_columns=plugin_columns(session.plugins))
     plan = plan_export(request)
     spark = open_spark(master, remote, intro=f"exporting {len(plan.queues)} queue(s) and "
-                                             f"{len(plan.files)} file(s) to {safe(out)}; ")
+                                             f"{len(plan.files)} file(s) to {safe(out)}; ",
+                       conf=conf)
     summary = run_export(spark, plan, report=ProgressLines(), note=lambda t: say(safe(t)))
     say(f"{counted(summary.rows, grouped=True)} in {safe(summary.out)} "
         f"({summary.seconds:.1f} s)")

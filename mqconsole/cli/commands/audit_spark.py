@@ -26,8 +26,23 @@ def _check_remote(_ctx: click.Context, _param: click.Parameter, value: str | Non
     return value
 
 
+def _check_conf(_ctx: click.Context, _param: click.Parameter, value: tuple[str, ...]
+                ) -> dict[str, str]:
+    from mqconsole.audit.errors import AuditInputError
+    from mqconsole.audit.session import parse_conf
+
+    try:
+        return parse_conf(value)
+    except AuditInputError as e:
+        raise click.BadParameter(str(e)) from None
+
+
 def spark_options(fn):
-    """--master and --remote."""
+    """--master, --remote and --conf."""
+    fn = click.option("--conf", "conf", multiple=True, metavar="spark.KEY=VALUE",
+                      callback=_check_conf,
+                      help="A Spark setting (repeatable); over the site's spark-defaults.conf "
+                           "($SPARK_CONF_DIR), which is read too.")(fn)
     fn = click.option("--remote", metavar="sc://HOST:PORT", callback=_check_remote,
                       help="Run on a Spark Connect server instead.")(fn)
     return click.option("--master", metavar="URL", callback=_check_master,
@@ -41,15 +56,18 @@ def check_choice(master: str | None, remote: str | None) -> None:
         raise click.UsageError("--master and --remote are alternatives: give one")
 
 
-def open_spark(master: str | None, remote: str | None, intro: str = "") -> Any:
-    """The Spark session (started quietly, JVM output in the log); progress on stderr,
-    ``intro`` first on the same line."""
+def open_spark(master: str | None, remote: str | None, intro: str = "",
+               conf: dict[str, str] | None = None) -> Any:
+    """The Spark session (started quietly, JVM output in the log) with ``conf`` (--conf);
+    progress on stderr, ``intro`` first on the same line."""
     from mqconsole.audit.session import DEFAULT_MASTER, SparkSettings, start_session
 
     check_choice(master, remote)
     say(f"{intro}starting Spark ({remote or master or DEFAULT_MASTER}) ...")
     if remote:
-        from mqconsole.audit.remote import connect
+        from mqconsole.audit.remote import connect, set_conf
 
-        return connect(remote)
-    return start_session(SparkSettings(master=master or DEFAULT_MASTER))
+        session = connect(remote)
+        set_conf(session, conf or {})
+        return session
+    return start_session(SparkSettings(master=master or DEFAULT_MASTER, conf=conf or {}))
