@@ -80,7 +80,10 @@ class OperationDialog(Dialog):
             now = time.monotonic()
             if now - last[0] >= PROGRESS_EVERY:
                 last[0] = now
-                ctx.post_from_thread(self.update_progress, done, total, matched)
+                if matched is None:
+                    ctx.post_from_thread(self.update_progress, done, total)
+                else:
+                    ctx.post_from_thread(self.update_progress, done, total, matched)
 
         progress.wants_matched = True  # type: ignore[attr-defined]  # (Control.report)
 
