@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test lint dev bench clean java-check
+.PHONY: run test quick test-loaded lint dev bench clean java-check
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -44,6 +44,26 @@ test: $(STAMP) $(PYMQI_STAMP) java-check
 	$(BIN)/ruff check mqconsole tests bench tools plugins
 	$(BIN)/lint-imports
 	$(BIN)/mypy
+	$(BIN)/python -m pytest -n auto -q
+
+# The core in about a minute: the queue-manager model, config, scenarios, plugins, the
+# operations, the embedded backend and the contract suite on it; without the tiers that
+# start Spark, processes or terminals, the MQI stand-in and the long tests
+# (tests/support/tiers.py), and with Hypothesis's dev profile (a tenth of the examples).
+QUICK_PATHS := tests/mq tests/config tests/model tests/plugins tests/ops \
+	tests/backends/embedded tests/contract plugins
+QUICK_MARKS := not (spark or cluster or subprocess or pty or mqi or slow)
+quick: $(STAMP)
+	HYPOTHESIS_PROFILE=dev $(BIN)/python -m pytest -n auto -q -m "$(QUICK_MARKS)" $(QUICK_PATHS)
+
+# The whole suite beside a CPU hog of twice as many busy processes as cores: no test may
+# depend on the machine's speed (issue 26). The hogs are this recipe's own children,
+# stopped by their PIDs when it ends, however it ends.
+test-loaded: $(STAMP) $(PYMQI_STAMP) java-check
+	@hogs=""; trap 'kill $$hogs 2>/dev/null' EXIT INT TERM; \
+	n=$$($(BIN)/python -c 'import os; print(2 * (os.cpu_count() or 1))'); \
+	for i in $$(seq $$n); do $(BIN)/python -c 'while True: pass' & hogs="$$hogs $$!"; done; \
+	echo "test-loaded: $$n CPU hogs ($$hogs)"; \
 	$(BIN)/python -m pytest -n auto -q
 
 bench: $(STAMP)

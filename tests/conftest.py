@@ -18,6 +18,22 @@ from mqconsole.backends.embedded import EmbeddedQueueManager
 from mqconsole.backends.open import open_embedded
 from mqconsole.mq.queue import QueueAttrs
 from mqconsole.plugins import testing as plugin_testing
+from tests.support import tiers
+from tests.support.examples import load_profile
+
+load_profile()  # HYPOTHESIS_PROFILE: ci (the default) or dev; before any test module
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Every test's tiers (spark, cluster, subprocess, pty, mqi, slow) as markers, from its
+    folder, module and fixtures: see tests/support/tiers.py."""
+    tiers.mark(items)
+
+
+@pytest.fixture(autouse=True)
+def _tiers_hold(request: pytest.FixtureRequest) -> Iterator[None]:
+    """In a run that leaves the subprocess tier out, a test starting a process fails."""
+    yield from tiers.forbid_processes(request)
 
 MakeQM = Callable[..., EmbeddedQueueManager]
 

@@ -6,9 +6,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
+@pytest.mark.subprocess
 def test_import_linter_contracts_hold() -> None:
     lint = Path(sys.executable).parent / "lint-imports"
     result = subprocess.run([str(lint)], cwd=ROOT, capture_output=True, text=True, timeout=300)
@@ -16,6 +19,7 @@ def test_import_linter_contracts_hold() -> None:
     assert "Contracts: " in result.stdout and " broken" in result.stdout
 
 
+@pytest.mark.subprocess
 def test_core_imports_leave_textual_and_pyspark_unloaded() -> None:
     """Importing every core room in a fresh interpreter loads neither textual nor pyspark."""
     code = (
@@ -34,6 +38,7 @@ def test_core_imports_leave_textual_and_pyspark_unloaded() -> None:
     assert out.stdout.strip() == ""
 
 
+@pytest.mark.subprocess
 def test_cli_queues_path_does_not_import_textual() -> None:
     code = (
         "import sys\n"

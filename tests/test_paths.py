@@ -70,6 +70,7 @@ def test_nothing_is_created_until_asked(tmp_path: Path, monkeypatch: pytest.Monk
     assert paths.ensure_dir(made) == made  # idempotent
 
 
+@pytest.mark.subprocess
 def test_paths_imports_only_stdlib_and_platformdirs() -> None:
     code = (
         "import sys, mqconsole.paths as p; p.default_journal_path(); "

@@ -1,26 +1,15 @@
-"""One SparkSession for the whole test run, and every Spark test on one xdist worker.
+"""One SparkSession per test process (per xdist worker), on whichever worker runs Spark.
 
-``make test`` runs pytest with ``-n auto --dist loadgroup``: each xdist worker is its own
-process, so a session-scoped fixture would start one JVM per worker. Every test in this
-folder is put in the xdist group ``spark`` (tests elsewhere that start Spark, such as the
-CLI's audit tests, carry ``pytest.mark.xdist_group("spark")`` themselves), so one worker
-runs them all on one session while the other workers run the rest of the suite.
+``make test`` runs pytest with ``-n auto``: each xdist worker is its own process, and the
+session-scoped ``spark`` fixture starts one JVM in each worker that runs a test using it
+(``local[2]``: each a small Spark of its own). The Spark tests are in the ``spark`` tier
+(tests/support/tiers.py): ``make quick`` leaves them out; they are no longer kept on one
+worker, so they share the run's time between workers.
 """
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
-
-HERE = Path(__file__).resolve().parent
-
-
-@pytest.hookimpl(tryfirst=True)  # before xdist reads the marks to group the tests
-def pytest_collection_modifyitems(config, items) -> None:
-    for item in items:
-        if HERE in Path(str(item.path)).resolve().parents:
-            item.add_marker(pytest.mark.xdist_group("spark"))
 
 
 @pytest.fixture(scope="session")

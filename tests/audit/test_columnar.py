@@ -3,7 +3,7 @@ plain batches (which it takes) and odd ones (which it hands back)."""
 
 from __future__ import annotations
 
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from mqconsole.audit import columnar
@@ -14,6 +14,7 @@ from mqconsole.backends.embedded.stored import StoredMessage
 from mqconsole.mq.chain import add_dead_letter_header
 from mqconsole.mq.md import MQMD
 from mqconsole.mq.message import Message
+from tests.support.examples import examples
 
 from .test_fields import descriptors, names, text
 
@@ -70,14 +71,14 @@ def _both(batch: list[Message]):
     return out
 
 
-@settings(max_examples=150, deadline=None)
+@examples(150)
 @given(st.lists(messages(plain=True), min_size=1, max_size=12))
 def test_a_plain_batch_is_made_at_once_and_is_the_same(batch) -> None:
     by_columns, by_rows = _both(batch)
     assert by_columns.equals(by_rows), (by_columns.to_pylist(), by_rows.to_pylist())
 
 
-@settings(max_examples=300, deadline=None)
+@examples(300)
 @given(st.lists(messages(plain=False), min_size=1, max_size=8),
        st.lists(messages(plain=True), max_size=4))
 def test_any_batch_is_the_same_made_either_way(odd, plain) -> None:

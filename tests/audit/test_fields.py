@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from mqconsole.audit.fields import DLHFields, Headers, _dlh_fast, md_fields, parse_headers
@@ -11,6 +11,7 @@ from mqconsole.backends.embedded.stored import StoredMessage
 from mqconsole.mq.chain import add_dead_letter_header, parse_body_lenient
 from mqconsole.mq.md import MQMD
 from mqconsole.mq.message import Message
+from tests.support.examples import examples
 
 text = st.text(alphabet=st.characters(min_codepoint=32, max_codepoint=255), max_size=50)
 names = st.text(alphabet="ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._", max_size=48)
@@ -43,7 +44,7 @@ def _general(message: Message):
             md.reply_to_q, md.reply_to_qmgr)
 
 
-@settings(max_examples=300)
+@examples(300)
 @given(descriptors(), st.integers(0, 50), st.none() | st.integers(1, 10**6))
 def test_packed_md_reads_as_the_unpacked_one(md, backout_count, expiry) -> None:
     stored = StoredMessage(pack819(md), b"body", backout_count, expiry)
@@ -66,7 +67,7 @@ def _slow(md: MQMD, body: bytes) -> Headers:
     return Headers(True, None if dlh is None else DLHFields.of(dlh), None, [], parsed.payload)
 
 
-@settings(max_examples=400)
+@examples(400)
 @given(descriptors(), st.integers(-(2**31), 2**31 - 1), names, names, text, text,
        st.sampled_from(["MQSTR", "", "MQHRF2", "MQDEAD", "ABC"]), st.binary(max_size=40),
        st.sampled_from([None, 273, 546, 785]), st.sampled_from([None, 500, 819, 1208]),

@@ -3,9 +3,12 @@
 
 from __future__ import annotations
 
+import pytest
+
 from .conftest import answer_on_a_terminal
 
 
+@pytest.mark.pty
 def test_the_all_question_gives_the_count(demo, tmp_path):
     code, _, text = answer_on_a_terminal(["--embedded", str(demo), "move", "APP.ORDERS",
                                           "APP.AUDIT", "--all"], b"n\n", home=tmp_path / "home")

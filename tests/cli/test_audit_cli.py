@@ -9,7 +9,6 @@ import pytest
 from tests.audit.reportdata import AS_OF, make_rows, oracle, write_snapshot
 from tests.cli.conftest import run_cli
 
-pytestmark = [pytest.mark.xdist_group("spark")]
 AS_OF_TEXT = "2026-11-25T10:00:00Z"
 
 

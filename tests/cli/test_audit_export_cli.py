@@ -29,8 +29,6 @@ from tests.audit.scene import (
 )
 from tests.audit.scene import run_mqconsole as run
 
-pytestmark = pytest.mark.xdist_group("spark")  # one worker starts the JVMs, one at a time
-
 REPO = Path(__file__).resolve().parents[2]
 
 

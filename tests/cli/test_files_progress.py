@@ -9,6 +9,8 @@ import pty
 import re
 import subprocess
 
+import pytest
+
 from mqconsole.backends.base import Context
 from mqconsole.backends.open import open_embedded
 from mqconsole.mq.md import MQMD
@@ -19,6 +21,7 @@ from mqconsole.ops.dmpfile import read_messages
 from .conftest import MQCONSOLE
 
 N = 2500
+pytestmark = pytest.mark.pty
 
 
 def run_in_terminal(args: list[str], home) -> tuple[int, str]:

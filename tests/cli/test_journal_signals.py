@@ -196,6 +196,7 @@ def test_ctrl_c_on_a_read_only_command_is_130(template, tmp_path):
     assert err.endswith(b"mqconsole: interrupted\n") and b"Traceback" not in err
 
 
+@pytest.mark.pty
 def test_ctrl_c_at_the_confirmation_is_130(template, tmp_path):
     path = _copy(template, tmp_path / "ask.sqlite")
     code, _, err = answer_on_a_terminal(["--embedded", str(path), "move", SRC, DST, "--all"],

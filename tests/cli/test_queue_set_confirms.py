@@ -3,6 +3,8 @@ item 5): real invocations, on a pseudo-terminal for the question."""
 
 from __future__ import annotations
 
+import pytest
+
 from .conftest import answer_on_a_terminal
 
 MISSING = ("BOQNAME APP.ORDERS.RETRY names a queue that does not exist on QM1: a message "
@@ -44,6 +46,7 @@ def test_queue_define_warns_too(cli):
     assert r.code == 0 and "BOQNAME APP.NEW.BOQ names a queue that does not exist" in r.err
 
 
+@pytest.mark.pty
 def test_on_a_terminal_it_asks_after_the_warning(demo, tmp_path):
     code, out, text = answer_on_a_terminal(["--embedded", str(demo), "queue", "set",
                                             "APP.ORDERS", "--boqname", "APP.ORDERS.RETRY"],

@@ -97,6 +97,7 @@ def _run_with_terminal_stderr(args: list[str], home: Path) -> tuple[int, str]:
     return p.wait(timeout=120), b"".join(chunks).decode("utf-8", "replace")
 
 
+@pytest.mark.pty
 def test_progress_bar_only_on_a_terminal(tmp_path, demo, cli):
     code, err = _run_with_terminal_stderr(
         ["--embedded", str(demo), "delete", DLQ, "--all", "--yes"], tmp_path / "home")

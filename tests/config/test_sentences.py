@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 import yaml
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from mqconsole.config import (
@@ -17,6 +17,7 @@ from mqconsole.config import (
     load_config,
     parse_config,
 )
+from tests.support.examples import examples
 
 from .conftest import MQ_PROFILE, fails, write
 
@@ -168,7 +169,7 @@ def test_a_value_yaml_turned_into_a_boolean_gets_a_hint() -> None:
     assert err.setting == "keymap.toggle" and "quotes" in str(err)
 
 
-@settings(max_examples=200, deadline=None)
+@examples(200)
 @given(st.text(max_size=200))
 def test_no_text_escapes_as_anything_but_config_error(text: str) -> None:
     try:
@@ -177,7 +178,7 @@ def test_no_text_escapes_as_anything_but_config_error(text: str) -> None:
         assert str(exc).isprintable()  # one line, no control characters
 
 
-@settings(max_examples=100, deadline=None)
+@examples(100)
 @given(
     st.recursive(
         st.none() | st.booleans() | st.integers() | st.text(max_size=8),

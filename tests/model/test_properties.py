@@ -6,15 +6,15 @@ import itertools
 import json
 from collections import Counter
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from mqconsole.model import EVENT_TYPES, replay, scenario_from_data
 from mqconsole.model.result import SUMMARY_COUNTS
+from tests.support.examples import examples
 
 INPUTS = ["Q1", "Q2"]
-SETTINGS = settings(max_examples=60, deadline=None,
-                    suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = examples(60)
 
 
 @st.composite

@@ -5,10 +5,11 @@ from __future__ import annotations
 import json
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from mqconsole.mq.boundedjson import MAX_DEPTH, TooDeep, check_depth, depth, loads
+from tests.support.examples import examples
 
 NESTED = "[" * 1000 + "]" * 1000  # 2 KB that overflows json.loads' C recursion guard
 
@@ -34,7 +35,7 @@ def test_depth_counts_lists_and_objects_and_stops_at_the_limit():
         check_depth(deep, 10, "'details'")
 
 
-@settings(max_examples=300, deadline=None)
+@examples(300)
 @given(st.text(alphabet='[]{}":,0 1a\\', max_size=3000))
 def test_any_text_is_a_value_or_a_value_error(text):
     try:
@@ -44,7 +45,7 @@ def test_any_text_is_a_value_or_a_value_error(text):
     assert depth(value) <= MAX_DEPTH
 
 
-@settings(max_examples=100, deadline=None)
+@examples(100)
 @given(st.integers(min_value=1, max_value=5000), st.sampled_from("[{"))
 def test_any_nesting_depth_is_read_or_refused_cleanly(n, opener):
     closer = "]" if opener == "[" else "}"

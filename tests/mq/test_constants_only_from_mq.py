@@ -11,6 +11,8 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+import pytest
+
 from mqconsole.mq import _generated_constants as g
 
 PACKAGE = Path(g.__file__).resolve().parent.parent
@@ -31,6 +33,7 @@ def test_the_scan_sees_a_bare_code_and_not_a_named_one() -> None:
     assert REASON_NAMES[2053] == "MQRC_Q_FULL" and 6104 in REASON_NAMES
 
 
+@pytest.mark.slow
 def test_no_module_outside_mq_writes_a_reason_code_as_a_number() -> None:
     found = []
     for path in sorted(PACKAGE.rglob("*.py")):

@@ -9,7 +9,7 @@ from __future__ import annotations
 import struct
 import unicodedata
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, given
 from hypothesis import strategies as st
 
 from mqconsole.mq.chain import (
@@ -32,10 +32,10 @@ from mqconsole.mq.payload import (
 )
 from mqconsole.mq.rfh2 import MQRFH, MQRFH2, parse_folder
 from mqconsole.mq.xqh import MQMDE, MQXQH
+from tests.support.examples import examples
 
-SETTINGS = settings(max_examples=300, deadline=None,
-                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
-FEW = settings(SETTINGS, max_examples=150)
+SETTINGS = examples(300, suppress_health_check=[HealthCheck.data_too_large])
+FEW = examples(150, suppress_health_check=[HealthCheck.data_too_large])
 
 PARSERS = (MQDLH, MQRFH2, MQRFH, MQXQH, MQMDE)
 CCSIDS = st.sampled_from([0, 819, 1208, 1252, 37, 500, 1047, 943, 1200, 4711, -2])

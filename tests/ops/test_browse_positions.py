@@ -5,13 +5,14 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, given
 from hypothesis import strategies as st
 
 from mqconsole.mq.md import MQMD
 from mqconsole.mq.message import Message
 from mqconsole.ops.browse import iter_views, iter_views_plain, last_views
 from mqconsole.ops.where import compile_where
+from tests.support.examples import examples
 
 NOW = datetime(2026, 11, 25, 12, 0, 0, tzinfo=UTC)
 
@@ -30,8 +31,8 @@ def _seen(views) -> list[tuple[int, str]]:
     return [(v.position, v.msgid) for v in views]
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[
-    HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@examples(40, suppress_health_check=[
+    HealthCheck.function_scoped_fixture])
 @given(priorities=st.lists(st.integers(0, 9), max_size=40), start=st.integers(1, 45),
        limit=st.one_of(st.none(), st.integers(1, 12)), last=st.integers(1, 45),
        where=st.sampled_from([None, "priority >= 5", "length > 3"]))

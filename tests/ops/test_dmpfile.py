@@ -12,7 +12,7 @@ from datetime import datetime
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from mqconsole.mq.dlh import MQDLH
@@ -35,6 +35,7 @@ from mqconsole.ops.dmpfile import (
     write_header,
     write_message,
 )
+from tests.support.examples import examples
 
 _REAL_NAME = Path("shared/testdata/dmpmqmsg/dmpmqmsg-10.0-real.txt")
 # the shared folder sits next to the repository (/work/shared beside /work/main)
@@ -305,6 +306,7 @@ def test_empty_file_holds_no_messages(tmp_path):
     assert read_file_info(tmp_path / "empty.txt").tool is None
 
 
+@pytest.mark.slow
 def test_reading_is_lazy_and_constant_memory(tmp_path):
     path = tmp_path / "many.txt"
     body = bytes(range(256)) * 80  # 20 KiB
@@ -488,7 +490,7 @@ ebcdic_ids = st.sampled_from([
     "00" * 24, "FF" * 24, "40" * 24]).map(bytes.fromhex)
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@examples(150)
 @given(md=mqmds(), body=st.binary(max_size=300), style=st.sampled_from(["X", "S"]),
        msg_id=st.one_of(st.none(), ebcdic_ids))
 def test_round_trip_is_byte_exact(md, body, style, msg_id):
@@ -524,7 +526,7 @@ def _read_any(data: bytes):
         return None
 
 
-@settings(max_examples=300, deadline=None)
+@examples(300)
 @given(st.binary(max_size=400))
 def test_random_bytes_raise_only_dmpfileerror(data):
     _read_any(data)
@@ -540,7 +542,7 @@ LINE_STARTS = st.sampled_from(["A VER ", "A MSI ", "A FMT ", "A AIX ", "A GRP ",
                                "message number 1", "  AccountingToken :"])
 
 
-@settings(max_examples=300, deadline=None)
+@examples(300)
 @given(st.lists(st.tuples(LINE_STARTS, st.text(max_size=60)), max_size=40),
        st.sampled_from(["* DMPMQMSG Version:1 Created:x\n", "AMQSBCG0 - starts here\n"]))
 def test_random_lines_raise_only_dmpfileerror(lines, header):
@@ -568,7 +570,7 @@ def _mutations(text: str, rng: random.Random) -> str:
     return "".join(chars)
 
 
-@settings(max_examples=200, deadline=None)
+@examples(200)
 @given(st.randoms(use_true_random=False))
 def test_mutated_valid_files_raise_only_dmpfileerror(rng):
     msgs = [Message(sample_md(), b"hello \x00\x01 world"), Message(sample_md(version=1), b"")]
@@ -980,7 +982,7 @@ def bcg_mds(draw):
     return MQMD(**kw)
 
 
-@settings(max_examples=120, deadline=None)
+@examples(120)
 @given(mds=st.lists(bcg_mds(), min_size=1, max_size=3), data=st.data(),
        old=st.booleans(), mbcsmax=st.sampled_from([1, 6]))
 def test_amqsbcg_round_trip_property(mds, data, old, mbcsmax):

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from mqconsole.mq.message import Message
 from mqconsole.ops.dmpfile import DmpFileError, read_text
+from tests.support.examples import examples
 
 from .test_dmpfile import REAL, sample_md, text_of
 
@@ -35,7 +36,7 @@ def test_the_real_file_ends_its_last_message_with_an_empty_line():
         read_text(text.rstrip("\n") + "\n")
 
 
-@settings(max_examples=300, deadline=None)
+@examples(300)
 @given(st.data(), st.sampled_from(["X", "S"]))
 def test_every_cut_reads_whole_messages_or_is_refused(data, style):
     text = text_of(MESSAGES, body_style=style)

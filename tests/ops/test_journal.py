@@ -203,6 +203,7 @@ def _writer(path: str, worker: int) -> None:
                                     details={"worker": worker, "n": n}))
 
 
+@pytest.mark.subprocess
 def test_concurrent_appends_never_interleave(tmp_path):
     path = tmp_path / "journal.jsonl"
     methods = multiprocessing.get_all_start_methods()

@@ -9,7 +9,7 @@ import random
 import tracemalloc
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from mqconsole.backends.base import Context, packed_browse
@@ -24,6 +24,7 @@ from mqconsole.ops.operation.kinds import Load
 from mqconsole.ops.result import Control, MsgIdLog
 from mqconsole.ops.savefile import load_to_queue, save_queue, write_messages_file
 from mqconsole.ops.selection import Selection
+from tests.support.examples import examples
 
 SRC, DST = "APP.SRC", "APP.DST"
 
@@ -114,7 +115,7 @@ def round_trip(qm, tmp_path, name: str) -> None:
         (m.md, m.body) for m in copies]
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@examples(25)
 @given(st.lists(st.tuples(MDS, BODIES), min_size=1, max_size=25))
 def test_save_then_load_is_byte_exact_with_hostile_descriptors(tmp_path_factory, items):
     tmp_path = tmp_path_factory.mktemp("rt")
@@ -126,6 +127,7 @@ def test_save_then_load_is_byte_exact_with_hostile_descriptors(tmp_path_factory,
         qm.close()
 
 
+@pytest.mark.slow
 def test_a_few_thousand_hostile_messages_round_trip(tmp_path):
     rnd = random.Random(16)
     qm = new_qm()
@@ -137,6 +139,7 @@ def test_a_few_thousand_hostile_messages_round_trip(tmp_path):
         qm.close()
 
 
+@pytest.mark.slow
 def test_the_fast_save_writes_what_the_general_writer_writes(tmp_path):
     rnd = random.Random(7)
     qm = new_qm()
@@ -193,7 +196,7 @@ def read_both(data: bytes):
     return run(True), run(False)
 
 
-@settings(max_examples=300, deadline=None)
+@examples(300)
 @given(st.data())
 def test_the_fast_reader_reads_and_refuses_as_the_general_one(data):
     raw = bytearray(SAMPLE)
@@ -247,6 +250,7 @@ def peak_of(work) -> int:
         tracemalloc.stop()
 
 
+@pytest.mark.slow
 def test_save_all_streams_packed_pages_in_flat_memory(full, tmp_path, monkeypatch):
     import mqconsole.backends.embedded.cursor as cursor_module
     made = []
@@ -265,6 +269,7 @@ def test_save_all_streams_packed_pages_in_flat_memory(full, tmp_path, monkeypatc
     assert seen[-1] == (N, N) and [d for d, _ in seen] == sorted(d for d, _ in seen)
 
 
+@pytest.mark.slow
 def test_load_streams_in_flat_memory_and_reports_progress_to_the_end(full, tmp_path):
     path = tmp_path / "all.dmp"
     save_queue(full, SRC, path, Selection(all=True))
@@ -278,6 +283,7 @@ def test_load_streams_in_flat_memory_and_reports_progress_to_the_end(full, tmp_p
     assert isinstance(results[0].done_msgids, MsgIdLog) and len(results[0].done_msgids) == N
 
 
+@pytest.mark.slow
 def test_delete_keeps_what_it_saved_on_disk(full, tmp_path):
     from mqconsole.ops.delete import delete_messages
     results = []
@@ -288,6 +294,7 @@ def test_delete_keeps_what_it_saved_on_disk(full, tmp_path):
     assert peak < 6_000_000, peak  # about 4 MB; with every saved key in a list: ~10 MB
 
 
+@pytest.mark.slow
 def test_a_journaled_load_of_many_keeps_its_end_record_small(full, tmp_path):
     path = tmp_path / "all.dmp"
     save_queue(full, SRC, path, Selection(all=True))
@@ -314,6 +321,7 @@ def test_msgid_log_spills_past_what_it_keeps_and_gives_every_id_in_order():
 
 # -- the packed puts of a load against put --------------------------------------------------------
 
+@pytest.mark.slow
 def test_a_packed_load_stores_the_rows_a_load_message_by_message_stores(tmp_path):
     """``put_packed`` (what load uses on the embedded backend) against ``put`` of each
     message (the route a plugin's check takes): the same rows, column for column, and the

@@ -167,6 +167,7 @@ def test_summary_reads_no_payloads(monkeypatch):
     assert summarize(dlq(), now=NOW)["total"] == 7
 
 
+@pytest.mark.slow
 def test_streaming_memory_is_constant():
     """A generator of messages over few groups: memory does not grow with the count."""
     def gen(n):

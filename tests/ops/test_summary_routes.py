@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, given
 from hypothesis import strategies as st
 
 from mqconsole.backends.base import CountsFacts
@@ -20,6 +20,7 @@ from mqconsole.mq.queue import QueueAttrs
 from mqconsole.ops.selection import Selection
 from mqconsole.ops.summary import summarize_queue
 from mqconsole.ops.transfer import transfer
+from tests.support.examples import examples
 
 NOW = datetime(2026, 11, 25, 12, 0, 0, 123456, tzinfo=UTC)
 NAMES = st.text("ABCDEFGHIJKLMNOPQRSTUVWXYZ._0123456789 ", max_size=48)
@@ -60,8 +61,7 @@ def _both(qm, queue: str) -> tuple[dict, dict]:
     return fast, plain
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow,
-                                                                   HealthCheck.function_scoped_fixture])
+@examples(60, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(batch=st.lists(messages(), max_size=25), forget=st.sets(st.integers(0, 30)),
        backouts=st.dictionaries(st.integers(0, 30), st.integers(1, 5)))
 def test_fast_and_plain_summaries_agree(make_qm, batch, forget, backouts) -> None:
@@ -82,8 +82,7 @@ def test_fast_and_plain_summaries_agree(make_qm, batch, forget, backouts) -> Non
     assert fast["total"] == len(batch)
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow,
-                                                                   HealthCheck.function_scoped_fixture])
+@examples(40, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(batch=st.lists(messages(), min_size=1, max_size=25), forget=st.sets(st.integers(0, 30)),
        unit=st.integers(2, 7))
 def test_a_bulk_move_keeps_the_facts_recomputation_gives(make_qm, batch, forget, unit) -> None:

@@ -36,7 +36,7 @@ SRC, DST = "KILL.SRC", "KILL.DST"
 COUNT = 20_000
 ROUNDS = 10
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.subprocess]
 
 
 def _msgid(i: int) -> bytes:

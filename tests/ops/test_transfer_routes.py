@@ -8,7 +8,7 @@ and 2, and a destination that fills up or refuses long messages."""
 
 from __future__ import annotations
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, given
 from hypothesis import strategies as st
 
 from mqconsole.mq.chain import add_dead_letter_header
@@ -17,6 +17,7 @@ from mqconsole.mq.message import MQMF_LAST_MSG_IN_GROUP, MQMF_MSG_IN_GROUP, Mess
 from mqconsole.mq.queue import QueueAttrs
 from mqconsole.ops.selection import Selection
 from mqconsole.ops.transfer import transfer
+from tests.support.examples import examples
 from tests.support.faulty import KEPT, Faults, FaultyQueueManager, browse_all
 
 SRC, DST = "APP.SRC", "APP.DST"
@@ -70,8 +71,7 @@ def _kept(m: Message) -> tuple:
     return (bytes(m.body), tuple(getattr(m.md, f) for f in KEPT), m.md.backout_count)
 
 
-@settings(max_examples=80, deadline=None,
-          suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@examples(80, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(batch=st.lists(messages(), max_size=60),
        backouts=st.dictionaries(st.integers(0, 40), st.integers(1, 3), max_size=4),
        max_depth=st.sampled_from([10_000, 30, 7]),

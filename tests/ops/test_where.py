@@ -8,7 +8,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from mqconsole.mq.chain import add_dead_letter_header
@@ -19,6 +19,7 @@ from mqconsole.ops import views as views_mod
 from mqconsole.ops.timefmt import format_put_date_time
 from mqconsole.ops.views import MessageView
 from mqconsole.ops.where import FIELDS, Where, WhereError, compile_where, field_names
+from tests.support.examples import examples
 
 NOW = datetime(2026, 9, 22, 12, 0, 0, tzinfo=UTC)
 
@@ -311,7 +312,7 @@ def test_where_error_is_a_value_error():
 
 # -- never raising ---------------------------------------------------------------------------
 
-@settings(max_examples=500, suppress_health_check=[HealthCheck.too_slow])
+@examples(500)
 @given(st.text(max_size=80))
 def test_arbitrary_text_raises_only_where_error(expr):
     try:
@@ -328,7 +329,7 @@ _PIECES = st.sampled_from([
 ])
 
 
-@settings(max_examples=500, suppress_health_check=[HealthCheck.too_slow])
+@examples(500)
 @given(st.lists(_PIECES, max_size=14))
 def test_token_soup_raises_only_where_error(pieces):
     try:
@@ -385,7 +386,7 @@ def arbitrary_messages(draw):
                        draw(st.sampled_from([NOW, NOW - timedelta(days=20000), None])))
 
 
-@settings(max_examples=300, suppress_health_check=[HealthCheck.too_slow])
+@examples(300)
 @given(arbitrary_messages())
 def test_compiled_expressions_never_raise_on_arbitrary_messages(view):
     for w in COMPILED:

@@ -10,10 +10,11 @@ import contextlib
 import re
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from mqconsole.ops.where import WhereError, WhereTooSlow, _Glob, compile_where
+from tests.support.examples import examples
 
 from .test_where import make_view
 
@@ -61,13 +62,13 @@ def _reference(pattern: str, text: str) -> bool:
     return re.fullmatch(rx, text, re.DOTALL) is not None
 
 
-@settings(max_examples=600, deadline=None)
+@examples(600)
 @given(st.text(alphabet="ab*?\n", max_size=12), st.text(alphabet="ab\n", max_size=14))
 def test_glob_agrees_with_the_regular_expression_it_replaces(pattern, text):
     assert _Glob(pattern).fullmatch(text) == _reference(pattern, text)
 
 
-@settings(max_examples=200, deadline=None)
+@examples(200)
 @given(st.text(max_size=60))
 def test_any_pattern_text_compiles_or_is_a_where_error(pattern):
     quoted = pattern.replace("'", "''")

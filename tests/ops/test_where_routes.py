@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, given
 from hypothesis import strategies as st
 
 from mqconsole.backends.base import SelectsByFacts
@@ -15,6 +15,7 @@ from mqconsole.mq.message import Message
 from mqconsole.ops.browse import iter_views, iter_views_plain
 from mqconsole.ops.where import compile_where
 from tests.ops.test_summary_routes import messages
+from tests.support.examples import examples
 
 NOW = datetime(2026, 11, 25, 12, 0, 0, tzinfo=UTC)
 REASONS = st.sampled_from(["Q_FULL", "2085", "NOT_AUTHORIZED", "MQFB_EXPIRATION", "0", "-1",
@@ -47,8 +48,7 @@ def _seen(views) -> list[tuple[int, str]]:
     return [(v.position, v.msgid) for v in views]
 
 
-@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow,
-                                                                   HealthCheck.function_scoped_fixture])
+@examples(80, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(batch=st.lists(messages(), max_size=30), forget=st.sets(st.integers(0, 30)),
        expired=st.sets(st.integers(0, 30)), expr=expressions(),
        limit=st.one_of(st.none(), st.integers(1, 5)), page=st.integers(1, 7))

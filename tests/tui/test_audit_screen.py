@@ -20,8 +20,6 @@ from tests.audit.reportdata import AS_OF, make_rows, oracle, write_snapshot
 
 from .conftest import DLQ, settle, wait_for
 
-pytestmark = [pytest.mark.xdist_group("spark")]
-
 
 def _rows(n: int = 120):
     rows = make_rows(n, seed=4)

@@ -23,7 +23,7 @@ from mqconsole.mq.queue import QueueAttrs
 from mqconsole.ops.messages import put_messages
 
 MQCONSOLE = str(Path(sys.executable).parent / "mqconsole")
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.pty]
 
 
 @pytest.fixture(scope="module")

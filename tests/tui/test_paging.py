@@ -7,7 +7,7 @@ rows listed without bodies are drawn as the messages' views would be."""
 from __future__ import annotations
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, given
 from hypothesis import strategies as st
 
 from mqconsole.mq.md import MQMD
@@ -19,6 +19,7 @@ from mqconsole.tui.browsing import BrowseModel
 from mqconsole.tui.paging import PagedModel
 from mqconsole.tui.widgets.message_list import MessageList, cells
 from tests.ops.test_summary_routes import messages as hostile_messages
+from tests.support.examples import examples
 
 from .conftest import NOW, open_queue, screen_text, settle, wait_for
 
@@ -151,8 +152,8 @@ async def test_a_page_that_cannot_be_read_is_reported_once(make_app, deep, qm, m
         assert "reading" in screen_text(app)  # the rows not read say so
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[
-    HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@examples(40, suppress_health_check=[
+    HealthCheck.function_scoped_fixture])
 @given(batch=st.lists(hostile_messages(), min_size=1, max_size=30),
        forget=st.sets(st.integers(0, 30)), local=st.sampled_from(["QM1", "", "QM9"]),
        pages=st.lists(st.integers(0, 7), max_size=5))

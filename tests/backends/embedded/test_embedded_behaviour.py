@@ -256,6 +256,7 @@ def test_deep_cursor_page_is_fast(path: Path, qm: EmbeddedQueueManager) -> None:
     assert deep <= 2 * first + 10, (first, deep)
 
 
+@pytest.mark.subprocess
 def test_forked_child_leaves_parent_connection_alone(qm: EmbeddedQueueManager) -> None:
     if not hasattr(os, "fork"):
         pytest.skip("no fork here")

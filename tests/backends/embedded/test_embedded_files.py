@@ -158,6 +158,7 @@ def test_memory_queue_managers_are_private_and_vanish(tmp_path: Path) -> None:
     assert not two.path.parent.exists()
 
 
+@pytest.mark.subprocess
 def test_memory_queue_manager_removed_at_exit(tmp_path: Path) -> None:
     import subprocess
     import sys

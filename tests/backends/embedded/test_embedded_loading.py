@@ -3,7 +3,7 @@ and the dead-letter facts it remembers per header (issue 16)."""
 
 from __future__ import annotations
 
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from mqconsole.backends.base import PutsPacked
@@ -13,6 +13,7 @@ from mqconsole.mq.facts import dead_letter_facts
 from mqconsole.mq.md import MQMD
 from mqconsole.mq.queue import QueueAttrs
 from mqconsole.mq.reasons import MQRC_PRIORITY_ERROR, MQRC_Q_FULL
+from tests.support.examples import examples
 
 
 def test_put_packed_stops_at_the_first_refusal_and_says_which(make_qm):
@@ -37,7 +38,7 @@ _HEADERS = st.builds(
     st.text(max_size=8), st.sampled_from([273, 546]), st.binary(max_size=20))
 
 
-@settings(max_examples=200, deadline=None)
+@examples(200)
 @given(st.lists(st.tuples(_HEADERS | st.binary(max_size=200), st.integers(0, 2000),
                           st.sampled_from([273, 546, 0, 785]),
                           st.sampled_from([0, 37, 500, 819, 1208, 1200, -1])),

@@ -6,7 +6,7 @@ messages, and other connections' uncommitted puts and gets; and the rows listed 
 
 from __future__ import annotations
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, given
 from hypothesis import strategies as st
 
 from mqconsole.backends.base import ListedRow, ListsByPosition, ReadsByPosition
@@ -15,6 +15,7 @@ from mqconsole.mq.facts import facts
 from mqconsole.mq.md import MQMD
 from mqconsole.mq.message import Message
 from tests.ops.test_summary_routes import messages as hostile_messages
+from tests.support.examples import examples
 
 
 def _browse(qm, queue: str) -> list[tuple[bytes, bytes]]:
@@ -29,8 +30,8 @@ def _seen(page) -> list[tuple[bytes, bytes]]:
 MESSAGES = st.lists(st.tuples(st.integers(0, 9), st.booleans()), max_size=40)
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[
-    HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@examples(60, suppress_health_check=[
+    HealthCheck.function_scoped_fixture])
 @given(batch=MESSAGES, expired=st.sets(st.integers(0, 40)), pending=st.integers(0, 3),
        taken=st.integers(0, 3), asks=st.lists(st.tuples(st.integers(-45, 45),
                                                       st.integers(0, 12)), max_size=6))
@@ -102,8 +103,8 @@ def test_a_file_made_before_the_expiry_index_gets_it(make_qm, tmp_path) -> None:
     assert qm._has_expiry_index()
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[
-    HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@examples(60, suppress_health_check=[
+    HealthCheck.function_scoped_fixture])
 @given(batch=st.lists(hostile_messages(), max_size=25), forget=st.sets(st.integers(0, 30)),
        older=st.sets(st.integers(0, 30)),
        backouts=st.dictionaries(st.integers(0, 30), st.integers(1, 5)),

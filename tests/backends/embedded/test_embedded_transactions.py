@@ -132,6 +132,7 @@ def _kill(proc: subprocess.Popen[str]) -> None:
 
 
 @pytest.mark.parametrize("flushed", [False, True], ids=["open-transaction", "flushed"])
+@pytest.mark.subprocess
 def test_sigkill_in_a_held_unit_of_work_leaves_every_message_once(
         qm: EmbeddedQueueManager, path: Path, tmp_path: Path, flushed: bool) -> None:
     names = fill(qm, "SRC", 300)
@@ -161,6 +162,7 @@ def test_sigkill_in_a_held_unit_of_work_leaves_every_message_once(
         assert st.uncommitted_messages == 0 and st.open_input_count == 0
 
 
+@pytest.mark.subprocess
 def test_sigkill_at_random_moments_of_a_move(qm: EmbeddedQueueManager, path: Path,
                                             tmp_path: Path) -> None:
     names = fill(qm, "SRC", 1500, persistence=0)
@@ -427,6 +429,7 @@ print(n, flush=True)
 '''
 
 
+@pytest.mark.subprocess
 def test_a_busy_writer_process_lets_another_in(qm: EmbeddedQueueManager, path: Path,
                                                tmp_path: Path) -> None:
     """A process that is always in a write transaction (committing every 100 puts) lets a

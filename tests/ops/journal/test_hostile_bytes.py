@@ -8,10 +8,11 @@ from __future__ import annotations
 
 import json
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, given
 from hypothesis import strategies as st
 
 from mqconsole.ops.journal import Journal, JournalEntry
+from tests.support.examples import examples
 
 IDS = [f"{n:048X}" for n in range(1, 8)]
 
@@ -56,8 +57,7 @@ FOREIGN = st.one_of(
 )
 
 
-@settings(max_examples=150, deadline=None,
-          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@examples(150, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(data=st.data())
 def test_any_damage_is_reported_and_never_raises(tmp_path, data):
     good = _records(tmp_path)

@@ -8,6 +8,8 @@ import json
 import multiprocessing
 from datetime import UTC, datetime, timedelta
 
+import pytest
+
 from mqconsole.ops.journal import Journal, JournalEntry, Rotation, rotated_files
 
 
@@ -70,6 +72,7 @@ def _rotating_writer(path: str, worker: int) -> None:
                                     details={"worker": worker, "n": n}))
 
 
+@pytest.mark.subprocess
 def test_processes_appending_and_rotating_at_once_lose_nothing(tmp_path):
     path = tmp_path / "journal.jsonl"
     methods = multiprocessing.get_all_start_methods()

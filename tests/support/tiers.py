@@ -1,0 +1,123 @@
+"""The suite's tiers: markers every test gets from where it lives and what it uses.
+
+``tests/conftest.py`` calls :func:`mark` from ``pytest_collection_modifyitems``, so a new
+test lands in the right tier without anyone marking it:
+
+* ``spark``: starts Spark (a JVM): everything under tests/audit, a test using the
+  ``spark`` fixture, one marked ``cluster`` (a standalone cluster or a Connect server, on
+  top of Spark), and the console's and the CLI's audit tests (tests/tui/test_audit_screen.py,
+  tests/cli/test_audit*.py);
+* ``subprocess``: starts processes: tests/cli (real invocations of the ``mqconsole``
+  executable), a test using the contract suite's ``multiprocess`` fixture, a ``pty`` test;
+  elsewhere a test that starts a process says so (``pytest.mark.subprocess``), and
+  ``make quick`` refuses one that does not (:func:`forbid_processes`);
+* ``pty``: talks to a process through a pseudo-terminal (marked where it does);
+* ``mqi``: the MQI backend over the stand-in (tests/backends/mqi, and the contract tests'
+  ``mqi-*`` and ``realmq`` backends);
+* ``slow``: long-running (marked where it is: a kill test's rounds, streaming a big queue).
+
+``make quick`` runs the core folders without the spark, cluster, subprocess, pty, mqi and
+slow tiers; ``make test`` runs everything.
+"""
+
+from __future__ import annotations
+
+import multiprocessing.process
+import os
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+TESTS = Path(__file__).resolve().parent.parent
+
+FOLDERS = {"audit": ("spark",), "cli": ("subprocess",), "backends/mqi": ("mqi",)}
+"""A folder under tests/ and the tiers of every test in it."""
+
+MODULES = {"tui/test_audit_screen.py": ("spark",), "cli/test_audit_cli.py": ("spark",),
+           "cli/test_audit_export_cli.py": ("spark",)}
+"""A module under tests/ and the tiers of every test in it."""
+
+FIXTURES = {"spark": ("spark",), "multiprocess": ("subprocess",)}
+"""A fixture and the tiers of every test using it."""
+
+IMPLIED = {"cluster": ("spark",), "pty": ("subprocess",)}
+
+STAND_INS = ("mqi-", "realmq")
+"""The contract suite's backend ids (prefixes) that are the MQI backend."""
+
+SLOW_TIMEOUT = 1800
+"""pytest-timeout's bound for a spark, cluster or slow test (others: the ini's 300 s)."""
+
+
+def tiers_of(item: pytest.Item) -> set[str]:
+    """The tiers ``item`` belongs to, from its place, its fixtures and its own marks."""
+    tiers = {m.name for m in item.iter_markers()
+             if m.name in ("spark", "cluster", "subprocess", "pty", "mqi", "slow")}
+    try:
+        rel = Path(str(item.path)).resolve().relative_to(TESTS).as_posix()
+    except ValueError:  # plugins/: the example plugins' own tests
+        rel = ""
+    for folder, names in FOLDERS.items():
+        if rel.startswith(folder + "/"):
+            tiers.update(names)
+    tiers.update(MODULES.get(rel, ()))
+    for fixture in getattr(item, "fixturenames", ()):
+        tiers.update(FIXTURES.get(fixture, ()))
+    callspec = getattr(item, "callspec", None)
+    backend = callspec.params.get("backend") if callspec is not None else None
+    if isinstance(backend, str) and backend.startswith(STAND_INS):
+        tiers.add("mqi")
+    for tier in list(tiers):
+        tiers.update(IMPLIED.get(tier, ()))
+    return tiers
+
+
+def mark(items: list[pytest.Item]) -> None:
+    """Give every item the markers of its tiers, and the spark, cluster and slow ones a
+    longer timeout (unless they set their own)."""
+    for item in items:
+        tiers = tiers_of(item)
+        have = {m.name for m in item.iter_markers()}
+        for tier in sorted(tiers - have):
+            item.add_marker(getattr(pytest.mark, tier))
+        if tiers & {"spark", "cluster", "slow"} and "timeout" not in have:
+            item.add_marker(pytest.mark.timeout(SLOW_TIMEOUT))
+
+
+def excludes_processes(config: pytest.Config) -> bool:
+    """Whether this run's ``-m`` leaves a test out for being in the subprocess tier and
+    nothing else (``make quick``)."""
+    from _pytest.mark.expression import Expression  # pytest's own reading of -m
+
+    text = config.getoption("markexpr") or ""
+    if not text:
+        return False
+    expr = Expression.compile(text)
+    return (expr.evaluate(lambda name, **_: False)
+            and not expr.evaluate(lambda name, **_: name == "subprocess"))
+
+
+def forbid_processes(request: pytest.FixtureRequest) -> Iterator[None]:
+    """In a run without the subprocess tier, a test that starts a process fails, saying
+    how to mark it, so that ``make quick`` stays quick and the tiers stay true."""
+    if not excludes_processes(request.config):
+        yield
+        return
+
+    def refuse(*_args: object, **_kw: object) -> None:
+        raise AssertionError(
+            f"{request.node.nodeid} starts a process: mark it pytest.mark.subprocess "
+            "(tests/support/tiers.py); make quick leaves that tier out")
+
+    saved = (subprocess.Popen._execute_child, multiprocessing.process.BaseProcess.start,  # type: ignore[attr-defined]
+             os.fork)
+    subprocess.Popen._execute_child = refuse  # type: ignore[attr-defined,assignment]
+    multiprocessing.process.BaseProcess.start = refuse  # type: ignore[method-assign,assignment]
+    os.fork = refuse  # type: ignore[assignment]
+    try:
+        yield
+    finally:
+        (subprocess.Popen._execute_child, multiprocessing.process.BaseProcess.start,  # type: ignore[attr-defined]
+         os.fork) = saved
