@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 import click
 
 from mqconsole.cli.output import emit_json, safe, say
+from mqconsole.ops.changes import change_lines
 from mqconsole.ops.result import REFUSED_BY_PLUGIN
 from mqconsole.ops.words import counted
 
@@ -62,7 +63,7 @@ def summary_lines(summary: Summary) -> list[str]:
     src = r.source or "?"
     if summary.kind == "queue-set":
         changes = summary.extra.get("changes", {})
-        lines = [f"{src}: {k} {v['before']!r} -> {v['after']!r}" for k, v in changes.items()]
+        lines = [f"{src}: {line}" for line in change_lines(changes, arrow="->")]
         return ([f"dry run: {summary.description.what}; nothing was changed", *lines]
                 if r.dry_run else lines)
     if summary.kind == "queue-define":
@@ -85,11 +86,14 @@ def _edit_lines(summary: Summary) -> list[str]:
     msgid = summary.extra.get("msgid") or (plan[0].get("msgid") if plan else None) or "?"
     lines = [f"message {msgid} at position {summary.extra.get('position')} of "
              f"{summary.result.source}"]
-    lines += [f"  {k}: {v['before']!r} -> {v['after']!r}"
-              for k, v in summary.details.get("changes", {}).items()]
+    lines += [f"  {line}" for line in change_lines(summary.details.get("changes", {}),
+                                                   arrow="->")]
     length = summary.extra.get("body_length")
     if length and summary.details.get("payload_changed"):
         lines.append(f"  body: {length['before']} -> {length['after']} bytes")
+    lines.append("  (the edited message is put anew: it is now at the end of the queue)"
+                 if not summary.result.dry_run else
+                 "  (the edited message would be put anew, at the end of the queue)")
     return lines
 
 
@@ -102,6 +106,8 @@ def _outcome_lines(summary: Summary) -> list[str]:
     if r.dry_run:
         return _plan_lines(summary) + [f"warning: {w}" for w in r.warnings]
     lines = [f"{verb} {r.done} of {counted(r.selected, 'selected message')} from {src}"]
+    if r.selected == 1 and r.done == 1 and len(r.done_msgids) == 1:  # name the one message
+        lines[0] += f" (MsgId {next(iter(r.done_msgids))})"
     width = max((len(q) for q in r.moved_to), default=0)
     for queue, n in sorted(r.moved_to.items(), key=lambda kv: (-kv[1], kv[0])):
         lines.append(f"  -> {queue.ljust(width)}  {n}")

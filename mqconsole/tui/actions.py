@@ -756,9 +756,13 @@ def _edit_body(kind: Edit, view: MessageView, original: str, payload: str,
     body = Text()
     body.append(f"Replace message {view.position} (MsgId {view.msgid}) of "
                 f"{clean(kind.queue)} with the edited version.\n")
-    if kind.changes:
-        body.append("MQMD: " + ", ".join(f"{k} → {clean(v)}" for k, v in kind.changes.items())
-                    + "\n")
+    planned = plan.details.get("changes") or {}
+    if kind.changes:  # each field's old value too, by its MQMD name
+        from mqconsole.ops.changes import change_line
+
+        body.append("MQMD: " + ", ".join(
+            clean(change_line(k, planned.get(k, {}).get("before", getattr(view.md, k, None)),
+                              v)) for k, v in kind.changes.items()) + "\n")
     length = plan.extra.get("body_length")
     if payload != original:
         body.append_text(edit_diff(original, payload))
@@ -766,7 +770,8 @@ def _edit_body(kind: Edit, view: MessageView, original: str, payload: str,
             body.append(f"Payload: {length['before']:,} → {length['after']:,} bytes\n", "bold")
     body.append("The original is saved to a backup file first; the MsgId and context "
                 "are kept; the put of the new message and the get of the original "
-                "happen in one unit of work.\n")
+                "happen in one unit of work. The edited message is put anew, so it moves to "
+                "the end of the queue.\n")
     for p in plan.extra.get("problems", []):
         body.append(f"{p['level']}: {clean(p['text'])}\n",
                     "red" if p["level"] == "error" else "yellow")
@@ -778,8 +783,10 @@ def _attributes_body(row: dict[str, Any], changes: dict[str, object]) -> Text:
     body.append("Change ")
     body.append(clean(row["name"]), "bold")
     body.append(":\n")
+    from mqconsole.ops.changes import change_line
+
     for k, v in changes.items():
-        body.append(f"  {k.upper()}: {clean(row.get(k))} → {clean(v)}\n")
+        body.append(f"  {clean(change_line(k, row.get(k), v))}\n")
     if changes.get("bothresh") == 0 and row.get("bothresh"):
         body.append("\nBOTHRESH 0 means a poison message is never moved to the backout "
                     "queue: it is retried for ever.\n", "yellow")

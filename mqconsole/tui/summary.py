@@ -28,9 +28,11 @@ def _s(n: int) -> str:
 
 
 def change_lines(changes: dict) -> list[str]:
-    """``NAME before → after`` of each field a queue set or an edit changed."""
-    return [f"{k.upper()} {clean(v['before'])} → {clean(v['after'])}"
-            for k, v in changes.items()]
+    """``HARDENBO: NOHARDENBO → HARDENBO`` of each field a queue set or an edit changed
+    (MQ's names and values: ``ops.changes``)."""
+    from mqconsole.ops.changes import change_lines as said
+
+    return [clean(line) for line in said(changes)]
 
 
 def summary_text(summary: Summary) -> Text:
@@ -53,6 +55,8 @@ def summary_text(summary: Summary) -> Text:
                "bold")
     if r.source:
         out.append(f" from {clean(r.source)}")
+    if r.selected == 1 and r.done == 1 and len(r.done_msgids) == 1:  # name the one message
+        out.append(f" (MsgId {clean(next(iter(r.done_msgids)))})")
     elif summary.kind == "put":
         out.append(f" on {clean(r.destination)}")
     out.append("\n")

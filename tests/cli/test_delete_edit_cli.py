@@ -132,7 +132,7 @@ def test_text_summaries_say_what_went_where(cli, tmp_path):
     r = cli("edit", "APP.ORDERS", msgid, "--set", "Priority=1", "--yes")
     assert r.code == 0, r.err
     assert f"message {msgid} at position 1 of APP.ORDERS" in r.err
-    assert "priority:" in r.err and "replaced 1 of 1" in r.err
+    assert "Priority: " in r.err and "replaced 1 of 1" in r.err
     r = cli("delete", "APP.ORDERS", "--limit", "2", "--all", "--yes")
     assert r.code == 0 and "deleted 2 of 2 selected messages from APP.ORDERS" in r.err
     assert "backup: " in r.err

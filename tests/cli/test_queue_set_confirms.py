@@ -16,7 +16,7 @@ def test_without_a_terminal_it_needs_yes(cli):
     assert r.code == 4 and "needs --yes" in r.err
     assert cli("queue", "show", "APP.ORDERS", "--json").json["bothresh"] == 3
     r = cli("queue", "set", "APP.ORDERS", "--bothresh", "9", "--dry-run")
-    assert r.code == 0 and "dry run" in r.err and "bothresh 3 -> 9" in r.err
+    assert r.code == 0 and "dry run" in r.err and "BOTHRESH: 3 -> 9" in r.err
     assert cli("queue", "show", "APP.ORDERS", "--json").json["bothresh"] == 3
     assert cli("queue", "set", "APP.ORDERS", "--bothresh", "9", "--yes").code == 0
     assert cli("queue", "show", "APP.ORDERS", "--json").json["bothresh"] == 9
@@ -53,4 +53,4 @@ def test_on_a_terminal_it_asks_after_the_warning(demo, tmp_path):
                                            b"y\n", home=tmp_path / "home")
     assert code == 0, text
     assert text.index(MISSING) < text.index("changing boqname of queue APP.ORDERS?")
-    assert "APP.ORDERS: boqname 'APP.ORDERS.BOQ' -> 'APP.ORDERS.RETRY'" in out + text
+    assert "APP.ORDERS: BOQNAME: APP.ORDERS.BOQ -> APP.ORDERS.RETRY" in out + text

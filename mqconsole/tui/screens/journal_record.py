@@ -60,8 +60,14 @@ def describe(entry: Any) -> Text:
         out.append("\n")
     details = {k: v for k, v in entry.details.items() if not isinstance(v, dict | list)}
     if details:
-        out.append_text(txt(" · ".join(f"{k}: {v}" for k, v in details.items())))
+        out.append_text(txt(" · ".join(f"{k.replace('_', ' ')}: {_said(v)}"
+                                       for k, v in details.items())))
     return out
+
+
+def _said(value: object) -> str:
+    """A detail's value in words: yes/no, not Python's True/False."""
+    return ("yes" if value else "no") if isinstance(value, bool) else str(value)
 
 
 class JournalRecordScreen(ConsoleScreen):
