@@ -201,6 +201,15 @@ def on_this_machine(master: str) -> bool:
 
 
 def _prepare_environment(settings: SparkSettings) -> None:
+    """The environment pyspark reads: the Python the executors run is ``PYSPARK_PYTHON``
+    (spark-submit sets it from ``spark.pyspark.python``; mqconsole starts the JVM itself,
+    so it does the same): the site's when it names one, else mqconsole's own."""
+    python = settings.conf.get("spark.pyspark.python") or site_defaults().get(
+        "spark.pyspark.python")
+    if python:
+        os.environ["PYSPARK_PYTHON"] = python
+    else:
+        os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
     if on_this_machine(settings.master):
         os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
@@ -249,9 +258,10 @@ def _start(settings: SparkSettings) -> SparkSession:
     log4j = log_dir / "log4j2.properties"
     if not log4j.exists() or log4j.read_text() != LOG4J2:
         log4j.write_text(LOG4J2)
+    pairs = spark_conf_pairs(settings, log4j)  # before the environment: it reads it
     _prepare_environment(settings)
     conf = SparkConf(loadDefaults=False)
-    for key, value in spark_conf_pairs(settings, log4j).items():
+    for key, value in pairs.items():
         conf.set(key, value)
     # private (0600): the JVM's words may quote message data; the JVM keeps it open
     fd = os.open(settings.log_file, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
