@@ -68,7 +68,8 @@ PAYLOAD = ("payload", "binary", pa.binary())
 COLUMNS: tuple[str, ...] = tuple(name for name, _, _ in _FIXED)
 HEADER_COLUMNS: tuple[str, ...] = tuple(
     n for n in COLUMNS if n.startswith(("dlh_", "xqh_")) or n == "properties")
-PARTITION_COLUMNS = ("queue", "put_date")
+# by queue only (by queue and put date made hundreds of tiny files: docs/audit.md)
+PARTITION_COLUMNS = ("queue",)
 UNPARSED_SQL = "properties IS NULL"
 
 # Spark SQL type strings a plugin may declare, and their Arrow types

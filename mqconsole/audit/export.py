@@ -13,7 +13,8 @@ and renaming the staged folder onto the claimed, empty one::
                          files (every data file and its rows), times, format, Spark master
     DIR/_SUCCESS         the commit marker: readers trust a snapshot that has it, and only
                          the files its manifest lists
-    DIR/messages/        the dataset, partitioned queue=…/put_date=…, Parquet (zstd) or CSV
+    DIR/messages/        the dataset, partitioned queue=…, sorted by put time in each file,
+                         Parquet (zstd) or CSV
     DIR/_summary/        the report's aggregates (Parquet snapshots only: summary.py)
 
 Folders are 0700 and files 0600 (a snapshot may hold payloads). ``--out`` that exists is
@@ -199,12 +200,17 @@ def plan_export(request: ExportRequest) -> ExportPlan:
 # -- running (Spark) ----------------------------------------------------------------------
 
 def private_tree(root: Path) -> None:
-    """Folders 0700 and files 0600 under ``root`` (a snapshot may hold payloads)."""
+    """Folders 0700 and files 0600 under ``root`` (a snapshot may hold payloads); the
+    checksum files Hadoop's local file system writes beside each file (``.NAME.crc``, one
+    per file: litter to a reader, and nothing reads them back) removed."""
     for folder, _dirs, names in os.walk(root):
         os.chmod(folder, 0o700)
         for name in names:
             with contextlib.suppress(FileNotFoundError):
-                os.chmod(os.path.join(folder, name), 0o600)
+                if name.startswith(".") and name.endswith(".crc"):
+                    os.unlink(os.path.join(folder, name))
+                else:
+                    os.chmod(os.path.join(folder, name), 0o600)
 
 
 def _partitions(plan: ExportPlan, parts: int) -> list[QueueSource]:
@@ -244,10 +250,12 @@ _CSV_TEXT = {"properties": "to_json(properties)", "payload": "hex(payload)"}
 
 
 def _write(frame, target: Path, fmt: str) -> None:
-    """Write ``frame`` partitioned by queue and put date. No shuffle first: each task
-    writes the files of its own source (a queue or a stretch of one, a file) by put date,
-    so the files are as many as sources times dates, and the rows are not sent through a
-    shuffle (which cost a fifth of the job)."""
+    """Write ``frame`` partitioned by queue, each file's rows sorted by put time. No
+    shuffle first: each task writes the file of its own source (a queue or a stretch of
+    one, a saved file), sorted in the task, and the rows are not sent through a shuffle
+    (which cost a fifth of the job). Rows per file: Spark's
+    ``spark.sql.files.maxRecordsPerFile`` (``--conf``; 0, no cap, by default)."""
+    frame = frame.sortWithinPartitions("queue", "put_time", "position")
     writer_frame = frame
     if fmt == "csv":  # CSV holds neither maps nor bytes: JSON text and hex
         # SQL text, not pyspark.sql.functions: the same code on Spark Connect

@@ -234,6 +234,18 @@ def test_the_commit_lists_every_file_and_readers_trust_only_those(spark, tmp_pat
     assert sum(f["rows"] for f in manifest["files"]) == manifest["rows"] == summary.rows
     assert manifest["schema_version"] == 2
     assert (out / "_SUCCESS").is_file()
+    # files a reader likes: by queue only, each file's rows by put time, no .crc litter
+    import pyarrow.parquet as pq
+
+    assert {p.parent.relative_to(out / "messages").as_posix().split("/")[0]
+            for p in (out / "messages").rglob("*.parquet")} == {
+        f"queue={q.queue}" for q in plan.queues} | {f"queue={f.queue}" for f in plan.files}
+    assert all(len(Path(f).parts) == 2 for f in on_disk)  # queue=…/part-…
+    for f in on_disk:
+        times = pq.read_table(out / "messages" / f, columns=["put_time"]).column(0).to_pylist()
+        present = [t for t in times if t is not None]
+        assert present == sorted(present), f
+    assert not list(out.rglob("*.crc"))
     assert (out / "_SUCCESS").stat().st_mtime_ns >= (out / "manifest.json").stat().st_mtime_ns
     # a file that is not in the commit (a copy of a listed one) is not read
     listed = out / "messages" / on_disk[0]

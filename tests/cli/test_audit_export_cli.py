@@ -106,7 +106,8 @@ def test_export_folder_manifest_and_permissions(exported, scene) -> None:
     assert manifest["schema_version"] == 2 and manifest["format"] == "parquet"
     assert sum(f["rows"] for f in manifest["files"]) == manifest["rows"]
     assert (out / "_SUCCESS").is_file()  # the commit marker, written after the manifest
-    assert manifest["partitioned_by"] == ["queue", "put_date"]
+    assert manifest["partitioned_by"] == ["queue"]
+    assert not list(out.rglob("*.crc"))  # no checksum litter beside the files
     assert [c["name"] for c in manifest["columns"]] == [*COLUMNS, "json_field_currency"]
     kinds = Counter(s["kind"] for s in manifest["sources"])
     assert kinds == {"queue": len(DEMO_QUEUES), "file": len(scene.files)}

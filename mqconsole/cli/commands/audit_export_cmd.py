@@ -80,7 +80,7 @@ def export(ctx: click.Context, out: str, patterns: str | None, files: tuple[str,
            master: str | None, remote: str | None, conf: dict[str, str],
            as_json: bool) -> None:
     """Browse queues (never get) or read saved files (dmpmqmsg, amqsbcg) into a Parquet
-    snapshot partitioned by queue and put date, for 'audit report' and 'audit sql'.
+    snapshot partitioned by queue (rows by put time), for 'audit report' and 'audit sql'.
 
     Examples: mqconsole --profile prod audit export --out snap --queues
     'SYSTEM.DEAD.LETTER.QUEUE,APP.*.BOQ' --also-profile dr;
