@@ -169,7 +169,9 @@ def test_queues_read_in_stretches_give_one_browse_and_the_same_aggregates(
     assert _rows(snap) == _want(scene, queues)  # positions as one browse gives them
     # the aggregates folded by the readers = those computed from the written files
     summarize(snap / "messages", tmp_path / "again")
-    assert _stored(snap) == _stored(tmp_path / "again")
+    stored = _stored(snap)
+    assert stored["info"].pop("files_digest")  # tied to the commit (not summarize's job)
+    assert stored == _stored(tmp_path / "again")
 
 
 def test_a_stretch_that_changed_under_its_reader_is_read_again_as_one(
