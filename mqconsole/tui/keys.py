@@ -214,8 +214,10 @@ DIALOG_CANCEL = Key("dialog_cancel", "escape", "Cancel", action="cancel",
                     help="Close the dialog; nothing is done")
 DIALOG_YES = Key("dialog_yes", "y", "Yes", action="confirm", help="Answer yes")
 DIALOG_NO = Key("dialog_no", "n", "No", action="cancel", help="Answer no")
-DIALOG_SUBMIT = Key("dialog_submit", "ctrl+o", "OK", action="submit",
-                    help="Accept the form (as its OK button)")
+DIALOG_SUBMIT = Key("dialog_submit", "ctrl+o,enter", "OK", action="submit",
+                    help="Accept the form (as its OK button; enter in a text field too)")
+DIALOG_TOGGLE = Key("dialog_toggle", "space", "Toggle", action="toggle_button", show=False,
+                    help="Tick or untick the checkbox that has the focus")
 DIALOG_CLOSE = Key("dialog_close", "enter,q", "Close", action="cancel",
                    help="Close the text")
 DIALOG_STOP = Key("dialog_stop", "escape", "Stop", action="cancel",
@@ -235,8 +237,8 @@ PROFILES_BACK = Key("profiles_back", "escape", "Back", action="leave",
                     help="Back without choosing a profile")
 TOO_SMALL_QUIT = Key("too_small_quit", "q", "Quit", action="app.quit",
                      help="Quit (the terminal is too small for the console)")
-DIALOG_KEYS = [DIALOG_CANCEL, DIALOG_YES, DIALOG_NO, DIALOG_SUBMIT, DIALOG_CLOSE, DIALOG_STOP,
-               EDIT_APPLY, EDIT_FORCE, EDIT_CANCEL, FILTER_CLOSE, HELP_CLOSE, PROFILES_BACK,
+DIALOG_KEYS = [DIALOG_CANCEL, DIALOG_YES, DIALOG_NO, DIALOG_SUBMIT, DIALOG_TOGGLE, DIALOG_CLOSE,
+               DIALOG_STOP, EDIT_APPLY, EDIT_FORCE, EDIT_CANCEL, FILTER_CLOSE, HELP_CLOSE, PROFILES_BACK,
                TOO_SMALL_QUIT]
 
 CHANGING: frozenset[str] = frozenset(

@@ -444,3 +444,29 @@ async def test_the_journal_screen_lists_what_was_done(make_app, qm):
         assert "1 done · 0 failed · 0 skipped" in screen_text(app)
         [outcome] = app.screen.outcomes
         assert (outcome.outcome, outcome.destination) == ("done", "APP.AUDIT")
+
+
+async def test_the_attributes_dialog_does_what_its_hint_says(make_app, qm):
+    """'enter / ctrl+o: OK': enter on a focused checkbox is OK, not a toggle (space ticks
+    it); the change asked is then HARDENBO: NOHARDENBO → HARDENBO, once."""
+    from textual.widgets import Checkbox
+
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(app, pilot)
+        table = app.screen.query_one("#queues", DataTable)
+        names = [str(table.get_row_at(i)[0]).strip() for i in range(table.row_count)]
+        table.move_cursor(row=names.index("APP.PAYMENTS"))
+        await pilot.press("a")
+        await wait_for(app, pilot, lambda: isinstance(app.screen, FormDialog))
+        tick = app.screen.query_one("#f_hardenbo", Checkbox)
+        tick.focus()
+        await pilot.pause()
+        await pilot.press("space")
+        await pilot.pause()
+        assert tick.value is True
+        await pilot.press("enter")
+        await wait_for(app, pilot, lambda: isinstance(app.screen, ConfirmDialog))
+        assert "HARDENBO: NOHARDENBO → HARDENBO" in str(app.screen.body)
+        await pilot.press("n")
+    assert qm.inquire_queue("APP.PAYMENTS").hardenbo is False  # answered no

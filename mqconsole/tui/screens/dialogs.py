@@ -28,10 +28,13 @@ def said_cancelled(dialog: Dialog) -> None:
                       markup=False, timeout=4)
 
 
-class Tick(Checkbox):
+class Tick(Checkbox, inherit_bindings=False):
     """A checkbox whose state is a mark, not a colour: ``X`` when on, blank when off
     (Textual's draws an X either way and tells them apart by colour, which NO_COLOR and
-    monochrome terminals lose)."""
+    monochrome terminals lose). ``space`` ticks it; ``enter`` is the form's OK, as its hint
+    says (Textual's checkbox took enter as a toggle too)."""
+
+    BINDINGS = K.binding(K.DIALOG_TOGGLE)
 
     @property
     def _button(self):  # ToggleButton's, with the mark chosen
