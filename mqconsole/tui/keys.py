@@ -166,7 +166,9 @@ DLQ_PLAN = Key("dlq_plan", "r", "Plan again", action="plan",
                help="Read the rules file again and plan it")
 DLQ_RUN = Key("dlq_run", "ctrl+o", "Run", action="run_handler", changing=True,
               help="Run one pass of the planned rules table")
-DLQ_KEYS = [DLQ_PLAN, DLQ_RUN]
+DLQ_RULES = Key("dlq_rules", "f", "Rules file", action="focus_rules",
+                help="Put the cursor in the rules file's field (enter there plans it)")
+DLQ_KEYS = [DLQ_PLAN, DLQ_RUN, DLQ_RULES]
 
 # -- the audit (read only: an export browses, the report reads a snapshot) -------------------
 # priority: they work while the queue or folder field has the focus (over its ctrl+e/ctrl+x)

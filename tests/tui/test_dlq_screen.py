@@ -360,3 +360,19 @@ async def test_a_plan_whose_destinations_fill_says_how_many_would_fail_before_th
         assert body.index("3 would forward") > first
         await pilot.press("escape")
     assert depth(qm, "APP.FEW") == 0  # nothing was run
+
+
+async def test_f_puts_the_cursor_back_in_the_rules_field(make_app, rules_dir):
+    """After a plan the table has the focus; f goes back to the rules file's field, where
+    typing another name and enter plans that one."""
+    app = make_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen = await open_handler(app, pilot, "small.rules")
+        await wait_for(app, pilot, lambda: screen.plan is not None)
+        field = screen.query_one("#d-rules", Input)
+        field.blur()
+        await pilot.pause()
+        assert screen.focused is not field
+        await pilot.press("f")
+        await pilot.pause()
+        assert screen.focused is field

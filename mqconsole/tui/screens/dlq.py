@@ -144,6 +144,12 @@ class DlqHandlerScreen(ConsoleScreen):
         if self.rules:
             self.action_plan()
 
+    def action_focus_rules(self) -> None:
+        """f: back to the rules file's field (the plan's table has the focus after a plan)."""
+        field = self.query_one("#d-rules", Input)
+        field.focus()
+        field.cursor_position = len(field.value)
+
     def _status(self, text: Text | str) -> None:
         self.query_one("#d-status", Static).update(text if isinstance(text, Text)
                                                    else txt(text))
