@@ -240,8 +240,8 @@ PROFILES_BACK = Key("profiles_back", "escape", "Back", action="leave",
 TOO_SMALL_QUIT = Key("too_small_quit", "q", "Quit", action="app.quit",
                      help="Quit (the terminal is too small for the console)")
 DIALOG_KEYS = [DIALOG_CANCEL, DIALOG_YES, DIALOG_NO, DIALOG_SUBMIT, DIALOG_TOGGLE, DIALOG_CLOSE,
-               DIALOG_STOP, EDIT_APPLY, EDIT_FORCE, EDIT_CANCEL, FILTER_CLOSE, HELP_CLOSE, PROFILES_BACK,
-               TOO_SMALL_QUIT]
+               DIALOG_STOP, EDIT_APPLY, EDIT_FORCE, EDIT_CANCEL, FILTER_CLOSE, HELP_CLOSE,
+               PROFILES_BACK, TOO_SMALL_QUIT]
 
 CHANGING: frozenset[str] = frozenset(
     k.action_name for k in [*QUEUE_KEYS, *MESSAGE_KEYS, *DETAIL_KEYS, *DLQ_KEYS] if k.changing)
