@@ -24,4 +24,19 @@ def note(template: str, n: int) -> str:
                            are=agree(n, "is", "are"))
 
 
-__all__ = ["agree", "counted", "note"]
+def fit_count(n: int, width: int) -> str:
+    """``n`` in at most ``width`` characters, never cut: 180000 → ``180000``, or ``180k``,
+    ``1.2M``, ``3G`` when the column is narrower (a count is never shown as ``1800…``)."""
+    text = str(n)
+    if len(text) <= width:
+        return text
+    for size, unit in ((10**9, "G"), (10**6, "M"), (10**3, "k")):
+        if abs(n) >= size:
+            for digits in (1, 0):
+                short = f"{n / size:.{digits}f}".rstrip("0").rstrip(".") + unit
+                if len(short) <= width:
+                    return short
+    return text  # wider than the column rather than wrong
+
+
+__all__ = ["agree", "counted", "fit_count", "note"]

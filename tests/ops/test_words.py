@@ -16,3 +16,15 @@ def test_counts_agree() -> None:
     assert note(template, 1) == "1 message had no dead-letter header and was moved unchanged"
     assert note(template, 2) == "2 messages had no dead-letter header and were moved unchanged"
 
+
+
+def test_a_count_fits_its_column_and_is_never_cut() -> None:
+    from mqconsole.ops.words import fit_count
+
+    assert fit_count(180_000, 6) == "180000"
+    assert fit_count(180_000, 5) == "180k"  # never "1800…"
+    assert fit_count(1_234_567, 5) == "1.2M" and fit_count(1_234_567, 3) == "1M"
+    assert fit_count(12_345, 4) == "12k" and fit_count(15, 4) == "15"
+    for n in (0, 7, 999, 1000, 54_321, 180_000, 2_000_000, 999_999_999):
+        for width in (4, 5, 7):
+            assert len(fit_count(n, width)) <= width

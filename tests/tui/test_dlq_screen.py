@@ -376,3 +376,14 @@ async def test_f_puts_the_cursor_back_in_the_rules_field(make_app, rules_dir):
         await pilot.press("f")
         await pilot.pause()
         assert screen.focused is field
+
+
+def test_what_would_fail_comes_first_in_the_outcome_column() -> None:
+    """At 80 columns the OUTCOME column is cut at the screen's edge: its first words say
+    what would fail (issue 24: the dead-letter plan hid 'would fail now')."""
+    from mqconsole.tui.screens.dlq import first_the_failure
+
+    said = first_the_failure("would retry to APP.PAYMENTS (header removed) — would fail now: "
+                             "MQRC_Q_FULL")
+    assert said.startswith("would fail now: MQRC_Q_FULL — would retry to APP.PAYMENTS")
+    assert first_the_failure("would discard") == "would discard"

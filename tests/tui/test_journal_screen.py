@@ -264,3 +264,15 @@ async def test_a_change_stopped_early_says_so_in_the_list_and_the_record(make_ap
         await wait_for(app, pilot, lambda: isinstance(app.screen, JournalRecordScreen)
                        and app.screen.outcomes is not None)
         assert "stopped early (by SIGTERM)" in screen_text(app)
+
+
+def test_a_count_of_180000_is_never_cut_in_its_column():
+    """At 80 columns DONE is 5 wide: 180,000 done reads 180k, never 1800… (issue 24)."""
+    from mqconsole.tui.screens.journal import COUNT_COLUMNS, row
+
+    entry = JournalEntry("move", qmgr="QM1", profile="test", source="SYSTEM.DEAD.LETTER.QUEUE",
+                         destinations=["APP.HOLD"], operator="alice")
+    entry.unlisted_done = 180_000
+    cells = row(entry, 30)
+    done = cells[4].plain
+    assert done == "180k" and len(done) <= COUNT_COLUMNS[0].width

@@ -54,6 +54,14 @@ def _short(outcome: str) -> str:
     return what.split(" to ")[0].split(" as ")[0]
 
 
+def first_the_failure(outcome: str) -> str:
+    """"would retry to APP.IN (header removed) — would fail now: MQRC_Q_FULL" →
+    "would fail now: MQRC_Q_FULL — would retry to APP.IN (header removed)": at 80 columns
+    the column ends before the line does, and what would fail must not be what is cut."""
+    what, sep, failure = outcome.partition(" — would fail now: ")
+    return f"would fail now: {failure} — {what}" if sep else outcome
+
+
 def rules_text(text: str, problems: list[Problem], notes: dict[int, str] | None = None
                ) -> Text:
     """The table with line numbers; each problem under its line (a caret at its column),
@@ -252,8 +260,9 @@ class DlqHandlerScreen(ConsoleScreen):
         for n, m in enumerate(messages[:MAX_ROWS], 1):
             bad = m["outcome"].startswith(("failed", "would fail")) or " — would fail" in \
                 m["outcome"]
-            outcome = m["outcome"] + (f" ({m['reason']})" if m.get("reason")
-                                      and m["reason"] not in m["outcome"] else "")
+            outcome = first_the_failure(m["outcome"]) + (
+                f" ({m['reason']})" if m.get("reason") and m["reason"] not in m["outcome"]
+                else "")
             table.add_row(Text(str(n), justify="right"), txt(str(m["msg_id"])[-8:]),
                           Text(str(m["rule"] or "-"), justify="right"),
                           txt(m["action"] or "-"),

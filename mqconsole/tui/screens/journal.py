@@ -23,6 +23,7 @@ from textual.app import ComposeResult
 from textual.timer import Timer
 from textual.widgets import Footer, Static
 
+from mqconsole.ops.words import fit_count
 from mqconsole.tui import keys as K
 from mqconsole.tui.context import ConsoleContext
 from mqconsole.tui.safe import clean, txt
@@ -87,9 +88,11 @@ def row(e, route_width: int = 200) -> list[Text]:
     return [Text(e.time.strftime("%m-%d %H:%M")), txt(e.operator),
             txt(("DRY " if e.dry_run else "") + e.operation,
                 "italic" if e.dry_run else ""), route,
-            Text(str(counts["done"])),
-            Text(str(counts["failed"]), style="bold red" if counts["failed"] else ""),
-            Text(str(skipped), style="bold yellow" if skipped else "")]
+            Text(fit_count(counts["done"], COUNT_COLUMNS[0].width)),
+            Text(fit_count(counts["failed"], COUNT_COLUMNS[1].width),
+                 style="bold red" if counts["failed"] else ""),
+            Text(fit_count(skipped, COUNT_COLUMNS[2].width),
+                 style="bold yellow" if skipped else "")]
 
 
 def haystack(entry) -> str:
