@@ -629,8 +629,11 @@ class ActionRunner:
         try:
             plan = await self._plan(kind, "check the edit", quiet=(EditError,))
         except EditError as exc:
-            self._edit_problem(screen, str(exc),
-                               can_force=any(p.level == "error" for p in exc.problems))
+            errors = [p.text for p in exc.problems if p.level == "error"]
+            # the console's words: its key (ctrl+f, said under it), not the CLI's --force
+            said = ("The edited message fails a check: " + "; ".join(errors)) if errors \
+                else str(exc)
+            self._edit_problem(screen, said, can_force=bool(errors))
             return
         if plan is None:
             return

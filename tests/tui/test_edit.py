@@ -99,3 +99,20 @@ async def test_an_external_editors_final_newline_is_said_and_can_be_dropped(make
         await pilot.press("y")
         await wait_for(app, pilot, lambda: isinstance(app.screen, TextDialog))
     assert payload_of(qm, target) == edited
+
+
+async def test_at_80x24_a_failed_checks_reason_is_whole_and_names_the_key(make_app, qm):
+    """The reason wraps instead of being cut at the screen's edge, and the way on is the
+    console's key (ctrl+f), not the command line's --force (issue 24)."""
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await open_editor(app, pilot)
+        app.screen.query_one("#payload", PayloadView).load_text('{"order": broken')
+        await pilot.press("ctrl+o")
+        await wait_for(app, pilot, lambda: isinstance(app.screen, EditScreen)
+                       and app.screen.can_force)
+        said = str(app.screen.query_one("#problem").content)
+        assert "--force" not in said and "ctrl+f: apply anyway" in said
+        shown = " ".join(screen_text(app).split())  # the screen's words, lines joined
+        reason = " ".join(said.split("\n")[0].split())
+        assert reason in shown, (reason, shown)

@@ -149,8 +149,8 @@ class EditScreen(Screen):
         self.can_force = can_force
         self.refresh_bindings()  # ctrl+f is in the footer only while it can be used
         line = Text(clean(text))
-        if can_force:
-            line.append("  ctrl+f: apply anyway (the original is saved to a backup first)",
+        if can_force:  # on a line of its own: the reason above wraps, never cut
+            line.append("\nctrl+f: apply anyway (the original is saved to a backup first)",
                         "bold")
         self.query_one("#problem", Label).update(line)
 
