@@ -1,21 +1,20 @@
 """PCF: queue administration through the command server (MQCMD_INQUIRE_Q and friends).
 
-``PCFExecute`` is built with keywords only (portability rule 5: the positional parameters of
-ibmmq and pymqi differ) and ``convert=True`` (replies of a big-endian queue manager — AIX,
-z/OS — are converted by MQGET; pymqi's default is False). Every string of a reply is
-stripped of blanks and NULs (rule 6: MQ pads them to their full length), and replies without
-``MQCA_Q_NAME`` are dropped where queues are expected (rule 6: the extra replies of z/OS as
-pymqi hands them back).
-
-ibmmq keeps reading replies after an error reply when given ``responses=[]``; pymqi raises
-at the first one. A generic inquiry where one queue fails (damaged, say) therefore falls
-back, on pymqi, to MQCMD_INQUIRE_Q_NAMES and one inquiry per queue, skipping the failing
-ones: one damaged queue never aborts a listing.
+mqconsole sends its own PCF requests (``PCFSession.command``) instead of the libraries'
+``PCFExecute``, whose request MQMD carries MQCCSI_Q_MGR — for a client the client's CCSID,
+which mqconsole cannot know, so no string could be labelled truthfully. A request's MQMD says
+CCSID 1208 and every string in it MQCCSI_DEFAULT; replies are got with MQGMO_CONVERT (a
+big-endian queue manager's — AIX, z/OS — are converted by MQGET) into 1208 and the native
+encoding, read until MQCFC_LAST, z/OS's MQCFT_XR_MSG/XR_SUMMARY skipped. Every string of a
+reply is stripped of blanks and NULs (rule 6: MQ pads them to their full length), and
+replies without ``MQCA_Q_NAME`` are dropped where queues are expected (rule 6). Error
+replies among good ones are kept, so one damaged queue never aborts a listing.
 """
 
 from __future__ import annotations
 
 import logging
+import struct
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -24,18 +23,12 @@ from typing import Any
 from mqconsole.mq.errors import MQError
 from mqconsole.mq.queue import QueueAttrs, QueueStatus, QueueType, Usage
 from mqconsole.mq.reasons import (
-    MQRC_CONNECTION_BROKEN,
-    MQRC_HCONN_ERROR,
-    MQRC_NO_MSG_AVAILABLE,
     MQRC_NOT_AUTHORIZED,
     MQRC_OBJECT_ALREADY_EXISTS,
     MQRC_OBJECT_IN_USE,
     MQRC_OBJECT_NAME_ERROR,
     MQRC_OBJECT_TYPE_ERROR,
     MQRC_OPTION_NOT_VALID_FOR_TYPE,
-    MQRC_Q_MGR_NOT_AVAILABLE,
-    MQRC_Q_MGR_QUIESCING,
-    MQRC_Q_MGR_STOPPING,
     MQRC_UNKNOWN_OBJECT_NAME,
 )
 
@@ -43,7 +36,10 @@ from .shim import MQLibrary
 
 log = logging.getLogger(__name__)
 
-PCF_CCSID = 1208  # every PCF string is sent as UTF-8, labelled so
+PCF_CCSID = 1208  # a PCF request's MQMD (its strings say MQCCSI_DEFAULT: UTF-8)
+REPLY_BUFFER = 1024 * 1024  # one PCF reply (one object) is far smaller
+_CFH = struct.Struct("=9i")  # MQCFH as MQGMO_CONVERT hands it: the native encoding
+_CFH_CODES = struct.Struct("=2i")
 # QueueAttrs field → (MQ selector name, kind). Kinds: int, text, and the flag tables below.
 ATTRIBUTES: dict[str, tuple[str, str]] = {
     "max_depth": ("MQIA_MAX_Q_DEPTH", "int"),
@@ -135,30 +131,30 @@ class PCFSession:
         self._model = model_queue
         self._dynamic = dynamic_queue
         self._command = command_queue
-        self._exec: Any = None
+        self._reply: tuple[Any, bytes] | None = None
         #: "reply queue" when the last command failed opening its reply queue (the model
         #: queue), else "request" (the command queue refused it, or the command server)
         self.last_stage = ""
 
     # -- plumbing ----------------------------------------------------------------------
-    def executor(self) -> Any:
-        if self._exec is None:
-            # keywords only (rule 5); convert=True for big-endian queue managers
-            self._exec = self._lib.module.PCFExecute(
-                self._qmgr,
-                model_queue_name=self._model.encode("ascii"),
-                dynamic_queue_name=self._dynamic.encode("ascii"),
-                command_queue_name=self._command.encode("ascii"),
-                response_wait_interval=self._wait,
-                convert=True)
-        return self._exec
+    def reply_queue(self) -> tuple[Any, bytes]:
+        """The dynamic queue replies come on (MQOPEN of the model queue), opened once."""
+        if self._reply is None:
+            m, C = self._lib.module, self._lib.CMQC
+            od = m.OD(ObjectName=self._model.encode("ascii"),
+                      DynamicQName=self._dynamic.encode("ascii"))
+            queue = m.Queue(self._qmgr, od,
+                            C.MQOO_INPUT_EXCLUSIVE | C.MQOO_FAIL_IF_QUIESCING)
+            self._reply = (queue, bytes(od.ObjectName))
+        return self._reply
 
     def close(self) -> None:
-        """Close the reply queue (``pcf.disconnect()`` does only that; MQDISC is ours)."""
-        if self._exec is not None:
-            ex, self._exec = self._exec, None
+        """Close the reply queue with MQCO_DELETE_PURGE: a model of DEFTYPE(PERMDYN) would
+        otherwise leave a permanent dynamic queue behind (MQDISC is ours)."""
+        if self._reply is not None:
+            (queue, _), self._reply = self._reply, None
             try:
-                ex.disconnect()
+                queue.close(self._lib.CMQC.MQCO_DELETE_PURGE)
             except Exception:  # the connection may already be gone
                 log.debug("closing the PCF reply queue failed", exc_info=True)
 
@@ -166,22 +162,23 @@ class PCFSession:
         return const(self._lib, name)
 
     def text(self, value: str) -> bytes:
-        """A PCF string's bytes: UTF-8, sent labelled CCSID 1208 (see ``parameters``)."""
+        """A PCF string's bytes: UTF-8, the CCSID the request's MQMD says (``command``)."""
         return value.encode("utf-8", errors="replace")
 
     def parameters(self, params: Mapping[int, Any]) -> list[Any]:
-        """The request's parameters as PCF structures, in order. Every string carries
-        CodedCharSetId 1208 (its bytes are UTF-8): left at MQCCSI_DEFAULT, a string takes
-        the request message's CCSID — the client's — and a queue manager converting from
-        that reads the bytes of any other encoding (the queue manager's own EBCDIC on
-        z/OS, say) as garbage."""
+        """The request's parameters as PCF structures, in order. Every string is labelled
+        MQCCSI_DEFAULT: it is in the CCSID of the request's MQMD, which says 1208 (its bytes
+        are UTF-8). A string labelled with another CCSID than the queue manager's is
+        answered 3049 (MQRCCF_CCSID_ERROR) when the message is not converted — bindings, or
+        a client of the queue manager's own CCSID (IBM MQ, MQCFST CodedCharSetId)."""
         m = self._lib.module
+        default = self._lib.CMQC.MQCCSI_DEFAULT
         out: list[Any] = []
         for key, value in params.items():
             if isinstance(value, bytes):
-                out.append(m.CFST(Parameter=key, String=value, CodedCharSetId=PCF_CCSID))
+                out.append(m.CFST(Parameter=key, String=value, CodedCharSetId=default))
             elif isinstance(value, list) and value and isinstance(value[0], bytes):
-                out.append(m.CFSL(Parameter=key, Strings=value, CodedCharSetId=PCF_CCSID))
+                out.append(m.CFSL(Parameter=key, Strings=value, CodedCharSetId=default))
             elif isinstance(value, list):
                 out.append(m.CFIL(Parameter=key, Values=[int(v) for v in value]))
             else:
@@ -226,31 +223,58 @@ class PCFSession:
         return pcf_reason
 
     def command(self, command: str, params: Mapping[int, Any]) -> list[Reply]:
-        """Send ``MQCMD_…`` with ``params`` (in order) and return every reply.
+        """``raw_command`` with every string of the replies cleaned (rule 6)."""
+        return [Reply(clean(r.params), r.comp, r.reason)
+                for r in self.raw_command(command, params)]
 
-        Raises the library's MQMIError for an MQI failure (2033: no reply in time — is the
-        command server running?) and for an error reply when nothing else came back; error
-        replies among good ones are returned (``Reply.comp`` != 0).
+    def raw_command(self, command: str, params: Mapping[int, Any]) -> list[Reply]:
+        """Send ``MQCMD_…`` with ``params`` (in order) and return every reply as MQ sent it.
+
+        The request is mqconsole's own (not the libraries' PCFExecute, whose MQMD carries
+        MQCCSI_Q_MGR, the client's CCSID, which mqconsole cannot know): MQPUT1 to the command
+        queue of an MQADMIN message whose MQMD says CCSID 1208 and the native encoding;
+        replies are got from the reply queue by CorrelId with MQGMO_CONVERT into 1208 and
+        the native encoding, until the one whose MQCFH Control is MQCFC_LAST. Raises the
+        library's MQMIError for an MQI failure (2033: no reply in time — is the command
+        server running?) and for an error reply when no good one came; error replies among
+        good ones are returned (``Reply.comp`` != 0).
         """
+        lib, m = self._lib, self._lib.module
+        C, F = lib.CMQC, lib.CMQCFC
         self.last_stage = "reply queue"
-        method = getattr(self.executor(), command)
-        args = self.parameters(params)
+        reply_q, reply_name = self.reply_queue()
         self.last_stage = "request"
-        if not self._lib.pcf_collects_errors:
-            return [Reply(clean(r)) for r in method(args)]
-        collected: list[Any] = []
-        error: Exception | None = None
-        try:
-            method(args, responses=collected)
-        except self._lib.MQMIError as exc:
-            error = exc
-        replies = [Reply(clean(res), int(cfh.CompCode), int(cfh.Reason))
-                   for res, cfh in collected]
-        if error is not None:
-            reason = getattr(error, "reason", None)
-            pcf_error = any(r.comp and r.reason == reason for r in replies)
-            if not pcf_error or not any(r.comp == 0 for r in replies):
-                raise error
+        args = self.parameters(params)
+        cfh = m.CFH(Version=F.MQCFH_VERSION_1, Type=F.MQCFT_COMMAND,
+                    Command=self.k(command), ParameterCount=len(args))
+        body = cfh.pack() + b"".join(a.pack() for a in args)
+        md = m.MD(Format=C.MQFMT_ADMIN, MsgType=C.MQMT_REQUEST, ReplyToQ=reply_name,
+                  CodedCharSetId=PCF_CCSID, Encoding=C.MQENC_NATIVE,
+                  Expiry=max(1, self._wait // 100 * 3),
+                  Report=C.MQRO_PASS_DISCARD_AND_EXPIRY | C.MQRO_DISCARD_MSG)
+        self._qmgr.put1(m.OD(ObjectName=self._command.encode("ascii")), body, md,
+                        m.PMO(Options=C.MQPMO_NO_SYNCPOINT | C.MQPMO_FAIL_IF_QUIESCING))
+        replies: list[Reply] = []
+        while True:
+            got = m.MD(CorrelId=bytes(md.MsgId), CodedCharSetId=PCF_CCSID,
+                       Encoding=C.MQENC_NATIVE)
+            g = m.GMO(Options=C.MQGMO_WAIT | C.MQGMO_NO_SYNCPOINT | C.MQGMO_CONVERT |
+                      C.MQGMO_FAIL_IF_QUIESCING, WaitInterval=self._wait,
+                      MatchOptions=C.MQMO_MATCH_CORREL_ID)
+            g.Version = max(int(g.Version), C.MQGMO_VERSION_2)
+            data = reply_q.get(REPLY_BUFFER, got, g)
+            kind, control, comp, reason = (_CFH.unpack_from(data, 0)[i] for i in (0, 5, 6, 7))
+            if kind not in (F.MQCFT_XR_MSG, F.MQCFT_XR_SUMMARY):  # z/OS: not answers
+                # the libraries' unpack refuses an error reply: read its parameters with
+                # CompCode and Reason cleared
+                ok = data[:24] + _CFH_CODES.pack(0, 0) + data[32:]
+                res, _ = m.PCFExecute.unpack(ok)
+                replies.append(Reply(res, int(comp), int(reason)))
+            if control == F.MQCFC_LAST:
+                break
+        errors = [r for r in replies if r.comp]
+        if errors and not any(r.comp == 0 for r in replies):
+            raise lib.MQMIError(errors[0].comp, errors[0].reason)
         return replies
 
     def refused_by(self) -> tuple[str, str] | None:
@@ -337,11 +361,7 @@ class PCFSession:
                 and self.refused_by() is None
             ):
                 return out  # nothing matches, or nothing the user may see (as generic names)
-            if reason in (MQRC_NO_MSG_AVAILABLE, MQRC_NOT_AUTHORIZED, MQRC_Q_MGR_NOT_AVAILABLE,
-                          MQRC_CONNECTION_BROKEN, MQRC_HCONN_ERROR, MQRC_Q_MGR_QUIESCING,
-                          MQRC_Q_MGR_STOPPING) or self._lib.pcf_collects_errors:
-                raise
-            return self._list_one_by_one(pattern)  # pymqi stopped at an error reply
+            raise
         self._collect(replies, out)
         out.queues.sort(key=lambda q: q.name)
         return out
@@ -357,22 +377,6 @@ class PCFSession:
             attrs = self.attrs_from(r.params)
             if attrs is not None:
                 out.queues.append(attrs)
-
-    def _list_one_by_one(self, pattern: str) -> Listing:
-        out = Listing()
-        names = self.command("MQCMD_INQUIRE_Q_NAMES", {
-            self.k("MQCA_Q_NAME"): self.text(pattern),
-            self.k("MQIA_Q_TYPE"): self.k("MQQT_ALL"),
-        })
-        key = self.k("MQCACF_Q_NAMES")
-        for reply in names:
-            for name in reply.params.get(key, []) or []:
-                try:
-                    self._collect(self.inquire_q(name), out)
-                except self._lib.MQMIError as exc:
-                    out.failed[name] = self.mq_reason(exc.reason)
-        out.queues.sort(key=lambda q: q.name)
-        return out
 
     def inquire_queue(self, name: str) -> QueueAttrs:
         listing = Listing()

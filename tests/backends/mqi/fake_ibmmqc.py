@@ -897,7 +897,8 @@ class Engine:
             raise Failure(C.MQRC_DATA_LENGTH_ERROR)  # longer than the channel carries
         context, syncpoint, new_id = self._put_options(pmo, open_options, info)
         md = self._passed_context(conn, pmo, md, name, open_options)
-        info.update(queue=name, context=context.value, syncpoint=syncpoint, length=len(body))
+        info.update(queue=name, context=context.value, syncpoint=syncpoint, length=len(body),
+                    ccsid=md.ccsid)
         qdef = conn.qdef
         held = 1 + self._reports(md, C.MQRO_COA) if syncpoint else 0
         if syncpoint and conn.uow_lost:
@@ -972,13 +973,25 @@ class Engine:
                                       reason=exc.reason)]
             else:
                 # the command server reads each string in the CCSID it is labelled with:
-                # its own CodedCharSetId, else the message's (MQCCSI_Q_MGR from a client:
-                # the client's); the server works in UTF-8 here
-                label = md.ccsid or conn.client_ccsid
+                # its own CodedCharSetId, else (MQCCSI_DEFAULT) the message's, where
+                # MQCCSI_Q_MGR means the client's CCSID for a client and the queue
+                # manager's in bindings (IBM MQ, MQMD CodedCharSetId; MQCFST
+                # CodedCharSetId). The server works in UTF-8 here
+                bindings = bool(conn.options & C.MQCNO_LOCAL_BINDING)
+                label = md.ccsid or (qdef.ccsid if bindings else conn.client_ccsid)
+                strings = [p for p in request.params if p.kind in ("str", "strs")]
                 request.params = [
                     recode(p, ccsid_codec(p.ccsid or label), "utf-8")
                     if p.kind in ("str", "strs") else p for p in request.params]
-                if not self._may(conn, "dsp", qdef.name, "qmgr"):
+                if label == qdef.ccsid and any(p.ccsid not in (0, qdef.ccsid)
+                                               for p in strings):
+                    # a message in the queue manager's own CCSID is not converted, and a
+                    # string labelled with another CCSID is refused: 3049
+                    # (MQRCCF_CCSID_ERROR, IBM MQ "PCF reason codes": "Coded character-set
+                    # identifier error ... not the queue manager's CCSID")
+                    replies = [PCFMessage(F.MQCFT_RESPONSE, request.command, [],
+                                          comp=C.MQCC_FAILED, reason=F.MQRCCF_CCSID_ERROR)]
+                elif not self._may(conn, "dsp", qdef.name, "qmgr"):
                     # IBM MQ, "Authorizations for PCF commands" (Multiplatforms): the user
                     # of every PCF command needs +connect and +dsp on the queue manager
                     # object besides the object's own authority; MQ checks it before the

@@ -13,7 +13,7 @@ import pytest
 
 import mqconsole.backends.mqi as mqi_pkg
 from mqconsole.backends.base import Context
-from mqconsole.backends.mqi import _structs, pcf, shim
+from mqconsole.backends.mqi import _structs, shim
 from mqconsole.backends.mqi import connection as connection_mod
 from mqconsole.mq.errors import MQError
 from mqconsole.mq.md import MQMD
@@ -72,24 +72,17 @@ def _strict_library(lib: shim.MQLibrary) -> shim.MQLibrary:
     for name in ("MD", "OD", "GMO", "PMO", "CD", "SCO", "CNO"):
         base = getattr(lib.module, name)
         setattr(mod, name, type(name, (_StrictBytes, base), {}))
-    real_pcf = lib.module.PCFExecute
+    for name in ("CFST", "CFSL"):  # PCF strings: bytes only (pymqi rejects str)
+        base = getattr(lib.module, name)
 
-    class StrictPCF(real_pcf):  # type: ignore[misc, valid-type]
-        def __getattr__(self, name: str):
-            method = super().__getattr__(name)
+        def strict(*args, _base=base, **kw):
+            v = kw.get("String", kw.get("Strings", []))
+            values = v if isinstance(v, list) else [v]
+            assert not any(isinstance(x, str) for x in values), \
+                f"PCF parameter {kw.get('Parameter')} given str: {v!r}"
+            return _base(*args, **kw)
 
-            def call(params, *args, **kw):
-                # parameters come as PCF structures (strings labelled with their CCSID)
-                for p in params:
-                    v = getattr(p, "String", None) or getattr(p, "Strings", None) or []
-                    values = v if isinstance(v, list) else [v]
-                    assert not any(isinstance(x, str) for x in values), \
-                        f"PCF parameter {p.Parameter} given str: {v!r}"
-                return method(params, *args, **kw)
-
-            return call
-
-    mod.PCFExecute = StrictPCF
+        setattr(mod, name, strict)
     return lib
 
 
@@ -197,60 +190,39 @@ def test_rule4_version_1_ignores_match_options(qmgr, qm, engine, monkeypatch) ->
         assert [m.body for m in cur.next_batch(10)] == [b"a"]  # narrowed to a's MsgId
 
 
-# -- rule 5: PCFExecute with keywords only, and convert=True -------------------------------------
+# -- rule 5: PCF replies are got with MQGMO_CONVERT (issue 22 item 3: mqconsole's own requests) --
 
-def test_rule5_pcf_keywords_and_convert(make_qmgr, library) -> None:
-    made = []
-    real = library.module.PCFExecute
-
-    def spy(*args, **kwargs):
-        made.append((args, kwargs))
-        return real(*args, **kwargs)
-
-    qmgr = make_qmgr(lib=_library_with(library, PCFExecute=spy))
-    qm = qmgr.connect()
+def test_rule5_pcf_replies_are_got_with_convert(qmgr, qm, engine) -> None:
     q = qmgr.queue()
+    engine.clear_calls()
     assert qm.inquire_queue(q).name == q
-    [(args, kwargs)] = made
-    assert len(args) == 1, "only the queue manager may be positional: the others differ " \
-                           "between ibmmq and pymqi"
-    assert kwargs["convert"] is True
+    gets = [c for c in engine.calls_named("MQGET") if c.info.get("queue", "").startswith(
+        "MQCONSOLE.")]
+    assert gets and all(c.info["options"] & qm.lib.CMQC.MQGMO_CONVERT for c in gets)
 
 
-def test_rule5_big_endian_queue_manager_needs_convert(make_qmgr, monkeypatch) -> None:
+def test_rule5_big_endian_queue_manager_needs_convert(make_qmgr, library, monkeypatch) -> None:
     qmgr = make_qmgr("QMAIX", encoding=273)
     qm = qmgr.connect()
     q = qmgr.queue(description="on AIX")
     got = qm.inquire_queue(q)
     assert (got.name, got.description, got.max_depth) == (q, "on AIX", 5000)
     assert {x.name for x in qm.list_queues("T.*")} >= {q}
-    # without convert=True the replies arrive big-endian and make no sense
-    real = pcf.PCFSession.executor
-
-    def no_convert(self):
-        if self._exec is None:
-            self._exec = self._lib.module.PCFExecute(
-                self._qmgr, model_queue_name=self._model.encode(),
-                dynamic_queue_name=self._dynamic.encode(),
-                command_queue_name=self._command.encode(),
-                response_wait_interval=self._wait, convert=False)
-        return self._exec
-
-    monkeypatch.setattr(pcf.PCFSession, "executor", no_convert)
+    # without MQGMO_CONVERT the replies arrive big-endian and make no sense
+    monkeypatch.setattr(library.CMQC, "MQGMO_CONVERT", 0)
     other = qmgr.connect()
     with pytest.raises(Exception):  # noqa: B017 - garbage parses as anything
         assert other.inquire_queue(q).name == q
-    monkeypatch.setattr(pcf.PCFSession, "executor", real)
 
 
 # -- rule 6: strip PCF strings; skip replies without MQCA_Q_NAME ---------------------------------
 
 def test_rule6_pcf_strings_are_padded_and_stripped(qmgr, qm) -> None:
     q = qmgr.queue("PAD", description="short", boqname="BO.Q")
-    raw = qm._pcf().executor().MQCMD_INQUIRE_Q({
+    raw = qm._pcf().raw_command("MQCMD_INQUIRE_Q", {
         qm.lib.CMQC.MQCA_Q_NAME: q.encode(), qm.lib.CMQCFC.MQIACF_Q_ATTRS:
             [qm.lib.CMQC.MQCA_Q_DESC]})
-    padded = raw[0][qm.lib.CMQC.MQCA_Q_NAME]
+    padded = raw[0].params[qm.lib.CMQC.MQCA_Q_NAME]
     assert padded != q.encode() and padded.rstrip() == q.encode()  # MQ pads: the rule bites
     got = qm.inquire_queue(q)
     assert (got.name, got.description, got.boqname) == (q, "short", "BO.Q")

@@ -109,20 +109,21 @@ def test_pcf_required_parameters_first(qmgr, qm) -> None:
     lib = qm.lib
     C, F = lib.CMQC, lib.CMQCFC
     q = qmgr.queue()
-    ex = qm._pcf().executor()
+    pcf = qm._pcf()
     with pytest.raises(lib.MQMIError) as info:
-        ex.MQCMD_INQUIRE_Q({F.MQIACF_Q_ATTRS: [C.MQIA_MAX_Q_DEPTH], C.MQCA_Q_NAME: q.encode()})
+        pcf.raw_command("MQCMD_INQUIRE_Q", {F.MQIACF_Q_ATTRS: [C.MQIA_MAX_Q_DEPTH],
+                                            C.MQCA_Q_NAME: q.encode()})
     assert info.value.reason == F.MQRCCF_PARM_SEQUENCE_ERROR == 3035
     with pytest.raises(lib.MQMIError) as info:
-        ex.MQCMD_CHANGE_Q({C.MQIA_Q_TYPE: C.MQQT_LOCAL, C.MQCA_Q_NAME: q.encode(),
-                           C.MQIA_MAX_Q_DEPTH: 9})
+        pcf.raw_command("MQCMD_CHANGE_Q", {C.MQIA_Q_TYPE: C.MQQT_LOCAL, C.MQCA_Q_NAME: q.encode(),
+                                           C.MQIA_MAX_Q_DEPTH: 9})
     assert info.value.reason == 3035
     with pytest.raises(lib.MQMIError) as info:
-        ex.MQCMD_CHANGE_Q({C.MQCA_Q_NAME: q.encode(), C.MQIA_Q_TYPE: C.MQQT_ALIAS,
-                           C.MQIA_MAX_Q_DEPTH: 9})
+        pcf.raw_command("MQCMD_CHANGE_Q", {C.MQCA_Q_NAME: q.encode(),
+                                           C.MQIA_Q_TYPE: C.MQQT_ALIAS, C.MQIA_MAX_Q_DEPTH: 9})
     assert info.value.reason == F.MQRCCF_OBJECT_WRONG_TYPE
-    ex.MQCMD_CHANGE_Q({C.MQCA_Q_NAME: q.encode(), C.MQIA_Q_TYPE: C.MQQT_LOCAL,
-                       C.MQIA_MAX_Q_DEPTH: 9})
+    pcf.raw_command("MQCMD_CHANGE_Q", {C.MQCA_Q_NAME: q.encode(), C.MQIA_Q_TYPE: C.MQQT_LOCAL,
+                                       C.MQIA_MAX_Q_DEPTH: 9})
     assert qmgr.admin().inquire_queue(q).max_depth == 9
 
 
