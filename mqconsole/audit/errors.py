@@ -23,6 +23,13 @@ class AuditInputError(AuditError):
     code = 2
 
 
+class NoSpace(AuditError):
+    """The disk filled up while a snapshot was written (exit 1: nothing was written; free
+    some space and export again)."""
+
+    code = 1
+
+
 class SparkFailed(AuditError):
     """A Spark job failed (exit 1); the sentence names why."""
 

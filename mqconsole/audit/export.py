@@ -25,6 +25,7 @@ never removes a message.
 from __future__ import annotations
 
 import contextlib
+import errno
 import json
 import os
 import shutil
@@ -41,7 +42,7 @@ from mqconsole.mq.errors import MQError
 from mqconsole.ops.dmpfile import DmpReader
 
 from .columns import PARTITION_COLUMNS, SCHEMA_VERSION, snapshot_columns
-from .errors import AuditError, AuditInputError, SparkFailed
+from .errors import AuditError, AuditInputError, NoSpace, SparkFailed
 from .progress import Progress, read_progress
 from .remote import cancel_all, master_of
 from .sources import (
@@ -138,6 +139,12 @@ class ExportSummary:
 # -- planning (no Spark) ------------------------------------------------------------------
 
 def _check_out(out: Path, replace: bool) -> None:
+    from mqconsole.ops.outputs import SNAPSHOT, OutputRefused, check_output
+
+    try:  # not a queue manager's store or its -wal, a backup, the journal... (exit 2)
+        check_output(out, "--out", allow=(SNAPSHOT,) if replace else ())
+    except OutputRefused as e:
+        raise AuditInputError(str(e)) from None
     if out.exists() or out.is_symlink():
         if not replace:
             raise AuditInputError(f"{out} exists: choose another --out, or --replace to "
@@ -315,6 +322,9 @@ def explain_failure(error: BaseException, master: str) -> AuditError:
     from .session import first_line
 
     text = str(error)
+    if "no space left on device" in text.lower():
+        return NoSpace("the export failed: no space left on device (nothing was written: "
+                       "free some space and export again)")
     ours = None
     for marker in ("SourceError: ", "DmpFileError: ", "MQError: ", "HeaderError: ",
                    "FileNotFoundError: ", "PermissionError: ", "OSError: "):
@@ -348,8 +358,10 @@ def run_export(spark: SparkSession, plan: ExportPlan, *,
     tell = note or (lambda _text: None)
     request = plan.request
     out = request.out.absolute()
-    tmp = out.parent / f".{out.name}.tmp-{uuid.uuid4().hex[:12]}"
+    remove_leftovers(out)
+    tmp = out.parent / f".{out.name}.tmp-{os.getpid()}-{uuid.uuid4().hex[:12]}"
     tmp.mkdir(mode=0o700)
+    lock = _hold(tmp)
     started = time.monotonic()
     master = master_of(spark)
     try:
@@ -382,16 +394,78 @@ def run_export(spark: SparkSession, plan: ExportPlan, *,
         _write_manifest(tmp, plan, seconds, master, files)
         _write_marker(tmp)  # last: the snapshot is complete
         private_tree(tmp)
+        os.unlink(tmp / _LOCK)  # held on (by its descriptor) until the folder is in place
         _publish(tmp, out, request.replace)
-    except BaseException:
+    except BaseException as exc:
         shutil.rmtree(tmp, ignore_errors=True)
+        if isinstance(exc, OSError) and exc.errno == errno.ENOSPC:
+            raise NoSpace("the export failed: no space left on device (nothing was "
+                          "written: free some space and export again)") from None
         raise
+    finally:
+        os.close(lock)
     return ExportSummary(
         str(out), sum(q.rows for q in plan.queues) + sum(f.rows for f in plan.files),
         [{"profile": q.key, "qmgr": q.qmgr, "queue": q.queue, "rows": q.rows,
           "depth_start": q.depth_start, "depth_end": q.depth_end} for q in plan.queues],
         [{"path": f.path, "qmgr": f.qmgr, "queue": f.queue, "rows": f.rows} for f in plan.files],
         seconds, request.format)
+
+
+_LOCK = ".lock"
+
+
+def _hold(tmp: Path) -> int:
+    """Lock ``tmp/.lock`` for as long as this export runs: a folder whose lock can be
+    taken was left by an export that was killed (:func:`remove_leftovers`)."""
+    import fcntl
+
+    fd = os.open(tmp / _LOCK, os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o600)
+    fcntl.flock(fd, fcntl.LOCK_EX)
+    return fd
+
+
+def _abandoned(folder: Path) -> bool:
+    """Whether an export's temporary folder was left by an export no longer running: its
+    lock can be taken; without a lock, the process its name carries is gone."""
+    import fcntl
+
+    try:
+        fd = os.open(folder / _LOCK, os.O_RDWR | getattr(os, "O_CLOEXEC", 0))
+    except FileNotFoundError:
+        pid = folder.name.rsplit(".tmp-", 1)[-1].split("-", 1)[0]
+        if not pid.isdigit() or len(pid) == 12:
+            return True  # an older version's folder (no lock, no pid in the name)
+        try:
+            os.kill(int(pid), 0)
+        except ProcessLookupError:
+            return True
+        except OSError:
+            return False
+        return False
+    except OSError:
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        return False  # a running export holds it
+    finally:
+        os.close(fd)  # closing releases the lock
+    return True
+
+
+def remove_leftovers(out: Path) -> list[Path]:
+    """Remove the temporary folders (``.NAME.tmp-*`` beside ``out``) that exports to the
+    same ``out`` left when they were killed; the folders removed."""
+    removed = []
+    with contextlib.suppress(OSError):
+        prefix = f".{out.name}.tmp-"
+        for folder in out.parent.iterdir():
+            if (folder.name.startswith(prefix) and folder.is_dir()
+                    and not folder.is_symlink() and _abandoned(folder)):
+                shutil.rmtree(folder, ignore_errors=True)
+                removed.append(folder)
+    return removed
 
 
 def _parallelism(spark: SparkSession) -> int:
@@ -628,4 +702,4 @@ def _move_into_place(tmp: Path, out: Path) -> None:
 
 __all__ = ["COMMIT_MARKER", "DATA_DIR", "MANIFEST", "ExportCancelled", "ExportPlan",
            "ExportRequest", "ExportSummary", "OutTaken", "data_files", "explain_failure",
-           "plan_export", "run_export"]
+           "plan_export", "remove_leftovers", "run_export"]

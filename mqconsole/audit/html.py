@@ -2,15 +2,22 @@
 
 No script, no web font, no link: the tables and their horizontal bars are HTML and inline
 CSS, so the page reads the same offline and years later. Every value is escaped (queue
-names and application names come from the messages).
+names and application names come from the messages): control bytes (ESC, BEL, ...) shown
+as the text output shows them (``\\x1b``), then HTML's special characters.
 """
 
 from __future__ import annotations
 
-from html import escape
+from html import escape as _html_escape
 from typing import Any
 
 from mqconsole.audit.present import TOP_ROWS, extremes, headline, tables
+from mqconsole.mq.payload import safe_text
+
+
+def escape(value: object) -> str:
+    """A value from the messages as HTML text: controls made visible, markup escaped."""
+    return _html_escape(safe_text(str(value)))
 
 STYLE = """
 body { font: 14px/1.4 system-ui, sans-serif; margin: 2em; color: #222; }

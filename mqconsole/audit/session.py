@@ -257,7 +257,9 @@ def _start(settings: SparkSettings) -> SparkSession:
     log_dir = paths.ensure_dir(settings.log_file.parent)
     log4j = log_dir / "log4j2.properties"
     if not log4j.exists() or log4j.read_text() != LOG4J2:
-        log4j.write_text(LOG4J2)
+        from mqconsole.ops.outputs import write_private
+
+        write_private(log4j, LOG4J2, option="the Spark log settings")  # 0600, as all state
     pairs = spark_conf_pairs(settings, log4j)  # before the environment: it reads it
     _prepare_environment(settings)
     conf = SparkConf(loadDefaults=False)
@@ -285,6 +287,8 @@ def quiet_python_loggers(log_file: Path) -> None:
         from pyspark.logger import PySparkLogger
     except ImportError:  # pragma: no cover - older pyspark
         return
+    # made here, private (0600): logging's FileHandler would make it with the umask's mode
+    os.close(os.open(log_file, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600))
     for name in ("SQLQueryContextLogger", "DataFrameQueryContextLogger"):
         logger = PySparkLogger.getLogger(name)
         if any(getattr(h, "baseFilename", None) == str(log_file) for h in logger.handlers):

@@ -2,8 +2,10 @@
 
 A snapshot (audit.md) is a folder: ``manifest.json`` and the Parquet dataset partitioned by
 ``queue`` and ``put_date`` — either in the folder itself or in its ``messages/`` subfolder —
-plus ``_summary/`` (:mod:`.summary`) when the export stored its aggregates. Anything else
-is refused with one sentence (exit 2) before Spark reads a byte.
+plus ``_summary/`` (:mod:`.summary`) when the export stored its aggregates. The manifest
+is required: the export writes it last, so a folder without one (an export killed after
+Spark wrote its data) is not a snapshot. Anything else is refused with one sentence (exit
+2) before Spark reads a byte.
 
 Partition columns are read as the strings they are (a queue named ``007`` stays ``007``):
 partition type inference is turned off, and ``put_date`` is cast back to a date.
@@ -63,17 +65,17 @@ def locate(path: str | Path) -> SnapshotFolder:
                               "(write one with 'mqconsole audit export --out DIR')")
     if not root.is_dir():
         raise AuditInputError(f"{root} is a file, not a snapshot folder")
-    manifest: dict[str, Any] = {}
-    if (root / MANIFEST).exists():
-        try:
-            loaded = json.loads((root / MANIFEST).read_text(encoding="utf-8"))
-        except (OSError, ValueError) as e:
-            raise AuditInputError(f"{root / MANIFEST} cannot be read: {e}") from None
-        if not isinstance(loaded, dict):
-            raise AuditInputError(f"{root / MANIFEST} is not a snapshot manifest")
-        manifest = loaded
-        check_schema_version(manifest, root / MANIFEST)
-        check_committed(root, manifest)
+    if not (root / MANIFEST).is_file():  # written last: without it the export did not end
+        raise AuditInputError(f"{root} has no {MANIFEST}: not a finished audit snapshot (an "
+                              "export that was stopped leaves none; export again)")
+    try:
+        manifest = json.loads((root / MANIFEST).read_text(encoding="utf-8"))
+    except (OSError, ValueError) as e:
+        raise AuditInputError(f"{root / MANIFEST} cannot be read: {e}") from None
+    if not isinstance(manifest, dict):
+        raise AuditInputError(f"{root / MANIFEST} is not a snapshot manifest")
+    check_schema_version(manifest, root / MANIFEST)
+    check_committed(root, manifest)
     data = root / DATA_DIR if (root / DATA_DIR).is_dir() else root
     fmt = str(manifest.get("format", "parquet"))
     if fmt != "parquet":

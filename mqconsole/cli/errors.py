@@ -32,6 +32,7 @@ def describe(exc: BaseException) -> tuple[str, ExitCode] | None:
     from mqconsole.ops.edit import EditError
     from mqconsole.ops.journal import JournalError
     from mqconsole.ops.operation import OperationError
+    from mqconsole.ops.outputs import OutputRefused
     from mqconsole.ops.savefile import TargetExistsError
     from mqconsole.ops.selection import SelectionError
     from mqconsole.ops.transfer import TransferError
@@ -54,7 +55,7 @@ def describe(exc: BaseException) -> tuple[str, ExitCode] | None:
     if isinstance(exc, BadValue | NotAFile | ConfigError | WhereError | HeaderError
                   | SelectionError
                   | DmpFileError | DmpWriteError | TransferError | EditError
-                  | TargetExistsError):
+                  | TargetExistsError | OutputRefused):
         return str(exc), ExitCode.USAGE
     if isinstance(exc, OSError):
         where = f" {exc.filename}" if getattr(exc, "filename", None) else ""

@@ -66,11 +66,16 @@ class LazyGroup(click.Group):
         return self.commands.get(cmd_name)
 
 
+# a path the command reads (as commands.common.InputPath: not imported here, to start fast);
+# `init` checks --embedded as the file it creates (ops.outputs)
+_READ = click.Path(readable=False, path_type=str)
+
+
 @click.group(cls=LazyGroup, context_settings=CONTEXT_SETTINGS, invoke_without_command=True)
-@click.option("--config", "config_file", metavar="FILE", help="Configuration file "
-              "(else $MQCONSOLE_CONFIG, else the user config directory).")
+@click.option("--config", "config_file", metavar="FILE", type=_READ, help="Configuration "
+              "file (else $MQCONSOLE_CONFIG, else the user config directory).")
 @click.option("--profile", "profile_name", metavar="NAME", help="Profile of the config to use.")
-@click.option("--embedded", "embedded_path", metavar="PATH",
+@click.option("--embedded", "embedded_path", metavar="PATH", type=_READ,
               help="Use the embedded queue manager in this file (':memory:' for RAM).")
 @click.option("--no-plugins", is_flag=True,
               help="Load no site plugin (as MQCONSOLE_NO_PLUGINS=1 does).")

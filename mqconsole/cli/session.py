@@ -14,6 +14,7 @@ if TYPE_CHECKING:
     from mqconsole.backends.base import QueueManager
     from mqconsole.config import Config, Profile
     from mqconsole.ops.journal import Journal
+    from mqconsole.ops.outputs import StateFiles
     from mqconsole.plugins import PluginHost, PluginsSettings
 
 
@@ -93,10 +94,17 @@ class Session:
         with ``--embedded`` too when a configuration file applies, as in the console), else
         the default one."""
         from mqconsole.ops.journal import Journal, Rotation
+        from mqconsole.ops.outputs import JOURNAL, check_output
 
         if self.embedded_path is not None and not self.has_config_file():
-            return Journal(None)
+            journal = Journal(None)
+            check_output(journal.path, "journal.path", self.state_files(), allow=(JOURNAL,))
+            return journal
         j = self.config.journal
+        # journal.path naming the store, its -wal, a backup...: refused before anything is
+        # read or asked (the journal would write into it)
+        where = f"journal.path (in {self.config.file})" if self.config.file else "journal.path"
+        check_output(j.path, where, self.state_files(), allow=(JOURNAL,))
         return Journal(j.path, rotation=Rotation(max_bytes=j.rotate.max_size,  # type: ignore[arg-type]
                                                  max_age=j.rotate.max_age_delta,
                                                  keep=j.rotate.keep))
@@ -110,6 +118,29 @@ class Session:
         if self.embedded_path is not None and not self.has_config_file():
             return paths.default_backup_dir()
         return Path(self.config.backup_dir or paths.default_backup_dir())
+
+    def state_files(self) -> StateFiles:
+        """mqconsole's own files this session knows, which no output may be: every
+        embedded store named (``--embedded``, the profiles', the default one), the journal,
+        the backup folder, the attempts file and the configuration file."""
+        from mqconsole.ops.outputs import StateFiles
+
+        stores = []
+        if self.embedded_path not in (None, ":memory:"):
+            stores.append(str(Path(self.embedded_path).expanduser().absolute()))
+        others: list[tuple[str, str]] = []
+        journal = None
+        if self.embedded_path is None or self.has_config_file():
+            config = self.config
+            stores += [str(p.backend.path) for p in config.profiles
+                       if p.backend.type == "embedded" and str(p.backend.path) != ":memory:"]
+            journal = str(config.journal.path)
+            if config.file is not None:
+                others.append((str(config.file), "is mqconsole's configuration file"))
+        state = StateFiles.defaults(journal=journal, backups=str(self.backup_dir))
+        return StateFiles(stores=(*stores, *state.stores), journal=state.journal,
+                          backups=state.backups, attempts=state.attempts,
+                          others=(*others, *state.others))
 
     def embedded_file(self) -> str:
         prof = self.profile

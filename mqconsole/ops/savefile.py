@@ -22,7 +22,6 @@ import hashlib
 import itertools
 import operator
 import os
-import stat
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -47,6 +46,7 @@ from mqconsole.mq.reasons import (
 )
 from mqconsole.ops.dmpfile import DmpReader, DmpWriter, header_text, write_message
 from mqconsole.ops.files.packed import message_text
+from mqconsole.ops.outputs import SAVED, StateFiles, describe, not_regular
 from mqconsole.ops.result import (
     NOT_RECORDED,
     Control,
@@ -133,75 +133,34 @@ class UnsafeTargetError(TargetExistsError):
     device or anything else that is not a regular file."""
 
 
-_SQLITE_MAGIC = b"SQLite format 3\x00"
-_SQLITE_SIDE_FILES = ("-wal", "-shm", "-journal", "-mqlock")  # SQLite's, and the lock
-_KINDS = ((stat.S_ISDIR, "a folder"), (stat.S_ISCHR, "a character device"),
-          (stat.S_ISBLK, "a block device"), (stat.S_ISFIFO, "a FIFO"),
-          (stat.S_ISSOCK, "a socket"))
-
-
-def _starts_with(path: Path, magic: bytes) -> bool:
-    try:
-        with open(path, "rb") as fp:
-            return fp.read(len(magic)) == magic
-    except OSError:
-        return False
-
-
-def _is_journal(path: Path) -> bool:
-    """The change journal (the default one, or any file whose first line is a record)."""
-    from mqconsole import paths
-    from mqconsole.mq import boundedjson
-
-    with contextlib.suppress(OSError, RuntimeError):
-        if path.resolve() == paths.default_journal_path().resolve():
-            return True
-    try:
-        with open(path, "rb") as fp:
-            first = fp.readline(64 * 1024)
-        record = boundedjson.loads(first)
-    except (OSError, ValueError):
-        return False
-    return isinstance(record, dict) and "time" in record and (
-        "operation" in record or ("record" in record and "op" in record))
-
-
-def refuse_unsafe_target(path: str | os.PathLike) -> None:
+def refuse_unsafe_target(path: str | os.PathLike, state: StateFiles | None = None, *,
+                         backup: bool = False) -> None:
     """Raise :class:`UnsafeTargetError` when ``path`` must not be written by a save, even
-    with ``force``: it is not a regular file (``/dev/null``, a FIFO, a folder), it is a
-    queue manager's database or one of its side files (``-wal``, ``-shm``, ...), or it is a
-    change journal. Checked before anything is read from a queue."""
+    with ``force``: it is, or links to, one of mqconsole's own files (a queue manager's
+    database or its side files, a journal, a delete's backup, a snapshot...: ``state``,
+    default the standard places, and :mod:`mqconsole.ops.outputs`), or it is not a regular
+    file (``/dev/null``, a FIFO, a folder). ``backup``: a delete writing its own backup in
+    the backup folder. Checked before anything is read from a queue."""
     if not os.fspath(path).strip():
         raise UnsafeTargetError("the file name is empty: name the file to write")
-    target = Path(path)
-    name = str(target)
-    for side in _SQLITE_SIDE_FILES:
-        base = Path(name[:-len(side)]) if name.endswith(side) else None
-        if base is not None and _starts_with(base, _SQLITE_MAGIC):
-            raise UnsafeTargetError(f"{target} belongs to the queue manager database {base}: "
-                                    "a save never writes it, even with --force")
-    try:
-        mode = os.stat(target).st_mode
-    except OSError:
-        return  # nothing there (or nothing we may look at): the write reports it
-    for test, kind in _KINDS:
-        if test(mode):
-            raise UnsafeTargetError(f"{target} is {kind}, not a regular file: a save writes "
-                                    "only regular files")
-    if _starts_with(target, _SQLITE_MAGIC):
-        raise UnsafeTargetError(f"{target} is a queue manager database: a save never "
-                                "overwrites it, even with --force")
-    if _is_journal(target):
-        raise UnsafeTargetError(f"{target} is a change journal: a save never overwrites it, "
-                                "even with --force")
+    if backup and state is None:
+        state = StateFiles()  # a new name in the backup folder: content checks only
+    what = describe(path, state, allow=(SAVED,))
+    if what is not None:
+        raise UnsafeTargetError(f"{path} {what}: a save never overwrites it, even with --force")
+    kind = not_regular(path)
+    if kind is not None:
+        raise UnsafeTargetError(f"{path} is {kind}, not a regular file: a save writes "
+                                "only regular files")
 
 
 def check_new_target(path: str | os.PathLike, *, force: bool = False,
-                     exists_hint: str = "give --force to overwrite it") -> None:
+                     exists_hint: str = "give --force to overwrite it",
+                     state: StateFiles | None = None) -> None:
     """Bad input before anything is asked: :func:`refuse_unsafe_target`, then an existing
     ``path`` (unless ``force``; ``exists_hint`` says what to do instead) and a folder that
     is missing or cannot be written in, each one sentence naming the path."""
-    refuse_unsafe_target(path)
+    refuse_unsafe_target(path, state)
     target = Path(path)
     if not force and target.exists():
         raise TargetExistsError(f"{target} exists ({exists_hint})")
@@ -295,7 +254,7 @@ def write_file_safely(path: str | os.PathLike, fill: Callable[[IO[str]], int], *
     """``fill(fp)`` writes the file (text, latin-1, ``\\n`` line ends) and returns how many
     messages it wrote; published as :func:`write_messages_file` says."""
     target = Path(path)
-    refuse_unsafe_target(target)
+    refuse_unsafe_target(target, StateFiles())  # the face checked the config's files
     if not force and target.exists():
         raise TargetExistsError(f"{target} exists (give --force to overwrite it)")
     folder = target.parent if str(target.parent) else Path(".")

@@ -9,6 +9,7 @@ on what it wrote from queues and files.
 
 from __future__ import annotations
 
+import json
 import random
 from collections import Counter, defaultdict
 from datetime import UTC, date, datetime, timedelta
@@ -17,6 +18,8 @@ from typing import Any
 
 import pyarrow as pa
 import pyarrow.parquet as pq
+
+from mqconsole.audit.columns import SCHEMA_VERSION
 
 AS_OF = datetime(2026, 11, 25, 10, 0, 0, tzinfo=UTC)
 BUCKETS = ("<1h", "1h-24h", "1d-7d", "7d-30d", ">30d")
@@ -113,6 +116,8 @@ def write_snapshot(folder: Path, rows: list[dict[str, Any]], *,
         [{**r, "properties": None if r["properties"] is None else list(r["properties"].items())}
          for r in rows], schema=schema)
     folder.mkdir(parents=True, exist_ok=True)
+    (folder / "manifest.json").write_text(json.dumps(  # what the report needs of one
+        {"schema_version": SCHEMA_VERSION, "format": "parquet"}))
     pq.write_to_dataset(table, root_path=str(folder), partition_cols=["queue", "put_date"],
                         compression="zstd", existing_data_behavior="overwrite_or_ignore",
                         basename_template="part-{i}.parquet")

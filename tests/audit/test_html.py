@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 
 from mqconsole.audit.html import render_html
+from mqconsole.cli.commands.audit_cmd import render_text
 from mqconsole.audit.present import TOP_ROWS, tables
 from tests.audit.reportdata import AS_OF, make_rows, oracle
 
@@ -54,3 +55,18 @@ def test_shares_of_nothing_and_of_a_little() -> None:
     part = next(tables({"messages": 100_000, "by_queue": [
         {"qmgr": "Q", "queue": "A", "count": 1, "bytes": 1}]}))
     assert part.share(1) == "<0.1%" and part.share(50_000) == "50.0%"
+
+
+def test_control_bytes_from_messages_are_escaped_as_in_the_text_output():
+    rows = make_rows(40)
+    for row in rows[:10]:
+        row["queue"] = "APP.\x1b[31mRED\x07"
+        row["put_appl_name"] = "evil\x1b]0;title\x07<b>"
+    report = oracle(rows, AS_OF)
+    page = render_html(report)
+    text = render_text(report)
+    for raw in ("\x1b", "\x07", "\x9b", "title\x07<b>"):
+        assert raw not in page
+    assert "\x1b" not in text and "\x07" not in text
+    assert "APP.\\x1b[31mRED\\x07" in text and "APP.\\x1b[31mRED\\x07" in page
+    assert "evil\\x1b]0;title\\x07&lt;b&gt;" in page

@@ -60,6 +60,7 @@ def test_an_empty_snapshot_has_five_empty_buckets(spark, tmp_path):
 
     folder = tmp_path / "snap"
     folder.mkdir()
+    (folder / "manifest.json").write_text('{"format": "parquet"}')
     pq.write_table(pa.Table.from_pylist([], schema=SCHEMA), str(folder / "part-0.parquet"))
     expected = oracle([])
     assert build_report(spark, folder, as_of=AS_OF, use_summary=False) == expected
@@ -74,6 +75,7 @@ def test_a_folder_of_broken_parquet_is_one_sentence(spark, tmp_path):
 
     folder = tmp_path / "snap"
     (folder / "queue=Q" / "put_date=2026-11-25").mkdir(parents=True)
+    (folder / "manifest.json").write_text('{"format": "parquet"}')
     (folder / "queue=Q" / "put_date=2026-11-25" / "part-0.parquet").write_bytes(b"not parquet")
     with pytest.raises(AuditInputError, match="cannot be read as a snapshot"):
         build_report(spark, folder, as_of=AS_OF)

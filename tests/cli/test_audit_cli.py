@@ -32,6 +32,9 @@ def test_report_json_is_the_oracle_and_progress_goes_to_stderr(snapshot, tmp_pat
 def test_report_html_is_one_page_with_tables_and_bars(snapshot, tmp_path):
     folder, rows = snapshot
     page = tmp_path / "audit.html"
+    victim = tmp_path / "victim.txt"  # a symbolic link at FILE is replaced, never followed
+    victim.write_text("keep me")
+    page.symlink_to(victim)
     r = run_cli("audit", "report", "--in", str(folder), "--as-of", AS_OF_TEXT, "--html",
                 str(page), "--master", "local[2]", home=tmp_path / "home")
     assert r.code == 0, r.err
@@ -55,6 +58,8 @@ def test_report_html_is_one_page_with_tables_and_bars(snapshot, tmp_path):
     import stat
 
     assert stat.S_IMODE(page.stat().st_mode) == 0o600  # it may name queues and users
+    assert not page.is_symlink() and victim.read_text() == "keep me"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["audit.html", "home", "victim.txt"]
 
 
 def test_sql_json_and_bad_sql_in_one_sentence(snapshot, tmp_path):
@@ -152,7 +157,11 @@ def test_not_a_query_missing_snapshot_and_bad_time_are_exit_2_before_spark(tmp_p
     r = run_cli("audit", "report", "--in", str(tmp_path / "nope"), home=home)
     assert r.code == 2 and "does not exist" in r.err and "starting Spark" not in r.err
     r = run_cli("audit", "report", "--in", str(tmp_path), home=home)
+    assert r.code == 2 and "has no manifest.json: not a finished audit snapshot" in r.err
+    (tmp_path / "manifest.json").write_text('{"format": "parquet"}')
+    r = run_cli("audit", "report", "--in", str(tmp_path), home=home)
     assert r.code == 2 and "no Parquet files" in r.err
+    (tmp_path / "manifest.json").unlink()
     r = run_cli("audit", "report", "--in", str(tmp_path), "--as-of", "yesterday", home=home)
     assert r.code == 2 and "ISO 8601" in r.err
     r = run_cli("audit", "report", "--in", str(tmp_path), "--master", "mars", home=home)

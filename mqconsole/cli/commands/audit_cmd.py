@@ -17,7 +17,7 @@ from mqconsole.cli.output import emit_json, safe, say, table, table_lines
 
 from .audit_export_cmd import export
 from .audit_spark import open_spark, spark_options
-from .common import json_option
+from .common import InputPath, OutputPath, json_option, session_of
 
 
 @click.group("audit")
@@ -31,11 +31,13 @@ def audit() -> None:
 
 
 @audit.command("report")
-@click.option("--in", "folder", required=True, metavar="DIR", help="The snapshot folder.")
+@click.option("--in", "folder", required=True, metavar="DIR", type=InputPath(),
+              help="The snapshot folder.")
 @click.option("--as-of", metavar="TIME", help="Ages as of this ISO 8601 time (default now).")
 @json_option
-@click.option("--html", "html_file", metavar="FILE",
-              help="Write one self-contained HTML page (tables and bar charts) to FILE.")
+@click.option("--html", "html_file", metavar="FILE", type=OutputPath(),
+              help="Write one self-contained HTML page (tables and bar charts) to FILE "
+              "(replaced whole; never one of mqconsole's own files).")
 @spark_options
 def report(folder: str, as_of: str | None, as_json: bool, html_file: str | None,
            master: str | None, remote: str | None, conf: dict[str, str]) -> None:
@@ -56,22 +58,18 @@ def report(folder: str, as_of: str | None, as_json: bool, html_file: str | None,
     say(f"report done in {time.monotonic() - started:.1f} s")
     if html_file:
         from mqconsole.audit.html import render_html
+        from mqconsole.ops.outputs import write_private
 
-        _write_private(html_file, render_html(result, title=f"MQ audit of {folder}",
-                                              notes=notes))
-        say(f"wrote {html_file}")
+        # checked again as it is written: a temporary file beside it, then renamed over it
+        write_private(html_file, render_html(result, title=f"MQ audit of {folder}",
+                                             notes=notes),
+                      option="--html", state=session_of(click.get_current_context())
+                      .state_files())
+        say(f"wrote {safe(html_file)}")
     elif as_json:
         emit_json(result)
     else:
         click.echo(render_text(result, notes=notes))
-
-
-def _write_private(path: str, text: str) -> None:
-    import os
-
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "w", encoding="utf-8") as out:
-        out.write(text)
 
 
 def render_text(result: dict[str, Any], width: int = 30, notes: list[str] | None = None
@@ -98,13 +96,15 @@ def render_text(result: dict[str, Any], width: int = 30, notes: list[str] | None
 
 
 @audit.command("sql")
-@click.option("--in", "folder", required=True, metavar="DIR", help="The snapshot folder.")
+@click.option("--in", "folder", required=True, metavar="DIR", type=InputPath(),
+              help="The snapshot folder.")
 @click.argument("query")
 @json_option
 @click.option("--limit", type=click.IntRange(min=0), default=1000, show_default=True,
               help="Show at most this many rows (0: all; they stream).")
-@click.option("--out", "out", metavar="DIR",
-              help="Write every row to this new folder through Spark instead of showing them.")
+@click.option("--out", "out", metavar="DIR", type=OutputPath(dir_okay=True),
+              help="Write every row to this new folder through Spark instead of showing them "
+              "(never one of mqconsole's own files).")
 @click.option("--format", "fmt", type=click.Choice(["parquet", "csv"]), default="parquet",
               show_default=True, help="The format of --out.")
 @spark_options

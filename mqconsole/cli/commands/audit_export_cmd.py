@@ -15,10 +15,11 @@ from pathlib import Path
 import click
 
 from mqconsole.cli.output import emit_json, safe, say
+from mqconsole.ops.outputs import SNAPSHOT
 from mqconsole.ops.words import counted
 
 from .audit_spark import check_choice, open_spark, spark_options
-from .common import json_option, session_of
+from .common import OutputPath, json_option, session_of
 
 
 def connections_of(session, also: tuple[str, ...]) -> dict[str, object]:
@@ -61,7 +62,9 @@ class ProgressLines:
 
 @click.command("export")
 @click.option("--out", "out", required=True, metavar="DIR",
-              help="The snapshot folder to write (must not exist, unless --replace).")
+              type=OutputPath(allow=(SNAPSHOT,), dir_okay=True),
+              help="The snapshot folder to write (must not exist, unless --replace; never "
+              "one of mqconsole's own files).")
 @click.option("--queues", "patterns", metavar="PATTERNS",
               help="Queues of the profile in use: names, '*' patterns, comma-separated.")
 @click.argument("files", nargs=-1, type=click.Path(dir_okay=False))

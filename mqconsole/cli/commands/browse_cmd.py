@@ -10,7 +10,7 @@ from mqconsole.cli.errors import CliError
 from mqconsole.cli.output import emit_json, safe, say, table
 from mqconsole.ops.words import counted
 
-from .common import json_option, parse_hex, session_of
+from .common import OutputPath, json_option, parse_hex, session_of
 
 if TYPE_CHECKING:
     from mqconsole.backends.base import QueueManager
@@ -119,7 +119,7 @@ def _nothing(qm: QueueManager, queue: str, *, matched: bool, start: int) -> str:
 @click.option("--hex-all", "hex_mode", flag_value="all",
               help="A hex dump of the whole message body, MQ headers (MQDLH, MQRFH2, ...) "
                    "included, as the console's Hex tab shows it with h.")
-@click.option("--save-payload", "save_payload", metavar="FILE",
+@click.option("--save-payload", "save_payload", metavar="FILE", type=OutputPath(),
               help="Also save the payload's bytes, as they are, to FILE (a new file, never "
                    "overwritten), as the console's W does.")
 @json_option

@@ -53,8 +53,8 @@ def selection_options(fn):
                      "it; repeatable)."),
         click.option("--all-duplicates", is_flag=True, expose_value=False, callback=_keep,
                      help="A --msgid carried by several messages takes them all."),
-        click.option("--msgids-from", metavar="FILE", help="A file of message ids, one per "
-                     "line."),
+        click.option("--msgids-from", metavar="FILE", type=InputPath(),
+                     help="A file of message ids, one per line."),
         click.option("--where", "where", metavar="EXPR", help="Messages matching this "
                      "expression (docs/where.md)."),
         click.option("--limit", type=click.IntRange(min=1), default=None,
@@ -107,3 +107,44 @@ def operation_options(fn):
     for o in reversed((dry_run_option, yes_option, json_option, click.pass_context)):
         fn = o(fn)
     return fn
+
+
+# -- paths: what a command reads, and what it writes (refused when it is mqconsole's own) ----
+
+class InputPath(click.Path):
+    """A file or folder a command only reads (checked by the command itself, as it reads:
+    a missing or unreadable file is said in one sentence there, not by click)."""
+
+    def __init__(self, *, dir_okay: bool = True) -> None:
+        super().__init__(dir_okay=dir_okay, readable=False, path_type=str)
+
+
+class OutputPath(click.Path):
+    """A file or folder a command writes: refused while the command line is read (exit 2,
+    one sentence naming the option and the file) when it is, or links to, one of
+    mqconsole's own files (``mqconsole.ops.outputs``). ``allow``: the kinds of file the
+    option itself writes (the attempts file is an SQLite file...)."""
+
+    def __init__(self, *, allow: tuple[str, ...] = (), dir_okay: bool = False) -> None:
+        super().__init__(dir_okay=dir_okay, readable=False, path_type=str)
+        self.allow = allow
+
+    def convert(self, value, param, ctx):
+        from mqconsole.ops.outputs import check_output
+
+        path = super().convert(value, param, ctx)
+        if ctx is not None and ctx.resilient_parsing:
+            return path
+        root = ctx.find_root().obj if ctx is not None else None
+        state = root.state_files() if isinstance(root, Session) else None
+        check_output(path, option_label(param), state, allow=self.allow)
+        return path
+
+
+def option_label(param: click.Parameter | None) -> str:
+    """``--html`` for an option, ``FILE`` for an argument."""
+    if param is None:
+        return "the file"
+    if isinstance(param, click.Option):
+        return max(param.opts, key=len)
+    return ""  # an argument: the file's name says enough

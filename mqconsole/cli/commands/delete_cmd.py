@@ -6,8 +6,10 @@ from __future__ import annotations
 import click
 
 from mqconsole.cli.operate import drive, operation
+from mqconsole.ops.outputs import SAVED
 
 from .common import (
+    OutputPath,
     batch_option,
     build_selection,
     operation_options,
@@ -19,7 +21,7 @@ from .common import (
 @click.command("delete")
 @click.argument("queue")
 @selection_options
-@click.option("--backup", metavar="FILE", type=click.Path(dir_okay=False),
+@click.option("--backup", metavar="FILE", type=OutputPath(allow=(SAVED,)),
               help="Save to FILE (never overwritten) instead of a new file in the backup "
               "folder.")
 @batch_option

@@ -13,8 +13,9 @@ import click
 from mqconsole.cli.dlq_report import render_report, show_check
 from mqconsole.cli.errors import CliError
 from mqconsole.cli.exit_codes import ExitCode
+from mqconsole.ops.outputs import SQLITE
 
-from .common import batch_option, json_option, session_of, yes_option
+from .common import InputPath, OutputPath, batch_option, json_option, session_of, yes_option
 
 if TYPE_CHECKING:
     from mqconsole.ops.dlq.rules import RulesTable
@@ -39,7 +40,7 @@ def load_rules(path: str, *, every: bool = False) -> RulesTable:
 
 
 @click.command("dlq-handler")
-@click.option("--rules", "rules_file", required=True, metavar="FILE",
+@click.option("--rules", "rules_file", required=True, metavar="FILE", type=InputPath(),
               help="The rules table (runmqdlq's syntax: docs/dlq-handler.md).")
 @click.option("--check", is_flag=True, help="Only validate the table; touch no queue.")
 @click.option("--input", "input_q", metavar="QUEUE",
@@ -53,8 +54,9 @@ def load_rules(path: str, *, every: bool = False) -> RulesTable:
 @click.option("--retry-interval", type=click.IntRange(min=0), default=None,
               metavar="SECONDS", help="Instead of the table's RETRYINT.")
 @click.option("--attempts-file", metavar="FILE", default=None,
+              type=OutputPath(allow=(SQLITE,)),
               help="Where attempt counts are kept (default: dlq-attempts.sqlite in the "
-              "state folder).")
+              "state folder; never a queue manager's or another of mqconsole's files).")
 @click.option("--dry-run", is_flag=True, help="List each message, the rule that applies "
               "and what would happen; change nothing.")
 @batch_option

@@ -10,8 +10,10 @@ import click
 
 from mqconsole.cli.errors import CliError
 from mqconsole.cli.operate import drive, operation
+from mqconsole.ops.outputs import SAVED
 
 from .common import (
+    OutputPath,
     batch_option,
     build_selection,
     operation_options,
@@ -23,7 +25,7 @@ from .common import (
 
 @click.command("save")
 @click.argument("queue")
-@click.argument("file", type=click.Path(dir_okay=False))
+@click.argument("file", type=OutputPath(allow=(SAVED,)))
 @selection_options
 @click.option("--remove", is_flag=True, help="Remove the saved messages from QUEUE once the "
               "file is on disk (needs a selection or --all).")

@@ -25,7 +25,12 @@ def init(ctx: click.Context, name: str, demo: bool, as_json: bool) -> None:
 
     session = session_of(ctx)
     path = session.embedded_file()
-    if path != ":memory:" and Path(path).exists():
+    there = path != ":memory:" and (Path(path).exists() or Path(path).is_symlink())
+    if path != ":memory:":  # not a store's side file, the journal, a backup... (exit 2)
+        from mqconsole.ops.outputs import STORE, check_output
+
+        check_output(path, "--embedded", session.state_files(), allow=(STORE,))
+    if there:
         raise CliError(f"{path} already exists: init never overwrites a queue manager "
                        "(choose another --embedded path or remove the file)")
     qm = create_queue_manager(path, name=name)

@@ -10,7 +10,7 @@ from mqconsole.cli.errors import CliError
 from mqconsole.cli.exit_codes import ExitCode
 from mqconsole.cli.output import emit_json, safe, say, table
 
-from .common import json_option, session_of
+from .common import InputPath, json_option, session_of
 
 
 def _usage(exc: Exception) -> CliError:
@@ -24,10 +24,11 @@ def failure_rules(ctx: click.Context, needed: bool) -> dict[str, Any]:
 
 
 @click.command("replay")
-@click.argument("scenario", required=False, metavar="[SCENARIO.yaml]")
+@click.argument("scenario", required=False, metavar="[SCENARIO.yaml]", type=InputPath())
 @click.option("--queue", "-q", metavar="QUEUE", help="Replay this live queue (read only) "
               "instead of a scenario file.")
-@click.option("--endpoints", metavar="FILE", help="With --queue: the endpoints that read it "
+@click.option("--endpoints", metavar="FILE", type=InputPath(),
+              help="With --queue: the endpoints that read it "
               "(the endpoints: block of the scenario format).")
 @click.option("--fail", "fails", multiple=True, metavar="RULE",
               help="With --queue: a failure rule, e.g. msgid=HEX, position=1, first=2, "
@@ -133,7 +134,8 @@ def _print_replay(title: str, sc: Any, result: Any) -> None:
 
 
 @click.command("doctor")
-@click.option("--endpoints", metavar="FILE", help="The endpoints that read the queues "
+@click.option("--endpoints", metavar="FILE", type=InputPath(),
+              help="The endpoints that read the queues "
               "(the endpoints: block of the scenario format, optionally with authorities:).")
 @json_option
 @click.pass_context

@@ -12,6 +12,7 @@ from mqconsole.cli.errors import CliError
 from mqconsole.cli.operate import drive, operation
 
 from .common import (
+    InputPath,
     batch_option,
     build_selection,
     operation_options,
@@ -33,7 +34,7 @@ def _transfer_options(fn):
         click.option("--strip-dlh", is_flag=True,
                      help="Remove a dead-letter header and restore Format, Encoding and "
                      "CCSID from it (messages without one go unchanged)."),
-        click.option("--dest-embedded", metavar="PATH",
+        click.option("--dest-embedded", metavar="PATH", type=InputPath(),
                      help="The destination is on another embedded queue manager (not "
                      "atomic: see above)."),
         click.option("--dest-profile", metavar="NAME",

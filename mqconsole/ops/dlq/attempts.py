@@ -72,7 +72,7 @@ class AttemptStore:
         self.qmgr = qmgr
         self.queue = queue
         if self.path is not None:
-            Path(self.path).parent.mkdir(parents=True, exist_ok=True)
+            _prepare(self.path)
         self._db = sqlite3.connect(self.path or ":memory:", timeout=30,
                                    isolation_level=None, check_same_thread=False)
         self._db.execute("PRAGMA journal_mode=WAL")
@@ -134,6 +134,25 @@ class AttemptStore:
 
     def close(self) -> None:
         self._db.close()
+
+
+def _prepare(path: str) -> None:
+    """Refuse a path that is another of mqconsole's files (a queue manager's store, the
+    journal, a backup: exit 2), make its folder (0700, as every state folder) and the file
+    (0600: it holds MsgIds and CorrelIds; SQLite gives its -wal and -shm the same mode)."""
+    import os
+
+    from mqconsole.ops.outputs import SQLITE, StateFiles, check_output
+    from mqconsole.paths import ensure_dir
+
+    check_output(path, "--attempts-file", StateFiles.defaults(attempts=path), allow=(SQLITE,))
+    ensure_dir(Path(path).parent)
+    fd = os.open(path, os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o600)
+    try:
+        if os.fstat(fd).st_uid == os.getuid():  # one an older version made 0644: private now
+            os.fchmod(fd, 0o600)
+    finally:
+        os.close(fd)
 
 
 def store_problem(path: str | Path) -> str | None:

@@ -513,7 +513,8 @@ MAX_FILE_BYTES = 1_000_000  # a rules table is a few dozen lines
 
 
 def read_text(path: str) -> str:
-    """A rules file's text: undecodable bytes read as U+FFFD (reported where they stand).
+    """A rules file's text: a UTF-8 byte order mark at its start dropped (Windows editors
+    write one), undecodable bytes read as U+FFFD (reported where they stand).
     OSError when it cannot be read, is a folder, or is longer than MAX_FILE_BYTES (not a
     rules table: ``/dev/zero`` would be read forever); a FIFO, a socket or a folder is
     ``NotAFile`` naming it (never waiting for a FIFO's writer)."""
@@ -523,7 +524,7 @@ def read_text(path: str) -> str:
         data = f.read(MAX_FILE_BYTES + 1)
     if len(data) > MAX_FILE_BYTES:
         raise OSError(27, f"more than {MAX_FILE_BYTES:,} bytes: not a rules table", path)
-    return data.decode("utf-8", errors="replace")
+    return data.decode("utf-8-sig", errors="replace")
 
 
 def read_table(path: str) -> RulesTable:

@@ -124,7 +124,14 @@ class Journal:
 
     def check(self) -> None:
         """Raise :class:`JournalError` when the journal cannot be opened for appending (a
-        folder in its place, no permission): asked before a change starts."""
+        folder in its place, no permission), and :class:`~mqconsole.ops.outputs.
+        OutputRefused` (exit 2) when ``journal.path`` is, or links to, another of
+        mqconsole's files (a queue manager's store or its -wal, a backup...): asked before a
+        change starts."""
+        from mqconsole.ops.outputs import JOURNAL, StateFiles, check_output
+
+        check_output(self.path, "journal.path", StateFiles.defaults(journal=str(self.path)),
+                     allow=(JOURNAL,))
         try:
             if not self.path.parent.is_dir():
                 paths.ensure_dir(self.path.parent)

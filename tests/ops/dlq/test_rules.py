@@ -245,3 +245,13 @@ def test_a_rules_file_of_hostile_bytes_is_a_table_or_located_sentences(data: byt
             assert table.rules
     finally:
         os.unlink(path)
+
+
+def test_a_rules_file_starting_with_a_utf8_byte_order_mark_is_read(tmp_path) -> None:
+    """Issue 28 item 17: Windows editors save UTF-8 with a BOM; the table is the same."""
+    text = "INPUTQ(APP.DLQ) WAIT(NO)\nDESTQ(APP.ORDERS) ACTION(RETRY) RETRY(3)\n"
+    plain, marked = tmp_path / "plain.rul", tmp_path / "bom.rul"
+    plain.write_bytes(text.encode("utf-8"))
+    marked.write_bytes(b"\xef\xbb\xbf" + text.encode("utf-8"))
+    assert read_table(str(marked)) == read_table(str(plain))
+    assert read_table(str(marked)).control.input_q == "APP.DLQ"
