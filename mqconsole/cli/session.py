@@ -104,7 +104,7 @@ class Session:
         # journal.path naming the store, its -wal, a backup...: refused before anything is
         # read or asked (the journal would write into it)
         where = f"journal.path (in {self.config.file})" if self.config.file else "journal.path"
-        check_output(j.path, where, self.state_files(), allow=(JOURNAL,))
+        check_output(str(j.path), where, self.state_files(), allow=(JOURNAL,))
         return Journal(j.path, rotation=Rotation(max_bytes=j.rotate.max_size,  # type: ignore[arg-type]
                                                  max_age=j.rotate.max_age_delta,
                                                  keep=j.rotate.keep))

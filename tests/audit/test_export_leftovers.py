@@ -52,7 +52,7 @@ def test_a_folder_without_its_manifest_is_not_a_snapshot(tmp_path):
     data.mkdir(parents=True)
     (data / "part-0.parquet").write_bytes(b"PAR1")
     (data.parent.parent / "_SUCCESS").touch()
-    with pytest.raises(AuditInputError, match="has no manifest.json: not a finished audit "
+    with pytest.raises(AuditInputError, match=r"has no manifest.json: not a finished audit "
                        "snapshot"):
         locate(tmp_path / ".snap.tmp-1-x")
 

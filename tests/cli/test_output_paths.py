@@ -22,6 +22,8 @@ from tests.cli.conftest import run_cli
 WRITES: dict[tuple[str, str], Callable[[str, Path], list[str]]] = {
     ("audit report", "--html"): lambda x, qm: ["audit", "report", "--in", str(qm.parent),
                                                 "--html", x],
+    ("audit sql", "--out"): lambda x, qm: ["audit", "sql", "--in", str(qm.parent), "SELECT 1",
+                                           "--out", x],
     ("audit export", "--out"): lambda x, qm: ["audit", "export", "--out", x, "--queues",
                                                "APP.*"],
     ("delete", "--backup"): lambda x, qm: ["delete", "APP.ORDERS", "--all", "--backup", x,

@@ -115,8 +115,8 @@ class InputPath(click.Path):
     """A file or folder a command only reads (checked by the command itself, as it reads:
     a missing or unreadable file is said in one sentence there, not by click)."""
 
-    def __init__(self, *, dir_okay: bool = True) -> None:
-        super().__init__(dir_okay=dir_okay, readable=False, path_type=str)
+    def __init__(self) -> None:
+        super().__init__(readable=False, path_type=str)
 
 
 class OutputPath(click.Path):
@@ -126,7 +126,10 @@ class OutputPath(click.Path):
     option itself writes (the attempts file is an SQLite file...)."""
 
     def __init__(self, *, allow: tuple[str, ...] = (), dir_okay: bool = False) -> None:
-        super().__init__(dir_okay=dir_okay, readable=False, path_type=str)
+        # click's own checks stay off (its error is a usage screen, not one sentence): a
+        # folder where a file is written is said by the command
+        super().__init__(readable=False, path_type=str)
+        self.writes_folder = dir_okay
         self.allow = allow
 
     def convert(self, value, param, ctx):
