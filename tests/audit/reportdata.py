@@ -108,17 +108,20 @@ def make_rows(n: int, seed: int = 11, *, as_of: datetime = AS_OF) -> list[dict[s
 
 def write_snapshot(folder: Path, rows: list[dict[str, Any]], *,
                    extra: dict[str, pa.DataType] | None = None) -> Path:
-    """Write ``rows`` as a snapshot folder (Parquet, zstd, partitioned by queue, put date)."""
+    """Write ``rows`` as a snapshot folder as the export lays it out: ``manifest.json`` (what
+    the report needs of one) and ``messages/`` (Parquet, zstd, partitioned by queue, put
+    date)."""
     schema = SCHEMA
     for name, type_ in (extra or {}).items():
         schema = schema.append(pa.field(name, type_))
     table = pa.Table.from_pylist(
         [{**r, "properties": None if r["properties"] is None else list(r["properties"].items())}
          for r in rows], schema=schema)
-    folder.mkdir(parents=True, exist_ok=True)
-    (folder / "manifest.json").write_text(json.dumps(  # what the report needs of one
-        {"schema_version": SCHEMA_VERSION, "format": "parquet"}))
-    pq.write_to_dataset(table, root_path=str(folder), partition_cols=["queue", "put_date"],
+    (folder / "messages").mkdir(parents=True, exist_ok=True)
+    (folder / "manifest.json").write_text(json.dumps(
+        {"schema_version": SCHEMA_VERSION, "format": "parquet", "data": "messages"}))
+    pq.write_to_dataset(table, root_path=str(folder / "messages"),
+                        partition_cols=["queue", "put_date"],
                         compression="zstd", existing_data_behavior="overwrite_or_ignore",
                         basename_template="part-{i}.parquet")
     return folder

@@ -28,7 +28,7 @@ def test_stored_aggregates_give_the_same_report(spark, tmp_path):
 
     rows = make_rows(700, seed=3)
     folder = write_snapshot(tmp_path / "snap", rows)
-    assert summarize(folder)["rows"] == 700
+    assert summarize(folder / "messages", folder)["rows"] == 700
     for as_of in (AS_OF, AS_OF - timedelta(hours=1), AS_OF + timedelta(days=30)):
         said: list[str] = []
         assert build_report(spark, folder, as_of=as_of, progress=said.append) \
@@ -47,7 +47,7 @@ def test_plugin_columns_add_lists_on_both_paths(spark, tmp_path):
     folder = write_snapshot(tmp_path / "snap", rows, extra={"json_field_customer": pa.string()})
     expected = oracle(rows, plugins=("json_field_customer",))
     assert build_report(spark, folder, as_of=AS_OF, use_summary=False) == expected
-    summarize(folder)
+    summarize(folder / "messages", folder)
     assert build_report(spark, folder, as_of=AS_OF) == expected
 
 
@@ -59,12 +59,13 @@ def test_an_empty_snapshot_has_five_empty_buckets(spark, tmp_path):
     from tests.audit.reportdata import SCHEMA
 
     folder = tmp_path / "snap"
-    folder.mkdir()
+    (folder / "messages").mkdir(parents=True)
     (folder / "manifest.json").write_text('{"format": "parquet"}')
-    pq.write_table(pa.Table.from_pylist([], schema=SCHEMA), str(folder / "part-0.parquet"))
+    pq.write_table(pa.Table.from_pylist([], schema=SCHEMA),
+                   str(folder / "messages" / "part-0.parquet"))
     expected = oracle([])
     assert build_report(spark, folder, as_of=AS_OF, use_summary=False) == expected
-    summarize(folder)
+    summarize(folder / "messages", folder)
     assert build_report(spark, folder, as_of=AS_OF) == expected
 
 
@@ -74,9 +75,10 @@ def test_a_folder_of_broken_parquet_is_one_sentence(spark, tmp_path):
     from mqconsole.audit.errors import AuditInputError
 
     folder = tmp_path / "snap"
-    (folder / "queue=Q" / "put_date=2026-11-25").mkdir(parents=True)
+    part = folder / "messages" / "queue=Q" / "put_date=2026-11-25"
+    part.mkdir(parents=True)
     (folder / "manifest.json").write_text('{"format": "parquet"}')
-    (folder / "queue=Q" / "put_date=2026-11-25" / "part-0.parquet").write_bytes(b"not parquet")
+    (part / "part-0.parquet").write_bytes(b"not parquet")
     with pytest.raises(AuditInputError, match="cannot be read as a snapshot"):
         build_report(spark, folder, as_of=AS_OF)
 

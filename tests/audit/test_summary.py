@@ -48,7 +48,7 @@ def test_parts_folded_while_reading_merge_into_what_the_files_give(tmp_path) -> 
         writer.close()
     assert merge_partials(parts, 3, tmp_path / "merged")
     write_snapshot(tmp_path / "snap", rows, extra={PLUGIN: pa.string()})
-    summarize(tmp_path / "snap", tmp_path / "files")
+    summarize(tmp_path / "snap" / "messages", tmp_path / "files")
     merged, files = _stored(tmp_path / "merged"), _stored(tmp_path / "files")
     assert merged == files
     assert merged["info"]["rows"] == 700 and merged["info"]["plugins"] == [PLUGIN]

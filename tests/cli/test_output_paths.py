@@ -16,22 +16,23 @@ import pytest
 from mqconsole.cli.commands.common import OutputPath
 from mqconsole.cli.main import cli as root
 from mqconsole.cli.main import main
+from tests.audit.reportdata import make_rows, write_snapshot
 from tests.cli.conftest import run_cli
 
 # what each option that writes is given in the walk: args around the path X
 WRITES: dict[tuple[str, str], Callable[[str, Path], list[str]]] = {
-    ("audit report", "--html"): lambda x, qm: ["audit", "report", "--in", str(qm.parent),
-                                                "--html", x],
-    ("audit sql", "--out"): lambda x, qm: ["audit", "sql", "--in", str(qm.parent), "SELECT 1",
-                                           "--out", x],
-    ("audit export", "--out"): lambda x, qm: ["audit", "export", "--out", x, "--queues",
+    ("audit report", "--html"): lambda x, snap: ["audit", "report", "--in", str(snap),
+                                                  "--html", x],
+    ("audit sql", "--out"): lambda x, snap: ["audit", "sql", "--in", str(snap), "SELECT 1",
+                                             "--out", x],
+    ("audit export", "--out"): lambda x, snap: ["audit", "export", "--out", x, "--queues",
                                                "APP.*"],
-    ("delete", "--backup"): lambda x, qm: ["delete", "APP.ORDERS", "--all", "--backup", x,
+    ("delete", "--backup"): lambda x, snap: ["delete", "APP.ORDERS", "--all", "--backup", x,
                                            "--yes"],
-    ("save", "FILE"): lambda x, qm: ["save", "APP.ORDERS", x, "--force"],
-    ("show", "--save-payload"): lambda x, qm: ["show", "APP.ORDERS", "00", "--save-payload",
+    ("save", "FILE"): lambda x, snap: ["save", "APP.ORDERS", x, "--force"],
+    ("show", "--save-payload"): lambda x, snap: ["show", "APP.ORDERS", "00", "--save-payload",
                                                x],
-    ("dlq-handler", "--attempts-file"): lambda x, qm: ["dlq-handler", "--rules", "rules.txt",
+    ("dlq-handler", "--attempts-file"): lambda x, snap: ["dlq-handler", "--rules", "rules.txt",
                                                        "--attempts-file", x, "--yes"],
 }
 # options that only read what they are given (the walk checks there is no other kind)
@@ -92,8 +93,9 @@ def test_every_path_option_is_typed_and_classified():
 
 
 @pytest.fixture
-def place(tmp_path, demo) -> dict[str, Path]:
-    """The demo store, a journal and a delete's backup (made by a real delete), and the
+def place(tmp_path, tmp_path_factory, demo) -> dict[str, Path]:
+    """The demo store, a journal and a delete's backup (made by a real delete), a snapshot
+    (so that, without the refusal, the audit commands would go on and write), and the
     folder the in-process runs work in."""
     home = tmp_path / "home"
     r = run_cli("--embedded", str(demo), "delete", "APP.SHIPPING", "--all", "--yes", home=home)
@@ -101,8 +103,9 @@ def place(tmp_path, demo) -> dict[str, Path]:
     backups = list((home / "state" / "backups").iterdir())
     assert len(backups) == 1
     (tmp_path / "rules.txt").write_text("ACTION(RETRY)\n")
+    snap = write_snapshot(tmp_path_factory.mktemp("audit") / "snap", make_rows(20))
     return {"store": demo, "journal": home / "state" / "journal.jsonl", "backup": backups[0],
-            "home": home}
+            "home": home, "snap": snap}
 
 
 def fingerprint(*folders: Path) -> dict[str, str]:
@@ -141,7 +144,7 @@ def test_every_option_that_writes_refuses_mqconsoles_files_directly_and_through_
             given = str(links / f"link{n}")
             os.symlink(path, given)
         argv = (["--embedded", given, "init"] if args is None
-                else ["--embedded", store, *args(given, place["store"])])
+                else ["--embedded", store, *args(given, place["snap"])])
         code = main(argv)
         err = capsys.readouterr().err
         where = f"{command} {option} = {what} ({via})"
@@ -210,8 +213,8 @@ def test_report_html_onto_the_store_or_a_link_to_a_backup_is_refused(place, tmp_
     link.symlink_to(backup)
     before = fingerprint(store.parent, place["home"])
     for target in (store, link):
-        r = run_cli("--embedded", str(store), "audit", "report", "--in", str(tmp_path),
-                    "--html", str(target), home=place["home"])
+        r = run_cli("--embedded", str(store), "audit", "report", "--in", str(place["snap"]),
+                    "--html", str(target), "--master", "local[1]", home=place["home"])
         assert r.code == 2, r.err
         assert f"--html {target} " in r.err and "never writes over its own files" in r.err
     assert fingerprint(store.parent, place["home"]) == before
