@@ -6,8 +6,8 @@ from __future__ import annotations
 import re
 
 from mqconsole.audit.html import render_html
-from mqconsole.cli.commands.audit_cmd import render_text
 from mqconsole.audit.present import TOP_ROWS, tables
+from mqconsole.cli.commands.audit_cmd import render_text
 from tests.audit.reportdata import AS_OF, make_rows, oracle
 
 
