@@ -470,3 +470,15 @@ async def test_the_attributes_dialog_does_what_its_hint_says(make_app, qm):
         assert "HARDENBO: NOHARDENBO → HARDENBO" in str(app.screen.body)
         await pilot.press("n")
     assert qm.inquire_queue("APP.PAYMENTS").hardenbo is False  # answered no
+
+
+async def test_at_80x24_the_define_queue_form_keeps_its_key_hints_on_screen(make_app):
+    """Five fields are taller than 24 rows: they scroll, and the hints under them stay."""
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(app, pilot)
+        await pilot.press("N")
+        await wait_for(app, pilot, lambda: isinstance(app.screen, FormDialog))
+        await pilot.pause()
+        assert "enter / ctrl+o: OK" in screen_text(app)
+        assert "escape: cancel" in screen_text(app)

@@ -244,15 +244,19 @@ class FormDialog(Dialog):
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
             yield from self.heading(self.note)
-            for f in self.fields:
-                if f.kind == "bool":
-                    yield Tick(Text(f.label), bool(f.value), id=f"f_{f.key}")
-                else:
-                    yield Label(Text(f.label))
-                    suggester = (SuggestFromList(list(f.suggestions), case_sensitive=False)
-                                 if f.suggestions else None)
-                    yield Input(value=str(f.value), id=f"f_{f.key}", suggester=suggester,
-                                type="integer" if f.kind == "int" else "text")
+            # the fields scroll when the terminal is short (80x24): the problem and the key
+            # hints under them stay on screen
+            with VerticalScroll(classes="fields"):
+                for f in self.fields:
+                    if f.kind == "bool":
+                        yield Tick(Text(f.label), bool(f.value), id=f"f_{f.key}")
+                    else:
+                        yield Label(Text(f.label))
+                        suggester = (SuggestFromList(list(f.suggestions),
+                                                     case_sensitive=False)
+                                     if f.suggestions else None)
+                        yield Input(value=str(f.value), id=f"f_{f.key}", suggester=suggester,
+                                    type="integer" if f.kind == "int" else "text")
             yield Label(Text(""), id="problem", classes="error")
             yield Label(Text("tab: next field   enter / ctrl+o: OK   escape: cancel"),
                         classes="hint")
