@@ -48,6 +48,15 @@ def test_export_report_and_sql_over_spark_connect(tmp_path) -> None:
         assert sql.returncode == 0, sql.stderr
         bad = run_mqconsole("audit", "sql", "--in", str(snap), "--remote", server.url,
                             "SELECT no_such_column FROM messages", home=home)
+        # read-only over Connect too: Spark's parser and the analysed plan decide, there
+        before = {p: p.read_bytes() for p in snap.rglob("*") if p.is_file()}
+        partition = next((snap / "messages").glob("queue=*"))
+        writes = [run_mqconsole("audit", "sql", "--in", str(snap), "--remote", server.url,
+                                text, home=home) for text in (
+            f"FROM messages INSERT OVERWRITE DIRECTORY '{partition}' SELECT *",
+            "SELECT reflect('java.lang.System', 'getenv', 'HOME')",
+            f"SELECT * FROM binaryFile.`{snap / 'manifest.json'}`")]
+        after = {p: p.read_bytes() for p in snap.rglob("*") if p.is_file()}
     assert not alive(pid)
     want = expected_rows(scene, DEMO_QUEUES)
     summary = json.loads(export.stdout)
@@ -59,6 +68,9 @@ def test_export_report_and_sql_over_spark_connect(tmp_path) -> None:
     assert manifest["master"] == server.url and manifest["rows"] == len(want)
     assert json.loads(sql.stdout) == [{"n": len(want)}]
     assert bad.returncode == 2 and "no_such_column" in bad.stderr
+    assert [w.returncode for w in writes] == [2, 2, 2], [w.stderr for w in writes]
+    assert all("Traceback" not in w.stderr for w in writes)
+    assert after == before
     assert "Traceback" not in bad.stderr and "at org.apache" not in bad.stderr
     assert json.loads(remote.stdout) == oracle(want, NOW)  # what local gives (test_report)
 
