@@ -244,9 +244,12 @@ class PluginHost:
         finally:
             sys.stdout = saved
 
-    def _calls(self, hook: str, **kwargs: Any):
-        """(plugin name, result or exception) of each implementation, in pluggy's order."""
+    def _calls(self, hook: str, *, only: str | None = None, **kwargs: Any):
+        """(plugin name, result or exception) of each implementation, in pluggy's order
+        (``only``: that plugin's alone)."""
         for impl in reversed(getattr(self.pm.hook, hook).get_hookimpls()):
+            if only is not None and impl.plugin_name != only:
+                continue
             args = [kwargs[a] for a in impl.argnames]
             args = [private_copy(a.message) if isinstance(a, _Private) else a for a in args]
             try:
@@ -264,10 +267,17 @@ class PluginHost:
                                     "its result is ignored")
 
     # -- the hooks -------------------------------------------------------------------------
-    def decode(self, message: Message, payload: bytes) -> list[DecodedResult]:
-        """Every decoder's result for this payload (the first is the one to show first)."""
+    def decoder_names(self) -> list[str]:
+        """The plugins that decode payloads, in the order their results are shown."""
+        return [impl.plugin_name for impl in
+                reversed(self.pm.hook.mqconsole_decode_payload.get_hookimpls())]
+
+    def decode(self, message: Message, payload: bytes, *, only: str | None = None
+               ) -> list[DecodedResult]:
+        """Every decoder's result for this payload (the first is the one to show first);
+        ``only``: that plugin's alone."""
         out: list[DecodedResult] = []
-        for plugin, result in self._calls("mqconsole_decode_payload",
+        for plugin, result in self._calls("mqconsole_decode_payload", only=only,
                                           message=_Private(message), payload=bytes(payload)):
             if isinstance(result, BaseException):
                 self._raised(plugin, "mqconsole_decode_payload", result)
@@ -278,6 +288,41 @@ class PluginHost:
                               f"plugin {plugin}'s mqconsole_decode_payload returned "
                               f"{type(result).__name__}, not Decoded; ignored")
         return out
+
+    def decode_in_background(self, message: Message, payload: bytes, *, limit: float,
+                             done: Callable[[list[DecodedResult], list[str]], Any]
+                             ) -> threading.Thread:
+        """The decoders' results without waiting for one that never returns (the console):
+        each decoder runs in a daemon thread of its own, given ``limit`` seconds, one after
+        the other; then ``done(results, timed_out)`` is called (in a daemon thread), where
+        ``timed_out`` names the decoders that did not answer in time. Those are reported
+        once and left running: nothing waits for them, not even the process's exit."""
+        names = self.decoder_names()
+
+        def decode_one(name: str, box: list[DecodedResult]) -> None:
+            box.extend(self.decode(message, payload, only=name))
+
+        def supervise() -> None:
+            results: list[DecodedResult] = []
+            timed_out: list[str] = []
+            for name in names:
+                box: list[DecodedResult] = []
+                worker = threading.Thread(target=decode_one, args=(name, box), daemon=True,
+                                          name=f"mqconsole decoder {name}")
+                worker.start()
+                worker.join(limit)
+                if worker.is_alive():
+                    timed_out.append(name)
+                    self._problem(name, "mqconsole_decode_payload:time",
+                                  f"plugin {name}'s decoder did not answer within "
+                                  f"{limit:g} s; its result is not shown")
+                else:
+                    results.extend(box)
+            done(results, timed_out)
+
+        thread = threading.Thread(target=supervise, daemon=True, name="mqconsole decoders")
+        thread.start()
+        return thread
 
     def check_put(self, operation: str, message: Message, destination: str) -> str | None:
         """The first refusal (all checks run), or None. A check that raises refuses. Each

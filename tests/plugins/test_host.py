@@ -322,3 +322,68 @@ def test_what_a_plugin_prints_goes_aside(register_plugins, capsys) -> None:
     host.operation_done(object())
     out, err = capsys.readouterr()
     assert (out, err) == ("", "chatty was here\n")
+
+
+def test_decoders_in_the_background_leave_one_that_never_returns(register_plugins) -> None:
+    """Issue 28 item 8: each decoder is given its time; one that does not answer is named
+    (and reported once), the others' results come, and it is left in a daemon thread."""
+    import threading
+
+    release = threading.Event()
+    answered = threading.Event()
+    got: list = []
+
+    def hang(message, payload):
+        release.wait()
+        return Decoded("Late", "x")
+
+    host = register_plugins(_plugin("hang", mqconsole_decode_payload=hang),
+                            _plugin("quick", mqconsole_decode_payload=lambda message, payload:
+                                    Decoded("Quick", "y")))
+    assert sorted(host.decoder_names()) == ["hang", "quick"]
+
+    def done(results, timed_out):
+        got.append(([r.plugin for r in results], timed_out))
+        answered.set()
+
+    try:
+        host.decode_in_background(_message(), b"x", limit=0.2, done=done)
+        assert answered.wait(120)
+        assert got == [(["quick"], ["hang"])]
+        assert host.problems == ["plugin hang's decoder did not answer within 0.2 s; its "
+                                 "result is not shown"]
+        hung = [t for t in threading.enumerate() if t.name == "mqconsole decoder hang"]
+        assert hung and all(t.daemon for t in hung)
+    finally:
+        release.set()
+
+
+def test_a_process_ends_without_waiting_for_a_decoder_that_never_returns(tmp_path) -> None:
+    """The process's exit does not wait for a hung decoder (the console's q)."""
+    import subprocess
+    import sys
+
+    script = tmp_path / "hang.py"
+    script.write_text('''
+import threading, time
+from mqconsole.mq.md import MQMD
+from mqconsole.mq.message import Message
+from mqconsole.plugins import hookimpl
+from mqconsole.plugins.testing import plugin_host
+
+class Spin:
+    @hookimpl
+    def mqconsole_decode_payload(self, message, payload):
+        while True:
+            time.sleep(0.01)
+
+answered = threading.Event()
+host = plugin_host(Spin())
+host.decode_in_background(Message(MQMD(), b"x"), b"x", limit=0.1,
+                          done=lambda results, late: answered.set())
+answered.wait()
+print("leaving")
+''')
+    r = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
+                       timeout=120)
+    assert (r.returncode, r.stdout) == (0, "leaving\n"), r.stderr

@@ -5,6 +5,8 @@ Plugins are registered per test (the ``register_plugins`` fixture)."""
 
 from __future__ import annotations
 
+import threading
+
 from textual.command import CommandInput, CommandPalette
 
 from mqconsole.ops.journal import Journal
@@ -327,3 +329,42 @@ async def test_switching_profile_loads_that_profiles_plugins(demo_file, tmp_path
         await settle(app, pilot)
         assert app.read_only and app.ctx.plugins is prod_host
         assert any("site_layouts" in str(n.message) for n in app._notifications)
+
+
+class HangingDecoder:
+    """A decoder that does not return until the test lets it go."""
+
+    def __init__(self) -> None:
+        self.release = threading.Event()
+
+    @hookimpl
+    def mqconsole_decode_payload(self, message, payload):
+        self.release.wait()
+        return Decoded("Too late", "x")
+
+
+async def test_a_decoder_that_never_returns_times_out_and_the_others_are_shown(
+        make_app, register_plugins, monkeypatch):
+    """Issue 28 item 8: each decoder has a time limit; one that does not answer is said to
+    have timed out (once, and on the tab), the others' results are shown, and it is left
+    running in a daemon thread, which neither the console nor the process's exit waits
+    for."""
+    monkeypatch.setattr(DetailScreen, "decode_limit", 0.5)
+    hanging = HangingDecoder()
+    app = make_app(plugins=register_plugins(hanging, OrderDecoder()))
+    try:
+        async with app.run_test(size=(120, 30)) as pilot:
+            await to_detail(app, pilot, "APP.ORDERS")
+            await pilot.press("7")
+            view = app.screen.query_one("#decoded-view", PayloadView)
+            await wait_for(app, pilot, lambda: "Order record" in view.text)
+            assert "decoder HangingDecoder timed out (no answer in 0.5 s)" in screen_text(app)
+            said = [n for n in app._notifications if "did not answer" in str(n.message)]
+            assert len(said) == 1 and "HangingDecoder" in str(said[0].message)
+            hung = [t for t in threading.enumerate()
+                    if t.name == "mqconsole decoder HangingDecoder"]
+            assert hung and all(t.daemon and t.is_alive() for t in hung)
+            await pilot.press("escape", "q")
+        assert all(t.is_alive() for t in hung)  # the console ended without waiting
+    finally:
+        hanging.release.set()

@@ -9,6 +9,7 @@ it never styles or moves the terminal.
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
@@ -161,6 +162,8 @@ class DetailScreen(ConsoleScreen):
     HELP_NAME = "detail"
     KEYS = [*K.DETAIL_KEYS, K.BACK]
     BINDINGS = K.bindings([*K.DETAIL_KEYS, K.BACK])
+    #: seconds each site decoder may take before the Decoded tab says it timed out
+    decode_limit: float = 5.0
 
     def __init__(self, ctx: ConsoleContext, queue: str, view: MessageView) -> None:
         super().__init__(ctx)
@@ -373,24 +376,33 @@ class DetailScreen(ConsoleScreen):
         self.ctx.notify("The whole payload is shown.")
 
     def _decode(self) -> None:
-        """The site decoders' results, in a worker (plugin hooks never run on the event
-        loop); their text is shown made safe, never as markup or escapes."""
+        """The site decoders' results, off the event loop (plugin hooks never run there), each
+        decoder given ``decode_limit`` seconds in a daemon thread: one that never returns is
+        said to have timed out, and neither this screen nor quitting waits for it. Their
+        text is shown made safe, never as markup or escapes."""
         host = self.ctx.plugins
         if not host.has_decoders:
             return
         v = self.view
-        self.ctx.backend(lambda: host.decode(v.message, v.payload), done=self._show_decoded,
-                         queue=self.queue, what="decode the payload")
 
-    def _show_decoded(self, results: list[DecodedResult]) -> None:
+        def done(results: list[DecodedResult], timed_out: list[str]) -> None:
+            self.ctx.post_from_thread(self._show_decoded, results, timed_out)
+
+        host.decode_in_background(v.message, v.payload, limit=self.decode_limit, done=done)
+
+    def _show_decoded(self, results: list[DecodedResult], timed_out: Sequence[str] = ()
+                      ) -> None:
         if not self.is_attached:
             return
         note = self.query_one("#decoded-note", Static)
+        late = "".join(f"decoder {clean(name)} timed out (no answer in {self.decode_limit:g} s)"
+                       " · " for name in timed_out)
         if not results:
-            note.update(Text("No site decoder recognised this payload."))
+            note.update(Text(late.removesuffix(" · ") if late
+                             else "No site decoder recognised this payload."))
             return
         names = ", ".join(dict.fromkeys(clean(r.plugin) for r in results))
-        note.update(Text(f"Decoded by the site plugin{'s' if len(results) > 1 else ''} "
+        note.update(Text(f"{late}Decoded by the site plugin{'s' if len(results) > 1 else ''} "
                          f"{names} · control characters are shown as \\x.. escapes"))
         text = "\n\n".join(f"── {clean(r.title)} ({clean(r.plugin)}) ──\n{clean_block(r.text)}"
                            for r in results)
