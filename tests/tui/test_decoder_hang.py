@@ -92,14 +92,19 @@ def test_q_quits_while_a_decoder_never_returns(tmp_path, demo_file):
     config.write_text(f"plugins:\n  paths: [{folder}]\n")
     console = Console("--config", str(config), "--embedded", str(demo_file),
                       home=tmp_path / "home")
-    console.wait_for("APP.AUDIT")
-    console.keys(b"\x1b[B", b"\r")  # APP.INVOICES, its first message
-    console.wait_for("APP.INVOICES")
-    console.keys(b"\r")
-    console.wait_for("7 Decoded")
-    console.keys(b"7")
-    console.wait_for("decoder spin timed out")
-    console.keys(b"\x1b")  # back to the queue: the console still answers
-    console.keys(b"q")
-    assert console.exit_code() == 0, console.text()[-2000:]
-    assert "Traceback" not in console.text()
+    try:
+        console.wait_for("APP.AUDIT")
+        console.keys(b"\x1b[B", b"\r")  # APP.INVOICES, its first message
+        console.wait_for("APP.INVOICES")
+        console.keys(b"\r")
+        console.wait_for("7 Decoded")
+        console.keys(b"7")
+        console.wait_for("decoder spin timed out")
+        console.keys(b"\x1b")  # back to the queue: the console still answers
+        console.keys(b"q")
+        assert console.exit_code() == 0, console.text()[-2000:]
+        assert "Traceback" not in console.text()
+    finally:
+        if os.waitpid(console.pid, os.WNOHANG) == (0, 0):  # (a failure: never leave it)
+            os.kill(console.pid, signal.SIGKILL)
+            os.waitpid(console.pid, 0)
