@@ -32,6 +32,7 @@ CONFIG_ENV = "MQCONSOLE_CONFIG"
 CONFIG_FILE_NAME = "config.yaml"
 EMBEDDED_FILE_NAME = "qm.sqlite"
 JOURNAL_FILE_NAME = "journal.jsonl"
+ATTEMPTS_FILE_NAME = "dlq-attempts.sqlite"  # the dead-letter handler's durable counts
 BACKUP_DIR_NAME = "backups"
 
 
@@ -93,6 +94,12 @@ def default_journal_path() -> Path:
     return user_state_dir() / JOURNAL_FILE_NAME
 
 
+def default_attempts_path() -> Path:
+    """Where the CLI and the console keep the dead-letter handler's attempt counts (the same
+    file for both, so a count survives a switch of face too)."""
+    return user_state_dir() / ATTEMPTS_FILE_NAME
+
+
 def ensure_dir(path: Path) -> Path:
     """Create ``path`` and each missing parent, private to the user (0700: ``mkdir``'s
     ``parents=True`` would give the parents the default mode); return it."""
@@ -109,8 +116,10 @@ def ensure_dir(path: Path) -> Path:
 
 __all__ = [
     "APP_NAME",
+    "ATTEMPTS_FILE_NAME",
     "CONFIG_ENV",
     "HOME_ENV",
+    "default_attempts_path",
     "default_backup_dir",
     "default_config_file",
     "default_embedded_path",

@@ -18,7 +18,7 @@ record says which in-doubt messages are on the destination (the rest were not pu
 from __future__ import annotations
 
 from collections import Counter
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from mqconsole.mq.errors import MQError
 from mqconsole.ops.result import Control, OperationResult
@@ -155,4 +155,25 @@ class _Stop(Exception):
     """The journal could not record a unit: it was backed out, the resolution stops."""
 
 
-__all__ = ["RESOLVE", "doubt_caution", "last_in_doubt", "resolve"]
+def _name(qm: QueueManager | None) -> str | None:
+    try:
+        return None if qm is None else qm.name
+    except Exception:  # a broken connection: no doubt can be matched
+        return None
+
+
+def doubt_cautions(kind: Any, qm: QueueManager, journal: Journal | None) -> list[str]:
+    """The caution of a move, copy or load whose last run on the same source and
+    destination ended in doubt. A kind says which run it repeats with ``doubt_route()``:
+    ``(operation, source, destination, destination's queue manager or None)``; other kinds
+    have none (and nothing here imports the kinds: they import this)."""
+    route = getattr(kind, "doubt_route", None)
+    if journal is None or route is None:
+        return []
+    operation, source, dest, dest_qmgr = route()
+    entry = last_in_doubt(journal, operation=operation, qmgr=_name(qm), source=source,
+                          destination=dest, dest_qmgr=dest_qmgr)
+    return [] if entry is None else [doubt_caution(entry, operation, source, dest)]
+
+
+__all__ = ["RESOLVE", "doubt_caution", "doubt_cautions", "last_in_doubt", "resolve"]

@@ -86,13 +86,11 @@ class StateFiles:
     @classmethod
     def defaults(cls, **given: object) -> StateFiles:
         """The standard places; ``given`` replaces any of them (None values are ignored)."""
-        from mqconsole.ops.dlq.attempts import default_path as attempts_path
-
         values: dict[str, object] = {
             "stores": (str(paths.default_embedded_path()),),
             "journal": str(paths.default_journal_path()),
             "backups": str(paths.default_backup_dir()),
-            "attempts": str(attempts_path()),
+            "attempts": str(paths.default_attempts_path()),
             "others": ((str(paths.default_config_file()), "is mqconsole's configuration "
                         "file"),),
         }

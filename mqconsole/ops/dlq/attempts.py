@@ -22,19 +22,18 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from mqconsole import paths
 from mqconsole.mq.dlh import MQDLH
 from mqconsole.mq.md import MQMD
 
 Key = bytes
-FILE_NAME = "dlq-attempts.sqlite"
+FILE_NAME = paths.ATTEMPTS_FILE_NAME
 
 
 def default_path() -> Path:
     """Where the CLI and the console keep attempt counts: ``dlq-attempts.sqlite`` in the
     state folder (the same file for both, so a count survives a switch of face too)."""
-    from mqconsole.paths import user_state_dir
-
-    return user_state_dir() / FILE_NAME
+    return paths.default_attempts_path()
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS attempts (

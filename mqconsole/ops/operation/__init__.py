@@ -34,6 +34,8 @@ line in each face.
 
 from __future__ import annotations
 
+from mqconsole.ops.indoubt import doubt_cautions
+
 from .core import VERBS, Description, Kind, Operation, OperationError, Step, Summary
 from .creating import Put, QueueDefine
 from .dlqpass import DlqPass, keep_running
@@ -52,7 +54,7 @@ from .kinds import (
     destination_problem,
     header_kept,
 )
-from .settling import ResolveInDoubt, doubt_cautions
+from .settling import ResolveInDoubt
 
 __all__ = [
     "VERBS", "Copy", "Delete", "Description", "DlqPass", "Edit", "Kind", "Load", "Move",

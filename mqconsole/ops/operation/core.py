@@ -251,7 +251,7 @@ class Operation:
         it asks; the run repeats them in its result's warnings (journal, ``--json``)."""
         cautions = getattr(self.spec, "cautions", None)
         out = [] if cautions is None else list(cautions(qm))
-        from .settling import doubt_cautions
+        from mqconsole.ops.indoubt import doubt_cautions
 
         # a move, copy or load whose last run on the same queues ended in doubt (journal)
         return [*out, *doubt_cautions(self.spec, qm, self.journal)]

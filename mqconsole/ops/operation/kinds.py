@@ -138,6 +138,16 @@ class Transfer:
         check_queue(self.dest_qm or qm, self.destination, "destination")
         check_selection(qm, self.source, self.selection)
 
+    def doubt_route(self) -> tuple[str, str, str, str | None]:
+        """The run a repeat of this one would be (``ops.indoubt.doubt_cautions``)."""
+        dest_qmgr = None
+        if self.dest_qm is not None:
+            try:
+                dest_qmgr = self.dest_qm.name
+            except Exception:  # a broken connection: no doubt can be matched
+                dest_qmgr = None
+        return ("copy" if self.copy else "move"), self.source, self.destination, dest_qmgr
+
     def cautions(self, qm: QueueManager) -> list[str]:
         """A move to another queue manager is not atomic; off the dead-letter queue to a
         queue that is not one, the header kept (:func:`header_kept`)."""
@@ -323,6 +333,10 @@ class Load:
                            destination=self.queue,
                            options={"file": path,
                                     "context": "new" if self.new_context else "set_all"})
+
+    def doubt_route(self) -> tuple[str, str, str, None]:
+        """The run a repeat of this one would be (``ops.indoubt.doubt_cautions``)."""
+        return "load", self.describe().source or self.path, self.queue, None
 
     def validate(self, qm: QueueManager) -> None:
         """A file that is there and well-formed (``DmpFileError`` names the line), and a

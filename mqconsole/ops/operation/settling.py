@@ -1,7 +1,7 @@
 """Settling a run that ended in doubt (``ops.indoubt``): ``resolve-in-doubt``, an
 operation like every other change — validated before anything is asked, journaled, told to
 the plugins — and the caution a move, copy or load shows when its last run ended in doubt
-(:func:`doubt_cautions`, from ``Operation.cautions``)."""
+(the caution itself is ``ops.indoubt.doubt_cautions``, from ``Operation.cautions``)."""
 
 from __future__ import annotations
 
@@ -91,27 +91,4 @@ class ResolveInDoubt:
 RESOLVE_KIND = "resolve-in-doubt"
 
 
-def doubt_cautions(kind: Any, qm: QueueManager, journal: Journal | None) -> list[str]:
-    """The caution of a move, copy or load whose last run on the same source and
-    destination ended in doubt (none for other kinds, or without a journal)."""
-    from mqconsole.ops.indoubt import doubt_caution, last_in_doubt
-
-    from .kinds import Load, Transfer
-
-    if journal is None:
-        return []
-    if isinstance(kind, Transfer):
-        operation, source, dest = ("copy" if kind.copy else "move"), kind.source, \
-            kind.destination
-        dest_qmgr = _qmgr(kind.dest_qm)
-    elif isinstance(kind, Load):
-        operation, dest, dest_qmgr = "load", kind.queue, None
-        source = kind.describe().source or kind.path
-    else:
-        return []
-    entry = last_in_doubt(journal, operation=operation, qmgr=_qmgr(qm), source=source,
-                          destination=dest, dest_qmgr=dest_qmgr)
-    return [] if entry is None else [doubt_caution(entry, operation, source, dest)]
-
-
-__all__ = ["RESOLVE_KIND", "ResolveInDoubt", "doubt_cautions"]
+__all__ = ["RESOLVE_KIND", "ResolveInDoubt"]
