@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import pty
@@ -29,13 +30,70 @@ class Result:
         return json.loads(self.out)
 
 
-def run_cli(*args: str, home: Path, input: str | None = None, env: dict | None = None) -> Result:
+IN_PROCESS = os.environ.get("MQCONSOLE_TEST_CLI", "in-process") != "subprocess"
+"""``run_cli`` calls ``mqconsole.cli.main.main`` in this process (about a tenth of a
+process's cost) unless ``MQCONSOLE_TEST_CLI=subprocess``: then every call runs the
+executable, as a check that the two agree. Tests of signals, terminals, exit-code wiring of
+the executable and a few smoke tests start the real one themselves (``MQCONSOLE``)."""
+
+PROCESS_ONLY_ENV = ("PYTHONPATH", "PATH", "JAVA_HOME")
+"""What only a new process can honour: a call setting one of these runs the executable."""
+
+PROCESS_ONLY_COMMANDS = ("audit",)
+"""Commands that start Spark (a JVM): run as the executable, as operators do."""
+
+
+def run_cli(*args: str, home: Path, input: str | None = None, env: dict | None = None,
+            process: bool = False) -> Result:
+    """mqconsole with ``args``, MQCONSOLE_HOME=``home``, no other MQCONSOLE_* variable,
+    ``env`` besides, ``input`` on stdin (a pipe, never a terminal): its exit code, stdout
+    and stderr. In this process (see :data:`IN_PROCESS`) unless ``process`` or what is
+    asked needs a process of its own."""
     full_env = {k: v for k, v in os.environ.items() if not k.startswith("MQCONSOLE_")}
     full_env["MQCONSOLE_HOME"] = str(home)
     full_env.update(env or {})
-    p = subprocess.run([MQCONSOLE, *args], capture_output=True, text=True, input=input,
-                       env=full_env, timeout=120)
-    return Result(p.returncode, p.stdout, p.stderr)
+    if (process or not IN_PROCESS or any(k in (env or {}) for k in PROCESS_ONLY_ENV)
+            or any(a in PROCESS_ONLY_COMMANDS for a in args)):
+        p = subprocess.run([MQCONSOLE, *args], capture_output=True, text=True, input=input,
+                           env=full_env, timeout=120)
+        return Result(p.returncode, p.stdout, p.stderr)
+    return _in_process(list(args), full_env, input)
+
+
+def _in_process(args: list[str], env: dict[str, str], input: str | None) -> Result:
+    """``main(args)`` as the executable would run it: this environment, stdin a pipe holding
+    ``input`` (empty when None), stdout and stderr pipes (UTF-8, as in the process), and
+    everything put back afterwards (the environment, the streams, SIGINT's handler)."""
+    import signal
+
+    from mqconsole.cli.main import main
+
+    saved_env = dict(os.environ)
+    saved_streams = sys.stdin, sys.stdout, sys.stderr
+    saved_sigint = signal.getsignal(signal.SIGINT)
+    out = io.TextIOWrapper(io.BytesIO(), encoding="utf-8", newline="\n", write_through=True)
+    err = io.TextIOWrapper(io.BytesIO(), encoding="utf-8", errors="backslashreplace",
+                           newline="\n", write_through=True)
+    stdin = io.TextIOWrapper(io.BytesIO((input or "").encode()), encoding="utf-8")
+    os.environ.clear()
+    os.environ.update(env)
+    sys.stdin, sys.stdout, sys.stderr = stdin, out, err
+    try:
+        code = main(args)
+    except SystemExit as e:  # (main maps its own; a stray exit still gives a code)
+        code = e.code if isinstance(e.code, int) else int(e.code is not None)
+    finally:
+        sys.stdin, sys.stdout, sys.stderr = saved_streams
+        os.environ.clear()
+        os.environ.update(saved_env)
+        signal.signal(signal.SIGINT, saved_sigint)
+
+    def text(stream: io.TextIOWrapper) -> str:
+        stream.flush()
+        raw = stream.buffer.getvalue()  # type: ignore[attr-defined]
+        return raw.decode("utf-8", errors="replace").replace("\r\n", "\n").replace("\r", "\n")
+
+    return Result(code, text(out), text(err))
 
 
 def clean_env(home: Path) -> dict[str, str]:
