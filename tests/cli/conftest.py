@@ -54,8 +54,10 @@ def run_cli(*args: str, home: Path, input: str | None = None, env: dict | None =
     full_env.update(env or {})
     if (process or not IN_PROCESS or any(k in (env or {}) for k in PROCESS_ONLY_ENV)
             or any(a in PROCESS_ONLY_COMMANDS for a in args)):
+        # (no tight bound: a JVM starting on a busy machine takes minutes; a hang is
+        # pytest-timeout's to stop)
         p = subprocess.run([MQCONSOLE, *args], capture_output=True, text=True, input=input,
-                           env=full_env, timeout=120)
+                           env=full_env, timeout=1200)
         return Result(p.returncode, p.stdout, p.stderr)
     return _in_process(list(args), full_env, input)
 

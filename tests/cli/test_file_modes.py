@@ -72,7 +72,7 @@ def test_every_file_the_commands_create_is_0600_in_0700_folders(tmp_path, umask_
     assert list(cwd.iterdir()) == []
 
 
-@pytest.mark.xdist_group("spark")
+@pytest.mark.spark  # audit commands start Spark (tests/support/tiers.py)
 def test_every_file_the_audit_commands_create_is_0600_in_0700_folders(tmp_path, demo,
                                                                      umask_022, monkeypatch):
     home, out, cwd = tmp_path / "home", tmp_path / "out", tmp_path / "cwd"
