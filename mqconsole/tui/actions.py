@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from rich.text import Text
 
+from mqconsole.mq.errors import MQError
 from mqconsole.mq.md import MQMD
 from mqconsole.mq.names import format_by_text
 from mqconsole.ops.operation import (
@@ -273,11 +274,31 @@ class ActionRunner:
             return
         started = False
         try:
+            # its queues, as the pick list of this queue manager offers them: completion,
+            # and a name it does not have refused at once (before the header's question)
+            try:
+                there = await in_thread(self.ctx, lambda: [
+                    q for q in dest_qm.list_queues("*") if q.type.value != "model"],
+                    queue=None, what=f"list the queues of {dest_qm.name}", quiet=(MQError,))
+            except MQError:  # no +dsp there: the name is checked when it is opened
+                there = []
+            names = [q.name for q in there]
+
+            def problem(name: str) -> str | None:
+                said = _queue_name_problem(name)
+                if said is None and names and name not in names:
+                    said = f"{clean(dest_qm.name)} has no queue {clean(name)}."
+                return said
+
+            choices = [(q.name, Text(clean(q.name)).append(
+                f"  {q.type.value}" + ("" if q.depth is None else f" · {q.depth:,}"), "dim"))
+                for q in there]
             dest = await self._ask(InputDialog(
                 f"{verb} to which queue of {clean(dest_qm.name)}?",
                 Text(f"{verb} {clean(t.label)} of {clean(t.queue)} to this queue of "
                      f"{clean(dest_qm.name)}:"),
-                placeholder="QUEUE.NAME", validate=_queue_name_problem))
+                suggestions=names, choices=choices, placeholder="QUEUE.NAME",
+                validate=problem))
             if not dest:
                 return
             started = await self._plan_and_start(t, verb, dest, copy=copy, dest_qm=dest_qm)

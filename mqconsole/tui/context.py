@@ -272,7 +272,7 @@ class ConsoleContext:
         """The one place errors are shown: a notification naming the queue and MQ reason."""
         message = describe_error(exc, queue=queue)
         self.app.log.error(f"{what}: {message}")
-        self.app.notify(clean(message), title=clean(what.capitalize() or "Error"),
+        self.app.notify(clean(message), title=clean(what[:1].upper() + what[1:] or "Error"),
                         severity="error", markup=False, timeout=12)
 
     # -- the queue manager ------------------------------------------------------------------

@@ -137,3 +137,30 @@ async def test_off_the_dead_letter_queue_to_another_queue_manager_the_header_can
         assert bytes(view.md.msg_id) == msgid and format_key(view.md.format) != "MQDEAD"
     finally:
         there.close()
+
+
+async def test_the_other_queue_managers_queues_complete_and_an_unknown_one_is_refused_first(
+        make_app, qm, tmp_path):
+    """Its queues are offered (a pick list and completion), a name it does not have is
+    refused in the same dialog — before the dead-letter header's question — and the titles
+    keep MQ names as they are (they were lower-cased: "copy to in.q on qm2")."""
+    other = other_qm(tmp_path)
+    app = make_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(app, pilot)
+        await open_queue(app, pilot, "SYSTEM.DEAD.LETTER.QUEUE")
+        await settle(app, pilot)
+        await pilot.press("c")
+        await answer(app, pilot, InputDialog, "enter", value="@")
+        await answer(app, pilot, ChoiceDialog, "enter")
+        await answer(app, pilot, InputDialog, "enter", value=str(other))
+        await wait_for(app, pilot, lambda: isinstance(app.screen, InputDialog)
+                       and "QM2" in app.screen.title_text.plain)
+        dialog = app.screen
+        assert "IN.Q" in [value for value, _ in dialog.choices]
+        await answer(app, pilot, InputDialog, "enter", value="NOT.THERE")
+        assert isinstance(app.screen, InputDialog)  # still asking: no header question yet
+        assert "QM2 has no queue NOT.THERE" in screen_text(app)
+        await answer(app, pilot, InputDialog, "enter", value="IN.Q")
+        await wait_for(app, pilot, lambda: isinstance(app.screen, ChoiceDialog | ConfirmDialog))
+        assert "in.q" not in screen_text(app) and "qm2" not in screen_text(app)
