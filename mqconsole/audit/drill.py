@@ -11,10 +11,11 @@ anchored regular expression instead, so the filter matches that value only.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
+
+from mqconsole.ops.textsearch import escape
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -31,7 +32,7 @@ class Drill:
     qmgr: str | None = None
 
 
-END = r"\Z"  # the end of the text (``$`` would also match before a final newline)
+END = r"\z"  # the end of the text, in RE2's words (docs/where.md: ``~`` is RE2's)
 
 
 def _quoted(value: str) -> str:
@@ -52,7 +53,7 @@ def _where_eq(where_field: str, value: Any) -> str:
         return f"{where_field} = {value!r}"
     text = str(value)
     if "*" in text or "?" in text:  # wildcards of '=': an anchored regex is exact
-        pattern = "^" + re.escape(text) + END
+        pattern = "^" + escape(text) + END
         return f"{where_field} ~ {_quoted(pattern)}"
     return f"{where_field} = {_quoted(text)}"
 

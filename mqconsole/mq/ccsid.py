@@ -61,3 +61,16 @@ def text_codec(ccsid: int) -> str:
     if name == "ascii":
         return "latin-1"
     return name
+
+
+def known_codecs() -> frozenset[str]:
+    """Every codec a payload's CCSID can name here (those this machine has)."""
+    return frozenset(name for name in set(_CODECS.values()) if _has_codec(name))
+
+
+def _has_codec(name: str) -> bool:
+    try:
+        codecs.lookup(name)
+    except LookupError:
+        return False
+    return True

@@ -100,7 +100,7 @@ def _char_ccsid(ccsid: int, before: int) -> int:
     return ccsid if ccsid > 0 else before
 
 
-def _walk(md: MQMD, body: bytes, *, lenient: bool) -> ParsedBody:
+def _walk(md: MQMD, body: bytes, *, lenient: bool, dlh: MQDLH | None = None) -> ParsedBody:
     body = bytes(body)
     fmt, encoding = md.format, md.encoding
     ccsid = md.ccsid  # effective CCSID of what follows (0: unknown)
@@ -114,7 +114,10 @@ def _walk(md: MQMD, body: bytes, *, lenient: bool) -> ParsedBody:
             if len(headers) >= MAX_HEADERS:
                 raise HeaderError(cls.__name__, offset,
                                   f"more than {MAX_HEADERS} chained headers")
-            header = cls.unpack(body, offset, big_endian=big_endian, ccsid=char_ccsid)
+            if dlh is not None and not headers and cls is MQDLH:
+                header = dlh  # read already, as this would read it (dead_letter_header)
+            else:
+                header = cls.unpack(body, offset, big_endian=big_endian, ccsid=char_ccsid)
         except HeaderError as exc:
             if not lenient:
                 raise
@@ -137,11 +140,13 @@ def parse_body(md: MQMD, body: bytes) -> ParsedBody:
     return _walk(md, body, lenient=False)
 
 
-def parse_body_lenient(md: MQMD, body: bytes) -> ParsedBody:
+def parse_body_lenient(md: MQMD, body: bytes, *, dlh: MQDLH | None = None) -> ParsedBody:
     """Like :func:`parse_body` but never raises: a bad header ends the chain and the rest is
-    payload (in the Format that header claimed), with ``error`` saying what was wrong."""
+    payload (in the Format that header claimed), with ``error`` saying what was wrong.
+    ``dlh``: the message's dead-letter header as :func:`dead_letter_header` read it (not
+    read again)."""
     try:
-        return _walk(md, body, lenient=True)
+        return _walk(md, body, lenient=True, dlh=dlh)
     except Exception as exc:  # a bug, not bad bytes: still show the message
         raw = bytes(body) if isinstance(body, bytes | bytearray | memoryview) else b""
         return ParsedBody(headers=[], payload=raw, format=getattr(md, "format", "").ljust(8),

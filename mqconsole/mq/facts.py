@@ -110,10 +110,12 @@ def facts(md: MQMD, body: bytes) -> Facts:
 
 #: A test on facts, as a backend that keeps them can evaluate it where the messages are:
 #: ``("and", a, b)``, ``("or", a, b)``, ``("cmp", fact, op, value)`` with op one of
-#: ``= != < <= > >=``, ``("in", fact, (values...))``, ``("null", fact, is_null)``. The
-#: facts: ``reason``, ``dest_q``, ``format`` (as ``Facts.format``), ``backout_count``,
-#: ``length`` (of the body), ``priority``. A comparison with a missing fact is false, as
-#: in ``--where``.
+#: ``= != < <= > >=``, ``("in", fact, (values...))``, ``("null", fact, is_null)``,
+#: ``("contains", "body", (bytes...))`` (the whole body, headers included, holds one of
+#: these byte strings: the literal of a payload search in every CCSID). The facts:
+#: ``reason``, ``dest_q``, ``format`` (as ``Facts.format``), ``backout_count``, ``length``
+#: (of the body), ``priority``. A comparison with a missing fact is false, as in
+#: ``--where``.
 FactTest = tuple
 FACT_NAMES = frozenset({"reason", "dest_q", "format", "backout_count", "length", "priority"})
 FACT_OPS = frozenset({"=", "!=", "<", "<=", ">", ">="})

@@ -306,8 +306,9 @@ class MessageView:
     def parsed(self):
         """The header chain (``mq.chain.ParsedBody``), parsed leniently; None if that failed."""
         if self._parsed is _UNSET:
+            dlh = self._dlh if self._dlh is not _UNSET else None  # read once, not twice
             try:
-                self._parsed = _chain.parse_body_lenient(self.md, self.message.body)
+                self._parsed = _chain.parse_body_lenient(self.md, self.message.body, dlh=dlh)
             except Exception:  # parse_body_lenient should not raise; be sure
                 self._parsed = None
         return self._parsed

@@ -30,20 +30,18 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-import regex
-
 from mqconsole.mq import names as _names
 from mqconsole.mq._generated_constants import MQMT, MQPER
 from mqconsole.mq.facts import FactTest
 
+from .textsearch import Pattern, PatternError, compile_pattern
 from .timefmt import iso_utc, parse_duration, parse_iso
 
-__all__ = ["BOOL", "FIELDS", "FLOAT", "INT", "REGEX_SECONDS", "STR", "Field", "Where",
-           "WhereError", "WhereTooSlow", "compile_where", "field_names"]
+__all__ = ["BOOL", "FIELDS", "FLOAT", "INT", "STR", "Field", "Where", "WhereError",
+           "compile_where", "field_names"]
 
 MAX_DEPTH = 64
 MAX_LENGTH = 10_000
-REGEX_SECONDS = 1.0  # processor time one ``~`` match may take on one message (`regex` timeout)
 
 
 # -- errors ----------------------------------------------------------------------------------
@@ -85,11 +83,6 @@ def _echo(expr: str, position: int, limit: int = 100) -> tuple[str, int]:
     prefix = "..." if start else ""
     suffix = "..." if start + limit < len(expr) else ""
     return prefix + safe + suffix, len(prefix) + (position - start)
-
-
-class WhereTooSlow(WhereError):
-    """A regular expression ran longer than :data:`REGEX_SECONDS` on one message (raised by
-    :meth:`Where.matches`; no message is selected or skipped silently because of it)."""
 
 
 # -- tokens ----------------------------------------------------------------------------------
@@ -731,6 +724,17 @@ class _Parser:
             return any(m(x) for m in ms)
         return pred
 
+    def pattern(self, tok: _Tok) -> Pattern:
+        """The value of ``~`` compiled (RE2); a WhereError at the piece RE2 refuses."""
+        try:
+            return compile_pattern(tok.text)
+        except PatternError as exc:
+            where = _raw_offset(tok, exc.offset)
+            if exc.message.startswith("RE2 "):
+                raise WhereError(exc.message, where, self.expr) from None
+            raise WhereError(f"{self.describe(tok)} is {exc.message}", where,
+                             self.expr) from None
+
     def build(self, field: Field, get: Callable[[Any], Any], op: str, op_tok: _Tok,
               val_tok: _Tok) -> Pred:
         kind = field.kind
@@ -743,35 +747,22 @@ class _Parser:
             raise self.error(f"'{op}' cannot compare with null; use = null or != null", op_tok)
 
         if op in ("~", "!~"):
-            try:
-                rx = regex.compile(val_tok.text, regex.VERSION0)
-            except (regex.error, OverflowError, RecursionError, ValueError) as exc:
-                detail = str(exc).split("\n", 1)[0]
-                raise self.error(f"{self.describe(val_tok)} is not a valid regular expression "
-                                 f"({detail})", val_tok) from None
+            pattern = self.pattern(val_tok)
+            if field.name == "text":
+                if op == "~":  # the payload's bytes searched, decoded only when they match
+                    return self.tested(_payload_search(pattern), _fact_contains(pattern))
+                return _payload_absent(pattern)
             as_text = kind.as_text
             want = op == "~"
-            expr = self.expr
-            shown = self._clean(val_tok.text)
 
             def rx_pred(view: Any) -> bool:
                 x = get(view)
                 if x is None:
                     return False
                 try:
-                    s = x if isinstance(x, str) else as_text(x)
-                    # concurrent: the GIL is released, so the console keeps answering keys
-                    found = rx.search(s, timeout=REGEX_SECONDS, concurrent=True)
-                except TimeoutError:
-                    where = getattr(view, "position", None)
-                    raise WhereTooSlow(
-                        f"the regular expression '{shown}' took more than {REGEX_SECONDS:g} s "
-                        f"on one message{f' (position {where})' if where else ''}: it "
-                        "backtracks without end; simplify it (for example '(a+)+' is 'a+')",
-                        val_tok.pos, expr) from None
+                    return pattern.search(x if isinstance(x, str) else as_text(x)) == want
                 except Exception:
                     return False
-                return (found is not None) == want
             return rx_pred
 
         value = self.value(field, val_tok)
@@ -827,6 +818,53 @@ def _not_present_false(get: Callable[[Any], Any], pred: Pred) -> Pred:
     return lambda v: get(v) is not None and pred(v)
 
 
+def _raw_offset(tok: _Tok, offset: int) -> int:
+    """Where the ``offset``-th character of a value lies in the expression (a quoted
+    value's quote and doubled quotes counted)."""
+    if tok.kind != "string":
+        return tok.pos + offset
+    quote = tok.raw[0]
+    i, seen = 1, 0
+    while seen < offset and i < len(tok.raw):
+        i += 2 if tok.raw[i] == quote else 1
+        seen += 1
+    return tok.pos + i
+
+
+def _payload_search(pattern: Pattern) -> Pred:
+    """``text ~ pattern``: the payload's bytes searched in its CCSID; only a payload whose
+    bytes hold a match (or that cannot be searched as bytes) is decoded and searched as
+    text (``textsearch.Pattern.in_payload``)."""
+    def pred(view: Any) -> bool:
+        try:
+            if pattern.in_payload(view.payload, view.payload_ccsid) is False:
+                return False
+            text = view.text
+            return text is not None and pattern.search(text)
+        except Exception:  # a payload that cannot be read is a missing value
+            return False
+    return pred
+
+
+def _payload_absent(pattern: Pattern) -> Pred:
+    """``text !~ pattern``: a text payload (decoded: a binary one is a missing value) where
+    the pattern is not found."""
+    def pred(view: Any) -> bool:
+        try:
+            text = view.text
+            return text is not None and not pattern.search(text)
+        except Exception:
+            return False
+    return pred
+
+
+def _fact_contains(pattern: Pattern) -> FactTest | None:
+    """What a body must contain for its payload to hold a match (the pattern's literal in
+    every CCSID), as a test a backend can run where the messages are."""
+    forms = pattern.body_forms()
+    return None if forms is None else ("contains", "body", forms)
+
+
 # -- the public face -------------------------------------------------------------------------
 
 class Where:
@@ -851,12 +889,10 @@ class Where:
         self.fields = fields
 
     def matches(self, view: Any) -> bool:
-        """Whether ``view`` is selected. Raises :class:`WhereTooSlow` (only) when a regular
-        expression runs past its time bound: the operator must change the expression."""
+        """Whether ``view`` is selected (never raises: a value that cannot be read is a
+        missing one; ``~`` is RE2's, linear in the text, so no match needs a time bound)."""
         try:
             return bool(self._pred(view))
-        except WhereTooSlow:
-            raise
         except Exception:  # pragma: no cover - every comparison already guards itself
             return False
 

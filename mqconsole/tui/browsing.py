@@ -255,9 +255,9 @@ class BrowseModel:
                         raise Cancelled()
                     position = position or self.scanned + 1
                     view = MessageView(position, message, self.now)
-                    try:  # a filter may take a while per message (a slow regex): stoppable
+                    try:
                         keep = self.where is None or self.where.matches(view)
-                    except BaseException:  # WhereTooSlow: kept, so nothing is skipped unseen
+                    except BaseException:  # an interrupt: kept, so nothing is skipped unseen
                         self._pending, self._pending_last = batch[n:], last
                         raise
                     self.scanned = position
@@ -308,8 +308,8 @@ class BrowseModel:
         """The rows ``where`` matches, made from the messages already read (no browse), with
         their own summary — when the unfiltered model was read to its end and every message
         is still in the window; None otherwise (browse again). ``where`` None: that model.
-        A filter can take up to a second a message (``ops.where.REGEX_SECONDS``): the
-        console runs this in a worker, and ``cancel`` stops it between two messages
+        A filter over many messages takes a while (a large queue's payloads searched):
+        the console runs this in a worker, and ``cancel`` stops it between two messages
         (:class:`Cancelled`); ``progress(read, matched, of)`` is called after each."""
         base = self.source or self
         if not self.can_filter():

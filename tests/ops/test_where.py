@@ -246,8 +246,14 @@ def test_error_names_position_with_caret():
     ("length > 10q", 9, "size"),
     ("put_time > yesterday", 11, "ISO 8601"),
     ("msgid = XYZ", 8, "hexadecimal"),
-    ("text ~ '('", 7, "regular expression"),
-    ("text ~ '[a-'", 7, "regular expression"),
+    ("text ~ '('", 8, "regular expression"),  # at the pattern's piece RE2 names
+    ("text ~ '[a-'", 8, "regular expression"),
+    ("text ~ 'ab[a-'", 10, "regular expression"),
+    ("text ~ '(a)\\1'", 11, "RE2 does not support backreferences"),
+    ("text ~ 'it''s(?=x)'", 13, "RE2 does not support lookahead"),  # '' is one quote
+    ("text ~ 'x(?<!y)'", 9, "RE2 does not support lookbehind"),
+    ("text ~ 'a++'", 9, "RE2 does not support possessive"),
+    ("text ~ 'end\\Z'", 11, "write \\z"),
     ("reason in 2053", 10, "'('"),
     ("reason in (2053", 15, "',' or ')'"),
     ("reason in ()", 11, "value in the list"),

@@ -83,3 +83,78 @@ def test_the_fast_route_reads_only_candidates(make_qm) -> None:
     views = list(iter_views(qm, "Q", where=where))
     assert _seen(views) == _seen(iter_views_plain(qm, "Q", where=where))
     assert [len(v.message.body) for v in views] == [297]
+
+
+# -- a payload search pushed into SQLite (issue 27) -----------------------------------------------
+
+_PAYLOAD_CODECS = st.sampled_from([(1208, "utf-8"), (500, "cp500"), (37, "cp037"),
+                                   (819, "latin-1"), (1200, "utf-16-be"), (0, "utf-8"),
+                                   (1233, "utf-32-le"), (932, "cp932")])
+_PIECES = st.sampled_from(["order 42", "Order 42", "order 4", "rder 42!", "42", " ", "x",
+                           "é", "\n", "ORDER"])
+
+
+@st.composite
+def payload_messages(draw: st.DrawFn) -> Message:
+    ccsid, codec = draw(_PAYLOAD_CODECS)
+    text = "".join(draw(st.lists(_PIECES, max_size=5)))
+    data = text.encode(codec, "replace")
+    if draw(st.booleans()):
+        data = draw(st.binary(max_size=20)) + data  # bytes that may not decode
+    md = MQMD(format=draw(st.sampled_from(["MQSTR   ", "        "])), ccsid=ccsid,
+              encoding=546)
+    if draw(st.booleans()):
+        from mqconsole.mq.chain import add_dead_letter_header
+        md, data = add_dead_letter_header(md, data, reason=draw(st.sampled_from([2053, 2085])),
+                                          dest_q_name="APP.ORDERS")
+    return Message(md, data)
+
+
+PAYLOAD_TERMS = st.sampled_from([
+    "text ~ 'order 42'", "payload ~ 'rder 4'", "text ~ 'order \\d+!'", "body ~ '42$'",
+    "text ~ '(?i)order 42'", "text !~ 'order 42'", "text ~ 'ORDER'", "text ~ 'order 42' "
+    "and reason = Q_FULL", "text ~ 'order 42' or reason = 2085", "not text ~ 'order 42'",
+    "text ~ 'é\\n'"])
+
+
+@examples(120, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(batch=st.lists(payload_messages(), max_size=25), forget=st.sets(st.integers(0, 25)),
+       expr=PAYLOAD_TERMS, page=st.integers(1, 7))
+def test_a_payload_search_selects_the_same_in_sqlite(make_qm, batch, forget, expr, page):
+    """The literal a payload search needs, in every CCSID's bytes, tested by SQLite's
+    ``instr`` before a row reaches Python, selects what testing every message does."""
+    qm = make_qm("DLQ")
+    for m in batch:
+        qm.put("DLQ", m, syncpoint=False)
+    ids = [r[0] for r in qm._db.execute("SELECT id FROM messages ORDER BY id")]
+    with qm._guard(), qm._write() as db:
+        for i in forget:
+            if i < len(ids):
+                db.execute("UPDATE messages SET f_format = NULL WHERE id = ?", (ids[i],))
+    where = compile_where(expr)
+    fast = _seen(iter_views(qm, "DLQ", where=where, now=NOW, batch=page))
+    plain = _seen(iter_views_plain(qm, "DLQ", where=where, now=NOW))
+    assert fast == plain
+
+
+def test_a_payload_search_reads_only_bodies_holding_its_literal(make_qm, monkeypatch):
+    from mqconsole.backends.embedded import selecting
+
+    qm = make_qm("Q")
+    for i in range(300):
+        text = f"order {i}" if i % 50 else f"an order 4711 in message {i}"
+        codec, ccsid = (("cp500", 500), ("utf-8", 1208), ("utf-16-le", 1200))[i % 3]
+        md = MQMD(format="MQSTR", ccsid=ccsid, encoding=2 if ccsid == 1200 else 546)
+        qm.put("Q", Message(md, text.encode(codec)), syncpoint=False)
+    built = []
+    real = selecting.message_from_row
+
+    def spy(*args, **kw):
+        built.append(args[1])
+        return real(*args, **kw)
+    monkeypatch.setattr(selecting, "message_from_row", spy)
+    where = compile_where("text ~ 'order 4711 in'")
+    assert where.fact_test is not None and where.fact_test[0] == "contains"
+    views = list(iter_views(qm, "Q", where=where))
+    assert [v.position for v in views] == [1, 51, 101, 151, 201, 251]
+    assert len(built) == 6  # no other row became a message

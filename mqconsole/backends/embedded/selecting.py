@@ -29,6 +29,11 @@ def to_sql(test: FactTest, params: list[object]) -> str:
     kind = test[0]
     if kind in ("and", "or"):
         return f"({to_sql(test[1], params)} {kind.upper()} {to_sql(test[2], params)})"
+    if kind == "contains" and test[1] == "body" and test[2]:
+        # the body holds one of these byte strings: SQLite's instr on blobs compares
+        # bytes (https://sqlite.org/lang_corefunc.html#instr), before a row reaches Python
+        params.extend(bytes(form) for form in test[2])
+        return "(" + " OR ".join(["instr(body, ?) > 0"] * len(test[2])) + ")"
     fact = test[1]
     if fact not in FACT_NAMES:
         raise ValueError(f"not a fact: {fact!r}")
@@ -42,6 +47,12 @@ def to_sql(test: FactTest, params: list[object]) -> str:
         params.append(test[3])
         return f"({column} {test[2]} ?)"
     raise ValueError(f"not a fact test: {test!r}")
+
+
+def _reads_body(test: FactTest) -> bool:
+    if test[0] in ("and", "or"):
+        return _reads_body(test[1]) or _reads_body(test[2])
+    return test[0] == "contains"
 
 
 class Selecting(Resolution):
@@ -61,21 +72,23 @@ class Selecting(Resolution):
         found: list[tuple[int, Message]] = []
         cur = self._db.cursor()
         cur.row_factory = None
-        # the MD and body are read from the row (already in hand) only when it passed
-        columns = (f"id, npri, expires_at, backout_count, CASE WHEN {verdict} THEN md END, "
-                   f"CASE WHEN {verdict} THEN body END")
+        # the MD and body are read from the row (already in hand) only when it passed; a
+        # test on the body is costly twice, so then the MD is read for every row
+        md = "md" if _reads_body(test) else f"CASE WHEN {verdict} THEN md END"
+        columns = f"id, npri, expires_at, backout_count, {md}, CASE WHEN {verdict} THEN body END"
+        bound = tuple(params) * columns.count(verdict)
         end = False
         while len(found) < n:
             want = min(SCAN_CHUNK, max(4 * (n - len(found)), 64))
             chunk = cur.execute(
                 f"SELECT {columns} FROM messages WHERE queue = ? AND {VISIBLE} AND "
                 f"npri = ? AND id > ? ORDER BY npri, id LIMIT {want}",
-                (*params, *params, local, npri, row_id)).fetchall()
+                (*bound, local, npri, row_id)).fetchall()
             if len(chunk) < want:
                 chunk += cur.execute(
                     f"SELECT {columns} FROM messages WHERE queue = ? AND {VISIBLE} AND "
                     f"npri > ? ORDER BY npri, id LIMIT {want - len(chunk)}",
-                    (*params, *params, local, npri)).fetchall()
+                    (*bound, local, npri)).fetchall()
             if not chunk:
                 end = True
                 break

@@ -13,13 +13,13 @@ significant, leading and embedded ones are. Numeric patterns: the exact value.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from functools import lru_cache
 
 from mqconsole.mq.dlh import MQDLH, strip_pad
 from mqconsole.mq.md import MQMD
 
+from ..textsearch import Wildcard
 from .rules import Rule, RulesTable
 
 _TRAILING = " \x00"
@@ -58,14 +58,15 @@ class Subject:
 
 
 @lru_cache(maxsize=4096)
-def _compiled(pattern: str) -> re.Pattern[str]:
-    parts = [".*" if ch == "*" else "." if ch == "?" else re.escape(ch) for ch in pattern]
-    return re.compile("".join(parts), re.DOTALL)
+def _compiled(pattern: str) -> Wildcard:
+    return Wildcard(pattern)
 
 
 def string_matches(pattern: str, value: str) -> bool:
-    """``pattern`` (wildcards ``*``, ``?``) against a field value, trailing blanks aside."""
-    return _compiled(pattern.rstrip(" ")).fullmatch(value.rstrip(_TRAILING)) is not None
+    """``pattern`` (wildcards ``*``, ``?``) against a field value, trailing blanks aside;
+    matched by RE2, as every pattern an operator writes (``ops.textsearch``): linear in
+    the value, whatever the stars."""
+    return _compiled(pattern.rstrip(" ")).fullmatch(value.rstrip(_TRAILING))
 
 
 def matches(rule: Rule, subject: Subject) -> bool:

@@ -634,10 +634,10 @@ class MessagesScreen(ConsoleScreen):
 
     def _filter_read(self, model: BrowseModel | PagedModel, where: Any,
                      text: str | None) -> None:
-        """A queue read to its end: filter the messages read, in a worker (a filter may take
-        up to a second a message, and the console must answer keys and signals meanwhile);
-        ``escape`` stops it and leaves the list as it was. A filter that fails there (too
-        slow) browses as before, which says why."""
+        """A queue read to its end: filter the messages read, in a worker (a search through
+        many large payloads takes a while, and the console must answer keys and signals
+        meanwhile); ``escape`` stops it and leaves the list as it was. A filter that fails
+        there browses as before, which says why."""
         self._generation += 1
         gen = self._generation
         cancel = self._cancel = threading.Event()
