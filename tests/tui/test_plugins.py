@@ -272,7 +272,7 @@ async def test_a_refusing_check_in_a_console_move_is_planned_and_leaves_the_mess
         await pilot.press("enter")
         await wait_for(app, pilot, lambda: isinstance(app.screen, ConfirmDialog))
         said = "refused by plugin Guard: nothing goes to APP.AUDIT by move"
-        assert f"1 would fail on APP.AUDIT: {said}" in str(app.screen.body)
+        assert f"✗ 1 on APP.AUDIT: {said}" in str(app.screen.body)
         await pilot.press("y")
         await wait_for(app, pilot, lambda: isinstance(app.screen, TextDialog))
         text = str(app.screen.body)
