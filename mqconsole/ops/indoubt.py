@@ -21,6 +21,7 @@ from collections import Counter
 from typing import TYPE_CHECKING, Any
 
 from mqconsole.mq.errors import MQError
+from mqconsole.mq.reasons import MQRC_NO_MSG_UNDER_CURSOR
 from mqconsole.ops.result import Control, OperationResult
 from mqconsole.ops.words import agree, counted
 
@@ -135,7 +136,8 @@ def resolve(qm: QueueManager, source: str, destination: str, msgids: list[str], 
                     continue
                 got = cursor.get_current(syncpoint=True)
                 if not same_message(got, m):
-                    raise MQError(2034, f"the message got at position {position} of {source} "
+                    raise MQError(MQRC_NO_MSG_UNDER_CURSOR,
+                                  f"the message got at position {position} of {source} "
                                   "is not the one browsed: backed out")
                 pending.append(m.msg_id_hex)
                 if len(pending) >= batch:
