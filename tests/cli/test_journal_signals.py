@@ -7,6 +7,7 @@ Also Ctrl-C on a read-only command and at the confirmation: 130, never 4."""
 from __future__ import annotations
 
 import os
+import pty
 import random
 import shutil
 import signal
@@ -19,7 +20,7 @@ import pytest
 from mqconsole.backends.open import open_embedded
 from mqconsole.ops.journal import Journal
 
-from .conftest import answer_on_a_terminal, wait_for_output
+from .conftest import wait_for_output
 from .test_journal_faults import DST, MQCONSOLE, SRC, ids, make_qm
 
 COUNT = 20_000
@@ -199,10 +200,30 @@ def test_ctrl_c_on_a_read_only_command_is_130(template, tmp_path):
 @pytest.mark.pty
 def test_ctrl_c_at_the_confirmation_is_130(template, tmp_path):
     path = _copy(template, tmp_path / "ask.sqlite")
-    code, _, err = answer_on_a_terminal(["--embedded", str(path), "move", SRC, DST, "--all"],
-                                        None, home=tmp_path / "home")
-    assert code == 130, err
+    controller, terminal = pty.openpty()
+    proc = subprocess.Popen([MQCONSOLE, "--embedded", str(path), "move", SRC, DST, "--all"],
+                            env=_env(tmp_path / "home"), stdin=terminal,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    os.close(terminal)
+    try:
+        deadline = time.monotonic() + 120  # a condition: it reads from the terminal
+        while proc.poll() is None and time.monotonic() < deadline and not _reading(proc):
+            time.sleep(0.05)
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=120)
+    finally:
+        os.close(controller)
+    assert proc.returncode == 130, err
     assert ids(path, DST) == []
+
+
+def _reading(proc: subprocess.Popen) -> bool:
+    """The process waits at its question (it reads from the terminal)."""
+    try:
+        with open(f"/proc/{proc.pid}/wchan") as fp:
+            return fp.read().strip() in ("n_tty_read", "wait_woken", "tty_read")
+    except OSError:
+        return False
 
 
 def test_a_killed_save_leaves_no_partial_file_after_the_next_run(template, tmp_path):
