@@ -17,6 +17,8 @@ record says which in-doubt messages are on the destination (the rest were not pu
 
 from __future__ import annotations
 
+import os
+import stat
 from collections import Counter
 from typing import TYPE_CHECKING, Any
 
@@ -41,6 +43,10 @@ def last_in_doubt(journal: Journal, *, operation: str, qmgr: str | None, source:
     :data:`TAIL_BYTES`, when it ended in doubt (its ``in_doubt`` ids); else None. A journal
     that cannot be read is no doubt (its problems are said where it is read)."""
     try:
+        # a journal that is not a plain file (/dev/full, a FIFO) is never read to find a
+        # doubt: a character device reads for ever (its writes fail, and are said there)
+        if not stat.S_ISREG(os.stat(journal.path).st_mode):
+            return None
         entries = journal.read_tail(TAIL_BYTES, ids=False)
     except (OSError, ValueError):
         return None
