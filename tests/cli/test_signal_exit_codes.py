@@ -108,7 +108,9 @@ def mqconsole_check_put(operation, message, destination):
 '''
 
 
-@pytest.mark.parametrize(("signum", "name", "code"), [(signal.SIGTERM, "SIGTERM", 0),
+# the signal comes while a plugin's check holds a unit open: it stops at once (the check
+# may never return), 143 or 129 even for the handler (docs/dlq-handler.md, docs/plugins.md)
+@pytest.mark.parametrize(("signum", "name", "code"), [(signal.SIGTERM, "SIGTERM", 143),
                                                       (signal.SIGHUP, "SIGHUP", 129)],
                          ids=["TERM", "HUP"])
 def test_a_wait_yes_handler_stopped_by_a_signal_says_so_in_its_end_record(
@@ -145,6 +147,7 @@ def test_a_wait_yes_handler_stopped_by_a_signal_says_so_in_its_end_record(
     assert j.problems == [] and cycles
     last = cycles[-1]
     assert last.state == "complete"
-    assert last.details.get("stopped_by") == name and last.stopped() == f"by {name}"
+    assert last.details.get("stopped_by") == name
+    assert last.stopped() == "interrupted at once: the open unit of work was backed out"
     # the unit held open was backed out: 100 retried (two units of 50), the rest stayed
     assert len(ids(path, "APP.BACK")) == 100 and len(ids(path, DLQ)) == 100
