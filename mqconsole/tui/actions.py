@@ -311,6 +311,9 @@ class ActionRunner:
         """The rest of a move or copy once its destination is known: the dead-letter
         header's choice, the plan, the confirmation, then the operation (``dest_qm``: on
         another queue manager, closed when the operation ends). Whether it started."""
+        first = await self._settled_first(t.queue, dest, copy=copy, dest_qm=dest_qm)
+        if first != "go":
+            return first == "started"  # settling runs instead (it closes dest_qm after)
         strip_dlh = await self._strip_dlh(t.queue, dest)
         if strip_dlh is None:
             return False
@@ -341,6 +344,47 @@ class ActionRunner:
                    leave_detail=t.view is not None and not copy,
                    after=None if dest_qm is None else dest_qm.close)
         return True
+
+    async def _settled_first(self, source: str, dest: str, *, copy: bool,
+                             dest_qm: QueueManager | None) -> str:
+        """When the last move or copy from ``source`` to ``dest`` ended in doubt (journal),
+        say so before anything else and offer to settle it first (the CLI's
+        ``--resolve-in-doubt``): ``go`` on with this one, ``stop``, or ``started`` (the
+        settling runs instead)."""
+        from mqconsole.ops.indoubt import doubt_caution, last_in_doubt
+        from mqconsole.ops.operation import ResolveInDoubt
+
+        operation = "copy" if copy else "move"
+        journal = self.ctx.settings.journal()
+
+        def find() -> Any:
+            qmgr = self.ctx.conns.call(lambda qm: qm.name)
+            other = None if dest_qm is None else dest_qm.name
+            return last_in_doubt(journal, operation=operation, qmgr=qmgr, source=source,
+                                 destination=dest, dest_qmgr=other)
+
+        entry = await in_thread(self.ctx, find, queue=source, what="read the journal")
+        if entry is None:
+            return "go"
+        said = doubt_caution(entry, operation, source, dest).replace(
+            "--resolve-in-doubt", "settling it")
+        choice = await self._ask(ChoiceDialog(
+            "The last run ended in doubt",
+            [("resolve", Text("Settle it first (as --resolve-in-doubt)")),
+             ("anyway", Text(f"{operation.capitalize()} anyway")),
+             ("cancel", Text("Cancel"))],
+            note=Text(clean(said[:1].upper() + said[1:]), "yellow")))
+        if choice == "anyway":
+            return "go"
+        if choice != "resolve":
+            return "stop"
+        kind = ResolveInDoubt(operation, source, dest, journal, dest_qm=dest_qm)
+        # which run it settles, found now: once it starts, its own record is the newest
+        await in_thread(self.ctx, lambda: self.ctx.conns.call(kind.validate), queue=source,
+                        what="find the run in doubt")
+        self.start(kind, f"Settle the last {operation} {source} → {dest}",
+                   after=None if dest_qm is None else dest_qm.close)
+        return "started"
 
     async def _other_qm(self, verb: str) -> QueueManager | None:
         """Which other queue manager: one of the config's profiles, or an embedded file."""
