@@ -311,7 +311,8 @@ class ActionRunner:
         """The rest of a move or copy once its destination is known: the dead-letter
         header's choice, the plan, the confirmation, then the operation (``dest_qm``: on
         another queue manager, closed when the operation ends). Whether it started."""
-        first = await self._settled_first(t.queue, dest, copy=copy, dest_qm=dest_qm)
+        first = await self._settled_first((Copy if copy else Move)(
+            t.queue, dest, t.selection, dest_qm=dest_qm), dest_qm=dest_qm)
         if first != "go":
             return first == "started"  # settling runs instead (it closes dest_qm after)
         strip_dlh = await self._strip_dlh(t.queue, dest)
@@ -345,25 +346,24 @@ class ActionRunner:
                    after=None if dest_qm is None else dest_qm.close)
         return True
 
-    async def _settled_first(self, source: str, dest: str, *, copy: bool,
-                             dest_qm: QueueManager | None) -> str:
-        """When the last move or copy from ``source`` to ``dest`` ended in doubt (journal),
-        say so before anything else and offer to settle it first (the CLI's
-        ``--resolve-in-doubt``): ``go`` on with this one, ``stop``, or ``started`` (the
-        settling runs instead)."""
+    async def _settled_first(self, kind: Transfer | Load, *,
+                             dest_qm: QueueManager | None = None) -> str:
+        """When the last move, copy or load like ``kind`` (same source and destination)
+        ended in doubt (journal), say so before anything else and offer to settle it first
+        (the CLI's ``--resolve-in-doubt``): ``go`` on with this one, ``stop``, or ``started``
+        (the settling runs instead)."""
         from mqconsole.ops.indoubt import doubt_caution, last_in_doubt
         from mqconsole.ops.operation import ResolveInDoubt
 
-        operation = "copy" if copy else "move"
+        operation, source, dest, dest_qmgr = kind.doubt_route()
         journal = self.ctx.settings.journal()
 
         def find() -> Any:
             qmgr = self.ctx.conns.call(lambda qm: qm.name)
-            other = None if dest_qm is None else dest_qm.name
             return last_in_doubt(journal, operation=operation, qmgr=qmgr, source=source,
-                                 destination=dest, dest_qmgr=other)
+                                 destination=dest, dest_qmgr=dest_qmgr)
 
-        entry = await in_thread(self.ctx, find, queue=source, what="read the journal")
+        entry = await in_thread(self.ctx, find, queue=dest, what="read the journal")
         if entry is None:
             return "go"
         said = doubt_caution(entry, operation, source, dest).replace(
@@ -378,11 +378,11 @@ class ActionRunner:
             return "go"
         if choice != "resolve":
             return "stop"
-        kind = ResolveInDoubt(operation, source, dest, journal, dest_qm=dest_qm)
+        settle = ResolveInDoubt(operation, source, dest, journal, dest_qm=dest_qm)
         # which run it settles, found now: once it starts, its own record is the newest
-        await in_thread(self.ctx, lambda: self.ctx.conns.call(kind.validate), queue=source,
+        await in_thread(self.ctx, lambda: self.ctx.conns.call(settle.validate), queue=dest,
                         what="find the run in doubt")
-        self.start(kind, f"Settle the last {operation} {source} → {dest}",
+        self.start(settle, f"Settle the last {operation} {source} → {dest}",
                    after=None if dest_qm is None else dest_qm.close)
         return "started"
 
@@ -543,6 +543,8 @@ class ActionRunner:
             return
         source = str(Path(path).expanduser())
         kind = Load(source, queue)
+        if await self._settled_first(kind) != "go":
+            return
         # read once to say what it holds (the load reads it once more)
         info = await in_thread(self.ctx, kind.check_file, queue=queue, what="read file")
         if await self._ask(ConfirmDialog("Load messages", _load_body(info, source, queue),
