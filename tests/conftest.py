@@ -35,6 +35,20 @@ def _tiers_hold(request: pytest.FixtureRequest) -> Iterator[None]:
     """In a run that leaves the subprocess tier out, a test starting a process fails."""
     yield from tiers.forbid_processes(request)
 
+
+@pytest.fixture(autouse=True)
+def _ctrl_c_as_a_shell_gives_it() -> None:
+    """Each test starts with Ctrl-C as an operator's shell gives a command: Python's own
+    handler, the signal not blocked. A process started by a test inherits an ignored or
+    blocked SIGINT; an xdist worker was seen with SIGINT ignored after other tests (a
+    mqconsole it started then never answered Ctrl-C: tests/cli/test_journal_signals.py)."""
+    import signal
+    import threading
+
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+
 MakeQM = Callable[..., EmbeddedQueueManager]
 
 

@@ -26,6 +26,7 @@ one of :func:`register_plugins`)::
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
@@ -85,6 +86,11 @@ def import_plugin(path: str | Path) -> ModuleType:
     ``plugins.paths`` would: no install, no change to ``sys.path`` (a folder on ``sys.path``
     would also expose any ``*.egg-info`` a local build left there as an entry point)."""
     path = Path(path)
-    if path.is_dir():
-        return import_file(path.name, path / "__init__.py")  # type: ignore[return-value]
-    return import_file(path.stem, path)  # type: ignore[return-value]
+    name, file = (path.name, path / "__init__.py") if path.is_dir() else (path.stem, path)
+    # the module already imported from this very file is the one: test modules importing
+    # one example each would otherwise replace it in sys.modules, and what the first made
+    # no longer pickles by name (as Spark ships an audit column's function to executors)
+    loaded = sys.modules.get(FOLDER_MODULE_PREFIX + name)
+    if loaded is not None and Path(getattr(loaded, "__file__", "") or "") == file:
+        return loaded
+    return import_file(name, file)  # type: ignore[return-value]
