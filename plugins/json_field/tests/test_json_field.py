@@ -56,7 +56,12 @@ def test_payloads_above_max_bytes_are_not_parsed(columns) -> None:
     assert compute(msg(b'{"type": "a-long-type-name"}')) is None
 
 
-def test_a_column_survives_pickling_for_spark_executors(columns) -> None:
+def test_a_column_survives_pickling_for_spark_executors(columns, monkeypatch) -> None:
+    import sys
+
+    # pickle finds a function by its module's name: the module of this test's functions,
+    # whatever another test's plugin discovery (in the same process) imported under it since
+    monkeypatch.setitem(sys.modules, json_field.__name__, json_field)
     compute = pickle.loads(pickle.dumps(columns()["json_field_type"]))
     assert compute(msg(b'{"type": "order"}')) == "order"
 
