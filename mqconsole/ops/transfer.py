@@ -413,16 +413,23 @@ class _Engine:
     def _limit_full(self) -> bool:
         return self.limit is not None and self.matched >= self.limit
 
+    def _stopped_at_unit_boundary(self) -> bool:
+        """Between messages: commit a full unit; on a cancel commit what is done, say so and
+        answer True (the walk stops)."""
+        if len(self.unit) >= self.batch:
+            self._commit_unit()
+        if not self.cancel.is_set():
+            return False
+        self._commit_unit()
+        self.result.cancelled = True
+        self.stopped_early = "cancelled"
+        return True
+
     def _walk(self) -> None:
         while True:
             try:
                 if not self.open_groups:
-                    if len(self.unit) >= self.batch:
-                        self._commit_unit()
-                    if self.cancel.is_set():
-                        self._commit_unit()
-                        self.result.cancelled = True
-                        self.stopped_early = "cancelled"
+                    if self._stopped_at_unit_boundary():
                         return
                     if self._limit_full():
                         break
@@ -485,12 +492,7 @@ class _Engine:
         gone = 0
         for target in found.targets:
             try:
-                if len(self.unit) >= self.batch:
-                    self._commit_unit()
-                if self.cancel.is_set():
-                    self._commit_unit()
-                    self.result.cancelled = True
-                    self.stopped_early = "cancelled"
+                if self._stopped_at_unit_boundary():
                     return
                 if self._limit_full() or self._gave_up():
                     break
