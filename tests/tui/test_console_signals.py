@@ -6,13 +6,8 @@ console ignored keys and signals for minutes."""
 from __future__ import annotations
 
 import os
-import pty
-import re
-import select
 import signal
-import struct
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -21,6 +16,7 @@ from mqconsole.backends.embedded import create_queue_manager
 from mqconsole.mq.md import MQMD
 from mqconsole.mq.queue import QueueAttrs
 from mqconsole.ops.messages import put_messages
+from tests.support.ptyconsole import Console as PtyConsole
 
 MQCONSOLE = str(Path(sys.executable).parent / "mqconsole")
 pytestmark = [pytest.mark.slow, pytest.mark.pty]
@@ -39,57 +35,8 @@ def slow_qm(tmp_path_factory) -> Path:
     return path
 
 
-class Console:
-    def __init__(self, path: Path, home: Path) -> None:
-        env = {k: v for k, v in os.environ.items() if not k.startswith("MQCONSOLE_")}
-        env.update(MQCONSOLE_HOME=str(home), TERM="xterm-256color")
-        self.pid, self.fd = pty.fork()
-        if self.pid == 0:  # pragma: no cover - the child
-            os.execve(MQCONSOLE, [MQCONSOLE, "--embedded", str(path)], env)
-        import fcntl
-        import termios
-
-        fcntl.ioctl(self.fd, termios.TIOCSWINSZ, struct.pack("HHHH", 30, 120, 0, 0))
-        self.out = bytearray()
-
-    def pump(self, seconds: float) -> None:
-        end = time.monotonic() + seconds
-        while (left := end - time.monotonic()) > 0:
-            ready, _, _ = select.select([self.fd], [], [], min(left, 0.05))
-            if ready:
-                try:
-                    data = os.read(self.fd, 65536)
-                except OSError:
-                    return
-                if not data:
-                    return
-                self.out.extend(data)
-
-    def text(self) -> str:
-        return re.sub(rb"\x1b\[[0-9;?]*[A-Za-z]", b"", bytes(self.out)).decode("utf-8",
-                                                                               "replace")
-
-    def wait_for(self, words: str, seconds: float = 60) -> None:
-        end = time.monotonic() + seconds
-        while words not in self.text()[-20000:]:
-            assert time.monotonic() < end, f"the console never showed {words!r}"
-            self.pump(0.2)
-
-    def keys(self, *keys: bytes) -> None:
-        for k in keys:
-            os.write(self.fd, k)
-            self.pump(0.2)
-
-    def exit_code(self, seconds: float = 30) -> int | None:
-        end = time.monotonic() + seconds
-        while time.monotonic() < end:
-            self.pump(0.1)
-            pid, status = os.waitpid(self.pid, os.WNOHANG)
-            if pid:
-                return os.waitstatus_to_exitcode(status)
-        os.kill(self.pid, signal.SIGKILL)
-        os.waitpid(self.pid, 0)
-        return None
+def Console(path: Path, home: Path) -> PtyConsole:
+    return PtyConsole("--embedded", str(path), home=home)
 
 
 @pytest.mark.parametrize(("how", "code"), [("SIGTERM", 143), ("SIGHUP", 129), ("q", 0)])

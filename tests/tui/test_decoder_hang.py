@@ -7,16 +7,13 @@ from __future__ import annotations
 
 import contextlib
 import os
-import pty
-import re
-import select
 import signal
-import struct
 import sys
-import time
 from pathlib import Path
 
 import pytest
+
+from tests.support.ptyconsole import Console
 
 MQCONSOLE = str(Path(sys.executable).parent / "mqconsole")
 pytestmark = pytest.mark.slow
@@ -32,59 +29,6 @@ def mqconsole_decode_payload(message, payload):
 '''
 
 
-class Console:
-    def __init__(self, *args: str, home: Path) -> None:
-        env = {k: v for k, v in os.environ.items() if not k.startswith("MQCONSOLE_")}
-        env.update(MQCONSOLE_HOME=str(home), TERM="xterm-256color")
-        self.pid, self.fd = pty.fork()
-        if self.pid == 0:  # pragma: no cover - the child
-            os.execve(MQCONSOLE, [MQCONSOLE, *args], env)
-        import fcntl
-        import termios
-
-        fcntl.ioctl(self.fd, termios.TIOCSWINSZ, struct.pack("HHHH", 30, 120, 0, 0))
-        self.out = bytearray()
-
-    def pump(self, seconds: float) -> None:
-        end = time.monotonic() + seconds
-        while (left := end - time.monotonic()) > 0:
-            ready, _, _ = select.select([self.fd], [], [], min(left, 0.05))
-            if ready:
-                try:
-                    data = os.read(self.fd, 65536)
-                except OSError:
-                    return
-                if not data:
-                    return
-                self.out.extend(data)
-
-    def text(self) -> str:
-        return re.sub(rb"\x1b\[[0-9;?]*[A-Za-z]", b"", bytes(self.out)).decode("utf-8",
-                                                                               "replace")
-
-    def wait_for(self, words: str, seconds: float = 120) -> None:
-        end = time.monotonic() + seconds
-        while words not in self.text()[-20000:]:
-            assert time.monotonic() < end, f"the console never showed {words!r}"
-            self.pump(0.2)
-
-    def keys(self, *keys: bytes) -> None:
-        for k in keys:
-            os.write(self.fd, k)
-            self.pump(0.2)
-
-    def exit_code(self, seconds: float = 60) -> int | None:
-        end = time.monotonic() + seconds
-        while time.monotonic() < end:
-            self.pump(0.1)
-            pid, status = os.waitpid(self.pid, os.WNOHANG)
-            if pid:
-                return os.waitstatus_to_exitcode(status)
-        os.kill(self.pid, signal.SIGKILL)
-        os.waitpid(self.pid, 0)
-        return None
-
-
 def test_q_quits_while_a_decoder_never_returns(tmp_path, demo_file):
     folder = tmp_path / "site-plugins"
     folder.mkdir(mode=0o700)
@@ -92,7 +36,7 @@ def test_q_quits_while_a_decoder_never_returns(tmp_path, demo_file):
     config = tmp_path / "config.yaml"
     config.write_text(f"plugins:\n  paths: [{folder}]\n")
     console = Console("--config", str(config), "--embedded", str(demo_file),
-                      home=tmp_path / "home")
+                      home=tmp_path / "home", wait=120, exit_wait=60)
     try:
         console.wait_for("APP.AUDIT")
         console.keys(b"\x1b[B", b"\r")  # APP.INVOICES, its first message

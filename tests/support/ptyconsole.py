@@ -1,0 +1,74 @@
+"""The real console in a pseudo-terminal (its own process), for tests of signals, keys and
+quitting that a pilot cannot show: what it draws, the keys typed, its exit code."""
+
+from __future__ import annotations
+
+import os
+import pty
+import re
+import select
+import signal
+import struct
+import sys
+import time
+from pathlib import Path
+
+MQCONSOLE = str(Path(sys.executable).parent / "mqconsole")
+
+
+class Console:
+    """``Console(*args, home=...)``: ``mqconsole ARGS`` at 120x30; ``wait`` and ``exit_wait``
+    are how long :meth:`wait_for` and :meth:`exit_code` wait unless told."""
+
+    def __init__(self, *args: str, home: Path, wait: float = 60, exit_wait: float = 30
+                 ) -> None:
+        self.wait, self.exit_wait = wait, exit_wait
+        env = {k: v for k, v in os.environ.items() if not k.startswith("MQCONSOLE_")}
+        env.update(MQCONSOLE_HOME=str(home), TERM="xterm-256color")
+        self.pid, self.fd = pty.fork()
+        if self.pid == 0:  # pragma: no cover - the child
+            os.execve(MQCONSOLE, [MQCONSOLE, *args], env)
+        import fcntl
+        import termios
+
+        fcntl.ioctl(self.fd, termios.TIOCSWINSZ, struct.pack("HHHH", 30, 120, 0, 0))
+        self.out = bytearray()
+
+    def pump(self, seconds: float) -> None:
+        end = time.monotonic() + seconds
+        while (left := end - time.monotonic()) > 0:
+            ready, _, _ = select.select([self.fd], [], [], min(left, 0.05))
+            if ready:
+                try:
+                    data = os.read(self.fd, 65536)
+                except OSError:
+                    return
+                if not data:
+                    return
+                self.out.extend(data)
+
+    def text(self) -> str:
+        return re.sub(rb"\x1b\[[0-9;?]*[A-Za-z]", b"", bytes(self.out)).decode("utf-8",
+                                                                               "replace")
+
+    def wait_for(self, words: str, seconds: float | None = None) -> None:
+        end = time.monotonic() + (self.wait if seconds is None else seconds)
+        while words not in self.text()[-20000:]:
+            assert time.monotonic() < end, f"the console never showed {words!r}"
+            self.pump(0.2)
+
+    def keys(self, *keys: bytes) -> None:
+        for k in keys:
+            os.write(self.fd, k)
+            self.pump(0.2)
+
+    def exit_code(self, seconds: float | None = None) -> int | None:
+        end = time.monotonic() + (self.exit_wait if seconds is None else seconds)
+        while time.monotonic() < end:
+            self.pump(0.1)
+            pid, status = os.waitpid(self.pid, os.WNOHANG)
+            if pid:
+                return os.waitstatus_to_exitcode(status)
+        os.kill(self.pid, signal.SIGKILL)
+        os.waitpid(self.pid, 0)
+        return None
