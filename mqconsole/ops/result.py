@@ -41,6 +41,8 @@ class Failure:
         out: dict[str, Any] = {"msgid": self.msgid, "position": self.position,
                                "reason": self.reason, "reason_name": self.reason_name,
                                "destination": self.destination}
+        if self.detail:
+            out["detail"] = self.detail  # e.g. a plugin's refusal sentence: scripts need the why
         if self.gone:
             out["gone"] = True
         return out

@@ -61,6 +61,7 @@ def test_load_and_edit_refused_by_a_check_leave_the_messages_where_they_were(tmp
     assert r.json["counts"] == {"selected": 3, "done": 2, "failed": 1, "skipped": 0}
     [failed] = r.json["failed"]
     assert failed["reason_name"] == "REFUSED_BY_PLUGIN"
+    assert "no secrets on T.LOAD (load)" in failed["detail"]  # the why reaches scripts too
     rows = cli(base, tmp_path, "browse", "T.LOAD", "--json").json
     assert [x["preview"] for x in rows] == ["fine", "also fine"]
 
