@@ -57,6 +57,20 @@ def test_plugins_text_and_disabled(tmp_path: Path) -> None:
     assert "check_put" in lines["good"]
 
 
+def test_an_error_is_said_whole_below_the_table(tmp_path: Path) -> None:
+    """A status sentence is never a table cell (a terminal cuts long cells): the table says
+    "error (below)" and the sentence follows whole on its own line."""
+    folder = _folder(tmp_path)
+    os.chmod(folder, 0o777)
+    r = run_cli("--config", str(_config(tmp_path, folder)), "plugins",
+                home=tmp_path / "home")
+    assert r.code == 0, r.err
+    sentence = (f"plugin folder {folder} is writable by others (mode 0777): not loaded; "
+                "chmod go-w it")
+    assert "error (below)" in r.out.splitlines()[1]
+    assert f"({folder}): {sentence}" in r.out
+
+
 def test_no_plugins_flag_and_environment_load_none(tmp_path: Path) -> None:
     cfg = _config(tmp_path, _folder(tmp_path))
     r = run_cli("--config", str(cfg), "--no-plugins", "plugins", "--json",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from mqconsole.cli.output import emit_json, say, table
+from mqconsole.cli.output import emit_json, safe, say, table
 
 from .common import json_option, session_of
 
@@ -33,11 +33,20 @@ def plugins(ctx: click.Context, as_json: bool) -> None:
         say("no plugin found (entry points in the group 'mqconsole', or plugins.paths in "
             "the config)")
         return
-    rows = [[i.name, i.version or "-", i.status, ", ".join(h.removeprefix("mqconsole_")
-                                                          for h in i.hooks) or "-", i.source]
+    rows = [[i.name, i.version or "-", _short(i.status),
+             ", ".join(h.removeprefix("mqconsole_") for h in i.hooks) or "-", i.source]
             for i in infos]
     click.echo(table(["NAME", "VERSION", "STATUS", "HOOKS", "SOURCE"], rows,
-                     max_width={2: 60, 4: 60}))
+                     max_width={4: 60}))
+    # An error's sentence is what the operator acts on: whole, on a line of its own, never
+    # cut to a table column (the table says only "error").
+    for i in infos:
+        if i.status.startswith("error: "):
+            click.echo(f"{safe(i.name)}: {safe(i.status.removeprefix('error: '))}")
+
+
+def _short(status: str) -> str:
+    return "error (below)" if status.startswith("error: ") else status
 
 
 COMMANDS = [plugins]
