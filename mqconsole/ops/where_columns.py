@@ -14,7 +14,8 @@ from typing import TYPE_CHECKING, Any
 
 from mqconsole.plugins.host import describe, operators_stop
 
-from .where import BOOL, FIELDS, FLOAT, INT, STR, Field
+from .where.fields import FIELDS, Field
+from .where.kinds import BOOL, FLOAT, INT, STR
 
 if TYPE_CHECKING:
     from mqconsole.plugins import PluginHost

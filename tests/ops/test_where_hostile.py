@@ -15,7 +15,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from mqconsole.ops.where import WhereError, _Glob, compile_where
+from mqconsole.ops.where import WhereError, compile_where
+from mqconsole.ops.where.glob import Glob as _Glob
 from tests.support.examples import examples
 
 from .test_where import make_view
