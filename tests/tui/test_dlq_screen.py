@@ -387,3 +387,94 @@ def test_what_would_fail_comes_first_in_the_outcome_column() -> None:
                              "MQRC_Q_FULL")
     assert said.startswith("would fail now: MQRC_Q_FULL — would retry to APP.PAYMENTS")
     assert first_the_failure("would discard") == "would discard"
+
+
+class _Timers:
+    """The screen's timers, held: a test fires the one still pending when it chooses (no
+    waiting on a clock)."""
+
+    def __init__(self) -> None:
+        self.started: list[tuple[float, object, _Timers.Timer]] = []
+
+    class Timer:
+        def __init__(self) -> None:
+            self.stopped = False
+
+        def stop(self) -> None:
+            self.stopped = True
+
+    def __call__(self, delay, callback, **_kw):
+        timer = _Timers.Timer()
+        self.started.append((delay, callback, timer))
+        return timer
+
+    def pending(self) -> list:
+        return [callback for _d, callback, timer in self.started if not timer.stopped]
+
+
+async def _handler_typing(app, pilot, monkeypatch) -> tuple[DlqHandlerScreen, list, _Timers]:
+    """The handler screen opened with an empty rules field, its plans counted, its timers
+    held."""
+    plans: list[str] = []
+    original = DlqHandlerScreen._plan
+
+    def counted(self, path, table):
+        plans.append(path)
+        return original(self, path, table)
+
+    monkeypatch.setattr(DlqHandlerScreen, "_plan", counted)
+    await settle(app, pilot)
+    await open_queue(app, pilot, DLQ)
+    await settle(app, pilot)
+    await pilot.press("H")
+    await wait_for(app, pilot, lambda: isinstance(app.screen, DlqHandlerScreen))
+    screen = app.screen
+    timers = _Timers()
+    screen.set_timer = timers  # type: ignore[method-assign]
+    await settle(app, pilot)
+    assert app.focused is screen.query_one("#d-rules", Input) and plans == []
+    return screen, plans, timers
+
+
+async def test_typing_a_rules_file_plans_it_once(make_app, rules_dir, monkeypatch):
+    """Issue 24 item 5: typing in the rules field planned once a key; one edit is one plan,
+    made when the typing pauses (each key starts the wait again)."""
+    app = make_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen, plans, timers = await _handler_typing(app, pilot, monkeypatch)
+        await pilot.press(*"small.rules")
+        await settle(app, pilot)
+        assert plans == []  # nothing while typing
+        assert len(timers.started) == len("small.rules") and len(timers.pending()) == 1
+        timers.pending()[0]()  # the pause
+        await wait_for(app, pilot, lambda: screen.plan is not None)
+        await settle(app, pilot)
+        assert plans == ["small.rules"]
+        # the plan filled in the queue field: that is no edit, no second plan
+        for callback in timers.pending():
+            callback()
+        await settle(app, pilot)
+        assert plans == ["small.rules"]
+        # a half-typed name is no error and no plan
+        screen.query_one("#d-rules", Input).focus()
+        await pilot.press("backspace", "backspace")
+        await settle(app, pilot)
+        for callback in timers.pending():
+            callback()
+        await settle(app, pilot)
+        assert plans == ["small.rules"] and screen.plan is None
+        assert "press enter" in status(screen) and not app._notifications
+
+
+async def test_enter_plans_at_once_and_the_pause_adds_none(make_app, rules_dir, monkeypatch):
+    app = make_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen, plans, timers = await _handler_typing(app, pilot, monkeypatch)
+        await pilot.press(*"ibm.rules", "enter")
+        await wait_for(app, pilot, lambda: screen.plan is not None)
+        await settle(app, pilot)
+        assert plans == ["ibm.rules"]
+        for callback in timers.pending():  # a pause after enter: planned already
+            callback()
+        await settle(app, pilot)
+        assert plans == ["ibm.rules"]

@@ -11,6 +11,9 @@ messages it would take. ``ctrl+o`` runs that pass after a confirmation, with pro
 ``escape`` to stop (the open unit of work is backed out), then shows the summary, each
 message's outcome and each rule's counts. ``r`` reads the file and plans again.
 
+Typing in the Rules or Queue field plans too, once the typing pauses (``PLAN_DELAY``): one
+edit makes one plan, never one per key (a plan reads the whole queue); ``enter`` plans at once.
+
 The console runs one pass; ``mqconsole dlq-handler`` runs passes as the table's WAIT says
 (docs/dlq-handler.md).
 """
@@ -40,12 +43,15 @@ from mqconsole.tui.widgets.lists import ListTable
 from mqconsole.tui.widgets.paths import PathSuggester
 
 if TYPE_CHECKING:
+    from textual.timer import Timer
+
     from mqconsole.ops.dlq.rules import Problem, RulesTable
     from mqconsole.ops.operation import Operation, Summary
 
 MAX_SHOWN_LINES = 2_000  # of a rules file (a table is a few dozen lines)
 PROGRESS_EVERY = 0.25  # seconds between a plan's progress lines
 MAX_ROWS = 5_000  # messages listed (the counts cover every message; the CLI lists all)
+PLAN_DELAY = 0.6  # seconds of no typing in the Rules or Queue field before it plans
 
 
 def _short(outcome: str) -> str:
@@ -121,6 +127,9 @@ class DlqHandlerScreen(ConsoleScreen):
         self.plan: Summary | None = None
         self.outcome: Summary | None = None  # the last run's
         self._planning = threading.Event()  # set: the plan in a worker stops
+        self._typed: Timer | None = None  # the plan a pause in typing starts
+        self._planned: tuple[str, str] | None = None  # (rules, queue) of the last plan
+        self.plan_delay = PLAN_DELAY
 
     # -- layout ---------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
@@ -167,10 +176,41 @@ class DlqHandlerScreen(ConsoleScreen):
         event.stop()
         self.action_plan()
 
+    def on_input_changed(self, event: Input.Changed) -> None:
+        """An edit of the Rules or Queue field plans once the typing pauses: each key
+        starts the wait again, so one edit is one plan (never one per key)."""
+        event.stop()
+        if event.input.id not in ("d-rules", "d-queue"):
+            return
+        if self._typed is not None:
+            self._typed.stop()
+        self._typed = self.set_timer(self.plan_delay, self._plan_typed)
+
+    def _fields(self) -> tuple[str, str]:
+        return (self.query_one("#d-rules", Input).value.strip(),
+                self.query_one("#d-queue", Input).value.strip())
+
+    def _plan_typed(self) -> None:
+        """After a pause in typing: plan what the fields now say, unless that is what was
+        planned last (the plan itself fills in the queue) or no file is there yet (a path
+        half typed is not an error)."""
+        self._typed = None
+        path, _queue = self._fields()
+        if not self.is_attached or self._fields() == self._planned:
+            return
+        if not path or not Path(path).expanduser().is_file():
+            self.op = self.plan = None
+            self._status("Give a rules file and press enter to see its plan.")
+            return
+        self.action_plan()
+
     def action_plan(self) -> None:
         """Read the rules file; show it (with its problems at their lines); plan it."""
-        path = self.query_one("#d-rules", Input).value.strip()
-        self.queue = self.query_one("#d-queue", Input).value.strip()
+        if self._typed is not None:  # planning now: the pending plan of an edit is this one
+            self._typed.stop()
+            self._typed = None
+        path, self.queue = self._fields()
+        self._planned = (path, self.queue)
         self.op = self.plan = None
         self.query_one("#d-plan", DataTable).clear()
         if not path:
@@ -243,6 +283,7 @@ class DlqHandlerScreen(ConsoleScreen):
             self.op, self.plan = op, plan
             self.queue = str(plan.extra.get("queue") or self.queue)
             self.query_one("#d-queue", Input).value = self.queue
+            self._planned = (path, self.queue)  # filling the queue in is no edit
             self._show(plan)
 
         def failed(exc: BaseException) -> None:
