@@ -93,12 +93,17 @@ def private_copy(message: Message) -> Message:
 
 
 class _Private:
-    """An argument each implementation gets its own copy of (:func:`private_copy`)."""
+    """An argument each implementation gets its own copy of (``copier``: a message's
+    :func:`private_copy` by default)."""
 
-    __slots__ = ("message",)
+    __slots__ = ("copier", "value")
 
-    def __init__(self, message: Message) -> None:
-        self.message = message
+    def __init__(self, value: Any, copier: Callable[[Any], Any] = private_copy) -> None:
+        self.value = value
+        self.copier = copier
+
+    def copy(self) -> Any:
+        return self.copier(self.value)
 
 
 def describe(exc: BaseException) -> str:
@@ -251,7 +256,7 @@ class PluginHost:
             if only is not None and impl.plugin_name != only:
                 continue
             args = [kwargs[a] for a in impl.argnames]
-            args = [private_copy(a.message) if isinstance(a, _Private) else a for a in args]
+            args = [a.copy() if isinstance(a, _Private) else a for a in args]
             try:
                 with self.running(impl.plugin_name, hook):
                     result = impl.function(*args)
@@ -442,7 +447,10 @@ class PluginHost:
         return rules
 
     def operation_done(self, summary: Any) -> None:
-        for plugin, result in self._calls("mqconsole_operation_done", summary=summary):
+        """Each implementation gets its own deep copy of the summary: a plugin that changes
+        the counts, the failures or the exit code changes nothing the faces report."""
+        for plugin, result in self._calls("mqconsole_operation_done",
+                                          summary=_Private(summary, copy.deepcopy)):
             if isinstance(result, BaseException):
                 self._raised(plugin, "mqconsole_operation_done", result)
 

@@ -94,7 +94,28 @@ def test_a_refusing_check_keeps_that_message_on_the_source_in_a_move():
     assert [(op, body, dest) for op, body, dest, _ in check.seen] == [
         ("move", b"one", "OUT"), ("move", b"a secret", "OUT"), ("move", b"three", "OUT")]
     [summary] = done.summaries
-    assert summary is run.summary and summary.counts["failed"] == 1
+    assert summary.counts == run.summary.counts and summary.counts["failed"] == 1
+
+
+class Tamperer:
+    """An operation_done that changes everything it is given."""
+
+    @hookimpl
+    def mqconsole_operation_done(self, summary):
+        summary.result.failed.clear()
+        summary.result.done = 0
+        summary.exit_code = ExitCode.OK
+        summary.extra["forged"] = True
+
+
+def test_a_plugin_that_changes_the_summary_changes_nothing_the_faces_report():
+    done = Done()
+    run = run_operation(Move("IN", "OUT", ALL), RefuseSecret(), Tamperer(), done,
+                        queues={"IN": BODIES, "OUT": []})
+    _refused_one(run, "move")  # the counts, the failure and exit code 1 as they happened
+    assert "forged" not in run.summary.to_json()
+    [seen] = done.summaries  # another plugin sees the true summary too
+    assert seen.counts["failed"] == 1 and seen.exit_code == ExitCode.PARTIAL
 
 
 def test_a_refusing_check_in_a_copy():
