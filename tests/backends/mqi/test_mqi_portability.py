@@ -14,7 +14,7 @@ import pytest
 import mqconsole.backends.mqi as mqi_pkg
 from mqconsole.backends.base import Context
 from mqconsole.backends.mqi import _structs, shim
-from mqconsole.backends.mqi import connection as connection_mod
+from mqconsole.backends.mqi import messages as messages_mod
 from mqconsole.mq.errors import MQError
 from mqconsole.mq.md import MQMD
 from mqconsole.mq.message import Message
@@ -174,7 +174,7 @@ def test_rule4_version_1_ignores_match_options(qmgr, qm, engine, monkeypatch) ->
     q = qmgr.queue()
     put_bodies(qm, q, "a", "b", "c")
     reused = _structs.blank_md(qm.lib)
-    monkeypatch.setattr(connection_mod, "blank_md", lambda lib, **kw: reused)
+    monkeypatch.setattr(messages_mod, "blank_md", lambda lib, **kw: reused)
     with qm.browse(q) as cur:
         assert [m.body for m in cur.next_batch(10)] == [b"a", b"b", b"c"]
     reused = _structs.blank_md(qm.lib)  # a new one: the old one holds c's MsgId now
@@ -185,7 +185,7 @@ def test_rule4_version_1_ignores_match_options(qmgr, qm, engine, monkeypatch) ->
         g.Version = lib.CMQC.MQGMO_VERSION_1
         return g
 
-    monkeypatch.setattr(connection_mod, "gmo", version_1)
+    monkeypatch.setattr(messages_mod, "gmo", version_1)
     with qm.browse(q) as cur:
         assert [m.body for m in cur.next_batch(10)] == [b"a"]  # narrowed to a's MsgId
 
@@ -424,7 +424,7 @@ def test_without_force_mqrfh2_properties_are_lost(qmgr, qm, monkeypatch) -> None
         g.Options &= ~lib.CMQC.MQGMO_PROPERTIES_FORCE_MQRFH2
         return g
 
-    monkeypatch.setattr(connection_mod, "gmo", no_force)
+    monkeypatch.setattr(messages_mod, "gmo", no_force)
     got = qm.get(q, syncpoint=False)
     assert got.body == b"data" and got.md.format == "MQSTR   "  # the <app> folder is gone
 
