@@ -53,6 +53,9 @@ def _plan_lines(summary: Summary) -> list[str]:
     lines.append(f"{'then ' if failing else 'dry run: '}{ok:,} of "
                  f"{counted(r.selected, 'selected message', grouped=True)} would be "
                  f"{summary.verb}; nothing was changed")
+    if r.present:
+        lines.append(f"  {r.present:,} already on {r.destination} (same MsgId and body) "
+                     "would not be put again")
     return lines
 
 
@@ -133,6 +136,9 @@ def _after_lines(summary: Summary) -> list[str]:
             lines.append(f"  {len(fs)} x {name}{why}{where}, e.g. {first.msgid} at position "
                          f"{first.position}" + (f" ({first.detail})" if len(fs) == 1
                                                 and first.detail and not detail else ""))
+    if r.present:
+        lines.append(f"already on {r.destination}: {r.present} (same MsgId and body: not "
+                     "put again)")
     if r.skipped:
         stayed = f"they stayed on {r.source}" if r.source else f"not {summary.verb}"
         lines.append(f"skipped: {r.skipped} ({stayed}; see the warnings)")

@@ -76,7 +76,9 @@ def doubt_caution(entry: JournalEntry, operation: str, source: str, destination:
     else:
         what = (f"{agree(n, 'it', 'they')} may already be on {destination}: "
                 f"{'copying' if operation == 'copy' else 'loading'} again would double "
-                f"{agree(n, 'it', 'them')}; --resolve-in-doubt says which are there")
+                f"{agree(n, 'it', 'them')}; --resolve-in-doubt says which are there"
+                + (", and --skip-present loads only those that are not"
+                   if operation == "load" else ""))
     return (f"the last {operation} from {source} to {destination} ({when}) ended in doubt: "
             f"the outcome of its last unit of work ({counted(n)}) is not known, and {what}")
 

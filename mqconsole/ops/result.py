@@ -167,6 +167,7 @@ class OperationResult:
     cancelled: bool = False
     stopped_early: str | None = None  # why the operation stopped before every message
     unlisted_failures: int = 0  # failed without a message to name (a plugin action's count)
+    present: int = 0  # already on the destination, not put again (a load's --skip-present)
 
     @property
     def complete(self) -> bool:
@@ -268,6 +269,7 @@ class OperationResult:
             "done": self.done,
             "failed": [f.to_json() for f in self.failed],
             "skipped": self.skipped,
+            "present": self.present,
             "dry_run": self.dry_run,
             "backup": self.backup,
             "warnings": list(self.warnings),

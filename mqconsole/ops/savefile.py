@@ -22,6 +22,8 @@ import hashlib
 import itertools
 import operator
 import os
+import shlex
+from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -477,11 +479,76 @@ def check_file(path: str | os.PathLike) -> FileCheck:
                          list(reader.warnings))
 
 
+def parse_range(text: str) -> tuple[int, int | None]:
+    """``--range``: message numbers of the file as ``save`` (and dmpmqmsg) wrote them, from
+    1: ``N-M``, ``N-`` (to the end), ``-M`` or ``N`` (dmpmqmsg's ``N..M`` too). Raises
+    ValueError with one sentence."""
+    raw = text.strip()
+    spec = raw.replace("..", "-")
+    start, dash, end = spec.partition("-")
+    try:
+        if not start.strip() and not end.strip():
+            raise ValueError
+        first = int(start) if start.strip() else 1
+        last = (int(end) if end.strip() else None) if dash else first
+    except ValueError:
+        raise ValueError(f"--range {raw!r} is not N-M (message numbers from 1, as the file "
+                         "numbers them: 5-10, 5- or -10)") from None
+    if first < 1 or (last is not None and last < first):
+        raise ValueError(f"--range {raw!r}: messages are numbered from 1, and the first "
+                         "number cannot be greater than the last")
+    return first, last
+
+
+def range_problem(first: int, last: int | None, count: int, path: str | os.PathLike
+                  ) -> str | None:
+    """A range the file does not hold, as one sentence (None: it does)."""
+    if first > count or (last is not None and last > count):
+        return (f"--range {first}-{'' if last is None else last} asks for messages the file "
+                f"{path} does not hold: it holds {counted(count)} (1-{count})")
+    return None
+
+
+def resume_command(path: str | os.PathLike, queue: str, first: int, last: int, *,
+                   prefix: str = "mqconsole", new_context: bool = False) -> str:
+    """The command that loads messages ``first``-``last`` of the file, skipping those
+    already on ``queue``: what resumes a load that ended in doubt without duplicates."""
+    cmd = (f"{prefix} load {shlex.quote(str(Path(path).absolute()))} {shlex.quote(queue)} "
+           f"--range {first}-{last} --skip-present")
+    return cmd + (" --new-context" if new_context else "")
+
+
+def present_on(qm: QueueManager, queue: str, path: str | os.PathLike, first: int,
+               last: int | None) -> Counter[tuple[bytes, bytes]]:
+    """``--skip-present``: how many copies of each message of the file's range (by MsgId
+    and a digest of the body) are on ``queue`` now — one browse of the queue, keeping
+    only the MsgIds the range holds."""
+    ids: set[bytes] = set()
+    with DmpReader(path) as reader:
+        for md, _body in itertools.islice(reader.packed(), first - 1, last):
+            ids.add(md[_MSG_ID_AT:_MSG_ID_AT + 24])
+    ids.discard(bytes(24))  # MQMI_NONE: the put makes a new MsgId, never "the same"
+    found: Counter[tuple[bytes, bytes]] = Counter()
+    if not ids:
+        return found
+    with qm.browse(queue) as cursor:
+        while True:
+            page = cursor.next_batch(BROWSE_BATCH)
+            for m in page:
+                mid = bytes(m.md.msg_id)
+                if mid in ids:
+                    found[(mid, hashlib.sha256(m.body).digest())] += 1
+            if len(page) < BROWSE_BATCH:
+                return found
+
+
 def load_to_queue(qm: QueueManager, path: str | os.PathLike, queue: str, *,
                   new_context: bool = False, dry_run: bool = False,
                   batch: int = DEFAULT_BATCH, control: Control | None = None,
                   check: PutCheck | None = None,
-                  checked: FileCheck | None = None) -> OperationResult:
+                  checked: FileCheck | None = None,
+                  first: int = 1, last: int | None = None, skip_present: bool = False,
+                  command: str = "mqconsole") -> OperationResult:
     """Put every message of a dmpmqmsg/qload file (or amqsbcg output) on ``queue``.
 
     The file is checked completely first (DmpFileError names the line; nothing is put),
@@ -491,18 +558,43 @@ def load_to_queue(qm: QueueManager, path: str | os.PathLike, queue: str, *,
     load goes on, until the queue has refused ``MAX_REFUSALS_IN_A_ROW`` in a row. A commit
     certainly backed out (2003, or backed out after another failure) is redone once; a
     commit whose outcome MQ cannot tell (2009, 2018, 2548, 2549, or a failed backout) stops
-    the load, sets ``outcome_unknown`` and re-puts nothing.
+    the load, sets ``outcome_unknown`` and re-puts nothing; its warning names the command
+    that loads the rest without duplicates (:func:`resume_command`).
+
+    ``first``/``last``: only the file's messages so numbered (``--range``, from 1).
+    ``skip_present``: a message whose MsgId and body are on ``queue`` when the load starts
+    is not put (one for each copy there), and counted in ``result.present``.
     """
     control = control or Control()
     batch = max(1, batch)
     checked = checked or check_file(path)
+    problem = range_problem(first, last, checked.count, path)
+    if problem is not None:
+        raise ValueError(problem)
+    end = checked.count if last is None else last
     qm.inquire_queue(queue)  # an unknown queue: 2085 before anything is put
     result = OperationResult(operation="load", source=str(Path(path).absolute()),
-                             destination=queue, selected=checked.count, dry_run=dry_run)
+                             destination=queue, selected=max(0, end - first + 1),
+                             dry_run=dry_run)
     result.warnings.extend(checked.warnings)
+    present = present_on(qm, queue, path, first, end) if skip_present else Counter()
+
+    def already_there(msg_id: bytes, body: bytes) -> bool:
+        """``--skip-present``: one copy of this message on ``queue`` is spoken for."""
+        if not present:
+            return False
+        key = (bytes(msg_id), hashlib.sha256(body).digest())
+        if present[key] <= 0:
+            return False
+        present[key] -= 1
+        result.present += 1
+        return True
+
     if dry_run:
         with DmpReader(path) as reader:
-            for i, m in enumerate(reader, 1):
+            for i, m in itertools.islice(enumerate(reader, 1), first - 1, end):
+                if already_there(m.md.msg_id, m.body):
+                    continue
                 step = {"position": i, "msgid": m.msg_id_hex, "action": f"put to {queue}",
                         "destination": queue}
                 refusal = check(m, queue) if check is not None else None
@@ -534,9 +626,13 @@ def load_to_queue(qm: QueueManager, path: str | os.PathLike, queue: str, *,
             except MQError as exc:
                 if not settle_failed_commit(qm, exc):  # it may have committed: never re-put
                     result.outcome_unknown = True
+                    again = resume_command(path, queue, pending[0][0], end, prefix=command,
+                                           new_context=new_context)
                     result.warnings.append(
                         f"the commit of {counted(len(pending))} has an unknown outcome "
-                        f"({exc.reason_name}): browse {queue} before loading again")
+                        f"({exc.reason_name}): loading the file again would double "
+                        f"{agree(len(pending), 'it', 'them')}; {again} loads the rest "
+                        "without duplicates")
                     unknown[0] = len(pending)
                     pending = []
                     return False
@@ -553,7 +649,8 @@ def load_to_queue(qm: QueueManager, path: str | os.PathLike, queue: str, *,
             control.after_commit()
             result.record_done_many(ids, [queue] * len(ids))
             pending = []
-            control.report(result.done + len(result.failed), checked.count)
+            control.report(result.done + len(result.failed) + result.present,
+                           result.selected)
             return True
         return False  # pragma: no cover - the loop always returns
 
@@ -562,9 +659,10 @@ def load_to_queue(qm: QueueManager, path: str | os.PathLike, queue: str, *,
         with DmpReader(path) as reader:
             if packed is not None:
                 puts = _put_packed_each(packed, queue, reader, lambda: batch - len(pending),
-                                        control)
+                                        control, first, end, already_there)
             else:
-                puts = _put_each(qm, queue, reader, context, control, check)
+                puts = _put_each(qm, queue, reader, context, control, check, first, end,
+                                 already_there)
             for position, item, refusal in puts:
                 if refusal is _CANCELLED:
                     result.cancelled = True
@@ -621,7 +719,8 @@ def load_to_queue(qm: QueueManager, path: str | os.PathLike, queue: str, *,
         _backout_quietly(qm)
         raise
     if stopped is not None or result.cancelled:
-        result.skipped = max(0, checked.count - result.done - len(result.failed) - unknown[0])
+        result.skipped = max(0, result.selected - result.done - len(result.failed)
+                             - unknown[0] - result.present)
         if stopped and stopped != "commit failed" and not result.stopped_early:
             result.warnings.append(f"{queue} refused {MAX_REFUSALS_IN_A_ROW} puts in a row "
                                    f"({stopped}): the load stopped")
@@ -652,14 +751,21 @@ def _msgid_hex(item: _Item) -> str:
     return item.msg_id_hex
 
 
+_Present = Callable[[bytes, bytes], bool]  # (MsgId, body): skipped as already there
+
+
 def _put_each(qm: QueueManager, queue: str, reader: DmpReader, context: Context,
-              control: Control, check: PutCheck | None) -> Iterator[tuple[int, _Item, Any]]:
+              control: Control, check: PutCheck | None, first: int, last: int,
+              present: _Present) -> Iterator[tuple[int, _Item, Any]]:
     """``(position, message, None | refusal | Failure | _Lost | _CANCELLED)`` for each
-    message of the file, put one at a time (``qm.put``)."""
-    for position, message in enumerate(reader, 1):
+    message ``first``-``last`` of the file not ``present``, put one at a time
+    (``qm.put``)."""
+    for position, message in itertools.islice(enumerate(reader, 1), first - 1, last):
         if control.cancelled:
             yield position, message, _CANCELLED
             return
+        if present(message.md.msg_id, message.body):
+            continue
         if check is not None:
             refusal = check(message, queue)
             if refusal is not None:  # not put; not the queue's refusal either
@@ -678,13 +784,15 @@ def _put_each(qm: QueueManager, queue: str, reader: DmpReader, context: Context,
 
 
 def _put_packed_each(qm: PutsPacked, queue: str, reader: DmpReader,
-                     room: Callable[[], int], control: Control
-                     ) -> Iterator[tuple[int, _Item, Any]]:
+                     room: Callable[[], int], control: Control, first: int, last: int,
+                     present: _Present) -> Iterator[tuple[int, _Item, Any]]:
     """What ``_put_each`` gives, putting what is left of a unit of work (``room()``
     messages) in one ``put_packed`` call: the messages read packed (``fastread``), a
     ``Message`` the general reader read packed as ``MQMD.pack(ccsid=819)``. A call stops
     at a refusal, so each refusal is seen before anything after it is put, as one by one."""
-    items = enumerate(reader.packed(), 1)
+    items = ((position, item) for position, item
+             in itertools.islice(enumerate(reader.packed(), 1), first - 1, last)
+             if not present(item[0][_MSG_ID_AT:_MSG_ID_AT + 24], item[1]))
     while True:
         if control.cancelled:
             yield 0, (b"", b""), _CANCELLED
@@ -749,6 +857,10 @@ __all__ = [
     "message_key",
     "new_backup_path",
     "new_target_problem",
+    "parse_range",
+    "present_on",
+    "range_problem",
+    "resume_command",
     "save_queue",
     "save_selected",
     "write_messages_file",

@@ -22,6 +22,7 @@ The operation writes the journal and tells the plugins; nothing here does.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import difflib
 import os
 import subprocess
@@ -547,9 +548,35 @@ class ActionRunner:
             return
         # read once to say what it holds (the load reads it once more)
         info = await in_thread(self.ctx, kind.check_file, queue=queue, what="read file")
-        if await self._ask(ConfirmDialog("Load messages", _load_body(info, source, queue),
-                                         confirm="Load")):
-            self.start(kind, f"Load into {queue}")
+        # the CLI's --range and --skip-present: the form is the question
+        from mqconsole.ops.savefile import parse_range, range_problem
+
+        fields = [Field("range", "Messages (N-M as the file numbers them, from 1; empty: "
+                                 "all)", "text", ""),
+                  Field("skip_present", f"Skip those already on {queue} (same MsgId and "
+                                        "body): resumes a load without duplicates", "bool",
+                        False)]
+
+        def chosen(values: dict[str, object]) -> tuple[int, int | None]:
+            text = str(values.get("range") or "").strip()
+            return parse_range(text) if text else (1, None)
+
+        def problem(values: dict[str, object]) -> str | None:
+            try:
+                first, last = chosen(values)
+            except ValueError as exc:
+                return _sentence(str(exc))
+            return _sentence(range_problem(first, last, info.count, source))
+
+        values = await self._ask(FormDialog("Load messages", fields, validate=problem,
+                                            note=_load_body(info, source, queue)))
+        if values is None:
+            return
+        first, last = chosen(values)
+        kind = dataclasses.replace(kind, first=first, last=last,
+                                   skip_present=bool(values.get("skip_present")),
+                                   _checked=kind._checked)
+        self.start(kind, f"Load into {queue}")
 
     # -- new messages and queues --------------------------------------------------------------
     def put(self, queue: str) -> None:

@@ -89,6 +89,9 @@ def summary_text(summary: Summary) -> Text:
             if len(groups) > MAX_FAILURES:
                 out.append(f"  … {len(groups) - MAX_FAILURES:,} more groups (see the "
                            "journal)\n")
+    if r.present:
+        out.append(f"Already on {clean(r.destination)}: {r.present:,} (same MsgId and body: "
+                   "not put again)\n")
     if r.skipped:
         out.append(f"Skipped: {r.skipped:,} (they stayed on {clean(r.source)})\n")
     if r.backup:

@@ -2,8 +2,14 @@
 
 from __future__ import annotations
 
+import pytest
+
+from mqconsole.mq.md import MQMD
+from mqconsole.mq.message import Message
 from mqconsole.ops.dmpfile import check_dmp_file, load_file
 from tests.ops.test_dmpfile import REAL
+
+from .conftest import run_cli
 
 DLQ = "SYSTEM.DEAD.LETTER.QUEUE"
 
@@ -143,3 +149,71 @@ def test_save_by_token_saves_that_message_only(cli, tmp_path):
     assert r.code == 0, r.err
     assert [m.msg_id_hex for m in load_file(path)] == [row["msgid"]]
     assert len(rows(cli, "APP.ORDERS")) == 39
+
+
+# -- resuming a load (issue 22 item 9) ----------------------------------------------------
+
+
+def test_the_command_an_exit_5_load_names_resumes_it_without_duplicates(tmp_path):
+    """A load whose second commit MQ could not confirm (2549; it did commit, as MQCMIT may:
+    IBM MQ, MQCMIT reason codes): the warning names a command; run exactly as named
+    (with --yes: no terminal here), it loads the rest and every message is there once."""
+    import shlex
+    from collections import Counter
+
+    from mqconsole.backends.embedded import create_queue_manager
+    from mqconsole.backends.open import open_embedded
+    from mqconsole.mq.queue import QueueAttrs
+    from mqconsole.ops.exit_codes import ExitCode
+    from mqconsole.ops.operation import Load, Operation, Save
+    from mqconsole.ops.selection import Selection
+    from tests.support.faulty import Faults, FaultyQueueManager
+
+    db, home, dump = tmp_path / "qm.sqlite", tmp_path / "home", tmp_path / "in.dmp"
+    qm = create_queue_manager(db, name="QM1")
+    for name in ("IN", "OUT"):
+        qm.define_queue(QueueAttrs(name=name, max_depth=10_000))
+    for i in range(25):
+        qm.put("IN", Message(MQMD(format="MQSTR", msg_id=b"R%023d" % i), b"body %d" % i),
+               syncpoint=False)
+    Operation(Save("IN", str(dump), Selection(all=True)), journal=None).run(qm)
+    first = Operation(Load(str(dump), "OUT", batch=10), journal=None, profile="site").run(
+        FaultyQueueManager(qm, Faults(commit_after={2: 2549})))
+    qm.close()
+    assert first.exit_code == ExitCode.UNKNOWN_OUTCOME
+    [said] = [w for w in first.result.warnings if "unknown outcome" in w]
+    command = said.split("; ")[-1].removesuffix(" loads the rest without duplicates")
+    assert command == (f"mqconsole --profile site load {dump} OUT --range 11-25 "
+                       "--skip-present")
+    home.mkdir()
+    (home / "config.yaml").write_text(
+        f"profiles:\n  - name: site\n    backend:\n      type: embedded\n      path: {db}\n")
+    again = run_cli(*shlex.split(command)[1:], "--yes", home=home)
+    assert again.code == 0, again.err
+    assert "already on OUT: 10 (same MsgId and body: not put again)" in again.err
+
+    def contents(queue):
+        q = open_embedded(db)
+        try:
+            with q.browse(queue) as cursor:
+                return Counter((bytes(m.md.msg_id), bytes(m.body))
+                               for m in iter(cursor.next, None))
+        finally:
+            q.close()
+
+    assert contents("OUT") == contents("IN")
+
+
+@pytest.mark.parametrize(("span", "said"), [
+    ("x", "mqconsole: --range 'x' is not N-M"),
+    ("9-3", "the first number cannot be greater than the last"),
+    ("1-99", "does not hold: it holds"),
+])
+def test_a_bad_range_is_exit_2_before_anything_is_put(cli, tmp_path, span, said):
+    dump = tmp_path / "q.dmp"
+    assert cli("save", "APP.SHIPPING", str(dump)).code == 0
+    before = rows(cli, "APP.AUDIT")
+    r = cli("load", str(dump), "APP.AUDIT", "--range", span, "--yes")
+    assert r.code == 2, r.err
+    assert said in r.err and "Traceback" not in r.err
+    assert rows(cli, "APP.AUDIT") == before

@@ -243,11 +243,48 @@ async def test_save_then_load(make_app, qm, tmp_path):
         table.move_cursor(row=names.index("APP.AUDIT"))
         await pilot.press("l")
         await answer(app, pilot, InputDialog, "enter", value=str(target))
-        await wait_for(app, pilot, lambda: isinstance(app.screen, ConfirmDialog))
-        assert "Put 8 messages" in str(app.screen.body)
-        await pilot.press("y")
+        await wait_for(app, pilot, lambda: isinstance(app.screen, FormDialog))
+        assert "Put 8 messages" in str(app.screen.note)
+        await pilot.press("ctrl+o")
         assert "Loaded 8 of 8 messages" in await result(app, pilot)
     assert depth(qm, "APP.AUDIT") == 8
+
+
+async def test_load_takes_a_range_and_skips_what_is_there(make_app, qm, tmp_path):
+    """The CLI's --range and --skip-present in the console's load form (issue 22 item 9):
+    a bad range is said in the form; messages 3-8 with 1-5 already there put 6-8 only."""
+    from textual.widgets import Checkbox
+
+    from mqconsole.ops.operation import Load, Operation, Save
+    from mqconsole.ops.selection import Selection
+
+    target = tmp_path / "shipping.dmp"
+    Operation(Save("APP.SHIPPING", str(target), Selection(all=True)), journal=None).run(qm)
+    Operation(Load(str(target), "APP.AUDIT", last=5), journal=None).run(qm)
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(app, pilot)
+        await open_queue(app, pilot, "APP.AUDIT")
+        await settle(app, pilot)
+        await pilot.press("l")
+        await answer(app, pilot, InputDialog, "enter", value=str(target))
+        await wait_for(app, pilot, lambda: isinstance(app.screen, FormDialog))
+        app.screen.query_one("#f_range", Input).value = "3-80"
+        await pilot.press("ctrl+o")
+        await wait_for(app, pilot, lambda: "does not hold: it holds 8 messages"
+                       in str(app.screen.query_one("#problem").render()))
+        assert isinstance(app.screen, FormDialog)  # not started: the form says why
+        app.screen.query_one("#f_range", Input).value = "3-8"
+        app.screen.query_one("#f_skip_present", Checkbox).value = True
+        await pilot.press("ctrl+o")
+        text = await result(app, pilot)
+        assert "Loaded 3 of 6 messages" in text
+        assert "Already on APP.AUDIT: 3 (same MsgId and body: not put again)" in text
+    bodies = [bytes(m.body) for m in read_messages(target)]
+    on = [bytes(v.message.body) for v in iter_views(qm, "APP.AUDIT")]
+    assert on == bodies[:8]
+    rec = journal(tmp_path)[-1]
+    assert rec.details["range"] == "3-8" and rec.details["skip_present"] is True
 
 
 async def test_set_queue_attributes(make_app, qm, tmp_path):

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from textual.widgets import DataTable, Input, OptionList
 
-from mqconsole.tui.screens.dialogs import ConfirmDialog, InputDialog, TextDialog
+from mqconsole.tui.screens.dialogs import ConfirmDialog, FormDialog, InputDialog, TextDialog
 
 from .conftest import depth, open_queue, screen_text, settle, wait_for
 
@@ -88,5 +88,5 @@ async def test_save_and_load_complete_file_paths(make_app, qm, tmp_path):
         await pilot.pause()
         assert box.value == f"{folder}/ship.dmp"
         await pilot.press("enter")
-        await wait_for(app, pilot, lambda: isinstance(app.screen, ConfirmDialog))
-        assert "Put 8 messages" in str(app.screen.body)
+        await wait_for(app, pilot, lambda: isinstance(app.screen, FormDialog))
+        assert "Put 8 messages" in str(app.screen.note)

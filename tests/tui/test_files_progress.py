@@ -9,7 +9,7 @@ from mqconsole.mq.message import Message
 from mqconsole.mq.queue import QueueAttrs
 from mqconsole.ops.dmpfile import read_messages
 from mqconsole.tui.screens import operation as operation_screen
-from mqconsole.tui.screens.dialogs import ConfirmDialog, InputDialog
+from mqconsole.tui.screens.dialogs import FormDialog, InputDialog
 
 from .conftest import depth, open_queue, settle, wait_for
 from .test_actions import answer, result
@@ -59,9 +59,9 @@ async def test_save_all_and_load_report_progress_to_the_whole_count(make_app, qm
         table.move_cursor(row=names.index("APP.BULK.COPY"))
         await pilot.press("l")
         await answer(app, pilot, InputDialog, "enter", value=str(target))
-        await wait_for(app, pilot, lambda: isinstance(app.screen, ConfirmDialog))
-        assert f"Put {N:,} messages" in str(app.screen.body)
-        await pilot.press("y")
+        await wait_for(app, pilot, lambda: isinstance(app.screen, FormDialog))
+        assert f"Put {N:,} messages" in str(app.screen.note)
+        await pilot.press("ctrl+o")
         assert f"Loaded {N:,} of {N:,} messages" in await result(app, pilot)
         assert seen and seen[-1] == (N, N)
         # the file checked once (shown in the question), then read once to load it

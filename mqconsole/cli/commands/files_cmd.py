@@ -69,11 +69,17 @@ def save(ctx: click.Context, queue: str, file: str, msgids: tuple[str, ...],
               help="Instead: settle the last load of FILE onto QUEUE that ended in doubt (the "
               "journal says so before the question): say which of its in-doubt messages are "
               "on QUEUE.")
+@click.option("--range", "span", metavar="N-M",
+              help="Only the file's messages so numbered (from 1, as save and dmpmqmsg "
+              "number them): 5-10, 5- (to the end), -10 or 5.")
+@click.option("--skip-present", is_flag=True,
+              help="Do not put a message whose MsgId and body are already on QUEUE (one for "
+              "each copy there): resumes a load that ended in doubt without duplicates.")
 @batch_option
 @operation_options
 def load(ctx: click.Context, file: str, queue: str, new_context: bool,
-         resolve_in_doubt: bool, batch: int, dry_run: bool, yes: bool,
-         as_json: bool) -> None:
+         resolve_in_doubt: bool, span: str | None, skip_present: bool, batch: int,
+         dry_run: bool, yes: bool, as_json: bool) -> None:
     """Put every message of FILE on QUEUE: a dmpmqmsg/qload file or amqsbcg output.
 
     The whole file is checked first: a malformed file is refused, naming the line, before
@@ -81,9 +87,20 @@ def load(ctx: click.Context, file: str, queue: str, new_context: bool,
     (set-all context) unless --new-context — except BackoutCount, which every put starts
     at 0. Units of work of --batch messages are committed as the load goes; a message the
     queue refuses stays out and is reported, and the load stops after 10 refusals in a row.
+    A load whose last commit MQ could not confirm (exit 5) names the command that loads
+    the rest without duplicates (--range and --skip-present).
     """
     from mqconsole.ops.operation import Load, ResolveInDoubt
+    from mqconsole.ops.savefile import parse_range
 
+    first, last = 1, None
+    if span is not None:
+        if resolve_in_doubt:
+            raise CliError("--resolve-in-doubt takes no --range")
+        try:
+            first, last = parse_range(span)
+        except ValueError as exc:
+            raise CliError(str(exc)) from None
     session = session_of(ctx)
     if resolve_in_doubt:
         path = str(Path(file).absolute())  # as the load's journal record names it
@@ -91,7 +108,8 @@ def load(ctx: click.Context, file: str, queue: str, new_context: bool,
                                                batch=batch))
         drive(session, op, yes=yes, dry_run=dry_run, as_json=as_json)
         return
-    op = operation(session, Load(file, queue, new_context=new_context, batch=batch))
+    op = operation(session, Load(file, queue, new_context=new_context, batch=batch,
+                                 first=first, last=last, skip_present=skip_present))
     drive(session, op, yes=yes, dry_run=dry_run, as_json=as_json)
 
 

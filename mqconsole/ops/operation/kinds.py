@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import os
+import shlex
 from collections.abc import Collection
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -323,16 +324,28 @@ class Load:
     queue: str
     new_context: bool = False
     batch: int = 100
+    # --range: the file's messages so numbered (from 1; last None: to the end)
+    first: int = 1
+    last: int | None = None
+    # --skip-present: messages whose MsgId and body are on the queue are not put again
+    skip_present: bool = False
     # validate's check of the file, kept for execute while the file is unchanged
     _checked: dict[tuple[int, int, int], Any] = field(default_factory=dict, compare=False,
                                                       repr=False)
 
     def describe(self) -> Description:
         path = str(Path(self.path).absolute())
-        return Description("load", f"loading {self.path} onto {self.queue}", source=path,
-                           destination=self.queue,
-                           options={"file": path,
-                                    "context": "new" if self.new_context else "set_all"})
+        options: dict[str, Any] = {"file": path,
+                                   "context": "new" if self.new_context else "set_all"}
+        what = f"loading {self.path} onto {self.queue}"
+        if self.first != 1 or self.last is not None:
+            options["range"] = f"{self.first}-{'' if self.last is None else self.last}"
+            what = f"loading messages {options['range']} of {self.path} onto {self.queue}"
+        if self.skip_present:
+            options["skip_present"] = True
+            what += " (skipping those already there)"
+        return Description("load", what, source=path, destination=self.queue,
+                           options=options)
 
     def doubt_route(self) -> tuple[str, str, str, None]:
         """The run a repeat of this one would be (``ops.indoubt.doubt_cautions``)."""
@@ -349,6 +362,12 @@ class Load:
         check_queue(qm, self.queue, "destination")
         self.check_file()
 
+    def range_problem(self, count: int) -> str | None:
+        """A ``--range`` the file (of ``count`` messages) does not hold, as a sentence."""
+        from mqconsole.ops.savefile import range_problem
+
+        return range_problem(self.first, self.last, count, self.path)
+
     def check_file(self) -> Any:
         """``ops.savefile.check_file`` of the file (``DmpFileError`` names the line), kept
         for ``execute`` while the file is unchanged: a face that shows what the file holds
@@ -360,6 +379,9 @@ class Load:
         self._checked.clear()
         if key is not None and key == self._stat():
             self._checked[key] = checked
+        problem = self.range_problem(checked.count)
+        if problem is not None:
+            raise OperationError(problem)
         return checked
 
     def _stat(self) -> tuple[int, int, int] | None:
@@ -374,9 +396,13 @@ class Load:
 
         key = self._stat()
         checked = self._checked.get(key) if key is not None else None
+        command = "mqconsole" + (f" --profile {shlex.quote(step.profile)}" if step.profile
+                                 else "")
         return load_to_queue(step.qm, self.path, self.queue, new_context=self.new_context,
                              dry_run=step.dry_run, batch=self.batch, control=step.control,
-                             check=step.check, checked=checked)
+                             check=step.check, checked=checked, first=self.first,
+                             last=self.last, skip_present=self.skip_present,
+                             command=command)
 
 
 # -- edit ----------------------------------------------------------------------------------------
