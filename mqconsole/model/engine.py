@@ -38,7 +38,7 @@ from mqconsole.mq.names import reason_name
 
 from . import providers as P
 from .providers import Role
-from .result import EndpointState, MessageState, ReplayResult, Step, Timeline
+from .result import Change, EndpointState, Keyed, MessageState, ReplayResult, Step, Timeline
 from .scenario import (
     EndpointSpec,
     FailureRule,
@@ -133,10 +133,13 @@ class _Queue:
             found = self._scan(0, i, now)
         return found
 
-    def contents(self) -> tuple[MessageState, ...]:
-        return tuple(MessageState(m.id, m.backout_count,
-                                  None if m.locked is None else m.locked.label)
-                     for m in self)
+    def holds(self, msg: _Msg) -> bool:
+        i = bisect_left(self.keys, msg.key)
+        return i < len(self.keys) and self.keys[i] == msg.key and self.msgs[i] is msg
+
+
+def _state(m: _Msg) -> MessageState:
+    return MessageState(m.id, m.backout_count, None if m.locked is None else m.locked.label)
 
 
 class _Endpoint:
@@ -210,14 +213,21 @@ class _Full(Exception):
     """The event log is full (limits.max_events)."""
 
 
+Ticker = Callable[[int], None]
+TICK_EVERY = 500  # events between two calls of a ticker
+
+
 class Engine:
-    """Run one scenario. ``record=True`` keeps a :class:`Timeline` for screens."""
+    """Run one scenario. ``record=True`` keeps a :class:`Timeline` for screens; ``ticker`` is
+    called with the count of events every :data:`TICK_EVERY` of them (what it raises ends the
+    run: that is how a screen stops one)."""
 
     def __init__(self, scenario: Scenario, *, plugins: Mapping[str, FailurePlugin] | None = None,
-                 record: bool = False) -> None:
+                 record: bool = False, ticker: Ticker | None = None) -> None:
         self.sc = scenario
         self.plugins = dict(plugins or {})
         self.record = record
+        self.ticker = ticker
         self._check_plugins()
         qm = scenario.queue_manager
         self.zos = qm.platform == "zos"
@@ -264,8 +274,14 @@ class Engine:
         self.lost: list[dict[str, Any]] = []
         self.cut = False
         self.timeline: Timeline | None = None
+        self._by_id: dict[str, _Msg] = {}  # recording: each message by its id ...
+        self._at: dict[str, tuple[str, int]] = {}  # ... and its queue and place now
         if record:
-            self.timeline = Timeline(tuple(self.queues), self._all_contents(),
+            for q in self.queues.values():
+                for held in q:
+                    self._by_id[held.id] = held
+                    self._at[held.id] = (q.name, held.key)
+            self.timeline = Timeline(tuple(self.queues), self._keyed(),
                                      self._endpoint_states())
 
     # -- set-up helpers -------------------------------------------------------------------
@@ -307,24 +323,46 @@ class Engine:
         ev = {"seq": len(self.events) + 1, "t_ms": self.t, "type": type_, **fields}
         self.events.append(ev)
         if self.timeline is not None:
-            if type_ == "qmgr_restart":
-                changed = self._all_contents()
+            changed: tuple[Change, ...]
+            if type_ == "qmgr_restart":  # every count may change (§6)
+                changed = tuple((name, m.key, _state(m))
+                                for name, q in self.queues.items() for m in q)
             else:
-                changed = {}
-                for key in ("queue", "to"):
-                    name = fields.get(key)
-                    if name in self.queues:
-                        changed[name] = self.queues[name].contents()
-            self.timeline.steps.append(Step(len(self.events) - 1, ev, changed,
-                                            self._endpoint_states()))
+                changed = self._changes(fields.get("message"))
+            steps = self.timeline.steps
+            endpoints = self._endpoint_states()
+            if steps and steps[-1].endpoints == endpoints:
+                endpoints = steps[-1].endpoints  # shared: most events change no endpoint
+            steps.append(Step(len(self.events) - 1, ev, changed, endpoints))
+        if self.ticker is not None and len(self.events) % TICK_EVERY == 0:
+            self.ticker(len(self.events))
+
+    def _changes(self, label: str | None) -> tuple[Change, ...]:
+        """What an event did to the message it names: every change to a message is followed
+        by an event naming it (a restart's are one event naming every message)."""
+        msg = self._by_id.get(label) if label is not None else None
+        if msg is None:
+            return ()
+        was = self._at.get(msg.id)
+        q = self.queues.get(msg.queue)
+        now = (msg.queue, msg.key) if q is not None and q.holds(msg) else None
+        out: list[Change] = []
+        if was is not None and was != now:
+            out.append((*was, None))
+        if now is None:
+            self._at.pop(msg.id, None)
+        else:
+            self._at[msg.id] = now
+            out.append((*now, _state(msg)))
+        return tuple(out)
 
     def _room(self, need: int = 1) -> None:
         """Stop before a step that could take the log past ``max_events``."""
         if len(self.events) + need > self.max_events:
             raise _Full
 
-    def _all_contents(self) -> dict[str, tuple[MessageState, ...]]:
-        return {name: q.contents() for name, q in self.queues.items()}
+    def _keyed(self) -> Keyed:
+        return {name: {m.key: _state(m) for m in q} for name, q in self.queues.items()}
 
     def _endpoint_states(self) -> dict[str, EndpointState]:
         return {n: EndpointState(e.state, e.counter) for n, e in self.endpoints.items()}
@@ -686,6 +724,6 @@ def _matches(profile: str, name: str) -> bool:
 
 
 def replay(scenario: Scenario, *, plugins: Mapping[str, FailurePlugin] | None = None,
-           record: bool = False) -> ReplayResult:
+           record: bool = False, ticker: Ticker | None = None) -> ReplayResult:
     """Run ``scenario`` through the delivery model."""
-    return Engine(scenario, plugins=plugins, record=record).run()
+    return Engine(scenario, plugins=plugins, record=record, ticker=ticker).run()

@@ -3,8 +3,8 @@
 :class:`ReplayResult` holds the event log (plain dicts, exactly as the JSON shows them), the
 final state and the summary; :meth:`ReplayResult.to_json` is the document of
 ``mqconsole replay --json``. When the engine is asked to record one, ``timeline`` is a
-:class:`Timeline`: for every event, the contents of the queues it changed and the state of
-every endpoint, so ``timeline.queues_at(i)`` gives every queue's messages just after event
+:class:`Timeline`: for every event, the messages it changed and the state of every
+endpoint, so ``timeline.queues_at(i)`` gives every queue's messages just after event
 ``i`` (``-1``: before the first event).
 """
 
@@ -52,47 +52,81 @@ class EndpointState:
         return {"state": self.state, "rollback_counter": self.rollback_counter}
 
 
+Change = tuple[str, int, MessageState | None]  # (queue, place, the message there or None: gone)
+Keyed = dict[str, dict[int, MessageState]]  # queue -> place -> message, in queue order
+
+
 @dataclass(frozen=True, slots=True)
 class Step:
-    """One event and what it changed."""
+    """One event and what it changed: only the messages it touched, not whole queues (a
+    queue of 5,000 messages copied at each of 10,000 events took minutes)."""
 
     index: int  # 0-based position in the event log (event["seq"] - 1)
     event: dict[str, Any]
-    changed: dict[str, QueueContents]  # queue name -> its messages after this event
+    changed: tuple[Change, ...]  # the messages this event put, changed or took away
     endpoints: dict[str, EndpointState]  # every endpoint after this event
+
+
+def _copy(state: Keyed) -> Keyed:
+    return {name: dict(items) for name, items in state.items()}
+
+
+def _apply(state: Keyed, changes: tuple[Change, ...]) -> None:
+    for queue, place, message in changes:
+        items = state.setdefault(queue, {})
+        if message is None:
+            items.pop(place, None)
+        else:  # a new place is larger than every other one: it goes at the end
+            items[place] = message
 
 
 @dataclass
 class Timeline:
-    """Steps through a replay: the event log with queue contents at each step."""
+    """Steps through a replay: the event log with queue contents at each step.
+
+    The state after an event is folded from the nearest checkpoint (one every ``_EVERY``
+    events, made when first asked for, at most ``_KEPT`` of them kept)."""
 
     queue_names: tuple[str, ...]
-    initial: dict[str, QueueContents]
+    start: Keyed
     initial_endpoints: dict[str, EndpointState]
     steps: list[Step] = field(default_factory=list)
-    _checkpoints: dict[int, dict[str, QueueContents]] = field(default_factory=dict, repr=False)
+    _checkpoints: dict[int, Keyed] = field(default_factory=dict, repr=False)
 
     _EVERY = 256
+    _KEPT = 16
 
     def __len__(self) -> int:
         return len(self.steps)
 
+    @property
+    def initial(self) -> dict[str, QueueContents]:
+        """Every queue's messages before the first event."""
+        return _contents(self.start)
+
     def queues_at(self, index: int) -> dict[str, QueueContents]:
         """Every queue's messages just after event ``index`` (-1: the starting state)."""
         if index < 0 or not self.steps:
-            return dict(self.initial)
+            return self.initial
         index = min(index, len(self.steps) - 1)
         base = (index // self._EVERY) * self._EVERY - 1  # a checkpoint is the state after it
         if base >= 0 and base not in self._checkpoints:
-            self._checkpoints[base] = self._fold(dict(self.initial), 0, base)
-        state = dict(self._checkpoints[base]) if base >= 0 else dict(self.initial)
-        return self._fold(state, base + 1, index)
+            self._checkpoint(base)
+        state = _copy(self._checkpoints[base] if base >= 0 else self.start)
+        self._fold(state, base + 1, index)
+        return _contents(state)
 
-    def _fold(self, state: dict[str, QueueContents], start: int, end: int
-              ) -> dict[str, QueueContents]:
+    def _checkpoint(self, base: int) -> None:
+        nearer = max((k for k in self._checkpoints if k < base), default=-1)
+        state = _copy(self._checkpoints[nearer] if nearer >= 0 else self.start)
+        self._fold(state, nearer + 1, base)
+        while len(self._checkpoints) >= self._KEPT:
+            del self._checkpoints[next(iter(self._checkpoints))]
+        self._checkpoints[base] = state
+
+    def _fold(self, state: Keyed, start: int, end: int) -> None:
         for step in self.steps[start:end + 1]:
-            state.update(step.changed)
-        return state
+            _apply(state, step.changed)
 
     def endpoints_at(self, index: int) -> dict[str, EndpointState]:
         if index < 0 or not self.steps:
@@ -101,6 +135,10 @@ class Timeline:
 
     def times(self) -> list[int]:
         return [s.event["t_ms"] for s in self.steps]
+
+
+def _contents(state: Keyed) -> dict[str, QueueContents]:
+    return {name: tuple(items.values()) for name, items in state.items()}
 
 
 @dataclass

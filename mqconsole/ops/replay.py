@@ -10,7 +10,12 @@ For screens and commands alike::
 
     run = rp.replay_queue(qm, "APP.ORDERS", rp.load_endpoints("endpoints.yaml"),
                           ["position=1"], timeline=True)      # QueueReplay
-    run.result, run.scenario, run.labels, run.truncated
+    run.result, run.scenario, run.labels, run.truncated, run.notes()
+
+``replay_queue`` is the one path of ``mqconsole replay --queue`` and of the console's replay
+screen: ``progress(what, done, total)`` hears how far it is ("read" messages, then
+"replayed" events) and setting ``stop`` (a :class:`threading.Event`) ends it with
+:class:`ReplayStopped`.
 
 ``replay_queue`` only inquires and browses: nothing changes on the queue manager. The
 queue's own messages and attributes are modelled as they are; the backout queue, the
@@ -21,7 +26,8 @@ they have left as their maximum depth.
 from __future__ import annotations
 
 import os
-from collections.abc import Collection, Iterable, Mapping, Sequence
+import threading
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -52,9 +58,10 @@ from mqconsole.mq.reasons import MQPER_PERSISTENCE_AS_Q_DEF, MQPER_PERSISTENT
 from mqconsole.ops.words import counted
 
 __all__ = [
-    "FailSpecError", "QueueReplay", "ReplaySetupError", "ScenarioError", "event_text",
-    "load_endpoints", "load_scenario", "parse_endpoints", "parse_fail", "replay_queue",
-    "run_file", "run_scenario", "scenario_from_queue", "summary_text",
+    "FailSpecError", "QueueReplay", "ReplaySetupError", "ReplayStopped", "ScenarioError",
+    "event_text", "limits_of", "load_endpoints", "load_scenario", "parse_endpoints",
+    "parse_fail", "replay_queue", "run_file", "run_scenario", "scenario_from_queue",
+    "summary_text",
 ]
 
 DEFAULT_MAX_MESSAGES = 10_000
@@ -69,9 +76,35 @@ class ReplaySetupError(ValueError):
     """A live-queue replay that cannot be built (not a local queue, no endpoint, ...)."""
 
 
+class ReplayStopped(Exception):
+    """The operator stopped the replay before it ended (nothing had changed anyway)."""
+
+
+Progress = Callable[[str, int, "int | None"], None]  # (read | replayed, done, total)
+
+
+def limits_of(max_events: int | None = None, until_ms: int | None = None) -> Limits:
+    """The limits of a live-queue replay: the scenario format's defaults unless given."""
+    default = Limits()
+    return Limits(max_events=max_events or default.max_events,
+                  until_ms=default.until_ms if until_ms is None else until_ms)
+
+
 def run_scenario(scenario: Scenario, *, timeline: bool = False,
-                 plugins: Mapping[str, FailurePlugin] | None = None) -> ReplayResult:
-    return replay(scenario, plugins=plugins, record=timeline)
+                 plugins: Mapping[str, FailurePlugin] | None = None,
+                 progress: Progress | None = None,
+                 stop: threading.Event | None = None) -> ReplayResult:
+    ticker = None
+    if progress is not None or stop is not None:
+        total = scenario.limits.max_events
+
+        def ticker(events: int) -> None:
+            if stop is not None and stop.is_set():
+                raise ReplayStopped(f"replay stopped after {events:,} events")
+            if progress is not None:
+                progress("replayed", events, total)
+
+    return replay(scenario, plugins=plugins, record=timeline, ticker=ticker)
 
 
 def run_file(path: str | os.PathLike[str], *, timeline: bool = False,
@@ -209,6 +242,18 @@ class QueueReplay:
     truncated: bool
     queue: str
     endpoints: list[str] = field(default_factory=list)
+    max_messages: int = DEFAULT_MAX_MESSAGES
+    fails: tuple[str, ...] = ()
+
+    def notes(self) -> list[str]:
+        """What to say before the result (the CLI on stderr, the console in its summary)."""
+        out = []
+        if self.truncated:
+            out.append(f"only the first {self.max_messages} messages of {self.queue} were "
+                       "replayed (--max-messages)")
+        if not self.fails:
+            out.append("no --fail rule: every delivery succeeds")
+        return out
 
 
 def platform_of(platform: str) -> str:
@@ -260,7 +305,9 @@ def scenario_from_queue(qm: QueueManager, queue: str, endpoints: EndpointsFile,
                         fails: Sequence[str] = (), *,
                         max_messages: int = DEFAULT_MAX_MESSAGES,
                         limits: Limits | None = None,
-                        plugins: Collection[str] | None = None) -> QueueScenario:
+                        plugins: Collection[str] | None = None,
+                        progress: Progress | None = None,
+                        stop: threading.Event | None = None) -> QueueScenario:
     """Build a scenario from ``queue``'s real attributes and messages (browse only);
     ``plugins``: the names of the plugins' failure rules ``--fail plugin=NAME`` may use."""
     attrs = qm.inquire_queue(queue)
@@ -298,6 +345,10 @@ def scenario_from_queue(qm: QueueManager, queue: str, endpoints: EndpointsFile,
                 messages.append(MessageSpec(id=label, queue=queue,
                                             backout_count=m.md.backout_count,
                                             persistent=persistent))
+            if stop is not None and stop.is_set():
+                raise ReplayStopped(f"replay stopped after reading {counted(len(messages))}")
+            if progress is not None:
+                progress("read", len(messages), min(attrs.depth or 0, max_messages) or None)
             if len(batch) < want:
                 break
     rules = [parse_fail(f, labels=labels, msgid_labels=msgid_labels, plugins=plugins)
@@ -330,13 +381,20 @@ def scenario_from_queue(qm: QueueManager, queue: str, endpoints: EndpointsFile,
 def replay_queue(qm: QueueManager, queue: str, endpoints: EndpointsFile,
                  fails: Sequence[str] = (), *, max_messages: int = DEFAULT_MAX_MESSAGES,
                  limits: Limits | None = None, timeline: bool = False,
-                 plugins: Mapping[str, FailurePlugin] | None = None) -> QueueReplay:
-    """Replay ``queue`` as it is now, read by ``endpoints``, with ``fails`` short forms."""
+                 plugins: Mapping[str, FailurePlugin] | None = None,
+                 progress: Progress | None = None,
+                 stop: threading.Event | None = None) -> QueueReplay:
+    """Replay ``queue`` as it is now, read by ``endpoints``, with ``fails`` short forms.
+
+    ``timeline`` also keeps what each event changed, for a screen to step through (it costs
+    about as much again as the replay itself, never a copy of the queue per event)."""
     built = scenario_from_queue(qm, queue, endpoints, fails, max_messages=max_messages,
-                                limits=limits, plugins=list(plugins or {}))
-    result = run_scenario(built.scenario, timeline=timeline, plugins=plugins)
+                                limits=limits or limits_of(), plugins=list(plugins or {}),
+                                progress=progress, stop=stop)
+    result = run_scenario(built.scenario, timeline=timeline, plugins=plugins,
+                          progress=progress, stop=stop)
     return QueueReplay(built.scenario, result, built.labels, built.truncated, queue,
-                       [e.name for e in built.scenario.endpoints])
+                       [e.name for e in built.scenario.endpoints], max_messages, tuple(fails))
 
 
 # ------------------------------------------------------------------------------------------

@@ -153,7 +153,9 @@ NEXT_EVENT = Key("next_event", "n", "Next", show=False, help="The next event tha
                  "message or stops an endpoint")
 PREVIOUS_EVENT = Key("previous_event", "p", "Previous", show=False,
                      help="The previous such event")
-REPLAY_KEYS = [RUN_REPLAY, NEXT_EVENT, PREVIOUS_EVENT]
+STOP_REPLAY = Key("stop_replay", "ctrl+x", "Stop", priority=True,
+                  help="Stop the replay running (escape stops it too, and goes back)")
+REPLAY_KEYS = [RUN_REPLAY, STOP_REPLAY, NEXT_EVENT, PREVIOUS_EVENT]
 
 # -- a journal record: its MsgIds a page at a time ---------------------------------------------
 NEXT_PAGE = Key("next_page", "n", "Next ids", help="The next page of the record's MsgIds")

@@ -113,6 +113,14 @@ def test_same_scenario_same_result(data):
 
 @SETTINGS
 @given(scenarios())
+def test_the_timeline_agrees_with_whole_snapshots_at_every_event(data):
+    from .test_timeline import agrees_with_snapshots
+
+    agrees_with_snapshots(scenario_from_data(data))
+
+
+@SETTINGS
+@given(scenarios())
 def test_every_message_ends_exactly_once_and_the_log_is_well_formed(data):
     sc = scenario_from_data(data)
     r = replay(sc, record=True)

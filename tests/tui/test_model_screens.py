@@ -11,6 +11,7 @@ from mqconsole.plugins.testing import plugin_host
 from mqconsole.tui.screens.dialogs import TextDialog
 from mqconsole.tui.screens.doctor import DoctorScreen
 from mqconsole.tui.screens.replay import ReplayScreen
+from mqconsole.tui.widgets.rowlist import RowList
 
 from .conftest import depth, screen_text, settle, wait_for
 
@@ -52,7 +53,7 @@ async def test_replay_a_queue_and_step_through_the_timeline(make_app, qm):
         assert "APP.ORDERS (40)" in screen_text(app)
         await pilot.press("n")  # the first event that moves a message
         await pilot.pause()
-        row = app.screen.query_one("#r-events", DataTable).cursor_row
+        row = app.screen.query_one("#r-events", RowList).cursor
         assert result.events[row]["type"] in ("requeued", "dead_lettered", "endpoint_stopped")
         assert "APP.ORDERS.BOQ (1)" in screen_text(app) or "STOPPED" in screen_text(app)
     assert depth(qm, "APP.ORDERS") == before

@@ -80,20 +80,13 @@ def replay(ctx: click.Context, scenario: str | None, queue: str | None, endpoint
             if not endpoints:
                 raise CliError("--queue needs --endpoints FILE: the endpoints that read it")
             eps = rp.load_endpoints(endpoints)
-            limits = Limits(max_events=max_events or 10_000,
-                            until_ms=600_000 if until_ms is None else until_ms)
             rules = failure_rules(ctx, any("plugin" in f.lower() for f in fails))
             qm = session_of(ctx).connect()
             run = rp.replay_queue(qm, queue, eps, fails, max_messages=max_messages,
-                                  limits=limits, plugins=rules)
+                                  limits=rp.limits_of(max_events, until_ms), plugins=rules)
             result, sc = run.result, run.scenario
             title = f"{queue} on {qm.name} (read only)"
-            notes = []
-            if run.truncated:
-                notes.append(f"only the first {max_messages} messages of {queue} were "
-                             "replayed (--max-messages)")
-            if not fails:
-                notes.append("no --fail rule: every delivery succeeds")
+            notes = run.notes()
     except (ScenarioError, rp.FailSpecError, rp.ReplaySetupError) as e:
         raise _usage(e) from None
     for note in notes:

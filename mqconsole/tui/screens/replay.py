@@ -6,28 +6,36 @@ that does not stop on failure) and failure rules (``position=1``, ``msgid=HEX``,
 ``ctrl+o`` (or ``enter`` in the last field). The events are listed; moving through them shows
 every queue's messages (with backout counts) and every endpoint's state after that event.
 ``n``/``p`` jump to the next/previous event that moves a message or stops an endpoint.
+
+A queue is replayed by the code of ``mqconsole replay --queue`` (ops.replay.replay_queue,
+the same limits), in a thread, with a progress bar; ``ctrl+x`` (or escape) stops it.
 """
 
 from __future__ import annotations
 
+import threading
+from functools import partial
 from typing import Any
 
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Horizontal, VerticalScroll
 from textual.suggester import SuggestFromList
-from textual.widgets import DataTable, Footer, Input, Label, Static
+from textual.widgets import Footer, Input, Label, ProgressBar, Static
 
 from mqconsole.tui import keys as K
 from mqconsole.tui.context import ConsoleContext
+from mqconsole.tui.flow import in_thread, launch
 from mqconsole.tui.safe import clean, txt
 from mqconsole.tui.screens.base import ConsoleScreen
 from mqconsole.tui.widgets.banner import Banner
-from mqconsole.tui.widgets.lists import ListTable
+from mqconsole.tui.widgets.rowlist import RowColumn, RowList
 
 NOTABLE = {"requeued", "dead_lettered", "to_exception_destination", "to_module_destination",
            "lost", "endpoint_stopped", "endpoint_started", "qmgr_restart"}
 MAX_LISTED = 12  # messages shown per queue at one step
+COLUMNS = (RowColumn("#", 5, right=True), RowColumn("T(ms)", 7, right=True),
+           RowColumn("EVENT", 120))
 
 
 class ReplayScreen(ConsoleScreen):
@@ -42,6 +50,7 @@ class ReplayScreen(ConsoleScreen):
         self.endpoints = endpoints or ""
         self.fail = fail
         self.result: Any = None
+        self.stop: threading.Event | None = None  # set while a replay runs
 
     def compose(self) -> ComposeResult:
         yield Banner(self.ctx, "replay (nothing on the queue manager changes)")
@@ -54,18 +63,17 @@ class ReplayScreen(ConsoleScreen):
             yield Input(self.endpoints, id="r-endpoints", placeholder="(default endpoint)")
             yield Label(Text("Fail"))
             yield Input(self.fail, id="r-fail", placeholder="position=1")
+        yield ProgressBar(total=None, show_eta=False, id="r-progress", classes="-hidden")
         yield Static(Text("ctrl+o runs the replay"), id="r-summary")
         with Horizontal(id="r-body"):
-            yield ListTable(id="r-events", cursor_type="row", zebra_stripes=True)
+            yield RowList(COLUMNS, id="r-events")  # drawn as they come into view
             with VerticalScroll(id="r-state"):
                 yield Static(Text(""), id="r-contents")
         yield Footer()
 
     def on_mount(self) -> None:
-        table = self.query_one("#r-events", DataTable)
-        table.add_column(Text("#"), width=4)
-        table.add_column(Text("T(ms)"), width=7)
-        table.add_column(Text("EVENT"), width=120)
+        self.watch(self.query_one("#r-events", RowList), "cursor", self._cursor_moved,
+                   init=False)
         self.query_one("#r-queue" if not self.queue else "#r-fail", Input).focus()
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
@@ -73,6 +81,9 @@ class ReplayScreen(ConsoleScreen):
         self.action_run_replay()
 
     def action_run_replay(self) -> None:
+        if self.stop is not None:
+            self.notify("A replay is running: ctrl+x stops it.", markup=False)
+            return
         queue = self.query_one("#r-queue", Input).value.strip()
         endpoints = self.query_one("#r-endpoints", Input).value.strip()
         fails = [f.strip() for f in self.query_one("#r-fail", Input).value.split(";")
@@ -81,34 +92,92 @@ class ReplayScreen(ConsoleScreen):
             self.query_one("#r-summary", Static).update(Text("Give a queue (or a scenario "
                                                              "file)."))
             return
-        ctx = self.ctx
-        self.query_one("#r-summary", Static).update(txt(f"replaying {queue}…"))
+        self.stop = threading.Event()
+        launch(self.ctx, self._run(queue, endpoints, fails, self.stop), what="replay")
 
-        def run() -> tuple[Any, str]:
-            from mqconsole.ops import replay as rp
+    async def _run(self, queue: str, endpoints: str, fails: list[str],
+                   stop: threading.Event) -> None:
+        from mqconsole.ops.replay import ReplayStopped
 
-            if queue.endswith((".yaml", ".yml")):
-                scenario = rp.load_scenario(queue)
-                rules = self._failure_rules(any(r.plugin for r in scenario.failures))
-                result = rp.run_scenario(scenario, timeline=True, plugins=rules)
-                return result, f"scenario {queue}"
-            if endpoints:
-                eps = rp.load_endpoints(endpoints)
-            else:
-                from mqconsole.model import EndpointsFile
-                from mqconsole.ops.doctor import default_endpoint
+        bar = self.query_one("#r-progress", ProgressBar)
+        bar.update(total=None, progress=0)
+        bar.remove_class("-hidden")
+        self._say(f"replaying {queue}…")
+        scenario = queue.endswith((".yaml", ".yml"))
+        try:
+            out = await in_thread(self.ctx, partial(self._replay, queue, endpoints, fails,
+                                                    stop),
+                                  queue=None if scenario else queue, what="replay")
+        finally:
+            self.stop = None
+            if self.is_attached:
+                bar.add_class("-hidden")
+        if isinstance(out, ReplayStopped):
+            if self.is_attached:
+                self._say(str(out))
+            return
+        self._show(out)
 
-                eps = EndpointsFile((default_endpoint(queue),))
-            rules = self._failure_rules(any("plugin" in f.lower() for f in fails))
-            run = ctx.conns.call(lambda qm: rp.replay_queue(qm, queue, eps, fails,
-                                                            timeline=True, plugins=rules))
-            note = f"{queue} read by {', '.join(run.endpoints)}"
-            if run.truncated:
-                note += " (only the first messages were modelled)"
-            return run.result, note
+    def _replay(self, queue: str, endpoints: str, fails: list[str],
+                stop: threading.Event) -> Any:
+        """In a thread: the scenario file, or the queue by ``mqconsole replay --queue``'s
+        code (ops.replay.replay_queue, its default limits); a stop is returned, not raised
+        (it is no error)."""
+        from mqconsole.ops import replay as rp
 
-        ctx.backend(run, done=self._show, queue=None if queue.endswith(".yaml") else queue,
-                    what="replay")
+        try:
+            return self._replayed(queue, endpoints, fails, stop)
+        except rp.ReplayStopped as stopped:
+            return stopped
+
+    def _replayed(self, queue: str, endpoints: str, fails: list[str],
+                  stop: threading.Event) -> tuple[Any, str]:
+        from mqconsole.ops import replay as rp
+
+        def progress(what: str, done: int, total: int | None) -> None:
+            self.ctx.post_from_thread(self._progress, what, done, total)
+
+        if queue.endswith((".yaml", ".yml")):
+            scenario = rp.load_scenario(queue)
+            rules = self._failure_rules(any(r.plugin for r in scenario.failures))
+            result = rp.run_scenario(scenario, timeline=True, plugins=rules,
+                                     progress=progress, stop=stop)
+            return result, f"scenario {queue}"
+        if endpoints:
+            eps = rp.load_endpoints(endpoints)
+        else:
+            from mqconsole.model import EndpointsFile
+            from mqconsole.ops.doctor import default_endpoint
+
+            eps = EndpointsFile((default_endpoint(queue),))
+        rules = self._failure_rules(any("plugin" in f.lower() for f in fails))
+        run = self.ctx.conns.call(lambda qm: rp.replay_queue(
+            qm, queue, eps, fails, timeline=True, plugins=rules, progress=progress,
+            stop=stop))
+        note = f"{queue} read by {', '.join(run.endpoints)}"
+        if run.truncated:
+            note += f" (only the first {run.max_messages:,} messages were modelled)"
+        return run.result, note
+
+    def _progress(self, what: str, done: int, total: int | None) -> None:
+        if not self.is_attached or self.stop is None:
+            return
+        self.query_one("#r-progress", ProgressBar).update(total=total, progress=done)
+        of = f" of {total:,}" if total else ""
+        self._say(f"{what} {done:,}{of}" + (" messages…" if what == "read" else " events…"))
+
+    def _say(self, text: str) -> None:
+        self.query_one("#r-summary", Static).update(txt(text))
+
+    def action_stop_replay(self) -> None:
+        if self.stop is not None:
+            self.stop.set()
+            self._say("stopping the replay…")
+
+    def stop_work(self) -> None:
+        """The console quits or switches profile: stop the replay running."""
+        if self.stop is not None:
+            self.stop.set()
 
     def _failure_rules(self, needed: bool) -> dict[str, Any]:
         """The site plugins' failure rules (``plugin: NAME`` in a scenario, ``plugin=NAME``
@@ -124,19 +193,21 @@ class ReplayScreen(ConsoleScreen):
         self.result = result
         self.query_one("#r-summary", Static).update(
             txt(f"{note}: {summary_text(result)}"))
-        table = self.query_one("#r-events", DataTable)
-        table.clear()
-        for n, ev in enumerate(result.events):
-            notable = ev["type"] in NOTABLE
-            table.add_row(Text(str(n + 1), justify="right"),
-                          Text(str(ev.get("t_ms", "")), justify="right"),
-                          txt(event_text(ev), "bold" if notable else ""), key=str(n))
-        table.focus()
-        self._show_step(0 if result.events else -1)
+        events = result.events
+        table = self.query_one("#r-events", RowList)
 
-    def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
-        if self.result is not None and event.row_key is not None:
-            self._show_step(int(str(event.row_key.value)))
+        def cells(n: int) -> list[Text]:
+            ev = events[n]
+            return [Text(str(n + 1)), Text(str(ev.get("t_ms", ""))),
+                    txt(event_text(ev), "bold" if ev["type"] in NOTABLE else "")]
+
+        table.show(len(events), cells)
+        table.focus()
+        self._show_step(0 if events else -1)
+
+    def _cursor_moved(self, row: int) -> None:
+        if self.result is not None and 0 <= row < len(self.result.events):
+            self._show_step(row)
 
     def _show_step(self, index: int) -> None:
         from mqconsole.ops.replay import short_label
@@ -169,11 +240,11 @@ class ReplayScreen(ConsoleScreen):
     def _jump(self, step: int) -> None:
         if self.result is None or not self.result.events:
             return
-        table = self.query_one("#r-events", DataTable)
-        n = table.cursor_row + step
+        table = self.query_one("#r-events", RowList)
+        n = table.cursor + step
         while 0 <= n < len(self.result.events):
             if self.result.events[n]["type"] in NOTABLE:
-                table.move_cursor(row=n)
+                table.move_cursor(n)
                 return
             n += step
 
@@ -184,6 +255,7 @@ class ReplayScreen(ConsoleScreen):
         self._jump(-1)
 
     def action_back(self) -> None:
+        self.stop_work()
         self.app.pop_screen()
 
 
