@@ -166,6 +166,8 @@ class OperationResult:
     outcome_unknown: bool = False  # a commit MQ could not confirm (2549)
     cancelled: bool = False
     stopped_early: str | None = None  # why the operation stopped before every message
+    # selected messages never tried because it stopped early (they stayed); in ``selected``
+    not_tried: int | None = 0  # None: stopped before they could be counted (a cancel)
     unlisted_failures: int = 0  # failed without a message to name (a plugin action's count)
     present: int = 0  # already on the destination, not put again (a load's --skip-present)
 
@@ -173,7 +175,7 @@ class OperationResult:
     def complete(self) -> bool:
         """Every selected message was handled: nothing failed, skipped or left unexamined."""
         return (not self.failed and not self.unlisted_failures and not self.skipped
-                and not self.outcome_unknown
+                and not self.not_tried and not self.outcome_unknown
                 and not self.cancelled and self.stopped_early is None)
 
     @property
@@ -276,6 +278,7 @@ class OperationResult:
             "outcome_unknown": self.outcome_unknown,
             "cancelled": self.cancelled,
             "stopped_early": self.stopped_early,
+            "not_tried": self.not_tried,
             "failure_groups": self.failure_groups(),
         }
 

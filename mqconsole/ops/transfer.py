@@ -368,6 +368,7 @@ class _Engine:
         self.duplicates: list[str] = []
         self.total: int | None = None
         self.stopped_early: str | None = None
+        self.targets_left = 0  # found messages the walk over them never reached
         self.reported = time.monotonic()
 
     # -- the walk ---------------------------------------------------------------------------
@@ -386,6 +387,7 @@ class _Engine:
         self.move_step = _one_call_step(self.cursor)
         many = moves_many(self.cursor) if self.direct else None
         self.move_many = None if many is None else many.move_next
+        found: Pinpointed | None = None
         try:
             found = self._pinpoint()
             if found is None:
@@ -398,8 +400,44 @@ class _Engine:
             with contextlib.suppress(Exception):
                 self.cursor.close()
             self._abandon_open_unit()
+        if self.stopped_early:
+            self.result.not_tried = self._not_tried(found is not None)
         self._finish()
         return self.result
+
+    def _not_tried(self, pinpointed: bool) -> int | None:
+        """After an early stop: how many selected messages the walk never reached (they
+        stayed on the source, untried) — the found ones left, the queue's depth past the
+        stop for everything, else the rest of the queue browsed again and matched (not
+        after a cancel: a stop is asked for at once). None: not counted."""
+        room = None if self.limit is None else max(0, self.limit - self.matched)
+        if room == 0:
+            return 0
+        stayed = self.passed - self.removed  # the source's messages up to the stop
+        try:
+            if pinpointed:
+                n = self.targets_left
+            elif self.everything:
+                depth = self.qm.inquire_queue(self.source).depth
+                if depth is None:
+                    return None
+                n = max(0, depth - stayed)
+            elif self.result.cancelled:
+                return None
+            else:
+                n = 0
+                with self.qm.browse(self.source) as cursor:
+                    position = 0
+                    while (m := cursor.next()) is not None:
+                        position += 1
+                        if position > stayed and self.selection.matches(
+                                MessageView(self.passed + position - stayed, m, self.now)):
+                            n += 1
+                            if room is not None and n >= room:
+                                break
+        except MQError:
+            return None
+        return n if room is None else min(n, room)
 
     def _gave_up(self) -> bool:
         """Every destination has given up (a move's one destination refused
@@ -490,7 +528,8 @@ class _Engine:
         by its token; the messages between them are never browsed."""
         finder = cast("FindsMessages", self.cursor)
         gone = 0
-        for target in found.targets:
+        for n, target in enumerate(found.targets):
+            self.targets_left = len(found.targets) - n
             try:
                 if self._stopped_at_unit_boundary():
                     return
@@ -502,10 +541,12 @@ class _Engine:
                     self._browse_failed(e)
                 if m is None:  # it left since it was found
                     gone += 1
+                    self.targets_left = len(found.targets) - n - 1
                     continue
                 self.passed = target.position
                 self.matched += 1
                 self._handle(m, target.position, None)
+                self.targets_left = len(found.targets) - n - 1
                 self._report()
             except _UnitFailure as f:
                 self._recover(f)
@@ -1049,7 +1090,7 @@ class _Engine:
     # -- the end ----------------------------------------------------------------------------
     def _finish(self) -> None:
         res = self.result
-        res.selected = self.matched + self.extra_selected
+        res.selected = self.matched + self.extra_selected + (res.not_tried or 0)
         for label, e in self.stopped.items():
             refused = (f"{label} refused {REFUSALS_BEFORE_STOP} messages in a row (last: "
                        f"{e.reason_name}, {e.reason})")

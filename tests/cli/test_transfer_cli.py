@@ -71,11 +71,28 @@ def test_full_destination_exit_1(cli):
     assert r.code == 1, r.err
     doc = r.json
     assert doc["done"] == 0 and len(doc["failed"]) == 10 and doc["skipped"] == 0
-    assert "given up" in doc["stopped_early"]  # the other 70 were not browsed
+    assert "given up" in doc["stopped_early"]  # the other 70 were not browsed ...
+    # ... and are a count of their own (issue 24 item 2): the counts add up to the selected
+    assert doc["selected"] == 80 and doc["not_tried"] == 70
+    assert doc["selected"] == doc["done"] + len(doc["failed"]) + doc["skipped"] + doc[
+        "not_tried"]
     f = doc["failed"][0]
-    assert set(f) == {"msgid", "position", "reason", "reason_name", "destination"}
+    assert set(f) == {"msgid", "position", "reason", "reason_name", "destination", "detail"}
+    assert f["detail"] == "queue 'APP.SMALL' is full (MAXDEPTH 10)"
     assert (f["reason"], f["reason_name"], f["destination"]) == (2053, "MQRC_Q_FULL",
                                                                  "APP.SMALL")
+    assert len(rows(cli, DLQ)) == 240
+
+
+def test_a_move_stopped_by_a_full_queue_says_how_many_were_not_tried(cli):
+    """The trial's `move ... APP.SMALL --all`: the destination is full; the text says the
+    selected, the failed and the not tried, which add up."""
+    r = cli("move", DLQ, "APP.SMALL", "--all", "--strip-dlh", "--yes")
+    assert r.code == 1, r.err
+    assert "moved 0 of 240 selected messages from SYSTEM.DEAD.LETTER.QUEUE" in r.err
+    assert "failed: 10 (they stayed where they were)" in r.err
+    assert ("not tried: 230 (APP.SMALL refused 10 messages in a row (last: MQRC_Q_FULL, "
+            "2053), so it was given up; they stayed on SYSTEM.DEAD.LETTER.QUEUE)") in r.err
     assert len(rows(cli, DLQ)) == 240
 
 

@@ -227,7 +227,8 @@ def test_full_destination_stops_after_ten_refusals(qm):
     fill(qm, SRC, original)
     r = transfer(qm, SRC, "SMALL", ALL, batch=3)
     # given up after ten refusals in a row: the move stops browsing (issue 15, trust 6)
-    assert r.done == 7 and len(r.failed) == 10 and r.skipped == 0 and r.selected == 17
+    assert r.done == 7 and len(r.failed) == 10 and r.skipped == 0 and r.selected == 40
+    assert r.not_tried == 23  # never tried: a count of their own (issue 24 item 2)
     assert {f.reason for f in r.failed} == {2053}
     assert any("refused 10 messages in a row" in w and "given up" in w
                and "after position 17 were not examined" in w for w in r.warnings)
