@@ -37,16 +37,10 @@ from mqconsole.mq import reasons as R
 from mqconsole.mq.names import reason_name
 
 from . import providers as P
+from .problems import Problem, ScenarioError
 from .providers import Role
 from .result import Change, EndpointState, Keyed, MessageState, ReplayResult, Step, Timeline
-from .scenario import (
-    EndpointSpec,
-    FailureRule,
-    Problem,
-    QueueSpec,
-    Scenario,
-    ScenarioError,
-)
+from .scenario import EndpointSpec, FailureRule, QueueSpec, Scenario
 
 FailurePlugin = Callable[[Mapping[str, Any]], bool]
 

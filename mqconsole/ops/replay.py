@@ -51,7 +51,7 @@ from mqconsole.model import (
     replay,
     unknown_plugin_rule,
 )
-from mqconsole.model.scenario import KINDS
+from mqconsole.model.checks import KINDS
 from mqconsole.mq.errors import MQError
 from mqconsole.mq.queue import QueueAttrs, QueueType, Usage, is_valid_name
 from mqconsole.mq.reasons import MQPER_PERSISTENCE_AS_Q_DEF, MQPER_PERSISTENT

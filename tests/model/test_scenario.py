@@ -171,3 +171,18 @@ def test_endpoints_file_forms_and_errors():
     with pytest.raises(ScenarioError) as info:
         parse_endpoints("queues: []\n")
     assert "queues: unknown field" in str(info.value)
+
+
+def test_problems_are_told_in_line_order():
+    """The first problem told is the first in the file, whatever the section's place in the
+    format (limits: is read after queue_manager:)."""
+    e = err("limits: {max_events: 0}\nqueue_manager: {platform: os2}\n")
+    assert (e.line, e.field) == (1, "limits.max_events"), str(e)
+    assert str(e).endswith("(and 1 more problem)")
+
+
+def test_references_are_checked_once_the_shape_holds():
+    e = err("queues: [{name: Q}]\nmessages: [{id: m, queue: NOPE}]\n")
+    assert (e.line, e.field) == (2, "messages[0].queue") and "NOPE is not defined" in str(e)
+    e = err("queues: [{name: Q}]\nmessages: [{id: m, queue: NOPE, persistent: 3}]\n")
+    assert e.field == "messages[0].persistent" and len(e.problems) == 1, str(e)
