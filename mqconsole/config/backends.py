@@ -102,6 +102,53 @@ class MQBackendConfig(Model):
         "server a listing shows the queue names of the list"
     )
 
+    command_queue: str | None = Field(
+        default=None, description="the command server's queue PCF requests go to; left out: "
+        "MQCA_COMMAND_INPUT_Q_NAME by MQINQ (SYSTEM.COMMAND.INPUT on z/OS, "
+        "SYSTEM.ADMIN.COMMAND.QUEUE elsewhere)"
+    )
+    model_queue: str | None = Field(
+        default=None, description="the model queue PCF reply queues are made from "
+        "(SYSTEM.DEFAULT.MODEL.QUEUE when left out); needs +dsp +get"
+    )
+    dynamic_queue_prefix: str | None = Field(
+        default=None, description="the name of the reply queues made from the model queue: "
+        "at most 33 characters and a * the queue manager completes (MQCONSOLE.* when left "
+        "out)"
+    )
+    command_scope: str | None = Field(
+        default=None, description="z/OS only: the queue managers of the queue-sharing "
+        "group a command runs on (a queue manager name, or *); left out: the one connected to"
+    )
+
+    @field_validator("command_queue", "model_queue")
+    @classmethod
+    def _admin_queue(cls, value: str | None, info: ValidationInfo) -> str | None:
+        check_mq_name(value, f"queue name ({info.field_name})", 48)
+        return value
+
+    @field_validator("dynamic_queue_prefix")
+    @classmethod
+    def _dynamic(cls, value: str | None) -> str | None:
+        if value is None:
+            return None
+        # MQOD DynamicQName: a trailing * is replaced by the queue manager with characters
+        # that make the name unique; at most 33 characters may come before it (IBM MQ,
+        # "DynamicQName (MQCHAR48)")
+        body = value[:-1] if value.endswith("*") else ""
+        if not value.endswith("*") or "*" in body:
+            raise err("mq_name", "must end with one * that the queue manager completes "
+                      "(MQCONSOLE.*), with no other *")
+        check_mq_name(body, "dynamic queue prefix", 33)
+        return value
+
+    @field_validator("command_scope")
+    @classmethod
+    def _scope(cls, value: str | None) -> str | None:
+        if value is not None and value != "*":
+            check_mq_name(value, "command scope (a queue manager name, or *)", 48)
+        return value
+
     @field_validator("queues")
     @classmethod
     def _queues(cls, value: str | list[str]) -> str | list[str]:

@@ -130,7 +130,9 @@ def test_every_mq_setting_reaches_the_connection_and_none_is_read_from_nowhere()
         queue_manager="QM1", connection_name="mq1(1414)", channel="APP.SVRCONN",
         cipher_spec="TLS_AES_128_GCM_SHA256", key_repository="/k/key",
         certificate_label="ibmwebspheremqop", key_repository_password_env="KEYPW",
-        user="op", password_env="PW", library="pymqi", queues="APP.*")
+        user="op", password_env="PW", library="pymqi", queues="APP.*",
+        command_queue="SYSTEM.COMMAND.INPUT", model_queue="APP.REPLY.MODEL",
+        dynamic_queue_prefix="APP.MQCONSOLE.*", command_scope="*")
     ccdt = MQBackendConfig(queue_manager="*QM", ccdt_url="file:///c/ccdt.json")
     local = MQBackendConfig(queue_manager="QM1", bindings=True, library="ibmmq")
     fields = set(MQBackendConfig.model_fields)
@@ -153,3 +155,20 @@ def test_every_mq_setting_reaches_the_connection_and_none_is_read_from_nowhere()
             if getattr(cfg, name) != MQBackendConfig.model_fields[name].default:
                 carried.add(name)
     assert carried == fields - {"type", "password_prompt"}  # each field set in one of them
+
+
+@pytest.mark.parametrize(("key", "value", "words"), [
+    ("dynamic_queue_prefix", "MQCONSOLE", "must end with one *"),
+    ("dynamic_queue_prefix", "A*B*", "must end with one *"),
+    ("dynamic_queue_prefix", "X" * 34 + "*", "at most 33 characters"),
+    ("command_queue", "SYSTEM COMMAND", "not a valid queue name (command_queue)"),
+    ("model_queue", "M" * 49, "not a valid queue name (model_queue)"),
+    ("command_scope", "QM 1", "command scope"),
+])
+def test_the_command_server_settings_are_checked(key: str, value: str, words: str) -> None:
+    """issue 22 item 4: command_queue, model_queue, dynamic_queue_prefix and command_scope,
+    each refused in one sentence naming the setting (MQOD DynamicQName: at most 33
+    characters before the *)."""
+    err = fails(f"profiles:\n  - name: p\n    backend: {{type: mq, {key}: '{value}'}}\n")
+    assert err.setting == f"profiles.p.backend.{key}"
+    assert words in str(err)

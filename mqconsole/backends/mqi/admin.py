@@ -48,10 +48,13 @@ class Admin(Inquiry):
         session = self._pcf_holder[0]
         if session is None:
             s = self.settings
+            command_queue, zos = self._command_server()
             session = PCFSession(self.lib, self._qmgr,
                                  response_wait_interval=s.response_wait_interval,
-                                 model_queue=s.model_queue, dynamic_queue=s.dynamic_queue,
-                                 command_queue=s.command_queue)
+                                 model_queue=s.model_queue or "SYSTEM.DEFAULT.MODEL.QUEUE",
+                                 dynamic_queue=s.dynamic_queue_prefix or "MQCONSOLE.*",
+                                 command_queue=command_queue, zos=zos,
+                                 command_scope=s.command_scope)
             self._pcf_holder[0] = session
         return session
 
@@ -71,6 +74,9 @@ class Admin(Inquiry):
                 need, where = refused
                 return MQError(MQRC_NOT_AUTHORIZED, f"cannot {what}: {user} needs {need} on "
                                f"{where}", completion=exc.comp or 2)
+        if reason == MQRC_UNKNOWN_OBJECT_NAME and self._pcf().last_stage == "command queue":
+            return MQError(reason, f"cannot {what}: {self._pcf_unusable(exc)}",
+                           completion=exc.comp or 2)
         return self._error(reason, exc.comp, what, auth=auth, obj=obj)
 
     def _no_reply(self) -> str:
@@ -86,6 +92,11 @@ class Admin(Inquiry):
         reason = self._pcf_reason(exc)
         if reason == MQRC_NO_MSG_AVAILABLE:
             return self._no_reply()
+        session = self._pcf()
+        if reason == MQRC_UNKNOWN_OBJECT_NAME and session.last_stage == "command queue":
+            return (f"the command queue {session.command_queue} does not exist on "
+                    f"{self._name or 'the queue manager'} (name the command server's queue "
+                    "with command_queue in the profile: SYSTEM.COMMAND.INPUT on z/OS)")
         if reason == MQRC_NOT_AUTHORIZED:
             refused = self._pcf_refused_by()
             if refused is None:

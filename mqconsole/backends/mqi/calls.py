@@ -44,6 +44,8 @@ class Calls:
     pcf_unavailable: str | None
     last_listing_note: str | None
     _qmgr: Any
+    #: MQIA_PLATFORM's name (UNIX, ZOS, ...) read at connect; None when MQINQ was refused
+    platform: str | None
 
     def _error(self, reason: int, comp: int, what: str, *, auth: str = "", obj: str = "",
                hint: str = "") -> MQError:

@@ -79,6 +79,7 @@ class MQIQueueManager(Messages, UnitsOfWork, Connecting):
         self.pcf_unavailable: str | None = None
         #: one line about the last listing when it could not ask the command server
         self.last_listing_note: str | None = None
+        self.platform = None
         self._qmgr = self._connect()
         self._closed = False
         self._finalizer = weakref.finalize(self, _release, self.lib, self._qmgr,
@@ -86,6 +87,7 @@ class MQIQueueManager(Messages, UnitsOfWork, Connecting):
         with contextlib.suppress(MQError):  # +inq on the queue manager may be missing
             info = self._inquire_qmgr()
             self._name, self._ccsid = info.name or self._name, info.ccsid
+            self.platform = info.platform
             self.max_uncommitted = info.max_uncommitted
 
     def new_connection(self) -> MQIQueueManager:

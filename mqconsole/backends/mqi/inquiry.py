@@ -5,6 +5,7 @@ profile's ``queues:``; a name defined elsewhere resolved by MQOPEN for output.""
 from __future__ import annotations
 
 import contextlib
+import logging
 from typing import Any
 
 from mqconsole.mq.errors import MQError
@@ -26,6 +27,10 @@ from ._structs import name_bytes
 from .calls import Calls
 from .settings import MAX_MSG_LENGTH
 
+log = logging.getLogger(__name__)
+
+COMMAND_QUEUE = "SYSTEM.ADMIN.COMMAND.QUEUE"  # Multiplatforms
+ZOS_COMMAND_QUEUE = "SYSTEM.COMMAND.INPUT"  # z/OS (SYSTEM.ADMIN.COMMAND.QUEUE may alias it)
 PLATFORM_NAMES = ("UNIX", "ZOS", "WINDOWS_NT", "OS400", "NSK", "APPLIANCE", "WINDOWS",
                   "VMS", "OS2", "VSE", "TPF", "OPEN_TP1", "VM")
 
@@ -38,6 +43,28 @@ class Inquiry(Calls):
             if getattr(self.lib.CMQC, f"MQPL_{short}", None) == code:
                 return short
         return str(code)
+
+    def _command_server(self) -> tuple[str, bool]:
+        """The command queue PCF requests go to, and whether the queue manager is z/OS (its
+        PCF differs: ``pcf.PCFSession``). The profile's ``command_queue``, else the queue
+        manager's MQCA_COMMAND_INPUT_Q_NAME (MQINQ, +inq on it): SYSTEM.COMMAND.INPUT on
+        z/OS, SYSTEM.ADMIN.COMMAND.QUEUE elsewhere (IBM MQ, "PCF command messages"), which
+        are also what is used when MQINQ is refused — the platform then read from the name."""
+        C, named = self.lib.CMQC, self.settings.command_queue
+        platform, inquired = self.platform, None
+        try:
+            with self._call("inquire the queue manager's command queue", auth="+inq",
+                            obj=self._name or "the queue manager"):
+                if platform is None:
+                    platform = self._platform(int(self._qmgr.inquire(C.MQIA_PLATFORM)))
+                if not named:
+                    raw = self._qmgr.inquire(C.MQCA_COMMAND_INPUT_Q_NAME)
+                    inquired = bytes(raw).strip(b" \x00").decode("latin-1") or None
+        except MQError as exc:
+            log.info("the command queue is not inquired (%s): %s", exc,
+                     named or "the platform's default")
+        zos = platform == "ZOS" if platform is not None else named == ZOS_COMMAND_QUEUE
+        return named or inquired or (ZOS_COMMAND_QUEUE if zos else COMMAND_QUEUE), zos
 
     def _inquire_qmgr(self) -> QMgrInfo:
         with self._call("inquire the queue manager", auth="+inq",

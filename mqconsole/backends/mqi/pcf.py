@@ -5,7 +5,15 @@ mqconsole sends its own PCF requests (``PCFSession.command``) instead of the lib
 which mqconsole cannot know, so no string could be labelled truthfully. A request's MQMD says
 CCSID 1208 and every string in it MQCCSI_DEFAULT; replies are got with MQGMO_CONVERT (a
 big-endian queue manager's — AIX, z/OS — are converted by MQGET) into 1208 and the native
-encoding, read until MQCFC_LAST, z/OS's MQCFT_XR_MSG/XR_SUMMARY skipped. Every string of a
+encoding, read until MQCFC_LAST, z/OS's MQCFT_XR_MSG/XR_SUMMARY skipped.
+
+z/OS differs (``zos=True``): requests are MQCFT_COMMAND_XR with an MQCFH of version 3 (IBM MQ,
+3003 MQRCCF_CFH_VERSION_ERROR: "z/OS requires MQCFH_VERSION_3"; "PCF responses": MQCFT_COMMAND
+is supported on all platforms except z/OS), may carry a command scope
+(MQCACF_COMMAND_SCOPE), and are answered with extended responses in one or more sets, each
+ending with a message whose Control is MQCFC_LAST; a response may announce further sets
+(MQBACF_RESPONSE_SET), and the answer is complete when every announced set has ended (IBM
+MQ, "Extended responses"). Every string of a
 reply is stripped of blanks and NULs (rule 6: MQ pads them to their full length), and
 replies without ``MQCA_Q_NAME`` are dropped where queues are expected (rule 6). Error
 replies among good ones are kept, so one damaged queue never aborts a listing.
@@ -124,16 +132,20 @@ class PCFSession:
     def __init__(self, lib: MQLibrary, qmgr: Any, *, response_wait_interval: int = 5000,
                  model_queue: str = "SYSTEM.DEFAULT.MODEL.QUEUE",
                  dynamic_queue: str = "MQCONSOLE.*",
-                 command_queue: str = "SYSTEM.ADMIN.COMMAND.QUEUE") -> None:
+                 command_queue: str = "SYSTEM.ADMIN.COMMAND.QUEUE", zos: bool = False,
+                 command_scope: str | None = None) -> None:
         self._lib = lib
         self._qmgr = qmgr
         self._wait = response_wait_interval
         self._model = model_queue
         self._dynamic = dynamic_queue
         self._command = command_queue
+        self.zos = zos
+        self._scope = command_scope if zos else None
         self._reply: tuple[Any, bytes] | None = None
         #: "reply queue" when the last command failed opening its reply queue (the model
-        #: queue), else "request" (the command queue refused it, or the command server)
+        #: queue), "command queue" when the command queue does not exist, else "request"
+        #: (the command queue refused it, or the command server)
         self.last_stage = ""
 
     # -- plumbing ----------------------------------------------------------------------
@@ -147,6 +159,10 @@ class PCFSession:
                             C.MQOO_INPUT_EXCLUSIVE | C.MQOO_FAIL_IF_QUIESCING)
             self._reply = (queue, bytes(od.ObjectName))
         return self._reply
+
+    @property
+    def command_queue(self) -> str:
+        return self._command
 
     def close(self) -> None:
         """Close the reply queue with MQCO_DELETE_PURGE: a model of DEFTYPE(PERMDYN) would
@@ -210,8 +226,8 @@ class PCFSession:
             reply.get(64 * 1024, got, g)
             return int(got.Encoding)
         finally:
-            try:
-                reply.close()
+            try:  # MQCO_DELETE_PURGE: a DEFTYPE(PERMDYN) model's queue would stay for good
+                reply.close(C.MQCO_DELETE_PURGE)
             except Exception:  # the connection may be gone
                 log.debug("closing the ping's reply queue failed", exc_info=True)
 
@@ -244,17 +260,27 @@ class PCFSession:
         self.last_stage = "reply queue"
         reply_q, reply_name = self.reply_queue()
         self.last_stage = "request"
+        if self._scope:  # optional parameters follow the required ones
+            params = {**params, self.k("MQCACF_COMMAND_SCOPE"): self.text(self._scope)}
         args = self.parameters(params)
-        cfh = m.CFH(Version=F.MQCFH_VERSION_1, Type=F.MQCFT_COMMAND,
+        cfh = m.CFH(Version=F.MQCFH_VERSION_3 if self.zos else F.MQCFH_VERSION_1,
+                    Type=F.MQCFT_COMMAND_XR if self.zos else F.MQCFT_COMMAND,
                     Command=self.k(command), ParameterCount=len(args))
         body = cfh.pack() + b"".join(a.pack() for a in args)
         md = m.MD(Format=C.MQFMT_ADMIN, MsgType=C.MQMT_REQUEST, ReplyToQ=reply_name,
                   CodedCharSetId=PCF_CCSID, Encoding=C.MQENC_NATIVE,
                   Expiry=max(1, self._wait // 100 * 3),
                   Report=C.MQRO_PASS_DISCARD_AND_EXPIRY | C.MQRO_DISCARD_MSG)
-        self._qmgr.put1(m.OD(ObjectName=self._command.encode("ascii")), body, md,
-                        m.PMO(Options=C.MQPMO_NO_SYNCPOINT | C.MQPMO_FAIL_IF_QUIESCING))
+        try:
+            self._qmgr.put1(m.OD(ObjectName=self._command.encode("ascii")), body, md,
+                            m.PMO(Options=C.MQPMO_NO_SYNCPOINT | C.MQPMO_FAIL_IF_QUIESCING))
+        except lib.MQMIError as exc:
+            if exc.reason == MQRC_UNKNOWN_OBJECT_NAME:
+                self.last_stage = "command queue"  # 2085 for the command queue itself
+            raise
         replies: list[Reply] = []
+        announced: set[bytes] = set()  # z/OS: response sets announced, and those ended
+        ended: set[bytes] = set()
         while True:
             got = m.MD(CorrelId=bytes(md.MsgId), CodedCharSetId=PCF_CCSID,
                        Encoding=C.MQENC_NATIVE)
@@ -270,7 +296,16 @@ class PCFSession:
                 ok = data[:24] + _CFH_CODES.pack(0, 0) + data[32:]
                 res, _ = m.PCFExecute.unpack(ok)
                 replies.append(Reply(res, int(comp), int(reason)))
-            if control == F.MQCFC_LAST:
+            if self.zos:
+                announced.update(byte_strings(data, F.MQCFT_BYTE_STRING, self.k(
+                    "MQBACF_RESPONSE_SET")))
+            if control != F.MQCFC_LAST:
+                continue
+            if not self.zos:
+                break
+            ended.update(byte_strings(data, F.MQCFT_BYTE_STRING,
+                                      self.k("MQBACF_RESPONSE_ID"))[:1] or [b""])
+            if announced <= ended:
                 break
         errors = [r for r in replies if r.comp]
         if errors and not any(r.comp == 0 for r in replies):
@@ -356,7 +391,7 @@ class PCFSession:
             replies = self.inquire_q(pattern)
         except self._lib.MQMIError as exc:
             reason = self.mq_reason(exc.reason)
-            if reason == MQRC_UNKNOWN_OBJECT_NAME or (
+            if (reason == MQRC_UNKNOWN_OBJECT_NAME and self.last_stage != "command queue") or (
                 reason == MQRC_NOT_AUTHORIZED and "*" not in pattern
                 and self.refused_by() is None
             ):
@@ -467,6 +502,25 @@ class PCFSession:
                 "uow": bool(h.get(self.k("MQCACF_UOW_START_DATE"))),
             })
         return out
+
+
+def byte_strings(data: bytes, kind_code: int, parameter: int) -> list[bytes]:
+    """The values of every MQCFBS of ``parameter`` in a PCF message in the native encoding
+    (``kind_code``: MQCFT_BYTE_STRING; the libraries' unpack keeps one value of a repeated
+    parameter, and a z/OS response may announce several response sets)."""
+    out: list[bytes] = []
+    pos, end = _CFH.size, len(data)
+    count = _CFH.unpack_from(data, 0)[8] if end >= _CFH.size else 0
+    for _ in range(count):
+        if pos + 16 > end:
+            break
+        kind, length, param, size = struct.unpack_from("=4i", data, pos)
+        if length < 8:
+            break
+        if kind == kind_code and param == parameter:
+            out.append(bytes(data[pos + 16:pos + 16 + size]))
+        pos += length
+    return out
 
 
 def mq_datetime(date: str | None, time: str | None) -> datetime | None:

@@ -47,9 +47,16 @@ class MQConnectSettings:
     key_repository_password_env: str | None = None
     library: str = "auto"  # "auto" (ibmmq, then pymqi), "ibmmq" or "pymqi"
     response_wait_interval: int = 5000  # ms to wait for a PCF reply
-    model_queue: str = "SYSTEM.DEFAULT.MODEL.QUEUE"
-    dynamic_queue: str = "MQCONSOLE.*"
-    command_queue: str = "SYSTEM.ADMIN.COMMAND.QUEUE"
+    #: the model PCF reply queues are made from (None: SYSTEM.DEFAULT.MODEL.QUEUE)
+    model_queue: str | None = None
+    #: their DynamicQName (None: MQCONSOLE.*)
+    dynamic_queue_prefix: str | None = None
+    #: the command server's queue; None: MQCA_COMMAND_INPUT_Q_NAME by MQINQ (z/OS:
+    #: SYSTEM.COMMAND.INPUT, elsewhere SYSTEM.ADMIN.COMMAND.QUEUE)
+    command_queue: str | None = None
+    #: z/OS: MQCACF_COMMAND_SCOPE of every PCF command (a queue manager of the queue-sharing
+    #: group, or *); None: the queue manager connected to
+    command_scope: str | None = None
     buffer_size: int = DEFAULT_BUFFER
     #: the queues the operator works with (MQ's generic name): a listing of all queues
     #: asks for these only — each queue a generic display skips for want of +dsp writes
@@ -134,6 +141,8 @@ def settings_from_profile(profile: object, *, password: str | None = None
         bindings=bool(opt("bindings")), user=opt("user"), password=password,
         password_env=opt("password_env"), library=opt("library") or "auto",
         queues=_queues_setting(opt("queues")),
+        model_queue=opt("model_queue"), dynamic_queue_prefix=opt("dynamic_queue_prefix"),
+        command_queue=opt("command_queue"), command_scope=opt("command_scope"),
         key_repository_password_env=opt("key_repository_password_env"))
 
 

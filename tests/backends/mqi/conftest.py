@@ -115,6 +115,10 @@ def make_qmgr(tmp_path: Path, engine: Engine, library: shim_mod.MQLibrary
     yield _make
     for q in made:
         q.close()
+    # every connection is closed: a dynamic queue left now stays for good on a real queue
+    # manager (a PERMDYN model's reply queue closed without MQCO_DELETE_PURGE)
+    left = {q.name: engine.leftovers(q.qdef) for q in made if engine.leftovers(q.qdef)}
+    assert not left, f"dynamic queues left behind: {left}"
 
 
 @pytest.fixture

@@ -11,6 +11,18 @@ own reply, and the others still answer. ``QMgrDef.zos_replies`` adds what a z/OS
 manager sends besides (MQCFT_XR_MSG, MQCFT_XR_SUMMARY) and a stray reply without a queue
 name, as pymqi hands them back.
 
+A queue manager whose platform is z/OS (``QMgrDef.platform`` MQPL_ZOS) is strict the way
+z/OS is: a request's MQCFH must be of version 3 (else 3003 MQRCCF_CFH_VERSION_ERROR: "Note
+that z/OS requires MQCFH_VERSION_3", IBM MQ reason code 3003) and of type MQCFT_COMMAND_XR
+(else 3001: "PCF responses in IBM MQ": MQCFT_COMMAND is supported on all platforms except
+z/OS); it answers with extended responses only (MQCFT_XR_MSG, MQCFT_XR_ITEM,
+MQCFT_XR_SUMMARY), each carrying MQBACF_RESPONSE_ID and MQCACF_RESPONSE_Q_MGR_NAME; a
+command with a command scope (MQCACF_COMMAND_SCOPE) is answered in two sets — the
+acceptance, announcing the next set with MQBACF_RESPONSE_SET, then the queue manager's
+answer — each set numbered from 1 and ending with MQCFC_LAST (IBM MQ, "Extended
+responses"). Elsewhere a command scope is refused (3015 MQRCCF_CFST_PARM_ID_ERROR: the
+parameter applies to z/OS only).
+
 Authorities as MQ's command server checks them (IBM MQ, "Authorizations for PCF commands",
 https://www.ibm.com/support/knowledgecenter/SSFKSJ_9.2.0/com.ibm.mq.sec.doc/q011190_.html):
 every command needs +dsp on the queue manager (checked by the engine before a command is
@@ -198,6 +210,9 @@ class Refused(Exception):
 class CommandServer:
     def __init__(self, engine: Engine) -> None:
         self.e = engine
+        self._sets = 0
+        #: every request the command server read (its MQCFH version and type included)
+        self.requests: list[PCFMessage] = []
         self.C = engine.CMQC
         self.F = engine.CMQCFC
 
@@ -217,8 +232,17 @@ class CommandServer:
     # -- entry -----------------------------------------------------------------------
     def handle(self, conn: Conn, request: PCFMessage) -> list[PCFMessage]:
         F = self.F
-        if request.type not in (F.MQCFT_COMMAND, F.MQCFT_COMMAND_XR):
+        zos = conn.qdef.platform == self.C.MQPL_ZOS
+        scope = [p for p in request.params if p.id == self.k("MQCACF_COMMAND_SCOPE")]
+        request.params = [p for p in request.params if p not in scope]
+        self.requests.append(request)
+        if zos and request.version != F.MQCFH_VERSION_3:
+            return [self._error(request, F.MQRCCF_CFH_VERSION_ERROR)]
+        if request.type not in (F.MQCFT_COMMAND, F.MQCFT_COMMAND_XR) or (
+                zos and request.type != F.MQCFT_COMMAND_XR):
             return [self._error(request, F.MQRCCF_CFH_TYPE_ERROR)]
+        if scope and not zos:
+            return [self._error(request, F.MQRCCF_CFST_PARM_ID_ERROR)]
         commands = {
             F.MQCMD_INQUIRE_Q: self.inquire_q,
             F.MQCMD_INQUIRE_Q_NAMES: self.inquire_q_names,
@@ -247,12 +271,39 @@ class CommandServer:
                 replies.append(PCFMessage(F.MQCFT_RESPONSE, request.command, item))
         if not replies:
             replies.append(PCFMessage(F.MQCFT_RESPONSE, request.command, []))
-        if conn.qdef.zos_replies:
-            replies = self._zos(request, replies)
-        for i, r in enumerate(replies, 1):
-            r.seq = i
-            r.control = F.MQCFC_LAST if i == len(replies) else F.MQCFC_NOT_LAST
-        return replies
+        sets = [replies]
+        if zos:
+            sets = self._extended(request, replies, bool(scope))
+        elif conn.qdef.zos_replies:
+            sets = [self._zos(request, replies)]
+        out = []
+        for one in sets:
+            for i, r in enumerate(one, 1):
+                r.seq = i
+                r.control = F.MQCFC_LAST if i == len(one) else F.MQCFC_NOT_LAST
+            out += one
+        return out
+
+    def _extended(self, request: PCFMessage, replies: list[PCFMessage], scoped: bool
+                  ) -> list[list[PCFMessage]]:
+        """z/OS's extended responses, in sets (see the module docstring)."""
+        F = self.F
+        self._sets += 2
+        first, answer = (b"SET%021d" % (self._sets - 1)), (b"SET%021d" % self._sets)
+        qmname = self.text("MQCACF_RESPONSE_Q_MGR_NAME", self.e.current_qmgr, 48)
+
+        def of(set_id: bytes) -> Param:
+            return Param(self.k("MQBACF_RESPONSE_ID"), set_id, "bytes")
+
+        body = self._zos(request, replies)
+        for r in body:
+            r.params.append(of(answer))
+        if not scoped:
+            return [body]
+        accepted = PCFMessage(F.MQCFT_XR_MSG, request.command, [
+            self.integer("MQIACF_COMMAND_INFO", F.MQCMDI_CMDSCOPE_ACCEPTED), of(first),
+            Param(self.k("MQBACF_RESPONSE_SET"), answer, "bytes"), qmname])
+        return [[accepted], body]
 
     def _zos(self, request: PCFMessage, replies: list[PCFMessage]) -> list[PCFMessage]:
         F = self.F

@@ -422,6 +422,16 @@ class Engine:
 
     def clear_calls(self) -> None:
         self.calls.clear()
+        self.server.requests.clear()
+
+    @staticmethod
+    def leftovers(qdef: QMgrDef) -> list[str]:
+        """Dynamic queues that outlived the handles that made them: permanent dynamic
+        queues (a DEFTYPE(PERMDYN) model) closed without MQCO_DELETE / MQCO_DELETE_PURGE,
+        which MQ keeps for good (IBM MQ, "MQCLOSE Options": "MQCO_DELETE_PURGE ... Delete
+        the queue, purging any messages on it"; a permanent dynamic queue closed with
+        MQCO_NONE is retained)."""
+        return sorted(n for n, _ in qdef.dynamic.items())
 
     def lookup(self, qdef: QMgrDef, name: str) -> QueueAttrs | None:
         try:

@@ -136,6 +136,11 @@ def child_env(specs: list[dict[str, Any]], base: dict[str, str] | None = None, *
     return env
 
 
+#: QMgrDef fields a spec may also give (a z/OS-flavoured queue manager: platform 1 and
+#: command_queue SYSTEM.COMMAND.INPUT, encoding 785, an EBCDIC ccsid)
+_OPTIONAL = ("platform", "command_queue", "ccsid")
+
+
 def configure_from_env() -> None:
     """In a child: register the queue managers the parent described."""
     for spec in json.loads(os.environ.get(ENV_QMGRS, "[]")):
@@ -145,7 +150,8 @@ def configure_from_env() -> None:
             spec["name"], spec["path"], spec["admin"], password=spec.get("password"),
             encoding=spec.get("encoding", 546), default_user=spec.get("default_user", "mqm"),
             check_connect=spec.get("check_connect", False),
-            command_server=spec.get("command_server", True)))
+            command_server=spec.get("command_server", True),
+            **{k: spec[k] for k in _OPTIONAL if k in spec}))
     for fault in json.loads(os.environ.pop(ENV_FAULTS, "[]")):
         ENGINE.fail_next(**fault)
 
