@@ -1,4 +1,4 @@
-"""Bulk audits on Apache Spark (``shared/spec/audit.md``): a snapshot, then reports over it.
+"""Bulk audits on Apache Spark (``docs/audit.md``): a snapshot, then reports over it.
 
 One module per job: ``java`` and ``session`` (finding Java and pyspark, starting Spark with
 its output in a log file), ``columns`` (the snapshot's columns), ``rows`` (messages to Arrow

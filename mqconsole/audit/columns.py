@@ -1,4 +1,4 @@
-"""The snapshot's columns (``shared/spec/audit.md``): names and types, fixed.
+"""The snapshot's columns (``docs/audit.md``): names and types, fixed.
 
 One table gives each column's Spark SQL type and its Arrow type; the data source declares
 the Spark schema, ``rows`` builds Arrow record batches of exactly the Arrow schema (Spark

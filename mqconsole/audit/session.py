@@ -4,7 +4,7 @@
 then starts the JVM gateway itself with its stdout and stderr going to
 ``<state folder>/spark/spark.log`` (the console draws on stderr, which a JVM would inherit),
 with a log4j2 configuration that sends Spark's own logging there too, and builds the
-``SparkSession`` on that gateway. Settings follow ``shared/spec/spark.md``: UTC session time
+``SparkSession`` on that gateway. Settings (docs/audit.md): UTC session time
 zone, microsecond Parquet timestamps, no UI or console progress bar, quick JIT and a serial
 GC for the short-lived driver, ``spark.task.maxFailures=1`` (a retried task would browse a
 queue again).

@@ -1,7 +1,7 @@
 """The hook specifications: the names and arguments sites' plugins implement.
 
-Names and arguments are fixed by the plugins contract (``shared/spec/plugins.md``) and
-documented one by one in ``docs/plugins.md`` (a test fails when a hook is missing there).
+Names and arguments are fixed (sites' plugins implement them) and documented one by one in
+``docs/plugins.md``, the plugins' contract (a test fails when a hook is missing there).
 Hooks run off the console's UI thread; ``mqconsole_check_put`` also runs in dry-run plans,
 so it must have no side effects.
 """

@@ -5,10 +5,11 @@ doctor and the replay timeline when the model is there. ``:`` opens the command 
 (every action and screen), ``/`` filters, ``?`` lists the keys of the screen, ``escape``
 goes back, ``q`` quits. Details for operators: docs/tui.md.
 
-How it is built (Harlequin's way): every backend call runs in a thread worker through
-:meth:`ConsoleContext.backend <mqconsole.tui.context.ConsoleContext.backend>`, which reports
-failures in one place — a notification naming the queue and the MQ reason — so a slow or
-failing queue manager never freezes the screen. Changes go through ``ops`` only
+How it is built (Harlequin's way): every backend call runs in a thread worker — most through
+:meth:`ConsoleContext.backend <mqconsole.tui.context.ConsoleContext.backend>` or, inside an
+action's flow, :func:`mqconsole.tui.flow.in_thread`; the operation and audit screens run
+workers of their own — and a failure is a notification (naming the queue and the MQ reason),
+so a slow or failing queue manager never freezes the screen. Changes go through ``ops`` only
 (:mod:`mqconsole.tui.actions`). Text from messages and the queue manager reaches widgets only
 as ``rich.text.Text`` made safe by :mod:`.safe`.
 

@@ -6,7 +6,7 @@ operator must be able to open a queue of a million messages at once and scroll i
 
 * a **light index**: for every row read so far a handful of numbers in typed arrays
   (position, MsgId, token, put time, length, backout count, reason, format and destination
-  as indexes into small tables of interned strings) — about 80 bytes a row, enough to draw
+  as indexes into small tables of interned strings) — 80 bytes a row (docs/tui.md), enough to draw
   the list, the summary and the marks (which name messages by token) without keeping any
   message;
 * a bounded **window** of full :class:`~mqconsole.ops.views.MessageView` objects (payloads

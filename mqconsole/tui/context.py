@@ -237,7 +237,7 @@ class ConsoleContext:
         kw["markup"] = False
         self.app.notify(text, **kw)
 
-    # -- workers: every backend call goes through here -------------------------------------
+    # -- workers: backend calls with callbacks (flows await flow.in_thread) ---------------
     def backend(self, fn: Callable[[], Any], *, done: Callable[[Any], Any] | None = None,
                 failed: Callable[[BaseException], Any] | None = None,
                 queue: str | None = None, what: str = "", group: str = "backend",

@@ -1,6 +1,6 @@
 """The rules table of IBM's dead-letter queue handler (``runmqdlq``), parsed.
 
-The syntax is IBM's (``../shared/spec/dlq-rules.md``): an optional first entry of control
+The syntax is IBM's (``docs/dlq-handler.md``): an optional first entry of control
 data, then rules; ``*`` comment lines and blank lines; keywords in any order, at most once
 per entry, separated by blanks or commas, values in parentheses, quoted with ``'`` (a
 doubled ``''`` inside is one quote); a trailing ``+`` continues an entry from the first

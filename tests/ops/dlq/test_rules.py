@@ -19,7 +19,7 @@ from mqconsole.ops.dlq.rules import (
 )
 from tests.support.examples import examples
 
-# IBM's example table (../shared/spec/dlq-rules.md), as the docs ship it
+# IBM's example table (docs/dlq-handler.md), as the docs ship it
 IBM_EXAMPLE_FILE = Path(__file__).parents[3] / "examples" / "dlq" / "ibm-example.rules"
 IBM_EXAMPLE = IBM_EXAMPLE_FILE.read_text()
 
