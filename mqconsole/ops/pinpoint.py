@@ -13,10 +13,12 @@ says so (None) and the caller browses as before.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import datetime
 
 from mqconsole.backends.base import BrowseCursor, FindsMessages, finds_messages
+from mqconsole.mq.message import Message
 from mqconsole.ops.selection import Mark, Selection
 from mqconsole.ops.views import MessageView
 from mqconsole.ops.words import agree
@@ -58,87 +60,81 @@ def pinpoint(cursor: BrowseCursor, selection: Selection, now: datetime) -> Pinpo
         return None
     found: dict[bytes, Target] = {}
     missing = 0
-    needs_position = selection.where is not None
-    if selection.marks:
-        for mark in selection.marks:
-            got = _by_mark(finder, mark, selection, now, needs_position)
-            if got is None:
-                return None
-            if got is _MISSING:
-                missing += 1
-                continue
-            assert isinstance(got, Target)
-            found.setdefault(got.token, got)
-    else:
-        for msg_id in selection.msgids:
-            targets = _by_msg_id(finder, msg_id, selection, now)
-            if targets is None:
-                return None
-            for t in targets:
-                found.setdefault(t.token, t)
+    try:
+        if selection.marks:
+            for mark in selection.marks:
+                got = _by_mark(finder, mark, selection, now)
+                if got is None:
+                    missing += 1
+                else:
+                    found.setdefault(got.token, got)
+        else:
+            for msg_id in selection.msgids:
+                for view in _carrying(finder, msg_id, now):
+                    if selection.matches(view):
+                        target = _target(view)
+                        found.setdefault(target.token, target)
+    except _CannotTell:
+        return None
     ordered = sorted(found.values(), key=lambda t: t.position)
     return Pinpointed(ordered, missing)
 
 
-_MISSING = object()
+class _CannotTell(Exception):
+    """The backend cannot find the message this way (a message in a group moves whole, a
+    position it cannot count): the caller browses the queue instead."""
 
 
-def _by_mark(finder: FindsMessages, mark: Mark, selection: Selection, now: datetime,
-             needs_position: bool) -> Target | object | None:
-    """The mark's message as a Target, ``_MISSING`` when no message answers to it, None
-    when the backend cannot tell."""
+def _findable(m: Message) -> None:
+    if m.in_group or m.token is None:
+        raise _CannotTell
+
+
+def _position(finder: FindsMessages) -> int:
+    position = finder.position_of_current()
+    if position is None:
+        raise _CannotTell
+    return position
+
+
+def _carrying(finder: FindsMessages, msg_id: bytes, now: datetime) -> Iterator[MessageView]:
+    """Each message carrying ``msg_id``, in queue order, as a view at its position (the
+    cursor on it); :class:`_CannotTell` when the backend cannot say."""
+    first = True
+    while (m := finder.browse_msg_id(msg_id, first)) is not None:
+        first = False
+        _findable(m)
+        yield MessageView(_position(finder), m, now)
+
+
+def _target(view: MessageView) -> Target:
+    m = view.message
+    assert m.token is not None  # _findable
+    return Target(m.token, view.position, bytes(m.md.msg_id))
+
+
+def _by_mark(finder: FindsMessages, mark: Mark, selection: Selection, now: datetime
+             ) -> Target | None:
+    """The mark's message as a Target; None when no selected message answers to it."""
     if mark.token is not None:
         m = finder.browse_token(mark.token)
         if m is None:
-            return _MISSING
-        if m.in_group or m.token is None:
-            return None  # a group moves whole: the caller's walk looks at it
+            return None
+        _findable(m)
         position = mark.position
-        if position is None or needs_position:
-            position = finder.position_of_current()
-            if position is None:
-                return None
+        if position is None or selection.where is not None:
+            position = _position(finder)
         view = MessageView(position, m, now)
-        if not selection.matches(view):
-            return _MISSING
-        return Target(m.token, position, bytes(m.md.msg_id))
+        return _target(view) if selection.matches(view) else None
     if mark.msgid is None:
-        return None
-    first = True
-    while True:  # each message carrying the MsgId, the one at the mark's position taken
-        m = finder.browse_msg_id(mark.msgid, first)
-        first = False
-        if m is None:
-            return _MISSING
-        if m.in_group or m.token is None:
-            return None
-        position = finder.position_of_current()
-        if position is None:
-            return None
-        view = MessageView(position, m, now)
+        raise _CannotTell
+    # each message carrying the MsgId, the one at the mark's position taken
+    for view in _carrying(finder, mark.msgid, now):
         if mark.matches(view):
-            return Target(m.token, position, bytes(m.md.msg_id)) \
-                if selection.matches(view) else _MISSING
-        if mark.position is not None and position > mark.position:
-            return _MISSING  # past the position: it is not there
-
-
-def _by_msg_id(finder: FindsMessages, msg_id: bytes, selection: Selection, now: datetime
-               ) -> list[Target] | None:
-    out: list[Target] = []
-    first = True
-    while True:
-        m = finder.browse_msg_id(msg_id, first)
-        first = False
-        if m is None:
-            return out
-        if m.in_group or m.token is None:
-            return None
-        position = finder.position_of_current()
-        if position is None:
-            return None
-        if selection.matches(MessageView(position, m, now)):
-            out.append(Target(m.token, position, bytes(m.md.msg_id)))
+            return _target(view) if selection.matches(view) else None
+        if mark.position is not None and view.position > mark.position:
+            return None  # past the position: it is not there
+    return None
 
 
 def missing_sentence(n: int) -> str:
