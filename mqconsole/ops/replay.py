@@ -61,7 +61,7 @@ __all__ = [
     "FailSpecError", "QueueReplay", "ReplaySetupError", "ReplayStopped", "ScenarioError",
     "event_text", "limits_of", "load_endpoints", "load_scenario", "parse_endpoints",
     "parse_fail", "replay_queue", "run_file", "run_scenario", "scenario_from_queue",
-    "summary_text",
+    "short_name", "summary_text",
 ]
 
 DEFAULT_MAX_MESSAGES = 10_000
@@ -409,11 +409,31 @@ def short_label(label: str, width: int = 16) -> str:
     return label if len(label) <= width else "…" + label[-(width - 1):]
 
 
-def event_text(ev: Mapping[str, Any], *, width: int = 16) -> str:
-    """One line saying what an event means (no time, no sequence number)."""
+def short_name(name: str, width: int = 14) -> str:
+    """An endpoint's name for a narrow list, cut at no word: a long name of several words is
+    its first word (after an article) and the initials of the rest ("the model activation
+    specification" is "model AS"); one long word keeps its start and an ellipsis."""
+    if len(name) <= width:
+        return name
+    words = name.split()
+    if words and words[0].lower() in ("the", "a", "an") and len(words) > 1:
+        words = words[1:]
+    if len(words) > 1:
+        short = f"{words[0]} {''.join(w[0].upper() for w in words[1:])}"
+        if len(short) <= width:
+            return short
+    return name[:width - 1] + "…"
+
+
+def event_text(ev: Mapping[str, Any], *, width: int = 16,
+               names: Mapping[str, str] | None = None) -> str:
+    """One line saying what an event means (no time, no sequence number); ``names``: the
+    endpoints' names as the line says them (short ones for a narrow list)."""
     t = ev["type"]
     msg = short_label(str(ev.get("message", "")), width)
     who = ev.get("endpoint", "")
+    if names:
+        who = names.get(who, who)
     if "session" in ev:
         who = f"{who}/{ev['session']}"
     q = ev.get("queue", "")

@@ -182,3 +182,18 @@ def test_plugin_failure_rules_in_a_live_queue_replay(demo_qm):
     with pytest.raises(rp.FailSpecError, match="no plugin offering failure rules"):
         rp.replay_queue(demo_qm, "APP.ORDERS", ORDERS_MDB, ["plugin=nope"])
     assert rp.parse_fail("plugin=x").plugin == "x"  # not checked without the names
+
+
+def test_a_long_endpoint_name_is_shortened_at_a_word():
+    """Issue 24 item 4: the console's event list names endpoints in a narrow column; a long
+    name is never cut mid-word ("the model activation specifi")."""
+    from mqconsole.ops.doctor import DEFAULT_ENDPOINT
+    from mqconsole.ops.replay import event_text, short_name
+
+    assert short_name(DEFAULT_ENDPOINT) == "model AS"
+    assert short_name("OrdersMDB") == "OrdersMDB"
+    assert short_name("OrdersPaymentsReconciliation") == "OrdersPayment…"
+    ev = {"type": "deliver", "endpoint": DEFAULT_ENDPOINT, "session": 1, "message": "m1",
+          "queue": "APP.ORDERS", "backout_count": 0}
+    assert event_text(ev, names={DEFAULT_ENDPOINT: "model AS"}).startswith("model AS/1 gets")
+    assert event_text(ev).startswith(f"{DEFAULT_ENDPOINT}/1 gets")  # the CLI: whole

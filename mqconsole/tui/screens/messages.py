@@ -471,17 +471,19 @@ class MessagesScreen(ConsoleScreen):
             return
         out = Text(no_wrap=True, overflow="ellipsis")
         out.append(f"showing {model.count:,} of {model.total_label()}", "bold")
-        if model.where_text:
-            out.append(f" · matching {model.where_text}")
-            out.append(f" ({model.scanned:,} read)")
-            if self._remembered == model.where_text:
-                out.append(" · the filter kept from before: F clears it", "bold")
+        # the marks before the filter's text: a long filter (a MsgId's 48 digits) is what
+        # the line's end cuts at 80 columns, never how many messages an action would take
         if lst.marked_count:
             marked = "all" if lst.all_marked else f"{lst.marked_count:,}"
             out.append(f" · {marked} marked", "bold")
             hidden = hidden_marks(lst, model)
             if hidden:
                 out.append(f" ({hidden:,} hidden by the filter)", "bold yellow")
+        if model.where_text:
+            out.append(f" · matching {model.where_text}")
+            out.append(f" ({model.scanned:,} read)")
+            if self._remembered == model.where_text:
+                out.append(" · the filter kept from before: F clears it", "bold")
         if self._filtering:
             so_far = self._filtered_so_far
             if so_far is None:

@@ -51,6 +51,7 @@ class ReplayScreen(ConsoleScreen):
         self.fail = fail
         self.result: Any = None
         self.stop: threading.Event | None = None  # set while a replay runs
+        self.names: dict[str, str] = {}  # endpoints' names shortened in the list
 
     def compose(self) -> ComposeResult:
         yield Banner(self.ctx, "replay (nothing on the queue manager changes)")
@@ -185,21 +186,28 @@ class ReplayScreen(ConsoleScreen):
         return dict(self.ctx.plugins.failure_rules()) if needed else {}
 
     def _show(self, out: tuple[Any, str]) -> None:
-        from mqconsole.ops.replay import event_text, summary_text
+        from mqconsole.ops.replay import event_text, short_name, summary_text
 
         result, note = out
         if not self.is_attached:
             return
         self.result = result
-        self.query_one("#r-summary", Static).update(
-            txt(f"{note}: {summary_text(result)}"))
         events = result.events
+        # the list names endpoints shortly, never cut mid-word ("the model activation
+        # specification" is "model AS"); the pane beside it says the current event whole
+        names = {n: short_name(n) for n in {str(ev.get("endpoint", "")) for ev in events} if n}
+        self.names = {n: s for n, s in names.items() if s != n}
+        # why it ended first: at 80 columns the line's end is what is cut
+        counts = summary_text(result).rsplit("; ended:", 1)[0]
+        self.query_one("#r-summary", Static).update(
+            txt(f"ended: {result.summary['stopped_by']} · {note}: {counts}"))
         table = self.query_one("#r-events", RowList)
 
         def cells(n: int) -> list[Text]:
             ev = events[n]
             return [Text(str(n + 1)), Text(str(ev.get("t_ms", ""))),
-                    txt(event_text(ev), "bold" if ev["type"] in NOTABLE else "")]
+                    txt(event_text(ev, names=self.names),
+                        "bold" if ev["type"] in NOTABLE else "")]
 
         table.show(len(events), cells)
         table.focus()
@@ -217,15 +225,23 @@ class ReplayScreen(ConsoleScreen):
         if timeline is None:
             self.query_one("#r-contents", Static).update(out)
             return
-        out.append("before the first event\n" if index < 0 else f"after event {index + 1}\n",
-                   "dim")
+        if index < 0:
+            out.append("before the first event\n", "dim")
+        else:  # the event whole, wrapped here (its line in the list is cut at the edge)
+            from mqconsole.ops.replay import event_text
+
+            out.append(f"after event {index + 1}: ", "dim")
+            out.append_text(txt(event_text(self.result.events[index])))
+            out.append("\n")
         for queue, items in timeline.queues_at(index).items():
             out.append(f"{clean(queue)} ({len(items)})\n", "bold")
             for m in items[:MAX_LISTED]:
                 label = short_label(clean(m.message), 14)  # the end: where MsgIds differ
                 out.append(f"  {label} bo={m.backout_count}")
                 if m.in_flight:
-                    out.append(f" ⇄{clean(m.in_flight)}", "italic")
+                    who, _, session = m.in_flight.partition("/")
+                    flight = self.names.get(who, who) + (f"/{session}" if session else "")
+                    out.append(f" ⇄{clean(flight)}", "italic")
                 out.append("\n")
             if len(items) > MAX_LISTED:
                 out.append(f"  … {len(items) - MAX_LISTED} more\n", "dim")
@@ -234,7 +250,8 @@ class ReplayScreen(ConsoleScreen):
             out.append("Endpoints\n", "bold")
             for name, st in endpoints.items():
                 style = "bold red" if st.state == "stopped" else ""
-                out.append(f"  {clean(name)}: {st.state} rc={st.rollback_counter}\n", style)
+                out.append(f"  {clean(self.names.get(name, name))}: {st.state} "
+                           f"rc={st.rollback_counter}\n", style)
         self.query_one("#r-contents", Static).update(out)
 
     def _jump(self, step: int) -> None:
