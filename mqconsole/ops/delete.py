@@ -32,7 +32,8 @@ from pathlib import Path
 from mqconsole import paths
 from mqconsole.backends.base import QueueManager, settle_failed_commit
 from mqconsole.mq.errors import MQError
-from mqconsole.mq.reasons import MQRC_NO_MSG_UNDER_CURSOR
+from mqconsole.mq.message import Message
+from mqconsole.mq.reasons import MQRC_NO_MSG_UNDER_CURSOR, MQRC_SYNCPOINT_LIMIT_REACHED
 from mqconsole.ops.result import NOT_RECORDED, Control, Failure, OperationResult
 from mqconsole.ops.savedlog import SavedLog, key_digest
 from mqconsole.ops.savefile import (
@@ -85,12 +86,14 @@ def delete_messages(qm: QueueManager, queue: str, selection: Selection, *,
         result.plan = [{"position": position, "msgid": msgid, "action": "delete"}
                        for position, msgid in report.saved]
         report.saved.close()
+        _say_cod(result, report.cod, queue, planned=True)
         return result
     if backup is None:
         target = default_backup(qm, queue, backup_dir)
     else:
         target = Path(backup)
-    saved = _save_first(qm, queue, target, selection, force=force, control=control)
+    saved, cod = _save_first(qm, queue, target, selection, force=force, control=control)
+    _say_cod(result, cod, queue, planned=False)
     try:
         result.selected = len(saved)
         if not saved:
@@ -108,14 +111,28 @@ def delete_messages(qm: QueueManager, queue: str, selection: Selection, *,
 
 
 def _save_first(qm: QueueManager, queue: str, target: Path, selection: Selection, *,
-                force: bool, control: Control) -> SavedLog:
+                force: bool, control: Control) -> tuple[SavedLog, int]:
+    """The saved messages, and how many of them ask for a COD report."""
     report = save_selected(qm, queue, target, selection, force=force, control=control,
                            keep=True)
     assert report.saved is not None
     if report.count == 0:
         with contextlib.suppress(OSError):
             target.unlink()  # an empty backup says nothing: remove it
-    return report.saved
+    return report.saved, report.cod
+
+
+def _say_cod(result: OperationResult, cod: int, queue: str, *, planned: bool) -> None:
+    """A delete's gets are gets: a message asking for a confirm-on-delivery report makes
+    the queue manager send one to its ReplyToQ when it is removed (IBM MQ, MQMD Report:
+    MQRO_COD is generated when the message is retrieved from the queue and deleted)."""
+    if cod:
+        result.warnings.append(
+            f"{counted(cod, 'selected message')} {agree(cod, 'asks', 'ask')} for a "
+            "confirm-on-delivery report (COD): removing "
+            f"{agree(cod, 'it', 'them')} from {queue} "
+            f"{'would make' if planned else 'makes'} the queue manager send one to the "
+            "ReplyToQ, as an application's get would")
 
 
 def remove_saved(qm: QueueManager, queue: str, saved: SavedLog,
@@ -134,6 +151,7 @@ def remove_saved(qm: QueueManager, queue: str, saved: SavedLog,
         pending: list[tuple[bytes, str]] = []  # (key digest, msgid) got in the unit of work
         held = 0  # what they hold of MAXUMSGS (their COD reports too)
         claimed: Counter = Counter()  # key digests got in the open unit of work
+        ordinal = 0  # the browsed message's position in this pass
         try:
             with qm.browse(queue, for_get=True) as cursor:
                 while result.done + len(pending) < total:
@@ -143,6 +161,7 @@ def remove_saved(qm: QueueManager, queue: str, saved: SavedLog,
                     browsed = cursor.next()
                     if browsed is None:
                         break
+                    ordinal += 1
                     key = (message_key(browsed), browsed.token)
                     digest = key_digest(key)
                     if saved.left(digest) - claimed[digest] <= 0:
@@ -154,13 +173,31 @@ def remove_saved(qm: QueueManager, queue: str, saved: SavedLog,
                         pending, held = [], 0
                         claimed.clear()
                         redo_left = 1
+                    got: Message | None
                     try:
                         got = cursor.get_current(syncpoint=True)
                     except MQError as exc:
-                        if exc.reason != MQRC_NO_MSG_UNDER_CURSOR:
+                        if exc.reason == MQRC_SYNCPOINT_LIMIT_REACHED:
+                            # MAXUMSGS reached (ops.uowlimit: a COD report the get makes
+                            # counts): commit what came before, get it in a unit of its own
+                            got = _get_alone(qm, cursor, exc, room, held, pending, saved,
+                                             result, control, queue)
+                            pending, held = [], 0
+                            claimed.clear()
+                            redo_left = 1
+                            if got is None:  # it does not fit alone: it stays
+                                saved.removed([digest])
+                                result.failed.append(Failure(
+                                    browsed.msg_id_hex, ordinal, exc.reason, detail=(
+                                        "it does not fit in a unit of work of its own "
+                                        f"(MAXUMSGS, its COD report counted): it stayed on "
+                                        f"{queue}")))
+                                continue
+                        elif exc.reason != MQRC_NO_MSG_UNDER_CURSOR:
                             raise
-                        continue  # another consumer took it: found missing at the end
-                    if message_key(got) != key[0]:
+                        else:
+                            continue  # another consumer took it: found missing at the end
+                    if got is None or message_key(got) != key[0]:
                         raise _WrongMessage()
                     pending.append((digest, browsed.msg_id_hex))
                     held += room.need(browsed.report)
@@ -216,6 +253,30 @@ def remove_saved(qm: QueueManager, queue: str, saved: SavedLog,
                                    f"{agree(left, 'was', 'were')} no longer on {queue} "
                                    "(another application took them): not removed by this "
                                    "delete")
+
+
+def _get_alone(qm: QueueManager, cursor, refused: MQError, room: Room, held: int,
+               pending: list[tuple[bytes, str]], saved: SavedLog, result: OperationResult,
+               control: Control, queue: str) -> Message | None:
+    """The get under the cursor was refused with 2024 with ``held`` of MAXUMSGS in the
+    unit: learn the limit, commit ``pending`` (nothing backed out: a refused get changes
+    nothing) and get the message again in a unit of its own. None: it does not fit even
+    alone (the empty unit is left as it was)."""
+    room.learn(held)
+    said = (f"a unit of work reached the queue manager's limit (MAXUMSGS, "
+            f"{refused.reason_name}) at {held} uncommitted messages, the COD reports counted: "
+            "units are committed before that from now on")
+    if said not in result.warnings:
+        result.warnings.append(said)
+    if pending:
+        _commit(qm, pending, saved, result, control)
+        control.report(result.done, len(saved))
+    try:
+        return cursor.get_current(syncpoint=True)
+    except MQError as exc:
+        if exc.reason == MQRC_SYNCPOINT_LIMIT_REACHED:
+            return None
+        raise
 
 
 class _NotRecorded(Exception):

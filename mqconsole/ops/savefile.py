@@ -45,6 +45,7 @@ from mqconsole.mq.reasons import (
     CONNECTION_REASONS,
     MQRC_DATA_LENGTH_ERROR,
     MQRC_SYNCPOINT_LIMIT_REACHED,
+    MQRO_COD,
 )
 from mqconsole.ops.dmpfile import DmpReader, DmpWriter, header_text, write_message
 from mqconsole.ops.files.packed import message_text
@@ -92,6 +93,7 @@ class SaveReport:
     count: int = 0
     bytes: int = 0  # body bytes written
     saved: SavedLog | None = None  # with ``keep``: what was saved, to remove exactly those
+    cod: int = 0  # with ``keep``: how many ask for a COD report (a get makes one)
 
 
 # -- file names -----------------------------------------------------------------------------
@@ -414,6 +416,8 @@ def save_selected(qm: QueueManager, queue: str, path: str | os.PathLike | None,
             if report.saved is not None:
                 report.saved.add(position, message.msg_id_hex,
                                  (message_key(message), message.token))
+                if message.md.report & MQRO_COD:
+                    report.cod += 1
             report.count += 1
             report.bytes += len(message.body)
             yield message

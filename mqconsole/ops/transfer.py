@@ -83,6 +83,7 @@ from mqconsole.mq.reasons import (
     MQRC_Q_FULL,
     MQRC_SYNCPOINT_LIMIT_REACHED,
     MQRO_COA,
+    MQRO_COD,
 )
 from mqconsole.ops.landing import lands_on
 from mqconsole.ops.pinpoint import Pinpointed, missing_sentence, pinpoint, pinpointable
@@ -320,7 +321,10 @@ class _Engine:
         self.cross = dest_qm is not None and dest_qm is not qm
         self.note_texts = {**note_texts, "coa": (
             "{messages} asked for a confirm-on-arrival report (COA): the queue manager "
-            "sent one to the ReplyToQ on arrival")}  # filled in by ops.words.note
+            "sent one to the ReplyToQ on arrival"), "cod": (
+            "{messages} asked for a confirm-on-delivery report (COD): the move's get "
+            "made the queue manager send one to the ReplyToQ, as an application's get "
+            "would")}  # filled in by ops.words.note
         self.done_destinations = done_destinations
         self.predict = predict
         self.only_destination = destination  # a move's or copy's one destination (None:
@@ -758,8 +762,13 @@ class _Engine:
               ) -> None:
         entry: dict[str, Any] = {"msgid": m.msg_id_hex, "position": position,
                                  "destination": route.label, "changes": list(route.changes)}
+        reports = []
         if m.md.report & MQRO_COA:  # its arrival makes the queue manager send a report
-            entry["reports"] = ["COA"]
+            reports.append("COA")
+        if m.md.report & MQRO_COD and not self.copy:  # ... and so does a move's get
+            reports.append("COD")
+        if reports:
+            entry["reports"] = reports
         reason = self.predict(route) if self.predict is not None else None
         if refusal is not None:
             entry["would_fail"] = would_fail_by_plugin(refusal)
@@ -936,6 +945,8 @@ class _Engine:
                 notes[note] = notes.get(note, 0) + 1
             if it.message.report & MQRO_COA:  # its arrival made a report
                 notes["coa"] = notes.get("coa", 0) + 1
+            if it.message.report & MQRO_COD and not self.copy:  # so did the get
+                notes["cod"] = notes.get("cod", 0) + 1
         if not self.copy:
             self.removed += len(items)
         self.unit = []
@@ -959,6 +970,8 @@ class _Engine:
 
     def _recover(self, f: _UnitFailure) -> None:
         """Back the unit out and redo it once (without the groups that cannot go)."""
+        if self._split_at_limit(f):
+            return
         self._backout(source_only=f.source_only)
         items, self.unit = self.unit, []
         keep: list[_Item] = []
@@ -990,6 +1003,55 @@ class _Engine:
             self._give_up([it for it in keep if it.position not in settled], again.error,
                           f.source_only or again.source_only)
         self.redoing = False  # (also reset by every commit)
+
+    def _split_at_limit(self, f: _UnitFailure) -> bool:
+        """A get refused with 2024 (``ops.uowlimit``: the unit of work holds MAXUMSGS, the
+        COD reports gets make counted) after its message was put: back the unit out once,
+        learn the limit, then redo the messages before it as one unit and it in a unit of
+        its own, each committed — never the same unit again (each redo would raise the
+        BackoutCount of its messages once more). A message that does not fit alone fails
+        (it stays) and the operation goes on. False when this is not that case."""
+        if (f.error.reason != MQRC_SYNCPOINT_LIMIT_REACHED or f.source_only or self.cross
+                or self.copy or self.open_groups or self.redoing or not self.unit
+                or any(it.group is not None for it in self.unit)):
+            return False
+        items, self.unit = self.unit, []
+        self._backout()
+        *before, last = items
+        held = sum(self._units(it.message.report) for it in before) + \
+            units(last.message.report, put=True, get=False)
+        if not self.rooms:
+            self.rooms.append(Room(None, put=True, get=True))
+        self.rooms[0].learn(held)
+        said = (f"a unit of work reached the queue manager's limit (MAXUMSGS, "
+                f"{f.error.reason_name}) at {held} uncommitted messages, the reports the "
+                "messages ask for counted: units are committed before that from now on")
+        if said not in self.result.warnings:
+            self.result.warnings.append(said)
+        for part in ([before] if before else []) + [[last]]:
+            self.redoing = True
+            try:
+                try:
+                    self._redo(part, f.error, put=True)
+                except MQError as browse_error:  # the redo's cursor failed
+                    raise _UnitFailure(browse_error) from None
+                self._commit_unit()
+            except _UnitFailure as again:
+                self._backout()
+                self.unit = []
+                if part[0] is last and again.error.reason == MQRC_SYNCPOINT_LIMIT_REACHED:
+                    self._fail(last.message, last.position, again.error.reason,
+                               "it does not fit in a unit of work of its own (MAXUMSGS, "
+                               f"its reports counted): it stayed on {self.source}",
+                               last.route.label)
+                    break
+                settled = {x.position for x in self.result.failed}
+                rest = [it for it in (part if part[0] is last else [*part, last])
+                        if it.position not in settled]
+                self._give_up(rest, again.error, False)
+                break
+        self.redoing = False
+        return True
 
     def _give_up(self, items: list[_Item], e: MQError, duplicates: bool) -> None:
         for it in items:
@@ -1112,6 +1174,13 @@ class _Engine:
                                 "confirm-on-arrival report (COA): putting "
                                 f"{agree(coa, 'it', 'them')} makes the queue manager send "
                                 "one to the ReplyToQ, as if on a first arrival")
+        cod = sum(1 for p in res.plan if "COD" in p.get("reports", ()))
+        if cod:
+            res.warnings.append(f"{counted(cod)} {agree(cod, 'asks', 'ask')} for a "
+                                "confirm-on-delivery report (COD): getting "
+                                f"{agree(cod, 'it', 'them')} off {self.source} makes the "
+                                "queue manager send one to the ReplyToQ, as an "
+                                "application's get would")
         if self.duplicates:
             ids = sorted(set(self.duplicates))
             res.warnings.append(

@@ -11,6 +11,13 @@ The reports a message asks for are made by the queue manager in the same unit of
 COA when the put arrives, a COD when the get removes it), so a batch of such messages
 holds more than ``--batch`` messages: ``Room`` counts them, and an operation commits
 before the message that would not fit instead of hearing 2024.
+
+A get answered 2024 (IBM MQ, MQGET: MQRC_SYNCPOINT_LIMIT_REACHED, "the number of uncommitted
+messages … would exceed the limit defined for the queue manager"; a COD report the get
+makes counts) is not the message's fault: the operation backs the unit out once, learns
+the limit (``Room.learn``), commits what came before in a unit and then that message in a
+unit of its own, and never redoes the same unit in a loop (each redo would raise the
+BackoutCount of its messages again).
 """
 
 from __future__ import annotations
@@ -97,6 +104,14 @@ class Room:
             self._held += self.need(report_of(unit[i]))
         self._counted = len(unit)
         return self._held
+
+    def learn(self, held: int) -> None:
+        """The queue manager answered 2024 with ``held`` uncommitted messages in the unit
+        (the call refused not counted): its MAXUMSGS is ``held`` at most, so units are
+        committed before that from now on (a limit the connection could not read, or
+        reports it could not foresee)."""
+        if held > 0 and (self.limit is None or held < self.limit):
+            self.limit = held
 
     def full_for(self, report: int, unit: Sequence[Any],
                  report_of: Callable[[Any], int]) -> bool:

@@ -69,7 +69,7 @@ from mqconsole.mq.reasons import (
 from mqconsole.ops.landing import Landing, lands_on
 from mqconsole.ops.result import NOT_RECORDED, Control, Failure, OperationResult
 from mqconsole.ops.transfer import same_message
-from mqconsole.ops.uowlimit import Room, capped_batch
+from mqconsole.ops.uowlimit import Room, capped_batch, units
 from mqconsole.ops.words import agree, counted
 
 from .attempts import AttemptStore, Key, message_key
@@ -201,6 +201,15 @@ class _UnitFailed(Exception):
         self.error = error
 
 
+class _UnitFull(_UnitFailed):
+    """A get refused with 2024 after the message was put, with messages before it in the
+    unit (``ops.uowlimit``): the unit held ``held`` of MAXUMSGS, the put counted."""
+
+    def __init__(self, error: MQError, held: int) -> None:
+        super().__init__(error)
+        self.held = held
+
+
 class _Stop(Exception):
     """The run ends now (what happened is in the report)."""
 
@@ -210,6 +219,10 @@ class _PassEnd:
     next_due: float | None = None  # earliest time a waiting message may be tried again
     unit_failed: bool = False
     progress: bool = False  # something was committed or an attempt counted
+    # a unit reached MAXUMSGS and was backed out once: the limit is learned, the pass is
+    # made again at once in smaller units (never the same unit again)
+    redo: bool = False
+    failed_reason: str = ""
 
 
 class Handler:
@@ -241,6 +254,7 @@ class Handler:
             result.warnings.append(lowered)
         self.failures: dict[Key, Failure] = {}  # the last failure of messages still there
         self.examined = 0
+        self._held = 0  # of MAXUMSGS, what the open unit held before the message in hand
         self._predict: Callable[..., int | None] | None = None
         # where puts land, resolved once a pass (definitions may change between passes)
         self._landings: dict[tuple[str, str], Landing] = {}
@@ -264,13 +278,23 @@ class Handler:
             while True:
                 before = mark(self.qm, s.queue) if watch else None
                 done, back = result.done, result.moved_to.get(s.queue, 0)
+                counts = self._counts()
                 end = self._pass()
                 self.report.passes += 1
                 self.report.next_due = end.next_due
                 if self.stop.is_set():
                     self._stopped()
                     break
-                if s.once or s.dry_run or (s.cycle and not end.unit_failed):
+                if end.redo:  # the same pass again at once, in units that fit
+                    self._restore(counts)
+                    continue
+                if end.unit_failed and (s.once or s.cycle or s.dry_run):
+                    # a run that ends here did nothing with that unit: never exit 0
+                    self._stop_early("a unit of work was backed out "
+                                     f"({end.failed_reason}): its messages stayed on "
+                                     f"{s.queue}")
+                    break
+                if s.once or s.dry_run or s.cycle:
                     break
                 if end.unit_failed:
                     unit_failures = 0 if end.progress else unit_failures + 1
@@ -362,6 +386,7 @@ class Handler:
                         # (the reports the messages ask for count in MAXUMSGS too)
                         self._commit(unit, end)
                         held = 0
+                    self._held = held if unit else 0
                     pending = self._one(m, position, cursor, move, seen, end)
                     if pending is not None:
                         held = (held if unit else 0) + need  # _one may have committed
@@ -370,10 +395,22 @@ class Handler:
                             self._commit(unit, end)
                 self._commit(unit, end)
                 complete = True
+            except _UnitFull as f:
+                self.room.learn(f.held)
+                said = (f"a unit of work reached the queue manager's limit (MAXUMSGS, "
+                        f"{f.error.reason_name}) at {f.held} uncommitted messages, the "
+                        "reports the messages ask for counted: units are committed before "
+                        "that from now on")
+                if said not in self.report.result.warnings:
+                    self.report.result.warnings.append(said)
+                self._back_out(unit, f"backed out ({f.error.reason_name}): the pass is made "
+                               "again at once in smaller units of work")
+                end.redo = True
             except _UnitFailed as f:
                 self._back_out(unit, f"backed out ({f.error.reason_name}): tried again in "
                                "the next pass")
                 end.unit_failed = True
+                end.failed_reason = f.error.reason_name
         finally:
             with contextlib.suppress(Exception):
                 cursor.close()
@@ -463,7 +500,9 @@ class Handler:
                 if e.reason == MQRC_NO_MSG_UNDER_CURSOR:
                     outcome.outcome = "gone: another application took it"
                     return None
-                raise _UnitFailed(e) from None
+                self._get_refused(e, outcome, key, rule, None, end, subject, md.report,
+                                  put=False)
+                return None
             return _Pending(outcome, key, rule, None)
         def put() -> MQError | None:
             if move is not None and not as_user:
@@ -490,16 +529,49 @@ class Handler:
             return None
         pending = _Pending(outcome, key, rule, label, (queue, qmgr_name))
         if err is not None:
-            raise _UnitFailed(err)
+            self._get_refused(err, outcome, key, rule, label, end, subject, md.report)
+            return None
         if move is None or as_user:
             try:
                 got = cursor.get_current(syncpoint=True)
             except MQError as e:
-                raise _UnitFailed(e) from None
+                self._get_refused(e, outcome, key, rule, label, end, subject, md.report)
+                return None
             if not same_message(got, m):
                 raise _UnitFailed(MQError(MQRC_NO_MSG_UNDER_CURSOR, "the message got under "
                                           "the cursor is not the one browsed"))
         return pending
+
+    def _get_refused(self, e: MQError, outcome: MessageOutcome, key: Key, rule: Rule,
+                     label: str | None, end: _PassEnd, subject: Subject, report: int, *,
+                     put: bool = True) -> None:
+        """The get under the cursor failed after the message was put: the unit fails —
+        unless it is 2024 (MAXUMSGS, ``ops.uowlimit``) with nothing before it in the unit:
+        then it does not fit alone, its put is backed out (it was not got: its
+        BackoutCount stays) and the attempt fails; with messages before it the pass is
+        made again in smaller units (``_UnitFull``)."""
+        if e.reason != MQRC_SYNCPOINT_LIMIT_REACHED:
+            raise _UnitFailed(e) from None
+        if self._unit:
+            raise _UnitFull(e, self._held + units(report, put=put, get=False)) from None
+        with contextlib.suppress(MQError):
+            self.qm.backout()
+        self._failed(outcome, key, rule, e.reason, "it does not fit in a unit of work of "
+                     "its own (MAXUMSGS, the reports it asks for counted)", label, end,
+                     subject)
+
+    def _counts(self) -> tuple[Any, ...]:
+        """What a pass adds to the report, to take back when it is made again."""
+        r = self.report
+        return (r.result.selected, r.result.skipped, self.examined, len(r.messages),
+                {n: c.matched for n, c in r.rules.items()})
+
+    def _restore(self, counts: tuple[Any, ...]) -> None:
+        r = self.report
+        r.result.selected, r.result.skipped, self.examined, kept, matched = counts
+        del r.messages[kept:]
+        for n, c in r.rules.items():
+            c.matched = matched.get(n, 0)
 
     def _target(self, rule: Rule, m: Message, dlh: MQDLH
                 ) -> tuple[Message | None, str, str, str | None]:

@@ -239,3 +239,117 @@ def test_put_commits_and_carries_on_at_2024(make_qmgr) -> None:
     other = make_qmgr("QMCAP", max_uncommitted=6)  # MAXUMSGS read: units of 6
     r = put_messages(other.connect(), other.queue(), MQMD(format="MQSTR   "), b"y", count=20)
     assert r.done == 20 and any("lowered to 6" in w for w in r.warnings)
+
+
+# A get refused with 2024 (issue 22 item 5). IBM MQ, MQGET reason codes: 2024
+# MQRC_SYNCPOINT_LIMIT_REACHED — "the number of uncommitted messages … would exceed the
+# limit defined for the queue manager (MAXUMSGS)"; the COD report a get makes is a message
+# of the same unit of work, so it counts. With MAXUMSGS 7 and messages asking for COD, a move
+# holds 3 a message (put, get, report) and the third message's get is refused after its put.
+# Before: the unit was backed out and redone the same way, failed twice and moved nothing
+# (BackoutCount 2); a delete removed nothing; the dead-letter handler's --once ended 0 with
+# nothing done and BackoutCount raised.
+
+
+def _cod_queue(qmgr, n: int, *, report: int = MQRO_COD):
+    src, dst = qmgr.queue(), qmgr.queue()
+    qm = _without_inq_on_the_qmgr(qmgr)
+    _fill(qmgr.admin(), src, n, report=report, reply_to_q=src)
+    return qm, src, dst
+
+
+def _backout_counts(qmgr, queue: str) -> list[int]:
+    with qmgr.admin().browse(queue) as cursor:
+        return [m.md.backout_count for m in iter(cursor.next, None)]
+
+
+def test_a_move_whose_get_hears_2024_commits_before_and_redoes_that_message_alone(
+        make_qmgr) -> None:
+    from mqconsole.ops.exit_codes import ExitCode, exit_code_of
+
+    qmgr = make_qmgr(max_uncommitted=7)
+    qm, src, dst = _cod_queue(qmgr, 8)
+    r = transfer(qm, src, dst, Selection.build(all_=True), batch=50)
+    assert (r.done, r.failed, r.stopped_early) == (8, [], None)
+    assert exit_code_of(r) == ExitCode.OK
+    assert any("MAXUMSGS" in w and "at 7 uncommitted" in w for w in r.warnings)
+    assert (qm.inquire_queue(src).depth, qm.inquire_queue(dst).depth) == (0, 8)
+
+
+def test_a_message_that_does_not_fit_alone_stays_and_the_rest_moves(make_qmgr) -> None:
+    """MAXUMSGS 2: a message asking for COA and COD needs 4 in one unit, never possible;
+    the others (no reports: 2 each) move. Its BackoutCount is never raised by redos."""
+    from mqconsole.ops.exit_codes import ExitCode, exit_code_of
+
+    qmgr = make_qmgr(max_uncommitted=2)
+    src, dst = qmgr.queue(), qmgr.queue()
+    qm = _without_inq_on_the_qmgr(qmgr)
+    admin = qmgr.admin()
+    admin.put(src, _msg(0), context=Context.SET_ALL, syncpoint=False)
+    admin.put(src, _msg(1, report=MQRO_COA | MQRO_COD, reply_to_q=src),
+              context=Context.SET_ALL, syncpoint=False)
+    admin.put(src, _msg(2), context=Context.SET_ALL, syncpoint=False)
+    r = transfer(qm, src, dst, Selection.build(all_=True), batch=50)
+    assert r.done == 2 and [f.reason for f in r.failed] == [2024]
+    assert "does not fit in a unit of work of its own" in r.failed[0].detail
+    assert exit_code_of(r) == ExitCode.PARTIAL
+    assert _backout_counts(qmgr, src) == [0]
+
+
+def test_a_delete_whose_get_hears_2024_commits_before_and_goes_on(make_qmgr,
+                                                                     tmp_path) -> None:
+    qmgr = make_qmgr(max_uncommitted=7)
+    qm, q, _ = _cod_queue(qmgr, 8)
+    r = delete_messages(qm, q, Selection.build(all_=True), backup_dir=tmp_path, batch=50)
+    assert (r.done, r.failed) == (8, [])
+    assert qm.inquire_queue(q).depth == 0
+
+
+def test_the_handler_once_whose_get_hears_2024_redoes_the_pass_in_smaller_units(
+        make_qmgr, tmp_path) -> None:
+    from mqconsole.mq.chain import add_dead_letter_header
+    from mqconsole.ops.dlq.handler import run_handler, settings_for
+    from mqconsole.ops.dlq.rules import parse_table
+    from mqconsole.ops.exit_codes import ExitCode, exit_code_of
+
+    qmgr = make_qmgr(max_uncommitted=7)
+    dlq, dst = qmgr.queue(), qmgr.queue()
+    qm = _without_inq_on_the_qmgr(qmgr)
+    for i in range(8):
+        m = _msg(i, report=MQRO_COD, reply_to_q=dst)
+        md, body = add_dead_letter_header(m.md, m.body, reason=2053, dest_q_name=dst)
+        qmgr.admin().put(dlq, Message(md, body), context=Context.SET_ALL, syncpoint=False)
+    table = parse_table("RETRYINT(0) WAIT(NO)\nACTION(RETRY)")
+    report = run_handler(qm, table, settings_for(table, dlq, batch=50, once=True),
+                         store_path=str(tmp_path / "attempts.sqlite"))
+    r = report.result
+    assert (r.done, r.failed, r.stopped_early) == (8, [], None)
+    assert r.selected == 8  # the pass made again is not counted twice
+    assert exit_code_of(r, leaving_is_done=True) == ExitCode.OK
+    assert (qm.inquire_queue(dlq).depth, qm.inquire_queue(dst).depth) == (0, 8)
+
+
+def test_the_handler_once_that_backs_out_its_unit_never_exits_0(make_qmgr, tmp_path) -> None:
+    """A unit of the handler's --once backed out for another reason (the get fails with
+    2009 here) did nothing: the run stops early (exit 1), it does not end 0."""
+    from mqconsole.mq.chain import add_dead_letter_header
+    from mqconsole.ops.dlq.handler import run_handler, settings_for
+    from mqconsole.ops.dlq.rules import parse_table
+    from mqconsole.ops.exit_codes import ExitCode, exit_code_of
+    from tests.support.faulty import Faults, FaultyQueueManager
+
+    qmgr = make_qmgr()
+    dlq, dst = qmgr.queue(), qmgr.queue()
+    qm = qmgr.connect()
+    for i in range(3):
+        m = _msg(i)
+        md, body = add_dead_letter_header(m.md, m.body, reason=2053, dest_q_name=dst)
+        qm.put(dlq, Message(md, body), context=Context.SET_ALL, syncpoint=False)
+    table = parse_table("RETRYINT(0) WAIT(NO)\nACTION(RETRY)")
+    report = run_handler(FaultyQueueManager(qm, Faults(get={2: 2195})), table,
+                         settings_for(table, dlq, batch=50, once=True),
+                         store_path=str(tmp_path / "attempts.sqlite"))
+    r = report.result
+    assert r.done == 0 and r.stopped_early is not None and "backed out" in r.stopped_early
+    assert exit_code_of(r, leaving_is_done=True) == ExitCode.PARTIAL
+    assert qm.inquire_queue(dlq).depth == 3
