@@ -89,6 +89,17 @@ def move_step(cursor: BrowseCursor) -> MovesUnderCursor | None:
 
 
 @runtime_checkable
+class WaitsOnCursor(Protocol):
+    """An optional capability of a ``BrowseCursor``: ``next_waiting(seconds)`` is ``next``
+    with MQGMO_WAIT — MQGET BROWSE_NEXT (BROWSE_FIRST before any message) waiting up to
+    ``seconds`` for a message to arrive past the cursor, None when none came (2033 after
+    the wait) — as runmqdlq waits on its dead-letter queue. The real-MQ backend has it; a
+    waiter without it browses again after each step of its own wait."""
+
+    def next_waiting(self, seconds: float) -> Message | None: ...
+
+
+@runtime_checkable
 class FindsMessages(Protocol):
     """An optional capability of a ``BrowseCursor``: put the cursor on one message named by
     its identity, without browsing the messages before it (acting on a few marked messages

@@ -30,7 +30,7 @@ class CursorConnection(Protocol):
 
     def _get(self, handle: Any, options: int, match: int, *, size: int | None = None,
              msg_id: bytes | None = None, correl_id: bytes | None = None,
-             empty_ok: bool = False) -> Message | None: ...
+             empty_ok: bool = False, wait_ms: int = 0) -> Message | None: ...
 
     def _close_handle(self, handle: Any) -> None: ...
 
@@ -62,6 +62,23 @@ class MQICursor:
             msg = qm._get(self._handle, options, C.MQMO_NONE, empty_ok=True)
             if msg is None:
                 return None  # 2033: the end (the cursor stays on the last message)
+            self._started = True
+            self._last_length = len(msg.body)
+            return msg
+
+    def next_waiting(self, seconds: float) -> Message | None:
+        """BROWSE_NEXT (BROWSE_FIRST before any message) with MQGMO_WAIT: the message that
+        arrives past the cursor within ``seconds``, or None (2033 after the wait)."""
+        qm = self._qm
+        C = qm.lib.CMQC
+        with qm._call(f"browse {self.queue!r}", auth="+browse", obj=self.queue):
+            self._check()
+            first = not self._started
+            options = (C.MQGMO_BROWSE_FIRST if first else C.MQGMO_BROWSE_NEXT) | C.MQGMO_WAIT
+            msg = qm._get(self._handle, options, C.MQMO_NONE, empty_ok=True,
+                          wait_ms=max(0, int(seconds * 1000)))
+            if msg is None:
+                return None
             self._started = True
             self._last_length = len(msg.body)
             return msg

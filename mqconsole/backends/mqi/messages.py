@@ -82,7 +82,7 @@ class Messages(Admin):
 
     def _get(self, handle: Any, options: int, match: int, *, size: int | None = None,
              msg_id: bytes | None = None, correl_id: bytes | None = None,
-             empty_ok: bool = False) -> Message | None:
+             empty_ok: bool = False, wait_ms: int = 0) -> Message | None:
         """One MQGET with a fresh MD and GMO; a 2080 grows the buffer to the message's length
         and repeats the same call (the message, or the cursor, stayed where it was). Returns
         None for 2033 (no message) when ``empty_ok``; other reasons raise.
@@ -97,6 +97,7 @@ class Messages(Admin):
         while True:
             md = blank_md(lib, msg_id=msg_id, correl_id=correl_id)
             g = gmo(lib, options, match)
+            g.WaitInterval = wait_ms  # MQGMO_WAIT's (an idle dead-letter handler's)
             try:
                 body = handle.get(length, md, g)
             except lib.MQMIError as exc:

@@ -274,8 +274,11 @@ class Handler:
         unit_failures = 0
         watch = not (s.once or s.dry_run or s.cycle) and s.wait != 0
         result = self.report.result
+        before: Mark | None = None
         try:
             while True:
+                if before is not None:
+                    before.close()
                 before = mark(self.qm, s.queue) if watch else None
                 done, back = result.done, result.moved_to.get(s.queue, 0)
                 counts = self._counts()
@@ -311,6 +314,8 @@ class Handler:
         except _Stop:
             pass
         finally:
+            if before is not None:
+                before.close()
             with contextlib.suppress(MQError):
                 if self.qm.in_unit_of_work:
                     self.qm.backout()
@@ -320,7 +325,8 @@ class Handler:
     def _idle(self, next_due: float | None, since: Mark | None) -> bool:
         """Wait as WAIT says; True to make another pass, False to end."""
         found = wait_for_work(self.qm, self.settings.queue, self.settings.wait, next_due,
-                              self.stop, since=since, clock=self.clock)
+                              self.stop, since=since, clock=self.clock,
+                              recount=self.settings.retry_interval)
         if found == STOPPED:
             self._stopped()
         return found == WORK

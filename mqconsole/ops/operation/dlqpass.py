@@ -155,18 +155,21 @@ def keep_running(op: Operation, qm: QueueManager, *, cancel: threading.Event,
     summaries: list[Summary] = []
     while True:
         before = mark(qm, kind.queue)  # an arrival after this is never missed
-        summary = op.run(qm, progress=progress, cancel=cancel)
-        summaries.append(summary)
-        on_summary(summary)
-        r = summary.result
-        if (cancel.is_set() or r.cancelled or r.stopped_early is not None
-                or r.outcome_unknown):
-            return summaries
-        due = summary.extra.get("next_due")
-        since = before.after(r.done, r.moved_to.get(kind.queue, 0))
-        if wait_for_work(qm, kind.queue, kind.effective_wait, due, cancel, since=since,
-                         clock=clock) != WORK:
-            return summaries
+        try:
+            summary = op.run(qm, progress=progress, cancel=cancel)
+            summaries.append(summary)
+            on_summary(summary)
+            r = summary.result
+            if (cancel.is_set() or r.cancelled or r.stopped_early is not None
+                    or r.outcome_unknown):
+                return summaries
+            due = summary.extra.get("next_due")
+            since = before.after(r.done, r.moved_to.get(kind.queue, 0))
+            if wait_for_work(qm, kind.queue, kind.effective_wait, due, cancel, since=since,
+                             clock=clock, recount=summary.details.get("retryint")) != WORK:
+                return summaries
+        finally:
+            before.close()
 
 
 __all__ = ["DlqPass", "keep_running"]

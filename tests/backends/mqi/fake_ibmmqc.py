@@ -381,6 +381,13 @@ class Engine:
         self._lock = threading.RLock()
         self._msgids = itertools.count(1)
         self.server = CommandServer(self)
+        #: MQGMO_WAIT driven by the test, not by time: a waiting MQGET ends when a message
+        #: comes or ``expire_waits()`` says its WaitInterval ran out (False: in real time)
+        self.clocked = False
+        self._wait_generation = 0
+        #: MQGETs waiting now, by queue, and how many waits have started
+        self.waiting: collections.Counter[str] = collections.Counter()
+        self.wait_starts = 0
 
     # -- administration (tests) --------------------------------------------------------
     def register(self, qdef: QMgrDef) -> QMgrDef:
@@ -416,6 +423,10 @@ class Engine:
         a reconnectable connection answers 2549, any other 2009 (``rc`` unused)."""
         self.faults.append({"call": call, "rc": rc, "cc": cc, "count": count,
                             "effect": effect})
+
+    def expire_waits(self) -> None:
+        """Every MQGET waiting now ends as its WaitInterval would: 2033."""
+        self._wait_generation += 1
 
     def calls_named(self, name: str) -> list[Call]:
         return [c for c in self.calls if c.name == name]
@@ -1074,6 +1085,22 @@ class Engine:
                                      maxlen, accept, deadline)
         if h.kind != "queue":
             raise Failure(C.MQRC_NOT_OPEN_FOR_INPUT)
+        # MQGMO_WAIT (IBM MQ, "MQGMO_WAIT": the call waits until a suitable message arrives
+        # or the WaitInterval expires, then 2033): a browse's message past its cursor
+        generation = self._wait_generation
+        try:
+            return self._get_loop(conn, h, md_raw, opts, browse_bits, syncpoint, under,
+                                  want_id, want_correl, maxlen, accept, mdv, info, deadline,
+                                  generation)
+        finally:
+            if info.get("waited"):
+                self.waiting[h.name] -= 1
+
+    def _get_loop(self, conn: Conn, h: Handle, md_raw: bytes, opts: int, browse_bits: int,
+                  syncpoint: bool, under: int, want_id: bytes | None,
+                  want_correl: bytes | None, maxlen: int, accept: bool, mdv: int,
+                  info: dict[str, Any], deadline: float | None, generation: int
+                  ) -> tuple[bytes, bytes, int, int, int]:
         while True:
             if browse_bits:
                 result = self._browse(conn, h, opts, want_id, want_correl, maxlen, accept,
@@ -1098,8 +1125,13 @@ class Engine:
                 if h.options & C.MQOO_SAVE_ALL_CONTEXT and rc != C.MQRC_TRUNCATED_MSG_FAILED:
                     h.saved = None if browse_bits else msg.md
                 return data, pack_md(msg.md, md_raw), length, cc, rc
-            if deadline is None or time.monotonic() >= deadline:
+            if deadline is None or generation != self._wait_generation or (
+                    not self.clocked and time.monotonic() >= deadline):
                 raise Failure(C.MQRC_NO_MSG_AVAILABLE)
+            if not info.get("waited"):
+                info["waited"] = True
+                self.waiting[h.name] += 1
+                self.wait_starts += 1
             time.sleep(0.01)
 
     def _properties(self, msg: Message, opts: int, qdef: QMgrDef) -> Message:
