@@ -12,13 +12,14 @@ raises: it stops at the bad header, keeps the rest as payload and records the er
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any
 
 from .dlh import FORMAT_DEAD_LETTER, MQDLH, MQDLH_LENGTH, byte_order
 from .errors import HeaderError
 from .md import MQMD
-from .rfh2 import MQRFH, MQRFH2
+from .rfh2 import MQRFH, MQRFH2, folder_name
 from .xqh import MQMDE, MQXQH
 
 # Header formats (without padding) → the class that reads them.
@@ -173,6 +174,46 @@ def dead_letter_header(md: MQMD, body: bytes) -> MQDLH | None:
         return _read_dlh(md, body)
     except HeaderError:
         return None
+
+
+# Folders whose contents MQ holds as message properties (IBM MQ, "MQRFH2 and message
+# properties": the mcd, jms, usr, mqext and mqps folders, and any folder whose element says
+# content='properties'); an RFH2 of other folders (psc, pscr, ...) is the application's data
+PROPERTY_FOLDERS = frozenset({"mcd", "jms", "usr", "mqext", "mqps"})
+_CONTENT_PROPERTIES = re.compile(r"""^[\s\x00]*<[^>]*\bcontent\s*=\s*['"]properties['"]""")
+
+
+def is_property_rfh2(rfh: MQRFH2) -> bool:
+    """Whether every folder of ``rfh`` holds message properties: the RFH2 that
+    MQGMO_PROPERTIES_FORCE_MQRFH2 makes of a message's properties."""
+    return bool(rfh.folders) and all(
+        folder_name(text) in PROPERTY_FOLDERS or _CONTENT_PROPERTIES.match(text)
+        for text in rfh.folders)
+
+
+def data_format(md: MQMD, body: bytes, dlh: MQDLH) -> str:
+    """The format of the data after the dead-letter header and any RFH2 of message
+    properties: what runmqdlq's FORMAT is matched against. runmqdlq gets its messages with
+    the properties as a message handle, so an RFH2 of properties is not in the data it
+    sees; mqconsole gets them with MQGMO_PROPERTIES_FORCE_MQRFH2 (so they travel unchanged),
+    which puts that RFH2 after the MQDLH and makes the header's Format MQHRF2. A header that
+    cannot be read ends the walk at the format before it."""
+    fmt, encoding = dlh.format, dlh.encoding
+    char = _char_ccsid(dlh.ccsid, _char_ccsid(md.ccsid, DEFAULT_CHAR_CCSID))
+    offset = MQDLH_LENGTH
+    for _ in range(MAX_HEADERS):
+        if format_key(fmt) != format_key(MQRFH2.FORMAT):
+            break
+        try:
+            rfh = MQRFH2.unpack(body, offset, big_endian=byte_order(encoding), ccsid=char)
+        except HeaderError:
+            break
+        if not is_property_rfh2(rfh):
+            break
+        offset += rfh.length
+        fmt, encoding = rfh.format, rfh.encoding
+        char = _char_ccsid(rfh.ccsid, char)
+    return format_key(fmt)
 
 
 def strip_dead_letter_header(md: MQMD, body: bytes) -> tuple[MQMD, bytes]:

@@ -151,7 +151,7 @@ async def test_plan_then_run_ibms_table_on_the_demo_dlq(make_app, qm, rules_dir,
         assert app.screen is screen
         rows = plan_rows(screen)
         # Q_FULL on APP.SMALL and PUT_INHIBITED on APP.LEGACY: failed, 1 attempt each
-        failed = [r for r in rows if r[5].startswith("failed")]
+        failed = [r for r in rows if r[6].startswith("failed")]
         assert failed and all(r[4] == "1" for r in failed)
         assert "Ran one pass" in status(screen)
         assert "← rule 2: matched" in str(screen.query_one("#d-text", Static).content)
@@ -181,7 +181,7 @@ async def test_attempts_from_earlier_runs_are_shown_in_the_plan(make_app, qm, ru
         await wait_for(app, pilot, lambda: screen.plan is not None)
         small = [r for r in plan_rows(screen) if r[2] == "1"]
         assert len(small) == 60 and {r[4] for r in small} == {"1"}
-        assert all(r[5].startswith("waiting: tried again after RETRYINT(60)") for r in small)
+        assert all(r[6].startswith("waiting: tried again after RETRYINT(60)") for r in small)
 
 
 async def test_read_only_plans_but_cannot_run(make_app, qm, rules_dir):
@@ -478,3 +478,21 @@ async def test_enter_plans_at_once_and_the_pause_adds_none(make_app, rules_dir, 
             callback()
         await settle(app, pilot)
         assert plans == ["ibm.rules"]
+
+
+async def test_the_plan_shows_the_data_format_and_the_headers(make_app, qm, rules_dir):
+    """issue 22 item 8: a message whose properties came as an RFH2 (MQGMO_PROPERTIES_FORCE_
+    MQRFH2) has MQHRF2 in its dead-letter header; FORMAT(MQSTR) matches the data after that
+    RFH2, and the plan shows both formats."""
+    from mqconsole.backends.base import Context
+    from tests.ops.dlq.test_formats import with_properties
+
+    qm.put(DLQ, with_properties(1, dest="APP.NOWHERE"), context=Context.SET_ALL,
+           syncpoint=False)
+    (rules_dir / "format.rules").write_text("FORMAT(MQSTR) DESTQ(APP.NOWHERE) ACTION(IGNORE)\n")
+    app = make_app()
+    async with app.run_test(size=(160, 34)) as pilot:
+        screen = await open_handler(app, pilot, "format.rules")
+        await wait_for(app, pilot, lambda: screen.plan is not None)
+        rows = [r for r in plan_rows(screen) if r[2] == "1"]
+        assert [(r[3], r[5]) for r in rows] == [("IGNORE", "MQSTR (DLH MQHRF2)")]

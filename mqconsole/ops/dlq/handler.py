@@ -120,11 +120,16 @@ class MessageOutcome:
     outcome: str
     destination: str | None = None
     reason: str | None = None
+    #: the format FORMAT rules matched (the data's, after any RFH2 of message properties)
+    #: and the dead-letter header's Format (MQHRF2 when properties came as an RFH2)
+    data_format: str | None = None
+    header_format: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {"msg_id": self.msg_id, "rule": self.rule, "action": self.action,
                 "attempts": self.attempts, "outcome": self.outcome,
-                "destination": self.destination, "reason": self.reason}
+                "destination": self.destination, "reason": self.reason,
+                "format": self.data_format, "header_format": self.header_format}
 
 
 @dataclass(slots=True)
@@ -445,20 +450,24 @@ class Handler:
         seen.add(key)
         known = self.store.get(key)
         attempts = 0 if known is None else known.count
-        subject = Subject.of(md, dlh)
+        subject = Subject.of(md, dlh, m.body)
+        # FORMAT rules see the data's format (after any RFH2 of properties), the header's
+        # may say MQHRF2: the report shows both
+        formats = {"data_format": subject.FORMAT, "header_format": strip_pad(dlh.format)}
         rule = applicable(self.table, subject, attempts)
         if rule is None:
             report.result.skipped += 1
             why = "no rule: left" if attempts == 0 else "attempts used up: left"
             report.messages.append(MessageOutcome(msg_id, position, None, None, attempts, why,
-                                                  reason=known.last_reason if known else None))
+                                                  reason=known.last_reason if known else None,
+                                                  **formats))
             return None
         counts = report.rules[rule.number]
         if rule.action == "IGNORE":
             counts.matched += 1
             report.result.skipped += 1
             report.messages.append(MessageOutcome(msg_id, position, rule.number, "IGNORE",
-                                                  attempts, "ignored: left"))
+                                                  attempts, "ignored: left", **formats))
             return None
         if known is not None:
             due = known.last_attempt + self.settings.retry_interval
@@ -468,12 +477,12 @@ class Handler:
                 report.messages.append(MessageOutcome(
                     msg_id, position, rule.number, rule.action, attempts,
                     f"waiting: tried again after RETRYINT({self.settings.retry_interval})",
-                    reason=known.last_reason))
+                    reason=known.last_reason, **formats))
                 return None
         counts.matched += 1
         report.result.selected += 1
         outcome = MessageOutcome(msg_id, position, rule.number, rule.action, attempts,
-                                 "in the open unit of work")
+                                 "in the open unit of work", **formats)
         report.messages.append(outcome)
         try:
             out, queue, qmgr_name, label = self._target(rule, m, dlh)

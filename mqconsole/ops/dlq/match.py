@@ -16,6 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import lru_cache
 
+from mqconsole.mq.chain import data_format
 from mqconsole.mq.dlh import MQDLH, strip_pad
 from mqconsole.mq.md import MQMD
 
@@ -45,13 +46,17 @@ class Subject:
     USERID: str = ""
 
     @classmethod
-    def of(cls, md: MQMD, dlh: MQDLH) -> Subject:
+    def of(cls, md: MQMD, dlh: MQDLH, body: bytes | None = None) -> Subject:
+        """The message's fields; FORMAT is the format of the data after any RFH2 of message
+        properties (``mq.chain.data_format``: as runmqdlq sees it, with properties as a
+        message handle) when ``body`` is given, else the header's Format."""
         def s(text: str) -> str:
             return text.rstrip(_TRAILING)
 
+        fmt = s(dlh.format) if body is None else data_format(md, body, dlh)
         return cls(APPLIDAT=s(md.appl_identity_data), APPLNAME=s(md.put_appl_name),
                    APPLTYPE=md.put_appl_type, DESTQ=s(dlh.dest_q_name),
-                   DESTQM=s(dlh.dest_qmgr_name), FEEDBACK=md.feedback, FORMAT=s(dlh.format),
+                   DESTQM=s(dlh.dest_qmgr_name), FEEDBACK=md.feedback, FORMAT=fmt,
                    MSGTYPE=md.msg_type, PERSIST=md.persistence, REASON=dlh.reason,
                    REPLYQ=s(md.reply_to_q), REPLYQM=s(md.reply_to_qmgr),
                    USERID=s(md.user_identifier))

@@ -68,6 +68,15 @@ def first_the_failure(outcome: str) -> str:
     return f"would fail now: {failure} — {what}" if sep else outcome
 
 
+def format_cell(m: dict[str, Any]) -> str:
+    """The format FORMAT rules matched, and the dead-letter header's when it differs (an
+    RFH2 of message properties between them: ``MQSTR (DLH MQHRF2)``)."""
+    data, header = m.get("format") or "", m.get("header_format") or ""
+    if not data and not header:
+        return "-"
+    return data if header in ("", data) else f"{data} (DLH {header})"
+
+
 def rules_text(text: str, problems: list[Problem], notes: dict[int, str] | None = None
                ) -> Text:
     """The table with line numbers; each problem under its line (a caret at its column),
@@ -156,6 +165,7 @@ class DlqHandlerScreen(ConsoleScreen):
         table.add_column(Text("RULE"), width=4)
         table.add_column(Text("ACTION"), width=7)
         table.add_column(Text("ATT"), width=3)
+        table.add_column(Text("FORMAT"), width=17)
         table.add_column(Text("OUTCOME"), width=100)
         self.query_one("#d-rules", Input).focus()
         if self.rules:
@@ -309,6 +319,7 @@ class DlqHandlerScreen(ConsoleScreen):
                           txt(m["action"] or "-"),
                           Text(str(m["attempts"]), justify="right",
                                style="yellow" if m["attempts"] else ""),
+                          txt(format_cell(m)),
                           txt(outcome, "red" if bad else ""), key=str(n))
         by_rule = {r["rule"]: r for r in summary.extra.get("rules", [])}
         notes: dict[int, str] = {}
