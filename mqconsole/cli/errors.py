@@ -33,7 +33,7 @@ def describe(exc: BaseException) -> tuple[str, ExitCode] | None:
     from mqconsole.ops.journal import JournalError
     from mqconsole.ops.operation import OperationError
     from mqconsole.ops.outputs import OutputRefused
-    from mqconsole.ops.savefile import TargetExistsError
+    from mqconsole.ops.savefile.publish import TargetExistsError
     from mqconsole.ops.selection import SelectionError
     from mqconsole.ops.transfer import TransferError
     from mqconsole.ops.where import WhereError

@@ -36,12 +36,9 @@ from mqconsole.mq.message import Message
 from mqconsole.mq.reasons import MQRC_NO_MSG_UNDER_CURSOR, MQRC_SYNCPOINT_LIMIT_REACHED
 from mqconsole.ops.result import NOT_RECORDED, Control, Failure, OperationResult
 from mqconsole.ops.savedlog import SavedLog, key_digest
-from mqconsole.ops.savefile import (
-    DEFAULT_BATCH,
-    message_key,
-    new_backup_path,
-    save_selected,
-)
+from mqconsole.ops.savefile.load import DEFAULT_BATCH
+from mqconsole.ops.savefile.publish import new_backup_path
+from mqconsole.ops.savefile.save import message_key, save_selected
 from mqconsole.ops.selection import Selection
 from mqconsole.ops.uowlimit import Room, capped_batch
 from mqconsole.ops.words import agree, counted

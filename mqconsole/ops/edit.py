@@ -46,7 +46,7 @@ from mqconsole.ops.result import (
     refused_by_plugin,
     would_fail_by_plugin,
 )
-from mqconsole.ops.savefile import message_key
+from mqconsole.ops.savefile.save import message_key
 
 # The MQMD fields an edit may set: MQ name -> MQMD attribute.
 EDITABLE: dict[str, str] = {

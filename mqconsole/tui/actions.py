@@ -82,7 +82,7 @@ if TYPE_CHECKING:
 
     from mqconsole.backends.base import QueueManager
     from mqconsole.ops.operation import Operation
-    from mqconsole.ops.savefile import FileCheck
+    from mqconsole.ops.savefile.load import FileCheck
     from mqconsole.plugins import RegisteredAction
     from mqconsole.tui.screens.edit import EditRequest, EditScreen
 
@@ -549,7 +549,7 @@ class ActionRunner:
         # read once to say what it holds (the load reads it once more)
         info = await in_thread(self.ctx, kind.check_file, queue=queue, what="read file")
         # the CLI's --range and --skip-present: the form is the question
-        from mqconsole.ops.savefile import parse_range, range_problem
+        from mqconsole.ops.savefile.load import parse_range, range_problem
 
         fields = [Field("range", "Messages (N-M as the file numbers them, from 1; empty: "
                                  "all)", "text", ""),

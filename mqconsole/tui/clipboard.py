@@ -38,7 +38,7 @@ def copy_payload(ctx: ConsoleContext, view: Any) -> None:
 
 def new_file_problem(path: str) -> str | None:
     """Why ``path`` cannot be a new file (files are never overwritten), or None."""
-    from mqconsole.ops.savefile import new_target_problem
+    from mqconsole.ops.savefile.publish import new_target_problem
 
     problem = new_target_problem(path)
     return None if problem is None else f"{problem[:1].upper()}{problem[1:]}."
@@ -56,7 +56,7 @@ def save_payload(ctx: ConsoleContext, view: Any) -> None:
         data = bytes(view.payload)
 
         def write() -> str:
-            from mqconsole.ops.savefile import write_new_file
+            from mqconsole.ops.savefile.publish import write_new_file
 
             return str(write_new_file(path, data))
 

@@ -12,8 +12,8 @@ import sys
 
 import pytest
 
-from mqconsole.ops import savefile
 from mqconsole.ops.inputs import not_a_file
+from mqconsole.ops.savefile import publish as savefile  # its os.fsync is patched
 from mqconsole.ops.savefile import write_messages_file
 from tests.support.faulty import make_message
 

@@ -32,7 +32,7 @@ async def test_save_all_and_load_report_progress_to_the_whole_count(make_app, qm
         seen.append((done, total))
         real(self, done, total)
 
-    from mqconsole.ops import savefile
+    from mqconsole.ops.savefile import load as savefile
     checks = []
     real_check = savefile.check_file
     monkeypatch.setattr(savefile, "check_file",

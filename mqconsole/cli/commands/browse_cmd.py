@@ -178,7 +178,7 @@ def show(ctx: click.Context, queue: str, msgid: str, hex_mode: str | None,
 
 def _save_payload(path: str, data: bytes) -> None:
     """The payload's bytes to a new file (0600), never over an existing one."""
-    from mqconsole.ops.savefile import write_new_file
+    from mqconsole.ops.savefile.publish import write_new_file
 
     target = write_new_file(path, data)
     say(f"wrote the payload ({counted(len(data), 'byte', grouped=True)}) to {safe(target)}")

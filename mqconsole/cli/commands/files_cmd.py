@@ -91,7 +91,7 @@ def load(ctx: click.Context, file: str, queue: str, new_context: bool,
     the rest without duplicates (--range and --skip-present).
     """
     from mqconsole.ops.operation import Load, ResolveInDoubt
-    from mqconsole.ops.savefile import parse_range
+    from mqconsole.ops.savefile.load import parse_range
 
     first, last = 1, None
     if span is not None:

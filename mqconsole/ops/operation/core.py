@@ -238,7 +238,7 @@ class Operation:
         target = writes() if callable(writes) else None
         if not target or self.journal is None:
             return
-        from mqconsole.ops.savefile import UnsafeTargetError
+        from mqconsole.ops.savefile.publish import UnsafeTargetError
 
         mine = os.path.realpath(target)
         if any(mine == os.path.realpath(p) for p in self.journal.files()):

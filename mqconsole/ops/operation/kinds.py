@@ -259,7 +259,7 @@ class Delete:
 
     def validate(self, qm: QueueManager) -> None:
         if self.backup is not None:  # a bad file is bad input, said before any question
-            from mqconsole.ops.savefile import check_new_target
+            from mqconsole.ops.savefile.publish import check_new_target
 
             check_new_target(self.backup, force=self.force, exists_hint=(
                 "give --force to overwrite it" if self.remove_after_save
@@ -298,7 +298,7 @@ class Save:
         return self.path
 
     def validate(self, qm: QueueManager) -> None:
-        from mqconsole.ops.savefile import check_new_target
+        from mqconsole.ops.savefile.publish import check_new_target
 
         # a database, a journal, a device: never; an existing file without force: not asked
         check_new_target(self.path, force=self.force)
@@ -306,7 +306,7 @@ class Save:
         check_selection(qm, self.queue, self.selection)
 
     def execute(self, step: Step) -> OperationResult:
-        from mqconsole.ops.savefile import save_queue
+        from mqconsole.ops.savefile.save import save_queue
 
         return save_queue(step.qm, self.queue, self.path, self.selection, force=self.force,
                           dry_run=step.dry_run, control=step.control)
@@ -364,7 +364,7 @@ class Load:
 
     def range_problem(self, count: int) -> str | None:
         """A ``--range`` the file (of ``count`` messages) does not hold, as a sentence."""
-        from mqconsole.ops.savefile import range_problem
+        from mqconsole.ops.savefile.load import range_problem
 
         return range_problem(self.first, self.last, count, self.path)
 
@@ -372,7 +372,7 @@ class Load:
         """``ops.savefile.check_file`` of the file (``DmpFileError`` names the line), kept
         for ``execute`` while the file is unchanged: a face that shows what the file holds
         before asking (the console) reads it once, not again to load it."""
-        from mqconsole.ops.savefile import check_file
+        from mqconsole.ops.savefile.load import check_file
 
         key = self._stat()
         checked = check_file(self.path)
@@ -392,7 +392,7 @@ class Load:
         return (st.st_ino, st.st_size, st.st_mtime_ns)
 
     def execute(self, step: Step) -> OperationResult:
-        from mqconsole.ops.savefile import load_to_queue
+        from mqconsole.ops.savefile.load import load_to_queue
 
         key = self._stat()
         checked = self._checked.get(key) if key is not None else None
@@ -448,7 +448,7 @@ class Edit:
         """The original, as delete saves what it removes: to a new backup file first (the
         journal entry names it), so an edit can always be undone by loading it."""
         from mqconsole.ops.delete import default_backup
-        from mqconsole.ops.savefile import write_messages_file
+        from mqconsole.ops.savefile.publish import write_messages_file
 
         found = self._edit(qm, dry_run=True, put_check=None)
         if found.original is None:
@@ -597,7 +597,7 @@ class PluginAction:
         check_selection(qm, self.queue, self.selection)
 
     def execute(self, step: Step) -> OperationResult:
-        from mqconsole.ops.savefile import iter_selected
+        from mqconsole.ops.savefile.save import iter_selected
         from mqconsole.plugins import ActionContext, ActionSummary
 
         result = OperationResult(operation="action", source=self.queue, dry_run=step.dry_run)

@@ -1,10 +1,4 @@
-"""Saving queues to dmpmqmsg files and loading files onto queues (on top of ``ops.dmpfile``).
-
-Saving browses (it never changes the queue): the selected messages are written to a
-temporary file next to the target, flushed and fsynced, then published under the target's
-name with a link that fails when the name exists (so a file is never overwritten unless
-``force``, and never seen half-written). Deleting (``ops.delete``) saves first with the same
-function and removes only what the file holds.
+"""Loading dmpmqmsg files onto queues (on top of ``ops.dmpfile``).
 
 Loading reads the whole file once to check it (a malformed file is rejected, naming the
 line, before anything is put), then reads it again and puts each message under syncpoint,
@@ -17,39 +11,30 @@ resolves.
 from __future__ import annotations
 
 import contextlib
-import errno
 import hashlib
 import itertools
-import operator
 import os
 import shlex
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
 from mqconsole.backends.base import (
-    BrowsesPacked,
     Context,
     PutsPacked,
     QueueManager,
-    packed_browse,
     settle_failed_commit,
 )
 from mqconsole.mq.errors import MQError
-from mqconsole.mq.md import LAYOUT, MQMD, OFFSETS
+from mqconsole.mq.md import OFFSETS
 from mqconsole.mq.message import Message
 from mqconsole.mq.reasons import (
     CONNECTION_REASONS,
-    MQRC_DATA_LENGTH_ERROR,
     MQRC_SYNCPOINT_LIMIT_REACHED,
-    MQRO_COD,
 )
-from mqconsole.ops.dmpfile import DmpReader, DmpWriter, header_text, write_message
-from mqconsole.ops.files.packed import message_text
-from mqconsole.ops.outputs import SAVED, StateFiles, describe, not_regular
+from mqconsole.ops.dmpfile import DmpReader
 from mqconsole.ops.result import (
     NOT_RECORDED,
     Control,
@@ -59,408 +44,14 @@ from mqconsole.ops.result import (
     refused_by_plugin,
     would_fail_by_plugin,
 )
-from mqconsole.ops.savedlog import SavedLog
-from mqconsole.ops.selection import Selection
 from mqconsole.ops.uowlimit import capped_batch
-from mqconsole.ops.views import MessageView
 from mqconsole.ops.words import agree, counted
+
+from .save import BROWSE_BATCH
 
 DEFAULT_BATCH = 100
 MAX_REFUSALS_IN_A_ROW = 10  # a queue that refused this many puts in a row is given up on
-BROWSE_BATCH = 200
 _MSG_ID_AT = OFFSETS["msg_id"]
-PACKED_BATCH = 100  # messages save's fast route reads and writes at once
-_WRITE_BUFFER = 1 << 20
-
-
-# -- identity of a message ------------------------------------------------------------------
-
-_KEY_FIELDS = operator.attrgetter(*(a for a, *_ in LAYOUT
-                                     if a not in ("backout_count", "expiry")))
-
-
-def message_key(message: Message) -> tuple:
-    """What identifies one message between a browse and a later get: its MsgId, every
-    descriptor field but those MQ changes meanwhile (BackoutCount rises when a unit of work
-    is backed out; Expiry counts down), and a digest of its body."""
-    md = message.md
-    return md.msg_id, _KEY_FIELDS(md), hashlib.sha256(message.body).digest()
-
-
-@dataclass(slots=True)
-class SaveReport:
-    path: Path | None  # None for a dry run
-    count: int = 0
-    bytes: int = 0  # body bytes written
-    saved: SavedLog | None = None  # with ``keep``: what was saved, to remove exactly those
-    cod: int = 0  # with ``keep``: how many ask for a COD report (a get makes one)
-
-
-# -- file names -----------------------------------------------------------------------------
-
-def _safe_part(name: str) -> str:
-    out = "".join(c if c.isalnum() or c in "._-" else "_" for c in name.strip())
-    return out or "_"
-
-
-def backup_file_name(qmgr: str, queue: str, when: datetime | None = None) -> str:
-    """``QM1-APP.DLQ-20261102T091403.512Z.dmp`` (UTC)."""
-    when = (when or datetime.now(UTC)).astimezone(UTC)
-    stamp = when.strftime("%Y%m%dT%H%M%S") + f".{when.microsecond // 1000:03d}Z"
-    return f"{_safe_part(qmgr)}-{_safe_part(queue)}-{stamp}.dmp"
-
-
-def new_backup_path(folder: Path, qmgr: str, queue: str, when: datetime | None = None
-                    ) -> Path:
-    """A name in ``folder`` that does not exist yet (``-2``, ``-3`` … added when needed).
-
-    Publishing still refuses to overwrite, so two processes choosing the same name at once
-    cannot overwrite each other (see :func:`write_messages_file`).
-    """
-    base = backup_file_name(qmgr, queue, when)
-    candidate = folder / base
-    n = 1
-    while candidate.exists():
-        n += 1
-        candidate = folder / f"{base[:-4]}-{n}.dmp"
-    return candidate
-
-
-# -- writing a file safely ------------------------------------------------------------------
-
-class TargetExistsError(FileExistsError):
-    """The file to write exists (and ``force`` was not given)."""
-
-
-class UnsafeTargetError(TargetExistsError):
-    """A file that saving must never replace, ``force`` or not: a database, a journal, a
-    device or anything else that is not a regular file."""
-
-
-def refuse_unsafe_target(path: str | os.PathLike, state: StateFiles | None = None, *,
-                         backup: bool = False) -> None:
-    """Raise :class:`UnsafeTargetError` when ``path`` must not be written by a save, even
-    with ``force``: it is, or links to, one of mqconsole's own files (a queue manager's
-    database or its side files, a journal, a delete's backup, a snapshot...: ``state``,
-    default the standard places, and :mod:`mqconsole.ops.outputs`), or it is not a regular
-    file (``/dev/null``, a FIFO, a folder). ``backup``: a delete writing its own backup in
-    the backup folder. Checked before anything is read from a queue."""
-    if not os.fspath(path).strip():
-        raise UnsafeTargetError("the file name is empty: name the file to write")
-    if backup and state is None:
-        state = StateFiles()  # a new name in the backup folder: content checks only
-    what = describe(path, state, allow=(SAVED,))
-    if what is not None:
-        raise UnsafeTargetError(f"{path} {what}: a save never overwrites it, even with --force")
-    kind = not_regular(path)
-    if kind is not None:
-        raise UnsafeTargetError(f"{path} is {kind}, not a regular file: a save writes "
-                                "only regular files")
-
-
-def check_new_target(path: str | os.PathLike, *, force: bool = False,
-                     exists_hint: str = "give --force to overwrite it",
-                     state: StateFiles | None = None) -> None:
-    """Bad input before anything is asked: :func:`refuse_unsafe_target`, then an existing
-    ``path`` (unless ``force``; ``exists_hint`` says what to do instead) and a folder that
-    is missing or cannot be written in, each one sentence naming the path."""
-    refuse_unsafe_target(path, state)
-    target = Path(path)
-    if not force and target.exists():
-        raise TargetExistsError(f"{target} exists ({exists_hint})")
-    folder = target.parent if str(target.parent) else Path(".")
-    if not folder.is_dir():
-        raise FileNotFoundError(errno.ENOENT, "no such folder", str(folder))
-    if not os.access(folder, os.W_OK | os.X_OK):
-        raise PermissionError(errno.EACCES, "this folder cannot be written in", str(folder))
-
-
-NEVER_OVERWRITTEN = "choose another name: files are never overwritten"
-
-
-def new_target_problem(path: str | os.PathLike, *, force: bool = False,
-                       exists_hint: str = NEVER_OVERWRITTEN) -> str | None:
-    """:func:`check_new_target` as a sentence, or None: for a face that checks a file name
-    as it is typed (the console's dialogs)."""
-    if not os.fspath(path).strip():
-        return "give a file name"
-    try:
-        check_new_target(Path(path).expanduser(), force=force, exists_hint=exists_hint)
-    except TargetExistsError as e:
-        return str(e)
-    except OSError as e:
-        return f"cannot use {e.filename or path}: {e.strerror or e}"
-    return None
-
-
-def write_new_file(path: str | os.PathLike, data: bytes) -> Path:
-    """``data`` to a new file (mode 0600), never over an existing one (a
-    :class:`TargetExistsError` naming it): a payload saved by ``show --save`` or the
-    console."""
-    target = Path(path).expanduser()
-    try:
-        fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    except FileExistsError:
-        raise TargetExistsError(f"{target} exists ({NEVER_OVERWRITTEN})") from None
-    with os.fdopen(fd, "wb") as fp:
-        fp.write(data)
-    return target
-
-
-def _fsync_dir(folder: Path) -> None:
-    with contextlib.suppress(OSError):  # not every platform/file system can sync a folder
-        fd = os.open(folder, os.O_RDONLY)
-        try:
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-
-
-def _publish(tmp: Path, target: Path, *, force: bool) -> None:
-    if force:
-        os.replace(tmp, target)
-        return
-    try:
-        os.link(tmp, target)  # fails with EEXIST: never overwrites, even in a race
-    except FileExistsError:
-        raise TargetExistsError(f"{target} exists (give --force to overwrite it)") from None
-    except OSError:
-        # a file system without hard links: the best we can do is check, then rename
-        if target.exists():
-            raise TargetExistsError(f"{target} exists (give --force to overwrite it)") from None
-        os.rename(tmp, target)
-        return
-    os.unlink(tmp)
-
-
-def write_messages_file(path: str | os.PathLike, messages, *, qmgr: str | None,
-                        queue: str | None, force: bool = False) -> int:
-    """Write ``messages`` (an iterable) to a dmpmqmsg file at ``path``, completely or not at all.
-
-    The file is written under a temporary name in the same folder (mode 0600), fsynced,
-    then published as ``path``; an existing ``path`` raises :class:`TargetExistsError`
-    unless ``force``, and :class:`UnsafeTargetError` always when it is a database, a journal
-    or not a regular file (:func:`refuse_unsafe_target`). On any failure the temporary file
-    is removed and ``path`` is untouched.
-    Returns how many messages were written.
-    """
-    def fill(fp: IO[str]) -> int:
-        writer = DmpWriter(fp, qmgr=qmgr, queue=queue)
-        count = writer.write_all(messages)
-        writer.close()
-        return count
-
-    return write_file_safely(path, fill, force=force)
-
-
-def write_file_safely(path: str | os.PathLike, fill: Callable[[IO[str]], int], *,
-                      force: bool = False) -> int:
-    """``fill(fp)`` writes the file (text, latin-1, ``\\n`` line ends) and returns how many
-    messages it wrote; published as :func:`write_messages_file` says."""
-    target = Path(path)
-    refuse_unsafe_target(target, StateFiles())  # the face checked the config's files
-    if not force and target.exists():
-        raise TargetExistsError(f"{target} exists (give --force to overwrite it)")
-    folder = target.parent if str(target.parent) else Path(".")
-    if not folder.is_dir():
-        raise FileNotFoundError(errno.ENOENT, "no such folder", str(folder))
-    remove_stale_partials(folder)
-    tmp = folder / f".{target.name}.{os.getpid()}.partial"
-    try:
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0),
-                     0o600)
-    except OSError as exc:  # the file the operator named, not our temporary name
-        raise OSError(exc.errno, exc.strerror, str(target)) from None
-    fp = os.fdopen(fd, "w", encoding="latin-1", newline="\n", buffering=_WRITE_BUFFER)
-    try:
-        with fp:
-            count = fill(fp)
-            fp.flush()
-            os.fsync(fp.fileno())
-        _publish(tmp, target, force=force)
-    except BaseException as exc:
-        with contextlib.suppress(OSError):
-            tmp.unlink()
-        if (isinstance(exc, OSError) and exc.errno is not None
-                and not isinstance(exc, TargetExistsError)):
-            raise OSError(exc.errno, exc.strerror, str(target)) from None
-        raise
-    _fsync_dir(folder)
-    return count
-
-
-def remove_stale_partials(folder: Path) -> None:
-    """Remove the temporary files (``.<name>.<pid>.partial``) that saves and deletes killed
-    while writing left in ``folder``: those whose process is gone."""
-    try:
-        leftovers = list(folder.glob(".*.*.partial"))
-    except OSError:
-        return
-    for tmp in leftovers:
-        pid = tmp.name[:-len(".partial")].rsplit(".", 1)[-1]
-        if not pid.isdigit() or _alive(int(pid)):
-            continue
-        with contextlib.suppress(OSError):
-            tmp.unlink()
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except (PermissionError, OverflowError, ValueError):
-        return pid > 0  # someone else's, or not a pid: leave it
-    return True
-
-
-# -- save -----------------------------------------------------------------------------------
-
-def iter_selected(qm: QueueManager, queue: str, selection: Selection,
-                  control: Control | None = None) -> Iterator[tuple[int, Message]]:
-    """Browse ``queue`` and yield ``(position, message)`` of every selected message."""
-    control = control or Control()
-    now = datetime.now(UTC)
-    total = None
-    with contextlib.suppress(MQError):
-        total = qm.inquire_queue(queue).depth
-    taken = 0
-    position = 0
-    if selection.limit is not None and selection.limit <= 0:
-        return
-    with qm.browse(queue) as cursor:
-        while True:
-            batch = cursor.next_batch(BROWSE_BATCH)
-            for message in batch:
-                position += 1
-                if selection.all or selection.matches(MessageView(position, message, now)):
-                    if message.truncated_from is not None:  # a preview: saving loses data
-                        raise MQError(MQRC_DATA_LENGTH_ERROR, (
-                            f"cannot save message {message.msg_id_hex} (position {position} "
-                            f"of {queue}): only the first {len(message.body)} of its "
-                            f"{message.truncated_from} bytes come over this channel (its "
-                            "MAXMSGL is smaller); nothing was saved"))
-                    yield position, message
-                    taken += 1
-                    if selection.limit is not None and taken >= selection.limit:
-                        control.report(position, position)
-                        return
-            control.report(position, max(total or 0, position))
-            if len(batch) < BROWSE_BATCH or control.cancelled:
-                return
-
-
-def _save_all_packed(cursor: BrowsesPacked, fp: IO[str], selection: Selection,
-                     control: Control, total: int | None, report: SaveReport) -> int:
-    """Save's fast route (``--all``, a cursor that reads messages packed): pages of
-    ``(md, body)`` written by ``files.packed.message_text``, no ``Message`` made unless a
-    message needs the general route. Returns how many were written."""
-    limit = selection.limit
-    position = 0
-    while True:
-        want = PACKED_BATCH if limit is None else min(PACKED_BATCH, limit - position)
-        if want <= 0:
-            break
-        page = cursor.next_packed(want)
-        texts = [message_text(md, body) for md, body in page]
-        if None in texts:
-            for (md, body), text in zip(page, texts, strict=True):
-                if text is None:
-                    write_message(fp, Message(MQMD.unpack(md, ccsid=819), body))
-                else:
-                    fp.write(text)
-        else:
-            fp.write("".join(texts))  # type: ignore[arg-type]  # no None in it
-        report.bytes += sum(len(body) for _, body in page)
-        position += len(page)
-        if limit is not None and position >= limit:
-            control.report(position, position)
-            break
-        control.report(position, max(total or 0, position))
-        if len(page) < want or control.cancelled:
-            break
-    return position
-
-
-def save_selected(qm: QueueManager, queue: str, path: str | os.PathLike | None,
-                  selection: Selection, *, force: bool = False,
-                  control: Control | None = None, keep: bool = False) -> SaveReport:
-    """Browse ``queue`` and write the selected messages to ``path`` (None: only count them).
-
-    Nothing on the queue changes. The file is complete and on disk when this returns.
-    ``keep``: the report's ``saved`` says which were saved (a delete removes those). With
-    ``--all`` on a backend whose cursor reads messages packed (``BrowsesPacked``) and
-    nothing to keep, the messages are written without a ``Message`` object each.
-    """
-    control = control or Control()
-    report = SaveReport(path=None if path is None else Path(path))
-    if keep:
-        report.saved = SavedLog()
-    if (path is not None and not keep and selection.all
-            and (selection.limit is None or selection.limit > 0)):
-        total = None
-        with contextlib.suppress(MQError):
-            total = qm.inquire_queue(queue).depth
-        with qm.browse(queue) as cursor:
-            packed = packed_browse(cursor)
-            if packed is not None:
-                def fill(fp: IO[str]) -> int:
-                    fp.write(header_text(qmgr=qm.name, queue=queue))
-                    return _save_all_packed(packed, fp, selection, control, total, report)
-
-                report.count = write_file_safely(path, fill, force=force)
-                return report
-
-    def chosen() -> Iterator[Message]:
-        for position, message in iter_selected(qm, queue, selection, control):
-            if report.saved is not None:
-                report.saved.add(position, message.msg_id_hex,
-                                 (message_key(message), message.token))
-                if message.md.report & MQRO_COD:
-                    report.cod += 1
-            report.count += 1
-            report.bytes += len(message.body)
-            yield message
-
-    if path is None:
-        for _ in chosen():
-            pass
-    else:
-        write_messages_file(path, chosen(), qmgr=qm.name, queue=queue, force=force)
-    return report
-
-
-def save_queue(qm: QueueManager, queue: str, path: str | os.PathLike, selection: Selection,
-               *, force: bool = False, dry_run: bool = False,
-               control: Control | None = None) -> OperationResult:
-    """``mqconsole save`` without ``--remove``: browse and write; the queue is unchanged.
-    Not journaled, so the result counts the messages saved without listing them."""
-    result = OperationResult(operation="save", source=queue, destination=None,
-                             dry_run=dry_run)
-    if dry_run and not force and Path(path).exists():
-        result.warnings.append(f"{path} exists: the save would be refused without --force")
-    if dry_run:
-        report = save_selected(qm, queue, None, selection, force=force, control=control,
-                               keep=True)
-        assert report.saved is not None
-        result.selected = report.count
-        result.plan = [{"position": position, "msgid": msgid, "action": "save"}
-                       for position, msgid in report.saved]
-        report.saved.close()
-        return result
-    control = control or Control()
-    report = save_selected(qm, queue, path, selection, force=force, control=control)
-    result.selected = report.count
-    result.backup = str(Path(path).absolute())
-    result.done = report.count
-    if control.cancelled:  # Ctrl-C, SIGTERM, escape: the file holds what came before
-        result.cancelled = True
-        result.stopped_early = "cancelled"
-        result.warnings.append(
-            f"stopped early (cancelled): {path} holds only the {counted(report.count, 'message')}"
-            f" saved before the stop, not the rest of {queue}")
-    return result
-
 
 # -- load -----------------------------------------------------------------------------------
 
@@ -846,27 +437,3 @@ def _backout_quietly(qm: QueueManager) -> None:
     if qm.in_unit_of_work:
         with contextlib.suppress(MQError):
             qm.backout()
-
-
-
-__all__ = [
-    "DEFAULT_BATCH",
-    "FileCheck",
-    "SaveReport",
-    "TargetExistsError",
-    "backup_file_name",
-    "check_file",
-    "iter_selected",
-    "load_to_queue",
-    "message_key",
-    "new_backup_path",
-    "new_target_problem",
-    "parse_range",
-    "present_on",
-    "range_problem",
-    "resume_command",
-    "save_queue",
-    "save_selected",
-    "write_messages_file",
-    "write_new_file",
-]
