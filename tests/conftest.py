@@ -26,8 +26,9 @@ load_profile()  # HYPOTHESIS_PROFILE: ci (the default) or dev; before any test m
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Every test's tiers (spark, cluster, subprocess, pty, mqi, slow) as markers, from its
-    folder, module and fixtures: see tests/support/tiers.py."""
+    folder, module and fixtures, and the heaviest modules first: see tests/support/tiers.py."""
     tiers.mark(items)
+    tiers.heaviest_first(items)
 
 
 @pytest.fixture(autouse=True)

@@ -18,6 +18,12 @@ test lands in the right tier without anyone marking it:
 
 ``make quick`` runs the core folders without the spark, cluster, subprocess, pty, mqi and
 slow tiers; ``make test`` runs everything.
+
+:func:`heaviest_first` then orders the run: modules with a cluster test first, then those
+starting Spark, then the slow and terminal ones, then the rest (each module kept whole, so
+that its module-scoped fixtures are made once). Under ``--dist worksteal`` the first worker
+starts on the long tests and the other steals from the end of its list: the run does not end
+with one worker alone on a long test, and the Spark tests sharing a worker share its JVM.
 """
 
 from __future__ import annotations
@@ -84,6 +90,23 @@ def mark(items: list[pytest.Item]) -> None:
             item.add_marker(getattr(pytest.mark, tier))
         if tiers & {"spark", "cluster", "slow"} and "timeout" not in have:
             item.add_marker(pytest.mark.timeout(SLOW_TIMEOUT))
+
+
+RANKS = ("cluster", "spark", "slow", "pty")
+"""The tiers that run first, heaviest first (others after, in collection order)."""
+
+
+def heaviest_first(items: list[pytest.Item]) -> None:
+    """Order ``items`` (in place, after :func:`mark`) by their module's heaviest tier."""
+    def rank(item: pytest.Item) -> int:
+        have = {m.name for m in item.iter_markers()}
+        return next((i for i, tier in enumerate(RANKS) if tier in have), len(RANKS))
+
+    module_rank: dict[str, int] = {}
+    for item in items:
+        key = str(item.path)
+        module_rank[key] = min(module_rank.get(key, len(RANKS)), rank(item))
+    items.sort(key=lambda item: module_rank[str(item.path)])  # stable: modules stay whole
 
 
 def excludes_processes(config: pytest.Config) -> bool:
