@@ -77,6 +77,9 @@ class MQBackendConfig(Model):
     connection_name: str | None = Field(default=None, description="host(port)[,host(port)...]")
     channel: str | None = Field(default=None, description="server-connection channel")
     cipher_spec: str | None = Field(default=None, description="TLS CipherSpec, at most 32")
+    ssl_peer_name: str | None = Field(
+        default=None, description="the distinguished name the queue manager's certificate "
+        "must match (the channel's SSLPEER pattern, e.g. CN=QM1,O=Example)")
     key_repository: str | None = Field(default=None, description="key repository stem")
     certificate_label: str | None = Field(default=None, description="client certificate label")
     key_repository_password_env: str | None = Field(
@@ -202,6 +205,14 @@ class MQBackendConfig(Model):
             )
         return value
 
+    @field_validator("ssl_peer_name")
+    @classmethod
+    def _peer(cls, value: str | None) -> str | None:
+        if value is not None and "=" not in value:
+            raise err("ssl_peer_name", "must be a distinguished name pattern such as "
+                      "CN=QM1,O=Example (attribute=value, comma separated)")
+        return sized(value, "ssl_peer_name", 1024)
+
     @field_validator("key_repository")
     @classmethod
     def _keyr(cls, value: str | None, info: ValidationInfo) -> str | None:
@@ -256,7 +267,8 @@ class MQBackendConfig(Model):
     @model_validator(mode="after")
     def _consistent(self) -> MQBackendConfig:
         if self.bindings:
-            for name in ("connection_name", "channel", "ccdt_url"):
+            for name in ("connection_name", "channel", "ccdt_url", "cipher_spec",
+                         "ssl_peer_name"):
                 if getattr(self, name) is not None:
                     raise err(
                         "bindings_conflict",
@@ -275,6 +287,21 @@ class MQBackendConfig(Model):
                 "set connection_name and channel, or ccdt_url, not both",
                 at=("ccdt_url",),
             )
+        for name in ("cipher_spec", "ssl_peer_name"):
+            if getattr(self, name) is None:
+                continue
+            if self.ccdt_url is not None:
+                raise err("ccdt_tls_conflict", f"a client channel definition table decides "
+                          f"the channel's TLS (its SSLCIPH and SSLPEER): drop {name}, or "
+                          "give connection_name and channel instead of ccdt_url",
+                          at=(name,))
+            if self.connection_name is None or self.channel is None:
+                raise err("tls_without_channel", f"{name} goes with connection_name and "
+                          "channel (MQSERVER cannot carry TLS: without them it is ignored)",
+                          at=(name,))
+        if self.ssl_peer_name is not None and self.cipher_spec is None:
+            raise err("peer_without_cipher", "ssl_peer_name is checked only on a TLS channel: "
+                      "set cipher_spec too", at=("ssl_peer_name",))
         if (self.password_env or self.password_prompt) and self.user is None:
             field = "password_env" if self.password_env else "password_prompt"
             raise err("user_missing", "a password needs a user: set user", at=(field,))

@@ -129,6 +129,7 @@ def test_every_mq_setting_reaches_the_connection_and_none_is_read_from_nowhere()
     client = MQBackendConfig(
         queue_manager="QM1", connection_name="mq1(1414)", channel="APP.SVRCONN",
         cipher_spec="TLS_AES_128_GCM_SHA256", key_repository="/k/key",
+        ssl_peer_name="CN=QM1,O=Example",
         certificate_label="ibmwebspheremqop", key_repository_password_env="KEYPW",
         user="op", password_env="PW", library="pymqi", queues="APP.*",
         command_queue="SYSTEM.COMMAND.INPUT", model_queue="APP.REPLY.MODEL",
@@ -171,4 +172,25 @@ def test_the_command_server_settings_are_checked(key: str, value: str, words: st
     characters before the *)."""
     err = fails(f"profiles:\n  - name: p\n    backend: {{type: mq, {key}: '{value}'}}\n")
     assert err.setting == f"profiles.p.backend.{key}"
+    assert words in str(err)
+
+
+@pytest.mark.parametrize(("extra", "setting", "words"), [
+    ("ccdt_url: /etc/ccdt.json, cipher_spec: ANY_TLS12", "cipher_spec",
+     "a client channel definition table decides the channel's TLS"),
+    ("ccdt_url: /etc/ccdt.json, ssl_peer_name: 'CN=QM1'", "ssl_peer_name",
+     "a client channel definition table decides the channel's TLS"),
+    ("cipher_spec: ANY_TLS12", "cipher_spec", "goes with connection_name and channel"),
+    ("bindings: true, cipher_spec: ANY_TLS12", "bindings", "takes no cipher_spec"),
+    ("connection_name: 'h(1)', channel: C, ssl_peer_name: 'CN=QM1'", "ssl_peer_name",
+     "set cipher_spec too"),
+    ("connection_name: 'h(1)', channel: C, cipher_spec: ANY_TLS12, ssl_peer_name: QM1",
+     "ssl_peer_name", "distinguished name"),
+])
+def test_tls_settings_that_would_be_ignored_are_refused(extra: str, setting: str,
+                                                        words: str) -> None:
+    """issue 22 item 10: cipher_spec with ccdt_url was silently ignored (the CCDT decides);
+    so were cipher_spec without a channel (MQSERVER) and in bindings mode."""
+    err = fails(f"profiles:\n  - name: p\n    backend: {{type: mq, {extra}}}\n")
+    assert err.setting == f"profiles.p.backend.{setting}", err.setting
     assert words in str(err)

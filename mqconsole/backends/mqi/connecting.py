@@ -3,6 +3,7 @@ and MQBACK then MQDISC at the end."""
 
 from __future__ import annotations
 
+import ctypes
 import logging
 from typing import Any
 
@@ -54,6 +55,15 @@ class Connecting(Calls):
         cd.MaxMsgLength = MAX_MSG_LENGTH
         if s.cipher_spec:
             cd.SSLCipherSpec = s.cipher_spec.encode("ascii")
+            cd.Version = max(int(cd.Version), X.MQCD_VERSION_7)
+        if s.ssl_peer_name:  # MQCD.SSLPeerNamePtr/Length (version 7 on)
+            peer = s.ssl_peer_name.encode("utf-8")
+            if self.lib.name == "ibmmq":
+                cd.SSLPeerNamePtr = peer  # ibmmq makes the pointer at MQCONNX
+            else:  # pymqi passes the structure as it is: point at a buffer kept meanwhile
+                self._peer_buffer = ctypes.create_string_buffer(peer)
+                cd.SSLPeerNamePtr = ctypes.addressof(self._peer_buffer)
+                cd.SSLPeerNameLength = len(peer)
             cd.Version = max(int(cd.Version), X.MQCD_VERSION_7)
         if s.certificate_label and hasattr(cd, "CertificateLabel"):
             # MQCD.CertificateLabel exists from version 11 (MQ 8); pymqi's default

@@ -18,6 +18,8 @@ from mqconsole.mq.reasons import (
     MQRC_Q_MGR_STOPPING,
     MQRC_RECONNECT_FAILED,
     MQRC_SSL_INITIALIZATION_ERROR,
+    MQRC_SSL_PEER_NAME_ERROR,
+    MQRC_SSL_PEER_NAME_MISMATCH,
     MQRC_UNKNOWN_CHANNEL_NAME,
 )
 
@@ -40,6 +42,10 @@ HINTS = {
                                     "SSLCIPH), key_repository and certificate_label"),
     MQRC_KEY_REPOSITORY_ERROR: ("the key repository could not be used (key_repository is the "
                                 "stem, without .kdb)"),
+    MQRC_SSL_PEER_NAME_MISMATCH: ("the queue manager's certificate does not match "
+                                  "ssl_peer_name (the distinguished name it must have)"),
+    MQRC_SSL_PEER_NAME_ERROR: ("ssl_peer_name is not a distinguished name MQ can read "
+                               "(attribute=value pairs, comma separated)"),
     MQRC_JSSE_ERROR: ("the TLS handshake failed: the CipherSpec does not match the channel's "
                       "SSLCIPH"),
     MQRC_BACKED_OUT: "the unit of work was backed out instead of committed",

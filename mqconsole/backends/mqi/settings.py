@@ -35,6 +35,7 @@ class MQConnectSettings:
     connection_name: str | None = None
     channel: str | None = None
     cipher_spec: str | None = None
+    ssl_peer_name: str | None = None  # MQCD.SSLPeerName: the channel's SSLPEER pattern
     key_repository: str | None = None
     certificate_label: str | None = None
     ccdt_url: str | None = None
@@ -71,6 +72,13 @@ class MQConnectSettings:
                 "characters; MQ takes at most 32 (a longer name is cut "
                 "silently and the connection fails with 2393)",
             )
+        if self.ccdt_url and not self.bindings and not (self.channel and
+                                                         self.connection_name):
+            for name in ("cipher_spec", "ssl_peer_name"):
+                if getattr(self, name):
+                    raise MQError(MQRC_CHANNEL_CONFIG_ERROR, f"{name} is not used with "
+                                  "ccdt_url: the client channel definition table decides the "
+                                  "channel's TLS (its SSLCIPH and SSLPEER)")
         if self.channel is not None and len(self.channel) > 20:
             raise MQError(
                 MQRC_CHANNEL_CONFIG_ERROR, f"channel {self.channel!r} is longer than 20 characters"
@@ -135,6 +143,7 @@ def settings_from_profile(profile: object, *, password: str | None = None
     return MQConnectSettings(
         queue_manager=opt("queue_manager") or "", connection_name=opt("connection_name"),
         channel=opt("channel"), cipher_spec=opt("cipher_spec"),
+        ssl_peer_name=opt("ssl_peer_name"),
         key_repository=None if opt("key_repository") is None else str(opt("key_repository")),
         certificate_label=opt("certificate_label"),
         ccdt_url=None if opt("ccdt_url") is None else str(opt("ccdt_url")),

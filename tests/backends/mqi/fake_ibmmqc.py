@@ -673,6 +673,10 @@ class Engine:
                 # MQCD.CertificateLabel is a field of version 11 on: below, MQ ignores it
                 "CertificateLabel": _text(CD.get(cd, "CertificateLabel"))
                 if version >= 11 else "",
+                # MQCD.SSLPeerNamePtr/Length exist from version 7 on
+                "SSLPeerName": (_pointer_string(CD.get(cd, "SSLPeerNamePtr"),
+                                                CD.get(cd, "SSLPeerNameLength")) or b""
+                                ).decode() if version >= 7 else "",
             }
         if sco:
             info["sco"] = {"KeyRepository": _text(SCO.get(sco, "KeyRepository")),
@@ -694,6 +698,9 @@ class Engine:
             if info["cd"]["SSLCipherSpec"] and not info.get("sco", {}).get("KeyRepository") \
                     and not os.environ.get("MQSSLKEYR"):
                 raise Failure(C.MQRC_KEY_REPOSITORY_ERROR)
+            peer = info["cd"]["SSLPeerName"]
+            if peer and info["cd"]["SSLCipherSpec"]:
+                self._check_peer(peer)
         with self._lock:
             if not qname and len(self.qmgrs) == 1:
                 qname = next(iter(self.qmgrs))
@@ -727,6 +734,29 @@ class Engine:
             self.conns[conn.hconn] = conn
         info["hconn"] = conn.hconn
         return conn.hconn
+
+    #: the distinguished name of the queue managers' certificate, as a client sees it
+    CERTIFICATE_DN = "CN=QMGR,OU=MQ,O=Example,C=GB"
+
+    def _check_peer(self, peer: str) -> None:
+        """MQCD SSLPeerName against the queue manager's certificate, as SSLPEER is matched
+        (IBM MQ, "SSLPEER rules": each attribute of the pattern must be in the name, its
+        type not case sensitive, a value ending in * generic): 2399 for a pattern MQ cannot
+        read, 2398 for one the certificate does not match."""
+        def pairs(text: str) -> list[tuple[str, str]]:
+            out = []
+            for part in text.split(","):
+                if "=" not in part:
+                    raise Failure(C.MQRC_SSL_PEER_NAME_ERROR)
+                k, v = part.split("=", 1)
+                out.append((k.strip().upper(), v.strip()))
+            return out
+
+        have = pairs(self.CERTIFICATE_DN)
+        for k, v in pairs(peer):
+            if not any(hk == k and (hv == v or (v.endswith("*") and hv.startswith(v[:-1])))
+                       for hk, hv in have):
+                raise Failure(C.MQRC_SSL_PEER_NAME_MISMATCH)
 
     def connect_answer(self, hconn: int) -> tuple[int, int]:
         """(cc, rc) of a successful MQCONNX: OK, or the queue manager's connect warning."""
