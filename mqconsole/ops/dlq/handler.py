@@ -42,9 +42,10 @@ from __future__ import annotations
 
 import contextlib
 import time
-from collections.abc import Callable
+from collections import Counter
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, overload
 
 from mqconsole.backends.base import (
     BrowseCursor,
@@ -104,6 +105,7 @@ class Settings:
     batch: int = 100
     dry_run: bool = False
     cycle: bool = False  # end after the first pass whose unit of work was not backed out
+    listed: int | None = None  # messages the report lists (None: all; the rest counted)
 
 
 @dataclass(slots=True)
@@ -132,6 +134,62 @@ class MessageOutcome:
                 "format": self.data_format, "header_format": self.header_format}
 
 
+OPEN = "in the open unit of work"  # the one outcome that is not final yet
+
+
+class Outcomes:
+    """A run's messages with their outcomes: every one (``listed`` None: the CLI lists them
+    all), or the first ``listed`` of them and, past those, only a count of each final
+    outcome — the console's plan of 200,000 messages held them all (hundreds of MB) to list
+    5,000. Iterating gives the listed ones and those not counted yet."""
+
+    def __init__(self, listed: int | None = None) -> None:
+        self.listed = listed
+        self.kept: list[MessageOutcome] = []
+        self._unsettled: list[MessageOutcome] = []  # past ``listed``, not counted yet
+        self.counts: Counter[str] = Counter()  # final outcomes past ``listed``
+        self.total = 0
+
+    def append(self, outcome: MessageOutcome) -> None:
+        self.total += 1
+        if self.listed is None or len(self.kept) < self.listed:
+            self.kept.append(outcome)
+            return
+        self._unsettled.append(outcome)
+        if len(self._unsettled) >= 1_000:
+            self.settle()
+
+    def settle(self) -> None:
+        """Count the final outcomes past ``listed`` and forget them."""
+        still = []
+        for m in self._unsettled:
+            if m.outcome == OPEN:
+                still.append(m)
+            else:
+                self.counts[m.outcome] += 1
+        self._unsettled = still
+
+    def __iter__(self) -> Iterator[MessageOutcome]:
+        yield from self.kept
+        yield from self._unsettled
+
+    def __len__(self) -> int:
+        return self.total
+
+    @overload
+    def __getitem__(self, i: int) -> MessageOutcome: ...
+    @overload
+    def __getitem__(self, i: slice) -> list[MessageOutcome]: ...
+    def __getitem__(self, i: int | slice) -> MessageOutcome | list[MessageOutcome]:
+        return [*self.kept, *self._unsettled][i]
+
+    def by_outcome(self) -> Counter[str]:
+        """Every message's outcome, counted."""
+        out = Counter(m.outcome for m in self)
+        out.update(self.counts)
+        return out
+
+
 @dataclass(slots=True)
 class RuleCount:
     matched: int = 0  # messages this rule applied to (each pass counts)
@@ -147,7 +205,7 @@ class HandlerReport:
     settings: Settings
     qmgr: str
     result: OperationResult
-    messages: list[MessageOutcome] = field(default_factory=list)
+    messages: Outcomes = field(default_factory=Outcomes)
     rules: dict[int, RuleCount] = field(default_factory=dict)
     passes: int = 0
     durable: bool = True
@@ -160,16 +218,18 @@ class HandlerReport:
                 for n, c in sorted(self.rules.items())]
 
     def to_json(self) -> dict[str, Any]:
-        return {"messages": [m.to_json() for m in self.messages], "rules": self.rules_json(),
-                "queue": self.settings.queue, "qmgr": self.qmgr, "passes": self.passes,
-                "dry_run": self.settings.dry_run, "attempts_durable": self.durable,
-                "next_due": self.next_due}
+        self.messages.settle()
+        out = {"messages": [m.to_json() for m in self.messages], "rules": self.rules_json(),
+               "queue": self.settings.queue, "qmgr": self.qmgr, "passes": self.passes,
+               "dry_run": self.settings.dry_run, "attempts_durable": self.durable,
+               "next_due": self.next_due}
+        if self.messages.listed is not None:  # the rest counted, not listed
+            out["message_count"] = len(self.messages)
+            out["outcome_counts"] = dict(self.by_outcome())
+        return out
 
     def by_outcome(self) -> dict[str, int]:
-        out: dict[str, int] = {}
-        for m in self.messages:
-            out[m.outcome] = out.get(m.outcome, 0) + 1
-        return out
+        return dict(self.messages.by_outcome())
 
 
 def resolve_queue(qm: QueueManager, table: RulesTable, override: str | None) -> str:
@@ -249,6 +309,7 @@ class Handler:
         result = OperationResult(operation="dlq-handler", source=settings.queue,
                                  dry_run=settings.dry_run)
         self.report = HandlerReport(table, settings, self.local, result,
+                                    messages=Outcomes(settings.listed),
                                     rules={r.number: RuleCount() for r in table.rules},
                                     durable=store.durable)
         # MAXUMSGS: a unit of work puts and gets each message (ops/uowlimit.py)
@@ -269,6 +330,7 @@ class Handler:
         self._sent: dict[Key, tuple[str, str]] = {}
         self._sent_before: dict[Key, tuple[str, str]] = {}
         self._loops: set[tuple[str, str]] = set()
+        self._alike: dict[tuple[Any, Any], dict[str, Any]] = {}  # see _add_step
 
     # -- the run ----------------------------------------------------------------------------
     def run(self) -> HandlerReport:
@@ -482,7 +544,7 @@ class Handler:
         counts.matched += 1
         report.result.selected += 1
         outcome = MessageOutcome(msg_id, position, rule.number, rule.action, attempts,
-                                 "in the open unit of work", **formats)
+                                 OPEN, **formats)
         report.messages.append(outcome)
         try:
             out, queue, qmgr_name, label = self._target(rule, m, dlh)
@@ -686,7 +748,26 @@ class Handler:
                 step["would_fail"] = {"reason": reason, "reason_name": reason_name(reason)}
         outcome.outcome = text
         step["outcome"] = text
-        self.report.result.plan.append(step)
+        self._add_step(step)
+
+    def _add_step(self, step: dict[str, Any]) -> None:
+        """A dry run's step into the result's plan: past ``listed`` steps, only those that
+        would fail, one step a destination and reason standing for all of them (``count``)."""
+        plan = self.report.result.plan
+        listed = self.settings.listed
+        if listed is None or len(plan) < listed:
+            plan.append(step)
+            return
+        failing = step.get("would_fail")
+        if not failing:
+            return
+        key = (step.get("destination"), failing.get("reason"))
+        alike = self._alike.get(key)
+        if alike is None:
+            self._alike[key] = step
+            plan.append(step)
+        else:
+            alike["count"] = int(alike.get("count", 1)) + 1
 
     def _predicted(self, queue: str, qmgr_name: str, label: str | None,
                    out: Message) -> int | None:
@@ -782,14 +863,15 @@ class _Refused(Exception):
 
 def settings_for(table: RulesTable, queue: str, *, once: bool = False,
                  wait: int | None = -1, retry_interval: int | None = None, batch: int = 100,
-                 dry_run: bool = False, cycle: bool = False) -> Settings:
+                 dry_run: bool = False, cycle: bool = False,
+                 listed: int | None = None) -> Settings:
     """The table's control data with the command line's overrides (``wait`` -1: as the
     table says)."""
     c = table.control
     return Settings(queue=queue,
                     retry_interval=c.retry_interval if retry_interval is None else retry_interval,
                     wait=c.wait if wait == -1 else wait, once=once, batch=batch,
-                    dry_run=dry_run, cycle=cycle)
+                    dry_run=dry_run, cycle=cycle, listed=listed)
 
 
 def run_handler(qm: QueueManager, table: RulesTable, settings: Settings, *,

@@ -5,9 +5,10 @@ and summary.
 The summary's ``extra`` carries the handler's report in the spec's shapes (dlq-rules.md):
 ``messages`` (each message with its rule, action, attempts so far, outcome, destination and
 reason), ``rules`` (per rule: matched, done, failed), and ``queue``, ``qmgr``, ``passes``,
-``attempts_durable``. The exit code is the handler's own: a stop by a signal or a cancel
-is how a long-lived handler ends (0), and messages left by IGNORE or no rule are not
-failures.
+``attempts_durable``. With ``listed`` (the console), ``messages`` lists the first so many,
+``message_count`` says how many there were and ``outcome_counts`` counts each outcome.
+The exit code is the handler's own: a stop by a signal or a cancel is how a long-lived
+handler ends (0), and messages left by IGNORE or no rule are not failures.
 """
 
 from __future__ import annotations
@@ -52,6 +53,7 @@ class DlqPass:
     attempts_file: str | None = None
     clock: Callable[[], float] | None = None
     cycle: bool = False  # one cycle of a long-lived run (see keep_running)
+    listed: int | None = None  # messages its report lists (None: all; the rest counted)
     queue: str | None = field(default=None, init=False)  # resolved by validate
     report: HandlerReport | None = field(default=None, init=False)  # the last run's
 
@@ -114,7 +116,7 @@ class DlqPass:
         assert self.queue is not None
         settings = settings_for(self.table, self.queue, once=self.once, wait=self.wait,
                                 retry_interval=self.retry_interval, batch=self.batch,
-                                dry_run=step.dry_run, cycle=self.cycle)
+                                dry_run=step.dry_run, cycle=self.cycle, listed=self.listed)
         try:
             report = run_handler(step.qm, self.table, settings, store_path=self.attempts_file,
                                  control=step.control, check=step.check,

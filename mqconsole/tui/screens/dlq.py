@@ -50,7 +50,7 @@ if TYPE_CHECKING:
 
 MAX_SHOWN_LINES = 2_000  # of a rules file (a table is a few dozen lines)
 PROGRESS_EVERY = 0.25  # seconds between a plan's progress lines
-MAX_ROWS = 5_000  # messages listed (the counts cover every message; the CLI lists all)
+MAX_ROWS = 5_000  # messages listed and kept (the rest only counted; the CLI lists all)
 PLAN_DELAY = 0.6  # seconds of no typing in the Rules or Queue field before it plans
 
 
@@ -105,6 +105,25 @@ def rules_text(text: str, problems: list[Problem], notes: dict[int, str] | None 
     for p in problems:  # past the end (a continuation at the end of the file)
         if p.line > shown_lines:
             out.append(f"line {p.line} column {p.column}: {clean(p.text)}\n", "red")
+    return out
+
+
+def outcome_counts(summary: Summary) -> Counter[str]:
+    """Each outcome of the plan or run and how many messages had it: the report lists only
+    the first ``MAX_ROWS`` messages and counts them all (``outcome_counts``)."""
+    counts = summary.extra.get("outcome_counts")
+    if counts is not None:
+        return Counter(counts)
+    return Counter(m["outcome"] for m in summary.extra.get("messages", []))
+
+
+def short_counts(summary: Summary, failing: int) -> Counter[str]:
+    """``outcome_counts`` by what happens ("would retry"), leaving out the messages that
+    would fail now when they are said first (``failing``)."""
+    out: Counter[str] = Counter()
+    for outcome, n in outcome_counts(summary).items():
+        if not (failing and " — would fail now" in outcome):
+            out[_short(outcome)] += n
     return out
 
 
@@ -261,7 +280,7 @@ class DlqHandlerScreen(ConsoleScreen):
         from mqconsole.ops.operation import DlqPass
 
         return DlqPass(table, path, input_q=self.queue or None, once=True,
-                       attempts_file=str(default_path()))
+                       attempts_file=str(default_path()), listed=MAX_ROWS)
 
     def _plan(self, path: str, table: RulesTable) -> None:
         ctx = self.ctx
@@ -333,8 +352,8 @@ class DlqHandlerScreen(ConsoleScreen):
                                         f"done {c.get('done', 0)}, failed {c.get('failed', 0)}")
         self._show_file(notes)
         failing = summary.result.would_fail() if summary.dry_run else 0
-        counts = Counter(_short(m["outcome"]) for m in messages
-                         if not (failing and " — would fail now" in m["outcome"]))
+        counts = short_counts(summary, failing)
+        total = int(summary.extra.get("message_count", len(messages)))
         parts = ", ".join(f"{n:,} {what}" for what, n in counts.most_common())
         queue = clean(summary.extra.get("queue") or self.queue)
         line = Text()
@@ -353,8 +372,8 @@ class DlqHandlerScreen(ConsoleScreen):
                 line.append(f" · {len(summary.result.failed):,} failed (they stayed, their "
                             "attempts counted)", "bold red")
             line.append(" · r plans again", "dim")
-        if len(messages) > MAX_ROWS:
-            line.append(f" · the first {MAX_ROWS:,} of {len(messages):,} listed "
+        if total > MAX_ROWS:
+            line.append(f" · the first {MAX_ROWS:,} of {total:,} listed "
                         "(dlq-handler --dry-run lists all)", "dim")
         self._status(line)
         if messages:
@@ -381,8 +400,7 @@ class DlqHandlerScreen(ConsoleScreen):
             from mqconsole.tui.summary import would_fail_text
 
             body.append_text(would_fail_text(plan.result))
-        counts = Counter(_short(m["outcome"]) for m in plan.extra.get("messages", [])
-                         if not (failing and " — would fail now" in m["outcome"]))
+        counts = short_counts(plan, failing)
         if failing and counts:
             body.append("Then:\n", "bold")
         for what, n in counts.most_common():

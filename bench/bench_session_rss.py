@@ -1,0 +1,197 @@
+"""A whole console session on a flooded dead-letter queue stays light (issue 23 item 3): the
+console's resident memory at start-up, at its peak, and back at the queue list.
+
+The real console (a Textual pilot, 120x40, in this process) on an embedded queue manager
+whose dead-letter queue holds ``--messages`` messages (200,000 by default; each a dead-letter
+header of one of nine reasons and destinations in front of a short payload; built once into
+``.bench/`` and copied for each run, since the run changes it) goes through:
+
+1. the queue list (``start_mb``: RSS once it is shown);
+2. the dead-letter queue's messages, ``H``, a rules table forwarding the Q_FULL messages to
+   ``APP.HOLD`` and ignoring the rest: the plan of all of them, ``ctrl+o``, the run, its
+   summary, back to the queue list;
+3. ``M`` on the dead-letter queue: a replay (its first 10,000 messages, the CLI's limit);
+4. ``J``: the journal, the handler's record opened (its MsgIds), back;
+5. back at the queue list, a garbage collection (``end_mb``).
+
+An audit export and report are left out: they start Spark (a JVM of its own, minutes on this
+shared machine) and the console keeps only the report's tables; ``--audit`` is not offered.
+
+RSS is read from ``/proc/self/status`` (VmRSS; the peak is VmHWM) after each step
+(``steps``). Goals (issue 23): peak < 400 MB, ``end_mb`` within 20 % of ``start_mb``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import gc
+import os
+import shutil
+import time
+from pathlib import Path
+
+from _common import ROOT, emit
+from _console import console_app, open_queue, settle, wait_for
+
+DLQ, HOLD = "SYSTEM.DEAD.LETTER.QUEUE", "APP.HOLD"
+BENCH_DATA = Path(os.environ.get("MQCONSOLE_BENCH_DATA") or ROOT / ".bench")
+REASONS = (2053, 2085, 2035, 2051, 2052, 2087, 2030, 2042, 2189)  # Q_FULL first
+RULES = f"REASON(MQRC_Q_FULL) ACTION(FWD) FWDQ({HOLD}) HEADER(NO)\nACTION(IGNORE)\n"
+
+
+def build(path: Path, n: int) -> None:
+    from mqconsole.backends.embedded import create_queue_manager
+    from mqconsole.mq.chain import add_dead_letter_header
+    from mqconsole.mq.md import MQMD, OFFSETS
+    from mqconsole.mq.queue import QueueAttrs
+
+    tmp = path.with_suffix(".building")
+    for p in (tmp, Path(f"{tmp}-wal"), Path(f"{tmp}-shm")):
+        p.unlink(missing_ok=True)
+    qm = create_queue_manager(tmp, dead_letter_queue=DLQ)
+    qm.change_queue(DLQ, max_depth=n + 10)
+    qm.define_queue(QueueAttrs(HOLD, max_depth=n + 10))
+    for i in range(len(REASONS)):
+        qm.define_queue(QueueAttrs(f"APP.QUEUE.{i}", max_depth=n + 10))
+    variants = []
+    for i, reason in enumerate(REASONS):
+        md, body = add_dead_letter_header(MQMD(format="MQSTR", persistence=0),
+                                          b'{"order": 1, "note": "flooded"}', reason=reason,
+                                          dest_q_name=f"APP.QUEUE.{i}", dest_qmgr_name="QM1")
+        variants.append((bytearray(md.pack(ccsid=819)), body))
+    at = OFFSETS["msg_id"]
+    for first in range(0, n, 20_000):
+        page = []
+        for i in range(first, min(n, first + 20_000)):
+            packed, body = variants[i % len(variants)]
+            packed[at:at + 24] = (i + 1).to_bytes(24, "big")
+            page.append((bytes(packed), body))
+        _, refused = qm.put_packed(DLQ, page)
+        if refused is not None:
+            raise refused
+        qm.commit()
+    qm.close()
+    tmp.rename(path)
+
+
+def fresh_copy(n: int, work: Path) -> Path:
+    BENCH_DATA.mkdir(exist_ok=True)
+    template = BENCH_DATA / f"session-dlq-{n}.sqlite"
+    if not template.exists():
+        build(template, n)
+    if work.exists():
+        shutil.rmtree(work)
+    work.mkdir(parents=True)
+    target = work / "qm.sqlite"
+    shutil.copy(template, target)
+    return target
+
+
+def rss_mb() -> tuple[float, float]:
+    """(VmRSS, VmHWM) of this process in MB."""
+    values = {}
+    for line in Path("/proc/self/status").read_text().splitlines():
+        key, _, rest = line.partition(":")
+        if key in ("VmRSS", "VmHWM"):
+            values[key] = int(rest.split()[0]) / 1024
+    return round(values["VmRSS"], 1), round(values["VmHWM"], 1)
+
+
+async def session(path: Path, home: Path, steps: dict) -> None:
+    from textual.widgets import Input
+
+    from mqconsole.tui.screens.dialogs import ConfirmDialog, TextDialog
+    from mqconsole.tui.screens.dlq import DlqHandlerScreen
+    from mqconsole.tui.screens.journal import JournalScreen
+    from mqconsole.tui.screens.journal_record import JournalRecordScreen
+    from mqconsole.tui.screens.queues import QueuesScreen
+    from mqconsole.tui.screens.replay import ReplayScreen
+
+    def note(step: str, t0: float) -> None:
+        gc.collect()
+        rss, peak = rss_mb()
+        steps[step] = {"rss_mb": rss, "peak_mb": peak, "seconds": round(time.perf_counter()
+                                                                         - t0, 2)}
+
+    async def to_queue_list() -> None:
+        while not isinstance(app.screen, QueuesScreen):
+            await pilot.press("escape")
+            await settle(app, pilot)
+
+    app = console_app(path, home)
+    async with app.run_test(size=(120, 40)) as pilot:
+        t0 = time.perf_counter()
+        await settle(app, pilot)
+        note("start", t0)
+
+        t0 = time.perf_counter()
+        rules = home / "session.rules"
+        rules.write_text(RULES)
+        await open_queue(app, pilot, DLQ)
+        await pilot.press("H")
+        await wait_for(app, pilot, lambda: isinstance(app.screen, DlqHandlerScreen))
+        screen = app.screen
+        screen.query_one("#d-rules", Input).value = str(rules)
+        screen.query_one("#d-rules", Input).focus()
+        await pilot.press("enter")
+        await wait_for(app, pilot, lambda: screen.plan is not None)
+        note("handler_plan", t0)
+        t0 = time.perf_counter()
+        await pilot.press("ctrl+o")
+        await wait_for(app, pilot, lambda: isinstance(app.screen, ConfirmDialog))
+        await pilot.press("y")
+        await wait_for(app, pilot, lambda: isinstance(app.screen, TextDialog), workers=False)
+        await pilot.press("enter")
+        await settle(app, pilot)
+        note("handler_run", t0)
+        screen = None  # this script's reference gone
+        await to_queue_list()
+        note("queue_list_after_handler", time.perf_counter())
+
+        t0 = time.perf_counter()
+        app.open_replay(DLQ)
+        await wait_for(app, pilot, lambda: isinstance(app.screen, ReplayScreen)
+                       and bool(app.screen.query("#r-events")))
+        await pilot.press("ctrl+o")
+        await wait_for(app, pilot, lambda: getattr(app.screen, "result", None) is not None)
+        note("replay", t0)
+        await to_queue_list()
+
+        t0 = time.perf_counter()
+        await pilot.press("J")
+        await wait_for(app, pilot, lambda: isinstance(app.screen, JournalScreen)
+                       and app.screen.query_one("#journal").row_count > 0)
+        await pilot.press("enter")
+        await wait_for(app, pilot, lambda: isinstance(app.screen, JournalRecordScreen))
+        await settle(app, pilot)
+        note("journal_record", t0)
+        await to_queue_list()
+        await settle(app, pilot)
+        for _ in range(3):
+            gc.collect()
+        note("end", time.perf_counter())
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--messages", type=int, default=200_000)
+    args = parser.parse_args()
+    work = BENCH_DATA / "session-run"
+    path = fresh_copy(args.messages, work)
+    load_before = [round(x, 2) for x in os.getloadavg()]
+    steps: dict = {}
+    t0 = time.perf_counter()
+    asyncio.run(session(path, work / "home", steps))
+    start, end = steps["start"]["rss_mb"], steps["end"]["rss_mb"]
+    emit("session_rss", {
+        "messages": args.messages, "load_before": load_before,
+        "load_after": [round(x, 2) for x in os.getloadavg()],
+        "seconds": round(time.perf_counter() - t0, 1),
+        "start_mb": start, "peak_mb": max(s["peak_mb"] for s in steps.values()),
+        "end_mb": end, "end_over_start": round(end / start, 2), "steps": steps,
+        "audit": "left out (Spark: a JVM of its own, minutes on a shared machine)"})
+
+
+if __name__ == "__main__":
+    main()
