@@ -27,13 +27,20 @@ from __future__ import annotations
 import contextlib
 import os
 from collections import Counter
+from collections.abc import Iterator
 from pathlib import Path
 
 from mqconsole import paths
-from mqconsole.backends.base import QueueManager, settle_failed_commit
+from mqconsole.backends.base import (
+    BrowseCursor,
+    QueueManager,
+    finds_messages,
+    settle_failed_commit,
+)
 from mqconsole.mq.errors import MQError
 from mqconsole.mq.message import Message
 from mqconsole.mq.reasons import MQRC_NO_MSG_UNDER_CURSOR, MQRC_SYNCPOINT_LIMIT_REACHED
+from mqconsole.ops.pinpoint import missing_sentence, pinpointable
 from mqconsole.ops.result import NOT_RECORDED, Control, Failure, OperationResult
 from mqconsole.ops.savedlog import SavedLog, key_digest
 from mqconsole.ops.savefile.load import DEFAULT_BATCH
@@ -79,6 +86,8 @@ def delete_messages(qm: QueueManager, queue: str, selection: Selection, *,
     if dry_run:
         report = save_selected(qm, queue, None, selection, control=control, keep=True)
         assert report.saved is not None
+        if report.missing:
+            result.warnings.append(missing_sentence(report.missing))
         result.selected = report.count
         result.plan = [{"position": position, "msgid": msgid, "action": "delete"}
                        for position, msgid in report.saved]
@@ -89,8 +98,11 @@ def delete_messages(qm: QueueManager, queue: str, selection: Selection, *,
         target = default_backup(qm, queue, backup_dir)
     else:
         target = Path(backup)
-    saved, cod = _save_first(qm, queue, target, selection, force=force, control=control)
+    saved, cod, missing = _save_first(qm, queue, target, selection, force=force,
+                                      control=control)
     _say_cod(result, cod, queue, planned=False)
+    if missing:
+        result.warnings.append(missing_sentence(missing))
     try:
         result.selected = len(saved)
         if not saved:
@@ -101,22 +113,24 @@ def delete_messages(qm: QueueManager, queue: str, selection: Selection, *,
             result.cancelled = True
             result.skipped = len(saved)
             return result
-        remove_saved(qm, queue, saved, result, batch=batch, control=control)
+        remove_saved(qm, queue, saved, result, batch=batch, control=control,
+                     found=pinpointable(selection))
     finally:
         saved.close()
     return result
 
 
 def _save_first(qm: QueueManager, queue: str, target: Path, selection: Selection, *,
-                force: bool, control: Control) -> tuple[SavedLog, int]:
-    """The saved messages, and how many of them ask for a COD report."""
+                force: bool, control: Control) -> tuple[SavedLog, int, int]:
+    """The saved messages, how many of them ask for a COD report, and how many marked
+    messages were no longer there."""
     report = save_selected(qm, queue, target, selection, force=force, control=control,
                            keep=True)
     assert report.saved is not None
     if report.count == 0:
         with contextlib.suppress(OSError):
             target.unlink()  # an empty backup says nothing: remove it
-    return report.saved, report.cod
+    return report.saved, report.cod, report.missing
 
 
 def _say_cod(result: OperationResult, cod: int, queue: str, *, planned: bool) -> None:
@@ -132,10 +146,35 @@ def _say_cod(result: OperationResult, cod: int, queue: str, *, planned: bool) ->
             "ReplyToQ, as an application's get would")
 
 
+def _candidates(cursor: BrowseCursor, saved: SavedLog, found: bool
+                ) -> Iterator[tuple[int, Message]]:
+    """``(position, message)`` of the messages that may be the saved ones, each under
+    ``cursor`` when yielded (the position: in this browse, or where it was saved): every
+    message of the queue in order, or (``found``: a few named messages, each saved with its
+    token, and a backend that finds a message by it, ``backends.base.FindsMessages``) only
+    the saved ones not removed yet, found by their tokens — the messages between them never
+    browsed (issue 23: the cost grows with the messages named, not the queue's depth)."""
+    finder = finds_messages(cursor) if found and not saved.untokened else None
+    if finder is None:
+        ordinal = 0
+        while (browsed := cursor.next()) is not None:
+            ordinal += 1
+            yield ordinal, browsed
+        return
+    for digest, position, token in saved.tokens():
+        if saved.left(digest) <= 0:
+            continue  # removed already (a unit redone from a fresh cursor)
+        m = finder.browse_token(token)
+        if m is not None:  # None: it left since it was saved (counted as skipped)
+            yield position, m
+
+
 def remove_saved(qm: QueueManager, queue: str, saved: SavedLog,
                  result: OperationResult, *, batch: int = DEFAULT_BATCH,
-                 control: Control | None = None) -> None:
-    """Remove from ``queue`` the messages ``saved`` describes, recording into ``result``."""
+                 control: Control | None = None, found: bool = False) -> None:
+    """Remove from ``queue`` the messages ``saved`` describes, recording into ``result``
+    (``found``: find them by their tokens rather than browse the queue, see
+    :func:`_candidates`)."""
     control = control or Control()
     batch, lowered = capped_batch(qm, max(1, batch), per_message=1)  # MAXUMSGS: gets only
     if lowered:
@@ -148,17 +187,14 @@ def remove_saved(qm: QueueManager, queue: str, saved: SavedLog,
         pending: list[tuple[bytes, str]] = []  # (key digest, msgid) got in the unit of work
         held = 0  # what they hold of MAXUMSGS (their COD reports too)
         claimed: Counter = Counter()  # key digests got in the open unit of work
-        ordinal = 0  # the browsed message's position in this pass
         try:
             with qm.browse(queue, for_get=True) as cursor:
-                while result.done + len(pending) < total:
+                for ordinal, browsed in _candidates(cursor, saved, found):
+                    if result.done + len(pending) >= total:
+                        break
                     if control.cancelled:
                         result.cancelled = True
                         break
-                    browsed = cursor.next()
-                    if browsed is None:
-                        break
-                    ordinal += 1
                     key = (message_key(browsed), browsed.token)
                     digest = key_digest(key)
                     if saved.left(digest) - claimed[digest] <= 0:

@@ -31,15 +31,20 @@ class SavedLog:
         self._db = sqlite3.connect("", check_same_thread=False)
         self._db.executescript(
             "PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF;"
-            "CREATE TABLE saved (position INTEGER NOT NULL, msgid TEXT NOT NULL);"
+            "CREATE TABLE saved (position INTEGER NOT NULL, msgid TEXT NOT NULL,"
+            " digest BLOB NOT NULL, token BLOB);"
             "CREATE TABLE keys (digest BLOB PRIMARY KEY, left INTEGER NOT NULL,"
             " position INTEGER NOT NULL, msgid TEXT NOT NULL) WITHOUT ROWID;")
-        self._pending: list[tuple[bytes, int, str]] = []
+        self._pending: list[tuple[bytes, int, str, bytes | None]] = []
         self.count = 0
+        self.untokened = 0  # saved messages without a token (a backend without MsgTokens)
 
     def add(self, position: int, msgid: str, key: tuple) -> None:
-        self._pending.append((key_digest(key), position, msgid))
+        """``key``: ``(savefile.message_key(m), m.token)``."""
+        token = key[1] if isinstance(key[1], bytes) and key[1] else None
+        self._pending.append((key_digest(key), position, msgid, token))
         self.count += 1
+        self.untokened += token is None
         if len(self._pending) >= _BATCH:
             self._flush()
 
@@ -48,11 +53,12 @@ class SavedLog:
         if not rows:
             return
         with self._db:
-            self._db.executemany("INSERT INTO saved VALUES (?, ?)",
-                                 [(p, m) for _, p, m in rows])
+            self._db.executemany("INSERT INTO saved VALUES (?, ?, ?, ?)",
+                                 [(p, m, d, t) for d, p, m, t in rows])
             self._db.executemany(
                 "INSERT INTO keys VALUES (?, 1, ?, ?) "
-                "ON CONFLICT (digest) DO UPDATE SET left = left + 1", rows)
+                "ON CONFLICT (digest) DO UPDATE SET left = left + 1",
+                [(d, p, m) for d, p, m, _ in rows])
 
     def __len__(self) -> int:
         return self.count
@@ -61,6 +67,13 @@ class SavedLog:
         """``(position, msgid)`` of each saved message, in order."""
         self._flush()
         yield from self._db.execute("SELECT position, msgid FROM saved ORDER BY rowid")
+
+    def tokens(self) -> Iterator[tuple[bytes, int, bytes]]:
+        """``(digest, position, token)`` of each saved message, in order (every one has a
+        token when ``untokened`` is 0): a delete finds them by it."""
+        self._flush()
+        yield from self._db.execute(
+            "SELECT digest, position, token FROM saved ORDER BY rowid")
 
     def left(self, digest: bytes) -> int:
         """How many saved messages with this key digest are not removed yet."""

@@ -169,6 +169,16 @@ class Outcomes:
                 self.counts[m.outcome] += 1
         self._unsettled = still
 
+    def mark(self) -> tuple[int, Counter[str], list[MessageOutcome], int]:
+        """Where the log is now, to go :meth:`back_to` (a pass made again)."""
+        return len(self.kept), Counter(self.counts), list(self._unsettled), self.total
+
+    def back_to(self, mark: tuple[int, Counter[str], list[MessageOutcome], int]) -> None:
+        """Forget what came after ``mark``."""
+        kept, counts, unsettled, self.total = mark
+        del self.kept[kept:]
+        self.counts, self._unsettled = Counter(counts), list(unsettled)
+
     def __iter__(self) -> Iterator[MessageOutcome]:
         yield from self.kept
         yield from self._unsettled
@@ -640,13 +650,13 @@ class Handler:
     def _counts(self) -> tuple[Any, ...]:
         """What a pass adds to the report, to take back when it is made again."""
         r = self.report
-        return (r.result.selected, r.result.skipped, self.examined, len(r.messages),
+        return (r.result.selected, r.result.skipped, self.examined, r.messages.mark(),
                 {n: c.matched for n, c in r.rules.items()})
 
     def _restore(self, counts: tuple[Any, ...]) -> None:
         r = self.report
         r.result.selected, r.result.skipped, self.examined, kept, matched = counts
-        del r.messages[kept:]
+        r.messages.back_to(kept)
         for n, c in r.rules.items():
             c.matched = matched.get(n, 0)
 

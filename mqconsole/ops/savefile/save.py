@@ -18,6 +18,7 @@ from typing import IO
 from mqconsole.backends.base import (
     BrowsesPacked,
     QueueManager,
+    finds_messages,
     packed_browse,
 )
 from mqconsole.mq.errors import MQError
@@ -64,35 +65,92 @@ class SaveReport:
     bytes: int = 0  # body bytes written
     saved: SavedLog | None = None  # with ``keep``: what was saved, to remove exactly those
     cod: int = 0  # with ``keep``: how many ask for a COD report (a get makes one)
+    missing: int = 0  # marked messages no longer there (found by what names them)
 
 
 # -- save -----------------------------------------------------------------------------------
 
+def _whole(message: Message, position: int, queue: str) -> Message:
+    if message.truncated_from is not None:  # a preview: saving loses data
+        raise MQError(MQRC_DATA_LENGTH_ERROR, (
+            f"cannot save message {message.msg_id_hex} (position {position} "
+            f"of {queue}): only the first {len(message.body)} of its "
+            f"{message.truncated_from} bytes come over this channel (its "
+            "MAXMSGL is smaller); nothing was saved"))
+    return message
+
+
+def _iter_found(qm: QueueManager, queue: str, selection: Selection, control: Control,
+                now: datetime, missing: list[int] | None
+                ) -> Iterator[tuple[int, Message]] | None:
+    """The selected messages found by what names them (marks, MsgIds: ``ops.pinpoint``),
+    never browsing the messages between them; None when the backend cannot find them so
+    (the caller browses). ``missing`` gets how many marked messages are no longer there."""
+    from mqconsole.ops.pinpoint import pinpoint, pinpointable
+
+    if not pinpointable(selection):
+        return None
+    cursor = qm.browse(queue)
+    try:
+        finder = finds_messages(cursor)
+        found = None if finder is None else pinpoint(cursor, selection, now)
+    except BaseException:
+        cursor.close()
+        raise
+    if finder is None or found is None:
+        cursor.close()
+        return None
+
+    def walk() -> Iterator[tuple[int, Message]]:
+        gone = found.missing
+        taken = 0
+        try:
+            for target in found.targets:
+                if selection.limit is not None and taken >= selection.limit:
+                    break
+                if control.cancelled:
+                    break
+                m = finder.browse_token(target.token)
+                if m is None:  # it left since it was found
+                    gone += 1
+                    continue
+                yield target.position, _whole(m, target.position, queue)
+                taken += 1
+                control.report(taken, len(found.targets))
+        finally:
+            cursor.close()
+            if missing is not None:
+                missing.append(gone)
+
+    return walk()
+
+
 def iter_selected(qm: QueueManager, queue: str, selection: Selection,
-                  control: Control | None = None) -> Iterator[tuple[int, Message]]:
-    """Browse ``queue`` and yield ``(position, message)`` of every selected message."""
+                  control: Control | None = None, *, missing: list[int] | None = None
+                  ) -> Iterator[tuple[int, Message]]:
+    """Yield ``(position, message)`` of every selected message: found by what names them
+    when the selection names them and the backend can (``_iter_found``), else by browsing
+    ``queue``. ``missing`` gets how many marked messages were no longer there."""
     control = control or Control()
     now = datetime.now(UTC)
+    if selection.limit is not None and selection.limit <= 0:
+        return
+    found = _iter_found(qm, queue, selection, control, now, missing)
+    if found is not None:
+        yield from found
+        return
     total = None
     with contextlib.suppress(MQError):
         total = qm.inquire_queue(queue).depth
     taken = 0
     position = 0
-    if selection.limit is not None and selection.limit <= 0:
-        return
     with qm.browse(queue) as cursor:
         while True:
             batch = cursor.next_batch(BROWSE_BATCH)
             for message in batch:
                 position += 1
                 if selection.all or selection.matches(MessageView(position, message, now)):
-                    if message.truncated_from is not None:  # a preview: saving loses data
-                        raise MQError(MQRC_DATA_LENGTH_ERROR, (
-                            f"cannot save message {message.msg_id_hex} (position {position} "
-                            f"of {queue}): only the first {len(message.body)} of its "
-                            f"{message.truncated_from} bytes come over this channel (its "
-                            "MAXMSGL is smaller); nothing was saved"))
-                    yield position, message
+                    yield position, _whole(message, position, queue)
                     taken += 1
                     if selection.limit is not None and taken >= selection.limit:
                         control.report(position, position)
@@ -163,8 +221,11 @@ def save_selected(qm: QueueManager, queue: str, path: str | os.PathLike | None,
                 report.count = write_file_safely(path, fill, force=force)
                 return report
 
+    missing: list[int] = []
+
     def chosen() -> Iterator[Message]:
-        for position, message in iter_selected(qm, queue, selection, control):
+        for position, message in iter_selected(qm, queue, selection, control,
+                                               missing=missing):
             if report.saved is not None:
                 report.saved.add(position, message.msg_id_hex,
                                  (message_key(message), message.token))
@@ -179,6 +240,7 @@ def save_selected(qm: QueueManager, queue: str, path: str | os.PathLike | None,
             pass
     else:
         write_messages_file(path, chosen(), qmgr=qm.name, queue=queue, force=force)
+    report.missing = sum(missing)
     return report
 
 
@@ -196,6 +258,10 @@ def save_queue(qm: QueueManager, queue: str, path: str | os.PathLike, selection:
                                keep=True)
         assert report.saved is not None
         result.selected = report.count
+        if report.missing:
+            from mqconsole.ops.pinpoint import missing_sentence
+
+            result.warnings.append(missing_sentence(report.missing))
         result.plan = [{"position": position, "msgid": msgid, "action": "save"}
                        for position, msgid in report.saved]
         report.saved.close()
@@ -203,6 +269,10 @@ def save_queue(qm: QueueManager, queue: str, path: str | os.PathLike, selection:
     control = control or Control()
     report = save_selected(qm, queue, path, selection, force=force, control=control)
     result.selected = report.count
+    if report.missing:
+        from mqconsole.ops.pinpoint import missing_sentence
+
+        result.warnings.append(missing_sentence(report.missing))
     result.backup = str(Path(path).absolute())
     result.done = report.count
     if control.cancelled:  # Ctrl-C, SIGTERM, escape: the file holds what came before
