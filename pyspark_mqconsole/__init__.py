@@ -22,10 +22,10 @@ class DefaultSource(MqconsoleDataSource):
     def resolve_profile(cls, name: str) -> object | None:
         """The configuration's profile ``name`` as an executor opens it (no password: the
         executor reads its ``password_env``); ConfigError says why not."""
-        from mqconsole.audit.sources import connection_of
+        from mqconsole.cli.backendspec import spec_of
         from mqconsole.config import load_config
 
-        return connection_of(load_config().profile(name))
+        return spec_of(load_config().profile(name))
 
 
 __all__ = ["DefaultSource"]

@@ -1,10 +1,10 @@
 """What an audit reads: queues of one or more queue managers, or saved files.
 
-A queue manager is reached through a *connection*: a configuration profile (the object the
-CLI's session resolves, holding no password: an executor reads ``password_env`` itself) or
-a plain backend spec (``{"backend": "embedded", "path": ...}``, see
-``backends.open.open_from_spec``). Connections are carried to Spark's executors pickled, so
-they must not need a prompt and must name a queue manager every executor can open (an
+A queue manager is reached through a *connection*: a ``BackendSpec`` (what the faces make of
+a configuration profile, holding no password: an executor reads ``password_env`` itself) or
+its mapping form (``{"backend": "embedded", "path": ...}``, see
+``backends.spec.BackendSpec.from_mapping``). Connections are carried to Spark's executors
+pickled, so they must not need a prompt and must name a queue manager every executor can open (an
 embedded ``:memory:`` one lives in one process only).
 
 Queue patterns: a comma list of names, each a plain name or a name with ``*`` standing for
@@ -21,10 +21,10 @@ import re
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from mqconsole.backends.base import BrowseRange, BrowsesInRanges, QueueManager
-from mqconsole.backends.open import open_from_spec, open_profile
+from mqconsole.backends.open import open_backend
+from mqconsole.backends.spec import BackendSpec
 from mqconsole.mq.queue import QueueType
 
 
@@ -46,42 +46,30 @@ def _wildcard(pattern: str) -> re.Pattern[str]:
     return re.compile(".*".join(re.escape(part) for part in pattern.split("*")) + r"\Z")
 
 
-def connection_of(profile: Any) -> object:
-    """What an executor opens for a profile of the configuration: a plain spec for an
-    embedded queue manager, the profile object (no password inside) for real MQ."""
-    backend = getattr(profile, "backend", profile)
-    if getattr(backend, "type", "embedded") == "embedded":
-        spec: dict[str, object] = {"backend": "embedded", "path": str(backend.path)}
-        principal = getattr(backend, "principal", None)
-        if principal:
-            spec["principal"] = principal
-        return spec
-    return profile
+def as_spec(connection: object) -> BackendSpec:
+    """A connection as the ``BackendSpec`` it stands for."""
+    if isinstance(connection, BackendSpec):
+        return connection
+    if isinstance(connection, Mapping):
+        return BackendSpec.from_mapping(connection)
+    raise TypeError(f"a connection is a BackendSpec or a mapping, not {type(connection).__name__}")
 
 
 def connection_refusal(connection: object) -> str | None:
     """Why ``connection`` cannot be used by Spark's executors, or None."""
-    if isinstance(connection, Mapping):
-        kind, path = connection.get("backend", "embedded"), connection.get("path")
-        prompt = False
-    else:
-        backend = getattr(connection, "backend", connection)
-        kind, path = getattr(backend, "type", "embedded"), getattr(backend, "path", None)
-        prompt = bool(getattr(backend, "password_prompt", False))
-    if kind == "embedded" and str(path) == ":memory:":
+    spec = as_spec(connection)
+    if spec.in_memory:
         return ("an embedded queue manager in memory lives in one process, and Spark reads "
                 "in others: export from an embedded queue manager file")
-    if prompt:
+    if spec.password_prompt:
         return ("its password is asked at a prompt, which Spark's executors cannot do: "
                 "name an environment variable with password_env for audits")
     return None
 
 
 def open_connection(connection: object) -> QueueManager:
-    """Open a profile object or a backend spec mapping."""
-    if isinstance(connection, Mapping):
-        return open_from_spec(connection)
-    return open_profile(connection)
+    """Open a ``BackendSpec`` or its mapping form (no prompt: an executor cannot ask)."""
+    return open_backend(as_spec(connection))
 
 
 @contextlib.contextmanager
@@ -167,6 +155,17 @@ def check_file(path: str) -> str:
     return str(p.absolute())
 
 
-__all__ = ["FileSource", "QueueChanged", "QueueSource", "SourceError", "check_file",
-           "connected", "connection_of", "connection_refusal", "expand_queues",
-           "open_connection", "split_patterns", "split_queue"]
+__all__ = [
+    "FileSource",
+    "QueueChanged",
+    "QueueSource",
+    "SourceError",
+    "as_spec",
+    "check_file",
+    "connected",
+    "connection_refusal",
+    "expand_queues",
+    "open_connection",
+    "split_patterns",
+    "split_queue",
+]

@@ -27,6 +27,7 @@ def describe(exc: BaseException) -> tuple[str, ExitCode] | None:
     from mqconsole.audit.errors import AuditError
     from mqconsole.audit.java import SparkUnavailable
     from mqconsole.audit.session import BadMaster
+    from mqconsole.backends.spec import PasswordUnavailable
     from mqconsole.config import ConfigError
     from mqconsole.ops.dmpfile import DmpFileError, DmpWriteError
     from mqconsole.ops.edit import EditError
@@ -46,6 +47,8 @@ def describe(exc: BaseException) -> tuple[str, ExitCode] | None:
         return str(exc), ExitCode.UNAVAILABLE
     if isinstance(exc, BadMaster):
         return str(exc), ExitCode.USAGE
+    if isinstance(exc, PasswordUnavailable):  # the profile's password_env unset, or no
+        return str(exc), ExitCode.USAGE  # way to ask: said before any work
     if isinstance(exc, MQError):
         text = str(exc)
         if exit_code_for_mq(exc) == ExitCode.UNKNOWN_OUTCOME:

@@ -12,6 +12,7 @@ from .exit_codes import ExitCode
 
 if TYPE_CHECKING:
     from mqconsole.backends.base import QueueManager
+    from mqconsole.backends.spec import AskPassword, BackendSpec
     from mqconsole.config import Config, Profile
     from mqconsole.ops.journal import Journal
     from mqconsole.ops.outputs import StateFiles
@@ -207,13 +208,32 @@ class Session:
         return self._plugins
 
     # -- connection --------------------------------------------------------------------
-    def connect(self) -> QueueManager:
+    def backend_spec(self, name: str | None = None) -> BackendSpec:
+        """The queue manager of profile ``name`` (default: this session's, or
+        ``--embedded``'s file) as the plain values the core opens."""
+        from mqconsole.backends.spec import BackendSpec
+
+        if name is None and self.embedded_path is not None:
+            path = self.embedded_path
+            if path != ":memory:":
+                path = str(Path(path).expanduser().absolute())
+            return BackendSpec.embedded(path, profile=_AdHocProfile.name)
+        from .backendspec import spec_of
+
+        return spec_of(self.config.profile(name if name is not None else self.profile_name))
+
+    def connect(self, ask_password: AskPassword | None = None) -> QueueManager:
+        """This session's connection, opened at the first call: a password the profile asks
+        for is asked then with ``ask_password`` (default: on the terminal, not echoed)."""
         if self._qm is None:
-            self._qm = self._open()
+            from mqconsole.backends.open import open_backend
+
+            self._qm = open_backend(self.backend_spec(),
+                                    ask_password=ask_password or ask_on_terminal)
         return self._qm
 
-    def new_connection(self) -> QueueManager:
-        qm = self.connect().new_connection()
+    def new_connection(self, ask_password: AskPassword | None = None) -> QueueManager:
+        qm = self.connect(ask_password).new_connection()
         self._extra.append(qm)
         return qm
 
@@ -230,27 +250,12 @@ class Session:
         if embedded:
             qm = open_embedded_destination(embedded)
         elif profile:
-            qm = open_profile_destination(self.config.profile(profile), verb)
+            qm = open_profile_destination(self.backend_spec(profile), verb,
+                                          read_only=self.config.profile(profile).read_only,
+                                          ask_password=ask_on_terminal)
         if qm is not None:
             self._extra.append(qm)
         return qm
-
-    def _open(self) -> QueueManager:
-        prof = self.profile
-        backend = prof.backend
-        if backend.type == "embedded":
-            from mqconsole.backends.open import open_embedded
-
-            path = str(getattr(backend, "path", ""))
-            if path != ":memory:" and not Path(path).exists():
-                raise CliError(
-                    f"no embedded queue manager at {path}: create one with "
-                    f"'mqconsole --embedded {path} init' (add --demo for sample data)",
-                    ExitCode.UNAVAILABLE)
-            return open_embedded(path, principal=getattr(backend, "principal", None))
-        from mqconsole.backends.open import open_profile
-
-        return open_profile(prof)
 
     def close(self) -> None:
         for qm in [*self._extra, self._qm]:
@@ -259,3 +264,10 @@ class Session:
                     qm.close()
         self._qm = None
         self._extra.clear()
+
+
+def ask_on_terminal(prompt: str) -> str:
+    """The CLI's ``ask_password``: asked on the terminal, not echoed."""
+    import getpass
+
+    return getpass.getpass(prompt)

@@ -12,8 +12,9 @@ sentence naming the file, the line and the setting::
 when a setting of the schema is missing from it.
 
 Passwords never go in the file: an ``mq`` profile names an environment variable
-(``password_env``) or asks for a prompt (``password_prompt``);
-:meth:`Profile.resolve_password` reads one of them when connecting.
+(``password_env``) or asks for a prompt (``password_prompt``); the faces pass both down in a
+``BackendSpec`` (``cli/backendspec.py``) and the backend's opener reads the variable, or asks
+through the face's ``ask_password`` (the CLI on the terminal, the console in a dialog).
 
 One module per job: ``locate`` (finding the file), ``loading`` (reading and validating it),
 ``errors`` and ``sentences`` (problems as sentences), ``checks`` (small validators), the

@@ -2,15 +2,12 @@
 
 from __future__ import annotations
 
-import getpass
-import os
 import re
-from collections.abc import Callable
 from typing import Literal
 
 from pydantic import Field, ValidationError, field_validator
 
-from .backends import Backend, EmbeddedBackendConfig, MQBackendConfig
+from .backends import Backend, EmbeddedBackendConfig
 from .checks import Model, err, not_blank, strip_value_error
 from .console import check_colour
 from .errors import ConfigError
@@ -69,34 +66,6 @@ class Profile(Model):
     @property
     def is_production(self) -> bool:
         return self.environment == "production"
-
-    def resolve_password(self, prompt_fn: Callable[[str], str] | None = None) -> str | None:
-        """The password to connect with, or None when the profile uses none.
-
-        Reads the environment variable named by ``password_env``; when it is unset or empty
-        and ``password_prompt`` is true, asks with ``prompt_fn(prompt)`` (default:
-        :func:`getpass.getpass`, which does not echo). Never logs or stores the password.
-        Raises :class:`ConfigError` when ``password_env`` names an unset variable and no
-        prompt is allowed.
-        """
-        backend = self.backend
-        if not isinstance(backend, MQBackendConfig):
-            return None
-        if backend.password_env:
-            value = os.environ.get(backend.password_env)
-            if value:
-                return value
-        if backend.password_prompt:
-            ask = prompt_fn or getpass.getpass
-            who = backend.user or "the user"
-            return ask(f"MQ password for {who} (profile {self.name}): ")
-        if backend.password_env:
-            raise ConfigError(
-                f"the environment variable {backend.password_env} named by password_env "
-                "is not set; set it, or set password_prompt: true to be asked",
-                setting=f"profiles.{self.name}.backend.password_env",
-            )
-        return None
 
 
 def default_profile() -> Profile:

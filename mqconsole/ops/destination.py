@@ -13,27 +13,28 @@ from mqconsole.ops.operation.core import OperationError
 
 if TYPE_CHECKING:
     from mqconsole.backends.base import QueueManager
+    from mqconsole.backends.spec import AskPassword, BackendSpec
 
 
 def open_embedded_destination(path: str) -> QueueManager:
     """The embedded queue manager at ``path`` (it must exist: nothing is created)."""
-    from mqconsole.backends.open import open_embedded
+    from mqconsole.backends.open import open_backend
+    from mqconsole.backends.spec import BackendSpec
 
-    file = Path(path).expanduser()
-    if path != ":memory:" and not file.is_file():
-        raise OperationError(f"no embedded queue manager at {path}", ExitCode.UNAVAILABLE)
-    return open_embedded(str(file))
+    file = path if path == ":memory:" else str(Path(path).expanduser())
+    return open_backend(BackendSpec.embedded(file))
 
 
-def open_profile_destination(profile: object, verb: str) -> QueueManager:
-    """The queue manager of a configuration ``profile``; a read-only one is refused
-    (``verb``: "moving", "copying")."""
-    from mqconsole.backends.open import open_profile
+def open_profile_destination(spec: BackendSpec, verb: str, *, read_only: bool = False,
+                             ask_password: AskPassword | None = None) -> QueueManager:
+    """The queue manager of a configuration profile (``spec``); a ``read_only`` one is
+    refused (``verb``: "moving", "copying")."""
+    from mqconsole.backends.open import open_backend
 
-    if getattr(profile, "read_only", False):
-        raise OperationError(f"profile {getattr(profile, 'name', '?')} is read-only: {verb} "
+    if read_only:
+        raise OperationError(f"profile {spec.profile or '?'} is read-only: {verb} "
                              "messages to it refused", ExitCode.REFUSED)
-    return open_profile(profile)
+    return open_backend(spec, ask_password=ask_password)
 
 
 def not_atomic(source: str, dest_qmgr: str) -> str:

@@ -400,7 +400,10 @@ class ActionRunner:
         if not how:
             return None
         if how != OTHER_QM and opener is not None:
-            return await in_thread(ctx, lambda: opener(how, verb), queue=None,
+            from mqconsole.tui.screens.dialogs import ask_password_from_thread
+
+            ask = ask_password_from_thread(ctx.app)
+            return await in_thread(ctx, lambda: opener(how, verb, ask), queue=None,
                                    what=f"open profile {how}")
         path = await self._ask(InputDialog(
             "An embedded queue manager", Text("Its file:"),

@@ -28,7 +28,7 @@ import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 from textual import on
@@ -54,6 +54,9 @@ from mqconsole.tui.screens.base import ConsoleScreen
 from mqconsole.tui.screens.queues import QueuesScreen
 from mqconsole.tui.widgets.banner import Banner
 
+if TYPE_CHECKING:
+    from mqconsole.backends.spec import AskPassword
+
 DEFAULT_THEME = "mqconsole-dark"
 EXIT_GRACE_SECONDS = 5.0  # after a signal or a lost terminal, waiting for workers
 
@@ -72,11 +75,14 @@ class MQConsoleApp(App[None], inherit_bindings=False):
     def __init__(self, connect: Callable[[], Any] | None = None, *,
                  profile: ProfileInfo | None = None,
                  profiles: Sequence[ProfileInfo] = (),
-                 connect_for: Callable[[ProfileInfo], Any] | None = None,
+                 connect_for: Callable[..., Any] | None = None,
                  settings: Settings | None = None, plugins: PluginHost | None = None,
                  plugins_for: Callable[[ProfileInfo], PluginHost] | None = None,
-                 open_profile: Callable[[str, str], Any] | None = None,
+                 open_profile: Callable[[str, str, AskPassword], Any] | None = None,
                  **kw: Any) -> None:
+        # connect_for(profile) opens a profile switched to; connect_for(profile, ask) when
+        # the console asked its password (in a dialog, on the event loop): ``ask`` answers
+        # the opener's question with what was typed
         if "driver_class" not in kw and os.name == "posix":
             from mqconsole.tui.driver import SafeLinuxDriver
 
@@ -159,13 +165,23 @@ class MQConsoleApp(App[None], inherit_bindings=False):
         def chosen(p: ProfileInfo | None) -> None:
             if p is None:
                 return
+            if p.asks_password:  # asked here, on the event loop, never in a worker
+                self._ask_password_then(p, switch)
+            else:
+                switch(p, None)
+
+        def switch(p: ProfileInfo, password: str | None) -> None:
             self.stop_everything()
             ctx = self.ctx
             old = ctx.conns  # disconnecting is a backend call: not on the event loop
             threading.Thread(target=old.close, name="disconnect", daemon=True).start()
             self.profile = ctx.profile = p
-            assert self._connect_for is not None
-            ctx.conns = Connections(lambda: self._connect_for(p))  # type: ignore[misc]
+            connect_for = self._connect_for
+            assert connect_for is not None
+            if password is None:
+                ctx.conns = Connections(lambda: connect_for(p))
+            else:  # the opener asks when it needs it, and is given what was typed
+                ctx.conns = Connections(lambda: connect_for(p, lambda _prompt: password))
             ctx.qmgr_info, ctx.dlq_depth, ctx.queue_rows = None, None, []
             if self._plugins_for is not None:  # production may run fewer plugins
                 ctx.plugins = self._plugins_for(p)
@@ -175,6 +191,25 @@ class MQConsoleApp(App[None], inherit_bindings=False):
             self._start_profile()
 
         self.push_screen(ProfileScreen(self.profiles, can_leave=can_leave), chosen)
+
+    def _ask_password_then(self, p: ProfileInfo,
+                           then: Callable[[ProfileInfo, str | None], None]) -> None:
+        """Ask profile ``p``'s password in a dialog, then ``then(p, password)``; escape
+        leaves the console where it was, and says so."""
+        from mqconsole.tui.screens.dialogs import PasswordDialog
+
+        def answered(password: str | None) -> None:
+            if password is None:
+                where = (f"still on profile {self.profile.name}" if self.screen_stack[1:]
+                         else "not connected")
+                self.notify(clean(f"No password given for profile {p.name}: {where}."),
+                            title="Profile", severity="warning", markup=False)
+                if not self.screen_stack[1:]:  # nothing to go back to: choose again
+                    self._show_chooser(can_leave=False)
+                return
+            then(p, password)
+
+        self.push_screen(PasswordDialog(f"MQ password for profile {p.name}:"), answered)
 
     def action_profiles(self) -> None:
         if len(self.profiles) > 1 and self._connect_for is not None:
@@ -484,11 +519,15 @@ def _user_config_exists(session: Any) -> bool:
 
 
 def _audit_connection(session: Any) -> object:
-    """What the audit screen's Spark readers open for this session's profile (imported here:
-    the audit's sources pull in the backends' openers, which a bare import of the app skips)."""
-    from mqconsole.audit.sources import connection_of
+    """What the audit screen's Spark readers open for this session's profile (a
+    ``BackendSpec``: plain values, no password)."""
+    return session.backend_spec()
 
-    return connection_of(session.profile)
+
+def _cannot_ask(prompt: str) -> str | None:
+    """In a worker the terminal is Textual's: a password is asked in a dialog before the
+    switch (``_ask_password_then``), never here."""
+    return None
 
 
 def build_app(session: Any) -> MQConsoleApp:
@@ -511,18 +550,20 @@ def build_app(session: Any) -> MQConsoleApp:
     settings = settings_from_config(config)
     infos = [ProfileInfo.of(p) for p in config.profiles]
 
-    def connect_for(p: ProfileInfo) -> Any:
+    def connect_for(p: ProfileInfo, ask_password: AskPassword | None = None) -> Any:
         session.close()
         session.profile_name = p.name
-        return session.new_connection()
+        return session.new_connection(ask_password or _cannot_ask)
 
     def plugins_for(p: ProfileInfo) -> PluginHost:
         return session.plugins_for_profile(p.name)
 
-    def open_profile(name: str, verb: str) -> Any:
+    def open_profile(name: str, verb: str, ask_password: AskPassword) -> Any:
         from mqconsole.ops.destination import open_profile_destination
 
-        return open_profile_destination(config.profile(name), verb)
+        return open_profile_destination(session.backend_spec(name), verb,
+                                        read_only=config.profile(name).read_only,
+                                        ask_password=ask_password)
 
     if session.profile_name is None and config.default_profile_name is None and len(infos) > 1:
         return MQConsoleApp(profiles=infos, connect_for=connect_for, settings=settings,

@@ -36,6 +36,7 @@ if TYPE_CHECKING:
     from textual.message import Message
 
     from mqconsole.backends.base import QueueManager
+    from mqconsole.backends.spec import AskPassword
     from mqconsole.ops.journal import Journal
     from mqconsole.ops.operation import Kind, Operation
     from mqconsole.ops.selection import Mark
@@ -58,15 +59,29 @@ class ProfileInfo:
     banner: str | None = None
     environment: str | None = None
     description: str = ""
+    #: the backend asks for its password (``password_prompt``) unless ``password_env``'s
+    #: variable holds one: the console asks in a dialog before switching to it
+    password_prompt: bool = False
+    password_env: str | None = None
 
     @classmethod
     def of(cls, profile: Any) -> ProfileInfo:
+        backend = getattr(profile, "backend", None)
         return cls(name=str(getattr(profile, "name", "default")),
                    read_only=bool(getattr(profile, "read_only", False)),
                    theme=getattr(profile, "theme", None),
                    banner=getattr(profile, "banner", None),
                    environment=getattr(profile, "environment", None),
-                   description=str(getattr(profile, "description", "") or ""))
+                   description=str(getattr(profile, "description", "") or ""),
+                   password_prompt=bool(getattr(backend, "password_prompt", False)),
+                   password_env=getattr(backend, "password_env", None))
+
+    @property
+    def asks_password(self) -> bool:
+        """Whether opening this profile will ask for a password (as the opener decides:
+        ``password_env``'s variable first, then the prompt)."""
+        return self.password_prompt and not (self.password_env
+                                             and os.environ.get(self.password_env))
 
 
 @dataclass
@@ -209,7 +224,7 @@ class ConsoleContext:
         # other queue managers to move or copy to: the config's profiles, opened by name
         # for a verb ("moving", "copying"); None: no configuration (--embedded)
         self.profile_names: list[str] = []
-        self.open_profile: Callable[[str, str], QueueManager] | None = None
+        self.open_profile: Callable[[str, str, AskPassword], QueueManager] | None = None
 
     @property
     def read_only(self) -> bool:

@@ -120,44 +120,6 @@ def test_ccdt_path_becomes_a_file_url(tmp_path: Path) -> None:
     assert err.setting == "profiles.p.backend.ccdt_url"
 
 
-def test_every_mq_setting_reaches_the_connection_and_none_is_read_from_nowhere() -> None:
-    """The mq backend reads a profile by duck typing (backends never import config): a name
-    it reads that the schema lacks would silently be None, and a schema field it ignores
-    would silently do nothing."""
-    from mqconsole.backends.mqi.connection import settings_from_profile
-
-    client = MQBackendConfig(
-        queue_manager="QM1", connection_name="mq1(1414)", channel="APP.SVRCONN",
-        cipher_spec="TLS_AES_128_GCM_SHA256", key_repository="/k/key",
-        ssl_peer_name="CN=QM1,O=Example",
-        certificate_label="ibmwebspheremqop", key_repository_password_env="KEYPW",
-        user="op", password_env="PW", library="pymqi", queues="APP.*",
-        command_queue="SYSTEM.COMMAND.INPUT", model_queue="APP.REPLY.MODEL",
-        dynamic_queue_prefix="APP.MQCONSOLE.*", command_scope="*")
-    ccdt = MQBackendConfig(queue_manager="*QM", ccdt_url="file:///c/ccdt.json")
-    local = MQBackendConfig(queue_manager="QM1", bindings=True, library="ibmmq")
-    fields = set(MQBackendConfig.model_fields)
-    carried: set[str] = set()
-
-    class Recording:
-        def __init__(self, cfg: MQBackendConfig) -> None:
-            self._cfg, self._read = cfg, set[str]()
-
-        def __getattr__(self, name: str) -> object:
-            self._read.add(name)
-            return getattr(self._cfg, name)
-
-    for cfg in (client, ccdt, local):
-        recording = Recording(cfg)
-        settings = settings_from_profile(recording)
-        assert recording._read - {"backend"} <= fields, recording._read - fields
-        for name in fields - {"type", "password_prompt"}:  # the prompt is the caller's
-            assert getattr(settings, name) == getattr(cfg, name), name
-            if getattr(cfg, name) != MQBackendConfig.model_fields[name].default:
-                carried.add(name)
-    assert carried == fields - {"type", "password_prompt"}  # each field set in one of them
-
-
 @pytest.mark.parametrize(("key", "value", "words"), [
     ("dynamic_queue_prefix", "MQCONSOLE", "must end with one *"),
     ("dynamic_queue_prefix", "A*B*", "must end with one *"),

@@ -6,8 +6,6 @@ import pytest
 
 from mqconsole.config import (
     ConfigError,
-    MQBackendConfig,
-    Profile,
     parse_config,
 )
 
@@ -51,43 +49,6 @@ def test_profile_lookup() -> None:
 def test_single_profile_is_the_default() -> None:
     cfg = parse_config("profiles:\n  - name: only\n    backend: {type: embedded}\n")
     assert cfg.profile(None).name == "only"
-
-
-def test_password_from_env(monkeypatch: pytest.MonkeyPatch) -> None:
-    profile = parse_config(MQ_PROFILE).profile("prod")
-    monkeypatch.setenv("PROD_PW", "s3cret")
-    assert profile.resolve_password() == "s3cret"
-    assert "s3cret" not in repr(profile) and "s3cret" not in profile.model_dump_json()
-
-
-def test_password_env_unset_without_prompt(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv("PROD_PW", raising=False)
-    profile = parse_config(MQ_PROFILE).profile("prod")
-    with pytest.raises(ConfigError, match="PROD_PW"):
-        profile.resolve_password()
-
-
-def test_password_prompt(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv("PROD_PW", raising=False)
-    profile = parse_config(MQ_PROFILE + "      password_prompt: true\n").profile("prod")
-    asked: list[str] = []
-
-    def prompt(text: str) -> str:
-        asked.append(text)
-        return "typed"
-
-    assert profile.resolve_password(prompt) == "typed"
-    assert "op" in asked[0] and "prod" in asked[0]
-    monkeypatch.setenv("PROD_PW", "from-env")
-    assert profile.resolve_password(prompt) == "from-env"  # the variable wins
-    assert len(asked) == 1
-
-
-def test_no_password_for_embedded_or_userless_profiles() -> None:
-    cfg = parse_config(MQ_PROFILE)
-    assert cfg.profile("dev").resolve_password() is None
-    local = Profile(name="l", backend=MQBackendConfig(queue_manager="QM", bindings=True))
-    assert local.resolve_password() is None
 
 
 def test_password_source_needs_a_user() -> None:

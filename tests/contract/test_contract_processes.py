@@ -1,7 +1,7 @@
 """Contract: several processes on one queue manager at once (the TUI and a scripted command).
 
 Children are plain subprocesses running the same protocol code; they connect with
-``mqconsole.backends.open.open_from_spec(backend.spec())``.
+``mqconsole.backends.open.open_backend(backend.spec())``.
 """
 
 from __future__ import annotations
@@ -81,9 +81,9 @@ def hold(qm, queue, n):
 
 
 if __name__ == "__main__":
-    from mqconsole.backends.open import open_from_spec
+    from mqconsole.backends.open import open_backend
     args = json.loads(sys.argv[1])
-    qm = open_from_spec(args["spec"])
+    qm = open_backend(args["spec"])
     role = args["role"]
     if role == "putter":
         out = putter(qm, args["queue"], args["n"], args["stops"])

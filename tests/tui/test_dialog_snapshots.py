@@ -25,6 +25,7 @@ from mqconsole.tui.screens.dialogs import (
     Field,
     FormDialog,
     InputDialog,
+    PasswordDialog,
     TextDialog,
     TypeNameDialog,
 )
@@ -163,6 +164,7 @@ DIALOGS = {
     "operation": operation_dialog,
     "help": help_dialog,
     "profile": profile_screen,
+    "password": lambda app: PasswordDialog("MQ password for mqapp (profile prod):"),
 }
 
 

@@ -53,8 +53,7 @@ async def test_move_a_message_to_another_embedded_queue_manager(make_app, qm, tm
 
 
 async def test_to_another_profile_and_a_read_only_one_is_refused(demo_file, qm, tmp_path):
-    from types import SimpleNamespace
-
+    from mqconsole.backends.spec import BackendSpec
     from mqconsole.ops.destination import open_profile_destination
     from mqconsole.tui.app import MQConsoleApp
     from mqconsole.tui.context import REPO_THEMES, ProfileInfo, Settings
@@ -62,14 +61,14 @@ async def test_to_another_profile_and_a_read_only_one_is_refused(demo_file, qm, 
     from .conftest import NOW
 
     other = other_qm(tmp_path)
-    backend = SimpleNamespace(type="embedded", path=str(other), principal=None)
-    profiles = {"other": SimpleNamespace(name="other", read_only=False, backend=backend),
-                "locked": SimpleNamespace(name="locked", read_only=True, backend=backend)}
+    profiles = {name: BackendSpec.embedded(str(other), profile=name)
+                for name in ("other", "locked")}
     app = MQConsoleApp(lambda: open_embedded(str(demo_file)),
                        profile=ProfileInfo(name="test"),
                        profiles=[ProfileInfo(name=n) for n in ("test", "other", "locked")],
-                       open_profile=lambda name, verb: open_profile_destination(
-                           profiles[name], verb),
+                       open_profile=lambda name, verb, ask: open_profile_destination(
+                           profiles[name], verb, read_only=name == "locked",
+                           ask_password=ask),
                        settings=Settings(refresh_seconds=0, clock=lambda: NOW,
                                          themes_dirs=[REPO_THEMES], save_dir=tmp_path,
                                          journal_path=tmp_path / "journal.jsonl",

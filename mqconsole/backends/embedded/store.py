@@ -203,7 +203,7 @@ def create_file(path: str | os.PathLike[str], name: str = "QM1",
 
 def open_db(path: Path, busy_timeout: float = DEFAULT_BUSY_TIMEOUT) -> sqlite3.Connection:
     """Open an existing queue manager file; clear MQErrors for anything that is not one."""
-    hint = f"create one with `mqconsole --embedded {path} init`"
+    hint = f"create one with `mqconsole --embedded {path} init`, --demo for sample data"
     if not path.exists():
         raise MQError(MQRC_Q_MGR_NAME_ERROR, f"no embedded queue manager at {path} ({hint})")
     if path.is_dir():

@@ -9,8 +9,6 @@ from .connection import (
     MQConnectSettings,
     MQIQueueManager,
     open_mq,
-    open_profile_mq,
-    settings_from_profile,
 )
 from .cursor import MQICursor
 from .shim import MQLibrary, MQLibraryMissing, load
@@ -23,6 +21,4 @@ __all__ = [
     "MQLibraryMissing",
     "load",
     "open_mq",
-    "open_profile_mq",
-    "settings_from_profile",
 ]

@@ -44,10 +44,7 @@ from . import shim
 from .connecting import Connecting, _release
 from .messages import Messages
 from .pcf import PCFSession
-from .settings import (
-    MQConnectSettings,
-    settings_from_profile,
-)
+from .settings import MQConnectSettings
 from .units import UnitsOfWork
 
 
@@ -122,13 +119,3 @@ def open_mq(settings: MQConnectSettings, *, library: shim.MQLibrary | None = Non
     library, MQError for a failed connection)."""
     return MQIQueueManager(settings, library=library)
 
-
-def open_profile_mq(profile: object) -> MQIQueueManager:
-    """Open an ``mq`` profile: the library first (so a missing one is said before any password
-    prompt), then the password (environment variable or prompt), then MQCONNX."""
-    lib = shim.load(getattr(getattr(profile, "backend", profile), "library", None) or "auto")
-    password = None
-    resolve = getattr(profile, "resolve_password", None)
-    if callable(resolve):
-        password = resolve()
-    return MQIQueueManager(settings_from_profile(profile, password=password), library=lib)

@@ -6,7 +6,6 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
-from typing import Any
 
 from mqconsole.mq.errors import MQError
 from mqconsole.mq.reasons import (
@@ -131,32 +130,3 @@ class MQConnectSettings:
         kw = {k: v for k, v in spec.items() if k in known}
         return cls(**kw)  # type: ignore[arg-type]
 
-
-def settings_from_profile(profile: object, *, password: str | None = None
-                          ) -> MQConnectSettings:
-    """MQConnectSettings from a profile's ``mq`` backend (read by duck typing)."""
-    b = getattr(profile, "backend", profile)
-
-    def opt(name: str) -> Any:
-        return getattr(b, name, None)
-
-    return MQConnectSettings(
-        queue_manager=opt("queue_manager") or "", connection_name=opt("connection_name"),
-        channel=opt("channel"), cipher_spec=opt("cipher_spec"),
-        ssl_peer_name=opt("ssl_peer_name"),
-        key_repository=None if opt("key_repository") is None else str(opt("key_repository")),
-        certificate_label=opt("certificate_label"),
-        ccdt_url=None if opt("ccdt_url") is None else str(opt("ccdt_url")),
-        bindings=bool(opt("bindings")), user=opt("user"), password=password,
-        password_env=opt("password_env"), library=opt("library") or "auto",
-        queues=_queues_setting(opt("queues")),
-        model_queue=opt("model_queue"), dynamic_queue_prefix=opt("dynamic_queue_prefix"),
-        command_queue=opt("command_queue"), command_scope=opt("command_scope"),
-        key_repository_password_env=opt("key_repository_password_env"))
-
-
-def _queues_setting(value: object) -> str:
-    """The profile's ``queues`` (one name or a list) as the comma-separated setting."""
-    if isinstance(value, (list, tuple)):
-        return ",".join(str(v) for v in value) or "*"
-    return str(value or "*")

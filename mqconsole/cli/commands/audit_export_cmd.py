@@ -23,20 +23,16 @@ from .common import OutputPath, json_option, session_of
 
 
 def connections_of(session, also: tuple[str, ...]) -> dict[str, object]:
-    from mqconsole.audit.sources import connection_of
     from mqconsole.cli.errors import CliError
 
-    main = session.profile
-    if getattr(main.backend, "type", "embedded") == "embedded":
-        session.embedded_file()  # exists? (one sentence, exit 3, when not)
-        path = Path(str(main.backend.path))
-        if str(path) != ":memory:" and not path.exists():
-            session.connect()  # says how to create one
-    out = {main.name: connection_of(main)}
+    spec = session.backend_spec()
+    if spec.kind == "embedded" and not spec.in_memory:
+        session.connect()  # a missing file: one sentence saying how to create one (exit 3)
+    out: dict[str, object] = {session.profile.name: spec}
     for name in also:
         if name in out:
             raise CliError(f"--also-profile {name} is already in the export")
-        out[name] = connection_of(session.config.profile(name))
+        out[name] = session.backend_spec(name)
     return out
 
 

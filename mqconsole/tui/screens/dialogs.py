@@ -8,11 +8,12 @@ driven by the keyboard alone.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
+from concurrent.futures import Future
 from dataclasses import dataclass
 
 from rich.text import Text
 from textual import events
-from textual.app import ComposeResult
+from textual.app import App, ComposeResult
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.suggester import Suggester, SuggestFromList
@@ -217,6 +218,51 @@ class InputDialog(Dialog):
             self.query_one("#problem", Label).update(Text(problem))
             return
         self.dismiss(value)
+
+
+class PasswordDialog(Dialog):
+    """Ask for a queue manager's password (a profile with ``password_prompt: true``): typed
+    hidden, never kept by the dialog; ``escape`` declines (None)."""
+
+    def __init__(self, prompt: str) -> None:
+        super().__init__("Password")
+        self.prompt = Text(prompt.strip())
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog"):
+            yield Label(self.title_text, classes="title")
+            yield Static(self.prompt)
+            yield Input(password=True, id="password")
+            yield Label(Text("enter: connect   escape: cancel"), classes="hint")
+
+    def on_mount(self) -> None:
+        self.query_one("#password", Input).focus()
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        self.dismiss(event.value)
+
+
+def ask_password_from_thread(app: App[object]) -> Callable[[str], str | None]:
+    """An ``ask_password`` for a backend opened in a thread worker: the dialog is shown on
+    the event loop and the thread waits for the answer (None: escape, or the console
+    closing)."""
+
+    def ask(prompt: str) -> str | None:
+        answer: Future[str | None] = Future()
+
+        def show() -> None:
+            app.push_screen(PasswordDialog(prompt), answer.set_result)
+
+        app.call_from_thread(show)
+        while True:
+            try:
+                return answer.result(timeout=1.0)
+            except TimeoutError:
+                if not app.is_running:  # the console closed with the dialog open
+                    return None
+
+    return ask
 
 
 @dataclass

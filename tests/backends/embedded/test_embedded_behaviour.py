@@ -311,13 +311,10 @@ def test_threads_share_a_connection_and_compete_across_connections(
     assert sorted(taken, key=int) == [str(i).encode() for i in range(n)]
 
 
-def test_open_profile_by_duck_typing(path: Path, qm: EmbeddedQueueManager) -> None:
-    from types import SimpleNamespace
+def test_open_a_backend_spec(path: Path, qm: EmbeddedQueueManager) -> None:
+    from mqconsole.backends.open import open_backend
+    from mqconsole.backends.spec import BackendSpec
 
-    from mqconsole.backends.open import open_profile
-
-    prof = SimpleNamespace(name="p", backend=SimpleNamespace(type="embedded", path=str(path),
-                                                             principal="viewer"))
-    with open_profile(prof) as conn:
+    with open_backend(BackendSpec.embedded(str(path), principal="viewer")) as conn:
         assert (conn.name, conn.principal) == ("QMEMB", "viewer")
     # (a profile of type "mq" opens the real-MQ backend: tests/backends/mqi)

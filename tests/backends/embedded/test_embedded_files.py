@@ -17,7 +17,7 @@ from mqconsole.backends.embedded import (
     create_queue_manager,
 )
 from mqconsole.backends.embedded.schema import APPLICATION_ID
-from mqconsole.backends.open import open_embedded, open_from_spec
+from mqconsole.backends.open import open_backend, open_embedded
 from mqconsole.mq.errors import MQError
 
 
@@ -128,12 +128,30 @@ def test_open_newer_schema_2059(tmp_path: Path) -> None:
     assert info.value.reason == 2059 and "newer mqconsole" in str(info.value)
 
 
-def test_open_from_spec(tmp_path: Path) -> None:
+def test_open_backend_from_a_spec_or_its_mapping(tmp_path: Path) -> None:
+    from mqconsole.backends.spec import BackendSpec
+
     path = create_file(tmp_path / "qm", "QMS")
-    with open_from_spec({"backend": "embedded", "path": str(path), "principal": "zed"}) as qm:
+    with open_backend({"backend": "embedded", "path": str(path), "principal": "zed"}) as qm:
         assert (qm.name, qm.principal) == ("QMS", "zed")
+    with open_backend(BackendSpec.embedded(str(path), principal="amy")) as qm:
+        assert (qm.name, qm.principal) == ("QMS", "amy")
     with pytest.raises(ValueError, match="unknown backend"):
-        open_from_spec({"backend": "carrier-pigeon"})
+        open_backend({"backend": "carrier-pigeon"})
+
+
+def test_an_embedded_file_must_exist_unless_created(tmp_path: Path) -> None:
+    """The one check that an embedded file exists (the store's): 2058 with how to make
+    one, and nothing created; ``create`` makes it."""
+    from mqconsole.backends.spec import BackendSpec
+
+    missing = tmp_path / "nope.qm"
+    with pytest.raises(MQError) as info:
+        open_backend(BackendSpec.embedded(str(missing)))
+    assert info.value.reason == 2058 and f"--embedded {missing} init" in str(info.value)
+    assert not missing.exists()
+    with open_backend(BackendSpec.embedded(str(missing), create=True, name="QMNEW")) as qm:
+        assert qm.name == "QMNEW"
 
 
 def test_memory_queue_managers_are_private_and_vanish(tmp_path: Path) -> None:

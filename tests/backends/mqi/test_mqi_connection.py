@@ -4,6 +4,7 @@ what the stand-in refuses the way MQ does."""
 
 from __future__ import annotations
 
+import dataclasses
 import gc
 import logging
 
@@ -12,7 +13,8 @@ import standin
 
 from mqconsole.backends.base import Context
 from mqconsole.backends.mqi import MQConnectSettings, open_mq
-from mqconsole.backends.open import open_from_spec, open_profile
+from mqconsole.backends.open import open_backend
+from mqconsole.backends.spec import BackendSpec, PasswordUnavailable
 from mqconsole.mq.errors import MQError
 from mqconsole.mq.md import MQMD
 from mqconsole.mq.message import Message
@@ -121,37 +123,67 @@ def test_unknown_queue_manager(qmgr) -> None:
     assert info.value.reason == 2058 and "QMNONE" in str(info.value)
 
 
-def test_open_from_spec_reads_the_password_from_the_environment(qmgr, monkeypatch) -> None:
+def test_open_backend_reads_the_password_from_the_environment(qmgr, monkeypatch) -> None:
     monkeypatch.setenv("MQT_PW", "s3cret-pw")
     spec = MQConnectSettings(queue_manager="QMT", channel="DEV.APP.SVRCONN",
                              connection_name="mqhost(1414)", user=ADMIN, password_env="MQT_PW",
                              library=qmgr.lib.name).to_spec()
     assert "password" not in spec and spec["backend"] == "mq"
-    qm = open_from_spec(spec)
+    qm = open_backend(spec)
     try:
         assert qm.inquire_qmgr().name == "QMT"
     finally:
         qm.close()
 
 
-@pytest.mark.parametrize("how", ["env", "prompt"])
-def test_open_profile(qmgr, monkeypatch, how) -> None:
-    from mqconsole.config import Profile
+def _spec(qmgr, **kw: object) -> BackendSpec:
+    settings = MQConnectSettings(queue_manager="QMT", channel="DEV.APP.SVRCONN",
+                                 connection_name="mqhost(1414)", user=ADMIN,
+                                 library=qmgr.lib.name)
+    prompt = bool(kw.pop("password_prompt", False))
+    return BackendSpec(kind="mq", profile="test", password_prompt=prompt,
+                       mq=dataclasses.replace(settings, **kw))  # type: ignore[arg-type]
 
-    backend = {"type": "mq", "queue_manager": "QMT", "channel": "DEV.APP.SVRCONN",
-               "connection_name": "mqhost(1414)", "user": ADMIN}
+
+@pytest.mark.parametrize("how", ["env", "prompt"])
+def test_open_backend_with_a_password(qmgr, engine, monkeypatch, how) -> None:
+    """The password comes from password_env's variable, else from ask_password (the
+    prompt names the user and the profile); it reaches MQCONNX's MQCSP."""
+    asked: list[str] = []
+
+    def ask(prompt: str) -> str:
+        asked.append(prompt)
+        return "s3cret-pw"
+
     if how == "env":
-        backend["password_env"] = "MQT_PROFILE_PW"
         monkeypatch.setenv("MQT_PROFILE_PW", "s3cret-pw")
+        spec = _spec(qmgr, password_env="MQT_PROFILE_PW", password_prompt=True)
     else:
-        backend["password_prompt"] = True
-        monkeypatch.setattr("getpass.getpass", lambda prompt: "s3cret-pw")
-    profile = Profile.model_validate({"name": "test", "backend": backend})
-    qm = open_profile(profile)
+        spec = _spec(qmgr, password_prompt=True)
+    qm = open_backend(spec, ask_password=ask)
     try:
         assert qm.name == "QMT" and qm.backend == "mq"
+        assert (_last_connx(engine)["user"], _last_connx(engine)["password_given"]) == (
+            ADMIN, True)
     finally:
         qm.close()
+    assert asked == ([] if how == "env" else [f"MQ password for {ADMIN} (profile test): "])
+
+
+@pytest.mark.parametrize(("prompt", "ask", "words"), [
+    (True, None, "nothing here can ask"),
+    (True, lambda prompt: None, "no password given for profile test"),
+    (False, None, "MQT_UNSET_PW named by password_env (profile test) is not set"),
+])
+def test_no_password_is_said_before_connecting(qmgr, engine, monkeypatch, prompt, ask,
+                                               words) -> None:
+    monkeypatch.delenv("MQT_UNSET_PW", raising=False)
+    engine.clear_calls()
+    with pytest.raises(PasswordUnavailable) as info:
+        open_backend(_spec(qmgr, password_env="MQT_UNSET_PW", password_prompt=prompt),
+                     ask_password=ask)
+    assert info.value.reason == 2035 and words in str(info.value)
+    assert not engine.calls_named("MQCONNX")
 
 
 # -- units of work -------------------------------------------------------------------------

@@ -60,15 +60,17 @@ def test_listings_of_every_queue_ask_for_the_profiles_queues(qmgr) -> None:
 
 
 def test_the_profile_setting_reaches_the_connection() -> None:
-    from types import SimpleNamespace
-
     import pytest
 
-    from mqconsole.backends.mqi.connection import settings_from_profile
+    from mqconsole.cli.backendspec import spec_of
+    from mqconsole.config import Profile
     from mqconsole.config.backends import MQBackendConfig
 
-    backend = MQBackendConfig(type="mq", queue_manager="QM1", queues="APP.*")
-    assert settings_from_profile(SimpleNamespace(backend=backend)).queues == "APP.*"
+    for queues, setting in (("APP.*", "APP.*"), (["APP.*", "PAY.IN"], "APP.*,PAY.IN")):
+        profile = Profile.model_validate({"name": "p", "backend": {
+            "type": "mq", "queue_manager": "QM1", "queues": queues}})
+        spec = spec_of(profile)
+        assert spec.mq is not None and spec.mq.queues == setting
     assert MQBackendConfig(type="mq", queue_manager="QM1").queues == "*"
     for bad in ("APP.*.X", "A B*", "*APP", "X" * 49):
         with pytest.raises(ValueError):
