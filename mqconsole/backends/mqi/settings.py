@@ -116,7 +116,7 @@ class MQConnectSettings:
         return None
 
     def to_spec(self) -> dict[str, object]:
-        """A picklable description for ``open_from_spec`` (the password only by its
+        """A picklable description for ``open_backend`` (the password only by its
         environment variable, never itself)."""
         out: dict[str, object] = {"backend": "mq"}
         for k, v in asdict(self).items():
