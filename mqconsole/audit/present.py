@@ -14,6 +14,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from mqconsole.mq.names import reason_label
 from mqconsole.ops.words import counted
 
 BLOCKS = " ▏▎▍▌▋▊▉█"
@@ -45,7 +46,7 @@ class Table:
 TITLES: dict[str, tuple[str, tuple[tuple[str, str], ...]]] = {
     "by_queue": ("Messages by queue", (("qmgr", "QMGR"), ("queue", "QUEUE"),
                                       ("bytes", "BYTES"))),
-    "by_reason": ("By dead-letter reason", (("reason", "REASON"), ("name", "NAME"))),
+    "by_reason": ("By dead-letter reason", (("reason", "REASON"),)),
     "by_destination": ("By destination", (("qmgr", "QMGR"), ("queue", "QUEUE"))),
     "by_reason_destination": ("By reason and destination queue",
                               (("reason", "REASON"), ("queue", "QUEUE"))),
@@ -57,9 +58,13 @@ TITLES: dict[str, tuple[str, tuple[tuple[str, str], ...]]] = {
 
 
 def cell(value: Any, field: str = "") -> str:
-    """One value as text: ``-`` for null (no header, unknown name), lists joined."""
+    """One value as text: a reason as every face says one (``MQRC_Q_FULL (2053)``, a number
+    MQ has no name for alone: ``mq.names.reason_label``), ``-`` for another null, lists
+    joined."""
+    if field == "reason" and (value is None or isinstance(value, int)):
+        return reason_label(value)
     if value is None:
-        return "(no header)" if field == "reason" else "-"
+        return "-"
     if isinstance(value, list):
         return ", ".join(str(v) for v in value)
     if isinstance(value, int) and field == "bytes":

@@ -47,16 +47,18 @@ from mqconsole.audit.snapshot import (
     read_messages,
 )
 from mqconsole.audit.summary import DIMENSIONS, data_disagreement, files_digest, load_summary
+from mqconsole.ops.timefmt import AGE_BUCKET_NAMES, AGE_EDGES, iso_utc
 from mqconsole.ops.words import counted
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
-BUCKETS = ("<1h", "1h-24h", "1d-7d", "7d-30d", ">30d")
+# The age buckets of every face (summary, the report, the console): ops.timefmt owns them.
+BUCKETS = AGE_BUCKET_NAMES
 # Messages that arrived after as_of (an --as-of before them): listed first, only when any.
 AFTER_AS_OF = "after as-of"
 # Lower bound of each bucket after the first, as an age.
-BUCKET_EDGES = (timedelta(hours=1), timedelta(hours=24), timedelta(days=7), timedelta(days=30))
+BUCKET_EDGES = AGE_EDGES
 LIST_KEYS = ("by_queue", "by_reason", "by_destination", "by_reason_destination", "by_age",
              "by_put_application", "backout_counts", "duplicate_msg_ids")
 # Columns a plugin may add that the report can group by (maps, lists and bytes cannot be).
@@ -80,7 +82,7 @@ class ReportInput:
 def parse_as_of(text: str | None, now: Callable[[], datetime] | None = None) -> datetime:
     """``--as-of`` (ISO 8601; no zone means UTC) as an aware UTC time; now when None."""
     if text is None or not text.strip():
-        return (now or (lambda: datetime.now(UTC)))().astimezone(UTC)
+        return _to_ms((now or (lambda: datetime.now(UTC)))().astimezone(UTC))
     raw = text.strip()
     try:
         value = datetime.fromisoformat(raw[:-1] + "+00:00" if raw[-1:] in "zZ" else raw)
@@ -91,24 +93,26 @@ def parse_as_of(text: str | None, now: Callable[[], datetime] | None = None) -> 
 
 
 def iso(value: datetime | None) -> str | None:
-    """A UTC time as audit.md writes it: ``2026-11-25T10:00:00Z`` (µs only when present)."""
-    if value is None:
-        return None
-    if value.tzinfo is not None:
-        value = value.astimezone(UTC).replace(tzinfo=None)
-    text = value.isoformat(timespec="microseconds" if value.microsecond else "seconds")
-    return text + "Z"
+    """A UTC time in the one style of every face (``ops.timefmt.iso_utc``:
+    ``2026-11-25T10:00:00.000Z``), exact: microseconds too when it has them (a bound of a
+    drill's filter, a value of ``audit sql``, must not move)."""
+    return iso_utc(value.replace(tzinfo=UTC) if value is not None and value.tzinfo is None
+                   else value, exact=True)
+
+
+def _to_ms(value: datetime) -> datetime:
+    """Now to the millisecond: the report's time shown in the one style reads back exact
+    (an ``--as-of`` given with microseconds is kept, and shown with them)."""
+    return value.replace(microsecond=value.microsecond // 1000 * 1000)
 
 
 def bucket_sql(column: str, as_of: datetime) -> str:
     """SQL giving the age bucket of ``column`` (a timestamp) at ``as_of``; null for null."""
-    edges = [_literal(as_of - edge) for edge in BUCKET_EDGES]
+    whens = " ".join(f"WHEN {column} > {_literal(as_of - edge)} THEN '{name}'"
+                     for name, edge in zip(BUCKETS, BUCKET_EDGES, strict=False))
     return (f"CASE WHEN {column} IS NULL THEN NULL "
             f"WHEN {column} > {_literal(as_of)} THEN '{AFTER_AS_OF}' "
-            f"WHEN {column} > {edges[0]} THEN '<1h' "
-            f"WHEN {column} > {edges[1]} THEN '1h-24h' "
-            f"WHEN {column} > {edges[2]} THEN '1d-7d' "
-            f"WHEN {column} > {edges[3]} THEN '7d-30d' ELSE '>30d' END")
+            f"{whens} ELSE '{BUCKETS[-1]}' END")
 
 
 def _literal(value: datetime) -> str:

@@ -62,6 +62,23 @@ def reason_name(code: int) -> str:
     return f"UNKNOWN_{code}"
 
 
+def known_reason_name(code: int) -> str | None:
+    """MQ's name for a reason or feedback code (as :func:`reason_name`), None for a number
+    MQ has no name for (never the made-up ``UNKNOWN_65535``)."""
+    name = reason_name(code)
+    return None if name.startswith("UNKNOWN_") else name
+
+
+def reason_label(code: int | None, *, none: str = "(no dead-letter header)") -> str:
+    """The one way a reason is said for a person, in every face: MQ's name and the number,
+    ``MQRC_Q_FULL (2053)``; a number MQ has no name for alone, ``65535`` (as ``mqrc`` and
+    the AMQ messages give it); ``none`` when there is no reason."""
+    if code is None:
+        return none
+    name = known_reason_name(code)
+    return f"{name} ({code})" if name else str(code)
+
+
 def feedback_name(code: int) -> str:
     if code == 0:
         return "MQFB_NONE"

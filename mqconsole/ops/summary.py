@@ -6,11 +6,11 @@ backout counts, never with the number of messages). It reads the descriptor and 
 dead-letter header only: payloads are never decoded, so a summary of a million messages
 costs one browse.
 
-The age and size buckets follow the spirit of ``dmpmqmsg -ds`` (the qload "display
-summary"): fixed, human-sized steps, every bucket present even when empty, in order::
+Fixed buckets, every one present even when empty, in order — the ages are the audit
+report's (``ops.timefmt.AGE_BUCKETS``, one set for every face)::
 
-    by_age:  <1m  <10m  <1h  <1d  <1w  >=1w   (+ "unknown" when a put time is unreadable)
-    by_size: <1KB <10KB <100KB <1MB >=1MB     (of the whole body; 1KB = 1024 bytes)
+    by_age:  <1h  1h-24h  1d-7d  7d-30d  >30d   (+ "unknown" when a put time is unreadable)
+    by_size: <1KB <10KB <100KB <1MB >=1MB       (of the whole body; 1KB = 1024 bytes)
 
 The result (the JSON of ``mqconsole summary --json``)::
 
@@ -18,6 +18,7 @@ The result (the JSON of ``mqconsole summary --json``)::
      "by_reason_and_dest": [{"reason", "reason_name", "dest_q", "dest_qmgr", "destination",
                              "count"}, ...],
      "by_reason": {reason_name: count}, "by_format": {format: count},
+     (a reason MQ has no name for: its number, "65535", and reason_name null)
      "by_age": {bucket: count}, "by_size": {bucket: count},
      "by_backout_count": {"0": count, ...},
      "oldest": null | {"position", "msgid", "put_time", "age_seconds"}, "youngest": ...,
@@ -43,11 +44,12 @@ from typing import Any
 
 from mqconsole.backends.base import CountsFacts, FactCounts, FactPoint, QueueManager
 from mqconsole.mq.facts import destination_label, from_micros, to_micros
-from mqconsole.mq.names import reason_name
+from mqconsole.mq.names import known_reason_name, reason_label
 from mqconsole.mq.payload import safe_text
 
 from .browse import iter_views
-from .timefmt import age_seconds, format_age, iso_utc, to_utc, utcnow
+from .timefmt import AGE_BUCKETS, age_seconds, format_age, iso_utc, to_utc, utcnow
+from .timefmt import age_bucket as _age_bucket
 from .views import MessageView
 
 __all__ = [
@@ -66,10 +68,6 @@ __all__ = [
 NONE_KEY = "(none)"
 UNKNOWN_AGE = "unknown"
 
-AGE_BUCKETS: tuple[tuple[str, float], ...] = (
-    ("<1m", 60), ("<10m", 600), ("<1h", 3600), ("<1d", 86400), ("<1w", 604800),
-    (">=1w", math.inf),
-)
 SIZE_BUCKETS: tuple[tuple[str, float], ...] = (
     ("<1KB", 1024), ("<10KB", 10 * 1024), ("<100KB", 100 * 1024), ("<1MB", 1024 * 1024),
     (">=1MB", math.inf),
@@ -81,13 +79,16 @@ SIZE_EDGES = tuple(int(limit) for _, limit in SIZE_BUCKETS[:-1])
 
 
 def age_bucket(seconds: float | None) -> str:
-    """The age bucket of an age in seconds (negative ages, from clock skew, are ``<1m``)."""
-    if seconds is None or math.isnan(seconds):
-        return UNKNOWN_AGE
-    for name, limit in AGE_BUCKETS:
-        if seconds < limit:
-            return name
-    return AGE_BUCKETS[-1][0]
+    """The age bucket of an age in seconds (``ops.timefmt``'s; a negative age, from clock
+    skew, is ``<1h``), ``unknown`` for an unreadable put time."""
+    return _age_bucket(seconds) or UNKNOWN_AGE
+
+
+def _reason_key(reason: int | None) -> str:
+    """``by_reason``'s key: MQ's name, a number MQ has no name for as the number."""
+    if reason is None:
+        return NONE_KEY
+    return known_reason_name(reason) or str(reason)
 
 
 def size_bucket(length: int) -> str:
@@ -139,7 +140,7 @@ class SummaryBuilder:
         if reason is not None:
             self.dead_lettered += 1
         self._reason_dest[(reason, *self._dest(view.dest_q, view.dest_qmgr))] += 1
-        self._reason[NONE_KEY if reason is None else reason_name(reason)] += 1
+        self._reason[_reason_key(reason)] += 1
         self._format[view.original_format or NONE_KEY] += 1
         self._size[size_bucket(length)] += 1
         self._backout[view.backout_count] += 1
@@ -168,7 +169,7 @@ class SummaryBuilder:
             if g.reason is not None:
                 self.dead_lettered += n
             self._reason_dest[(g.reason, *self._dest(g.dest_q, g.dest_qmgr))] += n
-            self._reason[NONE_KEY if g.reason is None else reason_name(g.reason)] += n
+            self._reason[_reason_key(g.reason)] += n
             self._format[g.format or NONE_KEY] += n
             self._size[SIZE_BUCKETS[g.size_index][0]] += n
             self._backout[g.backout_count] += n
@@ -231,7 +232,7 @@ class SummaryBuilder:
             "total_bytes": self.total_bytes,
             "dead_lettered": self.dead_lettered,
             "by_reason_and_dest": [
-                {"reason": r, "reason_name": None if r is None else reason_name(r),
+                {"reason": r, "reason_name": None if r is None else known_reason_name(r),
                  **self._dest_entry(q, m), "count": n}
                 for (r, q, m), n in sorted(self._reason_dest.items(),
                                            key=lambda kv: (-kv[1], kv[0][0] is None,
@@ -363,7 +364,7 @@ def format_summary_text(summary: dict[str, Any]) -> str:
         rows = []
         for g in groups:
             r = g.get("reason")
-            reason = "(no dead-letter header)" if r is None else f"{g.get('reason_name')} ({r})"
+            reason = reason_label(r)
             rows.append([str(g.get("count")), _pct(int(g.get("count") or 0), total),
                          _cell(reason), _cell(g.get("destination"))])
         lines += _table(["COUNT", "%", "REASON", "DESTINATION"], rows, {0, 1})

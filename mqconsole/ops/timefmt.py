@@ -5,6 +5,10 @@ minutes, seconds, tenths and hundredths of a second), always in GMT/UTC. mqconso
 times in ISO 8601 UTC with milliseconds (``2026-09-22T02:34:28.280Z``), ages in seconds,
 and reads durations written like ``90s``, ``30m``, ``2h``, ``1d``, ``1w`` or ``1h30m``.
 
+This module owns the one timestamp style (:func:`iso_utc`) and the one set of age buckets
+(:data:`AGE_BUCKETS`, audit.md's) that ``summary``, the audit report and the journal use,
+in the CLI and the console alike.
+
 Nothing here raises on bad MQ fields: a descriptor with a blank or garbled put date has no
 put time (``None``). Only the parsers of operator input (``parse_duration``,
 ``parse_iso``) raise ``ValueError``, with a sentence that says what was expected.
@@ -19,7 +23,11 @@ from datetime import UTC, datetime, timedelta
 from mqconsole.mq.facts import parse_put_datetime
 
 __all__ = [
+    "AGE_BUCKETS",
+    "AGE_BUCKET_NAMES",
+    "AGE_EDGES",
     "add_seconds",
+    "age_bucket",
     "age_seconds",
     "format_age",
     "format_put_date_time",
@@ -30,6 +38,28 @@ __all__ = [
     "to_utc",
     "utcnow",
 ]
+
+# Ages as audit.md counts them: ``<1h``, ``1h-24h``, ``1d-7d``, ``7d-30d``, ``>30d`` (each
+# bucket's upper bound in seconds, exclusive); every face that counts by age uses these.
+AGE_BUCKETS: tuple[tuple[str, float], ...] = (
+    ("<1h", 3600.0), ("1h-24h", 86400.0), ("1d-7d", 7 * 86400.0), ("7d-30d", 30 * 86400.0),
+    (">30d", math.inf),
+)
+AGE_BUCKET_NAMES: tuple[str, ...] = tuple(name for name, _ in AGE_BUCKETS)
+AGE_EDGES: tuple[timedelta, ...] = tuple(timedelta(seconds=limit)
+                                         for _, limit in AGE_BUCKETS[:-1])
+
+
+def age_bucket(seconds: float | None) -> str | None:
+    """The age bucket of an age in seconds (a negative age, from clock skew, is ``<1h``);
+    None for an age not known."""
+    if seconds is None or math.isnan(seconds):
+        return None
+    for name, limit in AGE_BUCKETS:
+        if seconds < limit:
+            return name
+    return AGE_BUCKETS[-1][0]
+
 
 _DURATION_UNITS = {
     "ms": 0.001,
@@ -61,11 +91,14 @@ def format_put_date_time(dt: datetime) -> tuple[str, str]:
             f"{u.hour:02d}{u.minute:02d}{u.second:02d}{u.microsecond // 10_000:02d}")
 
 
-def iso_utc(dt: datetime | None) -> str | None:
-    """``2026-09-22T02:34:28.280Z`` (ISO 8601, UTC, milliseconds); None stays None."""
+def iso_utc(dt: datetime | None, *, exact: bool = False) -> str | None:
+    """``2026-09-22T02:34:28.280Z`` (ISO 8601, UTC, milliseconds); None stays None.
+    ``exact``: microseconds too when the time has them (a bound in a query must not move)."""
     if dt is None:
         return None
     u = to_utc(dt)
+    if exact and u.microsecond % 1000:
+        return u.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
     return u.strftime("%Y-%m-%dT%H:%M:%S.") + f"{u.microsecond // 1000:03d}Z"
 
 

@@ -164,8 +164,11 @@ def _order(counter: dict[Any, int], names: tuple[str, ...]) -> list[dict[str, An
 
 
 def _iso(when: datetime) -> str:
+    """The one timestamp style (milliseconds, microseconds only when it has them)."""
     text = when.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S")
-    return text + (f".{when.microsecond:06d}" if when.microsecond else "") + "Z"
+    sub = f".{when.microsecond:06d}" if when.microsecond % 1000 else \
+        f".{when.microsecond // 1000:03d}"
+    return text + sub + "Z"
 
 
 def oracle(rows: list[dict[str, Any]], as_of: datetime = AS_OF,

@@ -87,16 +87,16 @@ def test_an_age_bucket_is_an_arrival_range_at_the_reports_time() -> None:
     """A message enters the next bucket exactly when the report's time passes its edge."""
     later = drill("by_age", {"bucket": "1h-24h", "count": 0}, as_of=NOW + timedelta(hours=1))
     now = drill("by_age", {"bucket": "1h-24h", "count": 0}, as_of=NOW)
-    assert now.where == ("arrival > 2026-11-24T10:00:00Z and "
-                         "arrival <= 2026-11-25T09:00:00Z")
-    assert later.where == ("arrival > 2026-11-24T11:00:00Z and "
-                           "arrival <= 2026-11-25T10:00:00Z")
+    assert now.where == ("arrival > 2026-11-24T10:00:00.000Z and "
+                         "arrival <= 2026-11-25T09:00:00.000Z")
+    assert later.where == ("arrival > 2026-11-24T11:00:00.000Z and "
+                           "arrival <= 2026-11-25T10:00:00.000Z")
     assert drill("by_age", {"bucket": "<1h", "count": 0}, as_of=NOW).where == \
-        "arrival > 2026-11-25T09:00:00Z and arrival <= 2026-11-25T10:00:00Z"
+        "arrival > 2026-11-25T09:00:00.000Z and arrival <= 2026-11-25T10:00:00.000Z"
     assert drill("by_age", {"bucket": "after as-of", "count": 0}, as_of=NOW).where == \
-        "arrival > 2026-11-25T10:00:00Z"
+        "arrival > 2026-11-25T10:00:00.000Z"
     assert drill("by_age", {"bucket": ">30d", "count": 0}, as_of=NOW).where == \
-        "arrival <= 2026-10-26T10:00:00Z"
+        "arrival <= 2026-10-26T10:00:00.000Z"
     assert drill("by_age", {"bucket": "<1h", "count": 0}) is None  # no time: no range
 
 

@@ -94,6 +94,8 @@ def test_a_move_stopped_by_a_full_queue_says_how_many_were_not_tried(cli):
     assert ("not tried: 230 (APP.SMALL refused 10 messages in a row (last: MQRC_Q_FULL, "
             "2053), so it was given up; they stayed on SYSTEM.DEAD.LETTER.QUEUE)") in r.err
     assert len(rows(cli, DLQ)) == 240
+    listed = cli("journal")
+    assert "selected 240 done 0 failed 10 skipped 0 not tried 230" in listed.out, listed.out
 
 
 def test_unknown_queues_exit_2_and_change_nothing(cli):

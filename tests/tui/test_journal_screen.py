@@ -173,7 +173,7 @@ async def test_a_record_of_21600_msgids_opens_readably(make_app, tmp_path):
         assert "MsgIds 21,501–21,602 of 21,602 · page 44 of 44" in screen_text(app)
         assert table.row_count == 102
         last = table.cells(101)
-        assert last[0] == "21602" and last[2:] == ["failed", "APP.IN", "MQRC_Q_FULL"]
+        assert last[0] == "21602" and last[2:] == ["failed", "APP.IN", "MQRC_Q_FULL (2053)"]
         await pilot.press("p")
         await pilot.pause()
         assert table.cells(0)[0] == "21001"

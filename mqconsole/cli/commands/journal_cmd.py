@@ -41,6 +41,9 @@ def entry_line(entry: JournalEntry) -> str:
         text = f"done {counts['done']} failed {counts['failed']} skipped {counts['skipped']}"
         if isinstance(selected, int):
             text = f"selected {selected} " + text
+        not_tried = details.get("not_tried")  # a stop early: never tried, they stayed
+        if isinstance(not_tried, int) and not isinstance(not_tried, bool) and not_tried:
+            text += f" not tried {not_tried}"
         parts.append(text)
     if entry.backup:
         parts.append(f"backup {entry.backup}")
@@ -66,7 +69,7 @@ def id_lines(entry: JournalEntry) -> list[str]:
     for o in entry.outcomes:
         what = o.outcome
         if o.reason_name or o.reason is not None:
-            what += f" {o.reason_name or ''}({o.reason})"
+            what += f" {o.reason_text()}"
         lines.append(f"    {o.msgid}  {what}" + (f"  -> {o.destination}" if o.destination
                                                    else ""))
     lines.extend(f"    {m}  in doubt (its unit's commit was not recorded)"

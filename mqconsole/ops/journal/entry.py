@@ -32,10 +32,13 @@ def _sudo_user() -> str | None:
 
 
 def format_time(when: datetime) -> str:
-    """ISO 8601 in UTC with milliseconds and a ``Z``: ``2026-11-02T09:14:03.512Z``."""
+    """ISO 8601 in UTC with milliseconds and a ``Z``: ``2026-11-02T09:14:03.512Z`` (the one
+    style, ``ops.timefmt.iso_utc``)."""
+    from mqconsole.ops.timefmt import iso_utc
+
     if when.tzinfo is None:
         when = when.astimezone()  # a naive time is local time
-    return when.astimezone(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    return str(iso_utc(when))
 
 
 def parse_time(text: str) -> datetime:
@@ -87,6 +90,20 @@ class Outcome:
             self.msgid = bytes(self.msgid).hex().upper()
         if self.outcome not in OUTCOMES:
             raise ValueError(f"outcome {self.outcome!r} is not one of {', '.join(OUTCOMES)}")
+
+    def reason_text(self) -> str:
+        """The reason as every face says one (``mq.names.reason_label``: ``MQRC_Q_FULL
+        (2053)``, a number MQ has no name for alone), whatever name the record kept (an
+        older one wrote ``UNKNOWN_65535``); a name of mqconsole's own (a plugin's refusal)
+        with its number; empty when there is none."""
+        from mqconsole.mq.names import known_reason_name, reason_label
+
+        if self.reason is None:
+            return self.reason_name or ""
+        name = self.reason_name
+        if not name or name.startswith("UNKNOWN_") or name == known_reason_name(self.reason):
+            return reason_label(self.reason)
+        return f"{name} ({self.reason})"
 
     def to_dict(self) -> dict[str, Any]:
         """Without the fields that are not set (a done message has no reason): a move of

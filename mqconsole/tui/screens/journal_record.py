@@ -13,6 +13,7 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.widgets import Footer, Static
 
+from mqconsole.ops.journal import format_time
 from mqconsole.tui import keys as K
 from mqconsole.tui.context import ConsoleContext
 from mqconsole.tui.safe import clean, txt
@@ -31,9 +32,9 @@ def describe(entry: Any) -> Text:
     counts = entry.counts()
     out = Text()
     out.append(f"{entry.operation}{' (dry run)' if entry.dry_run else ''}", "bold")
-    out.append(f" · {entry.time.strftime('%Y-%m-%d %H:%M:%S')} UTC")
+    out.append(f" · {format_time(entry.time)}")  # the one style (ops.timefmt.iso_utc)
     if entry.ended is not None:
-        out.append(f" → {entry.ended.strftime('%H:%M:%S')}")
+        out.append(f" → {format_time(entry.ended)}")
     stopped = entry.stopped() if entry.state != "interrupted" else None
     state = ("INTERRUPTED" if entry.state == "interrupted" else
              f"stopped early ({clean(stopped)})" if stopped is not None else entry.state)
@@ -134,7 +135,7 @@ class JournalRecordScreen(ConsoleScreen):
 
         def cells(i: int) -> list[Text]:
             o = outcomes[start + i]
-            reason = o.reason_name or ("" if o.reason is None else str(o.reason))
+            reason = o.reason_text()
             return [Text(str(start + i + 1)), txt(o.msgid),
                     Text(o.outcome, style=_OUTCOME_STYLE.get(o.outcome, "")),
                     txt(o.destination or ""), txt(reason)]
