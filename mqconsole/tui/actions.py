@@ -192,6 +192,18 @@ class ActionRunner:
             raise dialog.error
         return plan
 
+    def _nothing_to(self, plan: Summary, t: Targets, verb: str) -> bool:
+        """A plan that selects no message (the marked ones were moved, got or expired since
+        they were marked): said in one sentence instead of a question about an empty plan
+        and a result of "0 of 0". True when so."""
+        if plan.result.selected:
+            return False
+        why = "; ".join(plan.result.warnings) or (
+            f"no message of {t.queue} is selected any more")
+        self.ctx.notify(f"Nothing to {verb.lower()}: {clean(why)}.", title=f"{verb} messages",
+                        severity="warning")
+        return True
+
     # -- the one way an operation runs ---------------------------------------------------------
     def start(self, kind: Kind, title: str, *, leave_detail: bool = False,
               after: Callable[[], None] | None = None) -> None:
@@ -323,7 +335,7 @@ class ActionRunner:
                                         strip_dlh=strip_dlh)
         where = dest if dest_qm is None else f"{dest} on {dest_qm.name}"
         plan = await self._plan(kind, f"{verb.lower()} to {where}")
-        if plan is None:
+        if plan is None or self._nothing_to(plan, t, verb):
             return False
         if dest_qm is None:
             body = self._transfer_body(t, verb, dest, copy=copy, strip_dlh=strip_dlh)
@@ -473,7 +485,7 @@ class ActionRunner:
             if to:
                 await self._resubmit(t, to)
             return
-        if plan is None:
+        if plan is None or self._nothing_to(plan, t, "Resubmit"):
             return
         body = self._resubmit_body(t, to)
         body.append("\nPlan:\n", "bold")

@@ -50,3 +50,33 @@ async def test_a_mark_of_a_message_that_left_selects_nothing_else(make_app, qm, 
     assert summary.counts["selected"] == 0  # not copy two, which has its MsgId
     assert len(bodies(qm, QUEUE)) == 3
 
+
+
+async def test_a_mark_whose_message_left_is_said_instead_of_an_empty_plan(make_app, qm):
+    """Issue 24: a mark whose message was deleted elsewhere gave "Move 1 marked message"
+    with an empty plan, then "Moved 0 of 0" with no reason; now one sentence, no question."""
+    from mqconsole.ops.operation import Delete, Operation
+    from mqconsole.ops.selection import Selection
+    from mqconsole.tui.screens.dialogs import ConfirmDialog, InputDialog
+
+    app = make_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(app, pilot)
+        await open_queue(app, pilot, "APP.ORDERS")
+        await wait_for(app, pilot, lambda: app.screen.model.done)
+        await pilot.press("space")
+        gone = app.screen.model.row(0).msgid.hex()
+        Operation(Delete("APP.ORDERS", Selection.build(msgids=[gone]), backup_dir=None),
+                  journal=None).run(qm)  # another process takes it
+        depth = qm.inquire_queue("APP.AUDIT").depth
+        await pilot.press("m")
+        await wait_for(app, pilot, lambda: isinstance(app.screen, InputDialog))
+        app.screen.query_one("Input").value = "APP.AUDIT"
+        await pilot.press("enter")
+        said = ("Nothing to move: 1 of the marked messages is no longer there (moved, got or "
+                "expired since they were marked).")
+        await wait_for(app, pilot, lambda: any(str(n.message) == said
+                                               for n in app._notifications))
+        await settle(app, pilot)
+        assert not isinstance(app.screen, ConfirmDialog)  # nothing asked
+    assert qm.inquire_queue("APP.AUDIT").depth == depth
