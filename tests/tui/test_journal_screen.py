@@ -276,3 +276,17 @@ def test_a_count_of_180000_is_never_cut_in_its_column():
     cells = row(entry, 30)
     done = cells[4].plain
     assert done == "180k" and len(done) <= COUNT_COLUMNS[0].width
+
+
+def test_a_records_messages_never_tried_are_a_count_of_their_own():
+    """Issue 24 item 2: a change that stopped early says beside done, failed and skipped how
+    many selected messages it never tried."""
+    from mqconsole.tui.screens.journal_record import describe
+
+    entry = JournalEntry("move", qmgr="QM1", profile="test", source="APP.ORDERS.BOQ",
+                         destinations=["APP.SMALL"], operator="alice",
+                         details={"selected": 52, "stopped_early": "APP.SMALL was given up",
+                                  "not_tried": 37})
+    said = describe(entry).plain
+    assert "0 done · 0 failed · 0 skipped · 37 not tried (they stayed)" in said
+    assert "not tried: 37" not in said  # said once

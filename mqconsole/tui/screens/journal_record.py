@@ -51,15 +51,21 @@ def describe(entry: Any) -> Text:
     out.append("\n")
     out.append(f"{counts['done']:,} done", "bold")
     out.append(f" · {counts['failed']:,} failed", "bold red" if counts["failed"] else "")
-    out.append(f" · {counts['skipped']:,} skipped\n",
-               "bold yellow" if counts["skipped"] else "")
+    not_tried = entry.details.get("not_tried")  # stopped early: never tried, they stayed
+    if not (isinstance(not_tried, int) and not isinstance(not_tried, bool) and not_tried > 0):
+        not_tried = 0
+    out.append(f" · {counts['skipped']:,} skipped", "bold yellow" if counts["skipped"] else "")
+    if not_tried:
+        out.append(f" · {not_tried:,} not tried (they stayed)", "bold yellow")
+    out.append("\n")
     if entry.in_doubt:
         out.append(f"{len(entry.in_doubt):,} in doubt (their last unit's commit is not "
                    "recorded: check the queues)\n", "bold red")
     if entry.backup:
         out.append_text(txt(f"backup: {entry.backup}"))
         out.append("\n")
-    details = {k: v for k, v in entry.details.items() if not isinstance(v, dict | list)}
+    details = {k: v for k, v in entry.details.items()
+               if not isinstance(v, dict | list) and k != "not_tried"}
     if details:
         out.append_text(txt(" · ".join(f"{k.replace('_', ' ')}: {_said(v)}"
                                        for k, v in details.items())))
