@@ -111,10 +111,11 @@ class MQConsoleApp(App[None], inherit_bindings=False):
     def _fatal_error(self) -> None:
         """A bug's report without the frames' local variables (Textual shows them, and a
         message's payload would be among them: payloads never reach the terminal), the
-        exception's text made safe and cut short."""
+        exception's text made safe and cut short. (The one name of Textual's the console
+        overrides: Textual has no public hook for an unhandled exception; the report is
+        given to the public ``panic``, which ends the app and prints it.)"""
         import sys
 
-        from rich.segment import Segments
         from rich.traceback import Traceback
 
         self.bell()
@@ -126,9 +127,7 @@ class MQConsoleApp(App[None], inherit_bindings=False):
             for stack in extracted.stacks:
                 stack.exc_value = clean(stack.exc_value)[:200]
             trace = Traceback(extracted, width=None)
-        self._exit_renderables.append(Segments(self.console.render(trace,
-                                                                   self.console.options)))
-        self._close_messages_no_wait()
+        self.panic(trace)
 
     @property
     def conns(self) -> Connections:

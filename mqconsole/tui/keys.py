@@ -14,9 +14,10 @@ from the command palette and from the action menus; :data:`CHANGING` is that lis
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, replace
 
-from textual.binding import Binding, BindingsMap, BindingType
+from textual.binding import Binding, BindingType
 
 
 @dataclass(frozen=True)
@@ -312,14 +313,26 @@ def binding(key: Key) -> list[BindingType]:
     return [key.binding()]
 
 
-def without_changing(bindings_map: BindingsMap) -> BindingsMap:
-    """A copy of ``bindings_map`` with every changing action removed."""
-    keys: dict[str, list[Binding]] = {}
-    for key, binding in bindings_map:
-        if _action_name(binding.action) in CHANGING:
-            continue
-        keys.setdefault(key, []).append(binding)
-    return BindingsMap.from_keys(keys)
+#: the action a read-only screen binds each changing key to (refused by its check_action)
+REFUSED = "read_only_refused"
+
+
+def changing_keys_refused(classes: Iterable[type]) -> list[BindingType]:
+    """BINDINGS that take over every key ``classes`` bind to a changing action: in a
+    subclass, Textual's bindings of a key replace its bases' (a read-only screen's class), so
+    the key reaches no changing action; the stand-in is hidden and refused."""
+    out: list[BindingType] = []
+    seen: set[str] = set()
+    for cls in classes:
+        for item in vars(cls).get("BINDINGS", ()):
+            binding = item if isinstance(item, Binding) else Binding(*item)
+            if not is_changing(binding.action):
+                continue
+            for key in (k.strip() for k in binding.key.split(",")):
+                if key and key not in seen:
+                    seen.add(key)
+                    out.append(Binding(key, REFUSED, show=False))
+    return out
 
 
 def _action_name(action: str) -> str:
@@ -334,6 +347,19 @@ def unknown_keymap_ids(keymap: dict[str, str]) -> list[str]:
     return sorted(k for k in keymap if k not in KNOWN_IDS)
 
 
-__all__ = ["ALL_KEYS", "CHANGING", "KNOWN_IDS", "SECTIONS", "Command", "Key", "binding",
-           "bindings", "is_changing", "key_names", "markdown_table",
-           "unknown_keymap_ids", "without_changing"]
+__all__ = [
+    "ALL_KEYS",
+    "CHANGING",
+    "KNOWN_IDS",
+    "REFUSED",
+    "SECTIONS",
+    "Command",
+    "Key",
+    "binding",
+    "bindings",
+    "changing_keys_refused",
+    "is_changing",
+    "key_names",
+    "markdown_table",
+    "unknown_keymap_ids",
+]

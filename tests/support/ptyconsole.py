@@ -18,15 +18,18 @@ MQCONSOLE = str(Path(sys.executable).parent / "mqconsole")
 
 class Console:
     """``Console(*args, home=...)``: ``mqconsole ARGS`` at 120x30; ``wait`` and ``exit_wait``
-    are how long :meth:`wait_for` and :meth:`exit_code` wait unless told."""
+    are how long :meth:`wait_for` and :meth:`exit_code` wait unless told; ``stdin``: a file
+    descriptor to read keys from instead of the terminal."""
 
-    def __init__(self, *args: str, home: Path, wait: float = 60, exit_wait: float = 30
-                 ) -> None:
+    def __init__(self, *args: str, home: Path, wait: float = 60, exit_wait: float = 30,
+                 stdin: int | None = None) -> None:
         self.wait, self.exit_wait = wait, exit_wait
         env = {k: v for k, v in os.environ.items() if not k.startswith("MQCONSOLE_")}
         env.update(MQCONSOLE_HOME=str(home), TERM="xterm-256color")
         self.pid, self.fd = pty.fork()
         if self.pid == 0:  # pragma: no cover - the child
+            if stdin is not None:  # input from another terminal than the one drawn on
+                os.dup2(stdin, 0)
             os.execve(MQCONSOLE, [MQCONSOLE, *args], env)
         import fcntl
         import termios

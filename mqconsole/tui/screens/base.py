@@ -1,20 +1,22 @@
 """What every console screen shares: the banner, read-only removal of changing keys, commands.
 
 A read-only profile *removes* changing bindings from the screen's bindings when the screen is
-made (so they are neither shown nor reachable), refuses them in ``check_action`` (so nothing,
-not even a stray ``run_action``, can start one), and leaves them out of :meth:`commands`
-(the command palette and the action menus are built from it).
+made (so they are neither shown nor reachable: the screen is made as a subclass whose
+``BINDINGS`` bind those keys to a refused stand-in — Textual's public way, no private
+attribute), refuses them in ``check_action`` (so nothing, not even a stray ``run_action``,
+can start one), and leaves them out of :meth:`commands` (the command palette and the action
+menus are built from it).
 """
 
 from __future__ import annotations
 
-from functools import cached_property
+from functools import cache, cached_property
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from textual.screen import Screen
 
 from mqconsole.tui.context import ConsoleContext
-from mqconsole.tui.keys import Command, Key, is_changing, without_changing
+from mqconsole.tui.keys import REFUSED, Command, Key, changing_keys_refused, is_changing
 from mqconsole.tui.requests import CheckSize
 
 if TYPE_CHECKING:
@@ -27,11 +29,12 @@ class ConsoleScreen(Screen):
     KEYS: ClassVar[list[Key]] = []
     HELP_NAME: ClassVar[str] = "this screen"  # "Keys of <HELP_NAME>" in the help
 
+    def __new__(cls, ctx: ConsoleContext, *args: Any, **kwargs: Any) -> ConsoleScreen:
+        return super().__new__(read_only_class(cls) if ctx.read_only else cls)
+
     def __init__(self, ctx: ConsoleContext, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.ctx = ctx
-        if ctx.read_only:
-            self._bindings = without_changing(self._bindings)
 
     @cached_property
     def actions(self) -> ActionRunner:
@@ -44,7 +47,7 @@ class ConsoleScreen(Screen):
         self.call_after_refresh(self.ctx.request, CheckSize())
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        return not (is_changing(action) and self.ctx.read_only)
+        return not (action == REFUSED or (is_changing(action) and self.ctx.read_only))
 
     def commands(self) -> list[Command]:
         """The commands of this screen for the palette (read-only: no changing ones)."""
@@ -80,4 +83,16 @@ class ConsoleScreen(Screen):
             self.call_later(self.run_action, action)
 
 
-__all__ = ["Command", "ConsoleScreen"]
+@cache
+def read_only_class(cls: type[ConsoleScreen]) -> type[ConsoleScreen]:
+    """``cls`` for a read-only profile: the same screen (same name, so the same styles),
+    whose changing keys are bound to the refused stand-in."""
+    if vars(cls).get("READ_ONLY"):
+        return cls
+    namespace = {"BINDINGS": changing_keys_refused(cls.__mro__), "READ_ONLY": True,
+                 "__module__": cls.__module__, "__qualname__": cls.__qualname__}
+    meta: Any = type(cls)  # Textual's metaclass makes it, as for a class statement
+    return meta(cls.__name__, (cls,), namespace)
+
+
+__all__ = ["Command", "ConsoleScreen", "read_only_class"]

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import Future
 from dataclasses import dataclass
+from typing import Any
 
 from rich.text import Text
 from textual import events
@@ -37,10 +38,13 @@ class Tick(Checkbox, inherit_bindings=False):
 
     BINDINGS = K.binding(K.DIALOG_TOGGLE)
 
-    @property
-    def _button(self):  # ToggleButton's, with the mark chosen
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.BUTTON_INNER = "X" if self.value else " "  # (Textual's public mark)
+
+    def watch_value(self) -> None:
         self.BUTTON_INNER = "X" if self.value else " "
-        return super()._button
+        super().watch_value()
 
 
 class Dialog(ModalScreen):
