@@ -290,6 +290,35 @@ class BrowseModel:
         batch = self._cursor.next_batch(want)
         return [(None, m) for m in batch], len(batch) < want
 
+    # -- what the list asks of its rows (tui.rows.RowSource) ---------------------------------
+    reads_in_order = True  # one browse from the start, read ahead as the list needs rows
+    can_count_facts = False  # its summary is made from the rows read
+    summary_pending = False
+    quick = False
+
+    @property
+    def known(self) -> bool:
+        return self.done
+
+    def missing(self, first: int, last: int) -> list[int]:
+        """No pages: the rows are read ahead (``read_until``)."""
+        return []
+
+    def load(self, pages: list[int]) -> None:
+        """No pages to load (see :meth:`missing`)."""
+
+    def load_now(self, pages: list[int]) -> bool:
+        return False
+
+    def count_facts(self, summarize: Callable[[Any], bool]) -> None:
+        """Its summary is made from the rows read (``can_count_facts`` is False)."""
+
+    def rows_before(self, row: int, positions: set[int]) -> int:
+        """How many of the rows before ``row`` hold the messages at ``positions`` (a
+        filtered list's rows are not its positions)."""
+        listed = self.index.positions
+        return sum(1 for i in range(min(row, self.count)) if listed[i] in positions)
+
     def has_row(self, i: int) -> bool:
         return 0 <= i < self.count
 

@@ -265,6 +265,27 @@ class PagedModel:
             self.summary, self.counted = builder, True
 
     # -- an operation took messages away (update, don't read again) -------------------------
+    # -- what the list asks of its rows (tui.rows.RowSource) ---------------------------------
+    reads_in_order = False  # a page is read where the list shows it
+
+    def read_until(self, rows: int | None, *, cancel: threading.Event | None = None,
+                   progress: Callable[[Any], None] | None = None) -> int:
+        """Nothing is read ahead: a page is read where it is shown (:meth:`load`)."""
+        return self.count
+
+    @property
+    def can_count_facts(self) -> bool:
+        """The backend can count the whole queue's summary, and has not yet."""
+        return not self.counted
+
+    @property
+    def summary_pending(self) -> bool:
+        return not self.counted
+
+    def rows_before(self, row: int, positions: set[int]) -> int:
+        """Row ``i`` is position ``i + 1``: the positions up to the row's."""
+        return sum(1 for p in positions if p <= row)
+
     def drop(self, left: set[int]) -> bool:
         """The messages at positions ``left`` left the queue: the pages read are forgotten
         (their positions moved) and only those shown are read again, a page each; the

@@ -18,12 +18,11 @@ from mqconsole.ops.views import MessageView
 from mqconsole.tui.safe import clean
 
 if TYPE_CHECKING:
-    from mqconsole.tui.browsing import BrowseModel
-    from mqconsole.tui.paging import PagedModel
+    from mqconsole.tui.rows import RowSource
     from mqconsole.tui.widgets.message_list import MessageList
 
 
-def hidden_marks(lst: MessageList, model: BrowseModel | PagedModel | None) -> int:
+def hidden_marks(lst: MessageList, model: RowSource | None) -> int:
     """How many marks a filter hides: marked before the filter changed, not listed now."""
     if model is None or model.where is None or not lst.marks:
         return 0
@@ -58,7 +57,7 @@ class Targets:
 
     @classmethod
     def under_cursor(cls, queue: str, lst: MessageList,
-                     model: BrowseModel | PagedModel | None) -> Targets | None:
+                     model: RowSource | None) -> Targets | None:
         """The message under the cursor (whatever is marked)."""
         if model is None or not model.has_row(lst.cursor):
             return None  # past the end, or on a page not read yet
@@ -72,7 +71,7 @@ class Targets:
                    view=model.view(lst.cursor))
 
     @classmethod
-    def from_list(cls, queue: str, lst: MessageList, model: BrowseModel | None
+    def from_list(cls, queue: str, lst: MessageList, model: RowSource | None
                   ) -> Targets | None:
         if model is None:
             return None

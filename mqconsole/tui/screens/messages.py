@@ -32,6 +32,7 @@ from mqconsole.tui.browsing import BrowseModel, Cancelled
 from mqconsole.tui.context import ConsoleContext
 from mqconsole.tui.paging import LISTED_PAGE, PagedModel
 from mqconsole.tui.requests import ShowMessage
+from mqconsole.tui.rows import RowSource
 from mqconsole.tui.safe import clean, txt
 from mqconsole.tui.screens.base import ConsoleScreen
 from mqconsole.tui.targets import hidden_marks
@@ -46,9 +47,9 @@ QUICK_READ = 0.02  # seconds: a page model's rows read on the event loop while r
 QUICK_ROWS = 200  # ... and no more rows at once than a tall screen shows
 
 
-def summary_text(model: BrowseModel | PagedModel, width: int, depth_now: int | None = None,
+def summary_text(model: RowSource, width: int, depth_now: int | None = None,
                  counting: bool = False) -> Text:
-    if isinstance(model, PagedModel) and not model.counted:
+    if model.summary_pending:
         out = Text(no_wrap=False)
         if not model.known:
             out.append("reading…")
@@ -110,7 +111,7 @@ class MessagesScreen(ConsoleScreen):
         super().__init__(ctx)
         self.queue = queue
         self._initial_where = where  # opened from the audit's report with a row's filter
-        self.model: BrowseModel | PagedModel | None = None
+        self.model: RowSource | None = None
         self._conn: Any = None
         self._want: int | None = 0
         self._reading = False
@@ -261,11 +262,14 @@ class MessagesScreen(ConsoleScreen):
             if gen != self._generation or not self.is_attached:
                 return
             self.depth = d
-            self.model.depth_hint = d  # type: ignore[union-attr]
-            if d is not None and d <= AUTO_READ and isinstance(self.model, BrowseModel):
+            model = self.model
+            if model is None:
+                return
+            model.depth_hint = d
+            if d is not None and d <= AUTO_READ and model.reads_in_order:
                 self._want = None
                 self._ensure_reader()
-            if isinstance(self.model, PagedModel) and d is not None and d <= AUTO_COUNT:
+            if not model.reads_in_order and d is not None and d <= AUTO_COUNT:
                 self._count_facts()
             lst.rows_changed()
             self._update_status()
@@ -328,7 +332,7 @@ class MessagesScreen(ConsoleScreen):
     def _count_facts(self) -> None:
         """The whole queue's summary, counted by the backend (a ``PagedModel``)."""
         model = self.model
-        if not isinstance(model, PagedModel) or model.counted or self._counting:
+        if model is None or not model.can_count_facts or self._counting:
             return
         self._counting = True
         ctx, queue, gen = self.ctx, self.queue, self._generation
@@ -350,7 +354,7 @@ class MessagesScreen(ConsoleScreen):
 
     def on_message_list_need_pages(self, event: MessageList.NeedPages) -> None:
         model = self.model
-        if not isinstance(model, PagedModel):
+        if model is None or model.reads_in_order:
             return
         self._pages_wanted = event.pages
         if self._paging:
@@ -383,7 +387,7 @@ class MessagesScreen(ConsoleScreen):
 
         ctx.backend(read, done=finished, failed=failed, queue=self.queue, what="browse")
 
-    def _load_here(self, model: PagedModel, pages: list[int]) -> bool:
+    def _load_here(self, model: RowSource, pages: list[int]) -> bool:
         """Read ``pages`` on the event loop, when the model lists rows in process: no hand-off
         to a thread and back before they are drawn. False when a worker reads it now (the
         screen hands the pages to a worker as before); a read slower than ``QUICK_READ``
@@ -414,7 +418,7 @@ class MessagesScreen(ConsoleScreen):
 
     def _ensure_reader(self) -> None:
         model = self.model
-        if not isinstance(model, BrowseModel) or self._reading or model.done:
+        if model is None or not model.reads_in_order or self._reading or model.done:
             return
         if self._want is not None and model.count >= self._want:
             return
@@ -574,11 +578,7 @@ class MessagesScreen(ConsoleScreen):
             self.action_refresh()
             return
         gone = sorted(positions)
-        if isinstance(model, PagedModel):
-            above = bisect.bisect_left(gone, cursor + 1)  # row i is position i + 1
-        else:
-            listed = model.index.positions
-            above = sum(1 for i in range(min(cursor, model.count)) if listed[i] in positions)
+        above = model.rows_before(cursor, positions)
         if not model.drop(positions):
             self.action_refresh()
             return
@@ -592,8 +592,7 @@ class MessagesScreen(ConsoleScreen):
         lst.rows_changed()
         self._update_status()
         self._update_summary()
-        if isinstance(model, PagedModel) and self.depth is not None \
-                and self.depth <= AUTO_COUNT:
+        if model.can_count_facts and self.depth is not None and self.depth <= AUTO_COUNT:
             self._count_facts()
 
     def action_clear_filter(self) -> None:
@@ -634,7 +633,7 @@ class MessagesScreen(ConsoleScreen):
             return
         self.start_browse(text or None, where)
 
-    def _filter_read(self, model: BrowseModel | PagedModel, where: Any,
+    def _filter_read(self, model: RowSource, where: Any,
                      text: str | None) -> None:
         """A queue read to its end: filter the messages read, in a worker (a search through
         many large payloads takes a while, and the console must answer keys and signals
@@ -694,8 +693,8 @@ class MessagesScreen(ConsoleScreen):
     def action_mark(self) -> None:
         lst = self.query_one(MessageList)
         if not lst.toggle_mark(lst.cursor):
-            why = ("not all of them are read" if isinstance(self.model, PagedModel)
-                   else "there are too many")
+            why = ("there are too many" if self.model is None or self.model.reads_in_order
+                   else "not all of them are read")
             self.app.notify(f"Every message is marked; {why} to unmark one by one: U clears "
                             "the marks.", markup=False, severity="warning")
             return
@@ -722,7 +721,7 @@ class MessagesScreen(ConsoleScreen):
         self.query_one("#summary").toggle_class("-hidden")
 
     def action_read_all(self) -> None:
-        if isinstance(self.model, PagedModel):
+        if self.model is not None and not self.model.reads_in_order:
             self._count_facts()
             return
         if self.model is not None and not self.model.done:
@@ -746,7 +745,7 @@ class MessagesScreen(ConsoleScreen):
         if view is not None:
             self.ctx.request(ShowMessage(self.queue, view))
             return
-        if isinstance(model, BrowseModel):  # (a page model reads at the position)
+        if model.reads_in_order:  # (a page model reads at the position)
             self.app.notify(f"Browsing {self.queue} again to message "
                             f"{model.row(row).position:,}…", markup=False)
         self.ctx.backend(lambda: model.fetch(row),

@@ -1,6 +1,7 @@
 """The list of messages: a Line API view (like Toolong's) that draws only the visible rows.
 
-Rows come from the :class:`~mqconsole.tui.browsing.BrowseModel`'s light index; the widget
+Rows come from a :class:`~mqconsole.tui.rows.RowSource` (a browse's or a page model's light
+index); the widget
 never holds messages. Its height is the number of rows the queue is expected to have (the
 depth, until the browse reaches the end), so the scrollbar means what it says; rows not read
 yet are drawn as placeholders and the widget asks its screen for them (``NeedRows``) when
@@ -28,8 +29,8 @@ from mqconsole.ops.summary import format_bytes
 from mqconsole.ops.timefmt import format_age
 from mqconsole.ops.words import counted
 from mqconsole.tui import keys as K
-from mqconsole.tui.browsing import BrowseModel, Row
-from mqconsole.tui.paging import PagedModel
+from mqconsole.tui.browsing import Row
+from mqconsole.tui.rows import RowSource
 from mqconsole.tui.safe import clean, fit
 
 MAX_EXPLICIT_MARKS = 100_000  # "all marked" is not turned into more single marks than this
@@ -125,7 +126,7 @@ def header_text(width: int) -> str:
 
 
 class MessageList(ScrollView, can_focus=True):
-    """The rows of a :class:`BrowseModel`, with a cursor and marks."""
+    """The rows of a :class:`~mqconsole.tui.rows.RowSource`, with a cursor and marks."""
 
     BINDINGS = K.bindings(K.MESSAGE_LIST_KEYS)
 
@@ -164,7 +165,7 @@ class MessageList(ScrollView, can_focus=True):
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
-        self.model: BrowseModel | PagedModel | None = None
+        self.model: RowSource | None = None
         self.marks: dict[int, Mark] = {}  # queue position -> the message, exactly
         self.all_marked = False
         self._asked = 0
@@ -173,7 +174,7 @@ class MessageList(ScrollView, can_focus=True):
         self._paint: tuple[Style, int, int, int, int] | None = None  # while painting
 
     # -- data --------------------------------------------------------------------------------
-    def set_model(self, model: BrowseModel | PagedModel | None) -> None:
+    def set_model(self, model: RowSource | None) -> None:
         self.model = model
         self._asked = 0
         self._asked_pages = []
@@ -316,7 +317,7 @@ class MessageList(ScrollView, can_focus=True):
 
     def _check_needed(self) -> None:
         model = self.model
-        if isinstance(model, PagedModel):
+        if model is not None and not model.reads_in_order:  # pages where they are shown
             height = self.scrollable_content_region.height or 24
             top = self.scroll_offset.y
             first, last = min(top, self.cursor), max(top + height, self.cursor + 1)
