@@ -17,8 +17,10 @@ message acted on is one of the last ten, "deep" in the queue; each round takes a
   APP.HOLD --msgid X --position P [--dry-run | --yes]`` process, start-up included;
 * ``browsed``: messages browsed by the ops plan + move (0: found by its token).
 
-Each size's entry records the load average (1, 5, 15 minutes) before and after it: the
-machine is shared. Goals (issue 23): at 1,000,000 within 2x the same at 1,000, and <= 1 s.
+The console's pilot helpers and the counting connection come from ``bench/_console.py``
+(a bench script never imports the test suite). Each size's entry records the load average
+(1, 5, 15 minutes) before and after it: the machine is shared. Goals (issue 23): at
+1,000,000 within 2x the same at 1,000, and <= 1 s.
 """
 
 from __future__ import annotations
@@ -94,10 +96,11 @@ def _deep(qm, k: int) -> tuple[bytes, bytes, int]:
 
 
 def child_ops(path: str) -> dict:
+    from _console import CountingQueueManager
+
     from mqconsole.backends.open import open_embedded
     from mqconsole.ops.operation import Move, Operation
     from mqconsole.ops.selection import Mark, Selection
-    from tests.support.counting import CountingQueueManager
 
     qm = open_embedded(path)
     plans, moves, browsed = [], [], 0
@@ -114,7 +117,7 @@ def child_ops(path: str) -> dict:
         assert plan.counts["selected"] == 1 and done.counts["done"] == 1, (plan, done)
         plans.append(t1 - t0)
         moves.append(t2 - t1)
-        browsed += counting.counts.browsed[FLOOD]
+        browsed += counting.browsed[FLOOD]
     qm.close()
     return {"ops_plan_s": statistics.median(plans), "ops_move_s": statistics.median(moves),
             "ops_plan_move_s": statistics.median(p + m for p, m in zip(plans, moves,
@@ -123,12 +126,13 @@ def child_ops(path: str) -> dict:
 
 
 def child_console(path: str) -> dict:
+    from _console import open_queue, settle, wait_for
+
     from mqconsole.backends.open import open_embedded
     from mqconsole.tui.app import MQConsoleApp
     from mqconsole.tui.context import REPO_THEMES, ProfileInfo, Settings
     from mqconsole.tui.screens.dialogs import ConfirmDialog, InputDialog, TextDialog
     from mqconsole.tui.widgets.message_list import MessageList
-    from tests.tui.conftest import open_queue, settle, wait_for
 
     home = Path(path).parent / "flood-home"
     home.mkdir(exist_ok=True)
