@@ -47,7 +47,7 @@ from mqconsole.ops.savefile.load import DEFAULT_BATCH
 from mqconsole.ops.savefile.publish import new_backup_path
 from mqconsole.ops.savefile.save import message_key, save_selected
 from mqconsole.ops.selection import Selection
-from mqconsole.ops.uowlimit import Room, capped_batch
+from mqconsole.ops.uowlimit import DEFAULT_BATCH_BYTES, Room, capped_batch
 from mqconsole.ops.words import agree, counted
 
 
@@ -71,8 +71,8 @@ def delete_messages(qm: QueueManager, queue: str, selection: Selection, *,
                     backup: str | os.PathLike | None = None,
                     backup_dir: str | os.PathLike | None = None, force: bool = False,
                     dry_run: bool = False, batch: int = DEFAULT_BATCH,
-                    control: Control | None = None, operation: str = "delete"
-                    ) -> OperationResult:
+                    control: Control | None = None, operation: str = "delete",
+                    batch_bytes: int = DEFAULT_BATCH_BYTES) -> OperationResult:
     """Save the selected messages of ``queue`` to ``backup`` (default: a new file in
     ``backup_dir``), then remove exactly those. See the module doc for every outcome.
 
@@ -114,7 +114,7 @@ def delete_messages(qm: QueueManager, queue: str, selection: Selection, *,
             result.skipped = len(saved)
             return result
         remove_saved(qm, queue, saved, result, batch=batch, control=control,
-                     found=pinpointable(selection))
+                     found=pinpointable(selection), batch_bytes=batch_bytes)
     finally:
         saved.close()
     return result
@@ -171,10 +171,12 @@ def _candidates(cursor: BrowseCursor, saved: SavedLog, found: bool
 
 def remove_saved(qm: QueueManager, queue: str, saved: SavedLog,
                  result: OperationResult, *, batch: int = DEFAULT_BATCH,
-                 control: Control | None = None, found: bool = False) -> None:
+                 control: Control | None = None, found: bool = False,
+                 batch_bytes: int = DEFAULT_BATCH_BYTES) -> None:
     """Remove from ``queue`` the messages ``saved`` describes, recording into ``result``
     (``found``: find them by their tokens rather than browse the queue, see
-    :func:`_candidates`)."""
+    :func:`_candidates`): units of ``batch`` messages at most, and of ``batch_bytes`` bytes
+    of bodies at most (one message alone always goes)."""
     control = control or Control()
     batch, lowered = capped_batch(qm, max(1, batch), per_message=1)  # MAXUMSGS: gets only
     if lowered:
@@ -186,6 +188,7 @@ def remove_saved(qm: QueueManager, queue: str, saved: SavedLog,
     while result.done < total and stop is None:
         pending: list[tuple[bytes, str]] = []  # (key digest, msgid) got in the unit of work
         held = 0  # what they hold of MAXUMSGS (their COD reports too)
+        size = 0  # ... and their bodies' bytes (--batch-bytes)
         claimed: Counter = Counter()  # key digests got in the open unit of work
         try:
             with qm.browse(queue, for_get=True) as cursor:
@@ -199,11 +202,14 @@ def remove_saved(qm: QueueManager, queue: str, saved: SavedLog,
                     digest = key_digest(key)
                     if saved.left(digest) - claimed[digest] <= 0:
                         continue
-                    if room.limit is not None and pending and \
-                            held + room.need(browsed.report) > room.limit:
+                    if pending and (
+                            (room.limit is not None
+                             and held + room.need(browsed.report) > room.limit)
+                            or size + len(browsed.body) > batch_bytes):
                         # commit what is done rather than hear 2024 from the queue manager
+                        # (or pass --batch-bytes)
                         _commit(qm, pending, saved, result, control)
-                        pending, held = [], 0
+                        pending, held, size = [], 0, 0
                         claimed.clear()
                         redo_left = 1
                     got: Message | None
@@ -215,7 +221,7 @@ def remove_saved(qm: QueueManager, queue: str, saved: SavedLog,
                             # counts): commit what came before, get it in a unit of its own
                             got = _get_alone(qm, cursor, exc, room, held, pending, saved,
                                              result, control, queue)
-                            pending, held = [], 0
+                            pending, held, size = [], 0, 0
                             claimed.clear()
                             redo_left = 1
                             if got is None:  # it does not fit alone: it stays
@@ -234,10 +240,11 @@ def remove_saved(qm: QueueManager, queue: str, saved: SavedLog,
                         raise _WrongMessage()
                     pending.append((digest, browsed.msg_id_hex))
                     held += room.need(browsed.report)
+                    size += len(browsed.body)
                     claimed[digest] += 1
                     if len(pending) >= batch:
                         _commit(qm, pending, saved, result, control)
-                        pending, held = [], 0
+                        pending, held, size = [], 0, 0
                         claimed.clear()
                         redo_left = 1
                         control.report(result.done, total)

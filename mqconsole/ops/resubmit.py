@@ -56,6 +56,7 @@ from mqconsole.ops.transfer import (
     local_prediction,
     run_engine,
 )
+from mqconsole.ops.uowlimit import DEFAULT_BATCH_BYTES
 
 __all__ = ["REPORT_COA_COD", "OriginError", "backout_origins", "origin_of", "resubmit",
            "unwrap_xmit"]
@@ -167,7 +168,8 @@ def origin_of(qm: QueueManager, queue: str, selection: Selection, to: str | None
 
 
 def resubmit(qm: QueueManager, queue: str, selection: Selection, *, to: str | None = None,
-             batch: int = 100, dry_run: bool = False, control: Control | None = None,
+             batch: int = 100, batch_bytes: int = DEFAULT_BATCH_BYTES,
+             dry_run: bool = False, control: Control | None = None,
              done_destinations: dict[str, str] | None = None,
              check: PutCheck | None = None) -> OperationResult:
     """Send the selected messages of ``queue`` back to where they were going (see the module
@@ -222,7 +224,8 @@ def resubmit(qm: QueueManager, queue: str, selection: Selection, *, to: str | No
                      notes=tuple(notes))
 
     result = run_engine(qm, queue, selection, planner, operation="resubmit", destination=None,
-                        batch=batch, context=Context.SET_ALL, dry_run=dry_run,
+                        batch=batch, batch_bytes=batch_bytes, context=Context.SET_ALL,
+                        dry_run=dry_run,
                         control=control, note_texts=_NOTES,
                         done_destinations=done_destinations, predict=local_prediction(qm),
                         check=check)

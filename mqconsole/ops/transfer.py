@@ -7,7 +7,8 @@ inside a unit of work"):
   is **put** to its destination under syncpoint and **only then got under the cursor**
   under syncpoint (a copy does no get). The message got is checked against the one browsed
   (same descriptor and body; only BackoutCount and the Expiry left may differ). The unit
-  of work is committed every ``batch`` messages.
+  of work is committed every ``batch`` messages, or before it would hold more than
+  ``batch_bytes`` bytes of bodies (the recovery log: ``ops.uowlimit``).
 * A put that fails (2053 full, 2051 inhibited, 2035 not authorized, 2030 too big, …) leaves
   that message untouched on the source with nothing to back out: it is recorded as failed
   and the operation goes on. After a destination refused ``REFUSALS_BEFORE_STOP`` messages
@@ -97,7 +98,14 @@ from mqconsole.ops.result import (
     would_fail_by_plugin,
 )
 from mqconsole.ops.selection import Selection
-from mqconsole.ops.uowlimit import Room, capped_batch, group_fits, units
+from mqconsole.ops.uowlimit import (
+    DEFAULT_BATCH_BYTES,
+    Room,
+    UnitBytes,
+    capped_batch,
+    group_fits,
+    units,
+)
 from mqconsole.ops.views import MessageView
 from mqconsole.ops.words import agree, counted
 from mqconsole.ops.words import note as fill_note
@@ -292,6 +300,10 @@ def _report_of(item: _Item) -> int:
     return item.message.report
 
 
+def _size_of(item: _Item) -> int:
+    return len(item.route.message.body)  # what is put (a stripped header not counted)
+
+
 def _one_call_step(cursor: BrowseCursor) -> Callable[..., MQError | None] | None:
     """The cursor's one-call move step (``backends.base.MovesUnderCursor``), bound."""
     step = move_step(cursor)
@@ -305,7 +317,8 @@ class _Engine:
                  dest_qm: QueueManager | None, note_texts: dict[str, str],
                  done_destinations: dict[str, str] | None,
                  predict: Callable[[Route], int | None] | None = None,
-                 check: PutCheck | None = None, direct: bool = False) -> None:
+                 check: PutCheck | None = None, direct: bool = False,
+                 batch_bytes: int = DEFAULT_BATCH_BYTES) -> None:
         if batch < 1:
             raise ValueError("batch must be at least 1")
         self.qm = qm
@@ -350,6 +363,8 @@ class _Engine:
             Room(qm, put=not self.cross, get=not copy),
             Room(self.put_qm, put=True, get=False) if self.cross else None)
             if r is not None and r.limit is not None and not dry_run]
+        # ... and bytes: the recovery log holds a unit's messages (--batch-bytes)
+        self.bytes = UnitBytes(None if dry_run else batch_bytes)
         self.now = datetime.now(UTC)
         self.limit = selection.limit
         # selecting everything needs no look at a message (the per-message path is hot)
@@ -458,7 +473,7 @@ class _Engine:
     def _stopped_at_unit_boundary(self) -> bool:
         """Between messages: commit a full unit; on a cancel commit what is done, say so and
         answer True (the walk stops)."""
-        if len(self.unit) >= self.batch:
+        if len(self.unit) >= self.batch or self.bytes.full(self.unit, _size_of):
             self._commit_unit()
         if not self.cancel.is_set():
             return False
@@ -750,7 +765,9 @@ class _Engine:
             return
         item = _Item(m, position, self.passed - 1, route, gid)
         # (never inside a group: its last member is handled after the group was closed)
-        if self.rooms and gid is None and not self.open_groups and self._no_room_for(item):
+        if gid is None and not self.open_groups and (
+                (self.rooms and self._no_room_for(item))
+                or self.bytes.full_for(_size_of(item), self.unit, _size_of)):
             try:  # commit what is done rather than hear 2024 from the queue manager
                 self._commit_unit()
             except _UnitFailure:
@@ -1201,7 +1218,8 @@ def run_engine(qm: QueueManager, source: str, selection: Selection, planner: Pla
                note_texts: dict[str, str] | None = None,
                done_destinations: dict[str, str] | None = None,
                predict: Callable[[Route], int | None] | None = None,
-               check: PutCheck | None = None, direct: bool = False) -> OperationResult:
+               check: PutCheck | None = None, direct: bool = False,
+               batch_bytes: int = DEFAULT_BATCH_BYTES) -> OperationResult:
     """Walk ``source`` and send every selected message where ``planner`` says (see the
     module docstring for the rules). Shared by :func:`transfer` and resubmit. ``check``:
     the plugins' put checks (None when there are none: then nothing is checked).
@@ -1211,7 +1229,7 @@ def run_engine(qm: QueueManager, source: str, selection: Selection, planner: Pla
                      destination=destination, copy=copy, batch=batch, context=context,
                      dry_run=dry_run, control=control, dest_qm=dest_qm,
                      note_texts=note_texts or {}, done_destinations=done_destinations,
-                     predict=predict, check=check, direct=direct)
+                     predict=predict, check=check, direct=direct, batch_bytes=batch_bytes)
     return engine.run()
 
 
@@ -1279,8 +1297,8 @@ def _local_queue(qm: QueueManager, name: str) -> str:
 def transfer(qm: QueueManager, source: str, dest: str, selection: Selection, *,
              copy: bool = False, batch: int = 100, new_context: bool = False,
              strip_dlh: bool = False, dry_run: bool = False, control: Control | None = None,
-             dest_qm: QueueManager | None = None, check: PutCheck | None = None
-             ) -> OperationResult:
+             dest_qm: QueueManager | None = None, check: PutCheck | None = None,
+             batch_bytes: int = DEFAULT_BATCH_BYTES) -> OperationResult:
     """Move (or ``copy``) the selected messages of ``source`` to ``dest``.
 
     ``dest_qm``: the destination is on another queue manager (another connection); the
@@ -1323,5 +1341,6 @@ def transfer(qm: QueueManager, source: str, dest: str, selection: Selection, *,
                       context=Context.NEW if new_context else Context.SET_ALL,
                       dry_run=dry_run, control=control, dest_qm=None if same_qm else dest_qm,
                       note_texts=notes, check=check, direct=not strip_dlh,
+                      batch_bytes=batch_bytes,
                       predict=local_prediction(qm if same_qm else dest_qm))  # type: ignore[arg-type]
 

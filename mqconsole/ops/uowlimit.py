@@ -22,6 +22,7 @@ BackoutCount of its messages again).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -120,3 +121,44 @@ class Room:
         if self.limit is None or not unit:
             return False
         return self.held(unit, report_of) + self.need(report) > self.limit
+
+
+# -- bytes: the recovery log ---------------------------------------------------------------
+# A queue manager logs every persistent message a unit of work puts before the unit may
+# commit; a unit bigger than the log's room ends in 2102 (MQRC_RESOURCE_PROBLEM, "log full")
+# or is backed out (IBM MQ, "What happens when a disk gets full" and "Calculating the size
+# of the log"). Units are bounded by bytes as well as by messages: ``--batch-bytes``.
+
+DEFAULT_BATCH_BYTES = 64 * 1024 * 1024
+
+_SIZE = re.compile(r"(\d+(?:\.\d+)?)\s*([kmg]i?b?|b)?", re.IGNORECASE)
+_UNITS = {"": 1, "b": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30}
+
+
+def parse_bytes(text: str) -> int:
+    """``--batch-bytes``: ``67108864``, ``512k``, ``64MiB``, ``1.5m``, ``1G`` (binary
+    units). Raises ValueError with one sentence."""
+    m = _SIZE.fullmatch(text.strip())
+    if m is None:
+        raise ValueError(f"{text!r} is not a size (write it like 1048576, 512k, 64MiB or 1G)")
+    n = int(float(m.group(1)) * _UNITS[(m.group(2) or "")[:1].lower()])
+    if n < 1:
+        raise ValueError(f"{text!r}: a unit of work must be allowed at least 1 byte")
+    return n
+
+
+class UnitBytes(Room):
+    """The bytes (message bodies) the open unit of work holds, counted as ``Room`` counts
+    messages (incrementally over a list that grows until it is emptied or replaced):
+    ``held``/``full_for`` take a size where ``Room`` takes a Report field."""
+
+    def __init__(self, limit: int | None) -> None:
+        super().__init__(None, put=False, get=False)
+        self.limit = limit
+
+    def need(self, report: int) -> int:
+        return report  # a size, here
+
+    def full(self, unit: Sequence[Any], size_of: Callable[[Any], int]) -> bool:
+        """The unit holds the limit or more: commit it."""
+        return self.limit is not None and bool(unit) and self.held(unit, size_of) >= self.limit

@@ -286,3 +286,18 @@ def test_a_dry_run_onto_a_small_queue_exits_1_and_says_what_would_fail_first(cli
     assert lines[1] == f"  {selected - 1} on APP.FEW: MQRC_Q_FULL (2053)"
     assert lines[2].startswith(f"then 1 of {selected} selected messages would be moved")
     assert cli("move", "APP.ORDERS.BOQ", "APP.ORDERS", "--all", "--dry-run").code == 0
+
+
+def test_batch_bytes_bounds_units_and_a_bad_size_is_exit_2(cli):
+    """--batch-bytes (issue 22 item 11): a bad size is one sentence, exit 2, nothing moved;
+    a small bound still moves everything (one message alone always goes) and the journal
+    records it."""
+    bad = cli("move", "APP.SHIPPING", "APP.AUDIT", "--all", "--batch-bytes", "lots",
+              "--yes")
+    assert bad.code == 2 and "'lots' is not a size" in bad.err and "Traceback" not in bad.err
+    r = cli("move", "APP.SHIPPING", "APP.AUDIT", "--all", "--batch-bytes", "1", "--yes",
+            "--json")
+    assert r.code == 0, r.err
+    assert r.json["done"] == 8
+    entries = cli("journal", "--json").json
+    assert entries[-1]["details"]["batch_bytes"] == 1

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import click
 
 from mqconsole.cli.session import Session
@@ -99,6 +101,30 @@ dry_run_option = click.option("--dry-run", is_flag=True, help="Print the plan; c
 batch_option = click.option("--batch", type=click.IntRange(min=1), default=100,
                             show_default=True, help="Commit every N messages (one unit of "
                             "work).")
+
+
+class ByteSize(click.ParamType):
+    """A size: ``1048576``, ``512k``, ``64MiB``, ``1G`` (``ops.uowlimit.parse_bytes``)."""
+
+    name = "size"
+
+    def convert(self, value: Any, param: click.Parameter | None,
+                ctx: click.Context | None) -> int:
+        if isinstance(value, int):
+            return value
+        from mqconsole.ops.uowlimit import parse_bytes
+
+        try:
+            return parse_bytes(str(value))
+        except ValueError as exc:
+            self.fail(str(exc), param, ctx)
+
+
+batch_bytes_option = click.option(
+    "--batch-bytes", type=ByteSize(), default="64MiB", show_default=True,
+    help="Commit also before a unit of work would hold more than this many bytes of "
+    "messages (the queue manager's recovery log holds a unit's persistent messages: a "
+    "unit too big for it ends in 2102). One message alone always goes.")
 
 
 def operation_options(fn):

@@ -10,6 +10,7 @@ from mqconsole.ops.outputs import SAVED
 
 from .common import (
     OutputPath,
+    batch_bytes_option,
     batch_option,
     build_selection,
     operation_options,
@@ -25,10 +26,11 @@ from .common import (
               help="Save to FILE (never overwritten) instead of a new file in the backup "
               "folder.")
 @batch_option
+@batch_bytes_option
 @operation_options
 def delete(ctx: click.Context, queue: str, msgids: tuple[str, ...], msgids_from: str | None,
            where: str | None, limit: int | None, all_: bool, backup: str | None, batch: int,
-           dry_run: bool, yes: bool, as_json: bool) -> None:
+           batch_bytes: int, dry_run: bool, yes: bool, as_json: bool) -> None:
     """Delete the selected messages from QUEUE, saving them to a backup file first.
 
     The messages are written to a dmpmqmsg file (by default a new file
@@ -44,7 +46,8 @@ def delete(ctx: click.Context, queue: str, msgids: tuple[str, ...], msgids_from:
     selection = build_selection(msgids, msgids_from, where, limit, all_)
     session = session_of(ctx)
     op = operation(session, Delete(queue, selection, backup=backup,
-                                   backup_dir=session.backup_dir, batch=batch))
+                                   backup_dir=session.backup_dir, batch=batch,
+                                   batch_bytes=batch_bytes))
     drive(session, op, yes=yes, dry_run=dry_run, as_json=as_json)
 
 

@@ -15,7 +15,15 @@ from mqconsole.cli.errors import CliError
 from mqconsole.cli.exit_codes import ExitCode
 from mqconsole.ops.outputs import SQLITE
 
-from .common import InputPath, OutputPath, batch_option, json_option, session_of, yes_option
+from .common import (
+    InputPath,
+    OutputPath,
+    batch_bytes_option,
+    batch_option,
+    json_option,
+    session_of,
+    yes_option,
+)
 
 if TYPE_CHECKING:
     from mqconsole.ops.dlq.rules import RulesTable
@@ -60,19 +68,21 @@ def load_rules(path: str, *, every: bool = False) -> RulesTable:
 @click.option("--dry-run", is_flag=True, help="List each message, the rule that applies "
               "and what would happen; change nothing.")
 @batch_option
+@batch_bytes_option
 @yes_option
 @json_option
 @click.pass_context
 def dlq_handler(ctx: click.Context, rules_file: str, check: bool, input_q: str | None,
                 once: bool, wait_seconds: int | None, retry_interval: int | None,
-                attempts_file: str | None, dry_run: bool, batch: int, yes: bool,
-                as_json: bool) -> None:
+                attempts_file: str | None, dry_run: bool, batch: int, batch_bytes: int,
+                yes: bool, as_json: bool) -> None:
     """Process a dead-letter queue by a runmqdlq rules table.
 
     \b
     mqconsole dlq-handler --rules FILE --check [--json]
     mqconsole dlq-handler --rules FILE [--input Q] [--once | --wait SECONDS] [--dry-run]
-                          [--retry-interval SECONDS] [--batch N] [--yes] [--json]
+                          [--retry-interval SECONDS] [--batch N] [--batch-bytes SIZE]
+                          [--yes] [--json]
 
     Rules are tried top-down; a rule applies when its pattern matches and the RETRY values
     of the matching rules so far exceed the attempts already made for the message. Attempt
@@ -98,7 +108,7 @@ def dlq_handler(ctx: click.Context, rules_file: str, check: bool, input_q: str |
     session = session_of(ctx)
     kind = DlqPass(rules_table, rules_file, input_q=input_q, once=once,
                    wait=-1 if wait_seconds is None else wait_seconds,
-                   retry_interval=retry_interval, batch=batch,
+                   retry_interval=retry_interval, batch=batch, batch_bytes=batch_bytes,
                    attempts_file=attempts_file or str(default_path()))
     if kind.long_lived and not dry_run:
         kind.cycle = True

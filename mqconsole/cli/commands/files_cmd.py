@@ -14,6 +14,7 @@ from mqconsole.ops.outputs import SAVED
 
 from .common import (
     OutputPath,
+    batch_bytes_option,
     batch_option,
     build_selection,
     operation_options,
@@ -31,10 +32,11 @@ from .common import (
               "file is on disk (needs a selection or --all).")
 @click.option("--force", is_flag=True, help="Overwrite FILE if it exists.")
 @batch_option
+@batch_bytes_option
 @operation_options
 def save(ctx: click.Context, queue: str, file: str, msgids: tuple[str, ...],
          msgids_from: str | None, where: str | None, limit: int | None, all_: bool,
-         remove: bool, force: bool, batch: int, dry_run: bool, yes: bool,
+         remove: bool, force: bool, batch: int, batch_bytes: int, dry_run: bool, yes: bool,
          as_json: bool) -> None:
     """Save messages of QUEUE to FILE in IBM's dmpmqmsg format (qload and dmpmqmsg read it).
 
@@ -54,7 +56,7 @@ def save(ctx: click.Context, queue: str, file: str, msgids: tuple[str, ...],
                  else Selection(all=True, limit=limit))
     session = session_of(ctx)
     kind = (Delete(queue, selection, backup=file, force=force, batch=batch,
-                   remove_after_save=True) if remove
+                   remove_after_save=True, batch_bytes=batch_bytes) if remove
             else Save(queue, file, selection, force=force))
     drive(session, operation(session, kind), yes=yes, dry_run=dry_run, as_json=as_json,
           confirm=remove)
@@ -76,10 +78,11 @@ def save(ctx: click.Context, queue: str, file: str, msgids: tuple[str, ...],
               help="Do not put a message whose MsgId and body are already on QUEUE (one for "
               "each copy there): resumes a load that ended in doubt without duplicates.")
 @batch_option
+@batch_bytes_option
 @operation_options
 def load(ctx: click.Context, file: str, queue: str, new_context: bool,
          resolve_in_doubt: bool, span: str | None, skip_present: bool, batch: int,
-         dry_run: bool, yes: bool, as_json: bool) -> None:
+         batch_bytes: int, dry_run: bool, yes: bool, as_json: bool) -> None:
     """Put every message of FILE on QUEUE: a dmpmqmsg/qload file or amqsbcg output.
 
     The whole file is checked first: a malformed file is refused, naming the line, before
@@ -109,7 +112,8 @@ def load(ctx: click.Context, file: str, queue: str, new_context: bool,
         drive(session, op, yes=yes, dry_run=dry_run, as_json=as_json)
         return
     op = operation(session, Load(file, queue, new_context=new_context, batch=batch,
-                                 first=first, last=last, skip_present=skip_present))
+                                 first=first, last=last, skip_present=skip_present,
+                                 batch_bytes=batch_bytes))
     drive(session, op, yes=yes, dry_run=dry_run, as_json=as_json)
 
 

@@ -13,6 +13,7 @@ from mqconsole.cli.operate import drive, operation
 
 from .common import (
     InputPath,
+    batch_bytes_option,
     batch_option,
     build_selection,
     operation_options,
@@ -28,6 +29,7 @@ def _transfer_options(fn):
         click.argument("destination"),
         selection_options,
         batch_option,
+        batch_bytes_option,
         click.option("--new-context", is_flag=True,
                      help="Give the messages mqconsole's context (user, time, application) "
                      "instead of keeping theirs."),
@@ -54,7 +56,8 @@ def _transfer_options(fn):
 
 def _run_transfer(ctx: click.Context, *, copy: bool, source: str, destination: str,
                   msgids: tuple[str, ...], msgids_from: str | None, where: str | None,
-                  limit: int | None, all_: bool, batch: int, new_context: bool,
+                  limit: int | None, all_: bool, batch: int, batch_bytes: int,
+                  new_context: bool,
                   strip_dlh: bool, dest_embedded: str | None, dest_profile: str | None,
                   resolve_in_doubt: bool, dry_run: bool, yes: bool, as_json: bool) -> None:
     from mqconsole.ops.operation import ResolveInDoubt, Transfer
@@ -77,7 +80,7 @@ def _run_transfer(ctx: click.Context, *, copy: bool, source: str, destination: s
                                        "copying" if copy else "moving")
     op = operation(session, Transfer(source, destination, selection, copy=copy, batch=batch,
                                      new_context=new_context, strip_dlh=strip_dlh,
-                                     dest_qm=dest_qm))
+                                     dest_qm=dest_qm, batch_bytes=batch_bytes))
     drive(session, op, yes=yes, dry_run=dry_run, as_json=as_json)
 
 
@@ -128,11 +131,12 @@ def copy(ctx: click.Context, **kw: Any) -> None:
               help="Where messages without a dead-letter header go (needed when several "
               "queues, or none, name QUEUE as their BOQNAME).")
 @batch_option
+@batch_bytes_option
 @operation_options
 def resubmit_command(ctx: click.Context, queue: str, msgids: tuple[str, ...],
                      msgids_from: str | None, where: str | None, limit: int | None,
-                     all_: bool, to: str | None, batch: int, dry_run: bool, yes: bool,
-                     as_json: bool) -> None:
+                     all_: bool, to: str | None, batch: int, batch_bytes: int,
+                     dry_run: bool, yes: bool, as_json: bool) -> None:
     """Send the selected messages of QUEUE back where they were going.
 
     From a dead-letter queue: each message to the destination queue (and queue manager)
@@ -147,7 +151,8 @@ def resubmit_command(ctx: click.Context, queue: str, msgids: tuple[str, ...],
 
     selection = build_selection(msgids, msgids_from, where, limit, all_)
     session = session_of(ctx)
-    op = operation(session, Resubmit(queue, selection, to=to, batch=batch))
+    op = operation(session, Resubmit(queue, selection, to=to, batch=batch,
+                                     batch_bytes=batch_bytes))
     drive(session, op, yes=yes, dry_run=dry_run, as_json=as_json)
 
 

@@ -70,7 +70,7 @@ from mqconsole.mq.reasons import (
 from mqconsole.ops.landing import Landing, lands_on
 from mqconsole.ops.result import NOT_RECORDED, Control, Failure, OperationResult
 from mqconsole.ops.transfer import same_message
-from mqconsole.ops.uowlimit import Room, capped_batch, units
+from mqconsole.ops.uowlimit import DEFAULT_BATCH_BYTES, Room, capped_batch, units
 from mqconsole.ops.words import agree, counted
 
 from .attempts import AttemptStore, Key, message_key
@@ -106,6 +106,7 @@ class Settings:
     dry_run: bool = False
     cycle: bool = False  # end after the first pass whose unit of work was not backed out
     listed: int | None = None  # messages the report lists (None: all; the rest counted)
+    batch_bytes: int = DEFAULT_BATCH_BYTES  # a unit's bodies at most (the recovery log)
 
 
 @dataclass(slots=True)
@@ -448,6 +449,7 @@ class Handler:
         position = 0
         total = self._depth()
         held = 0  # what the open unit holds of MAXUMSGS
+        size = 0  # ... and of --batch-bytes
         try:
             try:
                 while True:
@@ -462,17 +464,21 @@ class Handler:
                     if position % PROGRESS_EVERY == 0:
                         self.control.report(position, max(total or 0, position) or None)
                     held = held if unit else 0
+                    size = size if unit else 0
                     need = self.room.need(m.report)
-                    if unit and self.room.limit is not None and \
-                            held + need > self.room.limit:
+                    if unit and ((self.room.limit is not None
+                                  and held + need > self.room.limit)
+                                 or size + len(m.body) > self.settings.batch_bytes):
                         # commit what is done rather than hear 2024 from the queue manager
-                        # (the reports the messages ask for count in MAXUMSGS too)
+                        # (the reports the messages ask for count in MAXUMSGS too), or pass
+                        # --batch-bytes (the recovery log: ops.uowlimit)
                         self._commit(unit, end)
-                        held = 0
+                        held = size = 0
                     self._held = held if unit else 0
                     pending = self._one(m, position, cursor, move, seen, end)
                     if pending is not None:
                         held = (held if unit else 0) + need  # _one may have committed
+                        size = (size if unit else 0) + len(m.body)
                         unit.append(pending)
                         if len(unit) >= self.batch:
                             self._commit(unit, end)
@@ -874,14 +880,16 @@ class _Refused(Exception):
 def settings_for(table: RulesTable, queue: str, *, once: bool = False,
                  wait: int | None = -1, retry_interval: int | None = None, batch: int = 100,
                  dry_run: bool = False, cycle: bool = False,
-                 listed: int | None = None) -> Settings:
+                 listed: int | None = None,
+                 batch_bytes: int = DEFAULT_BATCH_BYTES) -> Settings:
     """The table's control data with the command line's overrides (``wait`` -1: as the
     table says)."""
     c = table.control
     return Settings(queue=queue,
                     retry_interval=c.retry_interval if retry_interval is None else retry_interval,
                     wait=c.wait if wait == -1 else wait, once=once, batch=batch,
-                    dry_run=dry_run, cycle=cycle, listed=listed)
+                    dry_run=dry_run, cycle=cycle, listed=listed,
+                    batch_bytes=batch_bytes)
 
 
 def run_handler(qm: QueueManager, table: RulesTable, settings: Settings, *,

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from mqconsole.ops.result import OperationResult, ProgressFn
+from mqconsole.ops.uowlimit import DEFAULT_BATCH_BYTES
 
 from .core import Description, Operation, OperationError, Step, Summary
 
@@ -54,6 +55,7 @@ class DlqPass:
     clock: Callable[[], float] | None = None
     cycle: bool = False  # one cycle of a long-lived run (see keep_running)
     listed: int | None = None  # messages its report lists (None: all; the rest counted)
+    batch_bytes: int = DEFAULT_BATCH_BYTES  # --batch-bytes: a unit's bodies at most
     queue: str | None = field(default=None, init=False)  # resolved by validate
     report: HandlerReport | None = field(default=None, init=False)  # the last run's
 
@@ -71,7 +73,8 @@ class DlqPass:
     def describe(self) -> Description:
         queue = self.queue or self.input_q or self.table.control.input_q or None
         where = queue or "the dead-letter queue"
-        options: dict[str, Any] = {"rules": self.rules_file, "batch": self.batch}
+        options: dict[str, Any] = {"rules": self.rules_file, "batch": self.batch,
+                                   "batch_bytes": self.batch_bytes}
         if self.once:
             options["once"] = True
         return Description("dlq-handler", f"processing {where} by the rules in "
@@ -116,7 +119,8 @@ class DlqPass:
         assert self.queue is not None
         settings = settings_for(self.table, self.queue, once=self.once, wait=self.wait,
                                 retry_interval=self.retry_interval, batch=self.batch,
-                                dry_run=step.dry_run, cycle=self.cycle, listed=self.listed)
+                                dry_run=step.dry_run, cycle=self.cycle, listed=self.listed,
+                                batch_bytes=self.batch_bytes)
         try:
             report = run_handler(step.qm, self.table, settings, store_path=self.attempts_file,
                                  control=step.control, check=step.check,

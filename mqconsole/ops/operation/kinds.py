@@ -24,6 +24,7 @@ from mqconsole.mq.reasons import MQRC_UNKNOWN_OBJECT_NAME
 from mqconsole.ops.queues import model_queue_problem
 from mqconsole.ops.result import OperationResult
 from mqconsole.ops.selection import Selection
+from mqconsole.ops.uowlimit import DEFAULT_BATCH_BYTES
 
 from .core import Description, OperationError, Step, Summary
 
@@ -114,10 +115,12 @@ class Transfer:
     new_context: bool = False
     strip_dlh: bool = False
     dest_qm: QueueManager | None = None
+    batch_bytes: int = DEFAULT_BATCH_BYTES  # --batch-bytes: a unit's bodies at most
 
     def describe(self) -> Description:
         where = self.destination
         options: dict[str, Any] = {"selection": self.selection.describe(), "batch": self.batch,
+                                   "batch_bytes": self.batch_bytes,
                                    "new_context": self.new_context,
                                    "strip_dlh": self.strip_dlh}
         if self.dest_qm is not None:
@@ -170,7 +173,8 @@ class Transfer:
         result = transfer(step.qm, self.source, self.destination, self.selection,
                           copy=self.copy, batch=self.batch, new_context=self.new_context,
                           strip_dlh=self.strip_dlh, dry_run=step.dry_run, control=step.control,
-                          dest_qm=self.dest_qm, check=step.check)
+                          dest_qm=self.dest_qm, check=step.check,
+                          batch_bytes=self.batch_bytes)
         # said again in --json and the journal; a courtesy, never the run's failure
         with contextlib.suppress(MQError):
             result.warnings[:0] = self.cautions(step.qm)
@@ -199,6 +203,7 @@ class Resubmit:
     selection: Selection
     to: str | None = None
     batch: int = 100
+    batch_bytes: int = DEFAULT_BATCH_BYTES  # --batch-bytes: a unit's bodies at most
 
     def describe(self) -> Description:
         return Description("resubmit", f"resubmitting {self.selection.describe()} from "
@@ -206,7 +211,8 @@ class Resubmit:
                            destination=None,
                            selection=self.selection.describe(),
                            options={"selection": self.selection.describe(),
-                                    "batch": self.batch, "to": self.to})
+                                    "batch": self.batch, "batch_bytes": self.batch_bytes,
+                                    "to": self.to})
 
     def validate(self, qm: QueueManager) -> None:
         from mqconsole.ops.resubmit import origin_of
@@ -222,6 +228,7 @@ class Resubmit:
 
         step.done_destinations = {}
         return resubmit(step.qm, self.queue, self.selection, to=self.to, batch=self.batch,
+                        batch_bytes=self.batch_bytes,
                         dry_run=step.dry_run, control=step.control,
                         done_destinations=step.done_destinations, check=step.check)
 
@@ -242,6 +249,7 @@ class Delete:
     force: bool = False
     batch: int = 100
     remove_after_save: bool = False
+    batch_bytes: int = DEFAULT_BATCH_BYTES  # --batch-bytes: a unit's bodies at most
 
     def describe(self) -> Description:
         sel = self.selection.describe()
@@ -273,7 +281,8 @@ class Delete:
         return delete_messages(step.qm, self.queue, self.selection, backup=self.backup,
                                backup_dir=self.backup_dir, force=self.force,
                                dry_run=step.dry_run, batch=self.batch, control=step.control,
-                               operation="save" if self.remove_after_save else "delete")
+                               operation="save" if self.remove_after_save else "delete",
+                               batch_bytes=self.batch_bytes)
 
 
 @dataclass(frozen=True)
@@ -329,6 +338,7 @@ class Load:
     last: int | None = None
     # --skip-present: messages whose MsgId and body are on the queue are not put again
     skip_present: bool = False
+    batch_bytes: int = DEFAULT_BATCH_BYTES  # --batch-bytes: a unit's bodies at most
     # validate's check of the file, kept for execute while the file is unchanged
     _checked: dict[tuple[int, int, int], Any] = field(default_factory=dict, compare=False,
                                                       repr=False)
@@ -402,7 +412,7 @@ class Load:
                              dry_run=step.dry_run, batch=self.batch, control=step.control,
                              check=step.check, checked=checked, first=self.first,
                              last=self.last, skip_present=self.skip_present,
-                             command=command)
+                             command=command, batch_bytes=self.batch_bytes)
 
 
 # -- edit ----------------------------------------------------------------------------------------

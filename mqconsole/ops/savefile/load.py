@@ -44,7 +44,7 @@ from mqconsole.ops.result import (
     refused_by_plugin,
     would_fail_by_plugin,
 )
-from mqconsole.ops.uowlimit import capped_batch
+from mqconsole.ops.uowlimit import DEFAULT_BATCH_BYTES, UnitBytes, capped_batch
 from mqconsole.ops.words import agree, counted
 
 from .save import BROWSE_BATCH
@@ -143,7 +143,8 @@ def load_to_queue(qm: QueueManager, path: str | os.PathLike, queue: str, *,
                   check: PutCheck | None = None,
                   checked: FileCheck | None = None,
                   first: int = 1, last: int | None = None, skip_present: bool = False,
-                  command: str = "mqconsole") -> OperationResult:
+                  command: str = "mqconsole",
+                  batch_bytes: int = DEFAULT_BATCH_BYTES) -> OperationResult:
     """Put every message of a dmpmqmsg/qload file (or amqsbcg output) on ``queue``.
 
     The file is checked completely first (DmpFileError names the line; nothing is put),
@@ -155,6 +156,9 @@ def load_to_queue(qm: QueueManager, path: str | os.PathLike, queue: str, *,
     commit whose outcome MQ cannot tell (2009, 2018, 2548, 2549, or a failed backout) stops
     the load, sets ``outcome_unknown`` and re-puts nothing; its warning names the command
     that loads the rest without duplicates (:func:`resume_command`).
+
+    A unit is also committed before it would hold more than ``batch_bytes`` bytes of bodies
+    (the recovery log: ``ops.uowlimit``; one message alone always goes).
 
     ``first``/``last``: only the file's messages so numbered (``--range``, from 1).
     ``skip_present``: a message whose MsgId and body are on ``queue`` when the load starts
@@ -249,19 +253,37 @@ def load_to_queue(qm: QueueManager, path: str | os.PathLike, queue: str, *,
             return True
         return False  # pragma: no cover - the loop always returns
 
+    in_unit = UnitBytes(batch_bytes)
+
+    def pending_size(entry: tuple[int, _Item]) -> int:
+        return _size(entry[1])
+
+    def fits(size: int) -> bool:
+        """May ``size`` more bytes go in the open unit (--batch-bytes)?"""
+        return not in_unit.full_for(size, pending, pending_size)
+
+    def room_bytes() -> tuple[int, bool]:
+        """What is left of --batch-bytes in the open unit, and whether it is empty."""
+        return batch_bytes - in_unit.held(pending, pending_size), not pending
+
     packed = qm if isinstance(qm, PutsPacked) and check is None and not new_context else None
     try:
         with DmpReader(path) as reader:
             if packed is not None:
                 puts = _put_packed_each(packed, queue, reader, lambda: batch - len(pending),
-                                        control, first, end, already_there)
+                                        control, first, end, already_there, room_bytes)
             else:
                 puts = _put_each(qm, queue, reader, context, control, check, first, end,
-                                 already_there)
+                                 already_there, fits)
             for position, item, refusal in puts:
                 if refusal is _CANCELLED:
                     result.cancelled = True
                     break
+                if refusal is _FULL:  # it would pass --batch-bytes: commit first
+                    if not commit():
+                        stopped = "commit failed"
+                        break
+                    continue
                 if isinstance(refusal, _Lost):
                     # not the queue's refusal: the unit of work is gone (a broken
                     # connection, or 2003 after a reconnection), and with it every
@@ -338,6 +360,11 @@ class _Lost:
 
 
 _CANCELLED = object()  # the operator cancelled: stop before the next put
+_FULL = object()  # the open unit cannot take this message's bytes: commit, then it is put
+
+
+def _size(item: _Item) -> int:
+    return len(item[1]) if isinstance(item, tuple) else len(item.body)
 
 
 def _msgid_hex(item: _Item) -> str:
@@ -351,10 +378,11 @@ _Present = Callable[[bytes, bytes], bool]  # (MsgId, body): skipped as already t
 
 def _put_each(qm: QueueManager, queue: str, reader: DmpReader, context: Context,
               control: Control, check: PutCheck | None, first: int, last: int,
-              present: _Present) -> Iterator[tuple[int, _Item, Any]]:
+              present: _Present, fits: Callable[[int], bool]
+              ) -> Iterator[tuple[int, _Item, Any]]:
     """``(position, message, None | refusal | Failure | _Lost | _CANCELLED)`` for each
     message ``first``-``last`` of the file not ``present``, put one at a time
-    (``qm.put``)."""
+    (``qm.put``); ``_FULL`` first when the open unit cannot take its bytes (``fits``)."""
     for position, message in itertools.islice(enumerate(reader, 1), first - 1, last):
         if control.cancelled:
             yield position, message, _CANCELLED
@@ -367,6 +395,8 @@ def _put_each(qm: QueueManager, queue: str, reader: DmpReader, context: Context,
                 yield position, message, refused_by_plugin(message.msg_id_hex, position,
                                                            refusal, queue)
                 continue
+        if not fits(len(message.body)):
+            yield position, message, _FULL  # the caller commits; then it is put
         try:
             qm.put(queue, message, context=context, syncpoint=True)
         except MQError as exc:
@@ -380,7 +410,8 @@ def _put_each(qm: QueueManager, queue: str, reader: DmpReader, context: Context,
 
 def _put_packed_each(qm: PutsPacked, queue: str, reader: DmpReader,
                      room: Callable[[], int], control: Control, first: int, last: int,
-                     present: _Present) -> Iterator[tuple[int, _Item, Any]]:
+                     present: _Present, room_bytes: Callable[[], tuple[int, bool]]
+                     ) -> Iterator[tuple[int, _Item, Any]]:
     """What ``_put_each`` gives, putting what is left of a unit of work (``room()``
     messages) in one ``put_packed`` call: the messages read packed (``fastread``), a
     ``Message`` the general reader read packed as ``MQMD.pack(ccsid=819)``. A call stops
@@ -388,13 +419,31 @@ def _put_packed_each(qm: PutsPacked, queue: str, reader: DmpReader,
     items = ((position, item) for position, item
              in itertools.islice(enumerate(reader.packed(), 1), first - 1, last)
              if not present(item[0][_MSG_ID_AT:_MSG_ID_AT + 24], item[1]))
+    carry: tuple[int, tuple[bytes, bytes]] | None = None
     while True:
         if control.cancelled:
             yield 0, (b"", b""), _CANCELLED
             return
-        chunk = list(itertools.islice(items, max(1, room())))
+        want = max(1, room())
+        budget, empty = room_bytes()
+        chunk: list[tuple[int, tuple[bytes, bytes]]] = []
+        size = 0
+        while len(chunk) < want:
+            entry = carry if carry is not None else next(items, None)
+            carry = None
+            if entry is None:
+                break
+            n = len(entry[1][1])
+            if size + n > budget and (chunk or not empty):  # --batch-bytes
+                carry = entry
+                break
+            chunk.append(entry)
+            size += n
         if not chunk:
-            return
+            if carry is None:
+                return
+            yield carry[0], carry[1], _FULL  # the caller commits; then it goes
+            continue
         start = 0
         while start < len(chunk):
             try:

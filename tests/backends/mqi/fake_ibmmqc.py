@@ -254,6 +254,12 @@ class QMgrDef:
     #: MAXUMSGS: a put or get under syncpoint that would make a unit of work hold more
     #: (report messages it asks for counted too) fails with 2024
     max_uncommitted: int = 10000
+    #: the recovery log's room for one unit of work, in bytes of the messages it puts (None:
+    #: no limit). A queue manager logs every persistent message a unit puts before the
+    #: unit may commit; a put past the log's room fails with 2102 MQRC_RESOURCE_PROBLEM
+    #: (IBM MQ, "What happens when a disk gets full": "MQRC_RESOURCE_PROBLEM … the log is
+    #: full"; and "Calculating the size of the log"). Here every put under syncpoint counts.
+    log_bytes: int | None = None
     #: the client's reconnection default (DefRecon=YES in mqclient.ini, or a CCDT
     #: channel's DEFRECON(YES)): client connections that do not say
     #: MQCNO_RECONNECT_DISABLED are reconnected after a break, losing their unit of work
@@ -333,6 +339,7 @@ class Conn:
     pending_commands: list[tuple[MQMD, bytes]] = field(default_factory=list)
     broken: bool = False  # after a 2009: every later call answers 2009
     uncommitted: int = 0  # messages in the open unit of work (MAXUMSGS counts these)
+    logged: int = 0  # bytes the open unit of work put (QMgrDef.log_bytes bounds them)
     reconnectable: bool = False  # a break reconnects it instead of ending it
     max_msg_length: int = 100 * 1024 * 1024  # negotiated with the channel
     #: the CCSID the client labels what it sends with MQCCSI_Q_MGR (its locale's; MQCCSID)
@@ -581,6 +588,7 @@ class Engine:
         self._end_unit(conn)
         conn.pending_commands.clear()
         conn.uncommitted = 0
+        conn.logged = 0
         if conn.reconnectable:
             conn.uow_lost = conn.uow_lost or had_uow
         else:
@@ -609,6 +617,7 @@ class Engine:
                     self._end_unit(conn)
                     conn.pending_commands.clear()
                     conn.uncommitted = 0
+                    conn.logged = 0
                 elif f["effect"] == "commit" and conn is not None:
                     self._commit(conn)
                 if f["rc"] == C.MQRC_CONNECTION_BROKEN and conn is not None:
@@ -620,6 +629,7 @@ class Engine:
                     self._end_unit(conn)
                     conn.pending_commands.clear()
                     conn.uncommitted = 0
+                    conn.logged = 0
                 raise Failure(f["rc"], f["cc"])
 
     def _conn(self, hconn: int) -> Conn:
@@ -955,6 +965,8 @@ class Engine:
         if syncpoint and conn.uow_lost:
             raise Failure(C.MQRC_BACKED_OUT)  # reconnected: the unit of work is gone
         self._room(conn, held)
+        if syncpoint:
+            self._log(conn, len(body))
         if kind in ("command", "dynamic"):
             if md.msg_id == BLANK_MSGID or new_id:
                 md = md.copy(msg_id=self._new_msgid(qdef))
@@ -968,6 +980,7 @@ class Engine:
             else:
                 qdef.dynamic[name].append((md, body, None))
             conn.uncommitted += held
+            conn.logged += len(body) if syncpoint else 0
             return pack_md(md, md_raw)
         if syncpoint and not qmgr_name:
             self._trigger_in_unit(conn, name)
@@ -976,6 +989,7 @@ class Engine:
         if not syncpoint and not qmgr_name:
             self._trigger(conn, name)
         conn.uncommitted += held
+        conn.logged += len(body) if syncpoint else 0
         return pack_md(put.md, md_raw)
 
     def put(self, conn: Conn, hobj: int, md: bytes, pmo: bytes, body: bytes,
@@ -1429,6 +1443,14 @@ class Engine:
             raise Failure(C.MQRC_SYNCPOINT_LIMIT_REACHED)
 
     @staticmethod
+    def _log(conn: Conn, n: int) -> None:
+        """The recovery log (``QMgrDef.log_bytes``): 2102 (nothing done) unless ``n`` more
+        bytes fit in what the unit of work has logged."""
+        limit = conn.qdef.log_bytes
+        if limit is not None and conn.logged + n > limit:
+            raise Failure(C.MQRC_RESOURCE_PROBLEM)
+
+    @staticmethod
     def _reports(md: MQMD, bits: int) -> int:
         """1 when the message asks for a report (COA on arrival, COD on delivery) that the
         queue manager makes in the same unit of work."""
@@ -1437,6 +1459,7 @@ class Engine:
     def _commit(self, conn: Conn) -> None:
         pending, conn.pending_commands = conn.pending_commands, []
         conn.uncommitted = 0
+        conn.logged = 0
         conn.qm.commit()
         self._end_unit(conn)
         for md, body in pending:
@@ -1453,6 +1476,7 @@ class Engine:
         conn.uow_lost = False
         conn.pending_commands.clear()
         conn.uncommitted = 0
+        conn.logged = 0
         conn.qm.backout()
         self._end_unit(conn)
 
