@@ -53,10 +53,29 @@ def _ctrl_c_as_a_shell_gives_it() -> None:
 MakeQM = Callable[..., EmbeddedQueueManager]
 
 
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    """A test marked ``capabilities_off_too`` that uses ``make_qm`` runs twice: on the
+    embedded queue manager as it is, and with every optional capability of
+    backends/base.py switched off (tests/support/plain.py), as the MQI backend is — so the
+    fallback paths are proven by the same test (issue 22 item 12)."""
+    mark = metafunc.definition.get_closest_marker("capabilities_off_too")
+    # (a test of a capability itself says capabilities_off_too(False))
+    if "make_qm" in metafunc.fixturenames and mark is not None and \
+            (not mark.args or mark.args[0]):
+        metafunc.parametrize("capabilities", ["all", "off"], indirect=True)
+
+
 @pytest.fixture
-def make_qm() -> Iterator[MakeQM]:
+def capabilities(request: pytest.FixtureRequest) -> str:
+    """``all`` (the embedded queue manager as it is) or ``off`` (``plain``)."""
+    return getattr(request, "param", "all")
+
+
+@pytest.fixture
+def make_qm(capabilities: str) -> Iterator[MakeQM]:
     """``make_qm("SRC", "DST", max_depth=100_000, path=None, name="QM1", principal=None,
-    demo=False)``: queues by name (each with ``attrs``) or as ``QueueAttrs``."""
+    demo=False)``: queues by name (each with ``attrs``) or as ``QueueAttrs``. In a test
+    marked ``capabilities_off_too`` it also runs with every optional capability off."""
     opened: list[EmbeddedQueueManager] = []
 
     def make(*queues: str | QueueAttrs, path: Path | str | None = None, name: str = "QM1",
@@ -70,6 +89,10 @@ def make_qm() -> Iterator[MakeQM]:
             build_demo(qm)
         for q in queues:
             qm.define_queue(q if isinstance(q, QueueAttrs) else QueueAttrs(q, **attrs))
+        if capabilities == "off":
+            from tests.support.plain import plain
+
+            return plain(qm)
         return qm
 
     yield make

@@ -113,9 +113,23 @@ class EmbeddedMemory(_Embedded):
         self._first.close()
 
 
+class EmbeddedPlain(EmbeddedFile):
+    """The embedded queue manager with every optional capability of backends/base.py
+    switched off (tests/support/plain.py): the fallback paths the MQI backend always takes,
+    proven by the same tests (issue 22 item 12)."""
+
+    id = "embedded-plain"
+
+    def connect(self, principal: str | None = None) -> QueueManager:
+        from tests.support.plain import plain
+
+        return plain(super().connect(principal))
+
+
 BACKENDS: dict[str, Callable[[Path], Backend]] = {
     "embedded-file": EmbeddedFile,
     "embedded-memory": EmbeddedMemory,
+    "embedded-plain": EmbeddedPlain,
 }
 
 # -- the real-MQ backend (ibmmq/pymqi on the stand-in; a real queue manager when

@@ -11,6 +11,9 @@ from mqconsole.ops.operation import Copy, Move, Operation
 from mqconsole.ops.selection import Mark, Selection
 from tests.support.counting import CountingQueueManager, bulk_fill, msg_id_of
 
+# issue 22 item 12: once more with every optional capability off (tests/support/plain.py)
+pytestmark = pytest.mark.capabilities_off_too
+
 SRC, DST = "APP.DLQ", "APP.HOLD"
 N = 20_000
 

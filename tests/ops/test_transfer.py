@@ -24,6 +24,9 @@ from tests.support.faulty import (
     make_message,
 )
 
+# issue 22 item 12: once more with every optional capability off (tests/support/plain.py)
+pytestmark = pytest.mark.capabilities_off_too
+
 SRC, DST = "APP.SRC", "APP.DST"
 ALL = Selection.build(all_=True)
 IN_GROUP, LAST_IN_GROUP, SEGMENT, LAST_SEGMENT = 0x08, 0x10, 0x02, 0x04

@@ -24,6 +24,9 @@ from tests.support.faulty import (
     make_message,
 )
 
+# issue 22 item 12: once more with every optional capability off (tests/support/plain.py)
+pytestmark = pytest.mark.capabilities_off_too
+
 SRC, DST = "APP.SRC", "APP.DST"
 N, BATCH = 250, 50
 
@@ -223,11 +226,13 @@ def test_the_redo_cursor_failing_stops_with_the_unit_reported(qm):
 
 
 @pytest.mark.parametrize("wrapped", [False, True])
-def test_a_move_on_the_embedded_backend_takes_the_fast_steps(qm, monkeypatch, wrapped):
+def test_a_move_on_the_embedded_backend_takes_the_fast_steps(qm, monkeypatch, wrapped,
+                                                              capabilities):
     """The fault matrix's fast runs exercise the embedded cursor's move_next and
     move_current_to (and a plain move uses them): every message moved goes through one of
     them, none through put; the first of each unit of work by the one-call step, the rest
-    of the unit by move_next."""
+    of the unit by move_next. With the capabilities off none of them is used (the MQI
+    backend's path: put, then get under the cursor)."""
     from mqconsole.backends.embedded.cursor import EmbeddedCursor
 
     original = _messages()
@@ -248,12 +253,17 @@ def test_a_move_on_the_embedded_backend_takes_the_fast_steps(qm, monkeypatch, wr
     monkeypatch.setattr(EmbeddedCursor, "move_next", counting_many)
     target = FaultyQueueManager(qm, Faults()) if wrapped else qm
     r = transfer(target, SRC, DST, Selection.build(all_=True), batch=BATCH)
+    if capabilities == "off":
+        assert r.done == N and steps == [] and many == []
+        assert_exactly_once(original, browse_all(qm, SRC), browse_all(qm, DST))
+        return
     assert r.done == N and len(steps) + sum(many) == N
     assert len(steps) == N // BATCH and [k for k in many if k], many
     assert [k for k in many if k] == [BATCH - 1] * (N // BATCH)
     assert_exactly_once(original, browse_all(qm, SRC), browse_all(qm, DST))
 
 
+@pytest.mark.capabilities_off_too(False)  # a fault in move_next's rows: the capability itself
 def test_an_sqlite_failure_moving_move_nexts_rows_backs_the_unit_out_and_redoes_it(qm):
     """A real SQLite error half-way through the statement of the commit that moves the
     rows move_next noted (a trigger refuses to move the 120th row once): the transaction

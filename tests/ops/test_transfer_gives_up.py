@@ -3,6 +3,8 @@ message queue moved to a put-inhibited queue is not browsed to its end to skip e
 
 from __future__ import annotations
 
+import pytest
+
 from mqconsole.backends.open import open_embedded
 from mqconsole.mq.queue import QueueAttrs
 from mqconsole.ops.exit_codes import ExitCode
@@ -10,6 +12,9 @@ from mqconsole.ops.operation import Move, Operation
 from mqconsole.ops.selection import Selection
 from mqconsole.ops.transfer import REFUSALS_BEFORE_STOP
 from tests.support.faulty import make_message
+
+# issue 22 item 12: once more with every optional capability off (tests/support/plain.py)
+pytestmark = pytest.mark.capabilities_off_too
 
 
 def test_a_move_stops_browsing_when_its_destination_gives_up():

@@ -3,6 +3,8 @@ A (another process took it)", never "stayed on A" (issue 17 item 12)."""
 
 from __future__ import annotations
 
+import pytest
+
 from mqconsole.backends.base import Context
 from mqconsole.backends.embedded import create_queue_manager
 from mqconsole.backends.open import open_embedded
@@ -14,6 +16,9 @@ from mqconsole.ops.exit_codes import exit_code_of
 from mqconsole.ops.operation import Description, Summary
 from mqconsole.ops.selection import Selection
 from mqconsole.ops.transfer import transfer
+
+# issue 22 item 12: once more with every optional capability off (tests/support/plain.py)
+pytestmark = pytest.mark.capabilities_off_too
 
 
 def test_a_message_taken_meanwhile_is_gone_not_stayed(tmp_path):

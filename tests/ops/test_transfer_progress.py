@@ -6,12 +6,17 @@ from __future__ import annotations
 
 import itertools
 
+import pytest
+
 from mqconsole.backends.open import open_embedded
 from mqconsole.mq.queue import QueueAttrs
 from mqconsole.ops import transfer as T
 from mqconsole.ops.result import Control
 from mqconsole.ops.selection import Selection
 from tests.support.counting import bulk_fill
+
+# issue 22 item 12: once more with every optional capability off (tests/support/plain.py)
+pytestmark = pytest.mark.capabilities_off_too
 
 
 def _qm(n: int):

@@ -8,6 +8,7 @@ and 2, and a destination that fills up or refuses long messages."""
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import HealthCheck, given
 from hypothesis import strategies as st
 
@@ -19,6 +20,9 @@ from mqconsole.ops.selection import Selection
 from mqconsole.ops.transfer import transfer
 from tests.support.examples import examples
 from tests.support.faulty import KEPT, Faults, FaultyQueueManager, browse_all
+
+# issue 22 item 12: once more with every optional capability off (tests/support/plain.py)
+pytestmark = pytest.mark.capabilities_off_too
 
 SRC, DST = "APP.SRC", "APP.DST"
 NAMES = st.text("ABCDEFGHIJKLMNOPQRSTUVWXYZ._0123456789 ", max_size=48)
