@@ -219,6 +219,10 @@ class ConsoleContext:
         self.qmgr_info: Any = None
         self.dlq_depth: int | None = None
         self.queue_rows: list[dict[str, Any]] = []
+        #: one line about the last queue listing when the backend could not ask the command
+        #: server (the real-MQ backend's ``last_listing_note``: the profile's queues listed
+        #: with MQINQ instead), else None
+        self.listing_note: str | None = None
         self._dirty: dict[str, frozenset[Mark] | None] = {}  # queue -> what left it
         self._filters: dict[str, str] = {}  # queue -> the filter last used on it
         # other queue managers to move or copy to: the config's profiles, opened by name
@@ -294,12 +298,13 @@ class ConsoleContext:
     def load_queues(self, then: Callable[[list[dict[str, Any]]], Any] | None = None) -> None:
         """Read the queue manager and its queues; then ``then(rows)`` and the banners."""
 
-        def read() -> tuple[Any, list[dict[str, Any]]]:
+        def read() -> tuple[Any, list[dict[str, Any]], str | None]:
             from mqconsole.ops.queues import queue_rows
 
-            def work(qm: Any) -> tuple[Any, list[dict[str, Any]]]:
+            def work(qm: Any) -> tuple[Any, list[dict[str, Any]], str | None]:
                 info = qm.inquire_qmgr()
                 rows = queue_rows(qm)
+                note = getattr(qm, "last_listing_note", None)
                 for r in rows:
                     r["ipprocs"] = r["opprocs"] = None
                     if r.get("type") != "local" or len(rows) > 2000:
@@ -309,14 +314,15 @@ class ConsoleContext:
                     except Exception:  # no authority to inquire status: shown as '-'
                         continue
                     r["ipprocs"], r["opprocs"] = st.open_input_count, st.open_output_count
-                return info, rows
+                return info, rows, note
 
             return self.conns.call(work)
 
-        def got(out: tuple[Any, list[dict[str, Any]]]) -> None:
-            info, rows = out
+        def got(out: tuple[Any, list[dict[str, Any]], str | None]) -> None:
+            info, rows, note = out
             self.qmgr_info = info
             self.queue_rows = rows
+            self.listing_note = note
             dlq = info.dead_letter_queue.strip()
             self.dlq_depth = next((r["depth"] for r in rows if r["name"] == dlq), None)
             if then is not None:

@@ -126,6 +126,7 @@ class QueuesScreen(ConsoleScreen):
         self.sort_reverse = False
         self.name_filter = ""
         self._timer: Timer | None = None
+        self._told_note: str | None = None  # the listing note last notified
 
     def compose(self) -> ComposeResult:
         yield Banner(self.ctx)
@@ -196,6 +197,14 @@ class QueuesScreen(ConsoleScreen):
             line.append("This queue manager has no dead-letter queue (DEADQ is blank): "
                         "undeliverable messages stay on transmission queues or are lost.",
                         f"bold {self.app.current_theme.warning}")
+        note = ctx.listing_note
+        if note:  # the list is the profile's queues: say so under the DLQ line, and once aloud
+            line.append("\n")
+            line.append(clean(note), self.app.current_theme.warning)
+            if note != self._told_note:
+                self.app.notify(clean(note), title="Queue list without the command server",
+                                severity="warning", markup=False)
+        self._told_note = note
         self.query_one("#dlq", Static).update(line)
         self._fill()
 
