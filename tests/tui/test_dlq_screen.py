@@ -495,4 +495,4 @@ async def test_the_plan_shows_the_data_format_and_the_headers(make_app, qm, rule
         screen = await open_handler(app, pilot, "format.rules")
         await wait_for(app, pilot, lambda: screen.plan is not None)
         rows = [r for r in plan_rows(screen) if r[2] == "1"]
-        assert [(r[3], r[5]) for r in rows] == [("IGNORE", "MQSTR (DLH MQHRF2)")]
+        assert [(r[3], r[5]) for r in rows] == [("IGNORE", "MQSTR (MQHRF2)")]

@@ -69,12 +69,12 @@ def first_the_failure(outcome: str) -> str:
 
 
 def format_cell(m: dict[str, Any]) -> str:
-    """The format FORMAT rules matched, and the dead-letter header's when it differs (an
-    RFH2 of message properties between them: ``MQSTR (DLH MQHRF2)``)."""
+    """The format FORMAT rules matched, and the dead-letter header's in brackets when it
+    differs (an RFH2 of message properties between them: ``MQSTR (MQHRF2)``)."""
     data, header = m.get("format") or "", m.get("header_format") or ""
     if not data and not header:
         return "-"
-    return data if header in ("", data) else f"{data} (DLH {header})"
+    return data if header in ("", data) else f"{data} ({header})"
 
 
 def rules_text(text: str, problems: list[Problem], notes: dict[int, str] | None = None
@@ -184,7 +184,7 @@ class DlqHandlerScreen(ConsoleScreen):
         table.add_column(Text("RULE"), width=4)
         table.add_column(Text("ACTION"), width=7)
         table.add_column(Text("ATT"), width=3)
-        table.add_column(Text("FORMAT"), width=17)
+        table.add_column(Text("FORMAT (DLH)"), width=14)
         table.add_column(Text("OUTCOME"), width=100)
         self.query_one("#d-rules", Input).focus()
         if self.rules:
