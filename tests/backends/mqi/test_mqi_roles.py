@@ -7,6 +7,7 @@ from the document, so a row the stand-in disagrees with fails this test."""
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import subprocess
@@ -28,7 +29,7 @@ from mqconsole.mq.queue import QueueAttrs
 
 DOC = Path(__file__).resolve().parents[3] / "docs" / "real-mq.md"
 ADMIN, PASSWORD, QMGR = "mqadmin", "s3cret-pw", "QM1"
-USERS = {"viewer": "viewer", "operator": "ops", "handler": "dlqh"}
+USERS = {"viewer": "viewer", "operator": "ops", "handler": "dlqh", "looker": "looker"}
 MSG_ID = b"ROLES".ljust(24, b"\0")
 DLQ = "SYSTEM.DEAD.LETTER.QUEUE"
 
@@ -70,6 +71,9 @@ def commands(role: str, tmp: Path) -> dict[str, list[str]]:
     }
     if role == "viewer":
         return looking
+    if role == "looker":  # no PCF at all: the look-ups by MQINQ (issue 22 item 2)
+        return {name: looking[name] for name in ("browse", "show", "summary", "save",
+                                                 "queues")}
     if role == "operator":
         return {**looking,
                 "put": ["put", "APP.IN", "--text", "from the operator"],
@@ -113,7 +117,7 @@ class Site:
       connection_name: mqhost(1414)
       user: {user}
       password_env: SITE_PASSWORD
-      queues: "APP.*"
+      queues: {"[APP.IN, APP.OUT]" if name == "looker" else '"APP.*"'}
 """ for name, user in [("admin", ADMIN), *USERS.items()])
         self.config.write_text("profiles:\n" + profiles)
         base = {k: v for k, v in os.environ.items() if not k.startswith("MQCONSOLE_")}
@@ -201,6 +205,11 @@ def test_each_role_runs_its_commands_with_exactly_the_documented_grants(
     for name, args in cmds.items():
         r = site.run(role, *args)
         assert r.returncode == 0, (role, name, r.stdout, r.stderr)
+        if role == "looker":  # every command said once why it looked queues up by MQINQ
+            assert "the queue manager refused PCF" in r.stderr or name != "queues", r.stderr
+    if role == "looker":
+        listed = site.run(role, "queues", "--json")
+        assert [q["name"] for q in json.loads(listed.stdout)] == ["APP.IN", "APP.OUT"]
     if role == "handler":
         assert site.admin.inquire_queue(DLQ).depth == 0
         assert site.admin.inquire_queue("APP.IN").depth == 2
