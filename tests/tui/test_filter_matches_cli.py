@@ -1,14 +1,10 @@
 """The console's filter (/) and the CLI's --where give the same matches on the same queue
 (issue 27): one embedded queue manager file, payloads in UTF-8, EBCDIC (CCSIDs 500 and 037),
 Latin-1, UTF-16 and binary, some dead-lettered; the console filtered in a pilot, the CLI
-run as a real process on the same file."""
+invoked on the same file (in this process, as tests/cli's ``run_cli`` runs it)."""
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -17,10 +13,10 @@ from mqconsole.mq.chain import add_dead_letter_header
 from mqconsole.mq.md import MQMD
 from mqconsole.mq.message import Message
 from mqconsole.mq.queue import QueueAttrs
+from tests.cli.conftest import run_cli
 
 from .conftest import open_queue, settle, wait_for
 
-MQCONSOLE = str(Path(sys.executable).parent / "mqconsole")
 QUEUE = "APP.SEARCH"
 TEXTS = ["an order 4711 for you", "ORDER 4711", "no orders today", "order 47", "a" * 300 + "!",
          "!" + "a" * 300, "Bestellung für Müller: order 4711", "order4711"]
@@ -53,12 +49,10 @@ def _fill(qm) -> None:
 
 
 def _cli(path: Path, home: Path, expr: str) -> list[int]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("MQCONSOLE_")}
-    env["MQCONSOLE_HOME"] = str(home)
-    p = subprocess.run([MQCONSOLE, "--embedded", str(path), "browse", QUEUE, "--where", expr,
-                        "--json"], capture_output=True, text=True, env=env, timeout=120)
-    assert p.returncode == 0, p.stderr
-    return [m["position"] for m in json.loads(p.stdout)]
+    r = run_cli("--embedded", str(path), "browse", QUEUE, "--where", expr, "--json",
+                home=home)
+    assert r.code == 0, r.err
+    return [m["position"] for m in r.json]
 
 
 @pytest.mark.parametrize("read_first", [True, False], ids=["filtered-read", "selected"])
