@@ -87,9 +87,7 @@ def test_an_idle_handler_waits_in_mqget_and_sends_no_pcf(make_qmgr, clocked, com
     other.put(dlq, dead(2, target), context=Context.SET_ALL, syncpoint=False)
     until(lambda: qmgr.admin().inquire_queue(target).depth == 2,
           "the arrival to be retried")
-    stop.set()
-    engine.expire_waits()
-    worker.join(BOUND)
-    assert not worker.is_alive()
+    stop.set()  # a wait that started before the stop was seen ends when it runs out
+    until(lambda: engine.expire_waits() or not worker.is_alive(), "the handler to stop")
     assert reports[0].result.done == 2
     assert qmgr.admin().inquire_queue(dlq).depth == 0
