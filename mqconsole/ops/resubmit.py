@@ -171,11 +171,14 @@ def resubmit(qm: QueueManager, queue: str, selection: Selection, *, to: str | No
              batch: int = 100, batch_bytes: int = DEFAULT_BATCH_BYTES,
              dry_run: bool = False, control: Control | None = None,
              done_destinations: dict[str, str] | None = None,
-             check: PutCheck | None = None) -> OperationResult:
+             check: PutCheck | None = None,
+             context: Context = Context.SET_ALL) -> OperationResult:
     """Send the selected messages of ``queue`` back to where they were going (see the module
-    docstring). ``done_destinations``, when given, is filled with MsgId (hex) → destination
-    label for every message done (for the journal). ``check``: the plugins' put checks,
-    given each message as it is put (its dead-letter header removed).
+    docstring). ``context``: ``SET_ALL`` keeps each message's context (needs +setall on the
+    destination and the queue manager); ``NEW`` (``--context default``) puts with the
+    resubmitter's own (+put only). ``done_destinations``, when given, is filled with MsgId
+    (hex) → destination label for every message done (for the journal). ``check``: the
+    plugins' put checks, given each message as it is put (its dead-letter header removed).
 
     Raises before changing anything, as :func:`origin_of` says.
     """
@@ -224,7 +227,7 @@ def resubmit(qm: QueueManager, queue: str, selection: Selection, *, to: str | No
                      notes=tuple(notes))
 
     result = run_engine(qm, queue, selection, planner, operation="resubmit", destination=None,
-                        batch=batch, batch_bytes=batch_bytes, context=Context.SET_ALL,
+                        batch=batch, batch_bytes=batch_bytes, context=context,
                         dry_run=dry_run,
                         control=control, note_texts=_NOTES,
                         done_destinations=done_destinations, predict=local_prediction(qm),

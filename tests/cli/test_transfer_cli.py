@@ -301,3 +301,18 @@ def test_batch_bytes_bounds_units_and_a_bad_size_is_exit_2(cli):
     assert r.json["done"] == 8
     entries = cli("journal", "--json").json
     assert entries[-1]["details"]["batch_bytes"] == 1
+
+
+def test_context_default_and_its_contradiction(cli):
+    """--context (issue 22 item 7): set-all and --new-context together are bad input
+    (exit 2, nothing moved); resubmit --context default puts with the resubmitter's
+    context, recorded in the journal."""
+    bad = cli("move", "APP.SHIPPING", "APP.AUDIT", "--all", "--new-context", "--context",
+              "set-all", "--yes")
+    assert bad.code == 2 and "contradict each other" in bad.err
+    r = cli("resubmit", "SYSTEM.DEAD.LETTER.QUEUE", "--all", "--to", "APP.AUDIT",
+            "--context", "default", "--yes", "--json")
+    assert r.code in (0, 1), r.err
+    assert r.json["done"] > 0
+    entries = cli("journal", "--json").json
+    assert entries[-1]["details"]["context"] == "new"

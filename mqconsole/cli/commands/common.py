@@ -120,6 +120,23 @@ class ByteSize(click.ParamType):
             self.fail(str(exc), param, ctx)
 
 
+context_option = click.option(
+    "--context", "context", type=click.Choice(["set-all", "default"]), default=None,
+    help="The context the messages are put with: set-all (the default) keeps each "
+    "message's own (needs +setall on the destination and the queue manager); default puts "
+    "with yours, as a new message (needs only +put; as --new-context).")
+
+
+def new_context_of(new_context: bool, context: str | None) -> bool:
+    """``--new-context`` and ``--context`` together: True for a new (default) context.
+    Contradicting each other is bad input (exit 2), said before anything is asked."""
+    from mqconsole.cli.errors import CliError
+
+    if new_context and context == "set-all":
+        raise CliError("--new-context and --context set-all contradict each other: give one")
+    return new_context or context == "default"
+
+
 batch_bytes_option = click.option(
     "--batch-bytes", type=ByteSize(), default="64MiB", show_default=True,
     help="Commit also before a unit of work would hold more than this many bytes of "

@@ -17,6 +17,8 @@ from .common import (
     batch_bytes_option,
     batch_option,
     build_selection,
+    context_option,
+    new_context_of,
     operation_options,
     selection_given,
     selection_options,
@@ -79,10 +81,12 @@ def save(ctx: click.Context, queue: str, file: str, msgids: tuple[str, ...],
               "each copy there): resumes a load that ended in doubt without duplicates.")
 @batch_option
 @batch_bytes_option
+@context_option
 @operation_options
 def load(ctx: click.Context, file: str, queue: str, new_context: bool,
          resolve_in_doubt: bool, span: str | None, skip_present: bool, batch: int,
-         batch_bytes: int, dry_run: bool, yes: bool, as_json: bool) -> None:
+         batch_bytes: int, context: str | None, dry_run: bool, yes: bool,
+         as_json: bool) -> None:
     """Put every message of FILE on QUEUE: a dmpmqmsg/qload file or amqsbcg output.
 
     The whole file is checked first: a malformed file is refused, naming the line, before
@@ -96,6 +100,7 @@ def load(ctx: click.Context, file: str, queue: str, new_context: bool,
     from mqconsole.ops.operation import Load, ResolveInDoubt
     from mqconsole.ops.savefile.load import parse_range
 
+    new_context = new_context_of(new_context, context)
     first, last = 1, None
     if span is not None:
         if resolve_in_doubt:

@@ -16,6 +16,8 @@ from .common import (
     batch_bytes_option,
     batch_option,
     build_selection,
+    context_option,
+    new_context_of,
     operation_options,
     selection_given,
     selection_options,
@@ -30,6 +32,7 @@ def _transfer_options(fn):
         selection_options,
         batch_option,
         batch_bytes_option,
+        context_option,
         click.option("--new-context", is_flag=True,
                      help="Give the messages mqconsole's context (user, time, application) "
                      "instead of keeping theirs."),
@@ -57,11 +60,12 @@ def _transfer_options(fn):
 def _run_transfer(ctx: click.Context, *, copy: bool, source: str, destination: str,
                   msgids: tuple[str, ...], msgids_from: str | None, where: str | None,
                   limit: int | None, all_: bool, batch: int, batch_bytes: int,
-                  new_context: bool,
+                  context: str | None, new_context: bool,
                   strip_dlh: bool, dest_embedded: str | None, dest_profile: str | None,
                   resolve_in_doubt: bool, dry_run: bool, yes: bool, as_json: bool) -> None:
     from mqconsole.ops.operation import ResolveInDoubt, Transfer
 
+    new_context = new_context_of(new_context, context)
     if resolve_in_doubt:
         if selection_given(msgids, msgids_from, where, all_) or new_context or strip_dlh:
             raise CliError("--resolve-in-doubt takes no selection and no --new-context or "
@@ -132,11 +136,12 @@ def copy(ctx: click.Context, **kw: Any) -> None:
               "queues, or none, name QUEUE as their BOQNAME).")
 @batch_option
 @batch_bytes_option
+@context_option
 @operation_options
 def resubmit_command(ctx: click.Context, queue: str, msgids: tuple[str, ...],
                      msgids_from: str | None, where: str | None, limit: int | None,
                      all_: bool, to: str | None, batch: int, batch_bytes: int,
-                     dry_run: bool, yes: bool, as_json: bool) -> None:
+                     context: str | None, dry_run: bool, yes: bool, as_json: bool) -> None:
     """Send the selected messages of QUEUE back where they were going.
 
     From a dead-letter queue: each message to the destination queue (and queue manager)
@@ -152,7 +157,8 @@ def resubmit_command(ctx: click.Context, queue: str, msgids: tuple[str, ...],
     selection = build_selection(msgids, msgids_from, where, limit, all_)
     session = session_of(ctx)
     op = operation(session, Resubmit(queue, selection, to=to, batch=batch,
-                                     batch_bytes=batch_bytes))
+                                     batch_bytes=batch_bytes,
+                                     new_context=context == "default"))
     drive(session, op, yes=yes, dry_run=dry_run, as_json=as_json)
 
 

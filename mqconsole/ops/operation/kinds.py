@@ -204,6 +204,8 @@ class Resubmit:
     to: str | None = None
     batch: int = 100
     batch_bytes: int = DEFAULT_BATCH_BYTES  # --batch-bytes: a unit's bodies at most
+    # --context default: put with the resubmitter's context (+put only, no +setall)
+    new_context: bool = False
 
     def describe(self) -> Description:
         return Description("resubmit", f"resubmitting {self.selection.describe()} from "
@@ -212,7 +214,8 @@ class Resubmit:
                            selection=self.selection.describe(),
                            options={"selection": self.selection.describe(),
                                     "batch": self.batch, "batch_bytes": self.batch_bytes,
-                                    "to": self.to})
+                                    "to": self.to,
+                                    "context": "new" if self.new_context else "set_all"})
 
     def validate(self, qm: QueueManager) -> None:
         from mqconsole.ops.resubmit import origin_of
@@ -224,11 +227,13 @@ class Resubmit:
         origin_of(qm, self.queue, self.selection, self.to)  # OriginError: say --to
 
     def execute(self, step: Step) -> OperationResult:
+        from mqconsole.backends.base import Context
         from mqconsole.ops.resubmit import resubmit
 
         step.done_destinations = {}
         return resubmit(step.qm, self.queue, self.selection, to=self.to, batch=self.batch,
                         batch_bytes=self.batch_bytes,
+                        context=Context.NEW if self.new_context else Context.SET_ALL,
                         dry_run=step.dry_run, control=step.control,
                         done_destinations=step.done_destinations, check=step.check)
 
