@@ -18,7 +18,10 @@ An audit export and report are left out: they start Spark (a JVM of its own, min
 shared machine) and the console keeps only the report's tables; ``--audit`` is not offered.
 
 RSS is read from ``/proc/self/status`` (VmRSS; the peak is VmHWM) after each step
-(``steps``). Goals (issue 23): peak < 400 MB, ``end_mb`` within 20 % of ``start_mb``.
+(``steps``); ``--trace`` adds what Python objects hold then (``python_mb``, tracemalloc),
+which tells memory still referenced from memory the allocator keeps; on glibc the end is
+measured again after ``malloc_trim(0)`` (``end_after_malloc_trim``). Goals (issue 23):
+peak < 400 MB, ``end_mb`` within 20 % of ``start_mb``.
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ import gc
 import os
 import shutil
 import time
+import tracemalloc
 from pathlib import Path
 
 from _common import ROOT, emit
@@ -88,6 +92,17 @@ def fresh_copy(n: int, work: Path) -> Path:
     return target
 
 
+def _malloc_trim():
+    """glibc's ``malloc_trim`` (None elsewhere): hands freed heap back to the system."""
+    import ctypes
+    import ctypes.util
+
+    try:
+        return ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6").malloc_trim
+    except (OSError, AttributeError):
+        return None
+
+
 def rss_mb() -> tuple[float, float]:
     """(VmRSS, VmHWM) of this process in MB."""
     values = {}
@@ -98,7 +113,7 @@ def rss_mb() -> tuple[float, float]:
     return round(values["VmRSS"], 1), round(values["VmHWM"], 1)
 
 
-async def session(path: Path, home: Path, steps: dict) -> None:
+async def session(path: Path, home: Path, steps: dict, rounds: int = 1) -> None:
     from textual.widgets import Input
 
     from mqconsole.tui.screens.dialogs import ConfirmDialog, TextDialog
@@ -113,76 +128,93 @@ async def session(path: Path, home: Path, steps: dict) -> None:
         rss, peak = rss_mb()
         steps[step] = {"rss_mb": rss, "peak_mb": peak, "seconds": round(time.perf_counter()
                                                                          - t0, 2)}
+        if tracemalloc.is_tracing():  # what Python objects hold, apart from the allocator
+            steps[step]["python_mb"] = round(tracemalloc.get_traced_memory()[0] / 2**20, 1)
 
     async def to_queue_list() -> None:
         while not isinstance(app.screen, QueuesScreen):
             await pilot.press("escape")
             await settle(app, pilot)
 
+    trim = _malloc_trim()
     app = console_app(path, home)
     async with app.run_test(size=(120, 40)) as pilot:
         t0 = time.perf_counter()
         await settle(app, pilot)
         note("start", t0)
 
-        t0 = time.perf_counter()
-        rules = home / "session.rules"
-        rules.write_text(RULES)
-        await open_queue(app, pilot, DLQ)
-        await pilot.press("H")
-        await wait_for(app, pilot, lambda: isinstance(app.screen, DlqHandlerScreen))
-        screen = app.screen
-        screen.query_one("#d-rules", Input).value = str(rules)
-        screen.query_one("#d-rules", Input).focus()
-        await pilot.press("enter")
-        await wait_for(app, pilot, lambda: screen.plan is not None)
-        note("handler_plan", t0)
-        t0 = time.perf_counter()
-        await pilot.press("ctrl+o")
-        await wait_for(app, pilot, lambda: isinstance(app.screen, ConfirmDialog))
-        await pilot.press("y")
-        await wait_for(app, pilot, lambda: isinstance(app.screen, TextDialog), workers=False)
-        await pilot.press("enter")
-        await settle(app, pilot)
-        note("handler_run", t0)
-        screen = None  # this script's reference gone
-        await to_queue_list()
-        note("queue_list_after_handler", time.perf_counter())
+        for n in range(rounds):
+            suffix = "" if n == 0 else f"_round{n + 1}"
+            t0 = time.perf_counter()
+            rules = home / "session.rules"
+            rules.write_text(RULES)
+            await open_queue(app, pilot, DLQ)
+            await pilot.press("H")
+            await wait_for(app, pilot, lambda: isinstance(app.screen, DlqHandlerScreen))
+            screen = app.screen
+            screen.query_one("#d-rules", Input).value = str(rules)
+            screen.query_one("#d-rules", Input).focus()
+            await pilot.press("enter")
+            await wait_for(app, pilot, lambda s=screen: s.plan is not None)
+            note(f"handler_plan{suffix}", t0)
+            t0 = time.perf_counter()
+            await pilot.press("ctrl+o")
+            await wait_for(app, pilot, lambda: isinstance(app.screen, ConfirmDialog))
+            await pilot.press("y")
+            await wait_for(app, pilot, lambda: isinstance(app.screen, TextDialog), workers=False)
+            await pilot.press("enter")
+            await settle(app, pilot)
+            note(f"handler_run{suffix}", t0)
+            screen = None  # this script's reference gone
+            await to_queue_list()
+            note(f"queue_list_after_handler{suffix}", time.perf_counter())
 
-        t0 = time.perf_counter()
-        app.open_replay(DLQ)
-        await wait_for(app, pilot, lambda: isinstance(app.screen, ReplayScreen)
-                       and bool(app.screen.query("#r-events")))
-        await pilot.press("ctrl+o")
-        await wait_for(app, pilot, lambda: getattr(app.screen, "result", None) is not None)
-        note("replay", t0)
-        await to_queue_list()
+            t0 = time.perf_counter()
+            app.open_replay(DLQ)
+            await wait_for(app, pilot, lambda: isinstance(app.screen, ReplayScreen)
+                           and bool(app.screen.query("#r-events")))
+            await pilot.press("ctrl+o")
+            await wait_for(app, pilot, lambda: getattr(app.screen, "result", None) is not None)
+            note(f"replay{suffix}", t0)
+            await to_queue_list()
 
-        t0 = time.perf_counter()
-        await pilot.press("J")
-        await wait_for(app, pilot, lambda: isinstance(app.screen, JournalScreen)
-                       and app.screen.query_one("#journal").row_count > 0)
-        await pilot.press("enter")
-        await wait_for(app, pilot, lambda: isinstance(app.screen, JournalRecordScreen))
-        await settle(app, pilot)
-        note("journal_record", t0)
-        await to_queue_list()
-        await settle(app, pilot)
+            t0 = time.perf_counter()
+            await pilot.press("J")
+            await wait_for(app, pilot, lambda: isinstance(app.screen, JournalScreen)
+                           and app.screen.query_one("#journal").row_count > 0)
+            await pilot.press("enter")
+            await wait_for(app, pilot, lambda: isinstance(app.screen, JournalRecordScreen))
+            await settle(app, pilot)
+            note(f"journal_record{suffix}", t0)
+            await to_queue_list()
+            await settle(app, pilot)
+            if n + 1 < rounds:
+                note(f"queue_list{suffix or '_round1'}", time.perf_counter())
         for _ in range(3):
             gc.collect()
         note("end", time.perf_counter())
+        if trim is not None:  # what the C allocator keeps of what Python freed
+            trim(0)
+            note("end_after_malloc_trim", time.perf_counter())
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--messages", type=int, default=200_000)
+    parser.add_argument("--rounds", type=int, default=1,
+                        help="go through the session this many times (does the end grow?)")
+    parser.add_argument("--trace", action="store_true",
+                        help="also say what Python objects hold at each step (tracemalloc: "
+                        "slower, and its own memory counts in RSS)")
     args = parser.parse_args()
+    if args.trace:
+        tracemalloc.start()
     work = BENCH_DATA / "session-run"
     path = fresh_copy(args.messages, work)
     load_before = [round(x, 2) for x in os.getloadavg()]
     steps: dict = {}
     t0 = time.perf_counter()
-    asyncio.run(session(path, work / "home", steps))
+    asyncio.run(session(path, work / "home", steps, args.rounds))
     start, end = steps["start"]["rss_mb"], steps["end"]["rss_mb"]
     emit("session_rss", {
         "messages": args.messages, "load_before": load_before,
@@ -190,6 +222,7 @@ def main() -> None:
         "seconds": round(time.perf_counter() - t0, 1),
         "start_mb": start, "peak_mb": max(s["peak_mb"] for s in steps.values()),
         "end_mb": end, "end_over_start": round(end / start, 2), "steps": steps,
+        "rounds": args.rounds,
         "audit": "left out (Spark: a JVM of its own, minutes on a shared machine)"})
 
 
