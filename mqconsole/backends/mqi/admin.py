@@ -209,8 +209,8 @@ class Admin(Inquiry):
 
     def queue_status(self, name: str) -> QueueStatus:
         with self._call(f"show the status of queue {name!r}", auth="+dsp", obj=name):
-            if self.pcf_unavailable is not None:  # asked once already: no second wait
-                raise MQError(MQRC_NO_MSG_AVAILABLE, f"cannot show the status of queue "
+            if self.pcf_unavailable == self._no_reply():  # no second wait for a silent
+                raise MQError(MQRC_NO_MSG_AVAILABLE, f"cannot show the status of queue "  # server
                               f"{name!r}: {self.pcf_unavailable} (queue status is PCF only)")
             try:
                 return self._pcf().queue_status(name)
