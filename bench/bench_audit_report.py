@@ -3,7 +3,8 @@
 For each size (default 1,000,000 and 5,000,000 rows) a snapshot is written in the export's
 layout (Parquet, zstd, partitioned by queue and put date; synthetic rows with dead-letter
 headers, unknown reasons, unparsed headers and duplicate MsgIds) and its stored aggregates
-computed (``audit.summary.summarize``, the export's last step: its seconds are reported).
+computed (``audit.summary.summarize``: Spark over the written files, as the export does;
+its seconds are reported).
 Then:
 
 - ``warm``: ``build_report`` on a live local[2] session (median of 3), from the stored
@@ -208,7 +209,7 @@ def main() -> None:
                 write_snapshot(folder, rows)
         written = t.seconds
         with Timer() as t:
-            summarize(folder)
+            summarize(spark, folder, folder)
         summary_s = t.seconds
         build_report(spark, folder, as_of=AS_OF)  # first job of this size: file listing
         warm = []

@@ -13,16 +13,17 @@ Options: ``profile`` (a comma list of registered connection names) or ``embedded
 embedded queue manager file) with ``queues`` (MQ patterns); or file paths given to
 ``load()`` (or the ``files`` option, comma-separated); ``queue_list`` (JSON ``[[profile,
 queue], ...]``: exact queues, as the export gives them); ``with_payload`` (``true``: the
-``payload`` column); ``batch_rows``; ``progress_dir`` (``progress.py``); ``summary_dir``
-(each reader folds the report's aggregates of what it yields there:
-``summary.PartWriter``); ``parts`` and ``min_split_rows`` (below).
+``payload`` column); ``batch_rows``; ``progress_dir`` (``progress.py``); ``parts`` and
+``min_split_rows`` (below). Nothing but rows leaves ``read()``: the export's aggregates are
+computed by Spark from the committed files (``summary.py``), so a retried task cannot count
+twice.
 
 One partition per file, and one per queue of real MQ (a queue can only be browsed
 forward, from its start). A queue of a backend that reads from any position
 (``backends.base.BrowsesInRanges``: the embedded queue manager) may be split in up to
 ``parts`` stretches (default 1) of at least ``min_split_rows`` messages, read in parallel;
-positions are exactly those of one browse, and a stretch that no longer holds what it held
-when planned fails its task (``QueueChanged``: the queue changed while it was read).
+positions are exactly those of one browse while the queue does not change (a stretch that
+changed is still read whole, each message once; the export notes it from the positions).
 
 ``read()`` browses (never gets: an audit removes nothing) and yields Arrow record batches
 of ``batch_rows`` rows, so memory stays flat whatever the depth. Spark calls ``read()``
@@ -49,12 +50,11 @@ from mqconsole.backends.base import BrowsesInRanges
 from mqconsole.ops.dmpfile import DmpReader
 from mqconsole.plugins.discovery import FOLDER_MODULE_PREFIX
 
-from .columns import Column, arrow_schema, snapshot_columns, spark_ddl
+from .columns import Column, snapshot_columns, spark_ddl
 from .progress import Progress, ProgressWriter
 from .rows import BATCH_ROWS, BatchBuilder, ComputedColumn
 from .sources import (
     FileSource,
-    QueueChanged,
     QueueSource,
     SourceError,
     check_file,
@@ -171,7 +171,6 @@ class MqconsoleReader(DataSourceReader):
         self.plugin_columns = plugin_columns
         self.batch_rows = int(options.get("batch_rows") or BATCH_ROWS)
         self.progress_dir = options.get("progress_dir") or None
-        self.summary_dir = options.get("summary_dir") or None
         embedded = options.get("embedded")
         if embedded:
             self.connections[EMBEDDED_KEY + embedded] = {"backend": "embedded",
@@ -236,16 +235,7 @@ class MqconsoleReader(DataSourceReader):
             batches = self._read_queue(source, progress)
         else:
             batches = self._read_file(source, progress)
-        if not self.summary_dir:
-            yield from batches
-            return
-        from .summary import PartWriter  # the export's aggregates, folded in this pass
-
-        part = PartWriter(self.summary_dir, partition.index, arrow_schema(self.columns))
-        for batch in batches:
-            part.add(batch)
-            yield batch
-        part.close()
+        yield from batches
 
     def _builder(self, qmgr: str, queue: str, source: str) -> BatchBuilder:
         return BatchBuilder(self.columns, qmgr=qmgr, queue=queue, source=source,
@@ -284,14 +274,12 @@ class MqconsoleReader(DataSourceReader):
                 return
             if not isinstance(qm, BrowsesInRanges):
                 raise SourceError(f"{source.queue} cannot be read in stretches here")
+            # a stretch that changed since it was planned still yields each of its messages
+            # once (it is bounded by keys, not by counts); the export sees from the
+            # positions that they are not one browse's and says so (never reads again)
             with qm.browse_range(source.queue, part) as cursor:
                 yield from self._drain(builder, _browse(cursor), state, progress,
                                        first=part.first_position)
-            if part.rows is not None and state.read != part.rows:
-                raise QueueChanged(
-                    f"{source.queue} changed while it was read in parts: messages "
-                    f"{part.first_position:,} to {part.first_position + part.rows - 1:,} "
-                    f"were {part.rows:,} when planned and {state.read:,} when read")
 
     def _read_file(self, source: FileSource, progress: ProgressWriter
                    ) -> Iterator[pa.RecordBatch]:

@@ -142,9 +142,9 @@ def drill(list_key: str, row: dict[str, Any], *, as_of: datetime | None = None
 
 def queues_holding(spark: SparkSession, path: Any, found: Drill) -> list[tuple[str, str, int]]:
     """(qmgr, queue, count) of the snapshot's queues holding the row's messages, most first."""
-    from mqconsole.audit.snapshot import locate, read_messages
+    from mqconsole.audit.snapshot import open_snapshot, read_messages
 
-    read_messages(spark, locate(path))
+    read_messages(spark, open_snapshot(spark, path))
     rows = spark.sql(f"SELECT qmgr, queue, count(*) AS n FROM messages WHERE {found.sql} "
                      f"GROUP BY qmgr, queue ORDER BY n DESC, qmgr, queue").collect()
     return [(r["qmgr"], r["queue"], int(r["n"])) for r in rows]

@@ -54,6 +54,21 @@ from .sources import (
     expand_queues,
     split_queue,
 )
+from .store import (
+    LocalStore,
+    Store,
+    display,
+    join,
+    local_path,
+    name_of,
+    parent,
+    relative,
+    store_for,
+    to_uri,
+)
+from .store import (
+    OutTaken as _NameTaken,
+)
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -63,8 +78,6 @@ if TYPE_CHECKING:
 MANIFEST = "manifest.json"
 COMMIT_MARKER = "_SUCCESS"
 DATA_DIR = "messages"
-PROGRESS_DIR = ".progress"
-PARTIALS_DIR = ".partials"  # what each reader folded for the stored aggregates
 MIN_SPLIT_ROWS = 100_000  # a queue is read in stretches of at least these
 FORMATS = ("parquet", "csv")
 
@@ -80,7 +93,7 @@ class ExportRequest:
     """What to export. ``connections``: name → profile object or backend spec; the first is
     the profile in use, the others ``--also-profile``."""
 
-    out: Path
+    out: Path | str  # a path (this machine's) or a URI Spark's Hadoop writes
     connections: Mapping[str, object] = field(default_factory=dict)
     patterns: Sequence[str] = ()
     files: Sequence[str] = ()
@@ -88,6 +101,7 @@ class ExportRequest:
     with_payload: bool = False
     replace: bool = False
     plugin_columns: Sequence[PluginColumn] = ()
+    remote: bool = False  # Spark Connect: the client looks at no folder of the snapshot
 
 
 @dataclass
@@ -138,25 +152,32 @@ class ExportSummary:
 
 # -- planning (no Spark) ------------------------------------------------------------------
 
-def _check_out(out: Path, replace: bool) -> None:
+def _check_out(out: Path | str, replace: bool, remote: bool) -> None:
+    """``--out`` before Spark starts, where this process can look (a ``file:`` folder of a
+    classic session: the driver's own disk); anywhere else the store checks it when Spark
+    has started (:func:`_check_target`)."""
     from mqconsole.ops.outputs import SNAPSHOT, OutputRefused, check_output
 
+    path = local_path(to_uri(out))
+    if path is None or remote:
+        return
+    target = Path(path)
     try:  # not a queue manager's store or its -wal, a backup, the journal... (exit 2)
-        check_output(out, "--out", allow=(SNAPSHOT,) if replace else ())
+        check_output(target, "--out", allow=(SNAPSHOT,) if replace else ())
     except OutputRefused as e:
         raise AuditInputError(str(e)) from None
-    if out.exists() or out.is_symlink():
+    if target.exists() or target.is_symlink():
         if not replace:
-            raise AuditInputError(f"{out} exists: choose another --out, or --replace to "
+            raise AuditInputError(f"{target} exists: choose another --out, or --replace to "
                                   "replace the snapshot there")
-        if not out.is_dir() or not (out / MANIFEST).is_file():
-            raise AuditInputError(f"{out} is not a snapshot (no {MANIFEST}): --replace only "
+        if not target.is_dir() or not (target / MANIFEST).is_file():
+            raise AuditInputError(f"{target} is not a snapshot (no {MANIFEST}): --replace only "
                                   "replaces a snapshot")
-    parent = out.parent
-    if not parent.is_dir():
-        raise AuditInputError(f"the folder of --out ({parent}) does not exist")
-    if not os.access(parent, os.W_OK | os.X_OK):
-        raise AuditInputError(f"cannot write in {parent} (the folder of --out)")
+    folder = target.parent
+    if not folder.is_dir():
+        raise AuditInputError(f"the folder of --out ({folder}) does not exist")
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise AuditInputError(f"cannot write in {folder} (the folder of --out)")
 
 
 def _depth(qm, queue: str) -> int | None:
@@ -171,7 +192,7 @@ def plan_export(request: ExportRequest) -> ExportPlan:
         raise AuditInputError(f"--format {request.format!r}: use parquet or csv")
     if not request.patterns and not request.files:
         raise AuditInputError("nothing to export: give --queues PATTERNS or saved files")
-    _check_out(request.out, request.replace)
+    _check_out(request.out, request.replace, request.remote)
     snapshot_columns(with_payload=request.with_payload,  # plugin columns' names and types
                      plugin_columns=[(c.full_name, c.spark_type) for c in request.plugin_columns])
     queues: list[QueuePlan] = []
@@ -206,20 +227,6 @@ def plan_export(request: ExportRequest) -> ExportPlan:
 
 # -- running (Spark) ----------------------------------------------------------------------
 
-def private_tree(root: Path) -> None:
-    """Folders 0700 and files 0600 under ``root`` (a snapshot may hold payloads); the
-    checksum files Hadoop's local file system writes beside each file (``.NAME.crc``, one
-    per file: litter to a reader, and nothing reads them back) removed."""
-    for folder, _dirs, names in os.walk(root):
-        os.chmod(folder, 0o700)
-        for name in names:
-            with contextlib.suppress(FileNotFoundError):
-                if name.startswith(".") and name.endswith(".crc"):
-                    os.unlink(os.path.join(folder, name))
-                else:
-                    os.chmod(os.path.join(folder, name), 0o600)
-
-
 def _partitions(plan: ExportPlan, parts: int) -> list[QueueSource]:
     """The queue sources of the job, in partition order: a queue of a backend that reads
     from any position (the embedded one) in up to ``parts`` stretches, any other as one."""
@@ -237,7 +244,7 @@ def _partitions(plan: ExportPlan, parts: int) -> list[QueueSource]:
 
 
 def _reader(spark: SparkSession, plan: ExportPlan, sources: list[QueueSource],
-            progress_dir: Path, summary_dir: Path | None):
+            progress_dir: str | None):
     from .datasource import register
 
     request = plan.request
@@ -247,16 +254,15 @@ def _reader(spark: SparkSession, plan: ExportPlan, sources: list[QueueSource],
         reader = reader.option("queue_list", json.dumps([s.to_json() for s in sources]))
     if plan.files:
         reader = reader.option("paths", json.dumps([f.path for f in plan.files]))
-    if summary_dir is not None:
-        reader = reader.option("summary_dir", str(summary_dir))
-    return (reader.option("with_payload", str(request.with_payload).lower())
-            .option("progress_dir", str(progress_dir)).load())
+    if progress_dir is not None:
+        reader = reader.option("progress_dir", progress_dir)
+    return reader.option("with_payload", str(request.with_payload).lower()).load()
 
 
 _CSV_TEXT = {"properties": "to_json(properties)", "payload": "hex(payload)"}
 
 
-def _write(frame, target: Path, fmt: str) -> None:
+def _write(frame, target: str, fmt: str) -> None:
     """Write ``frame`` partitioned by queue, each file's rows sorted by put time. No
     shuffle first: each task writes the file of its own source (a queue or a stretch of
     one, a saved file), sorted in the task, and the rows are not sent through a shuffle
@@ -273,9 +279,9 @@ def _write(frame, target: Path, fmt: str) -> None:
     writer = writer_frame.write.partitionBy(*PARTITION_COLUMNS).mode("error")
     if fmt == "csv":
         # Spark's CSV writer has no zstd (Parquet has): gzip
-        writer.option("header", "true").option("compression", "gzip").csv(str(target))
+        writer.option("header", "true").option("compression", "gzip").csv(target)
     else:
-        writer.option("compression", "zstd").parquet(str(target))
+        writer.option("compression", "zstd").parquet(target)
 
 
 def _states(progress: dict[int, Progress], owners: list[int], plan: ExportPlan
@@ -299,7 +305,7 @@ def _states(progress: dict[int, Progress], owners: list[int], plan: ExportPlan
     return [state for i, state in enumerate(out) if i in seen]
 
 
-def _watch(progress_dir: Path, plan: ExportPlan, owners: list[int],
+def _watch(progress_dir: str | None, plan: ExportPlan, owners: list[int],
            report: Callable[[list[Progress]], None] | None,
            cancel: threading.Event | None, spark: SparkSession, stop: threading.Event) -> None:
     """Say progress every half second; cancel Spark's jobs when asked."""
@@ -308,7 +314,7 @@ def _watch(progress_dir: Path, plan: ExportPlan, owners: list[int],
         if cancel is not None and cancel.is_set():
             cancel_all(spark)
             return
-        if report is None:
+        if report is None or progress_dir is None:
             continue
         states = _states(read_progress(progress_dir), owners, plan)
         key = [(p.queue, p.read, p.done) for p in states]
@@ -348,123 +354,140 @@ def explain_failure(error: BaseException, master: str) -> AuditError:
     return error_type(sentence)
 
 
+def _check_target(store: Store, out: str, replace: bool) -> None:
+    """``--out`` checked again through the store, when Spark has started (where the client
+    cannot look, this is the first check): exists without ``replace``, or is not a
+    snapshot with it: exit 2."""
+    if not store.exists(out):
+        return
+    if not replace:
+        raise AuditInputError(f"{display(out)} exists: choose another --out, or --replace to "
+                              "replace the snapshot there")
+    if store.read_text(join(out, MANIFEST)) is None:
+        raise AuditInputError(f"{display(out)} is not a snapshot (no {MANIFEST}): --replace "
+                              "only replaces a snapshot")
+    if not store.renames(out):
+        raise AuditInputError(f"{display(out)} is on a file system without an atomic rename: "
+                              "--replace cannot put the new snapshot in place of the old one "
+                              "at once there (export to a new --out)")
+
+
+def _progress_folder(spark: SparkSession) -> str | None:
+    """Where the readers tell their progress: a private folder of this machine (a classic
+    session's driver; readers on other machines cannot reach it, and only the progress
+    lines are missing then). None over Spark Connect: the client looks at no folder."""
+    import tempfile
+
+    from .remote import is_connect
+
+    if is_connect(spark):
+        return None
+    return tempfile.mkdtemp(prefix="mqconsole-export-progress-")
+
+
 def run_export(spark: SparkSession, plan: ExportPlan, *,
                report: Callable[[list[Progress]], None] | None = None,
                cancel: threading.Event | None = None,
                note: Callable[[str], None] | None = None) -> ExportSummary:
-    """Run the job, write the manifest, rename the folder into place. ``note`` hears what
-    the operator must know (a queue that changed while it was read); the manifest keeps
-    it too."""
+    """Run the job, commit the snapshot (manifest, then the marker), publish it at
+    ``--out``; every file operation through the snapshot's store (Hadoop's file systems,
+    or the Connect server's). ``note`` hears what the operator must know (a queue that
+    changed while it was read); the manifest keeps it too."""
     tell = note or (lambda _text: None)
     request = plan.request
-    out = request.out.absolute()
-    remove_leftovers(out)
-    tmp = out.parent / f".{out.name}.tmp-{os.getpid()}-{uuid.uuid4().hex[:12]}"
-    tmp.mkdir(mode=0o700)
-    lock = _hold(tmp)
+    out = to_uri(request.out)
+    store = store_for(spark, out)
+    if request.remote or local_path(out) is None:  # not checked by the plan
+        _check_target(store, out, request.replace)
+    remove_leftovers(out, store)
+    renames = store.renames(out)
+    if renames:  # staged beside --out, published by a rename
+        staged = join(parent(out), f".{name_of(out)}.tmp-{os.getpid()}-{uuid.uuid4().hex[:12]}")
+        store.mkdirs(staged)
+    else:  # written in place, committed by the marker written last
+        staged = out
+        store.mkdirs(out)
+        try:
+            store.write_new(join(out, CLAIM), f"{os.getpid()}\n")
+        except FileExistsError:
+            raise _taken(out) from None
+    held = store.hold(staged)
     started = time.monotonic()
     master = master_of(spark)
+    progress_dir = _progress_folder(spark)
     try:
-        parts = _parallelism(spark)
-        try:
-            final, owners = _run_job(spark, plan, tmp, parts, report, cancel)
-        except QueueChangedError as changed:  # a stretch changed under its reader
-            said = (f"{changed.sentence or 'a queue changed while it was read in parts'}: "
-                    "reading every queue again, each as one browse (the first read is "
-                    "dropped; its progress starts again)")
-            plan.notes.append(said)
+        sources, owners = _run_job(spark, plan, staged, _parallelism(spark), progress_dir,
+                                   report, cancel)
+        if report is not None and progress_dir is not None:
+            report(_states(read_progress(progress_dir), owners, plan))
+        data = join(staged, DATA_DIR)
+        heard = len(plan.notes)
+        files = _count(spark, plan, data, sources)
+        for said in plan.notes[heard:]:  # a queue whose stretches changed while read
             tell(said)
-            final, owners = _run_job(spark, plan, tmp, 1, report, cancel)
-        if report is not None:
-            report(_states(final, owners, plan))
-        _count(plan, final, owners, spark, tmp / DATA_DIR)
-        files = data_files(spark, tmp / DATA_DIR, request.format)
-        if request.format == "parquet":  # the report's aggregates, stored beside (exact)
-            _summarize(tmp, len(owners))
-            from .summary import tie
-
-            tie(tmp, files)  # to the commit: the report checks them against the manifest
+        if request.format == "parquet" and files:  # the report's aggregates, from the commit
+            _summarize(spark, staged, data, files)
         _depths_at_end(plan)
         for said in _changes(plan):
             plan.notes.append(said)
             tell(said)
         seconds = time.monotonic() - started
-        shutil.rmtree(tmp / PROGRESS_DIR, ignore_errors=True)
-        shutil.rmtree(tmp / PARTIALS_DIR, ignore_errors=True)
-        _write_manifest(tmp, plan, seconds, master, files)
-        _write_marker(tmp)  # last: the snapshot is complete
-        private_tree(tmp)
-        os.unlink(tmp / _LOCK)  # held on (by its descriptor) until the folder is in place
-        _publish(tmp, out, request.replace)
+        _write_manifest(store, staged, plan, seconds, master, files)
+        store.write_new(join(staged, COMMIT_MARKER), "")  # last: the snapshot is complete
+        store.make_private(staged)
+        store.release(held, staged)
+        held = None
+        if renames:
+            try:
+                store.publish(staged, out, request.replace)
+            except _NameTaken:
+                raise _taken(out) from None
+        else:
+            store.remove(join(out, CLAIM))
     except BaseException as exc:
-        shutil.rmtree(tmp, ignore_errors=True)
+        store.release(held, staged)
+        store.remove(staged)
         if isinstance(exc, OSError) and exc.errno == errno.ENOSPC:
             raise NoSpace("the export failed: no space left on device (nothing was "
                           "written: free some space and export again)") from None
         raise
     finally:
-        os.close(lock)
+        if progress_dir is not None:
+            shutil.rmtree(progress_dir, ignore_errors=True)
     return ExportSummary(
-        str(out), sum(q.rows for q in plan.queues) + sum(f.rows for f in plan.files),
+        display(out), sum(q.rows for q in plan.queues) + sum(f.rows for f in plan.files),
         [{"profile": q.key, "qmgr": q.qmgr, "queue": q.queue, "rows": q.rows,
           "depth_start": q.depth_start, "depth_end": q.depth_end} for q in plan.queues],
         [{"path": f.path, "qmgr": f.qmgr, "queue": f.queue, "rows": f.rows} for f in plan.files],
         seconds, request.format)
 
 
-_LOCK = ".lock"
+CLAIM = "_EXPORTING"  # an in-place export's claim on --out, removed when it commits
 
 
-def _hold(tmp: Path) -> int:
-    """Lock ``tmp/.lock`` for as long as this export runs: a folder whose lock can be
-    taken was left by an export that was killed (:func:`remove_leftovers`)."""
-    import fcntl
-
-    fd = os.open(tmp / _LOCK, os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o600)
-    fcntl.flock(fd, fcntl.LOCK_EX)
-    return fd
+class OutTaken(AuditInputError):
+    """``--out`` was made (by another export) while this export ran (exit 2)."""
 
 
-def _abandoned(folder: Path) -> bool:
-    """Whether an export's temporary folder was left by an export no longer running: its
-    lock can be taken; without a lock, the process its name carries is gone."""
-    import fcntl
-
-    try:
-        fd = os.open(folder / _LOCK, os.O_RDWR | getattr(os, "O_CLOEXEC", 0))
-    except FileNotFoundError:
-        pid = folder.name.rsplit(".tmp-", 1)[-1].split("-", 1)[0]
-        if not pid.isdigit() or len(pid) == 12:
-            return True  # an older version's folder (no lock, no pid in the name)
-        try:
-            os.kill(int(pid), 0)
-        except ProcessLookupError:
-            return True
-        except OSError:
-            return False
-        return False
-    except OSError:
-        return False
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except OSError:
-        return False  # a running export holds it
-    finally:
-        os.close(fd)  # closing releases the lock
-    return True
+def _taken(out: str) -> OutTaken:
+    return OutTaken(f"{display(out)} was written by another export while this one ran: this "
+                    "export's snapshot is dropped (the other one stands; choose another "
+                    "--out, or --replace)")
 
 
-def remove_leftovers(out: Path) -> list[Path]:
-    """Remove the temporary folders (``.NAME.tmp-*`` beside ``out``) that exports to the
-    same ``out`` left when they were killed; the folders removed."""
+def remove_leftovers(out: str | Path, store: Store | None = None) -> list[str]:
+    """Remove the staging folders (``.NAME.tmp-*`` beside ``out``) that exports to the same
+    ``out`` left when they were killed (:meth:`Store.abandoned`); the folders removed."""
+    target = to_uri(out)
+    store = store or LocalStore()
     removed = []
-    with contextlib.suppress(OSError):
-        prefix = f".{out.name}.tmp-"
-        for folder in out.parent.iterdir():
-            if (folder.name.startswith(prefix) and folder.is_dir()
-                    and not folder.is_symlink() and _abandoned(folder)):
-                shutil.rmtree(folder, ignore_errors=True)
-                removed.append(folder)
+    prefix = f".{name_of(target)}.tmp-"
+    folder = parent(target)
+    for name in store.children(folder):
+        staged = join(folder, name)
+        if name.startswith(prefix) and store.is_dir(staged) and store.abandoned(staged):
+            store.remove(staged)
+            removed.append(staged)
     return removed
 
 
@@ -476,27 +499,11 @@ def _parallelism(spark: SparkSession) -> int:
     return 1 if is_connect(spark) else spark.sparkContext.defaultParallelism
 
 
-class QueueChangedError(Exception):
-    """The job failed because a stretch of a queue changed while read (run it again)."""
-
-    def __init__(self, sentence: str = "") -> None:
-        super().__init__(sentence)
-        self.sentence = sentence
-
-
-def _run_job(spark: SparkSession, plan: ExportPlan, tmp: Path, parts: int,
-             report: Callable[[list[Progress]], None] | None,
-             cancel: threading.Event | None) -> tuple[dict[int, Progress], list[int]]:
-    """Read and write once into ``tmp``; the partitions' last words and which source of
-    the plan each partition reads."""
-    for name in (DATA_DIR, PROGRESS_DIR, PARTIALS_DIR):  # a first try's leftovers
-        shutil.rmtree(tmp / name, ignore_errors=True)
-    progress_dir = tmp / PROGRESS_DIR
-    progress_dir.mkdir(mode=0o700)
-    partials = None
-    if plan.request.format == "parquet":
-        partials = tmp / PARTIALS_DIR
-        partials.mkdir(mode=0o700)
+def _run_job(spark: SparkSession, plan: ExportPlan, staged: str, parts: int,
+             progress_dir: str | None, report: Callable[[list[Progress]], None] | None,
+             cancel: threading.Event | None) -> tuple[list[QueueSource], list[int]]:
+    """Read and write once into ``staged``; the queue sources read (stretches included)
+    and which source of the plan each partition reads."""
     sources = _partitions(plan, parts) if plan.queues else []
     index = {(q.key, q.queue): i for i, q in enumerate(plan.queues)}
     owners = [index[(s.key, s.queue)] for s in sources]
@@ -509,57 +516,100 @@ def _run_job(spark: SparkSession, plan: ExportPlan, tmp: Path, parts: int,
     try:
         if cancel is not None and cancel.is_set():
             raise cancelled
-        _write(_reader(spark, plan, sources, progress_dir, partials), tmp / DATA_DIR,
+        _write(_reader(spark, plan, sources, progress_dir), join(staged, DATA_DIR),
                plan.request.format)
     except ExportCancelled:
         raise
     except Exception as e:
         if cancel is not None and cancel.is_set():
             raise cancelled from None
-        if parts > 1 and "QueueChanged: " in str(e):
-            text = str(e)
-            line = text[text.index("QueueChanged: ") + len("QueueChanged: "):]
-            raise QueueChangedError(line.splitlines()[0].strip()) from None
         raise explain_failure(e, master_of(spark)) from None
     finally:
         stop.set()
         watcher.join()
     if cancel is not None and cancel.is_set():  # asked as the job ended: still nothing
         raise cancelled
-    return read_progress(progress_dir), owners
+    return sources, owners
 
 
-def _summarize(tmp: Path, partitions: int) -> None:
-    """The stored aggregates: merged from what each reader folded as it read (no second
-    pass), or, when a reader's part is missing (a cluster that cannot reach the folder),
-    computed from the written files."""
-    from .summary import merge_partials, summarize
+def _summarize(spark: SparkSession, staged: str, data: str, files: list[dict[str, Any]]
+               ) -> None:
+    """The stored aggregates, computed by Spark from the files just committed (not from
+    what the readers yielded: a retried or speculative task cannot count twice) and tied
+    to them (``files_digest``)."""
+    from .summary import SUMMARY_DIR, SUMMARY_FILE, files_digest, store_aggregates
 
-    if not merge_partials(tmp / PARTIALS_DIR, partitions, tmp):
-        summarize(tmp / DATA_DIR, tmp)
+    frame = (spark.read.option("basePath", data)
+             .parquet(*[join(data, f["path"]) for f in files]))
+    info = store_aggregates(frame, join(staged, SUMMARY_DIR))
+    info["files_digest"] = files_digest(files)
+    store_for(spark, staged).write_new(join(staged, SUMMARY_DIR, SUMMARY_FILE),
+                                       json.dumps(info))
 
 
-def _count(plan: ExportPlan, final: dict[int, Progress], owners: list[int], spark,
-           data: Path) -> None:
-    """Rows per source from the readers' last words (task retries are off, so they are
-    exact); if a word is missing (a cluster that cannot reach the folder), from the data."""
-    if all(final.get(i) is not None and final[i].done for i in range(len(owners))):
-        rows = [0] * (len(plan.queues) + len(plan.files))
-        for i, owner in enumerate(owners):
-            rows[owner] += final[i].read
-        for q, n in zip(plan.queues, rows, strict=False):
-            q.rows = n
-        for f, n in zip(plan.files, rows[len(plan.queues):], strict=True):
-            f.rows = n
-        return
-    frame = (spark.read.parquet(str(data)) if plan.request.format == "parquet"
-             else spark.read.option("header", "true").csv(str(data)))
-    counts = {(r["qmgr"], r["queue"], r["source"]): r["count"]
-              for r in frame.groupBy("qmgr", "queue", "source").count().collect()}
+def _count(spark: SparkSession, plan: ExportPlan, data: str, sources: list[QueueSource]
+           ) -> list[dict[str, Any]]:
+    """Rows per source and per data file, counted by Spark from the written files (one
+    pass); a queue read in stretches whose positions are not one browse's (a stretch that
+    changed while it was read) is noted. The data files, sorted by path."""
+    from .errors import first_line
+
+    reader = spark.read.option("header", "true") if plan.request.format == "csv" \
+        else spark.read
+    try:
+        frame = reader.format(plan.request.format).load(data)
+        counted = (frame.selectExpr("input_file_name() AS file", "qmgr", "queue", "source")
+                   .groupBy("file", "qmgr", "queue", "source").count().collect())
+    except Exception as e:
+        if "UNABLE_TO_INFER_SCHEMA" in first_line(e) or "PATH_NOT_FOUND" in first_line(e):
+            counted = []  # no rows, so no file
+        else:
+            raise
+    per_file: dict[str, int] = {}
+    per_source: dict[tuple[str, str, str], int] = {}
+    for row in counted:
+        path = relative(row["file"], data)
+        if path is not None:
+            per_file[path] = per_file.get(path, 0) + int(row["count"])
+        key = (row["qmgr"], row["queue"], row["source"])
+        per_source[key] = per_source.get(key, 0) + int(row["count"])
     for q in plan.queues:
-        q.rows = int(counts.get((q.qmgr, q.queue, "queue"), 0))
+        q.rows = int(per_source.get((q.qmgr, q.queue, "queue"), 0))
     for f in plan.files:
-        f.rows = sum(int(n) for (_, _, source), n in counts.items() if source == f.path)
+        f.rows = sum(n for (_, _, source), n in per_source.items() if source == f.path)
+    split = {(s.key, s.queue) for s in sources if s.part is not None}
+    if split and plan.request.format == "parquet":
+        plan.notes += _stretch_notes(frame, plan, split)
+    return sorted(({"path": p, "rows": n} for p, n in per_file.items()),
+                  key=lambda f: f["path"])
+
+
+def _stretch_notes(frame, plan: ExportPlan, split: set[tuple[str, str]]) -> list[str]:
+    """A sentence per queue read in stretches whose rows do not carry the positions of one
+    browse (1 to its rows, each once): a stretch changed while it was read. Its rows are
+    kept (each message was read once, by its key: nothing is read again); only the
+    positions are not one moment's."""
+    queues = {(q.qmgr, q.queue) for q in plan.queues if (q.key, q.queue) in split}
+    stats = (frame.where("source = 'queue'").groupBy("qmgr", "queue")
+             .agg({"*": "count", "position": "min"}).collect())
+    distinct = {(r["qmgr"], r["queue"]): r for r in frame.where("source = 'queue'")
+                .selectExpr("qmgr", "queue", "position").groupBy("qmgr", "queue")
+                .agg({"position": "max"}).collect()}
+    counts = {(r["qmgr"], r["queue"]): int(r[0]) for r in frame.where("source = 'queue'")
+              .selectExpr("qmgr", "queue", "position").distinct().groupBy("qmgr", "queue")
+              .count().selectExpr("count", "qmgr", "queue").collect()}
+    out = []
+    for row in stats:
+        key = (row["qmgr"], row["queue"])
+        if key not in queues:
+            continue
+        n, lo = int(row["count(1)"]), row["min(position)"]
+        hi, d = distinct[key]["max(position)"], counts.get(key, 0)
+        if n and (d != n or lo != 1 or hi != n):
+            out.append(f"{key[1]} ({key[0]}) changed while it was read in stretches: its "
+                       f"{n:,} rows hold each message read once, but their positions are "
+                       f"not one browse's ({d:,} distinct, {lo:,} to {hi:,})")
+    return out
 
 
 def change_of(q: QueuePlan) -> str | None:
@@ -590,32 +640,8 @@ def _depths_at_end(plan: ExportPlan) -> None:
                     q.depth_end = _depth(qm, q.queue)
 
 
-def data_files(spark: SparkSession, data: Path, fmt: str) -> list[dict[str, Any]]:
-    """Every file of the dataset at ``data`` (paths relative to it) with its rows, counted
-    by Spark from the files themselves, sorted by path."""
-    from urllib.parse import unquote, urlparse
-
-    from .errors import first_line
-
-    reader = spark.read.option("header", "true") if fmt == "csv" else spark.read
-    try:
-        frame = reader.format(fmt).load(str(data))
-        counted = (frame.selectExpr("input_file_name() AS file").groupBy("file").count()
-                   .collect())
-    except Exception as e:
-        if "UNABLE_TO_INFER_SCHEMA" in first_line(e):  # no rows, so no file
-            return []
-        raise
-    root = data.resolve()
-    out = []
-    for row in counted:
-        path = Path(unquote(urlparse(row["file"]).path)).resolve()
-        out.append({"path": path.relative_to(root).as_posix(), "rows": int(row["count"])})
-    return sorted(out, key=lambda f: f["path"])
-
-
-def _write_manifest(folder: Path, plan: ExportPlan, seconds: float, master: str,
-                    files: list[dict[str, Any]]) -> None:
+def _write_manifest(store: Store, folder: str, plan: ExportPlan, seconds: float,
+                    master: str, files: list[dict[str, Any]]) -> None:
     import pyspark
 
     from mqconsole import __version__ as version
@@ -650,56 +676,9 @@ def _write_manifest(folder: Path, plan: ExportPlan, seconds: float, master: str,
         "mqconsole_version": version,
         "spark_version": pyspark.__version__,
     }
-    target = folder / MANIFEST
-    fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    with os.fdopen(fd, "w", encoding="utf-8") as fp:
-        json.dump(manifest, fp, indent=2)
-        fp.write("\n")
-
-
-def _write_marker(folder: Path) -> None:
-    os.close(os.open(folder / COMMIT_MARKER, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
-
-
-class OutTaken(AuditInputError):
-    """``--out`` was made (by another export) while this export ran (exit 2)."""
-
-
-def _publish(tmp: Path, out: Path, replace: bool) -> None:
-    """Put the committed folder ``tmp`` at ``out``: without ``replace``, only if no one has
-    taken the name meanwhile (claimed by an atomic ``mkdir``, then ``tmp`` renamed onto
-    the claimed empty folder); with it, through :func:`_move_into_place`."""
-    if replace:
-        _move_into_place(tmp, out)
-        return
-    try:
-        os.mkdir(out, 0o700)
-    except FileExistsError:
-        raise OutTaken(f"{out} was written by another export while this one ran: this "
-                       "export's snapshot is dropped (the other one stands; choose another "
-                       "--out, or --replace)") from None
-    try:
-        os.rename(tmp, out)  # onto the empty folder claimed above
-    except OSError:
-        with contextlib.suppress(OSError):
-            os.rmdir(out)
-        raise
-
-
-def _move_into_place(tmp: Path, out: Path) -> None:
-    if not out.exists():
-        os.rename(tmp, out)
-        return
-    old = out.parent / f".{out.name}.old-{uuid.uuid4().hex[:12]}"
-    os.rename(out, old)  # --replace: the old snapshot goes only once the new one is in place
-    try:
-        os.rename(tmp, out)
-    except OSError:
-        os.rename(old, out)
-        raise
-    shutil.rmtree(old, ignore_errors=True)
+    store.write_new(join(folder, MANIFEST), json.dumps(manifest, indent=2) + "\n")
 
 
 __all__ = ["COMMIT_MARKER", "DATA_DIR", "MANIFEST", "ExportCancelled", "ExportPlan",
-           "ExportRequest", "ExportSummary", "OutTaken", "data_files", "explain_failure",
-           "plan_export", "remove_leftovers", "run_export"]
+           "ExportRequest", "ExportSummary", "OutTaken", "explain_failure", "plan_export",
+           "remove_leftovers", "run_export"]

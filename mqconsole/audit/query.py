@@ -44,7 +44,7 @@ from mqconsole.audit.errors import (
     unwrap,
 )
 from mqconsole.audit.report import iso
-from mqconsole.audit.snapshot import VIEW, locate, read_messages
+from mqconsole.audit.snapshot import VIEW, open_snapshot, read_messages
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
@@ -109,7 +109,7 @@ def prepare_query(spark: SparkSession, path: Any, text: str) -> PreparedQuery:
     """Parse and analyse ``text`` over the snapshot at ``path``; refuse (exit 2) anything
     but a query that reads the snapshot only."""
     query = check_query(text)
-    folder = locate(path)
+    folder = open_snapshot(spark, path)
     frame = read_messages(spark, folder)
     if _DESCRIBE.fullmatch(query):
         return PreparedQuery(["col_name", "data_type"], None,
@@ -178,23 +178,39 @@ def run_query(spark: SparkSession, path: Any, text: str,
     return QueryResult(prepared.columns, rows[:limit] if more else rows, more)
 
 
-def check_out(out: str, snapshot: Any) -> Path:
-    """``--out`` of ``audit sql``: new, in a folder that exists, outside the snapshot."""
-    target = Path(out).expanduser().absolute()
-    if target.exists() or target.is_symlink():
-        raise AuditInputError(f"{target} exists: audit sql --out writes a new folder")
-    if not target.parent.is_dir():
-        raise AuditInputError(f"the folder of --out ({target.parent}) does not exist")
-    root = Path(snapshot).expanduser().resolve()
-    if target.parent.resolve() == root or root in target.parent.resolve().parents:
-        raise AuditInputError(f"--out {target} is inside the snapshot {root}: a snapshot is "
-                              "evidence, audit sql never writes there")
+def check_out(out: str, snapshot: Any, remote: bool = False) -> str:
+    """``--out`` of ``audit sql`` as a URI: outside the snapshot; new, in a folder that
+    exists, where this process can look (a ``file:`` folder of a classic session; Spark's
+    writer refuses one that exists anywhere)."""
+    from .store import display, local_path, relative, to_uri
+
+    target, root = to_uri(out), to_uri(snapshot)
+    if target == root or relative(target, root) is not None:
+        raise AuditInputError(f"--out {display(target)} is inside the snapshot {display(root)}:"
+                              " a snapshot is evidence, audit sql never writes there")
+    path = local_path(target)
+    if path is None or remote:
+        return target
+    folder = Path(path)
+    if folder.exists() or folder.is_symlink():
+        raise AuditInputError(f"{folder} exists: audit sql --out writes a new folder")
+    if not folder.parent.is_dir():
+        raise AuditInputError(f"the folder of --out ({folder.parent}) does not exist")
+    real = local_path(root)
+    if real is not None:
+        resolved = Path(real).resolve()
+        if folder.parent.resolve() == resolved or resolved in folder.parent.resolve().parents:
+            raise AuditInputError(f"--out {folder} is inside the snapshot {resolved}: a "
+                                  "snapshot is evidence, audit sql never writes there")
     return target
 
 
-def write_result(prepared: PreparedQuery, out: Path, fmt: str) -> int:
-    """Write every row of ``prepared`` to the new folder ``out`` through Spark (Parquet,
-    or CSV with a header: maps, arrays and structs as JSON, bytes as hex); the rows."""
+def write_result(prepared: PreparedQuery, out: str, fmt: str) -> int:
+    """Write every row of ``prepared`` to the new folder ``out`` (a URI) through Spark
+    (Parquet, or CSV with a header: maps, arrays and structs as JSON, bytes as hex); the
+    rows."""
+    from .store import store_for
+
     if fmt not in OUT_FORMATS:
         raise AuditInputError(f"--format {fmt!r}: use parquet or csv")
     frame = prepared.frame
@@ -205,17 +221,15 @@ def write_result(prepared: PreparedQuery, out: Path, fmt: str) -> int:
             frame = frame.selectExpr(*[_csv_column(name, kind) for name, kind in frame.dtypes])
         writer = frame.write.mode("error")  # "error": Spark Connect refuses "errorifexists"
         if fmt == "csv":
-            writer.option("header", "true").csv(str(out))
+            writer.option("header", "true").csv(out)
         else:
-            writer.option("compression", "zstd").parquet(str(out))
-        if out.is_dir():  # here (a local master): private, like the snapshot
-            from .export import private_tree
-
-            private_tree(out)
-        reader = frame.sparkSession.read
+            writer.option("compression", "zstd").parquet(out)
+        spark = frame.sparkSession
+        store_for(spark, out).make_private(out)  # private, like the snapshot
+        reader = spark.read
         if fmt == "csv":
             reader = reader.option("header", "true")
-        return reader.format(fmt).load(str(out)).count()
+        return reader.format(fmt).load(out).count()
     except Exception as e:
         if not is_spark_error(e):
             raise

@@ -30,7 +30,6 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
-from mqconsole.audit.columns import UNPARSED_SQL
 from mqconsole.audit.errors import (
     AuditInputError,
     first_line,
@@ -42,11 +41,18 @@ from mqconsole.audit.errors import (
 from mqconsole.audit.snapshot import (
     ARRIVAL_SQL,
     SnapshotFolder,
-    locate,
+    open_snapshot,
     plugin_columns,
     read_messages,
 )
-from mqconsole.audit.summary import DIMENSIONS, data_disagreement, files_digest, load_summary
+from mqconsole.audit.summary import (
+    GROUPABLE,
+    data_disagreement,
+    duplicates_sql,
+    files_digest,
+    lists_sql,
+    load_summary,
+)
 from mqconsole.ops.timefmt import AGE_BUCKET_NAMES, AGE_EDGES, iso_utc
 from mqconsole.ops.words import counted
 
@@ -61,9 +67,6 @@ AFTER_AS_OF = "after as-of"
 BUCKET_EDGES = AGE_EDGES
 LIST_KEYS = ("by_queue", "by_reason", "by_destination", "by_reason_destination", "by_age",
              "by_put_application", "backout_counts", "duplicate_msg_ids")
-# Columns a plugin may add that the report can group by (maps, lists and bytes cannot be).
-GROUPABLE = ("string", "int", "bigint", "smallint", "tinyint", "boolean", "date",
-             "timestamp", "double", "float")
 
 EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
@@ -127,7 +130,7 @@ def build_report(spark: SparkSession, path: Any, *, as_of: datetime | None = Non
                  progress: Progress | None = None, use_summary: bool = True) -> dict[str, Any]:
     """The report of the snapshot at ``path`` (audit.md's keys), computed by Spark SQL."""
     say = progress or (lambda _text: None)
-    folder = locate(path)
+    folder = open_snapshot(spark, path)
     when = as_of or parse_as_of(None)
     try:
         return _build(spark, folder, when, say, use_summary)
@@ -137,7 +140,7 @@ def build_report(spark: SparkSession, path: Any, *, as_of: datetime | None = Non
         spark_said = unwrap(e)
         if not is_input_error(spark_said):  # the job, not the snapshot: exit 1, Spark's reason
             raise job_failed(spark_said, "the report") from None
-        raise AuditInputError(f"{folder.root} cannot be read as a snapshot: "
+        raise AuditInputError(f"{folder.where} cannot be read as a snapshot: "
                               f"{first_line(spark_said)}") from None
 
 
@@ -166,7 +169,7 @@ def _build(spark: SparkSession, folder: SnapshotFolder, when: datetime, say: Pro
         ages = _ages_from_arrivals(spark, when)
         duplicates = stored.duplicates()
     else:
-        say(f"reading the messages of {folder.root}")
+        say(f"reading the messages of {folder.where}")
         frame = read_messages(spark, folder, files=present)
         types = dict(frame.dtypes)
         plugins = tuple(c for c in plugin_columns(frame.columns) if types[c] in GROUPABLE)
@@ -179,48 +182,16 @@ def _build(spark: SparkSession, folder: SnapshotFolder, when: datetime, say: Pro
     return _assemble(rollup, ages, duplicates, spec)
 
 
-def _compact_sql(spec: ReportInput) -> str:
-    """One GROUP BY of the messages on every key a list needs."""
-    arrival = ARRIVAL_SQL
-    extreme = (f"CASE WHEN {arrival} IS NOT NULL THEN named_struct('arrival', "
-               f"unix_micros({arrival}), 'qmgr', qmgr, 'queue', queue, 'position', position, "
-               f"'msg_id', msg_id) END")
-    return (
-        f"SELECT qmgr, queue, dlh_reason, dlh_reason_name, dlh_reason IS NOT NULL AS has_dlh, "
-        f"dlh_dest_qmgr, dlh_dest_q, put_appl_name, backout_count"
-        f"{''.join(', ' + _quote(c) for c in spec.plugins)}, "
-        f"{bucket_sql(arrival, spec.as_of)} AS bucket, count(*) AS n, "
-        f"coalesce(sum(length), 0) AS bytes, count_if({UNPARSED_SQL}) AS unparsed, "
-        f"min({extreme}) AS oldest, max({extreme}) AS youngest "
-        f"FROM messages GROUP BY ALL")
-
-
 def _rollup(spark: SparkSession, spec: ReportInput) -> list[dict[str, Any]]:
-    """Every list's rows in one GROUPING SETS query over the compact groups."""
-    dims = {**DIMENSIONS, "age": ("bucket",)}
-    for column in spec.plugins:
-        dims[f"plugin:{column}"] = (_quote(column),)
-    columns = list(dict.fromkeys(c for keys in dims.values() for c in keys))
-    sets = ", ".join(f"({', '.join(keys)})" for keys in dims.values())
-    sql = (f"SELECT {', '.join(columns)}, grouping_id() AS gid, "
-           f"sum(n) AS n, sum(bytes) AS bytes, sum(unparsed) AS unparsed, "
-           f"min(oldest) AS oldest, max(youngest) AS youngest "
-           f"FROM ({_compact_sql(spec)}) GROUP BY GROUPING SETS ((), {sets})")
+    """Every list's rows in one GROUPING SETS query over the compact groups (the same SQL
+    the export stores its aggregates with, plus the age bucket)."""
+    sql, _dims = lists_sql("messages", list(spec.plugins),
+                           extra={"bucket": bucket_sql(ARRIVAL_SQL, spec.as_of)})
     rows = [row.asDict(recursive=True) for row in spark.sql(sql).collect()]
-    names = {keys: name for name, keys in dims.items()}
-    width = len(columns)
     for row in rows:
-        gid = row.pop("gid")
-        present = tuple(c for i, c in enumerate(columns) if not gid >> (width - 1 - i) & 1)
-        row["_set"] = "total" if not present else _set_of(present, names)
+        name = row.pop("list")
+        row["_set"] = "age" if name == "bucket" else name
     return rows
-
-
-def _set_of(present: tuple[str, ...], names: dict[tuple[str, ...], str]) -> str:
-    for keys, name in names.items():
-        if set(keys) == set(present):
-            return name
-    raise AssertionError(f"grouping set {present} not asked for")
 
 
 def _ages_from_arrivals(spark: SparkSession, as_of: datetime) -> dict[str, int]:
@@ -232,13 +203,7 @@ def _ages_from_arrivals(spark: SparkSession, as_of: datetime) -> dict[str, int]:
 
 def duplicate_msg_ids(spark: SparkSession, source: str = "messages") -> list[dict[str, Any]]:
     """MsgIds occurring more than once, with their count and queues (never truncated)."""
-    sql = (
-        f"WITH candidates AS (SELECT xxhash64(msg_id) AS h FROM {source} "
-        f"WHERE msg_id IS NOT NULL GROUP BY 1 HAVING count(*) > 1) "
-        f"SELECT msg_id, count(*) AS n, sort_array(collect_set(queue)) AS queues "
-        f"FROM {source} WHERE msg_id IS NOT NULL "
-        f"AND xxhash64(msg_id) IN (SELECT h FROM candidates) "
-        f"GROUP BY msg_id HAVING count(*) > 1")
+    sql = duplicates_sql(source)
     rows = [{"msg_id": r["msg_id"], "count": int(r["n"]), "queues": list(r["queues"])}
             for r in spark.sql(sql).collect()]
     return sorted(rows, key=lambda r: (-r["count"], r["msg_id"]))

@@ -1,11 +1,12 @@
 """Opening a snapshot folder for the report and ``audit sql``.
 
-A snapshot (audit.md) is a folder: ``manifest.json`` and the Parquet dataset partitioned by
-``queue`` and ``put_date`` — either in the folder itself or in its ``messages/`` subfolder —
-plus ``_summary/`` (:mod:`.summary`) when the export stored its aggregates. The manifest
-is required: the export writes it last, so a folder without one (an export killed after
-Spark wrote its data) is not a snapshot. Anything else is refused with one sentence (exit
-2) before Spark reads a byte.
+A snapshot (audit.md) is a folder, named by a URI (``store.py``) and read through a store
+(the client's disk only for a ``file:`` snapshot of a classic session): ``manifest.json``
+and the Parquet dataset partitioned by ``queue`` and ``put_date`` — either in the folder
+itself or in its ``messages/`` subfolder — plus ``_summary/`` (:mod:`.summary`) when the
+export stored its aggregates. The manifest is required: the export writes it last, so a
+folder without one (an export killed after Spark wrote its data) is not a snapshot.
+Anything else is refused with one sentence (exit 2) before Spark reads a byte.
 
 Partition columns are read as the strings they are (a queue named ``007`` stays ``007``):
 partition type inference is turned off, and ``put_date`` is cast back to a date.
@@ -20,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from mqconsole.audit.columns import COLUMNS, PAYLOAD, SCHEMA_VERSION
 from mqconsole.audit.errors import AuditInputError, first_line
+from mqconsole.audit.store import LocalStore, Store, display, has_scheme, join, to_uri
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
@@ -37,15 +39,21 @@ ARRIVAL_SQL = "coalesce(dlh_put_time, put_time)"
 
 @dataclass
 class SnapshotFolder:
-    """Where a snapshot's parts are; checked, not yet read."""
+    """Where a snapshot's parts are (URIs), checked through ``store``; not yet read."""
 
-    root: Path
-    data: Path
+    root: str
+    data: str
     manifest: dict[str, Any] = field(default_factory=dict)
+    store: Store | None = None
 
     @property
-    def summary_dir(self) -> Path:
-        return self.root / "_summary"
+    def where(self) -> str:
+        """How a sentence names the snapshot."""
+        return display(self.root)
+
+    @property
+    def summary_dir(self) -> str:
+        return join(self.root, "_summary")
 
     @property
     def files(self) -> list[str] | None:
@@ -57,36 +65,74 @@ class SnapshotFolder:
         return [str(f["path"]) for f in listed]
 
 
-def locate(path: str | Path) -> SnapshotFolder:
-    """Check that ``path`` is a snapshot folder; :class:`AuditInputError` naming it if not."""
-    root = Path(path).expanduser()
-    if not root.exists():
-        raise AuditInputError(f"snapshot folder {root} does not exist "
-                              "(write one with 'mqconsole audit export --out DIR')")
-    if not root.is_dir():
-        raise AuditInputError(f"{root} is a file, not a snapshot folder")
-    if not (root / MANIFEST).is_file():  # written last: without it the export did not end
-        raise AuditInputError(f"{root} has no {MANIFEST}: not a finished audit snapshot (an "
+def locate(path: str | Path, store: Store | None = None) -> SnapshotFolder:
+    """Check that ``path`` (a path or URI) is a snapshot folder, through ``store`` (by
+    default the local disk, for a ``file:`` snapshot); :class:`AuditInputError` naming it
+    if not."""
+    root = to_uri(path)
+    if store is None:
+        store = LocalStore()
+    where = display(root)
+    text = store.read_text(join(root, MANIFEST))
+    if text is None:
+        if not store.exists(root):
+            raise AuditInputError(f"snapshot folder {where} does not exist "
+                                  "(write one with 'mqconsole audit export --out DIR')")
+        if not store.is_dir(root):
+            raise AuditInputError(f"{where} is a file, not a snapshot folder")
+        # written last: without it the export did not end
+        raise AuditInputError(f"{where} has no {MANIFEST}: not a finished audit snapshot (an "
                               "export that was stopped leaves none; export again)")
     try:
-        manifest = json.loads((root / MANIFEST).read_text(encoding="utf-8"))
-    except (OSError, ValueError) as e:
-        raise AuditInputError(f"{root / MANIFEST} cannot be read: {e}") from None
+        manifest = json.loads(text)
+    except ValueError as e:
+        raise AuditInputError(f"{where}/{MANIFEST} cannot be read: {e}") from None
     if not isinstance(manifest, dict):
-        raise AuditInputError(f"{root / MANIFEST} is not a snapshot manifest")
-    check_schema_version(manifest, root / MANIFEST)
-    check_committed(root, manifest)
-    data = root / DATA_DIR if (root / DATA_DIR).is_dir() else root
+        raise AuditInputError(f"{where}/{MANIFEST} is not a snapshot manifest")
+    check_schema_version(manifest, f"{where}/{MANIFEST}")
+    check_committed(root, manifest, store)
+    data = join(root, DATA_DIR) if store.is_dir(join(root, DATA_DIR)) else root
     fmt = str(manifest.get("format", "parquet"))
     if fmt != "parquet":
-        raise AuditInputError(f"{root} is a {fmt} snapshot; the report and 'audit sql' read "
+        raise AuditInputError(f"{where} is a {fmt} snapshot; the report and 'audit sql' read "
                               "Parquet snapshots (export again with --format parquet)")
-    if not any(p.suffix == ".parquet" for p in data.rglob("*.parquet")):
-        raise AuditInputError(f"{root} holds no Parquet files: not an audit snapshot")
-    return SnapshotFolder(root=root, data=data, manifest=manifest)
+    listed = manifest.get("files")
+    if not (listed if listed is not None else _has_parquet(store, data)):
+        raise AuditInputError(f"{where} holds no Parquet files: not an audit snapshot")
+    return SnapshotFolder(root=root, data=data, manifest=manifest, store=store)
 
 
-def check_schema_version(manifest: dict[str, Any], where: Path) -> None:
+def open_snapshot(spark: SparkSession, path: str | Path) -> SnapshotFolder:
+    """:func:`locate` through the store that reaches the snapshot from ``spark``'s driver
+    (Hadoop's file systems; over Spark Connect, the server's)."""
+    from mqconsole.audit.store import store_for
+
+    return locate(path, store_for(spark, to_uri(path)))
+
+
+def precheck(path: str | Path, remote: bool) -> SnapshotFolder | None:
+    """:func:`locate` before Spark starts, where this process can look (a ``file:``
+    snapshot of a classic session): a bad folder is said before a JVM starts. None where
+    only Spark can look (checked when it has started)."""
+    from mqconsole.audit.store import scheme_of
+
+    if remote or scheme_of(to_uri(path)) != "file":
+        return None
+    return locate(path)
+
+
+def _has_parquet(store: Store, folder: str, depth: int = 4) -> bool:
+    for name in store.children(folder):
+        if name.startswith((".", "_")):
+            continue
+        if name.endswith(".parquet"):
+            return True
+        if depth and "=" in name and _has_parquet(store, join(folder, name), depth - 1):
+            return True
+    return False
+
+
+def check_schema_version(manifest: dict[str, Any], where: str | Path) -> None:
     """A manifest's ``schema_version`` this mqconsole reads (1 to ``SCHEMA_VERSION``);
     :class:`AuditInputError` naming it otherwise."""
     version = manifest.get("schema_version", SCHEMA_VERSION)
@@ -99,21 +145,23 @@ def check_schema_version(manifest: dict[str, Any], where: Path) -> None:
                               f"{SCHEMA_VERSION} (upgrade mqconsole)")
 
 
-def check_committed(root: Path, manifest: dict[str, Any]) -> None:
+def check_committed(root: str, manifest: dict[str, Any], store: Store) -> None:
     """A snapshot that lists its files must carry the commit marker written after its
     manifest, and list every file as ``{"path", "rows"}``; :class:`AuditInputError`."""
     listed = manifest.get("files")
     if listed is None:
         return  # schema 1: no list, no marker
+    where = display(root)
     if not isinstance(listed, list) or not all(
             isinstance(f, dict) and isinstance(f.get("path"), str)
             and isinstance(f.get("rows"), int) for f in listed):
-        raise AuditInputError(f"{root / MANIFEST} does not list its files as a snapshot's "
+        raise AuditInputError(f"{where}/{MANIFEST} does not list its files as a snapshot's "
                               "manifest does")
-    if any(Path(f["path"]).is_absolute() or ".." in Path(f["path"]).parts for f in listed):
-        raise AuditInputError(f"{root / MANIFEST} lists a file outside the snapshot")
-    if not (root / COMMIT_MARKER).is_file():
-        raise AuditInputError(f"{root} has no {COMMIT_MARKER}: its export did not commit it "
+    if any(f["path"].startswith("/") or ".." in f["path"].split("/") or has_scheme(f["path"])
+           for f in listed):
+        raise AuditInputError(f"{where}/{MANIFEST} lists a file outside the snapshot")
+    if store.read_text(join(root, COMMIT_MARKER)) is None:
+        raise AuditInputError(f"{where} has no {COMMIT_MARKER}: its export did not commit it "
                               "(export again)")
 
 
@@ -125,18 +173,18 @@ def read_messages(spark: SparkSession, folder: SnapshotFolder,
     spark.conf.set("spark.sql.sources.partitionColumnTypeInference.enabled", "false")
     try:
         listed = folder.files if files is None else files  # only what the commit names
-        paths = [str(folder.data / f) for f in listed] if listed else [str(folder.data)]
-        frame = spark.read.option("basePath", str(folder.data)).parquet(*paths)
+        paths = [join(folder.data, f) for f in listed] if listed else [folder.data]
+        frame = spark.read.option("basePath", folder.data).parquet(*paths)
         if "put_date" in frame.columns:
             # the frame's own column, not functions.col: the same code on Spark Connect
             frame = frame.withColumn("put_date", frame["put_date"].cast("date"))
         missing = [c for c in ("qmgr", "queue", "msg_id", "put_time", "length")
                    if c not in frame.columns]
     except Exception as e:
-        raise AuditInputError(f"{folder.root} cannot be read as a snapshot: "
+        raise AuditInputError(f"{folder.where} cannot be read as a snapshot: "
                               f"{first_line(e)}") from None
     if missing:
-        raise AuditInputError(f"{folder.root} is not an audit snapshot (no column "
+        raise AuditInputError(f"{folder.where} is not an audit snapshot (no column "
                               f"{', '.join(missing)})")
     frame.createOrReplaceTempView(VIEW)
     return frame

@@ -120,10 +120,6 @@ class QueueSource:
         return cls(str(item[0]), str(item[1]), part)
 
 
-class QueueChanged(SourceError):
-    """A stretch of a queue read in parallel did not hold what it held when planned."""
-
-
 def split_queue(qm: QueueManager, key: str, queue: str, parts: int, min_rows: int
                 ) -> list[QueueSource]:
     """``queue`` as up to ``parts`` stretches when the backend can (``BrowsesInRanges``:
@@ -157,7 +153,6 @@ def check_file(path: str) -> str:
 
 __all__ = [
     "FileSource",
-    "QueueChanged",
     "QueueSource",
     "SourceError",
     "as_spec",

@@ -121,8 +121,10 @@ class ConnectServer:
 
 
 @contextlib.contextmanager
-def connect_server(folder: Path, *, timeout: float = 240) -> Iterator[ConnectServer]:
-    """A Spark Connect server on 127.0.0.1 (``local[2]``), started in the foreground with
+def connect_server(folder: Path, *, timeout: float = 240, master: str = "local[2]"
+                   ) -> Iterator[ConnectServer]:
+    """A Spark Connect server on 127.0.0.1 (``master``: ``local[2]``, or a standalone
+    cluster's ``spark://…``, whose worker runs the executors), started in the foreground with
     ``spark-submit --class …SparkConnectServer`` (what ``sbin/start-connect-server.sh --wait``
     runs); its Python workers are this venv's. Stopped by PID when the block ends."""
     home = spark_home()
@@ -134,7 +136,7 @@ def connect_server(folder: Path, *, timeout: float = 240) -> Iterator[ConnectSer
         proc = subprocess.Popen(
             [str(home / "bin" / "spark-submit"), "--class",
              "org.apache.spark.sql.connect.service.SparkConnectServer", "--name",
-             "mqconsole-test-connect", "--master", "local[2]",
+             "mqconsole-test-connect", "--master", master,
              "--conf", f"spark.connect.grpc.binding.port={port}",
              "--conf", "spark.connect.grpc.binding.address=127.0.0.1",
              "--conf", "spark.ui.enabled=false", "--conf", "spark.task.maxFailures=1"],

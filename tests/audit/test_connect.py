@@ -7,10 +7,11 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
 
 import pytest
 
-from .cluster import alive, connect_server
+from .cluster import alive, connect_server, standalone_cluster
 from .reportdata import oracle
 from .scene import DEMO_QUEUES, NOW, QUEUES, build_scene, expected_rows, run_mqconsole
 
@@ -63,7 +64,6 @@ def test_export_report_and_sql_over_spark_connect(tmp_path) -> None:
     assert summary["rows"] == len(want)
     assert all(q["depth_start"] == q["depth_end"] == q["rows"] for q in summary["queues"])
     assert "starting Spark (sc://127.0.0.1:" in export.stderr
-    assert "messages read (done)" in export.stderr  # progress from the server's workers
     manifest = json.loads((snap / "manifest.json").read_text())
     assert manifest["master"] == server.url and manifest["rows"] == len(want)
     assert json.loads(sql.stdout) == [{"n": len(want)}]
@@ -89,3 +89,60 @@ def test_remote_export_to_a_server_that_does_not_answer_is_exit_3_in_one_sentenc
                          str(tmp_path / "snap"), "--queues", QUEUES, "--remote",
                          "sc://127.0.0.1:1", "--master", "local[2]", home=tmp_path / "home")
     assert both.returncode == 2 and "alternatives" in both.stderr
+
+
+def _own_mount_namespace() -> list[str] | None:
+    """``unshare`` in a user and mount namespace of its own, or None when refused here."""
+    try:
+        done = subprocess.run(["unshare", "-rm", "sh", "-c", "mount -t tmpfs none /mnt"],
+                              capture_output=True, timeout=60)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return ["unshare", "-rm"] if done.returncode == 0 else None
+
+
+def test_the_client_never_sees_the_snapshot_folder(tmp_path) -> None:
+    """The Connect server and a standalone worker share one folder; the client runs in its
+    own mount namespace with an empty private tmpfs over it, so any file the client opened
+    or wrote there would be missing or lost. Export, report and sql all work, and what the
+    server wrote is a committed snapshot holding every row."""
+    unshare = _own_mount_namespace()
+    if unshare is None:
+        pytest.skip("unshare -rm (a user and mount namespace) is refused on this machine")
+    scene = build_scene(tmp_path / "scene")
+    shared, home = tmp_path / "shared", tmp_path / "home"
+    shared.mkdir()
+    snap = shared / "snap"
+    (tmp_path / "server").mkdir()
+    (tmp_path / "cluster").mkdir()
+
+    def hidden(*args: str):  # mqconsole with the shared folder hidden behind a tmpfs
+        from .scene import run_mqconsole as run
+
+        return run(*args, home=home, wrap=[*unshare, "sh", "-c",
+                                           'mount -t tmpfs none "$0" && exec "$@"',
+                                           str(shared)])
+
+    with standalone_cluster(tmp_path / "cluster") as cluster, \
+            connect_server(tmp_path / "server", master=cluster.url) as server:
+        export = hidden("--embedded", str(scene.qm_path), "audit", "export", "--out",
+                        str(snap), "--queues", QUEUES, *map(str, scene.files), "--remote",
+                        server.url, "--json")
+        report = hidden("audit", "report", "--in", str(snap), "--as-of",
+                        "2026-11-25T10:00:00Z", "--json", "--remote", server.url)
+        sql = hidden("audit", "sql", "--in", str(snap), "--json", "--remote", server.url,
+                     "SELECT count(*) AS n FROM messages")
+        seen = hidden("audit", "report", "--in", str(snap), "--json")  # no --remote: no way
+    want = expected_rows(scene, DEMO_QUEUES)
+    assert export.returncode == 0, export.stderr
+    assert json.loads(export.stdout)["rows"] == len(want)
+    manifest = json.loads((snap / "manifest.json").read_text())  # written by the server
+    assert manifest["rows"] == len(want) and (snap / "_SUCCESS").is_file()
+    assert manifest["master"] == server.url
+    assert report.returncode == 0, report.stderr
+    assert json.loads(report.stdout) == oracle(want, NOW)
+    assert "from the stored aggregates" in report.stderr
+    assert sql.returncode == 0, sql.stderr
+    assert json.loads(sql.stdout) == [{"n": len(want)}]
+    # the proof that the folder was hidden: a classic session of the client cannot see it
+    assert seen.returncode == 2 and "does not exist" in seen.stderr

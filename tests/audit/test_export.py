@@ -10,10 +10,10 @@ import pytest
 from mqconsole.audit.errors import AuditInputError, SparkFailed
 from mqconsole.audit.export import (
     ExportRequest,
-    _move_into_place,
     explain_failure,
     plan_export,
 )
+from mqconsole.audit.store import _move_into_place
 from mqconsole.mq.errors import MQError
 
 from .scene import build_scene, expected_rows
@@ -88,7 +88,7 @@ def test_move_into_place_replaces_only_when_the_new_one_is_there(tmp_path) -> No
     (out / "manifest.json").write_text("old")
     new.mkdir()
     (new / "manifest.json").write_text("new")
-    _move_into_place(new, out)
+    _move_into_place(str(new), str(out))
     assert (out / "manifest.json").read_text() == "new"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["snap"]
 
@@ -132,7 +132,7 @@ def _stored(folder: Path) -> dict:
 
     out: dict = {"info": json.loads((folder / "_summary" / "summary.json").read_text())}
     for name in ("lists", "arrivals", "duplicates"):
-        path = folder / "_summary" / f"{name}.parquet"
+        path = folder / "_summary" / name
         if path.exists():
             out[name] = sorted(map(repr, pq.read_table(path).to_pylist()))
     return out
@@ -167,46 +167,54 @@ def test_queues_read_in_stretches_give_one_browse_and_the_same_aggregates(
     assert [q["rows"] for q in summary.queues] == [q.depth_start for q in plan.queues]
     snap = tmp_path / "snap"
     assert _rows(snap) == _want(scene, queues)  # positions as one browse gives them
-    # the aggregates folded by the readers = those computed from the written files
-    summarize(snap / "messages", tmp_path / "again")
+    # the stored aggregates = those computed again from the written files
+    summarize(spark, snap / "messages", tmp_path / "again")
     stored = _stored(snap)
     assert stored["info"].pop("files_digest")  # tied to the commit (not summarize's job)
     assert stored == _stored(tmp_path / "again")
 
 
-def test_a_stretch_that_changed_under_its_reader_is_read_again_as_one(
+def test_a_stretch_that_changed_under_its_reader_is_said_and_not_read_again(
         spark, tmp_path, scene, monkeypatch) -> None:
-    from dataclasses import replace
+    """A message got from the first stretch after the plan: the job runs once (no second
+    read from 0), every message there is read once, and the manifest and the operator
+    hear that the positions are not one browse's."""
+    import json
+    import shutil
 
     from mqconsole.audit import export
+    from mqconsole.backends.open import open_embedded
 
+    qm_path = tmp_path / "qm.sqlite"
+    shutil.copy(scene.qm_path, qm_path)
     monkeypatch.setattr(export, "MIN_SPLIT_ROWS", 2)
     planned = export._partitions
     tried: list[int] = []
 
-    def changed(plan, parts):  # as if a message had gone from the first stretch
+    def changed(plan, parts):  # planned, then a message goes from the first stretch
         tried.append(parts)
         sources = planned(plan, parts)
-        if sources[0].part is not None:
-            part = sources[0].part
-            sources[0] = replace(sources[0], part=replace(part, rows=part.rows + 1))
+        qm = open_embedded(str(qm_path))
+        try:
+            qm.get("AUDIT.DLQ", syncpoint=False)
+        finally:
+            qm.close()
         return sources
 
     monkeypatch.setattr(export, "_partitions", changed)
-    plan = plan_export(_request(tmp_path, scene, patterns=["AUDIT.DLQ"]))
+    plan = plan_export(_request(tmp_path, scene, patterns=["AUDIT.DLQ"], connections={
+        "dev": {"backend": "embedded", "path": str(qm_path)}}))
+    depth = plan.queues[0].depth_start
     said: list[str] = []
     summary = export.run_export(spark, plan, note=said.append)
-    assert tried == [spark.sparkContext.defaultParallelism, 1]
-    assert summary.rows == plan.queues[0].depth_start
-    assert _rows(tmp_path / "snap") == _want(scene, ["AUDIT.DLQ"])
-    # not silently: the operator hears it, and the manifest keeps it
-    [again] = said
-    assert again.startswith("AUDIT.DLQ changed while it was read in parts: messages 1 to ")
-    assert again.endswith("reading every queue again, each as one browse (the first read is "
-                          "dropped; its progress starts again)")
-    import json
-
-    assert json.loads((tmp_path / "snap" / "manifest.json").read_text())["notes"] == [again]
+    assert tried == [spark.sparkContext.defaultParallelism]  # one job, never again
+    assert summary.rows == depth - 1 == summary.queues[0]["depth_end"]
+    ids = [r[4] for r in _rows(tmp_path / "snap")]
+    assert len(ids) == len(set(ids)) == depth - 1  # each message there, once
+    notes = json.loads((tmp_path / "snap" / "manifest.json").read_text())["notes"]
+    assert notes and notes[0].startswith("AUDIT.DLQ (QM1) changed while it was read in "
+                                         "stretches: its 5 rows hold each message read once")
+    assert notes[0] in said
 
 
 def _tree(folder: Path) -> dict[str, bytes]:

@@ -14,6 +14,7 @@ import pytest
 from mqconsole.audit.errors import AuditInputError, NoSpace
 from mqconsole.audit.export import explain_failure, remove_leftovers
 from mqconsole.audit.snapshot import locate
+from mqconsole.audit.store import to_uri
 
 
 def _dead_pid() -> int:
@@ -41,7 +42,7 @@ def test_the_next_export_removes_what_killed_exports_left(tmp_path):
         removed = remove_leftovers(out)
     finally:
         os.close(fd)
-    assert sorted(removed) == sorted([killed, unlocked, older])
+    assert sorted(removed) == sorted(to_uri(p) for p in (killed, unlocked, older))
     assert running.is_dir() and other.is_dir()
     assert not killed.exists() and not unlocked.exists() and not older.exists()
 

@@ -152,19 +152,23 @@ def test_out_writes_every_row_privately_through_spark(spark, snap, tmp_path):
     import pyarrow.csv as pacsv
     import pyarrow.parquet as pq
 
+    from mqconsole.audit.store import to_uri
+
     folder, _ = snap
     text = "SELECT queue, msg_id, properties, put_time FROM messages"
     out = check_out(str(tmp_path / "result"), folder)
+    assert out == to_uri(tmp_path / "result")  # an absolute URI, for Spark
     assert write_result(prepare_query(spark, folder, text), out, "parquet") == 60
-    assert pq.read_table(out).num_rows == 60
-    for path in [out, *out.rglob("*")]:
+    written = tmp_path / "result"
+    assert pq.read_table(written).num_rows == 60
+    for path in [written, *written.rglob("*")]:
         assert stat.S_IMODE(path.stat().st_mode) == (0o700 if path.is_dir() else 0o600)
     csv_out = check_out(str(tmp_path / "result-csv"), folder)
     assert write_result(prepare_query(spark, folder, text), csv_out, "csv") == 60
-    table = pacsv.read_csv(next(csv_out.glob("*.csv")))
+    table = pacsv.read_csv(next((tmp_path / "result-csv").glob("*.csv")))
     assert table.column_names == ["queue", "msg_id", "properties", "put_time"]
     with pytest.raises(AuditInputError, match="exists"):
-        check_out(str(out), folder)
+        check_out(str(written), folder)
     with pytest.raises(AuditInputError, match="inside the snapshot"):
         check_out(str(folder / "queue=X"), folder)
     with pytest.raises(AuditInputError, match="does not exist"):

@@ -28,7 +28,7 @@ def test_stored_aggregates_give_the_same_report(spark, tmp_path):
 
     rows = make_rows(700, seed=3)
     folder = write_snapshot(tmp_path / "snap", rows)
-    assert summarize(folder / "messages", folder)["rows"] == 700
+    assert summarize(spark, folder / "messages", folder)["rows"] == 700
     for as_of in (AS_OF, AS_OF - timedelta(hours=1), AS_OF + timedelta(days=30)):
         said: list[str] = []
         assert build_report(spark, folder, as_of=as_of, progress=said.append) \
@@ -47,7 +47,7 @@ def test_plugin_columns_add_lists_on_both_paths(spark, tmp_path):
     folder = write_snapshot(tmp_path / "snap", rows, extra={"json_field_customer": pa.string()})
     expected = oracle(rows, plugins=("json_field_customer",))
     assert build_report(spark, folder, as_of=AS_OF, use_summary=False) == expected
-    summarize(folder / "messages", folder)
+    summarize(spark, folder / "messages", folder)
     assert build_report(spark, folder, as_of=AS_OF) == expected
 
 
@@ -65,7 +65,7 @@ def test_an_empty_snapshot_has_five_empty_buckets(spark, tmp_path):
                    str(folder / "messages" / "part-0.parquet"))
     expected = oracle([])
     assert build_report(spark, folder, as_of=AS_OF, use_summary=False) == expected
-    summarize(folder / "messages", folder)
+    summarize(spark, folder / "messages", folder)
     assert build_report(spark, folder, as_of=AS_OF) == expected
 
 

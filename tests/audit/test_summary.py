@@ -1,65 +1,69 @@
-"""The stored aggregates folded by the export's readers (``summary.PartWriter``) and merged
-(``merge_partials``) are exactly those ``summarize`` computes from the written files."""
+"""The stored aggregates are computed by Spark from the committed data: exact when a task
+fails and is retried (the readers folded nothing of their own: a retried task cannot count
+twice)."""
 
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
+import textwrap
 
-import pyarrow as pa
-import pyarrow.parquet as pq
+from mqconsole.audit.report import build_report
 
-from mqconsole.audit.summary import PartWriter, merge_partials, summarize
+from .reportdata import AS_OF, make_rows, oracle, write_snapshot
 
-from .reportdata import SCHEMA, make_rows, write_snapshot
+# run in a process of its own: Spark's task retries are set when its context starts
+# (local[2,3]: two cores, a task may fail three times), and the tests' session pins one
+RETRYING = textwrap.dedent("""
+    import json, sys
+    from pathlib import Path
+    from mqconsole.audit.session import SparkSettings, start_session
+    from mqconsole.audit.store import to_uri
+    from mqconsole.audit.summary import SUMMARY_DIR, SUMMARY_FILE, store_aggregates
 
-PLUGIN = "json_field_customer"
+    folder, marks = Path(sys.argv[1]), Path(sys.argv[2])
+    spark = start_session(SparkSettings(master="local[2,3]", log_dir=marks / "log",
+                                        shuffle_partitions=2))
+    spark.conf.set("spark.sql.sources.partitionColumnTypeInference.enabled", "false")
+    frame = spark.read.parquet(to_uri(folder / "messages"))
+    frame = frame.withColumn("put_date", frame["put_date"].cast("date"))
 
+    def first_attempt_fails(batches):
+        from pyspark import TaskContext
 
-def _stored(root) -> dict:
-    out = {"info": json.loads((root / "_summary" / "summary.json").read_text())}
-    for name in ("lists", "arrivals", "duplicates"):
-        path = root / "_summary" / f"{name}.parquet"
-        out[name] = sorted(map(repr, pq.read_table(path).to_pylist())) if path.exists() else None
-    return out
+        task = TaskContext.get()
+        rows = 0
+        for batch in batches:
+            rows += batch.num_rows
+            yield batch
+        if task.attemptNumber() == 0 and task.partitionId() == 0 and rows:
+            # its rows were yielded: a fold inside the reading would have counted them
+            (marks / f"failed-{task.stageId()}").write_text(str(rows))
+            raise RuntimeError("the first attempt of this task fails")
 
-
-def _rows():
-    rows = make_rows(700, seed=5)
-    for i, row in enumerate(rows):
-        row[PLUGIN] = None if i % 4 == 0 else f"C{i % 3}"
-    return rows
-
-
-def test_parts_folded_while_reading_merge_into_what_the_files_give(tmp_path) -> None:
-    rows = _rows()
-    schema = SCHEMA.append(pa.field(PLUGIN, pa.string()))
-    table = pa.Table.from_pylist(
-        [{**r, "properties": None if r["properties"] is None else list(r["properties"].items())}
-         for r in rows], schema=schema)
-    parts = tmp_path / "parts"
-    parts.mkdir()
-    # three readers, batches of uneven sizes, chunks smaller than a reader's rows
-    bounds = [0, 250, 251, 700]
-    for index in range(3):
-        writer = PartWriter(parts, index, schema, chunk_rows=64)
-        part = table.slice(bounds[index], bounds[index + 1] - bounds[index])
-        for batch in part.to_batches(max_chunksize=37):
-            writer.add(batch)
-        writer.close()
-    assert merge_partials(parts, 3, tmp_path / "merged")
-    write_snapshot(tmp_path / "snap", rows, extra={PLUGIN: pa.string()})
-    summarize(tmp_path / "snap" / "messages", tmp_path / "files")
-    merged, files = _stored(tmp_path / "merged"), _stored(tmp_path / "files")
-    assert merged == files
-    assert merged["info"]["rows"] == 700 and merged["info"]["plugins"] == [PLUGIN]
+    frame = frame.mapInArrow(first_attempt_fails, frame.schema)
+    info = store_aggregates(frame, to_uri(folder / SUMMARY_DIR))
+    (folder / SUMMARY_DIR / SUMMARY_FILE).write_text(json.dumps(info))
+    spark.stop()
+""")
 
 
-def test_a_missing_part_is_said_and_nothing_is_written(tmp_path) -> None:
-    schema = SCHEMA
-    writer = PartWriter(tmp_path, 0, schema)
-    writer.close()  # a reader of nothing: an empty part is still a part
-    assert not merge_partials(tmp_path, 2, tmp_path / "out")
-    assert not (tmp_path / "out").exists()
-    assert merge_partials(tmp_path, 1, tmp_path / "out")
-    assert json.loads((tmp_path / "out" / "_summary" / "summary.json").read_text())[
-        "rows"] == 0
+def test_aggregates_are_exact_when_tasks_fail_and_are_retried(spark, tmp_path) -> None:
+    rows = make_rows(700, seed=7)
+    folder = write_snapshot(tmp_path / "snap", rows)
+    marks = tmp_path / "marks"
+    marks.mkdir()
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(
+        p for p in (os.getcwd(), os.environ.get("PYTHONPATH")) if p)}
+    done = subprocess.run([sys.executable, "-c", RETRYING, str(folder), str(marks)],
+                          capture_output=True, text=True, env=env, timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
+    failed = sorted(p.name for p in marks.glob("failed-*"))
+    assert failed, "no task failed: the retry was not tested"
+    info = json.loads((folder / "_summary" / "summary.json").read_text())
+    assert info["rows"] == 700
+    said: list[str] = []
+    assert build_report(spark, folder, as_of=AS_OF, progress=said.append) == oracle(rows)
+    assert "stored aggregates" in said[0]

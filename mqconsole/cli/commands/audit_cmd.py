@@ -44,16 +44,17 @@ def report(folder: str, as_of: str | None, as_json: bool, html_file: str | None,
     """The audit report of a snapshot: counts by queue, reason, destination, age, put
     application and backout count, duplicate MsgIds, the oldest and youngest message."""
     from mqconsole.audit.report import build_report, parse_as_of
-    from mqconsole.audit.snapshot import locate, snapshot_notes
+    from mqconsole.audit.snapshot import open_snapshot, precheck, snapshot_notes
 
     if as_json and html_file:
         raise click.UsageError("--json and --html are alternatives: give one")
     when = parse_as_of(as_of)
-    notes = snapshot_notes(locate(folder))  # a bad folder is exit 2 before Spark starts
-    for text in notes:
-        say(f"note: {safe(text)}")
+    precheck(folder, remote=bool(remote))  # a bad folder is exit 2 before Spark starts
     started = time.monotonic()
     spark = open_spark(master, remote, conf=conf)
+    notes = snapshot_notes(open_snapshot(spark, folder))
+    for text in notes:
+        say(f"note: {safe(text)}")
     result = build_report(spark, folder, as_of=when, progress=say)
     say(f"report done in {time.monotonic() - started:.1f} s")
     if html_file:
@@ -117,18 +118,19 @@ def sql(folder: str, query: str, as_json: bool, limit: int, out: str | None, fmt
     GROUP BY 1 ORDER BY 2 DESC"
     """
     from mqconsole.audit.query import check_out, check_query, prepare_query, write_result
-    from mqconsole.audit.snapshot import locate
+    from mqconsole.audit.snapshot import precheck
+    from mqconsole.audit.store import display
 
     check_query(query)
-    locate(folder)
+    precheck(folder, remote=bool(remote))
     if out is not None and as_json:
         raise click.UsageError("--out and --json are alternatives: give one")
-    target = check_out(out, folder) if out is not None else None
+    target = check_out(out, folder, remote=bool(remote)) if out is not None else None
     spark = open_spark(master, remote, conf=conf)
     prepared = prepare_query(spark, folder, query)
     if target is not None:
         rows = write_result(prepared, target, fmt)
-        say(f"wrote {rows:,} rows to {target} ({fmt})")
+        say(f"wrote {rows:,} rows to {safe(display(target))} ({fmt})")
         return
     shown, more = _show_rows(prepared, limit, as_json)
     if more:

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import sys
 import time
-from pathlib import Path
 
 import click
 
@@ -95,6 +94,7 @@ def export(ctx: click.Context, out: str, patterns: str | None, files: tuple[str,
     from mqconsole.audit.datasource import plugin_columns
     from mqconsole.audit.export import ExportRequest, plan_export, run_export
     from mqconsole.audit.sources import split_patterns
+    from mqconsole.audit.store import to_uri
 
     session = session_of(ctx)
     check_choice(master, remote)
@@ -102,10 +102,12 @@ def export(ctx: click.Context, out: str, patterns: str | None, files: tuple[str,
         raise click.UsageError("--also-profile needs --queues")
     queue_patterns = split_patterns(patterns or "")
     connections = connections_of(session, also) if queue_patterns else {}
-    request = ExportRequest(out=Path(out).expanduser(), connections=connections,
+    # a path is made an absolute URI here, on the client (never the server's folder)
+    request = ExportRequest(out=to_uri(out), connections=connections,
                             patterns=queue_patterns, files=list(files), format=fmt,
                             with_payload=with_payload, replace=replace,
-                            plugin_columns=plugin_columns(session.plugins))
+                            plugin_columns=plugin_columns(session.plugins),
+                            remote=bool(remote))
     plan = plan_export(request)
     spark = open_spark(master, remote, intro=f"exporting {len(plan.queues)} queue(s) and "
                                              f"{len(plan.files)} file(s) to {safe(out)}; ",

@@ -198,10 +198,12 @@ class AuditScreen(ConsoleScreen):
     @work(thread=True, exclusive=True, group="audit")
     def _report(self, folder: Path, cancel: threading.Event) -> None:
         from mqconsole.audit.report import build_report
-        from mqconsole.audit.snapshot import locate
+        from mqconsole.audit.snapshot import precheck
 
         try:
-            locate(folder)  # a missing folder is said before Spark starts
+            master = self.ctx.settings.audit_master
+            # a missing folder is said before Spark starts (where the console can look)
+            precheck(folder, remote=bool(master and master.startswith("sc://")))
             spark = self.start_spark(self.ctx.settings.audit_master)
             if cancel.is_set():
                 raise _Cancelled("report cancelled")
@@ -233,7 +235,9 @@ class AuditScreen(ConsoleScreen):
             request = ExportRequest(out=folder, patterns=split_patterns(patterns),
                                     connections={self.ctx.profile.name:
                                                  self.ctx.settings.audit_connection},
-                                    plugin_columns=plugin_columns(self.ctx.plugins))
+                                    plugin_columns=plugin_columns(self.ctx.plugins),
+                                    remote=str(self.ctx.settings.audit_master or "")
+                                    .startswith("sc://"))
             plan = plan_export(request)
             total = sum(q.depth_start or 0 for q in plan.queues) or None
             spark = self.start_spark(self.ctx.settings.audit_master)

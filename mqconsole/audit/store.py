@@ -1,0 +1,465 @@
+"""Where a snapshot lives: a URI, and the few file operations the audit does there.
+
+A snapshot is named by a URI Spark's Hadoop reaches: ``file:``, ``hdfs:``, and ``s3a:``,
+``abfss:``, ``gs:`` where the site adds the connector. A path without a scheme is made an
+absolute ``file:`` URI here, on the client (:func:`to_uri`), before it reaches Spark, so a
+relative ``--in`` means the client's folder, never the server's working folder.
+
+The export and the report do their file operations (the manifest, the commit marker, the
+stored aggregates' ``summary.json``, listing, publishing) through a :class:`Store` chosen by
+:func:`store_for`:
+
+- :class:`LocalStore` — a ``file:`` snapshot with a classic session: the driver is this
+  process, and its local file system is what Hadoop's ``file:`` means to it. Claims and
+  publishes with an atomic ``mkdir`` and ``rename``; holds its staging folder with a lock.
+- :class:`HadoopStore` — any other URI with a classic session: Hadoop's ``FileSystem`` in
+  the driver's JVM (the site's Hadoop settings and connectors). Publishes by a rename that
+  refuses an existing target (``FileContext``, ``Options.Rename.NONE``: atomic on HDFS)
+  where the file system renames folders atomically; on an object store (no atomic rename)
+  the snapshot is written in place and committed by its marker, written last.
+- :class:`ServerStore` (``serverstore.py``) — Spark Connect: the operations run as small
+  Spark jobs on the server's executors; the client never opens a file of the snapshot.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import posixpath
+import re
+import shutil
+import time
+import uuid
+from typing import TYPE_CHECKING, Any
+from urllib.parse import unquote, urlparse
+
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
+
+_SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
+# file systems whose folder rename is atomic and refuses an existing target
+ATOMIC_RENAME = ("file", "hdfs", "viewfs", "webhdfs", "swebhdfs", "o3fs", "ofs")
+LEFTOVER_SECONDS = 24 * 3600  # a staging folder without a lock this old was abandoned
+LOCK = ".lock"
+
+
+class OutTaken(FileExistsError):
+    """The name a snapshot is published under was taken meanwhile."""
+
+
+def has_scheme(text: str) -> bool:
+    return bool(_SCHEME.match(text)) and not re.match(r"^[A-Za-z]:[\\/]", text)
+
+
+def to_uri(text: str | os.PathLike[str]) -> str:
+    """``text`` as an absolute URI: a URI with a scheme as given (``file:`` ones made
+    ``file:///abs``), a path made absolute against this process's folder, as ``file:``."""
+    raw = os.fspath(text)
+    if has_scheme(raw):
+        if urlparse(raw).scheme.lower() != "file":
+            return raw.rstrip("/") if raw.rstrip("/").count("/") > 2 else raw
+        raw = unquote(urlparse(raw).path) or "/"
+    path = os.path.normpath(os.path.abspath(os.path.expanduser(raw)))
+    return "file://" + path
+
+
+def scheme_of(uri: str) -> str:
+    return urlparse(uri).scheme.lower()
+
+
+def local_path(uri: str) -> str | None:
+    """The path of a ``file:`` URI, else None."""
+    return unquote(urlparse(uri).path) if scheme_of(uri) == "file" else None
+
+
+def display(uri: str) -> str:
+    """How a sentence names ``uri``: a ``file:`` URI by its path."""
+    return local_path(uri) or uri
+
+
+def join(uri: str, *parts: str) -> str:
+    return "/".join([uri.rstrip("/"), *(p.strip("/") for p in parts if p)])
+
+
+def parent(uri: str) -> str:
+    parsed = urlparse(uri)
+    path = posixpath.dirname(parsed.path.rstrip("/")) or "/"
+    return parsed._replace(path=path).geturl() if parsed.scheme != "file" else "file://" + path
+
+
+def name_of(uri: str) -> str:
+    return posixpath.basename(urlparse(uri).path.rstrip("/"))
+
+
+def relative(file_uri: str, root: str) -> str | None:
+    """``file_uri`` (as Spark's ``input_file_name()`` gives it) relative to the folder
+    ``root``, or None when it is not under it."""
+    inner = posixpath.normpath(unquote(urlparse(file_uri).path))
+    base = posixpath.normpath(unquote(urlparse(root).path))
+    if inner == base or not inner.startswith(base.rstrip("/") + "/"):
+        return None
+    return inner[len(base.rstrip("/")) + 1:]
+
+
+class Store:
+    """The file operations of a snapshot; URIs in, URIs out."""
+
+    def renames(self, uri: str) -> bool:
+        """Whether a staged folder can be published by an atomic rename here."""
+        return scheme_of(uri) in ATOMIC_RENAME
+
+    def read_text(self, uri: str) -> str | None:
+        """The file's text, or None when there is no such file."""
+        raise NotImplementedError
+
+    def exists(self, uri: str) -> bool:
+        raise NotImplementedError
+
+    def is_dir(self, uri: str) -> bool:
+        raise NotImplementedError
+
+    def write_new(self, uri: str, text: str) -> None:
+        """Create the file with ``text``, 0600; FileExistsError when it exists."""
+        raise NotImplementedError
+
+    def mkdirs(self, uri: str) -> None:
+        raise NotImplementedError
+
+    def remove(self, uri: str) -> None:
+        """Remove a file or a folder tree; nothing when it is not there."""
+        raise NotImplementedError
+
+    def children(self, uri: str) -> list[str]:
+        """The names in a folder (none when it is not there)."""
+        raise NotImplementedError
+
+    def age(self, uri: str) -> float | None:
+        """Seconds since the entry last changed, or None when it is not there."""
+        raise NotImplementedError
+
+    def make_private(self, uri: str) -> None:
+        """Folders 0700 and files 0600 under ``uri``, checksum litter (``.*.crc``) gone."""
+        raise NotImplementedError
+
+    def publish(self, staged: str, out: str, replace: bool) -> None:
+        """Put the committed folder ``staged`` at ``out``: :class:`OutTaken` when ``out``
+        exists and not ``replace``."""
+        raise NotImplementedError
+
+    # a staging folder is held while its export runs, so the next export can tell a
+    # killed export's leftovers from a running one's
+    def hold(self, staged: str) -> Any:
+        return None
+
+    def release(self, held: Any, staged: str) -> None:
+        return None
+
+    def abandoned(self, staged: str) -> bool:
+        age = self.age(staged)
+        return age is not None and age > LEFTOVER_SECONDS
+
+
+class LocalStore(Store):
+    """A ``file:`` snapshot on the driver's own disk (a classic session)."""
+
+    @staticmethod
+    def _p(uri: str) -> str:
+        path = local_path(uri)
+        if path is None:
+            raise ValueError(f"{uri} is not a file: URI")
+        return path
+
+    def read_text(self, uri: str) -> str | None:
+        try:
+            with open(self._p(uri), encoding="utf-8") as fp:
+                return fp.read()
+        except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
+            return None
+
+    def exists(self, uri: str) -> bool:
+        return os.path.lexists(self._p(uri))
+
+    def is_dir(self, uri: str) -> bool:
+        return os.path.isdir(self._p(uri))
+
+    def write_new(self, uri: str, text: str) -> None:
+        fd = os.open(self._p(uri), os.O_WRONLY | os.O_CREAT | os.O_EXCL
+                     | getattr(os, "O_CLOEXEC", 0), 0o600)
+        with os.fdopen(fd, "w", encoding="utf-8") as fp:
+            fp.write(text)
+
+    def mkdirs(self, uri: str) -> None:
+        os.makedirs(self._p(uri), mode=0o700, exist_ok=True)
+
+    def remove(self, uri: str) -> None:
+        path = self._p(uri)
+        if os.path.isdir(path) and not os.path.islink(path):
+            shutil.rmtree(path, ignore_errors=True)
+        else:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(path)
+
+    def children(self, uri: str) -> list[str]:
+        try:
+            return sorted(os.listdir(self._p(uri)))
+        except OSError:
+            return []
+
+    def age(self, uri: str) -> float | None:
+        try:
+            return time.time() - os.lstat(self._p(uri)).st_mtime
+        except OSError:
+            return None
+
+    def make_private(self, uri: str) -> None:
+        for folder, _dirs, names in os.walk(self._p(uri)):
+            os.chmod(folder, 0o700)
+            for name in names:
+                with contextlib.suppress(FileNotFoundError):
+                    if name.startswith(".") and name.endswith(".crc"):
+                        os.unlink(os.path.join(folder, name))
+                    else:
+                        os.chmod(os.path.join(folder, name), 0o600)
+
+    def publish(self, staged: str, out: str, replace: bool) -> None:
+        tmp, target = self._p(staged), self._p(out)
+        if replace:
+            _move_into_place(tmp, target)
+            return
+        try:  # claim the name atomically, then rename onto the empty folder claimed
+            os.mkdir(target, 0o700)
+        except FileExistsError:
+            raise OutTaken(target) from None
+        try:
+            os.rename(tmp, target)
+        except OSError:
+            with contextlib.suppress(OSError):
+                os.rmdir(target)
+            raise
+
+    def hold(self, staged: str) -> int:
+        import fcntl
+
+        fd = os.open(os.path.join(self._p(staged), LOCK),
+                     os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o600)
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        return fd
+
+    def release(self, held: Any, staged: str) -> None:
+        with contextlib.suppress(OSError):
+            os.unlink(os.path.join(self._p(staged), LOCK))
+        if held is not None:
+            with contextlib.suppress(OSError):
+                os.close(held)
+
+    def abandoned(self, staged: str) -> bool:
+        """Its lock can be taken (the export holding it is gone); without a lock, the
+        process its name carries is gone."""
+        import fcntl
+
+        folder = self._p(staged)
+        try:
+            fd = os.open(os.path.join(folder, LOCK), os.O_RDWR | getattr(os, "O_CLOEXEC", 0))
+        except FileNotFoundError:
+            pid = os.path.basename(folder).rsplit(".tmp-", 1)[-1].split("-", 1)[0]
+            if not pid.isdigit() or len(pid) == 12:
+                return True  # an older version's folder (no lock, no pid in the name)
+            try:
+                os.kill(int(pid), 0)
+            except ProcessLookupError:
+                return True
+            except OSError:
+                return False
+            return False
+        except OSError:
+            return False
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            return False  # a running export holds it
+        finally:
+            os.close(fd)
+        return True
+
+
+def _move_into_place(tmp: str, out: str) -> None:
+    """``--replace``: the old snapshot goes only once the new one is in place."""
+    if not os.path.lexists(out):
+        os.rename(tmp, out)
+        return
+    old = os.path.join(os.path.dirname(out),
+                       f".{os.path.basename(out)}.old-{uuid.uuid4().hex[:12]}")
+    os.rename(out, old)
+    try:
+        os.rename(tmp, out)
+    except OSError:
+        os.rename(old, out)
+        raise
+    shutil.rmtree(old, ignore_errors=True)
+
+
+class HadoopStore(Store):
+    """Hadoop's ``FileSystem`` in the driver's JVM (a classic session)."""
+
+    def __init__(self, spark: SparkSession) -> None:
+        self.jvm: Any = spark._jvm
+        self.gateway: Any = spark.sparkContext._gateway
+        self.conf: Any = spark._jsc.hadoopConfiguration()
+
+    def _fs(self, uri: str) -> tuple[Any, Any]:
+        path = self.jvm.org.apache.hadoop.fs.Path(uri)
+        fs = path.getFileSystem(self.conf)
+        if fs.getClass().getName() == "org.apache.hadoop.fs.LocalFileSystem":
+            fs = fs.getRawFileSystem()  # no .crc files beside ours
+        return fs, path
+
+    def _perm(self, text: str) -> Any:
+        return self.jvm.org.apache.hadoop.fs.permission.FsPermission.valueOf(text)
+
+    @staticmethod
+    def _missing(error: Exception) -> bool:
+        java = getattr(error, "java_exception", None)
+        name = java.getClass().getName() if java is not None else ""
+        return name.endswith("FileNotFoundException")
+
+    def read_text(self, uri: str) -> str | None:
+        fs, path = self._fs(uri)
+        try:
+            stream = fs.open(path)
+        except Exception as e:
+            if self._missing(e):
+                return None
+            raise
+        try:
+            data = self.jvm.org.apache.commons.io.IOUtils.toByteArray(stream)
+        finally:
+            stream.close()
+        return bytes(data).decode("utf-8")
+
+    def exists(self, uri: str) -> bool:
+        fs, path = self._fs(uri)
+        return bool(fs.exists(path))
+
+    def is_dir(self, uri: str) -> bool:
+        fs, path = self._fs(uri)
+        try:
+            return bool(fs.getFileStatus(path).isDirectory())
+        except Exception as e:
+            if self._missing(e):
+                return False
+            raise
+
+    def write_new(self, uri: str, text: str) -> None:
+        fs, path = self._fs(uri)
+        try:
+            out = fs.create(path, False)
+        except Exception as e:
+            java = getattr(e, "java_exception", None)
+            if java is not None and "AlreadyExists" in java.getClass().getName():
+                raise FileExistsError(uri) from None
+            raise
+        try:
+            out.write(bytearray(text.encode("utf-8")))
+        finally:
+            out.close()
+        with contextlib.suppress(Exception):  # an object store has no permissions
+            fs.setPermission(path, self._perm("-rw-------"))
+
+    def mkdirs(self, uri: str) -> None:
+        fs, path = self._fs(uri)
+        fs.mkdirs(path, self._perm("drwx------"))
+
+    def remove(self, uri: str) -> None:
+        fs, path = self._fs(uri)
+        with contextlib.suppress(Exception):
+            fs.delete(path, True)
+
+    def children(self, uri: str) -> list[str]:
+        fs, path = self._fs(uri)
+        try:
+            return sorted(str(s.getPath().getName()) for s in fs.listStatus(path))
+        except Exception as e:
+            if self._missing(e):
+                return []
+            raise
+
+    def age(self, uri: str) -> float | None:
+        fs, path = self._fs(uri)
+        try:
+            return time.time() - fs.getFileStatus(path).getModificationTime() / 1000
+        except Exception as e:
+            if self._missing(e):
+                return None
+            raise
+
+    def make_private(self, uri: str) -> None:
+        fs, root = self._fs(uri)
+        files = self._perm("-rw-------")
+        folders = self._perm("drwx------")
+        pending = [root]
+        while pending:
+            folder = pending.pop()
+            with contextlib.suppress(Exception):
+                fs.setPermission(folder, folders)
+            for status in fs.listStatus(folder):
+                path = status.getPath()
+                name = str(path.getName())
+                if status.isDirectory():
+                    pending.append(path)
+                elif name.startswith(".") and name.endswith(".crc"):
+                    fs.delete(path, False)
+                else:
+                    with contextlib.suppress(Exception):
+                        fs.setPermission(path, files)
+
+    def publish(self, staged: str, out: str, replace: bool) -> None:
+        fs, target = self._fs(out)
+        _fs, source = self._fs(staged)
+        old = None
+        if replace and fs.exists(target):
+            old = self.jvm.org.apache.hadoop.fs.Path(
+                join(parent(out), f".{name_of(out)}.old-{uuid.uuid4().hex[:12]}"))
+            self._rename(source.getParent(), target, old)
+        try:
+            self._rename(source.getParent(), source, target)
+        except OutTaken:
+            raise
+        except Exception:
+            if old is not None:
+                self._rename(source.getParent(), old, target)
+            raise
+        if old is not None:
+            fs.delete(old, True)
+
+    def _rename(self, where: Any, source: Any, target: Any) -> None:
+        """Rename refusing an existing target (Hadoop's ``FileSystem.rename`` would move
+        ``source`` inside an existing folder instead)."""
+        hadoop = self.jvm.org.apache.hadoop.fs
+        context = hadoop.FileContext.getFileContext(where.toUri(), self.conf)
+        options = self.gateway.new_array(hadoop.Options.Rename, 1)
+        options[0] = hadoop.Options.Rename.NONE
+        try:
+            context.rename(source, target, options)
+        except Exception as e:
+            java = getattr(e, "java_exception", None)
+            if java is not None and "AlreadyExists" in java.getClass().getName():
+                raise OutTaken(str(target.toString())) from None
+            raise
+
+
+def store_for(spark: SparkSession, uri: str) -> Store:
+    """The store that reaches ``uri`` for ``spark``'s driver."""
+    from .remote import is_connect
+
+    if is_connect(spark):
+        from .serverstore import ServerStore
+
+        return ServerStore(spark)
+    if scheme_of(uri) == "file":
+        return LocalStore()
+    return HadoopStore(spark)
+
+
+__all__ = ["ATOMIC_RENAME", "HadoopStore", "LocalStore", "OutTaken", "Store", "display",
+           "has_scheme", "join", "local_path", "name_of", "parent", "relative", "scheme_of",
+           "store_for", "to_uri"]
