@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
@@ -14,6 +13,7 @@ from mqconsole.audit.export import (
     plan_export,
 )
 from mqconsole.audit.store import _move_into_place
+from mqconsole.backends.spec import BackendSpec
 from mqconsole.mq.errors import MQError
 
 from .scene import build_scene, expected_rows
@@ -40,25 +40,14 @@ def test_plan_lists_queues_with_depths_and_files(tmp_path, scene) -> None:
     assert (f.qmgr, f.queue, f.tool) == ("QM9", "SAVED.DLQ", "dmpmqmsg")
 
 
-@dataclass
-class _Backend:
-    type: str = "mq"
-    password_prompt: bool = True
-
-
-@dataclass
-class _Profile:
-    name: str = "prod"
-    backend: _Backend = field(default_factory=_Backend)
-
-
 @pytest.mark.parametrize(("change", "words"), [
     ({"patterns": [], "files": []}, "nothing to export"),
     ({"format": "orc"}, "use parquet or csv"),
     ({"patterns": ["NOT.THERE*"]}, "no local queue matches NOT.THERE*"),
     ({"connections": {"mem": {"backend": "embedded", "path": ":memory:"}}},
      "in memory lives in one process"),
-    ({"connections": {"prod": _Profile()}}, "asked at a prompt"),
+    ({"connections": {"prod": BackendSpec(kind="mq", profile="prod", password_prompt=True)}},
+     "asked at a prompt"),
     ({"patterns": [], "files": ["/no/such.dmp"]}, "no such file"),
 ])
 def test_plan_refusals(tmp_path, scene, change, words) -> None:
