@@ -34,6 +34,7 @@ from rich.text import Text
 from textual import on
 from textual.app import App, SystemCommand
 from textual.screen import ModalScreen, Screen
+from textual.worker import Worker
 
 from mqconsole.plugins import NO_PLUGINS, PluginHost
 from mqconsole.tui import keys as K
@@ -48,6 +49,7 @@ from mqconsole.tui.context import (
     ProfileInfo,
     Settings,
 )
+from mqconsole.tui.flow import in_thread, launch
 from mqconsole.tui.palette import PluginActions
 from mqconsole.tui.safe import clean
 from mqconsole.tui.screens.base import ConsoleScreen
@@ -210,6 +212,9 @@ class MQConsoleApp(App[None], inherit_bindings=False):
 
         self.push_screen(PasswordDialog(f"MQ password for profile {p.name}:"), answered)
 
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        self.ctx.worker_changed(event)
+
     def action_profiles(self) -> None:
         if len(self.profiles) > 1 and self._connect_for is not None:
             self._show_chooser(can_leave=True)
@@ -371,7 +376,10 @@ class MQConsoleApp(App[None], inherit_bindings=False):
                 body.append(clean(value) + "\n")
             self.push_screen(TextDialog(Text(f"Queue {clean(name)}"), body))
 
-        self.ctx.backend(read, done=show, queue=name, what="inquire queue")
+        async def inquire() -> None:
+            show(await in_thread(self.ctx, read, queue=name, what="inquire queue"))
+
+        launch(self.ctx, inquire(), what="inquire queue")
 
     def action_journal(self) -> None:
         from mqconsole.tui.screens.journal import JournalScreen

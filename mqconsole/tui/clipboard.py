@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Any
 
 from mqconsole.tui.context import ConsoleContext
+from mqconsole.tui.flow import in_thread, launch
 from mqconsole.tui.safe import txt
 from mqconsole.tui.screens.dialogs import InputDialog
 from mqconsole.tui.widgets.paths import PathSuggester
@@ -60,8 +61,11 @@ def save_payload(ctx: ConsoleContext, view: Any) -> None:
 
             return str(write_new_file(path, data))
 
-        ctx.backend(write, done=lambda p: ctx.notify(f"Wrote {len(data):,} bytes to {p}"),
-                    what="save payload")
+        async def save() -> None:
+            written = await in_thread(ctx, write, queue=None, what="save payload")
+            ctx.notify(f"Wrote {len(data):,} bytes to {written}")
+
+        launch(ctx, save(), what="save payload")
 
     ctx.app.push_screen(InputDialog("Save the payload",
                                     txt("Save the payload (its bytes as they are) to:"),

@@ -25,6 +25,7 @@ from pathlib import Path, PurePath
 from typing import TYPE_CHECKING, Any
 
 from textual import events
+from textual.worker import Worker, WorkerState
 
 from mqconsole.mq.errors import MQError
 from mqconsole.mq.reasons import MQRC_HCONN_ERROR
@@ -47,6 +48,7 @@ STYLES_DIR = Path(__file__).resolve().parent / "styles"
 STYLES: list[str | PurePath] = [STYLES_DIR / "dialogs.tcss", STYLES_DIR / "widgets.tcss",
           STYLES_DIR / "console.tcss"]  # the app's CSS_PATH
 MIN_WIDTH, MIN_HEIGHT = 80, 24  # below this the console says "terminal too small"
+FLOW = "flow"  # the description of flow.in_thread's workers: their flow reports their errors
 
 
 @dataclass(frozen=True)
@@ -285,6 +287,15 @@ class ConsoleContext:
         ``post_message`` is thread-safe, and a closed app takes no more messages."""
         with contextlib.suppress(RuntimeError):  # the event loop is already closed
             self.app.post_message(events.Callback(callback=partial(callback, *args, **kw)))
+
+    def worker_changed(self, event: Worker.StateChanged) -> None:
+        """The one router of failed workers (the app's and every screen's): a worker that
+        ended in an error no flow reports becomes a notification — never a crashed app
+        (every worker of the console runs with ``exit_on_error=False``)."""
+        worker = event.worker
+        if (event.state == WorkerState.ERROR and worker.description != FLOW
+                and worker.error is not None):
+            self.report_error(worker.error, what=worker.name)
 
     def report_error(self, exc: BaseException, *, queue: str | None = None,
                      what: str = "") -> None:

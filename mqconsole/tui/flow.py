@@ -16,6 +16,8 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from textual.worker import WorkerCancelled, WorkerFailed
 
+from mqconsole.tui.context import FLOW
+
 if TYPE_CHECKING:
     from textual.screen import Screen
 
@@ -60,12 +62,14 @@ async def ask(ctx: ConsoleContext, screen: Screen[R]) -> R | None:
 
 
 async def in_thread(ctx: ConsoleContext, fn: Callable[[], T], *, queue: str | None,
-                    what: str, quiet: tuple[type[BaseException], ...] = ()) -> T:
+                    what: str, quiet: tuple[type[BaseException], ...] = (),
+                    group: str = "backend", exclusive: bool = False) -> T:
     """``fn()`` in a thread worker (blocking I/O stays off the event loop). An error is
     reported (one notification) and ends the flow (:class:`Reported`); one in ``quiet`` is
-    raised for the flow to handle."""
-    worker = ctx.app.run_worker(fn, thread=True, group="backend", name=what or "backend",
-                                exit_on_error=False)
+    raised for the flow to handle. ``exclusive``: a newer worker of ``group`` cancels this
+    one (the flow ends quietly)."""
+    worker = ctx.app.run_worker(fn, thread=True, group=group, name=what or "backend",
+                                description=FLOW, exclusive=exclusive, exit_on_error=False)
     try:
         return await worker.wait()
     except WorkerFailed as failed:
@@ -76,4 +80,4 @@ async def in_thread(ctx: ConsoleContext, fn: Callable[[], T], *, queue: str | No
         raise Reported(str(exc)) from exc
 
 
-__all__ = ["Reported", "ask", "in_thread", "launch"]
+__all__ = ["FLOW", "Reported", "ask", "in_thread", "launch"]

@@ -195,7 +195,7 @@ class AuditScreen(ConsoleScreen):
             self.show_report(report)
             self._status(note or "report done")
 
-    @work(thread=True, exclusive=True, group="audit")
+    @work(thread=True, exclusive=True, group="audit", exit_on_error=False)
     def _report(self, folder: Path, cancel: threading.Event) -> None:
         from mqconsole.audit.report import build_report
         from mqconsole.audit.snapshot import precheck
@@ -220,7 +220,7 @@ class AuditScreen(ConsoleScreen):
             return
         self._from_worker(self._end, report, None, f"report of {clean(folder)}")
 
-    @work(thread=True, exclusive=True, group="audit")
+    @work(thread=True, exclusive=True, group="audit", exit_on_error=False)
     def _export(self, patterns: str, folder: Path, cancel: threading.Event) -> None:
         from mqconsole.audit.report import build_report
 
@@ -330,7 +330,7 @@ class AuditScreen(ConsoleScreen):
         text = (self.report or {}).get("as_of")
         return parse_as_of(text) if text else None
 
-    @work(thread=True, exclusive=True, group="audit-open")
+    @work(thread=True, exclusive=True, group="audit-open", exit_on_error=False)
     def _find_queue(self, found: Any) -> None:
         from mqconsole.audit.drill import queues_holding
 

@@ -14,6 +14,7 @@ from functools import cache, cached_property
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from textual.screen import Screen
+from textual.worker import Worker
 
 from mqconsole.tui.context import ConsoleContext
 from mqconsole.tui.keys import REFUSED, Command, Key, changing_keys_refused, is_changing
@@ -42,6 +43,9 @@ class ConsoleScreen(Screen):
         from mqconsole.tui.actions import ActionRunner
 
         return ActionRunner(self.ctx)
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        self.ctx.worker_changed(event)
 
     def on_resize(self) -> None:
         self.call_after_refresh(self.ctx.request, CheckSize())

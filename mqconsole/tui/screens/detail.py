@@ -9,7 +9,7 @@ it never styles or moves the terminal.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
@@ -23,6 +23,7 @@ from mqconsole.ops.views import MessageView, field_text, md_lines, msg_flag_name
 from mqconsole.tui import clipboard
 from mqconsole.tui import keys as K
 from mqconsole.tui.context import ConsoleContext
+from mqconsole.tui.flow import in_thread, launch
 from mqconsole.tui.safe import clean, clean_block, txt
 from mqconsole.tui.screens.base import ConsoleScreen
 from mqconsole.tui.widgets.banner import Banner
@@ -225,8 +226,8 @@ class DetailScreen(ConsoleScreen):
         self.large = len(v.payload) > PREVIEW
         if self.large:  # decoded, made safe and laid out off the event loop
             self.query_one("#text-note", Static).update(Text("reading the payload…"))
-            self.ctx.backend(self._preview, done=self._show_preview, queue=self.queue,
-                             what="show the payload")
+            launch(self.ctx, self._load(self._preview, self._show_preview,
+                                        "show the payload"), what="show the payload")
         else:
             self._show_preview(self._preview())
         self.query_one("#summary-table", DataTable).focus()
@@ -335,8 +336,13 @@ class DetailScreen(ConsoleScreen):
             return
         self._loading_all = True
         self.ctx.notify("Loading the whole payload…")
-        self.ctx.backend(self._all, done=self._show_all, queue=self.queue,
-                         what="load the whole payload")
+        launch(self.ctx, self._load(self._all, self._show_all, "load the whole payload"),
+               what="load the whole payload")
+
+    async def _load(self, read: Callable[[], Any], show: Callable[[Any], object],
+                    what: str) -> None:
+        """``read()`` in a thread, then ``show`` its result (a failure: one notification)."""
+        show(await in_thread(self.ctx, read, queue=self.queue, what=what))
 
     def _all(self) -> dict[str, list[str]]:
         v = self.view

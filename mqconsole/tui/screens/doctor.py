@@ -16,6 +16,7 @@ from textual.widgets import DataTable, Footer, Static
 from mqconsole.tui import clipboard
 from mqconsole.tui import keys as K
 from mqconsole.tui.context import ConsoleContext
+from mqconsole.tui.flow import in_thread, launch
 from mqconsole.tui.safe import clean, txt
 from mqconsole.tui.screens.base import ConsoleScreen
 from mqconsole.tui.screens.dialogs import InputDialog, TextDialog
@@ -61,7 +62,10 @@ class DoctorScreen(ConsoleScreen):
             endpoints = load_endpoints(path) if path else None
             return ctx.conns.call(lambda qm: diagnose(qm, endpoints))
 
-        ctx.backend(run, done=self._show, what="doctor")
+        async def diagnose() -> None:
+            self._show(await in_thread(ctx, run, queue=None, what="doctor"))
+
+        launch(ctx, diagnose(), what="doctor")
 
     def _show(self, report) -> None:
         if not self.is_attached:

@@ -26,6 +26,7 @@ from textual.widgets import Footer, Static
 from mqconsole.ops.words import fit_count
 from mqconsole.tui import keys as K
 from mqconsole.tui.context import ConsoleContext
+from mqconsole.tui.flow import in_thread, launch
 from mqconsole.tui.safe import clean, txt
 from mqconsole.tui.screens.base import ConsoleScreen
 from mqconsole.tui.widgets.banner import Banner
@@ -168,7 +169,11 @@ class JournalScreen(ConsoleScreen):
             return (entries, [haystack(e) for e in entries], list(journal.problems),
                     str(journal.path), everything, reading)
 
-        ctx.backend(read, done=self._show, what="read the journal", group="journal")
+        async def load() -> None:
+            self._show(await in_thread(ctx, read, queue=None, what="read the journal",
+                                       group="journal"))
+
+        launch(ctx, load(), what="read the journal")
 
     def _near_the_end(self, cursor: int) -> None:
         """Older changes are read as the cursor comes near the last one listed."""
@@ -249,8 +254,12 @@ class JournalScreen(ConsoleScreen):
             def search() -> tuple[str, set[str]]:
                 return text, ctx.settings.journal().ops_mentioning(text)
 
-            self.ctx.backend(search, done=self._show_id_hits, what="search the journal",
-                             group="journal-search", exclusive=True)
+            async def find() -> None:
+                self._show_id_hits(await in_thread(ctx, search, queue=None,
+                                                   what="search the journal",
+                                                   group="journal-search", exclusive=True))
+
+            launch(ctx, find(), what="search the journal")
 
     def _show_id_hits(self, out: tuple[str, set[str]]) -> None:
         text, hits = out

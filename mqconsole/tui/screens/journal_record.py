@@ -16,6 +16,7 @@ from textual.widgets import Footer, Static
 from mqconsole.ops.journal import format_time
 from mqconsole.tui import keys as K
 from mqconsole.tui.context import ConsoleContext
+from mqconsole.tui.flow import in_thread, launch
 from mqconsole.tui.safe import clean, txt
 from mqconsole.tui.screens.base import ConsoleScreen
 from mqconsole.tui.widgets.banner import Banner
@@ -107,7 +108,10 @@ class JournalRecordScreen(ConsoleScreen):
         def read() -> Any:
             return ctx.settings.journal().read_operation(entry.op) or entry
 
-        ctx.backend(read, done=self._show, what="read the journal record")
+        async def load() -> None:
+            self._show(await in_thread(ctx, read, queue=None, what="read the journal record"))
+
+        launch(ctx, load(), what="read the journal record")
 
     def _show(self, entry: Any) -> None:
         if not self.is_attached:
