@@ -102,7 +102,7 @@ def test_ibm_example_table_on_the_demo_dead_letter_queue(cli, tmp_path: Path) ->
     plan = r.json["messages"]
     assert len(plan) == before["SYSTEM.DEAD.LETTER.QUEUE"] == 240
     assert set(plan[0]) == {"msg_id", "rule", "action", "attempts", "outcome", "destination",
-                            "reason"}
+                            "reason", "format", "header_format"}
     assert {m["rule"] for m in plan} == {1, 2, 3, 4}
     assert _depths(cli) == before
     # the run: WAIT(NO), retries at once (--retry-interval 0) until nothing is processable

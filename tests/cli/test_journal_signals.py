@@ -109,7 +109,8 @@ def test_sigterm_stops_at_the_next_commit_with_summary_journal_and_143(template,
     _out, err = proc.communicate(timeout=120)
     assert proc.returncode == 143, err
     moved = ids(path, DST)
-    assert f"moved {len(moved)} of {len(moved)} selected messages from {SRC}" in err.decode()
+    assert f"moved {len(moved)} of {COUNT} selected messages from {SRC}" in err.decode()
+    assert f"not tried: {COUNT - len(moved)}" in err.decode()  # they stayed on SRC
     assert "SIGTERM: stopping at the next commit" in err.decode()
     [entry] = _journal(home)
     assert entry.state == "complete" and entry.in_doubt == []

@@ -24,7 +24,7 @@ from mqconsole.ops.dlq.attempts import AttemptStore
 from mqconsole.ops.journal import Journal
 
 from .test_journal_faults import DST, MQCONSOLE, SRC, ids
-from .test_journal_signals import _copy, _env, _journal, _move_until, template  # noqa: F401
+from .test_journal_signals import COUNT, _copy, _env, _journal, _move_until, template  # noqa: F401
 
 DLQ = "SYSTEM.DEAD.LETTER.QUEUE"
 pytestmark = pytest.mark.slow
@@ -39,7 +39,9 @@ def test_sighup_stops_a_move_at_the_next_commit_with_summary_journal_and_129(
     assert proc.returncode == 129, err
     moved = ids(path, DST)
     text = err.decode()
-    assert f"moved {len(moved)} of {len(moved)} selected messages from {SRC}" in text
+    # --all selected the whole queue; those after the stop were never tried (they stayed)
+    assert f"moved {len(moved)} of {COUNT} selected messages from {SRC}" in text
+    assert f"not tried: {COUNT - len(moved)}" in text, text
     assert "SIGHUP: stopping at the next commit" in text and "Traceback" not in text
     [entry] = _journal(home)
     assert entry.state == "complete" and entry.in_doubt == [] and entry.msgids == moved
