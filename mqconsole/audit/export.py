@@ -63,12 +63,12 @@ from .store import (
     name_of,
     parent,
     relative,
-    store_for,
     to_uri,
 )
 from .store import (
     OutTaken as _NameTaken,
 )
+from .stores import store_for
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession

@@ -209,7 +209,7 @@ def write_result(prepared: PreparedQuery, out: str, fmt: str) -> int:
     """Write every row of ``prepared`` to the new folder ``out`` (a URI) through Spark
     (Parquet, or CSV with a header: maps, arrays and structs as JSON, bytes as hex); the
     rows."""
-    from .store import store_for
+    from .stores import store_for
 
     if fmt not in OUT_FORMATS:
         raise AuditInputError(f"--format {fmt!r}: use parquet or csv")

@@ -105,7 +105,7 @@ def locate(path: str | Path, store: Store | None = None) -> SnapshotFolder:
 def open_snapshot(spark: SparkSession, path: str | Path) -> SnapshotFolder:
     """:func:`locate` through the store that reaches the snapshot from ``spark``'s driver
     (Hadoop's file systems; over Spark Connect, the server's)."""
-    from mqconsole.audit.store import store_for
+    from mqconsole.audit.stores import store_for
 
     return locate(path, store_for(spark, to_uri(path)))
 

@@ -7,7 +7,7 @@ relative ``--in`` means the client's folder, never the server's working folder.
 
 The export and the report do their file operations (the manifest, the commit marker, the
 stored aggregates' ``summary.json``, listing, publishing) through a :class:`Store` chosen by
-:func:`store_for`:
+:func:`mqconsole.audit.stores.store_for`:
 
 - :class:`LocalStore` — a ``file:`` snapshot with a classic session: the driver is this
   process, and its local file system is what Hadoop's ``file:`` means to it. Claims and
@@ -447,19 +447,6 @@ class HadoopStore(Store):
             raise
 
 
-def store_for(spark: SparkSession, uri: str) -> Store:
-    """The store that reaches ``uri`` for ``spark``'s driver."""
-    from .remote import is_connect
-
-    if is_connect(spark):
-        from .serverstore import ServerStore
-
-        return ServerStore(spark)
-    if scheme_of(uri) == "file":
-        return LocalStore()
-    return HadoopStore(spark)
-
-
 __all__ = ["ATOMIC_RENAME", "HadoopStore", "LocalStore", "OutTaken", "Store", "display",
            "has_scheme", "join", "local_path", "name_of", "parent", "relative", "scheme_of",
-           "store_for", "to_uri"]
+           "to_uri"]

@@ -9,7 +9,8 @@ import os
 
 import pytest
 
-from mqconsole.audit.store import HadoopStore, display, relative, store_for, to_uri
+from mqconsole.audit.store import HadoopStore, display, relative, to_uri
+from mqconsole.audit.stores import store_for
 
 from .scene import DEMO_QUEUES, NOW, build_scene, expected_rows
 
