@@ -6,6 +6,7 @@ console ignored keys and signals for minutes."""
 from __future__ import annotations
 
 import os
+import random
 import signal
 import sys
 from pathlib import Path
@@ -27,10 +28,14 @@ def slow_qm(tmp_path_factory) -> Path:
     path = tmp_path_factory.mktemp("signals") / "qm.sqlite"
     qm = create_queue_manager(str(path), name="QMS")
     qm.define_queue(QueueAttrs(name="SLOW", max_depth=10_000, max_msg_length=200_000))
-    # RE2 cannot backtrack, but '[ab]*a[ab]{200}c' keeps more states than its automaton's
-    # cache holds, so it runs as a simulation: linear, about 0.2 us a byte here; 600 payloads
-    # of 100,000 bytes (all in the console's window of 64 MB) take seconds to search
-    put_messages(qm, "SLOW", MQMD(format="MQSTR", ccsid=1208), b"ab" * 50_000, count=600)
+    # RE2 cannot backtrack, but on a random run of a's and b's '[ab]*a[ab]{200}c' keeps more
+    # states than its automaton's cache holds, so it runs as a simulation: linear, about
+    # 1.7 us a byte on a quiet core here; 600 payloads of 100,000 bytes (all in the console's
+    # window of 64 MB) take over a minute to search, so the filter is still running when the
+    # test's key or signal comes, however fast the machine. (A periodic "abab…" payload let
+    # the automaton settle: the filter ended in 0.1 s on a quiet machine and raced the key.)
+    body = bytes(random.Random(7).choice(b"ab") for _ in range(100_000))
+    put_messages(qm, "SLOW", MQMD(format="MQSTR", ccsid=1208), body, count=600)
     qm.close()
     return path
 
