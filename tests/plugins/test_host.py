@@ -358,6 +358,7 @@ def test_decoders_in_the_background_leave_one_that_never_returns(register_plugin
         release.set()
 
 
+@pytest.mark.subprocess
 def test_a_process_ends_without_waiting_for_a_decoder_that_never_returns(tmp_path) -> None:
     """The process's exit does not wait for a hung decoder (the console's q)."""
     import subprocess
