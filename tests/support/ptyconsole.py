@@ -54,19 +54,11 @@ class Console:
         return re.sub(rb"\x1b\[[0-9;?]*[A-Za-z]", b"", bytes(self.out)).decode("utf-8",
                                                                                "replace")
 
-    def wait_for(self, words: str, seconds: float | None = None, *,
-                 either: tuple[str, ...] = ()) -> str:
-        """Wait until the screen shows ``words`` (or one of ``either`` besides); returns
-        the words seen. A failure ends with the screen's last text."""
+    def wait_for(self, words: str, seconds: float | None = None) -> None:
+        """Wait until the screen shows ``words``; a failure ends with the screen's last text."""
         end = time.monotonic() + (self.wait if seconds is None else seconds)
-        wanted = (words, *either)
-        while True:
-            tail = self.text()[-20000:]
-            seen = next((w for w in wanted if w in tail), None)
-            if seen is not None:
-                return seen
-            assert time.monotonic() < end, (f"the console never showed {words!r}"
-                                            f"{f' nor {either!r}' if either else ''}: "
+        while words not in (tail := self.text()[-20000:]):
+            assert time.monotonic() < end, (f"the console never showed {words!r}: "
                                             f"...{tail[-1500:]!r}")
             self.pump(0.2)
 
