@@ -9,9 +9,12 @@ sliced, stripped and converted for all rows in a few numpy operations.
 ``columns(messages)`` gives the columns of ``rows.ROW_COLUMNS`` (but ``position``) and
 the payloads, or None when a message of the batch is not of the plain kind — every packed
 MD of one length and byte order with ASCII text, and each body either not a header format
-(no header) or one MQDLH then data as ``fields._dlh_fast`` takes it — and the caller makes
-the batch row by row. The answer is the same either way (tests compare both on the same
-batches, odd ones included).
+(no header) or one MQDLH then data as ``fields._dlh_fast`` takes it. ``plain(messages)``
+says which messages of a batch are of that kind (those of the most common MD length and
+byte order, the dead letters of the most common byte order), so a batch where 5 % carry an
+RFH2 takes the other 95 % at once and only those 5 % row by row (``rows.BatchBuilder``).
+The answer is the same either way (tests compare both on the same batches, odd ones
+included).
 """
 
 from __future__ import annotations
@@ -143,6 +146,70 @@ def _spread(values: pa.Array, where: np.ndarray, n: int) -> pa.Array:
     return values.take(pa.array(index, mask=index < 0))
 
 
+def _common(keys: Sequence[Any]) -> Any:
+    """The most common of ``keys`` (the first seen among equals)."""
+    counts: dict[Any, int] = {}
+    for k in keys:
+        counts[k] = counts.get(k, 0) + 1
+    return max(counts, key=counts.__getitem__)
+
+
+def plain(messages: Sequence[Message]) -> np.ndarray:
+    """Which messages ``columns`` takes together: a boolean per message (see the module's
+    text); ``columns`` of those alone is never None."""
+    n = len(messages)
+    mask = np.zeros(n, dtype=bool)
+    stored = [getattr(m, "stored", None) for m in messages]
+    heads = [None if s is None or len(s[0]) not in (324, 364) else (len(s[0]), s[0][:8])
+             for s in stored]
+    usable = [h for h in heads if h is not None and h[1][:4] == b"MD  "
+              and (order := _VERSION_WORDS.get(h[1][4:8])) is not None
+              and (h[0] == 364) == (order[1] == 2)]
+    if not usable:
+        return mask
+    key = _common(usable)
+    rows = np.array([h == key for h in heads], dtype=bool)
+    picked = np.flatnonzero(rows)
+    md = _records([stored[i][0] for i in picked], key[0])  # type: ignore[index]
+    big_endian, _version = _VERSION_WORDS[key[1][4:8]]
+    ok = np.ones(len(picked), dtype=bool)
+    for attr in (*_TEXT_RSTRIP, "format", "put_date", "put_time"):
+        lo, hi = _SPAN[attr]
+        ok &= (md[:, lo:hi] < 0x80).all(axis=1)
+    lo, hi = _SPAN["format"]
+    fmts = [bytes(r).strip(b" \x00").decode("ascii", "replace") for r in md[:, lo:hi]]
+    dead = np.array([f == "MQDEAD" for f in fmts], dtype=bool)
+    ok &= np.array([f == "MQDEAD" or f not in HEADER_FORMATS for f in fmts], dtype=bool)
+    at = np.flatnonzero(dead & ok)
+    if len(at):
+        bodies = [messages[picked[i]].body for i in at]
+        long_enough = np.array([len(b) >= MQDLH_LENGTH for b in bodies], dtype=bool)
+        encodings = _longs(md[at][:, slice(*_SPAN["encoding"])], big_endian) & 0x0F
+        ccsids = _longs(md[at][:, slice(*_SPAN["ccsid"])], big_endian)
+        good = long_enough & ((encodings == 1) | (encodings == 2))
+        if good.any():
+            good &= encodings == _common(encodings[good].tolist())
+        codecs = {}
+        for ccsid in set(ccsids.tolist()):
+            codec = struc_codec(b"DLH ", "DLH ", ccsid if ccsid > 0 else DEFAULT_CHAR_CCSID)
+            codecs[ccsid] = codec is not None and _ascii_codec(codec)
+        good &= np.array([codecs[c] for c in ccsids.tolist()], dtype=bool)
+        heads_dlh = [bytes(b[:MQDLH_LENGTH]).ljust(MQDLH_LENGTH, b"\x00") for b in bodies]
+        dlh = _records(heads_dlh, MQDLH_LENGTH)
+        good &= (dlh[:, :4] == np.frombuffer(b"DLH ", np.uint8)).all(axis=1)
+        text = np.concatenate([dlh[:, 12:108], dlh[:, 116:172]], axis=1)
+        good &= (text < 0x80).all(axis=1)
+        big = encodings == 1
+        version = np.where(big, _longs(dlh[:, 4:8], True), _longs(dlh[:, 4:8], False))
+        good &= version == 1
+        after = [bytes(r).strip(b" \x00").decode("ascii", "replace")
+                 for r in dlh[:, slice(*_DLH_FORMAT)]]
+        good &= np.array([f not in HEADER_FORMATS for f in after], dtype=bool)
+        ok[at] = good
+    mask[picked] = ok
+    return mask
+
+
 def columns(messages: Sequence[Message]) -> tuple[dict[str, Any], list[bytes]] | None:
     """The batch's columns by name (``rows.ROW_COLUMNS`` but ``position``) and payloads;
     None when a message is not of the plain kind (see the module's text)."""
@@ -271,4 +338,4 @@ def _dead_letters(formats: pa.Array, numbers: dict[str, np.ndarray], bodies: lis
     return out, payloads
 
 
-__all__ = ["columns"]
+__all__ = ["columns", "plain"]

@@ -15,6 +15,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
 import pyarrow as pa
 
 from mqconsole.mq.message import Message
@@ -104,6 +105,57 @@ def _array(values, kind: pa.DataType) -> pa.Array:
         return pa.array(out, type=kind)
 
 
+def _slow(messages: Sequence[Message], positions: Sequence[int]) -> tuple[list, list[bytes]]:
+    rows = [row_values(m, p) for m, p in zip(messages, positions, strict=True)]
+    if not rows:
+        return [()] * len(ROW_COLUMNS), []
+    return list(zip(*(r[0] for r in rows), strict=True)), [r[1] for r in rows]
+
+
+def fixed_columns(messages: Sequence[Message], positions: Sequence[int], schema: pa.Schema,
+                  *, columnar_: bool = True) -> tuple[list, list[bytes]]:
+    """The fixed columns of ``messages`` but qmgr, queue and source (``ROW_COLUMNS`` order;
+    each an Arrow array or a list) and their payloads. The plain messages
+    (``columnar.plain``) are made at once, the others row by row, and the two are put
+    back in the messages' order: one odd message costs only its own row."""
+    from . import columnar
+
+    n = len(messages)
+    mask = columnar.plain(messages) if columnar_ and n else None
+    if mask is None or not mask.any():
+        return _slow(messages, positions)
+    fast_at = np.flatnonzero(mask).tolist()
+    if len(fast_at) == n:
+        fast = columnar.columns(messages)
+        if fast is None:
+            return _slow(messages, positions)
+        by_name, payloads = fast
+        return [list(positions), *(by_name[c] for c in ROW_COLUMNS[1:])], payloads
+    slow_at = np.flatnonzero(~mask).tolist()
+    fast = columnar.columns([messages[i] for i in fast_at])
+    if fast is None:
+        return _slow(messages, positions)
+    by_name, fast_payloads = fast
+    slow_values, slow_payloads = _slow([messages[i] for i in slow_at],
+                                       [positions[i] for i in slow_at])
+    # row i of the batch is row order[i] of (the fast rows, then the slow rows)
+    order = np.empty(n, dtype=np.int64)
+    order[fast_at] = np.arange(len(fast_at))
+    order[slow_at] = np.arange(len(slow_at)) + len(fast_at)
+    take = pa.array(order)
+    kinds = {f.name: f.type for f in schema}
+    out: list = [list(positions)]
+    for name, slow in zip(ROW_COLUMNS[1:], slow_values[1:], strict=True):
+        kind = kinds[name]
+        head = by_name[name]
+        head = head if isinstance(head, pa.Array) else _array(head, kind)
+        if head.type != kind:
+            head = head.cast(kind)
+        out.append(pa.concat_arrays([head, _array(list(slow), kind)]).take(take))
+    both = [*fast_payloads, *slow_payloads]
+    return out, [both[i] for i in order.tolist()]
+
+
 class BatchBuilder:
     """Collects rows for one partition (one queue or file) and gives Arrow batches.
 
@@ -143,18 +195,9 @@ class BatchBuilder:
 
     def _fixed(self) -> tuple[list, list[bytes]]:
         """The fixed columns but qmgr, queue and source (``ROW_COLUMNS`` order) and the
-        payloads: at once for a batch of plain messages (``columnar``), else row by row."""
-        from . import columnar
-
-        fast = columnar.columns(self._messages) if self.columnar else None
-        if fast is not None:
-            by_name, payloads = fast
-            return ([self._positions, *(by_name[c] for c in ROW_COLUMNS[1:])], payloads)
-        rows = [row_values(m, p) for m, p in zip(self._messages, self._positions,
-                                                 strict=True)]
-        if not rows:
-            return [()] * len(ROW_COLUMNS), []
-        return list(zip(*(r[0] for r in rows), strict=True)), [r[1] for r in rows]
+        payloads: the plain messages at once (``columnar``), the others row by row."""
+        return fixed_columns(self._messages, self._positions, self.schema,
+                             columnar_=self.columnar)
 
     def flush(self) -> pa.RecordBatch:
         """The rows added since the last flush as one batch (possibly empty)."""
@@ -172,5 +215,5 @@ class BatchBuilder:
         return pa.RecordBatch.from_arrays(arrays, schema=self.schema)
 
 
-__all__ = ["BATCH_ROWS", "ROW_COLUMNS", "BatchBuilder", "ComputedColumn", "known_reason_name",
-           "put_micros", "row_values"]
+__all__ = ["BATCH_ROWS", "ROW_COLUMNS", "BatchBuilder", "ComputedColumn", "fixed_columns",
+           "known_reason_name", "put_micros", "row_values"]

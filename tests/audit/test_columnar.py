@@ -3,6 +3,7 @@ plain batches (which it takes) and odd ones (which it hands back)."""
 
 from __future__ import annotations
 
+import numpy as np
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -60,12 +61,12 @@ def messages(draw, plain: bool) -> Message:
                          draw(st.none() | st.integers(1, 10**6)))
 
 
-def _both(batch: list[Message]):
+def _both(batch: list[Message], first: int = 7):
     out = []
     for fast in (True, False):
         builder = BatchBuilder(snapshot_columns(with_payload=True), qmgr="QM1", queue="Q",
                                source="queue", columnar=fast)
-        for i, m in enumerate(batch, 7):
+        for i, m in enumerate(batch, first):
             builder.add(m, i)
         out.append(builder.flush())
     return out
@@ -99,3 +100,57 @@ def test_the_plain_kinds_are_taken_and_others_handed_back() -> None:
     assert columnar.columns([dead, rfh2]) is None  # another header: row by row
     latin = StoredMessage(pack819(MQMD(format="MQSTR", put_appl_name="caf\xe9")), b"")
     assert columnar.columns([plain, latin]) is None
+
+
+def _mixed(n: int = 200) -> tuple[list[Message], list[int]]:
+    """Dead letters with 5 % RFH2 messages among them (and one of each other odd kind);
+    the positions of the messages the columnar way does not take."""
+    from mqconsole.mq.rfh2 import MQRFH2
+
+    rfh = MQRFH2(folders=["<usr><tenant>eu</tenant></usr>"], format="MQSTR")
+    out: list[Message] = []
+    odd: list[int] = []
+    for i in range(n):
+        if i % 20 == 7:  # 5 %: properties in an RFH2
+            out.append(StoredMessage(pack819(MQMD(format="MQHRF2", ccsid=1208)),
+                                     rfh.pack(big_endian=False, ccsid=1208) + b"{}"))
+            odd.append(i)
+            continue
+        md, body = add_dead_letter_header(MQMD(format="MQSTR", msg_id=bytes([i % 256]) * 24),
+                                          b"x%d" % i, reason=2053, dest_q_name="Q",
+                                          dest_qmgr_name="QM", put_appl_name="app",
+                                          put_date="20261125", put_time="10000000")
+        if i == 50:  # no packed MD (a message of real MQ as it was read)
+            out.append(Message(md, body))
+            odd.append(i)
+        elif i == 51:  # latin-1 beyond ASCII
+            out.append(StoredMessage(pack819(md.copy(put_appl_name="caf\xe9")), body))
+            odd.append(i)
+        else:
+            out.append(StoredMessage(pack819(md), body))
+    return out, odd
+
+
+def test_one_odd_message_costs_its_own_row_not_the_batch(monkeypatch) -> None:
+    from mqconsole.audit import rows
+
+    batch, odd = _mixed()
+    assert list(np.flatnonzero(~columnar.plain(batch))) == odd
+    made_by_rows = []
+    real = rows.row_values
+
+    def counting(message, position):
+        made_by_rows.append(position)
+        return real(message, position)
+
+    monkeypatch.setattr(rows, "row_values", counting)
+    builder = BatchBuilder(snapshot_columns(with_payload=True), qmgr="QM1", queue="Q",
+                           source="queue")
+    for i, m in enumerate(batch):
+        builder.add(m, i)
+    by_columns = builder.flush()
+    assert made_by_rows == odd  # the other 95 % at once
+    monkeypatch.setattr(rows, "row_values", real)
+    by_rows = _both(batch, first=0)[1]
+    assert by_columns.equals(by_rows), (by_columns.to_pylist(), by_rows.to_pylist())
+    assert by_columns.column("properties")[7].as_py() == [("tenant", "eu")]
