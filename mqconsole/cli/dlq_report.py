@@ -83,6 +83,8 @@ def report_lines(summary: Summary, rules_table: RulesTable) -> list[str]:
             attempts = f", {span} attempt{'s' if tried[-1] != 1 else ''} so far"
         lines.append(f"  {len(ids)} failed -> {destination}: {reason} (stayed on the queue; "
                      f"first {ids[0]}{attempts})")
+    if res.not_tried and not res.dry_run:  # a stop: never tried, a count of their own
+        lines.append(f"not tried: {res.not_tried:,} ({res.not_tried_why()})")
     for w in res.warnings:
         lines.append(f"warning: {w}")
     if extra.get("attempts_file") and not res.dry_run:

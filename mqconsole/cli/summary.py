@@ -142,8 +142,8 @@ def _after_lines(summary: Summary) -> list[str]:
     if r.skipped:
         stayed = f"they stayed on {r.source}" if r.source else f"not {summary.verb}"
         lines.append(f"skipped: {r.skipped} ({stayed}; see the warnings)")
-    if r.stopped_early and r.not_tried:
-        lines.append(f"not tried: {r.not_tried} ({r.stopped_early}; they stayed on {r.source})")
+    if r.not_tried:  # stopped early: never tried (a count of their own)
+        lines.append(f"not tried: {r.not_tried} ({r.not_tried_why()})")
     for w in r.warnings:
         lines.append(f"warning: {w}")
     if r.cancelled and summary.kind == "save" and not summary.description.options.get("remove"):

@@ -111,7 +111,7 @@ def delete_messages(qm: QueueManager, queue: str, selection: Selection, *,
         control.backup_written(result.backup)
         if control.cancelled:  # cancelled while saving: the file holds them, nothing removed
             result.cancelled = True
-            result.skipped = len(saved)
+            result.not_tried = len(saved)  # never tried: a count of their own
             return result
         remove_saved(qm, queue, saved, result, batch=batch, control=control,
                      found=pinpointable(selection), batch_bytes=batch_bytes)
@@ -283,12 +283,11 @@ def remove_saved(qm: QueueManager, queue: str, saved: SavedLog,
         saved.forget_rest()
     left = saved.total_left()
     if left:
-        result.skipped += left
         if result.cancelled or result.outcome_unknown or result.stopped_early:
-            result.warnings.append(f"{counted(left, 'selected message')} "
-                                   f"{agree(left, 'was', 'were')} not removed: "
-                                   f"{agree(left, 'it is', 'they are')} still on {queue}")
+            # stopped before them: never tried, a count of their own (still on the queue)
+            result.not_tried = (result.not_tried or 0) + left
         else:
+            result.skipped += left
             result.warnings.append(f"{counted(left, 'saved message')} "
                                    f"{agree(left, 'was', 'were')} no longer on {queue} "
                                    "(another application took them): not removed by this "

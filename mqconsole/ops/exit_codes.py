@@ -120,7 +120,7 @@ def exit_code_of(result: OperationResult, *, journal_failed: bool = False,
         return ExitCode.PARTIAL if result.would_fail() else ExitCode.OK
     if result.failed or result.unlisted_failures or result.stopped_early is not None:
         return ExitCode.PARTIAL
-    if not leaving_is_done and (result.skipped or result.cancelled):
+    if not leaving_is_done and (result.skipped or result.not_tried or result.cancelled):
         return ExitCode.PARTIAL
     return ExitCode.OK
 

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import IO, TYPE_CHECKING, Any, Protocol
 
 from mqconsole.mq.names import reason_name
+from mqconsole.ops.words import agree, counted
 
 if TYPE_CHECKING:
     from mqconsole.mq.message import Message
@@ -194,6 +195,19 @@ class OperationResult:
                 f"{'it' if gone == 1 else 'them'})")
         stayed = len(self.failed) + self.unlisted_failures - gone
         return took if not stayed else f"{stayed} stayed where they were; {gone} {took}"
+
+    def not_tried_why(self) -> str:
+        """Why the ``not_tried`` messages were never tried and where they are, for a
+        summary: ``APP.SMALL was given up; they stayed on APP.ORDERS`` — a load's
+        ``…; 37 messages of the file were not put`` (they are nowhere else)."""
+        why = self.stopped_early or ("cancelled" if self.cancelled
+                                     else "a commit's outcome is unknown"
+                                     if self.outcome_unknown else "stopped early")
+        n = self.not_tried or 0
+        if self.operation == "load":
+            return (f"{why}; {counted(n, grouped=True)} of the file "
+                    f"{agree(n, 'was', 'were')} not put")
+        return f"{why}; {agree(n, 'it', 'they')} stayed on {self.source or 'the source'}"
 
     def record_done(self, msgid: str, destination: str | None) -> None:
         self.done += 1

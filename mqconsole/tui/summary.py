@@ -94,9 +94,8 @@ def summary_text(summary: Summary) -> Text:
                    "not put again)\n")
     if r.skipped:
         out.append(f"Skipped: {r.skipped:,} (they stayed on {clean(r.source)})\n")
-    if r.stopped_early and r.not_tried:
-        out.append(f"Not tried: {r.not_tried:,} ({clean(r.stopped_early)}; they stayed on "
-                   f"{clean(r.source)})\n", "bold")
+    if r.not_tried:  # stopped early: never tried (a count of their own)
+        out.append(f"Not tried: {r.not_tried:,} ({clean(r.not_tried_why())})\n", "bold")
     if r.backup:
         out.append(f"Saved to {clean(r.backup)}\n")
     if r.cancelled:

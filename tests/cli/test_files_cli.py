@@ -94,7 +94,14 @@ def test_load_refused_puts_exit_1(cli, tmp_path):
     assert cli("save", "APP.ORDERS", str(path), "--limit", "12").code == 0
     r = cli("load", str(path), "APP.LEGACY", "--yes", "--json")  # put-inhibited
     assert r.code == 1
-    assert len(r.json["failed"]) == 10 and r.json["skipped"] == 2 and r.json["done"] == 0
+    assert len(r.json["failed"]) == 10 and r.json["done"] == 0
+    # the two after the stop were never put: a count of their own (issue 24 item 2)
+    assert r.json["not_tried"] == 2 and r.json["skipped"] == 0
+    assert r.json["stopped_early"] == ("APP.LEGACY refused 10 puts in a row "
+                                       "(MQRC_PUT_INHIBITED)")
+    text = cli("load", str(path), "APP.LEGACY", "--yes")
+    assert ("not tried: 2 (APP.LEGACY refused 10 puts in a row (MQRC_PUT_INHIBITED); "
+            "2 messages of the file were not put)") in text.err, text.err
     assert {f["reason_name"] for f in r.json["failed"]} == {"MQRC_PUT_INHIBITED"}
     r = cli("load", str(path), "NO.SUCH.QUEUE", "--yes")
     assert r.code == 2 and "2085" in r.err

@@ -165,7 +165,11 @@ def test_cancel_stops_at_a_batch_boundary(qm, tmp_path):
     control.progress = progress
     r = delete_messages(qm, Q, Selection.build(all_=True), backup_dir=tmp_path, batch=2,
                         control=control)
-    assert r.cancelled and r.done == 2 and r.skipped == 4 and len(bodies(qm)) == 4
+    assert r.cancelled and r.done == 2 and len(bodies(qm)) == 4
+    # never tried: a count of their own, not 'skipped' (issue 24 item 2)
+    assert r.not_tried == 4 and r.skipped == 0
+    assert r.selected == r.done + len(r.failed) + r.skipped + r.not_tried
+    assert r.not_tried_why() == f"cancelled; they stayed on {Q}"
 
 
 def test_wrong_message_under_the_cursor_is_backed_out_and_redone(qm, tmp_path):
@@ -181,6 +185,7 @@ def test_unknown_commit_outcome_stops_and_says_so(qm, tmp_path):
     fill(qm, 6)
     faulty = FaultyQueueManager(qm, failing(commit_after={2: 2549}))
     r = delete_messages(faulty, Q, Selection.build(all_=True), backup_dir=tmp_path, batch=2)
-    assert r.outcome_unknown and not r.all_done and r.done == 2 and r.skipped == 2
+    assert r.outcome_unknown and not r.all_done and r.done == 2
+    assert r.not_tried == 2 and r.skipped == 0  # after the unit in doubt: never tried
     assert len(bodies(qm)) == 2 and len(load_file(r.backup)) == 6
     assert any("unknown" in w for w in r.warnings)

@@ -290,3 +290,8 @@ def test_a_records_messages_never_tried_are_a_count_of_their_own():
     said = describe(entry).plain
     assert "0 done · 0 failed · 0 skipped · 37 not tried (they stayed)" in said
     assert "not tried: 37" not in said  # said once
+    load = JournalEntry("load", qmgr="QM1", profile="test", source="/tmp/all.dmp",
+                        destinations=["APP.LEGACY"], operator="alice",
+                        details={"selected": 14, "stopped_early": "APP.LEGACY refused 10 "
+                                 "puts in a row (MQRC_PUT_INHIBITED)", "not_tried": 4})
+    assert "· 4 not tried (not put)" in describe(load).plain  # of the file: never put

@@ -46,3 +46,22 @@ def test_messages_never_tried_are_a_count_of_their_own():
             "2053), so it was given up; they stayed on APP.ORDERS.BOQ)") in text
     r.not_tried, r.stopped_early = 0, None
     assert "Not tried" not in summary_text(_summary(r)).plain
+
+
+def test_a_loads_messages_never_put_and_a_cancelled_deletes_are_said_as_not_tried():
+    """Issue 24 item 2, the console's result: a load stopped early says how many of the file
+    were not put; a delete, a save and the dead-letter handler stopped by the operator say
+    how many they never tried and where those stayed (not 'skipped')."""
+    r = OperationResult("load", "/tmp/all.dmp", "APP.LEGACY", selected=14,
+                        stopped_early="APP.LEGACY refused 10 puts in a row "
+                        "(MQRC_PUT_INHIBITED)", not_tried=4)
+    r.failed = [Failure(msgid=f"{i:048X}", position=i, reason=MQRC_PUT_INHIBITED,
+                        destination="APP.LEGACY") for i in range(10)]
+    text = summary_text(_summary(r)).plain
+    assert ("Not tried: 4 (APP.LEGACY refused 10 puts in a row (MQRC_PUT_INHIBITED); "
+            "4 messages of the file were not put)") in text
+    assert "Skipped" not in text
+    for kind in ("delete", "save", "dlq-handler"):
+        r = OperationResult(kind, "APP.DLQ", selected=6, done=2, cancelled=True, not_tried=4)
+        text = summary_text(_summary(r)).plain
+        assert "Not tried: 4 (cancelled; they stayed on APP.DLQ)" in text, kind

@@ -331,6 +331,9 @@ class Handler:
             result.warnings.append(lowered)
         self.failures: dict[Key, Failure] = {}  # the last failure of messages still there
         self.examined = 0
+        # the last pass, for what a stop left untried: complete, messages browsed, removed
+        # by its commits, and those of a unit backed out
+        self._cut: tuple[bool, int, int, int] = (True, 0, 0, 0)
         self._held = 0  # of MAXUMSGS, what the open unit held before the message in hand
         self._predict: Callable[..., int | None] | None = None
         # where puts land, resolved once a pass (definitions may change between passes)
@@ -447,6 +450,7 @@ class Handler:
         step = move_step(cursor)  # the backend's one-call put + get under the cursor
         move = None if step is None else step.move_current_to
         position = 0
+        self._removed = self._backed_out = 0
         total = self._depth()
         held = 0  # what the open unit holds of MAXUMSGS
         size = 0  # ... and of --batch-bytes
@@ -501,6 +505,7 @@ class Handler:
                 end.unit_failed = True
                 end.failed_reason = f.error.reason_name
         finally:
+            self._cut = (complete, position, self._removed, self._backed_out)
             with contextlib.suppress(Exception):
                 cursor.close()
         if complete and not self.settings.dry_run:
@@ -822,14 +827,32 @@ class Handler:
             if dest is not None and dest in self._landings and not self._landings[dest].known:
                 self._sent[p.key] = dest
         self.store.forget([p.key for p in unit])
+        self._removed += len(unit)
         unit.clear()
         end.progress = True
+
+    def _not_tried(self) -> int | None:
+        """After a stop: the messages the last pass never tried — those of the unit of
+        work it backed out, and every one past where it stopped (the queue's depth less
+        the messages it browsed that are still there); they stayed on the queue. None
+        when the depth cannot be asked."""
+        complete, browsed, removed, backed_out = self._cut
+        if complete:
+            return backed_out
+        try:
+            depth = self.qm.inquire_queue(self.settings.queue).depth
+        except MQError:
+            return None
+        if depth is None:
+            return None
+        return backed_out + max(0, depth - (browsed - removed))
 
     def _back_out(self, unit: list[_Pending], why: str) -> None:
         with contextlib.suppress(MQError):
             self.qm.backout()
         for p in unit:
             p.outcome.outcome = why
+        self._backed_out = len(unit)
         unit.clear()
 
     def _unknown(self, unit: list[_Pending], e: MQError) -> None:
@@ -856,6 +879,8 @@ class Handler:
         result = report.result
         if not self.settings.dry_run:
             result.failed.extend(self.failures.values())
+            if result.cancelled or result.stopped_early:
+                result.not_tried = self._not_tried()
         if report.shared_keys:
             result.warnings.append(
                 f"{counted(report.shared_keys)} "

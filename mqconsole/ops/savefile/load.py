@@ -336,14 +336,17 @@ def load_to_queue(qm: QueueManager, path: str | os.PathLike, queue: str, *,
         _backout_quietly(qm)
         raise
     if stopped is not None or result.cancelled:
-        result.skipped = max(0, result.selected - result.done - len(result.failed)
-                             - unknown[0] - result.present)
+        # the file's messages after the stop were never tried: a count of their own, said
+        # as "N of the file were not put" (issue 24 item 2)
+        result.not_tried = max(0, result.selected - result.done - len(result.failed)
+                               - unknown[0] - result.present)
         if stopped and stopped != "commit failed" and not result.stopped_early:
-            result.warnings.append(f"{queue} refused {MAX_REFUSALS_IN_A_ROW} puts in a row "
-                                   f"({stopped}): the load stopped")
-        if result.skipped:
-            result.warnings.append(f"{counted(result.skipped)} of the file "
-                                   f"{agree(result.skipped, 'was', 'were')} not put")
+            result.stopped_early = (f"{queue} refused {MAX_REFUSALS_IN_A_ROW} puts in a row "
+                                    f"({stopped})")
+            result.warnings.append(f"{result.stopped_early}: the load stopped")
+        elif stopped and not result.stopped_early:
+            result.stopped_early = ("a commit's outcome is unknown" if result.outcome_unknown
+                                    else "a unit of work failed")
     return result
 
 

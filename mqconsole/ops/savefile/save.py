@@ -244,6 +244,28 @@ def save_selected(qm: QueueManager, queue: str, path: str | os.PathLike | None,
     return report
 
 
+def _not_saved(qm: QueueManager, queue: str, selection: Selection,
+               report: SaveReport) -> int | None:
+    """After a cancel: how many selected messages the save never reached (a count of
+    their own, issue 24) — every message past the stop (the queue's depth; a save changes
+    nothing), or the marks left; None when only a browse of the rest could tell (a
+    ``--where``: a stop asked for is not made to wait)."""
+    room = None if selection.limit is None else max(0, selection.limit - report.count)
+    if selection.everything:
+        try:
+            depth = qm.inquire_queue(queue).depth
+        except MQError:
+            return None
+        if depth is None:
+            return None
+        n = max(0, depth - report.count)
+    elif selection.marks and not selection.msgids and selection.where is None:
+        n = max(0, len(selection.marks) - report.count - report.missing)
+    else:
+        return None
+    return n if room is None else min(n, room)
+
+
 def save_queue(qm: QueueManager, queue: str, path: str | os.PathLike, selection: Selection,
                *, force: bool = False, dry_run: bool = False,
                control: Control | None = None) -> OperationResult:
@@ -278,6 +300,8 @@ def save_queue(qm: QueueManager, queue: str, path: str | os.PathLike, selection:
     if control.cancelled:  # Ctrl-C, SIGTERM, escape: the file holds what came before
         result.cancelled = True
         result.stopped_early = "cancelled"
+        result.not_tried = _not_saved(qm, queue, selection, report)
+        result.selected += result.not_tried or 0
         result.warnings.append(
             f"stopped early (cancelled): {path} holds only the {counted(report.count, 'message')}"
             f" saved before the stop, not the rest of {queue}")

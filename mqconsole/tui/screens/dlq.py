@@ -371,6 +371,9 @@ class DlqHandlerScreen(ConsoleScreen):
             if summary.result.failed:
                 line.append(f" · {len(summary.result.failed):,} failed (they stayed, their "
                             "attempts counted)", "bold red")
+            if summary.result.not_tried:  # a stop: never tried, they stayed
+                line.append(f" · {summary.result.not_tried:,} not tried (they stayed)",
+                            "bold yellow")
             line.append(" · r plans again", "dim")
         if total > MAX_ROWS:
             line.append(f" · the first {MAX_ROWS:,} of {total:,} listed "

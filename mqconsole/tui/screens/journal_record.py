@@ -57,7 +57,9 @@ def describe(entry: Any) -> Text:
         not_tried = 0
     out.append(f" · {counts['skipped']:,} skipped", "bold yellow" if counts["skipped"] else "")
     if not_tried:
-        out.append(f" · {not_tried:,} not tried (they stayed)", "bold yellow")
+        out.append(f" · {not_tried:,} not tried ("
+                   f"{'not put' if entry.operation == 'load' else 'they stayed'})",
+                   "bold yellow")
     out.append("\n")
     if entry.in_doubt:
         out.append(f"{len(entry.in_doubt):,} in doubt (their last unit's commit is not "

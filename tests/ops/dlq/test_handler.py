@@ -344,6 +344,8 @@ def test_a_commit_of_unknown_outcome_stops_and_names_the_messages(qm, tmp_path) 
     res = report.result
     assert res.outcome_unknown and res.stopped_early
     assert len(res.failed) == 4 and "the outcome of the commit is unknown" in res.warnings[0]
+    # the messages after the unit in doubt were never tried (issue 24 item 2)
+    assert res.not_tried == len(browse_all(qm, DLQ)) - 4 > 0
 
 
 def test_stopping_backs_out_the_open_unit_nothing_lost_or_doubled(qm, tmp_path) -> None:
@@ -365,6 +367,9 @@ def test_stopping_backs_out_the_open_unit_nothing_lost_or_doubled(qm, tmp_path) 
     assert {m.md.msg_id for m in left} | {m.md.msg_id for m in moved} == {
         m.md.msg_id for m in msgs}
     assert sum(m.outcome == "backed out: the handler was stopped" for m in report.messages) == 3
+    # never tried: the 3 backed out and the 27 the pass never reached (issue 24 item 2)
+    assert res.not_tried == 30
+    assert res.not_tried_why() == f"cancelled; they stayed on {DLQ}"
 
 
 def test_wait_yes_wakes_on_arrival_and_ends_on_stop(qm, tmp_path) -> None:
