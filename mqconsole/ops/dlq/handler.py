@@ -7,8 +7,8 @@ whose last failed attempt is less than RETRYINT ago leave it where it is.
 
 * RETRY puts the message to its header's destination, FWD to FWDQ/FWDQM (``&DESTQ`` and
   friends resolved); RETRY and FWD HEADER(NO) remove the header and restore Format,
-  Encoding and CodedCharSetId from it (MsgId, CorrelId and context are kept: the put sets
-  all context). A header over a transmission header (Format MQXMIT) is unwrapped for RETRY
+  Encoding and CodedCharSetId from it (MsgId and CorrelId are kept; the context as
+  PUTAUT says, below). A header over a transmission header (Format MQXMIT) is unwrapped for RETRY
   as resubmit does.
 * A RETRY or FWD whose destination is the queue being processed (on the queue manager
   connected to), named or through ``&DESTQ``/``&REPLYQ``, or through a name that resolves
@@ -19,8 +19,11 @@ whose last failed attempt is less than RETRYINT ago leave it where it is.
   message put there that the run meets again (its attempt key, in that pass or the next)
   marks the destination as looping: every later attempt to it in the run is refused so.
 * PUTAUT(CTX) puts with the authority of the message's UserIdentifier (MQ's alternate user
-  authority: the handler's user needs +altusr, the message's user +put and +setall); a
-  refusal (2035) is a failed attempt like any other. PUTAUT(DEF): the handler's own.
+  authority: the handler's user needs +altusr, the message's user +put and +setall) and
+  keeps the message's context (set-all); a refusal (2035) is a failed attempt like any
+  other. PUTAUT(DEF): the handler's own authority and its own context — the put's default
+  context, a new message's user, time and application (MsgId and CorrelId kept) — so it
+  needs +put only, no +setall.
 * Each message is put and **then** got under the browse cursor in the same unit of work
   (DISCARD: got only), as ``ops.transfer`` does; the unit is committed every ``batch``
   messages. A refused put (queue full, put-inhibited, unknown, not authorized, a plugin's
@@ -602,10 +605,16 @@ class Handler:
                                   put=False)
                 return None
             return _Pending(outcome, key, rule, None)
+        # PUTAUT(CTX): set-all context as the message's user; PUTAUT(DEF): the handler's
+        # own authority and context, a new message's (+put only, no +setall: IBM, "DLQ
+        # rules (patterns and actions)" — DEF puts "with the authority of the DLQ handler
+        # itself"; only CTX needs the authority to act as other users)
+        context = Context.SET_ALL if as_user else Context.NEW
+
         def put() -> MQError | None:
             if move is not None and not as_user:
-                return move(queue, out, Context.SET_ALL, qmgr_name, out is m)
-            self.qm.put(queue, out, context=Context.SET_ALL, syncpoint=True,
+                return move(queue, out, context, qmgr_name, out is m)
+            self.qm.put(queue, out, context=context, syncpoint=True,
                         qmgr_name=qmgr_name, alt_user=as_user)
             return None
 

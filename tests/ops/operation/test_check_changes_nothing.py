@@ -94,8 +94,17 @@ KINDS: dict[str, Callable[[Path], object]] = {
 }
 
 
+def _md(md: MQMD) -> tuple:
+    """The MD's fields; a message put with a new context (the dead-letter handler's
+    PUTAUT(DEF): put application mqconsole) has the put's own date and time, which differ
+    between the two runs — left out (a vandal's put_appl_name would still show)."""
+    if md.put_appl_name.strip() == "mqconsole":
+        md = dataclasses.replace(md, put_date="", put_time="")
+    return dataclasses.astuple(md)
+
+
 def contents(run: OperationRun) -> dict[str, list[tuple]]:
-    return {q: [(dataclasses.astuple(m.md), bytes(m.body)) for m in run.messages(q)]
+    return {q: [(_md(m.md), bytes(m.body)) for m in run.messages(q)]
             for q in ("IN", "OUT", DLQ, "CATCH")}
 
 
