@@ -54,6 +54,7 @@ from mqconsole.tui.palette import PluginActions
 from mqconsole.tui.safe import clean
 from mqconsole.tui.screens.base import ConsoleScreen
 from mqconsole.tui.screens.queues import QueuesScreen
+from mqconsole.tui.threads import use_fresh_contexts
 from mqconsole.tui.widgets.banner import Banner
 
 if TYPE_CHECKING:
@@ -140,6 +141,7 @@ class MQConsoleApp(App[None], inherit_bindings=False):
         return self.ctx.read_only
 
     def on_mount(self) -> None:
+        use_fresh_contexts(asyncio.get_running_loop())  # a closed screen is let go
         self._watch_plugins()
         self._load_themes()
         self._apply_keymap()

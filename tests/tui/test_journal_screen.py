@@ -160,23 +160,24 @@ async def test_a_record_of_21600_msgids_opens_readably(make_app, tmp_path):
         assert '"msgid"' not in text and "{" not in text  # not the record's JSON
         assert "⏎" not in text  # its lines are lines
         assert "MsgIds 1–500 of 21,602 · page 1 of 44 (n/p)" in text
-        table = app.screen.query_one("#jr-ids", RowList)
+        screen = app.screen
+        assert len(screen.outcomes) == 500  # a page held, never the record's 21,602 ids
+        table = screen.query_one("#jr-ids", RowList)
         assert table.row_count == 500
         assert table.cells(0)[:3] == ["1", ids("AB", 1)[0], "done"]
         assert ids("AB", 1)[0] in text  # the whole MsgId on screen
         await pilot.press("end")
-        await pilot.pause()
-        assert table.cursor == 499
+        await wait_for(app, pilot, lambda: table.cursor == 499)
         await pilot.press("p")  # before the first page: stays
         await pilot.press(*"n" * 50)  # past the last page: stays on it
-        await pilot.pause()
+        await wait_for(app, pilot, lambda: table.row_count == 102)
         assert "MsgIds 21,501–21,602 of 21,602 · page 44 of 44" in screen_text(app)
-        assert table.row_count == 102
+        assert len(screen.outcomes) == 102
         last = table.cells(101)
         assert last[0] == "21602" and last[2:] == ["failed", "APP.IN", "MQRC_Q_FULL (2053)"]
         await pilot.press("p")
-        await pilot.pause()
-        assert table.cells(0)[0] == "21001"
+        await wait_for(app, pilot, lambda: table.cells(0)[0] == "21001")
+        assert table.cells(0)[1] == ids("CD", 10_800)[10_800 - 600]  # read from its unit
         await pilot.press("escape")
         await wait_for(app, pilot, lambda: isinstance(app.screen, JournalScreen))
 

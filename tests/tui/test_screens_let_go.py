@@ -1,8 +1,9 @@
 """Screens that hold large results keep them bounded and let them go when they close
 (issue 23 item 3): the dead-letter handler's plan and run list a page of messages and count
-the rest; the handler and the replay are garbage once the operator leaves them (nothing
-else keeps them, so neither do their results). (A journal record screen was seen kept, one
-run in three, by a finished thread worker's closure and context: not asserted here.)"""
+the rest; the handler, the replay and a journal record are garbage once the operator leaves
+them (nothing else keeps them, so neither do their results). A journal record was kept one
+run in three by the pool thread that had read it: its context kept the worker, and the worker
+the context it was started in (the screen); mqconsole.tui.threads gives each job a new one."""
 
 from __future__ import annotations
 
@@ -14,6 +15,8 @@ from textual.widgets import DataTable, Input
 
 from mqconsole.tui.screens.dialogs import ConfirmDialog, TextDialog
 from mqconsole.tui.screens.dlq import DlqHandlerScreen
+from mqconsole.tui.screens.journal import JournalScreen
+from mqconsole.tui.screens.journal_record import JournalRecordScreen
 from mqconsole.tui.screens.messages import MessagesScreen
 from mqconsole.tui.screens.queues import QueuesScreen
 from mqconsole.tui.screens.replay import ReplayScreen
@@ -97,5 +100,29 @@ async def test_a_replay_lets_go_when_it_closes(make_app, qm):
         await pilot.press("ctrl+o")
         await wait_for(app, pilot, lambda: app.screen.result is not None)
         refs = [weakref.ref(app.screen), weakref.ref(app.screen.result)]
+        assert await _gone(app, pilot, refs[0], QueuesScreen)
+        assert refs[1]() is None
+
+
+async def test_a_journal_record_lets_go_when_it_closes(make_app, qm):
+    app = make_app()
+    async with app.run_test(size=(120, 34)) as pilot:
+        await settle(app, pilot)
+        await open_queue(app, pilot, DLQ)
+        await pilot.press("space", "d")  # one change to journal
+        await wait_for(app, pilot, lambda: isinstance(app.screen, ConfirmDialog))
+        await pilot.press("y")
+        await wait_for(app, pilot, lambda: isinstance(app.screen, TextDialog))
+        await pilot.press("enter")
+        await settle(app, pilot)
+        await pilot.press("escape")
+        await wait_for(app, pilot, lambda: isinstance(app.screen, QueuesScreen))
+        await pilot.press("J")
+        await wait_for(app, pilot, lambda: isinstance(app.screen, JournalScreen)
+                       and app.screen.query_one("#journal").row_count > 0)
+        await pilot.press("enter")
+        await wait_for(app, pilot, lambda: isinstance(app.screen, JournalRecordScreen)
+                       and app.screen.outcomes is not None)  # read by a thread worker
+        refs = [weakref.ref(app.screen), weakref.ref(app.screen.ids)]  # and its ids
         assert await _gone(app, pilot, refs[0], QueuesScreen)
         assert refs[1]() is None

@@ -56,9 +56,10 @@ records back together as one :class:`JournalEntry` (``state``: complete or inter
 from __future__ import annotations
 
 from .entry import OUTCOMES, JournalEntry, Outcome, format_time, parse_time
+from .pages import RecordIds
 from .since import parse_since
 from .writer import Journal, JournalError, Recorder, Rotation, rotated_files, signals_held
 
-__all__ = ["OUTCOMES", "Journal", "JournalEntry", "JournalError", "Outcome", "Recorder",
-           "Rotation", "format_time", "parse_since", "parse_time", "rotated_files",
+__all__ = ["OUTCOMES", "Journal", "JournalEntry", "JournalError", "Outcome", "RecordIds",
+           "Recorder", "Rotation", "format_time", "parse_since", "parse_time", "rotated_files",
            "signals_held"]

@@ -99,21 +99,44 @@ def lines_holding(fp: BinaryIO, needle: bytes, *,
     """``(line number, line)`` of each line of the open file ``fp`` that holds ``needle``,
     found with ``mmap.find`` instead of reading every line (``numbered=False``: the lines
     are not counted, the numbers are 0)."""
+    counted = 0
+    number = 1
+    for start, line, mm in spans_holding(fp, needle):
+        if numbered:
+            number += mm[counted:start].count(b"\n")
+            counted = start
+        yield (number if numbered else 0), line
+
+
+def spans_holding(fp: BinaryIO, needle: bytes) -> Iterator[tuple[int, bytes, mmap.mmap]]:
+    """``(offset, line, the file's map)`` of each line of ``fp`` that holds ``needle``."""
     size = os.fstat(fp.fileno()).st_size
     if not size or not needle:
         return
     with mmap.mmap(fp.fileno(), size, access=mmap.ACCESS_READ) as mm:
-        pos = counted = 0
-        number = 1
+        pos = 0
         while (hit := mm.find(needle, pos)) >= 0:
             start = mm.rfind(b"\n", 0, hit) + 1
             end = mm.find(b"\n", hit)
             end = size if end < 0 else end + 1
-            if numbered:
-                number += mm[counted:start].count(b"\n")
-                counted = start
-            yield (number if numbered else 0), mm[start:end]
+            yield start, mm[start:end], mm
             pos = end
+
+
+def parsed_line(raw: bytes) -> tuple[Any, int] | Exception:
+    """The record ``raw`` holds and where it starts in it (0, or past a torn record a crash
+    left in front of a whole one); the parse error when it holds none."""
+    try:
+        return boundedjson.loads(raw, limit=None), 0
+    except (ValueError, TypeError) as exc:
+        error = exc
+    cut = raw.rfind(_RECORD_START, 1)
+    if cut > 0:
+        try:
+            return boundedjson.loads(raw[cut:], limit=None), cut
+        except (ValueError, TypeError):
+            pass
+    return error
 
 
 def records(path: Path, problems: list[str], *, tail: int | None = None,
@@ -152,22 +175,15 @@ def records(path: Path, problems: list[str], *, tail: int | None = None,
                 if unit is not None:
                     yield number, unit
                     continue
-            try:
-                yield number, boundedjson.loads(raw, limit=None)
-                continue
-            except (ValueError, TypeError) as exc:
-                error = exc
-            cut = raw.rfind(_RECORD_START, 1)
-            if cut > 0:
-                try:
-                    value = boundedjson.loads(raw[cut:], limit=None)
-                except (ValueError, TypeError):
-                    pass
-                else:
+            got = parsed_line(raw)
+            if not isinstance(got, Exception):
+                value, cut = got
+                if cut:
                     problems.append(f"{path} {_line(number)}: a torn record (cut short by a "
                                     "crash or a full disk) before a whole one, skipped")
-                    yield number, value
-                    continue
+                yield number, value
+                continue
+            error = got
             if not raw.endswith(b"\n"):  # the last line
                 if time.time() - os.fstat(fp.fileno()).st_mtime > IN_PROGRESS_SECONDS:
                     problems.append(f"{path} {_line(number)}: the last record is incomplete "
@@ -202,18 +218,7 @@ class _Op:
         elif kind == "end":
             self.end = rec
         elif kind == "unit":
-            n = _int(rec.get("unit"), "unit")
-            ids = rec.get("msgids")
-            if not isinstance(ids, list):
-                raise ValueError("'msgids' is not a list")
-            ids = [str(m) for m in ids]
-            dests = rec.get("destinations")
-            if isinstance(dests, list) and len(dests) == len(ids):
-                where = [None if d is None else str(d) for d in dests]
-            else:
-                one = rec.get("destination")
-                where = [None if one is None else str(one)] * len(ids)
-            self.units[n] = (ids, where)
+            self.units[_int(rec.get("unit"), "unit")] = unit_ids(rec)
             self._backup(rec.get("backup"))
         else:  # commit
             n = _int(rec.get("unit"), "unit")
@@ -270,6 +275,19 @@ class _Op:
         else:
             entry.unlisted_done = count
         return entry
+
+
+def unit_ids(rec: dict[str, Any]) -> tuple[list[str], list[str | None]]:
+    """A unit record's MsgIds and the destination of each. Raises ValueError."""
+    ids = rec.get("msgids")
+    if not isinstance(ids, list):
+        raise ValueError("'msgids' is not a list")
+    ids = [str(m) for m in ids]
+    dests = rec.get("destinations")
+    if isinstance(dests, list) and len(dests) == len(ids):
+        return ids, [None if d is None else str(d) for d in dests]
+    one = rec.get("destination")
+    return ids, [None if one is None else str(one)] * len(ids)
 
 
 def _int(value: Any, what: str) -> int:
@@ -384,4 +402,5 @@ def _within(tail: int, limit: int | None) -> int | None:
     return tail if limit is None or tail <= limit else None
 
 
-__all__ = ["LazyIds", "UnitLine", "lazy_unit", "newest_tail", "read_entries", "records"]
+__all__ = ["LazyIds", "UnitLine", "lazy_unit", "newest_tail", "parsed_line", "read_entries",
+           "records", "spans_holding", "unit_ids"]

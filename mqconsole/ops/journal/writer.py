@@ -14,12 +14,15 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mqconsole import paths
 from mqconsole.ops.exit_codes import ExitCode
 
 from .entry import JournalEntry, Outcome, _dumps, format_time, parse_time
+
+if TYPE_CHECKING:
+    from .pages import RecordIds
 
 try:  # not on Windows
     import fcntl
@@ -287,6 +290,14 @@ class Journal:
         found = list(read_entries(self.files(), [], since=None, operation=None, ids=True,
                                   only_op=op))
         return found[-1] if found else None
+
+
+    def record_ids(self, entry: JournalEntry) -> RecordIds:
+        """``entry``'s MsgIds and outcomes to read a page at a time (:class:`RecordIds`):
+        its units' records are found, not read."""
+        from .pages import RecordIds
+
+        return RecordIds(entry, self.files)
 
 
 _OP_OF_LINE = re.compile(rb'"op":"([0-9A-Za-z]{1,64})"')

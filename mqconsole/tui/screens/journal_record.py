@@ -1,6 +1,8 @@
 """One journal record, readable however many messages it names: who, when, what and how it
 ended, the counts, the failures; then its MsgIds with their outcome and destination, a
-page of :data:`PAGE` at a time (``n``/``p``), read from the record's own lines in a worker.
+page of :data:`PAGE` at a time (``n``/``p``), each read in a worker from the unit records it
+covers (:class:`~mqconsole.ops.journal.pages.RecordIds`): the screen holds one page, never
+every id of a change of 200,000 messages.
 The ids are drawn as they come into view (:class:`~mqconsole.tui.widgets.rowlist.RowList`):
 a DataTable measured each cell, 30 s for 21,600 and a second for a page of 500.
 """
@@ -13,7 +15,7 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.widgets import Footer, Static
 
-from mqconsole.ops.journal import format_time
+from mqconsole.ops.journal import RecordIds, format_time
 from mqconsole.tui import keys as K
 from mqconsole.tui.context import ConsoleContext
 from mqconsole.tui.flow import in_thread, launch
@@ -89,9 +91,9 @@ class JournalRecordScreen(ConsoleScreen):
     def __init__(self, ctx: ConsoleContext, entry: Any) -> None:
         super().__init__(ctx)
         self.entry = entry
-        self.outcomes: list[Any] | None = None  # every message's outcome, once read
+        self.ids: RecordIds | None = None  # where its ids are, once found
+        self.outcomes: list[Any] | None = None  # the page shown, once read (never them all)
         self.page = 0
-        self.missing = 0  # done messages whose ids are not in the journal any more
 
     def compose(self) -> ComposeResult:
         yield Banner(self.ctx, "journal record")
@@ -101,52 +103,43 @@ class JournalRecordScreen(ConsoleScreen):
         yield Footer()
 
     def on_mount(self) -> None:
-        entry = self.entry
-        if entry.op is None or not entry.unlisted_done:
-            self._show(entry)  # every id is in the entry already
-            return
-        ctx = self.ctx
+        self._load(0)
 
-        def read() -> Any:
-            return ctx.settings.journal().read_operation(entry.op) or entry
+    def _load(self, page: int) -> None:
+        """Page ``page`` read in a worker (with, the first time, where the units are), then
+        shown; a page asked for meanwhile wins (``exclusive``)."""
+        ctx, entry, known = self.ctx, self.entry, self.ids
+
+        def read() -> tuple[RecordIds, list[Any]]:
+            ids = known or ctx.settings.journal().record_ids(entry)
+            return ids, ids.page(page * PAGE, PAGE)
 
         async def load() -> None:
-            self._show(await in_thread(ctx, read, queue=None, what="read the journal record"))
+            ids, shown = await in_thread(ctx, read, queue=None, what="read the journal record",
+                                         group="journal-record", exclusive=True)
+            if self.is_attached and page == self.page:
+                self.ids = ids
+                self._show_page(page, shown)
 
         launch(ctx, load(), what="read the journal record")
 
-    def _show(self, entry: Any) -> None:
-        if not self.is_attached:
-            return
-        self.entry = entry
-        self.query_one("#jr-head", Static).update(describe(entry))
-        self.outcomes = list(entry.outcomes)
-        known = {o.msgid for o in self.outcomes}
-        # a record of one line may name ids without outcomes (older files)
-        from mqconsole.ops.journal import Outcome
+    def _last(self) -> int:
+        return 0 if self.ids is None else max(0, (self.ids.total - 1) // PAGE)
 
-        self.outcomes += [Outcome(m) for m in entry.msgids if m not in known]
-        self.missing = entry.counts()["done"] - sum(o.outcome == "done"
-                                                    for o in self.outcomes)
-        self._show_page(0)
-
-    def _show_page(self, page: int) -> None:
-        assert self.outcomes is not None
-        last = max(0, (len(self.outcomes) - 1) // PAGE)
-        self.page = page = min(max(page, 0), last)
-        start = page * PAGE
-        shown = self.outcomes[start:start + PAGE]
-        note = (f"MsgIds {start + 1:,}–{start + len(shown):,} of {len(self.outcomes):,}"
+    def _show_page(self, page: int, shown: list[Any]) -> None:
+        assert self.ids is not None
+        self.outcomes = shown
+        total, last, start = self.ids.total, self._last(), page * PAGE
+        note = (f"MsgIds {start + 1:,}–{start + len(shown):,} of {total:,}"
                 if shown else "no MsgId")
         if last:
             note += f" · page {page + 1} of {last + 1} (n/p)"
-        if self.missing > 0:
-            note += f" · {self.missing:,} done without their ids (rotated away?)"
+        if self.ids.missing > 0:
+            note += f" · {self.ids.missing:,} done without their ids (rotated away?)"
         self.query_one("#jr-count", Static).update(txt(note))
-        outcomes = self.outcomes
 
         def cells(i: int) -> list[Text]:
-            o = outcomes[start + i]
+            o = shown[i]
             reason = o.reason_text()
             return [Text(str(start + i + 1)), txt(o.msgid),
                     Text(o.outcome, style=_OUTCOME_STYLE.get(o.outcome, "")),
@@ -154,13 +147,19 @@ class JournalRecordScreen(ConsoleScreen):
 
         self.query_one("#jr-ids", RowList).show(len(shown), cells)
 
+    def _turn(self, by: int) -> None:
+        if self.ids is None:
+            return
+        page = min(max(self.page + by, 0), self._last())
+        if page != self.page:
+            self.page = page
+            self._load(page)
+
     def action_next_page(self) -> None:
-        if self.outcomes is not None:
-            self._show_page(self.page + 1)
+        self._turn(1)
 
     def action_previous_page(self) -> None:
-        if self.outcomes is not None:
-            self._show_page(self.page - 1)
+        self._turn(-1)
 
     def action_back(self) -> None:
         self.app.pop_screen()
