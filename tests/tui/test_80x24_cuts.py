@@ -159,7 +159,8 @@ def test_replay_events_and_summary_keep_their_meaning(snap_compare, make_app, tm
 def test_the_dead_letter_plan_says_what_would_fail_now(snap_compare, make_app, tmp_path,
                                                        monkeypatch):
     """The handler's plan onto a queue that fills: its status line says first how many
-    would fail now, and each such row's outcome starts with it."""
+    would fail now, each such row's outcome starts with it and its reason, and the line
+    under the table says the highlighted row's outcome whole."""
     from mqconsole.tui.screens.dlq import DlqHandlerScreen
 
     monkeypatch.chdir(tmp_path)
@@ -186,5 +187,12 @@ def test_the_dead_letter_plan_says_what_would_fail_now(snap_compare, make_app, t
                                  "fail now"), status
         assert status in words(app)
         assert sum("would fail now" in line for line in text.split("\n")) > 5
+        # each such row keeps its reason whole (the FORMAT column had cut it to MQRC_Q_F),
+        # and the line under the table says the highlighted one's outcome whole
+        rows = [ln for ln in text.split("\n") if "would fail now:" in ln
+                and not ln.startswith(" #")]
+        assert len(rows) > 5 and all("would fail now: MQRC_Q_FULL —" in ln for ln in rows)
+        assert ("#1 …EDB150C9: would fail now: MQRC_Q_FULL — would forward to APP.SMALL "
+                "(header removed)") in words(app)
 
     assert snap_compare(make_app(), terminal_size=SIZE, run_before=ready)

@@ -127,8 +127,8 @@ async def test_plan_then_run_ibms_table_on_the_demo_dlq(make_app, qm, rules_dir,
         await wait_for(app, pilot, lambda: screen.plan is not None)
         rows = plan_rows(screen)
         assert len(rows) == before == 240
-        assert {r[2] for r in rows} == {"1", "2", "3", "4"}
-        assert all(r[4] == "0" for r in rows)  # no attempts yet
+        assert {r[1] for r in rows} == {"1", "2", "3", "4"}
+        assert all(r[3] == "0" for r in rows)  # no attempts yet
         assert "Plan of one pass over SYSTEM.DEAD.LETTER.QUEUE" in status(screen)
         text = str(screen.query_one("#d-text", Static).content)
         assert "← rule 1: 25 messages" in text
@@ -151,8 +151,8 @@ async def test_plan_then_run_ibms_table_on_the_demo_dlq(make_app, qm, rules_dir,
         assert app.screen is screen
         rows = plan_rows(screen)
         # Q_FULL on APP.SMALL and PUT_INHIBITED on APP.LEGACY: failed, 1 attempt each
-        failed = [r for r in rows if r[6].startswith("failed")]
-        assert failed and all(r[4] == "1" for r in failed)
+        failed = [r for r in rows if r[5].startswith("failed")]
+        assert failed and all(r[3] == "1" for r in failed)
         assert "Ran one pass" in status(screen)
         assert "← rule 2: matched" in str(screen.query_one("#d-text", Static).content)
     # on the queues: what the pass committed
@@ -179,9 +179,9 @@ async def test_attempts_from_earlier_runs_are_shown_in_the_plan(make_app, qm, ru
         await settle(app, pilot)
         await pilot.press("r")  # plan again: the counts are there
         await wait_for(app, pilot, lambda: screen.plan is not None)
-        small = [r for r in plan_rows(screen) if r[2] == "1"]
-        assert len(small) == 60 and {r[4] for r in small} == {"1"}
-        assert all(r[6].startswith("waiting: tried again after RETRYINT(60)") for r in small)
+        small = [r for r in plan_rows(screen) if r[1] == "1"]
+        assert len(small) == 60 and {r[3] for r in small} == {"1"}
+        assert all(r[5].startswith("waiting: tried again after RETRYINT(60)") for r in small)
 
 
 async def test_read_only_plans_but_cannot_run(make_app, qm, rules_dir):
@@ -494,5 +494,44 @@ async def test_the_plan_shows_the_data_format_and_the_headers(make_app, qm, rule
     async with app.run_test(size=(160, 34)) as pilot:
         screen = await open_handler(app, pilot, "format.rules")
         await wait_for(app, pilot, lambda: screen.plan is not None)
-        rows = [r for r in plan_rows(screen) if r[2] == "1"]
-        assert [(r[3], r[5]) for r in rows] == [("IGNORE", "MQSTR (MQHRF2)")]
+        rows = [r for r in plan_rows(screen) if r[1] == "1"]
+        assert [(r[2], r[4]) for r in rows] == [("IGNORE", "MQSTR (MQHRF2)")]
+
+
+async def test_at_80_columns_the_outcome_keeps_its_reason_and_the_row_below_says_it_whole(
+        make_app, rules_dir):
+    """Issue 24 item 4: the FORMAT (DLH) column cut OUTCOME to 'would fail now: MQRC_Q_F' at
+    80 columns. The columns leave room for the reason (FORMAT as wide as its cells, no row
+    number), and the line below the table says the highlighted message's outcome whole,
+    however long its reason (MQRC_UNKNOWN_OBJECT_NAME), following the cursor."""
+    (rules_dir / "nowhere.rules").write_text("REASON(MQRC_Q_FULL) ACTION(FWD) "
+                                             "FWDQ(APP.NO.SUCH.QUEUE)\nACTION(IGNORE)\n")
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_handler(app, pilot, "small.rules")
+        await wait_for(app, pilot, lambda: screen.plan is not None)
+        await settle(app, pilot)
+        lines = screen_text(app).split("\n")
+        rows = [ln for ln in lines if "would fail now" in ln and "…" not in ln
+                and not ln.startswith(" Plan")]
+        assert rows and all("would fail now: MQRC_Q_FULL" in ln for ln in rows), lines
+        row = str(screen.query_one("#d-row", Static).content)
+        assert row.startswith("#1 …") and "would fail now: MQRC_Q_FULL — would retry to " \
+            "APP.SMALL" in " ".join(row.split())
+        screen.query_one("#d-rules", Input).value = "nowhere.rules"
+        screen.query_one("#d-rules", Input).focus()
+        await pilot.press("enter")
+        await wait_for(app, pilot, lambda: "APP.NO.SUCH.QUEUE" in str(
+            screen.query_one("#d-row", Static).content))
+        await settle(app, pilot)
+        said = " ".join(screen_text(app).split())
+        assert ("would fail now: MQRC_UNKNOWN_OBJECT_NAME — would forward to "
+                "APP.NO.SUCH.QUEUE") in said, said
+        table = screen.query_one("#d-plan", DataTable)
+        failing = [i for i, r in enumerate(plan_rows(screen)) if "would fail" in r[5]]
+        ignored = next(i for i, r in enumerate(plan_rows(screen)) if r[5].startswith("ignored"))
+        table.move_cursor(row=ignored)
+        await settle(app, pilot)
+        assert f"#{ignored + 1} …" in str(screen.query_one("#d-row", Static).content)
+        assert "ignored: left" in str(screen.query_one("#d-row", Static).content)
+        assert failing

@@ -68,6 +68,13 @@ def first_the_failure(outcome: str) -> str:
     return f"would fail now: {failure} — {what}" if sep else outcome
 
 
+def outcome_text(m: dict[str, Any]) -> str:
+    """A message's outcome as the table says it: what would fail first, then its reason
+    when the outcome does not name it."""
+    return first_the_failure(m["outcome"]) + (
+        f" ({m['reason']})" if m.get("reason") and m["reason"] not in m["outcome"] else "")
+
+
 def format_cell(m: dict[str, Any]) -> str:
     """The format FORMAT rules matched, and the dead-letter header's in brackets when it
     differs (an RFH2 of message properties between them: ``MQSTR (MQHRF2)``)."""
@@ -157,6 +164,7 @@ class DlqHandlerScreen(ConsoleScreen):
         self._planning = threading.Event()  # set: the plan in a worker stops
         self._typed: Timer | None = None  # the plan a pause in typing starts
         self._planned: tuple[str, str] | None = None  # (rules, queue) of the last plan
+        self.shown: Summary | None = None  # the plan or run the table lists
         self.plan_delay = PLAN_DELAY
 
     # -- layout ---------------------------------------------------------------------------
@@ -175,20 +183,45 @@ class DlqHandlerScreen(ConsoleScreen):
         with ScrollableContainer(id="d-file"):
             yield Static(Text(""), id="d-text")
         yield ListTable(id="d-plan", cursor_type="row", zebra_stripes=True)
+        yield Static(Text(""), id="d-row")
         yield Footer()
 
     def on_mount(self) -> None:
+        self._columns(["MQSTR"])
+        self.query_one("#d-rules", Input).focus()
+        if self.rules:
+            self.action_plan()
+
+    def _columns(self, formats: list[str]) -> None:
+        """The plan's columns, FORMAT as wide as its cells (the dead-letter header's
+        format in brackets only when one differs), no row number (the line below the
+        table says it): at 80 columns OUTCOME keeps room for "would fail now: MQRC_Q_FULL
+        — …", and the line below says the highlighted message's outcome whole."""
         table = self.query_one("#d-plan", DataTable)
-        table.add_column(Text("#"), width=5)
+        table.clear(columns=True)
+        header = "FORMAT (DLH)" if any("(" in f for f in formats) else "FORMAT"
         table.add_column(Text("MSGID"), width=8)
         table.add_column(Text("RULE"), width=4)
         table.add_column(Text("ACTION"), width=7)
         table.add_column(Text("ATT"), width=3)
-        table.add_column(Text("FORMAT (DLH)"), width=14)
+        table.add_column(Text(header), width=max(len(header), *map(len, formats)))
         table.add_column(Text("OUTCOME"), width=100)
-        self.query_one("#d-rules", Input).focus()
-        if self.rules:
-            self.action_plan()
+
+    def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        """The highlighted message's outcome whole, under the table (its cell may end at
+        the screen's edge)."""
+        if event.data_table.id != "d-plan" or self.shown is None:
+            return
+        messages = self.shown.extra.get("messages", [])
+        try:
+            m = messages[event.cursor_row]
+        except IndexError:
+            return
+        bad = " — would fail" in m["outcome"] or m["outcome"].startswith(
+            ("failed", "would fail"))
+        line = Text(f"#{event.cursor_row + 1} …{clean(str(m['msg_id']))[-8:]}: ", "bold")
+        line.append_text(txt(outcome_text(m), "red" if bad else ""))
+        self.query_one("#d-row", Static).update(line)
 
     def action_focus_rules(self) -> None:
         """f: back to the rules file's field (the plan's table has the focus after a plan)."""
@@ -326,14 +359,14 @@ class DlqHandlerScreen(ConsoleScreen):
     def _show(self, summary: Summary) -> None:
         messages: list[dict[str, Any]] = summary.extra.get("messages", [])
         table = self.query_one("#d-plan", DataTable)
-        table.clear()
+        self.shown = summary
+        self.query_one("#d-row", Static).update(Text(""))
+        self._columns([format_cell(m) for m in messages[:MAX_ROWS]] or ["MQSTR"])
         for n, m in enumerate(messages[:MAX_ROWS], 1):
             bad = m["outcome"].startswith(("failed", "would fail")) or " — would fail" in \
                 m["outcome"]
-            outcome = first_the_failure(m["outcome"]) + (
-                f" ({m['reason']})" if m.get("reason") and m["reason"] not in m["outcome"]
-                else "")
-            table.add_row(Text(str(n), justify="right"), txt(str(m["msg_id"])[-8:]),
+            outcome = outcome_text(m)
+            table.add_row(txt(str(m["msg_id"])[-8:]),
                           Text(str(m["rule"] or "-"), justify="right"),
                           txt(m["action"] or "-"),
                           Text(str(m["attempts"]), justify="right",
