@@ -28,7 +28,7 @@ import os
 import subprocess
 import tempfile
 from collections import Counter
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable, Coroutine, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
@@ -87,6 +87,14 @@ if TYPE_CHECKING:
     from mqconsole.tui.screens.edit import EditRequest, EditScreen
 
 R = TypeVar("R")
+
+# The context a move, copy or resubmit puts its messages with (the CLI's --context), as the
+# confirmation offers it; the first is the default, as on the command line.
+CONTEXTS: tuple[tuple[str, str], ...] = (
+    ("set-all", "Each keeps its own (set-all: +setall on the destination and the queue "
+                "manager)"),
+    ("default", "Yours, as new messages (default: user, time, application; +put only)"),
+)
 
 
 class MenuScreen(Protocol):
@@ -164,6 +172,17 @@ class ActionRunner:
         dialog = (TypeNameDialog(title, body, t.queue) if typed
                   else ConfirmDialog(title, body, confirm=confirm, danger=danger))
         return bool(await self._ask(dialog))
+
+    async def _confirmed_with_context(self, t: Targets, title: str, body: Text, *,
+                                      danger: bool, typed: bool, confirm: str,
+                                      contexts: Sequence[tuple[str, str]] = CONTEXTS
+                                      ) -> str | None:
+        """As :meth:`_confirmed`, the context chosen in the same dialog (the CLI's
+        ``--context``): its id (``set-all``, ``default``), or None when not confirmed."""
+        dialog = (TypeNameDialog(title, body, t.queue, contexts=contexts) if typed
+                  else ConfirmDialog(title, body, confirm=confirm, danger=danger,
+                                     contexts=contexts))
+        return dialog.context if await self._ask(dialog) else None
 
     async def _validate(self, kind: Kind, what: str) -> None:
         """Validate ``kind`` on a connection of its own, in a thread; bad input is one
@@ -351,9 +370,12 @@ class ActionRunner:
                             "they were first put.\n")
         body.append("\nPlan:\n", "bold")
         body.append_text(plan_text(plan))
-        if not await self._confirmed(t, f"{verb} messages", body, danger=not copy,
-                                     typed=t.everything and not copy, confirm=verb):
+        context = await self._confirmed_with_context(
+            t, f"{verb} messages", body, danger=not copy, typed=t.everything and not copy,
+            confirm=verb)
+        if context is None:
             return False
+        kind = dataclasses.replace(kind, new_context=context == "default")
         self.start(kind, f"{verb} {t.queue} → {where}",
                    leave_detail=t.view is not None and not copy,
                    after=None if dest_qm is None else dest_qm.close)
@@ -446,12 +468,11 @@ class ActionRunner:
                        strip_dlh: bool) -> Text:
         body = self._describe(t, verb, f" to {clean(dest)}")
         if copy:
-            body.append("\nEach copy keeps the message's context (put time, user, "
-                        f"application); the messages stay on {clean(t.queue)} (browsed, "
-                        "never got).\n")
+            body.append("\nThe copies have the context chosen below; the messages stay "
+                        f"on {clean(t.queue)} (browsed, never got).\n")
         else:
-            body.append("\nEach message keeps its context (put time, user, application); "
-                        "each get and put happen in one unit of work.\n")
+            body.append("\nThe messages have the context chosen below; each get and put "
+                        "happen in one unit of work.\n")
         if strip_dlh:
             body.append("Dead-letter headers are removed: the messages arrive as they "
                         "were first put.\n")
@@ -490,8 +511,11 @@ class ActionRunner:
         body = self._resubmit_body(t, to)
         body.append("\nPlan:\n", "bold")
         body.append_text(plan_text(plan))
-        if await self._confirmed(t, "Resubmit messages", body, danger=True, typed=False,
-                                 confirm="Resubmit"):
+        context = await self._confirmed_with_context(t, "Resubmit messages", body,
+                                                     danger=True, typed=False,
+                                                     confirm="Resubmit")
+        if context is not None:
+            kind = dataclasses.replace(kind, new_context=context == "default")
             self.start(kind, f"Resubmit from {t.queue}")
 
     def _resubmit_body(self, t: Targets, to: str | None) -> Text:
@@ -499,9 +523,9 @@ class ActionRunner:
         info = self.ctx.qmgr_info
         dlq = info.dead_letter_queue.strip() if info is not None else ""
         if t.queue == dlq:
-            body.append("\nDead-letter headers are removed; context is kept.\n")
+            body.append("\nDead-letter headers are removed; the context is chosen below.\n")
         else:  # a backout queue: its messages carry no dead-letter header
-            body.append("\nContext is kept.\n")
+            body.append("\nThe context is chosen below.\n")
         if to:
             body.append(f"Messages without a dead-letter header go to {clean(to)}.\n")
         return body
@@ -570,7 +594,10 @@ class ActionRunner:
                                  "all)", "text", ""),
                   Field("skip_present", f"Skip those already on {queue} (same MsgId and "
                                         "body): resumes a load without duplicates", "bool",
-                        False)]
+                        False),
+                  Field("new_context", "Put them with your context, as new messages "
+                                       "(--context default: +put only; unticked each keeps "
+                                       "its own, set-all: +setall)", "bool", False)]
 
         def chosen(values: dict[str, object]) -> tuple[int, int | None]:
             text = str(values.get("range") or "").strip()
@@ -590,6 +617,7 @@ class ActionRunner:
         first, last = chosen(values)
         kind = dataclasses.replace(kind, first=first, last=last,
                                    skip_present=bool(values.get("skip_present")),
+                                   new_context=bool(values.get("new_context")),
                                    _checked=kind._checked)
         self.start(kind, f"Load into {queue}")
 

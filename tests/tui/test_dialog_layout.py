@@ -48,3 +48,35 @@ async def test_help_uses_the_height_it_has(size):
             assert table.region.height == 31 and box.height == 35
         else:  # the whole height, the keys scroll
             assert box.height == height and table.region.height == height - 4
+
+
+@pytest.mark.parametrize("typed", [False, True], ids=["confirm", "type_name"])
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)], ids=lambda s: f"{s[0]}x{s[1]}")
+async def test_a_confirmation_choosing_the_context_fits(typed, size):
+    """The context choice of a move's confirmation (issue 22 item 7) under a long plan:
+    the box fits, every choice and the buttons (or the name's input) stay on screen."""
+    from textual.widgets import Input, RadioButton
+
+    from mqconsole.tui.actions import CONTEXTS
+    from mqconsole.tui.screens.dialogs import ConfirmDialog, TypeNameDialog
+
+    from .test_dialog_snapshots import body
+
+    def make(app):
+        if typed:
+            return TypeNameDialog("Move messages", body(60), "APP.ORDERS", contexts=CONTEXTS)
+        return ConfirmDialog("Move messages", body(60), confirm="Move", danger=True,
+                             contexts=CONTEXTS)
+
+    app = DialogApp(make)
+    width, height = size
+    async with app.run_test(size=size) as pilot:
+        await pilot.pause()
+        box = app.screen.query(".dialog").first(Vertical).region
+        assert box.width <= width and box.height <= height, (box, size)
+        shown = [*app.screen.query(RadioButton), *app.screen.query(Button),
+                 *app.screen.query(Input)]
+        assert len(app.screen.query(RadioButton)) == len(CONTEXTS)
+        for w in shown:
+            r = w.region
+            assert r.height >= 1 and box.y <= r.y and r.bottom <= box.bottom, (w, r, box)

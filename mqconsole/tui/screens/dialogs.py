@@ -18,7 +18,16 @@ from textual.app import App, ComposeResult
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.suggester import Suggester, SuggestFromList
-from textual.widgets import Button, Checkbox, Input, Label, OptionList, Static
+from textual.widgets import (
+    Button,
+    Checkbox,
+    Input,
+    Label,
+    OptionList,
+    RadioButton,
+    RadioSet,
+    Static,
+)
 from textual.widgets.option_list import Option
 
 from mqconsole.tui import keys as K
@@ -66,23 +75,50 @@ class Dialog(ModalScreen):
         self.dismiss(None)
 
 
-class ConfirmDialog(Dialog):
-    """Yes or no. ``y`` (or the confirm button) says yes; ``n``/``escape`` says no."""
+class ContextChoice:
+    """Which context the messages are put with (the CLI's ``--context``), chosen in a
+    confirmation: ``contexts`` are (id, label) pairs, the first one chosen at first;
+    ``context`` is the id chosen (the dialog's result stays yes or no)."""
+
+    contexts: Sequence[tuple[str, str]] = ()
+    context: str | None = None
+
+    def context_widgets(self) -> ComposeResult:
+        if not self.contexts:
+            return
+        yield Label(Text("Put them with which context? (tab, then arrows and space)"))
+        with RadioSet(id="context"):
+            for i, (cid, label) in enumerate(self.contexts):
+                yield RadioButton(Text(label), value=i == 0, id=f"ctx-{cid}")
+
+    def on_radio_set_changed(self, event: RadioSet.Changed) -> None:
+        event.stop()
+        pressed = event.pressed.id or ""
+        self.context = pressed.removeprefix("ctx-")
+
+
+class ConfirmDialog(ContextChoice, Dialog):
+    """Yes or no. ``y`` (or the confirm button) says yes; ``n``/``escape`` says no.
+    ``contexts``: the context is chosen here too (:class:`ContextChoice`)."""
 
     BINDINGS = K.bindings([K.DIALOG_YES, K.DIALOG_NO])
 
     def __init__(self, title: Text | str, body: Text, *, confirm: str = "Yes",
-                 danger: bool = False) -> None:
+                 danger: bool = False, contexts: Sequence[tuple[str, str]] = ()) -> None:
         super().__init__(title)
         self.body = body
         self.confirm_label = confirm
         self.danger = danger
+        self.contexts = contexts
+        self.context = contexts[0][0] if contexts else None
 
     def compose(self) -> ComposeResult:
-        with Vertical(classes="dialog" + (" -danger" if self.danger else "")):
+        with Vertical(classes="dialog" + (" -danger" if self.danger else "")
+                      + (" -context" if self.contexts else "")):
             yield Label(self.title_text, classes="title")
             with VerticalScroll(classes="body"):
                 yield Static(self.body)
+            yield from self.context_widgets()
             yield Label(Text("y: yes   n / escape: no"), classes="hint")
             with Horizontal():
                 yield Button(Text(self.confirm_label), id="yes",
@@ -106,19 +142,24 @@ class ConfirmDialog(Dialog):
         self.dismiss(False)
 
 
-class TypeNameDialog(Dialog):
-    """Confirm by typing ``name`` exactly (for "everything on the queue")."""
+class TypeNameDialog(ContextChoice, Dialog):
+    """Confirm by typing ``name`` exactly (for "everything on the queue"). ``contexts``:
+    the context is chosen here too (:class:`ContextChoice`)."""
 
-    def __init__(self, title: Text | str, body: Text, name: str) -> None:
+    def __init__(self, title: Text | str, body: Text, name: str, *,
+                 contexts: Sequence[tuple[str, str]] = ()) -> None:
         super().__init__(title)
         self.body = body
         self.expected = name
+        self.contexts = contexts
+        self.context = contexts[0][0] if contexts else None
 
     def compose(self) -> ComposeResult:
-        with Vertical(classes="dialog -danger"):
+        with Vertical(classes="dialog -danger" + (" -context" if self.contexts else "")):
             yield Label(self.title_text, classes="title")
             with VerticalScroll(classes="body"):
                 yield Static(self.body)
+            yield from self.context_widgets()
             yield Label(Text.assemble("Type the queue name ", (self.expected, "bold"),
                                       " to confirm:"))
             yield Input(placeholder=self.expected, id="name")
