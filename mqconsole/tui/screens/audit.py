@@ -26,7 +26,7 @@ from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.containers import Horizontal, VerticalScroll
-from textual.widgets import DataTable, Footer, Input, Label, ProgressBar, Static
+from textual.widgets import DataTable, Input, Label, ProgressBar, Static
 
 from mqconsole.ops.words import counted
 from mqconsole.tui import keys as K
@@ -35,6 +35,7 @@ from mqconsole.tui.requests import OpenQueue
 from mqconsole.tui.safe import clean, txt
 from mqconsole.tui.screens.base import ConsoleScreen
 from mqconsole.tui.widgets.banner import Banner
+from mqconsole.tui.widgets.footer import Footer
 from mqconsole.tui.widgets.lists import ListTable
 
 BAR_WIDTH = 30

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 from textual.app import ComposeResult
-from textual.widgets import DataTable, Footer, Static, TabbedContent, TabPane
+from textual.widgets import DataTable, Static, TabbedContent, TabPane
 
 from mqconsole.mq import boundedjson
 from mqconsole.mq.payload import hex_dump
@@ -27,6 +27,7 @@ from mqconsole.tui.flow import in_thread, launch
 from mqconsole.tui.safe import clean, clean_block, txt
 from mqconsole.tui.screens.base import ConsoleScreen
 from mqconsole.tui.widgets.banner import Banner
+from mqconsole.tui.widgets.footer import Footer
 from mqconsole.tui.widgets.lazylines import HEX_WIDTH, WRAP, LazyLines, hex_line, text_lines
 from mqconsole.tui.widgets.lists import ListTable
 from mqconsole.tui.widgets.payload import PayloadView

@@ -30,7 +30,7 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Horizontal, ScrollableContainer
 from textual.suggester import SuggestFromList
-from textual.widgets import DataTable, Footer, Input, Label, Static
+from textual.widgets import DataTable, Input, Label, Static
 
 from mqconsole.ops.words import counted
 from mqconsole.tui import keys as K
@@ -39,6 +39,7 @@ from mqconsole.tui.requests import QueueChanged, QueuesChanged
 from mqconsole.tui.safe import clean, txt
 from mqconsole.tui.screens.base import ConsoleScreen
 from mqconsole.tui.widgets.banner import Banner
+from mqconsole.tui.widgets.footer import Footer
 from mqconsole.tui.widgets.lists import ListTable
 from mqconsole.tui.widgets.paths import PathSuggester
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from rich.text import Text
 from textual.app import ComposeResult
-from textual.widgets import DataTable, Footer, Static
+from textual.widgets import DataTable, Static
 
 from mqconsole.tui import clipboard
 from mqconsole.tui import keys as K
@@ -21,6 +21,7 @@ from mqconsole.tui.safe import clean, txt
 from mqconsole.tui.screens.base import ConsoleScreen
 from mqconsole.tui.screens.dialogs import InputDialog, TextDialog
 from mqconsole.tui.widgets.banner import Banner
+from mqconsole.tui.widgets.footer import Footer
 from mqconsole.tui.widgets.lists import ListTable
 from mqconsole.tui.widgets.paths import PathSuggester
 

@@ -16,7 +16,7 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Horizontal
 from textual.screen import Screen
-from textual.widgets import Footer, Input, Label, Static
+from textual.widgets import Input, Label, Static
 
 from mqconsole.mq.payload import kind_of, safe_text
 from mqconsole.ops.views import MessageView
@@ -25,6 +25,7 @@ from mqconsole.tui.context import ConsoleContext
 from mqconsole.tui.safe import clean
 from mqconsole.tui.screens.dialogs import ConfirmDialog
 from mqconsole.tui.widgets.banner import Banner
+from mqconsole.tui.widgets.footer import Footer
 from mqconsole.tui.widgets.payload import PayloadView
 
 FIELDS = [("format", "Format", 8), ("priority", "Priority", 3), ("persistence", "Persist", 2),

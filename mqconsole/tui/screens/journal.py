@@ -21,7 +21,7 @@ from collections import deque
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.timer import Timer
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 
 from mqconsole.ops.words import fit_count
 from mqconsole.tui import keys as K
@@ -31,6 +31,7 @@ from mqconsole.tui.safe import clean, txt
 from mqconsole.tui.screens.base import ConsoleScreen
 from mqconsole.tui.widgets.banner import Banner
 from mqconsole.tui.widgets.filter_bar import FilterBar
+from mqconsole.tui.widgets.footer import Footer
 from mqconsole.tui.widgets.rowlist import RowColumn, RowList
 
 MAX_ENTRIES = 5000

@@ -13,7 +13,7 @@ from typing import Any
 
 from rich.text import Text
 from textual.app import ComposeResult
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 
 from mqconsole.ops.journal import RecordIds, format_time
 from mqconsole.tui import keys as K
@@ -22,6 +22,7 @@ from mqconsole.tui.flow import in_thread, launch
 from mqconsole.tui.safe import clean, txt
 from mqconsole.tui.screens.base import ConsoleScreen
 from mqconsole.tui.widgets.banner import Banner
+from mqconsole.tui.widgets.footer import Footer
 from mqconsole.tui.widgets.rowlist import RowColumn, RowList
 
 PAGE = 500  # ids on a page

@@ -18,7 +18,7 @@ from typing import Any
 
 from rich.text import Text
 from textual.app import ComposeResult
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 
 from mqconsole.ops.browse import page_reader, row_reader, selector
 from mqconsole.ops.selection import Mark
@@ -38,6 +38,7 @@ from mqconsole.tui.screens.base import ConsoleScreen
 from mqconsole.tui.targets import hidden_marks
 from mqconsole.tui.widgets.banner import Banner
 from mqconsole.tui.widgets.filter_bar import FilterBar
+from mqconsole.tui.widgets.footer import Footer
 from mqconsole.tui.widgets.message_list import MessageList, header_text, short_reason
 
 PROGRESS_EVERY = 0.15  # seconds between screen updates while reading

@@ -15,7 +15,7 @@ from typing import Any
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.timer import Timer
-from textual.widgets import DataTable, Footer, Static
+from textual.widgets import DataTable, Static
 from textual.widgets.data_table import ColumnKey
 
 from mqconsole.tui import keys as K
@@ -25,6 +25,7 @@ from mqconsole.tui.safe import clean, txt
 from mqconsole.tui.screens.base import Command, ConsoleScreen
 from mqconsole.tui.widgets.banner import Banner
 from mqconsole.tui.widgets.filter_bar import FilterBar
+from mqconsole.tui.widgets.footer import Footer
 from mqconsole.tui.widgets.lists import ListTable
 
 

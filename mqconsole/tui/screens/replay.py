@@ -21,7 +21,7 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Horizontal, VerticalScroll
 from textual.suggester import SuggestFromList
-from textual.widgets import Footer, Input, Label, ProgressBar, Static
+from textual.widgets import Input, Label, ProgressBar, Static
 
 from mqconsole.tui import keys as K
 from mqconsole.tui.context import ConsoleContext
@@ -29,6 +29,7 @@ from mqconsole.tui.flow import in_thread, launch
 from mqconsole.tui.safe import clean, txt
 from mqconsole.tui.screens.base import ConsoleScreen
 from mqconsole.tui.widgets.banner import Banner
+from mqconsole.tui.widgets.footer import Footer
 from mqconsole.tui.widgets.rowlist import RowColumn, RowList
 
 NOTABLE = {"requeued", "dead_lettered", "to_exception_destination", "to_module_destination",
