@@ -287,6 +287,9 @@ class QMgrDef:
     #: (committed or backed out, as MQ does).
     triggers: dict[str, str] = field(default_factory=dict)
     dynamic: dict[str, collections.deque] = field(default_factory=dict)
+    #: (dynamic queue, CorrelId) of the PCF requests a stopped command server never
+    #: answers: an MQGET waiting for that reply gets its 2033 without waiting
+    unanswered: set[tuple[str, bytes]] = field(default_factory=set)
     _admin_conn: EmbeddedQueueManager | None = None
 
     def admin_conn(self) -> EmbeddedQueueManager:
@@ -1024,7 +1027,14 @@ class Engine:
     def _command(self, conn: Conn, md: MQMD, body: bytes) -> None:
         qdef = conn.qdef
         if not qdef.command_server:
-            return  # nobody reads the command queue: the requester's MQGET times out
+            # nobody reads the command queue: the requester's MQGET times out. The
+            # stand-in knows no reply will come, so it answers that wait's 2033 at once
+            # instead of passing the WaitInterval in real time (``_get_dynamic``)
+            reply_q = md.reply_to_q.strip(" \x00")
+            if reply_q in qdef.dynamic:
+                qdef.unanswered.add((reply_q, md.correl_id if md.report &
+                                     C.MQRO_PASS_CORREL_ID else md.msg_id))
+            return
         F = CMQCFC
         big = is_big_endian(md.encoding)
         if md.format != "MQADMIN ":
@@ -1343,7 +1353,11 @@ class Engine:
                     cc, rc = (C.MQCC_WARNING, C.MQRC_TRUNCATED_MSG_ACCEPTED) \
                         if length > maxlen else (C.MQCC_OK, C.MQRC_NONE)
                     return body[:maxlen], pack_md(md, md_raw), length, cc, rc
-            if deadline is None or time.monotonic() >= deadline:
+            if deadline is None or time.monotonic() >= deadline or \
+                    (h.name, want_correl) in conn.qdef.unanswered:
+                # (a reply a stopped command server never sends: the WaitInterval's 2033
+                # now, as MQ gives it when the interval has passed)
+                conn.qdef.unanswered.discard((h.name, want_correl))
                 raise Failure(C.MQRC_NO_MSG_AVAILABLE)
             conn.lock.release()  # let others answer meanwhile
             try:
