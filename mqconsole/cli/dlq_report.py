@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from mqconsole.cli.output import emit_json, safe, say, table
+from mqconsole.mq.names import reason_label
 
 if TYPE_CHECKING:
     from mqconsole.ops.dlq.rules import RulesTable
@@ -73,8 +74,9 @@ def report_lines(summary: Summary, rules_table: RulesTable) -> list[str]:
                          else f": {parts or 'nothing'}")]
     last: dict[str, dict[str, Any]] = {m["msg_id"]: m for m in messages}
     groups: dict[tuple[str, str], list[str]] = {}
-    for f in res.failed:
-        groups.setdefault((f.destination or "-", f.reason_name), []).append(f.msgid)
+    for f in res.failed:  # the reason as every face says it: MQRC_Q_FULL (2053)
+        said = reason_label(f.reason) if f.reason else f.reason_name
+        groups.setdefault((f.destination or "-", said), []).append(f.msgid)
     for (destination, reason), ids in sorted(groups.items(), key=lambda x: -len(x[1])):
         tried = sorted({last[i]["attempts"] for i in ids if i in last})
         attempts = ""

@@ -166,7 +166,7 @@ def render(summary: Summary, *, as_json: bool) -> None:
             if w:
                 note = (f"  (would be refused: {w.get('detail')})"
                         if w["reason_name"] == REFUSED_BY_PLUGIN
-                        else f"  (would likely fail: {w['reason_name']})")
+                        else f"  (would fail now: {w['reason_name']} ({w['reason']}))")
             changes = "; ".join(step.get("changes") or [])
             where = step.get("destination") or step.get("action") or ""
             click.echo(safe(f"{step['position']:>7}  {step['msgid']}  -> {where}"

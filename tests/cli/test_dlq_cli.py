@@ -156,7 +156,8 @@ def test_failures_exit_1_and_are_listed_with_reasons(cli, tmp_path: Path) -> Non
     rules.write_text("REASON(MQRC_Q_FULL) DESTQ(APP.SMALL) ACTION(RETRY) RETRY(3)\n")
     r = cli("dlq-handler", "--rules", str(rules), "--once", "--yes")
     assert r.code == 1
-    assert "60 failed -> APP.SMALL: MQRC_Q_FULL" in r.err
+    # the reason as every face says it (issue 24 item 6): name and number
+    assert "60 failed -> APP.SMALL: MQRC_Q_FULL (2053) (stayed on the queue" in r.err
     assert "1 attempt so far)" in r.err and "attempt counts are kept in" in r.err
     assert "RULE" in r.out and "FAILED" in r.out
     # the messages that failed, with their attempts so far (20 shown, --json for all)

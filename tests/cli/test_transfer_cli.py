@@ -285,6 +285,10 @@ def test_a_dry_run_onto_a_small_queue_exits_1_and_says_what_would_fail_first(cli
                        "says so today):"
     assert lines[1] == f"  {selected - 1} on APP.FEW: MQRC_Q_FULL (2053)"
     assert lines[2].startswith(f"then 1 of {selected} selected messages would be moved")
+    # each step's line says it in the same words (it said "would likely fail: MQRC_Q_FULL")
+    steps = text.out.splitlines()
+    assert sum(ln.endswith("-> APP.FEW  (would fail now: MQRC_Q_FULL (2053))")
+               for ln in steps) == selected - 1, steps
     assert cli("move", "APP.ORDERS.BOQ", "APP.ORDERS", "--all", "--dry-run").code == 0
 
 
