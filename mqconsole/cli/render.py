@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from mqconsole.mq.names import reason_label
 from mqconsole.mq.payload import hex_dump, one_line, safe_text
 from mqconsole.ops.views import md_lines
 
@@ -31,8 +32,10 @@ def format_show_text(doc: dict[str, Any], *, hex_of: bytes | None = None,
         h = dict(h)
         lines.append("")
         lines.append(str(h.pop("type", "header")))
-        if h.get("reason_name"):  # the name before the number, as the console's Headers tab
-            h["reason"] = f"{h.pop('reason_name')} ({h.get('reason')})"
+        if "reason_name" in h and isinstance(h.get("reason"), int):
+            # the name before the number, as the console's Headers tab (mq.names.reason_label)
+            h.pop("reason_name")
+            h["reason"] = reason_label(h["reason"])
         folders = h.pop("folders", None)
         lines += _kv(h)
         for f in folders or []:

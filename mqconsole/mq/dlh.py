@@ -18,7 +18,7 @@ from typing import Any, ClassVar, cast
 
 from .ccsid import is_ebcdic, text_codec
 from .errors import HeaderError
-from .names import appl_type_name, reason_name
+from .names import appl_type_name, known_reason_name, reason_name
 
 PAD = " \x00"  # what MQ text fields may be padded with
 
@@ -261,7 +261,7 @@ class MQDLH:
         return {
             "type": "MQDLH",
             "reason": self.reason,
-            "reason_name": reason_name(self.reason),
+            "reason_name": known_reason_name(self.reason),  # null: MQ has no name for it
             "dest_q": self.dest_q,
             "dest_qmgr": self.dest_qmgr,
             "encoding": self.encoding,

@@ -13,7 +13,7 @@ Browse row (``row()``), the JSON of ``mqconsole browse --json``::
     {"position", "msgid", "token", "correlid", "put_time", "format", "persistence", "priority",
      "backout_count", "length", "user", "put_appl_name",
      "dlh": null | {"reason", "reason_name", "dest_q", "dest_qmgr", "format",
-                    "put_appl_name", "put_time"},
+                    "put_appl_name", "put_time"},   # reason_name null: MQ has no name
      "preview"}
 
 - ids are upper-case hex; times ISO 8601 UTC with milliseconds (``2026-09-22T02:34:28.280Z``),
@@ -39,6 +39,7 @@ from mqconsole.mq.names import (
     appl_type_name,
     feedback_name,
     format_name,
+    known_reason_name,
     msg_type_name,
     persistence_name,
     reason_name,
@@ -396,7 +397,7 @@ class MessageView:
             return None
         return {
             "reason": d.reason,
-            "reason_name": reason_name(d.reason),
+            "reason_name": known_reason_name(d.reason),  # null: MQ has no name (as summary)
             "dest_q": strip_field(d.dest_q_name),
             "dest_qmgr": strip_field(d.dest_qmgr_name),
             "format": strip_field(d.format),

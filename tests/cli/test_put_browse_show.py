@@ -195,3 +195,31 @@ def test_browse_from_past_the_end_says_how_many_there_are(cli):
     for args in (("--last", "5"), ("--from", "3")):
         r = cli("browse", "EMPTY.Q", *args)
         assert r.code == 0 and r.err.strip() == "EMPTY.Q is empty", r.err
+
+
+def test_a_reason_mq_has_no_name_for_is_the_number_alone(cli, demo):
+    """Issue 24 item 6: browse's REASON column and show's MQDLH say 65535, never
+    UNKNOWN_65535; --json's reason_name is null for it (as summary's)."""
+    from mqconsole.backends.base import Context
+    from mqconsole.backends.open import open_embedded
+    from mqconsole.mq.chain import add_dead_letter_header
+    from mqconsole.mq.md import MQMD
+    from mqconsole.mq.message import Message
+
+    md, body = add_dead_letter_header(MQMD(format="MQSTR", ccsid=1208), b"odd", reason=65535,
+                                      dest_q_name="APP.ORDERS", dest_qmgr_name="QM1")
+    qm = open_embedded(demo)
+    try:
+        from mqconsole.mq.queue import QueueAttrs
+
+        qm.define_queue(QueueAttrs(name="ODD.DLQ"))
+        qm.put("ODD.DLQ", Message(md, body), context=Context.SET_ALL, syncpoint=False)
+    finally:
+        qm.close()
+    text = cli("browse", "ODD.DLQ")
+    assert text.code == 0 and "65535" in text.out and "UNKNOWN" not in text.out, text.out
+    [row] = cli("browse", "ODD.DLQ", "--json").json
+    assert row["dlh"]["reason"] == 65535 and row["dlh"]["reason_name"] is None
+    shown = cli("show", "ODD.DLQ", row["msgid"])
+    assert shown.code == 0 and "UNKNOWN" not in shown.out, shown.out
+    assert "reason              65535" in shown.out

@@ -94,3 +94,30 @@ def test_one_timestamp_style():
     from mqconsole.tui.screens.journal_record import describe
 
     assert said in describe(entry).plain  # the console's record
+
+
+def test_the_console_and_the_message_views_say_an_unnamed_reason_alone():
+    """Issue 24 item 6, the console's faces and the message views: a dead-letter reason MQ
+    has no name for is the number alone everywhere it is shown — the message list's REASON
+    column and the summary panel (short form), the message's summary and headers tabs, the
+    CLI's ``show`` text and ``browse`` column — and null as JSON's ``reason_name`` (as
+    summary's); never ``UNKNOWN_65535``."""
+    from mqconsole.cli.render import format_show_text
+    from mqconsole.tui.screens.detail import header_rows, summary_rows
+    from mqconsole.tui.widgets.message_list import short_reason
+
+    v = view(1, reason=UNNAMED)
+    assert short_reason(UNNAMED) == "65535" and short_reason(2053) == "Q_FULL"
+    assert ("Dead-letter reason", "65535") in summary_rows(v)
+    assert [r for r in header_rows(v) if r[1] == "reason"] == [("MQDLH", "reason", "65535")]
+    assert v.dlh_dict()["reason_name"] is None and v.row()["dlh"]["reason_name"] is None
+    assert v.dlh.to_dict()["reason_name"] is None
+    named = view(2, reason=2053)
+    assert ("Dead-letter reason", "MQRC_Q_FULL (2053)") in summary_rows(named)
+    assert [r for r in header_rows(named) if r[1] == "reason"] == [
+        ("MQDLH", "reason", "MQRC_Q_FULL (2053)")]
+    doc = v.show()
+    assert [h["reason_name"] for h in doc["headers"] if h.get("type") == "MQDLH"] == [None]
+    text = format_show_text(doc)
+    assert "UNKNOWN" not in text and "65535" in text, text
+    assert "MQRC_Q_FULL (2053)" in format_show_text(named.show())

@@ -71,7 +71,8 @@ def browse(ctx: click.Context, queue: str, limit: int | None, where: str | None,
         r = v.row()
         dlh = r["dlh"] or {}
         body.append([r["position"], (r["put_time"] or "")[:19], r["msgid"][-16:], r["format"],
-                     r["length"], r["backout_count"], dlh.get("reason_name", ""),
+                     r["length"], r["backout_count"],
+                     "" if not dlh else dlh.get("reason_name") or str(dlh.get("reason")),
                      v.destination(local) or "", r["preview"]])
     if not body:
         say(_nothing(qm, queue, matched=bool(where), start=start))

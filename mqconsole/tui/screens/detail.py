@@ -17,6 +17,7 @@ from textual.app import ComposeResult
 from textual.widgets import DataTable, Static, TabbedContent, TabPane
 
 from mqconsole.mq import boundedjson
+from mqconsole.mq.names import reason_label
 from mqconsole.mq.payload import hex_dump
 from mqconsole.ops.timefmt import format_age
 from mqconsole.ops.views import MessageView, field_text, md_lines, msg_flag_names
@@ -70,7 +71,7 @@ def summary_rows(view: MessageView) -> list[tuple[str, str]]:
                                f"(at {exp['ExpiresAt'] or '-'})"))
     if view.dlh is not None:
         rows += [
-            ("Dead-letter reason", f"{view.reason_name} ({view.reason})"),
+            ("Dead-letter reason", reason_label(view.reason)),
             ("Original destination", f"{view.dest_q}@{view.dest_qmgr or '?'}"),
             ("Dead-lettered by", f"{view.dlh_put_appl_name or '-'} at {view.dlh_put_time or '-'}"),
         ]
@@ -104,8 +105,8 @@ def header_rows(view: MessageView) -> list[tuple[str, str, str]]:
                     for pk, pv in (folder.get("properties") or {}).items():
                         rows.append((kind, f"  {name}.{pk}", field_text(pv)))
                 continue
-            if key == "reason" and "reason_name" in h:
-                rows.append((kind, "reason", f"{h['reason_name']} ({value})"))
+            if key == "reason" and "reason_name" in h and isinstance(value, int):
+                rows.append((kind, "reason", reason_label(value)))  # MQRC_Q_FULL (2053)
                 continue
             if key == "reason_name":
                 continue

@@ -23,7 +23,7 @@ from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from mqconsole.mq.names import reason_name
+from mqconsole.mq.names import known_reason_name
 from mqconsole.ops.selection import Mark
 from mqconsole.ops.summary import format_bytes
 from mqconsole.ops.timefmt import format_age
@@ -87,9 +87,13 @@ def short_age(seconds: float | None) -> str:
 
 
 def short_reason(code: int | None) -> str:
+    """MQ's name without MQRC_/MQFB_ (``Q_FULL``); a number MQ has no name for alone
+    (``65535``, as ``mq.names.reason_label`` says it: never ``UNKNOWN_65535``)."""
     if code is None:
         return "-"
-    name = reason_name(code)
+    name = known_reason_name(code)
+    if name is None:
+        return str(code)
     for prefix in ("MQRC_", "MQFB_"):
         if name.startswith(prefix):
             return name[len(prefix):]
