@@ -537,6 +537,13 @@ class ActionRunner:
 
     async def _delete(self, t: Targets) -> None:
         folder = self.ctx.settings.backup_dir
+        if t.selection.marks and not t.everything:
+            # marks are found by their tokens (cheap): one that left since it was marked is
+            # said at once, not asked about and then "Deleted 0 of 0" (issue 24)
+            plan = await self._plan(Delete(t.queue, t.selection, backup_dir=folder),
+                                    "delete plan")
+            if plan is None or self._nothing_to(plan, t, "Delete"):
+                return
         body = self._describe(t, "Delete")
         body.append("\nThey are saved to a backup file first (")
         body.append(clean(str(folder)) if folder else "the backups folder of the state "

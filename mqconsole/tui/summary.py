@@ -21,6 +21,8 @@ if TYPE_CHECKING:
 
 MAX_FAILURES = 20  # failures listed one by one; the rest are counted (the journal has all)
 MAX_DESTINATIONS = 12
+# the operations on a queue's selected messages (a result of none selected is said so)
+SELECTING = frozenset({"move", "copy", "resubmit", "delete", "save", "edit"})
 
 
 def _s(n: int) -> str:
@@ -49,6 +51,13 @@ def summary_text(summary: Summary) -> Text:
     if summary.kind == "queue-define":
         out.append(f"Queue {clean(r.destination)} " + ("would be defined" if r.dry_run
                                                        else "defined") + "\n", "bold")
+        _tail(out, summary)
+        return out
+    if not r.selected and not r.dry_run and summary.kind in SELECTING:
+        # nothing was selected (marks whose messages left, a filter matching none): said,
+        # with the warnings below saying why, never "Deleted 0 of 0" alone (issue 24)
+        out.append(f"Nothing was {summary.verb}: no message of {clean(r.source)} was "
+                   "selected\n", "bold")
         _tail(out, summary)
         return out
     out.append(f"{summary.verb.capitalize()} {r.done:,} of {r.selected:,} message{_s(r.selected)}",

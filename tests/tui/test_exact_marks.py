@@ -80,3 +80,48 @@ async def test_a_mark_whose_message_left_is_said_instead_of_an_empty_plan(make_a
         await settle(app, pilot)
         assert not isinstance(app.screen, ConfirmDialog)  # nothing asked
     assert qm.inquire_queue("APP.AUDIT").depth == depth
+
+
+async def test_a_delete_of_a_mark_whose_message_left_is_said_instead_of_asked(make_app, qm):
+    """Issue 24: as for a move — a delete of a mark whose message another process took says
+    so in one sentence and asks nothing (it asked "Delete 1 marked message", then said
+    "Deleted 0 of 0")."""
+    from mqconsole.ops.operation import Delete, Operation
+    from mqconsole.ops.selection import Selection
+    from mqconsole.tui.screens.dialogs import ConfirmDialog
+
+    app = make_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(app, pilot)
+        await open_queue(app, pilot, "APP.ORDERS")
+        await wait_for(app, pilot, lambda: app.screen.model.done)
+        await pilot.press("space")
+        gone = app.screen.model.row(0).msgid.hex()
+        Operation(Delete("APP.ORDERS", Selection.build(msgids=[gone]), backup_dir=None),
+                  journal=None).run(qm)  # another process takes it
+        depth = qm.inquire_queue("APP.ORDERS").depth
+        await pilot.press("d")
+        said = ("Nothing to delete: 1 of the marked messages is no longer there (moved, got "
+                "or expired since they were marked).")
+        await wait_for(app, pilot, lambda: any(str(n.message) == said
+                                               for n in app._notifications))
+        await settle(app, pilot)
+        assert not isinstance(app.screen, ConfirmDialog)  # nothing asked
+    assert qm.inquire_queue("APP.ORDERS").depth == depth
+
+
+def test_a_result_that_selected_nothing_says_so_and_why():
+    """The result of a change that found none of its messages: 'Nothing was saved' and the
+    reason, never 'Saved 0 of 0' alone."""
+    from mqconsole.ops.exit_codes import ExitCode
+    from mqconsole.ops.operation.core import Description, Summary
+    from mqconsole.ops.result import OperationResult
+    from mqconsole.tui.summary import summary_text
+
+    r = OperationResult("save", "APP.ORDERS", warnings=[
+        "1 of the marked messages is no longer there (moved, got or expired since they were "
+        "marked)"])
+    text = summary_text(Summary(Description("save", "saving", "APP.ORDERS"), r,
+                                ExitCode.OK)).plain
+    assert text.startswith("Nothing was saved: no message of APP.ORDERS was selected")
+    assert "0 of 0" not in text and "no longer there" in text
