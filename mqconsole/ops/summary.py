@@ -44,7 +44,12 @@ from typing import Any
 
 from mqconsole.backends.base import CountsFacts, FactCounts, FactPoint, QueueManager
 from mqconsole.mq.facts import destination_label, from_micros, to_micros
-from mqconsole.mq.names import known_reason_name, reason_label
+from mqconsole.mq.names import (
+    FEEDBACK_BY_NAME,
+    REASON_BY_NAME,
+    known_reason_name,
+    reason_label,
+)
 from mqconsole.mq.payload import safe_text
 
 from .browse import iter_views
@@ -89,6 +94,16 @@ def _reason_key(reason: int | None) -> str:
     if reason is None:
         return NONE_KEY
     return known_reason_name(reason) or str(reason)
+
+
+def _said_reason(key: str) -> str:
+    """A ``by_reason`` key as every face says a reason: ``MQRC_Q_FULL (2053)``; a number
+    MQ has no name for, and ``(none)``, as they are."""
+    for prefix, codes in (("MQRC_", REASON_BY_NAME), ("MQFB_", FEEDBACK_BY_NAME)):
+        code = codes.get(key[len(prefix):]) if key.startswith(prefix) else None
+        if code is not None:
+            return f"{key} ({code})"
+    return key
 
 
 def size_bucket(length: int) -> str:
@@ -374,7 +389,8 @@ def format_summary_text(summary: dict[str, Any]) -> str:
         if not data:
             return
         lines.extend(["", title])
-        rows = [[_cell(k), str(v), _pct(int(v), total)] for k, v in data.items()]
+        said = _said_reason if key == "by_reason" else str
+        rows = [[_cell(said(k)), str(v), _pct(int(v), total)] for k, v in data.items()]
         lines.extend(_table([head, "COUNT", "%"], rows, {1, 2}))
 
     counts("By reason", "by_reason", "REASON")

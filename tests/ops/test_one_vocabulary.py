@@ -65,6 +65,9 @@ def test_one_unknown_reason_form():
     reason_rows = " ".join(text.split("By dead-letter reason and destination")[1]
                            .split("By reason")[0].split())
     assert "65535 APP.ORDERS" in reason_rows
+    # and the "By reason" table says them the same way (it said the bare name)
+    by_reason = text.split("By reason\n")[1].split("By format")[0]
+    assert "MQRC_Q_FULL (2053)" in by_reason and "65535" in by_reason, by_reason
     audit = {t.key: t.rows for t in tables(_report(summary))}
     assert audit["by_reason"] == [["MQRC_Q_FULL (2053)"], ["65535"]]  # never "-"
     assert audit["by_reason_destination"] == [["MQRC_Q_FULL (2053)", "APP.ORDERS"],
