@@ -320,3 +320,27 @@ def test_context_default_and_its_contradiction(cli):
     assert r.json["done"] > 0
     entries = cli("journal", "--json").json
     assert entries[-1]["details"]["context"] == "new"
+
+
+def test_ten_thousand_failures_are_one_line_per_destination_and_reason_in_the_cli():
+    """Issue 24's must-show in the CLI's face: a result of 10,000 failures is a line a
+    destination and reason (with its count and an example), the full list in --json."""
+    from mqconsole.cli.summary import summary_lines
+    from mqconsole.ops.exit_codes import exit_code_of
+    from mqconsole.ops.operation import Description, Summary
+    from mqconsole.ops.result import Failure, OperationResult
+
+    r = OperationResult("move", "SYSTEM.DEAD.LETTER.QUEUE", selected=10_000)
+    for i in range(10_000):
+        dest, reason = ("APP.PAYMENTS", 2053) if i % 4 else ("APP.LEGACY", 2051)
+        r.failed.append(Failure(f"{i:048X}", i + 1, reason, destination=dest))
+    lines = summary_lines(Summary(Description("move", "moving"), r, exit_code_of(r)))
+    assert "failed: 10000 (they stayed where they were)" in lines
+    groups = [ln for ln in lines if ln.startswith("  ") and " x " in ln]
+    assert groups == [
+        f"  7500 x MQRC_Q_FULL (2053) on APP.PAYMENTS, e.g. {1:048X} at position 2",
+        f"  2500 x MQRC_PUT_INHIBITED (2051) on APP.LEGACY, e.g. {0:048X} at position 1"]
+    assert len(lines) < 10
+    doc = r.to_json()
+    assert len(doc["failed"]) == 10_000 and [g["count"] for g in doc["failure_groups"]] == [
+        7500, 2500]
