@@ -36,6 +36,7 @@ makes a subclass holding them, which Spark pickles (by value) to its Python work
 
 from __future__ import annotations
 
+import io
 import json
 import sys
 from collections.abc import Iterator, Mapping, Sequence
@@ -47,13 +48,17 @@ import pyarrow as pa
 from pyspark.sql.datasource import DataSource, DataSourceReader, InputPartition
 
 from mqconsole.backends.base import BrowsesInRanges
+from mqconsole.backends.embedded.stored import BACKOUT_COUNT_AT, StoredMessage, long_at
+from mqconsole.mq.message import Message
 from mqconsole.ops.dmpfile import DmpReader
 from mqconsole.plugins.discovery import FOLDER_MODULE_PREFIX
 
 from .columns import Column, snapshot_columns, spark_ddl
 from .progress import Progress, ProgressWriter
+from .raw import RAW_BATCH_BYTES, RAW_DDL, RawBatchBuilder, decoder
 from .rows import BATCH_ROWS, BatchBuilder, ComputedColumn
 from .sources import (
+    FilePiece,
     FileSource,
     QueueSource,
     SourceError,
@@ -61,6 +66,7 @@ from .sources import (
     connected,
     connection_refusal,
     expand_queues,
+    split_file,
     split_patterns,
     split_queue,
 )
@@ -72,6 +78,7 @@ NAME = "mqconsole"
 EMBEDDED_KEY = "embedded:"
 BROWSE_BATCH = 500
 MIN_SPLIT_ROWS = 50_000  # a queue is split (option parts) in stretches of at least these
+FILE_PIECE_BYTES = 32 << 20  # a saved file is split (option file_parts) in pieces of these
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,6 +134,8 @@ class MqconsoleDataSource(DataSource):
             plugin_columns=[(c.full_name, c.spark_type) for c in self.plugin_columns])
 
     def schema(self) -> str:
+        if _flag(self.options, "raw"):  # the export decodes after a repartition (raw.py)
+            return RAW_DDL
         return spark_ddl(self.columns())
 
     @classmethod
@@ -171,6 +180,7 @@ class MqconsoleReader(DataSourceReader):
         self.plugin_columns = plugin_columns
         self.batch_rows = int(options.get("batch_rows") or BATCH_ROWS)
         self.progress_dir = options.get("progress_dir") or None
+        self.raw = _flag(options, "raw")
         embedded = options.get("embedded")
         if embedded:
             self.connections[EMBEDDED_KEY + embedded] = {"backend": "embedded",
@@ -217,7 +227,12 @@ class MqconsoleReader(DataSourceReader):
             with connected(self.connections[key]) as qm:
                 for q in expand_queues(qm, patterns):
                     out += split_queue(qm, key, q, parts, min_rows)
-        out += [FileSource(check_file(f)) for f in _file_options(self.options)]
+        if self.options.get("file_list"):
+            out += [FileSource.from_json(item) for item in json.loads(self.options["file_list"])]
+        file_parts = int(self.options.get("file_parts") or 1)
+        piece_bytes = int(self.options.get("file_piece_bytes") or FILE_PIECE_BYTES)
+        for f in _file_options(self.options):
+            out += split_file(check_file(f), file_parts, piece_bytes)
         if not out:
             raise SourceError("nothing to read: give queues (options profile or embedded, and "
                               "queues) or saved files (load(path))")
@@ -237,20 +252,29 @@ class MqconsoleReader(DataSourceReader):
             batches = self._read_file(source, progress)
         yield from batches
 
-    def _builder(self, qmgr: str, queue: str, source: str) -> BatchBuilder:
+    def _builder(self, qmgr: str, queue: str, source: str) -> BatchBuilder | RawBatchBuilder:
+        if self.raw:
+            return RawBatchBuilder(qmgr=qmgr, queue=queue, source=source)
         return BatchBuilder(self.columns, qmgr=qmgr, queue=queue, source=source,
                             computed=[ComputedColumn(c.full_name, c.compute)
                                       for c in self.plugin_columns],
                             call=_plugin_caller(self.plugin_columns))
 
-    def _drain(self, builder: BatchBuilder, messages: Iterator, state: Progress,
-               progress: ProgressWriter, first: int = 1) -> Iterator[pa.RecordBatch]:
-        """Batches of the messages numbered from ``first``; ``state.read`` counts them."""
+    def _drain(self, builder: BatchBuilder | RawBatchBuilder, messages: Iterator,
+               state: Progress, progress: ProgressWriter, first: int = 1
+               ) -> Iterator[pa.RecordBatch]:
+        """Batches of the messages numbered from ``first``; ``state.read`` counts them.
+        A message is a ``Message``, or ``(md, body)`` packed (a saved file read raw)."""
         position = first - 1
         for message in messages:
             position += 1
-            builder.add(message, position)
-            if builder.rows >= self.batch_rows:
+            if isinstance(message, tuple):
+                assert isinstance(builder, RawBatchBuilder)
+                builder.add_packed(message[0], message[1], position)
+            else:
+                builder.add(message, position)
+            if builder.rows >= self.batch_rows or (
+                    isinstance(builder, RawBatchBuilder) and builder.bytes >= RAW_BATCH_BYTES):
                 state.read = position - first + 1
                 yield builder.flush()
                 progress.write(state)
@@ -283,13 +307,74 @@ class MqconsoleReader(DataSourceReader):
 
     def _read_file(self, source: FileSource, progress: ProgressWriter
                    ) -> Iterator[pa.RecordBatch]:
+        if source.piece is not None:
+            yield from self._read_piece(source.path, source.piece, progress)
+            return
         with DmpReader(source.path) as reader:
             qmgr = (reader.info.qmgr or "").strip()
             queue = file_queue(reader.info.queue, source.path)
             state = Progress(qmgr, queue, source.path)
             progress.write(state)
             builder = self._builder(qmgr, queue, source.path)
-            yield from self._drain(builder, iter(reader), state, progress)
+            messages = reader.packed() if self.raw else iter(reader)
+            yield from self._drain(builder, messages, state, progress)
+
+    def _read_piece(self, path: str, piece: FilePiece, progress: ProgressWriter
+                    ) -> Iterator[pa.RecordBatch]:
+        """One piece of a dmpmqmsg file (``sources.split_file``): its messages from
+        ``piece.first_position``; a piece holding another count than planned is said."""
+        from mqconsole.ops.files.fastread import iter_fast
+        from mqconsole.ops.files.lines import Lines
+        from mqconsole.ops.files.reader import iter_dmp
+
+        with DmpReader(path) as reader:  # the header: where the rows come from
+            qmgr = (reader.info.qmgr or "").strip()
+            queue = file_queue(reader.info.queue, path)
+        state = Progress(qmgr, queue, path)
+        progress.write(state)
+        builder = self._builder(qmgr, queue, path)
+        with open(path, "rb") as fp:
+            stream = io.BufferedReader(_Range(fp, piece.start, piece.end))
+            if piece.start == 0:
+                head = DmpReader(stream, name=path)
+                lines = head.lines
+            else:
+                lines = Lines(stream, path)
+                lines.number = piece.first_line
+            items = iter_fast(lines, iter_dmp, packed=True)
+            messages = (m for m in items if m is not None)
+            if not self.raw:
+                messages = (m if isinstance(m, Message) else StoredMessage(m[0], m[1], long_at(
+                    m[0], BACKOUT_COUNT_AT)) for m in messages)
+            yield from self._drain(builder, messages, state, progress,
+                                   first=piece.first_position)
+        if state.read != piece.count:
+            raise SourceError(f"{path} cannot be read in pieces: bytes {piece.start:,} to "
+                              f"{piece.end:,} hold {state.read:,} messages where "
+                              f"{piece.count:,} were counted (its messages are not laid out "
+                              "as dmpmqmsg writes them); export it with --conf "
+                              "spark.mqconsole.filePieceBytes=0")
+
+
+class _Range(io.RawIOBase):
+    """Bytes ``start`` to ``end`` of an open binary file, as a file of their own."""
+
+    def __init__(self, fp, start: int, end: int) -> None:
+        super().__init__()
+        fp.seek(start)
+        self._fp, self._left = fp, end - start
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer) -> int:
+        n = min(len(buffer), self._left)
+        if n <= 0:
+            return 0
+        data = self._fp.read(n)
+        buffer[:len(data)] = data
+        self._left -= len(data)
+        return len(data)
 
 
 def file_queue(header_queue: str | None, path: str) -> str:
@@ -331,6 +416,14 @@ def _plugin_caller(columns: Sequence[PluginColumn]):
     return call
 
 
+def export_decoder(columns: Sequence[Column], plugins: Sequence[PluginColumn]):
+    """What the export's ``mapInArrow`` runs: raw rows (option ``raw``) → the snapshot's
+    ``columns``, plugin columns run as their plugins (``_plugin_caller``)."""
+    plugins = list(plugins)
+    return decoder(columns, [ComputedColumn(c.full_name, c.compute) for c in plugins],
+                   lambda: _plugin_caller(plugins))
+
+
 def plugin_columns(host: PluginHost) -> list[PluginColumn]:
     """The site plugins' audit columns (``mqconsole_audit_columns``), each with its plugin's
     settings: what both faces' exports add to the snapshot."""
@@ -359,5 +452,6 @@ def register(spark, connections: Mapping[str, object] | None = None,
     spark.dataSource.register(source_class(connections, plugin_columns))
 
 
-__all__ = ["NAME", "MqconsoleDataSource", "PluginColumn", "file_queue", "plugin_columns",
+__all__ = ["FILE_PIECE_BYTES", "NAME", "MqconsoleDataSource", "PluginColumn", "export_decoder",
+           "file_queue", "plugin_columns",
            "register", "source_class"]

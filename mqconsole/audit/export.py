@@ -46,12 +46,14 @@ from .errors import AuditError, AuditInputError, NoSpace, SparkFailed
 from .progress import Progress, read_progress
 from .remote import cancel_all, master_of
 from .sources import (
+    FileSource,
     QueueSource,
     SourceError,
     check_file,
     connected,
     connection_refusal,
     expand_queues,
+    split_file,
     split_queue,
 )
 from .store import (
@@ -243,20 +245,94 @@ def _partitions(plan: ExportPlan, parts: int) -> list[QueueSource]:
     return sorted(out, key=lambda s: order[(s.key, s.queue)])  # stable: stretches in order
 
 
+def _file_sources(spark: SparkSession, plan: ExportPlan, parts: int) -> list[FileSource]:
+    """The saved files of the job, in partition order: a dmpmqmsg file of at least two
+    pieces' bytes (``spark.mqconsole.filePieceBytes``, 32 MiB; 0: never) in up to
+    ``parts`` pieces cut where a message starts (``sources.split_file``), any other whole."""
+    from .datasource import FILE_PIECE_BYTES
+
+    piece_bytes = _conf_bytes(spark, "spark.mqconsole.filePieceBytes", FILE_PIECE_BYTES)
+    out: list[FileSource] = []
+    for f in plan.files:
+        out += split_file(f.path, parts, piece_bytes)
+    return out
+
+
+def _conf_bytes(spark: SparkSession, key: str, default: int) -> int:
+    """A size a site may set with ``--conf KEY=SIZE`` (bytes, or 64m, 1g ...)."""
+    text = str(spark.conf.get(key, str(default)) or default).strip().lower()
+    scale = {"k": 1 << 10, "m": 1 << 20, "g": 1 << 30}.get(text[-1:].replace("b", ""), 1)
+    number = text.rstrip("kmgb") if scale != 1 else text
+    try:
+        return int(float(number) * scale)
+    except ValueError:
+        raise AuditInputError(f"--conf {key}={text}: give a size in bytes (or 64m, 1g)") \
+            from None
+
+
 def _reader(spark: SparkSession, plan: ExportPlan, sources: list[QueueSource],
-            progress_dir: str | None):
+            files: list[FileSource], progress_dir: str | None):
+    """The raw rows of every source (``raw.py``): decoded after, by ``_decoded``."""
     from .datasource import register
 
     request = plan.request
     register(spark, request.connections, request.plugin_columns)
-    reader = spark.read.format("mqconsole")
+    reader = spark.read.format("mqconsole").option("raw", "true")
     if sources:
         reader = reader.option("queue_list", json.dumps([s.to_json() for s in sources]))
-    if plan.files:
-        reader = reader.option("paths", json.dumps([f.path for f in plan.files]))
+    if files:
+        reader = reader.option("file_list", json.dumps([f.to_json() for f in files]))
     if progress_dir is not None:
         reader = reader.option("progress_dir", progress_dir)
     return reader.option("with_payload", str(request.with_payload).lower()).load()
+
+
+SPREAD_MIN_ROWS = 20_000  # fewer rows than these are decoded where they are read
+
+
+def _estimates(plan: ExportPlan, sources: list[QueueSource], files: list[FileSource]
+               ) -> list[int | None]:
+    """Rows each read partition is expected to give (None: not known)."""
+    depth = {(q.key, q.queue): q.depth_start for q in plan.queues}
+    out: list[int | None] = [s.part.rows if s.part is not None else depth.get((s.key, s.queue))
+                             for s in sources]
+    for f in files:
+        if f.piece is not None:
+            out.append(f.piece.count)
+        else:
+            with contextlib.suppress(OSError):
+                out.append(os.path.getsize(f.path) // 600)  # about a dead letter's lines
+                continue
+            out.append(None)
+    return out
+
+
+def _spread(estimates: list[int | None], parts: int) -> bool:
+    """Are the raw rows sent across ``parts`` tasks before they are decoded? When a read
+    partition (a queue of real MQ, read by one task) holds much more than its share, so
+    that decoding where it was read would leave cores idle; not for a handful of rows."""
+    if parts <= 1 or not estimates:
+        return False
+    if any(e is None for e in estimates):
+        return True
+    known = [e for e in estimates if e is not None]
+    total = sum(known)
+    return total >= SPREAD_MIN_ROWS and max(known) * parts > 1.5 * total
+
+
+def _decoded(frame, plan: ExportPlan, estimates: list[int | None], parts: int):
+    """The raw rows decoded into the snapshot's columns by every task (``mapInArrow``),
+    after a repartition by (queue, position) hash when a read partition is too big for one
+    task (``_spread``): a queue of real MQ is browsed by one task and decoded by all."""
+    from .columns import spark_ddl
+    from .datasource import export_decoder
+
+    request = plan.request
+    columns = snapshot_columns(with_payload=request.with_payload, plugin_columns=[
+        (c.full_name, c.spark_type) for c in request.plugin_columns])
+    if _spread(estimates, parts):
+        frame = frame.repartition(parts, "queue", "position")
+    return frame.mapInArrow(export_decoder(columns, request.plugin_columns), spark_ddl(columns))
 
 
 _CSV_TEXT = {"properties": "to_json(properties)", "payload": "hex(payload)"}
@@ -421,6 +497,8 @@ def run_export(spark: SparkSession, plan: ExportPlan, *,
         if report is not None and progress_dir is not None:
             report(_states(read_progress(progress_dir), owners, plan))
         data = join(staged, DATA_DIR)
+        if request.format == "parquet" and store.exists(data):
+            _compact(spark, store, data, plan)
         heard = len(plan.notes)
         files = _count(spark, plan, data, sources)
         for said in plan.notes[heard:]:  # a queue whose stretches changed while read
@@ -475,6 +553,41 @@ def _taken(out: str) -> OutTaken:
                     "--out, or --replace)")
 
 
+def clean_staging(folder: str | Path) -> tuple[list[str], list[str]]:
+    """``audit clean``: the staging folders killed exports left (``.NAME.tmp-…``) in
+    ``folder`` (where exports wrote their ``--out``), or beside it when it is an ``--out``;
+    (removed, kept: an export still holds them). This machine's folders only."""
+    target = to_uri(folder)
+    path = local_path(target)
+    if path is None:
+        raise AuditInputError(f"{display(target)}: audit clean looks at this machine's folders "
+                              "only; the next export to the same --out removes what a killed "
+                              "one left there")
+    store = LocalStore()
+    places: list[tuple[str, str | None]] = []
+    if os.path.isdir(path):
+        places.append((target, None))
+    path = path.rstrip("/") or "/"
+    if path != "/" and os.path.isdir(os.path.dirname(path)):
+        places.append((parent(target), f".{name_of(target)}.tmp-"))
+    if not places:
+        raise AuditInputError(f"{path}: no such folder")
+    removed, kept = [], []
+    for where, prefix in places:
+        for name in store.children(where):
+            staged = join(where, name)
+            mine = name.startswith(prefix) if prefix else (
+                name.startswith(".") and ".tmp-" in name)
+            if not mine or not store.is_dir(staged):
+                continue
+            if store.abandoned(staged):
+                store.remove(staged)
+                removed.append(display(staged))
+            else:
+                kept.append(display(staged))
+    return removed, kept
+
+
 def remove_leftovers(out: str | Path, store: Store | None = None) -> list[str]:
     """Remove the staging folders (``.NAME.tmp-*`` beside ``out``) that exports to the same
     ``out`` left when they were killed (:meth:`Store.abandoned`); the folders removed."""
@@ -505,9 +618,11 @@ def _run_job(spark: SparkSession, plan: ExportPlan, staged: str, parts: int,
     """Read and write once into ``staged``; the queue sources read (stretches included)
     and which source of the plan each partition reads."""
     sources = _partitions(plan, parts) if plan.queues else []
+    files = _file_sources(spark, plan, parts) if plan.files else []
     index = {(q.key, q.queue): i for i, q in enumerate(plan.queues)}
     owners = [index[(s.key, s.queue)] for s in sources]
-    owners += [len(plan.queues) + i for i in range(len(plan.files))]
+    by_path = {f.path: len(plan.queues) + i for i, f in enumerate(plan.files)}
+    owners += [by_path[f.path] for f in files]
     stop = threading.Event()
     watcher = threading.Thread(target=_watch, daemon=True, name="mqconsole-export-progress",
                                args=(progress_dir, plan, owners, report, cancel, spark, stop))
@@ -516,8 +631,9 @@ def _run_job(spark: SparkSession, plan: ExportPlan, staged: str, parts: int,
     try:
         if cancel is not None and cancel.is_set():
             raise cancelled
-        _write(_reader(spark, plan, sources, progress_dir), join(staged, DATA_DIR),
-               plan.request.format)
+        raw = _reader(spark, plan, sources, files, progress_dir)
+        _write(_decoded(raw, plan, _estimates(plan, sources, files), parts),
+               join(staged, DATA_DIR), plan.request.format)
     except ExportCancelled:
         raise
     except Exception as e:
@@ -530,6 +646,19 @@ def _run_job(spark: SparkSession, plan: ExportPlan, staged: str, parts: int,
     if cancel is not None and cancel.is_set():  # asked as the job ended: still nothing
         raise cancelled
     return sources, owners
+
+
+def _compact(spark: SparkSession, store: Store, data: str, plan: ExportPlan) -> None:
+    """A queue written in more files than its bytes need written again (``compact.py``):
+    files of at least ``spark.mqconsole.targetFileBytes`` (64 MiB; 0: never)."""
+    from .columns import spark_ddl
+    from .compact import TARGET_FILE_BYTES, compact
+
+    target = _conf_bytes(spark, "spark.mqconsole.targetFileBytes", TARGET_FILE_BYTES)
+    request = plan.request
+    columns = snapshot_columns(with_payload=request.with_payload, plugin_columns=[
+        (c.full_name, c.spark_type) for c in request.plugin_columns])
+    compact(spark, store, data, spark_ddl(columns), target, [c.name for c in columns])
 
 
 def _summarize(spark: SparkSession, staged: str, data: str, files: list[dict[str, Any]]
@@ -680,5 +809,6 @@ def _write_manifest(store: Store, folder: str, plan: ExportPlan, seconds: float,
 
 
 __all__ = ["COMMIT_MARKER", "DATA_DIR", "MANIFEST", "ExportCancelled", "ExportPlan",
-           "ExportRequest", "ExportSummary", "OutTaken", "explain_failure", "plan_export",
+           "ExportRequest", "ExportSummary", "OutTaken", "clean_staging", "explain_failure",
+           "plan_export",
            "remove_leftovers", "run_export"]

@@ -203,17 +203,33 @@ class BatchBuilder:
         """The rows added since the last flush as one batch (possibly empty)."""
         n = len(self._messages)
         columns, payloads = self._fixed()
-        extra: list = [payloads] if self.with_payload else []
-        if self.computed:
-            extra += list(zip(*self._computed, strict=True)) if n else [()] * len(
-                self.computed)
-        values = [[self.qmgr] * n, [self.queue] * n, columns[0], [self.source] * n,
-                  *columns[1:], *extra]
-        arrays = [v if isinstance(v, pa.Array) else _array(v, f.type)
-                  for v, f in zip(values, self.schema, strict=True)]
+        batch = assemble(self.schema, n, [self.qmgr] * n, [self.queue] * n, [self.source] * n,
+                         columns, payloads, self._computed, len(self.computed))
         self._messages, self._positions, self._computed = [], [], []
-        return pa.RecordBatch.from_arrays(arrays, schema=self.schema)
+        return batch
 
 
-__all__ = ["BATCH_ROWS", "ROW_COLUMNS", "BatchBuilder", "ComputedColumn", "fixed_columns",
-           "known_reason_name", "put_micros", "row_values"]
+def assemble(schema: pa.Schema, n: int, qmgr, queue, source, columns: list,
+             payloads: list[bytes], computed: list[tuple], n_computed: int) -> pa.RecordBatch:
+    """One batch of ``schema`` from its parts (each an Arrow array or a list of ``n``):
+    qmgr, queue and source, the fixed columns (``fixed_columns``), the payloads (kept when
+    the schema has them) and the plugin columns' values per row."""
+    with_payload = "payload" in schema.names
+    extra: list = [payloads] if with_payload else []
+    if n_computed:
+        extra += list(zip(*computed, strict=True)) if n else [()] * n_computed
+    values = [qmgr, queue, columns[0], source, *columns[1:], *extra]
+    arrays = []
+    for v, f in zip(values, schema, strict=True):
+        if isinstance(v, pa.ChunkedArray):
+            v = v.combine_chunks()
+        if not isinstance(v, pa.Array):
+            v = _array(v, f.type)
+        elif v.type != f.type:
+            v = v.cast(f.type)
+        arrays.append(v)
+    return pa.RecordBatch.from_arrays(arrays, schema=schema)
+
+
+__all__ = ["BATCH_ROWS", "ROW_COLUMNS", "BatchBuilder", "ComputedColumn", "assemble",
+           "fixed_columns", "known_reason_name", "put_micros", "row_values"]

@@ -41,6 +41,8 @@ READS = {
     ("", "--embedded"): "the queue manager's store itself (init creates it: checked below)",
     ("audit export", "FILES"): "saved files to audit (a delete's backup among them)",
     ("audit report", "--in"): "the snapshot", ("audit sql", "--in"): "the snapshot",
+    ("audit clean", "FOLDER..."): "where exports staged (only killed exports' .NAME.tmp- "
+                                  "folders are removed)",
     ("dlq-handler", "--rules"): "the rules table",
     ("edit", "--payload-file"): "the new payload", ("put", "--file"): "the body",
     ("load", "FILE"): "the file to load (restoring a delete's backup is its job)",

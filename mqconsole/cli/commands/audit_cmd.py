@@ -1,4 +1,4 @@
-"""``mqconsole audit report | sql`` (and ``export``): bulk audits on Spark (docs/audit.md).
+"""``mqconsole audit report | sql | clean`` (and ``export``): bulk audits on Spark (docs/audit.md).
 
 Thin: parse, start Spark through :mod:`mqconsole.audit.session` (checked first: exit 3 with
 how to get pyspark or Java), call :mod:`mqconsole.audit`, show. Progress goes to stderr,
@@ -182,6 +182,32 @@ def _show_rows(prepared: Any, limit: int, as_json: bool, block: int = 1000
         flush()
     sys.stdout.flush()
     return shown, more
+
+
+@audit.command("clean")
+@click.argument("folders", nargs=-1, required=True, metavar="FOLDER...", type=InputPath())
+@json_option
+def clean(folders: tuple[str, ...], as_json: bool) -> None:
+    """Remove what killed exports left: their staging folders (.NAME.tmp-...) in FOLDER
+    (where exports write their --out), or beside it when FOLDER is an --out. A staging
+    folder an export still holds is kept and named. No Spark: this machine's folders."""
+    from mqconsole.audit.export import clean_staging
+
+    removed: list[str] = []
+    kept: list[str] = []
+    for folder in folders:
+        gone, held = clean_staging(folder)
+        removed += gone
+        kept += held
+    if as_json:
+        emit_json({"removed": removed, "kept": kept})
+        return
+    for path in removed:
+        click.echo(f"removed {safe(path)}")
+    for path in kept:
+        click.echo(f"kept {safe(path)} (an export is writing it)")
+    if not removed and not kept:
+        click.echo("nothing to clean: no staging folder of a killed export there")
 
 
 audit.add_command(export)

@@ -1,0 +1,111 @@
+"""Files a reader likes (issue 25 item 6): a queue's rows in few files of at least the
+target size, not many small ones.
+
+Each task of the export writes its own file per queue it holds (no shuffle before the
+write), so a queue read in stretches, decoded by every task or read from pieces of a file
+lands in one file per task: small files when the queue is small or the cluster is wide.
+After the write, before the commit counts anything, a queue whose files are more than its
+bytes need — more than ``max(1, bytes // target)`` — is written again as that many files
+(rows sorted by put time within each, as the export writes them), in one Spark job for
+every such queue, and put in place of its files. The target is 64 MiB, or a site's
+``--conf spark.mqconsole.targetFileBytes=SIZE`` (0: never compact).
+
+Parquet snapshots only (the report's readers); a store that cannot rename a folder (an
+object store) keeps the files as written.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from .store import Store, join, relative
+
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
+
+TARGET_FILE_BYTES = 64 << 20
+COMPACT_DIR = "_compact"
+
+
+def wanted_files(total_bytes: int, target: int) -> int:
+    """How many files a queue of ``total_bytes`` is written in: each at least ``target``
+    (one when it is smaller)."""
+    return max(1, total_bytes // target) if target > 0 else 0
+
+
+def plan_compaction(sizes: dict[str, int], target: int) -> dict[str, tuple[list[str], int]]:
+    """The queues to write again: partition folder → (its files, how many files). ``sizes``
+    maps each data file (a path under the data folder, ``queue=…/part-…``) to its bytes."""
+    if target <= 0:
+        return {}
+    by_folder: dict[str, list[str]] = {}
+    for path in sorted(sizes):
+        folder, _, _name = path.rpartition("/")
+        by_folder.setdefault(folder, []).append(path)
+    out = {}
+    for folder, files in by_folder.items():
+        want = wanted_files(sum(sizes[f] for f in files), target)
+        if len(files) > want:
+            out[folder] = (files, want)
+    return out
+
+
+def file_sizes(spark: SparkSession, data: str) -> dict[str, int]:
+    """Every Parquet file under ``data`` with its bytes, as Spark's file system sees them
+    (the same on a cluster, over Connect: a listing job, no content read)."""
+    rows = (spark.read.format("binaryFile").option("recursiveFileLookup", "true")
+            .option("pathGlobFilter", "*.parquet").load(data)
+            .select("path", "length").collect())
+    out = {}
+    for row in rows:
+        path = relative(row["path"], data)
+        if path is not None and "/" in path and not path.startswith(("_", ".")):
+            out[path] = int(row["length"])
+    return out
+
+
+def compact(spark: SparkSession, store: Store, data: str, ddl: str, target: int,
+            columns: Sequence[str]) -> dict[str, int]:
+    """Write again the queues whose files are too many for their bytes (see the module);
+    partition folder → the files it holds now. ``ddl``: the snapshot's schema (a queue named
+    ``007`` stays a string)."""
+    if target <= 0 or not store.renames(data):
+        return {}
+    todo = plan_compaction(file_sizes(spark, data), target)
+    if not todo:
+        return {}
+    paths = [join(data, f) for files, _ in todo.values() for f in files]
+    frame = spark.read.schema(ddl).option("basePath", data).parquet(*paths)
+    total = sum(want for _, want in todo.values())
+    if total == 1:
+        frame = frame.coalesce(1)  # one queue, one file: no shuffle
+    else:  # each queue over its own buckets (a bucket per file it is to have)
+        cases = " ".join(f"WHEN {_sql_text(_queue_of(folder))} THEN {want}"
+                         for folder, (_, want) in todo.items())
+        frame = (frame.selectExpr("*", f"pmod(position, CASE queue {cases} ELSE 1 END) "
+                                        "AS `_bucket`")
+                 .repartition(total, "queue", "_bucket"))
+    out = join(data, COMPACT_DIR)
+    (frame.select(*[f"`{c}`" for c in columns])
+     .sortWithinPartitions("queue", "put_time", "position")
+     .write.partitionBy("queue").mode("error").option("compression", "zstd").parquet(out))
+    for folder in todo:  # the queue's old files go once its new ones are in place
+        store.publish(join(out, folder), join(data, folder), True)
+    store.remove(out)
+    return {folder: want for folder, (_, want) in todo.items()}
+
+
+def _queue_of(folder: str) -> str:
+    """The queue a partition folder holds (``queue=A%2FB`` → ``A/B``: Spark escapes)."""
+    from urllib.parse import unquote
+
+    return unquote(folder.split("=", 1)[1])
+
+
+def _sql_text(text: str) -> str:
+    return "'" + text.replace("\\", "\\\\").replace("'", "\\'") + "'"
+
+
+__all__ = ["COMPACT_DIR", "TARGET_FILE_BYTES", "compact", "file_sizes", "plan_compaction",
+           "wanted_files"]

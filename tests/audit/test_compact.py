@@ -1,0 +1,81 @@
+"""Files a reader likes (issue 25 item 6): no queue in more files than its bytes need."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from mqconsole.audit.compact import plan_compaction, wanted_files
+from mqconsole.backends.base import Context
+from mqconsole.backends.open import open_embedded
+from mqconsole.mq.queue import QueueAttrs
+
+from .test_raw import mixed
+
+MB = 1 << 20
+
+
+def test_the_rule_each_file_at_least_the_target() -> None:
+    assert wanted_files(10 * MB, 64 * MB) == 1
+    assert wanted_files(200 * MB, 64 * MB) == 3  # 66.7 MB each: none below the target
+    assert wanted_files(10 * MB, 0) == 0  # 0: never compacted
+    sizes = {"queue=A/part-0.parquet": 2 * MB, "queue=A/part-1.parquet": 3 * MB,
+             "queue=B/part-0.parquet": 90 * MB,  # one file: as it is
+             **{f"queue=C/part-{i}.parquet": 20 * MB for i in range(10)}}  # 200 MB in 10
+    assert plan_compaction(sizes, 64 * MB) == {
+        "queue=A": (["queue=A/part-0.parquet", "queue=A/part-1.parquet"], 1),
+        "queue=C": ([f"queue=C/part-{i}.parquet" for i in sorted(range(10), key=str)], 3)}
+    assert plan_compaction(sizes, 0) == {}
+    assert plan_compaction(sizes, 1) == {}  # every file already at least 1 byte
+
+
+@pytest.mark.parametrize("target", [None, "1"])
+def test_a_queue_written_by_several_tasks_is_one_file_of_sorted_rows(
+        spark, tmp_path, monkeypatch, target) -> None:
+    import pyarrow.parquet as pq
+
+    from mqconsole.audit import export
+    from mqconsole.audit.export import ExportRequest, plan_export, run_export
+    from mqconsole.audit.sources import QueueSource
+
+    qm_path = tmp_path / "qm.sqlite"
+    qm = open_embedded(str(qm_path), create=True, name="QM1")
+    try:
+        for queue, depth in (("A.DLQ", 1500), ("B.DLQ", 300)):  # A more than its share:
+            qm.define_queue(QueueAttrs(name=queue, max_depth=100000))  # spread over tasks
+            for m in mixed(depth):
+                qm.put(queue, m, context=Context.SET_ALL, syncpoint=True)
+        qm.commit()
+    finally:
+        qm.close()
+    monkeypatch.setattr(export, "_partitions", lambda plan, parts: [  # each queue one read
+        QueueSource(q.key, q.queue) for q in plan.queues])
+    monkeypatch.setattr(export, "SPREAD_MIN_ROWS", 1000)  # ... decoded by every task
+    if target is not None:
+        spark.conf.set("spark.mqconsole.targetFileBytes", target)
+    try:
+        run_export(spark, plan_export(ExportRequest(
+            out=tmp_path / "snap", patterns=["A.DLQ", "B.DLQ"],
+            connections={"dev": {"backend": "embedded", "path": str(qm_path)}})))
+    finally:
+        spark.conf.unset("spark.mqconsole.targetFileBytes")
+    snap = tmp_path / "snap"
+    files = sorted(p.relative_to(snap / "messages").as_posix()
+                   for p in (snap / "messages").rglob("*.parquet"))
+    tasks = spark.sparkContext.defaultParallelism
+    per_queue = 1 if target is None else tasks  # a target of 1 byte: every file is big
+    assert [f.split("/")[0] for f in files] == (["queue=A.DLQ"] * per_queue
+                                                 + ["queue=B.DLQ"] * per_queue)
+    manifest = json.loads((snap / "manifest.json").read_text())
+    assert sorted(f["path"] for f in manifest["files"]) == files
+    assert sum(f["rows"] for f in manifest["files"]) == manifest["rows"] == 1800
+    assert not list(snap.rglob("_compact"))
+    for name in files:
+        rows = pq.read_table(snap / "messages" / name,
+                             columns=["put_time", "position"]).to_pylist()
+        assert rows == sorted(rows, key=lambda r: (r["put_time"], r["position"]))
+    if target is None:
+        positions = sorted(pq.read_table(snap / "messages" / files[0],
+                                         columns=["position"]).column(0).to_pylist())
+        assert positions == list(range(1, 1501))

@@ -1,0 +1,53 @@
+"""``mqconsole audit clean`` (issue 25 item 2): what killed exports left is removed, a
+running export's staging folder is kept; no Spark."""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+
+from tests.audit.test_export_leftovers import _dead_pid
+from tests.cli.conftest import run_cli
+
+
+def test_clean_removes_killed_exports_staging_and_keeps_a_running_one(tmp_path) -> None:
+    exports = tmp_path / "exports"
+    (exports / "snap").mkdir(parents=True)  # a published snapshot: never touched
+    (exports / "snap" / "manifest.json").write_text("{}")
+    killed = exports / f".snap.tmp-{_dead_pid()}-0123456789ab"
+    (killed / "messages" / "queue=Q").mkdir(parents=True)
+    (killed / "messages" / "queue=Q" / "part-0.parquet").write_bytes(b"PAR1")
+    other = exports / f".other.tmp-{_dead_pid()}-cccccccccccc"  # another --out's
+    other.mkdir()
+    running = exports / f".snap.tmp-{os.getpid()}-bbbbbbbbbbbb"
+    running.mkdir()
+    fd = os.open(running / ".lock", os.O_RDWR | os.O_CREAT, 0o600)
+    fcntl.flock(fd, fcntl.LOCK_EX)
+    try:
+        r = run_cli("audit", "clean", str(exports), home=tmp_path / "home")
+    finally:
+        os.close(fd)
+    assert r.code == 0, r.err
+    assert sorted(r.out.splitlines()) == sorted([
+        f"removed {killed}", f"removed {other}",
+        f"kept {running} (an export is writing it)"])
+    assert not killed.exists() and not other.exists() and running.is_dir()
+    assert (exports / "snap" / "manifest.json").is_file()
+    # an --out: what is beside it and its own, as JSON (the running one has finished: its
+    # lock is free now, so it goes too)
+    again = exports / f".snap.tmp-{_dead_pid()}-ddddddddddd0"
+    again.mkdir()
+    r = run_cli("audit", "clean", str(exports / "snap"), "--json", home=tmp_path / "home")
+    assert r.code == 0, r.err
+    assert sorted(json.loads(r.out)["removed"]) == sorted([str(again), str(running)])
+    r = run_cli("audit", "clean", str(exports), home=tmp_path / "home")
+    assert r.code == 0 and "nothing to clean" in r.out
+
+
+def test_clean_of_a_missing_folder_or_another_file_system_is_exit_2(tmp_path) -> None:
+    r = run_cli("audit", "clean", str(tmp_path / "no" / "such"), home=tmp_path / "home")
+    assert r.code == 2 and "no such folder" in r.err
+    assert "Traceback" not in r.err
+    r = run_cli("audit", "clean", "hdfs://nn:8020/audits", home=tmp_path / "home")
+    assert r.code == 2 and "this machine's folders only" in r.err
