@@ -20,8 +20,13 @@ The queue holds dead letters (MQDLH + a 200-byte JSON body), put dates spread ov
 6 reasons, 20 destinations, 10 put applications. It is built once (cached in
 ``.bench/audit``): 10,000 messages put through the backend, then copied in SQLite to N
 (the copy is the bench's setup; the export reads through the backend's browse).
+``--mix realistic`` (the default, issue 25 item 10): 5 % of the seed messages carry an RFH2
+with a ``usr`` folder after the MQDLH (the general decoder's rows), and every copy gets
+a MsgId of its own (random, in the MD and the index), so MsgIds are unique and the MsgId
+column does not compress to nothing; ``--mix plain``: the earlier data (every message a
+plain dead letter, the 10,000 MsgIds repeated 100 times), the best case.
 Options: ``--messages N`` (default 1,000,000), ``--small N`` (default 250,000),
-``--master`` (default local[*]); ``--small 0`` skips the small export.
+``--master`` (default local[*]); ``--small 0`` skips the small export; ``--no-floor``.
 """
 
 from __future__ import annotations
@@ -45,7 +50,7 @@ DATA = ROOT / ".bench" / "audit"
 REASONS = [2053, 2085, 2035, 2087, 2189, 65536 + 7]
 
 
-def build_queue(path: Path, n: int) -> None:
+def build_queue(path: Path, n: int, mix: str = "realistic") -> None:
     """A queue manager file holding ``n`` messages on BIG.DLQ (cached)."""
     if path.exists():
         return
@@ -57,6 +62,7 @@ def build_queue(path: Path, n: int) -> None:
     from mqconsole.mq.md import MQMD
     from mqconsole.mq.message import Message
     from mqconsole.mq.queue import QueueAttrs
+    from mqconsole.mq.rfh2 import MQRFH2
     from mqconsole.ops.timefmt import format_put_date_time
 
     tmp = path.with_suffix(".tmp")
@@ -73,6 +79,11 @@ def build_queue(path: Path, n: int) -> None:
                            "note": "x" * 80}).encode()[:200]
         md = MQMD(format="MQSTR", put_date=d, put_time=t, put_appl_name=f"app-{i % 10}",
                   user_identifier="bench", msg_id=os.urandom(24), persistence=1)
+        if mix == "realistic" and i % 20 == 7:  # 5 %: an RFH2 with properties (JMS)
+            rfh = MQRFH2(folders=[f"<usr><orderId>ORD-{i:08d}</orderId><tenant>eu</tenant>"
+                                  "</usr>"], format="MQSTR")
+            body = rfh.pack(big_endian=False, ccsid=1208) + body
+            md = md.copy(format="MQHRF2", ccsid=1208)
         dd, dt = format_put_date_time(put + timedelta(seconds=5))
         md, body = add_dead_letter_header(md, body, reason=REASONS[i % len(REASONS)],
                                           dest_q_name=f"APP.DEST.{i % 20:02d}",
@@ -91,6 +102,13 @@ def build_queue(path: Path, n: int) -> None:
         db.execute(f"INSERT INTO messages ({cols}) SELECT {cols} FROM messages "
                    f"WHERE id <= {SEED} ORDER BY id")
     db.execute(f"DELETE FROM messages WHERE id > {n}")
+    if mix == "realistic":  # a MsgId of its own for every copy, in the MD and the index
+        from mqconsole.mq.md import OFFSETS
+
+        at = OFFSETS["msg_id"]
+        db.execute(f"UPDATE messages SET msg_id = randomblob(24) WHERE id > {SEED}")
+        db.execute(f"UPDATE messages SET md = substr(md, 1, {at}) || msg_id || "
+                   f"substr(md, {at + 25}) WHERE id > {SEED}")
     db.execute("UPDATE queues SET curdepth = (SELECT count(*) FROM messages "
                "WHERE queue = ?) WHERE name = ?", (QUEUE, QUEUE))
     db.commit()
@@ -262,27 +280,35 @@ def main() -> None:
     parser.add_argument("--messages", type=int, default=1_000_000)
     parser.add_argument("--small", type=int, default=250_000)
     parser.add_argument("--master", default="local[*]")
+    parser.add_argument("--mix", choices=("realistic", "plain"), default="realistic")
+    parser.add_argument("--no-floor", action="store_true")
     args = parser.parse_args()
     DATA.mkdir(parents=True, exist_ok=True)
     warm_bytecode()
     home = DATA / "home"
     load_before = os.getloadavg()
-    figures: dict = {"messages": args.messages, "master": args.master}
-    small_qm = DATA / f"qm-{args.small}.sqlite"
-    big_qm = DATA / f"qm-{args.messages}.sqlite"
-    build_queue(big_qm, args.messages)
+    figures: dict = {"messages": args.messages, "master": args.master, "mix": args.mix}
+    tag = "" if args.mix == "plain" else "-realistic"
+    small_qm = DATA / f"qm-{args.small}{tag}.sqlite"
+    big_qm = DATA / f"qm-{args.messages}{tag}.sqlite"
+    build_queue(big_qm, args.messages, args.mix)
     small = None
     if args.small:  # --small 0: the big export and the floor only
-        build_queue(small_qm, args.small)
+        build_queue(small_qm, args.small, args.mix)
         small = export(small_qm, DATA / "snap-small", args.master, home)
     big = export(big_qm, DATA / "snap", args.master, home)
-    flo = floor(big_qm, str(DATA / "floor"), args.master, home, args.messages)
+    flo = {"seconds": None, "memory": {"cpu_seconds": None}} if args.no_floor else floor(
+        big_qm, str(DATA / "floor"), args.master, home, args.messages)
+    files = sorted((DATA / "snap" / "messages").rglob("*.parquet"))
     figures.update({
         "export_seconds": big["seconds"], "export_rows": big["rows"],
         "floor_seconds": flo["seconds"],
-        "reading_and_decoding_seconds": round(big["seconds"] - flo["seconds"], 2),
+        "reading_and_decoding_seconds": None if flo["seconds"] is None else round(
+            big["seconds"] - flo["seconds"], 2),
         "export_cpu_seconds": big["memory"]["cpu_seconds"],
         "floor_cpu_seconds": flo["memory"]["cpu_seconds"],
+        "data_files": len(files),
+        "data_mb": round(sum(f.stat().st_size for f in files) / 2**20, 1),
         "messages_per_second": round(big["rows"] / big["seconds"]),
         "memory": {**({f"{args.small}_messages": small["memory"]} if small else {}),
                    f"{args.messages}_messages": big["memory"], "floor": flo["memory"]},

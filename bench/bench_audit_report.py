@@ -13,7 +13,12 @@ Then:
 - ``duckdb``: the same report (the same lists, from the messages) in DuckDB over the same
   Parquet — pip ``duckdb`` for this bench only; its counts are checked against ours.
 
-Usage: bench_audit_report.py [--rows 1000000,5000000] [--dir DIR]
+``--snapshot DIR`` (issue 25 item 10, like for like): instead of synthetic rows, a snapshot
+an export wrote (``bench_audit_export.py`` leaves one in ``.bench/audit/snap``), read by both
+Spark and DuckDB from the same files the manifest lists; its stored aggregates are the
+export's own.
+
+Usage: bench_audit_report.py [--rows 1000000,5000000] [--dir DIR] [--snapshot DIR]
 """
 
 from __future__ import annotations
@@ -135,9 +140,11 @@ def duckdb_report(folder: Path) -> tuple[float, dict]:
 
     with Timer() as t:
         con = duckdb.connect()
-        con.execute(f"CREATE VIEW m AS SELECT * FROM read_parquet('{folder}/queue=*/*/*.parquet', "
-                    "hive_partitioning=true, hive_types={'queue': VARCHAR, "
-                    "'put_date': VARCHAR})")
+        nested = next(folder.glob("queue=*/put_date=*"), None) is not None
+        files = f"{folder}/queue=*/*/*.parquet" if nested else f"{folder}/queue=*/*.parquet"
+        types = "{'queue': VARCHAR, 'put_date': VARCHAR}" if nested else "{'queue': VARCHAR}"
+        con.execute(f"CREATE VIEW m AS SELECT * FROM read_parquet('{files}', "
+                    f"hive_partitioning=true, hive_types={types})")
         out: dict = {}
         out["totals"] = con.execute("SELECT count(*), sum(length), count_if(properties IS NULL)"
                                     " FROM m").fetchall()
@@ -192,6 +199,7 @@ def main() -> None:
     parser.add_argument("--rows", default="1000000,5000000")
     parser.add_argument("--dir", default=None)
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--snapshot", default=None)
     args = parser.parse_args()
     os.environ.setdefault("MQCONSOLE_HOME", tempfile.mkdtemp(prefix="bench-audit-home-"))
     from mqconsole.audit.report import build_report
@@ -202,34 +210,51 @@ def main() -> None:
     with Timer() as t:
         spark = start_session(SparkSettings(master="local[2]"))
     results: dict = {"session_start_s": round(t.seconds, 2), "sizes": []}
-    for rows in [int(r) for r in args.rows.split(",")]:
+    import json
+
+    sizes = [int(r) for r in args.rows.split(",")]
+    if args.snapshot:
+        sizes = [json.loads((Path(args.snapshot) / "manifest.json").read_text())["rows"]]
+    for rows in sizes:
         folder = base / f"snap-{rows}"
+        snapshot = folder
         with Timer() as t:
-            if not folder.exists():
+            if args.snapshot:
+                snapshot = Path(args.snapshot).resolve()
+                folder = snapshot / "messages"
+            elif not folder.exists():
                 write_snapshot(folder, rows)
         written = t.seconds
         with Timer() as t:
-            summarize(spark, folder, folder)
+            if not args.snapshot:  # an export's snapshot has its own
+                summarize(spark, folder, folder)
         summary_s = t.seconds
-        build_report(spark, folder, as_of=AS_OF)  # first job of this size: file listing
+        build_report(spark, snapshot, as_of=AS_OF)  # first job of this size: file listing
         warm = []
         for _ in range(args.rounds):
             with Timer() as t:
-                ours = build_report(spark, folder, as_of=AS_OF)
+                ours = build_report(spark, snapshot, as_of=AS_OF)
             warm.append(t.seconds)
-        with Timer() as t:
-            from_messages = build_report(spark, folder, as_of=AS_OF, use_summary=False)
-        raw_s = t.seconds
-        duck_s, duck = duckdb_report(folder)
-        duck_s = min(duck_s, duckdb_report(folder)[0])
-        cold_s = cold(folder)
+        from_runs = []
+        for _ in range(args.rounds):
+            with Timer() as t:
+                from_messages = build_report(spark, snapshot, as_of=AS_OF, use_summary=False)
+            from_runs.append(t.seconds)
+        raw_s = statistics.median(from_runs)
+        duck_runs = [duckdb_report(folder) for _ in range(args.rounds)]
+        duck = duck_runs[0][1]
+        duck_s = statistics.median(d[0] for d in duck_runs)
+        cold_s = cold(snapshot)
         load = os.getloadavg()[0]
         results["sizes"].append({
             "rows": rows, "snapshot_written_s": round(written, 1),
             "stored_aggregates_s": round(summary_s, 2),
             "warm_s": round(statistics.median(warm), 2), "warm_runs_s": [round(w, 2)
                                                                          for w in warm],
-            "warm_from_messages_s": round(raw_s, 2), "cold_process_s": round(cold_s, 2),
+            "warm_from_messages_s": round(raw_s, 2),
+            "warm_from_messages_runs_s": [round(r, 2) for r in from_runs],
+            "duckdb_runs_s": [round(d[0], 2) for d in duck_runs],
+            "cold_process_s": round(cold_s, 2),
             "duckdb_s": round(duck_s, 2),
             "warm_over_duckdb": round(statistics.median(warm) / duck_s, 2),
             "from_messages_over_duckdb": round(raw_s / duck_s, 2),
