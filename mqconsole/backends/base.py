@@ -33,6 +33,9 @@ class Context(str, Enum):
     SET_ALL = "set_all"  # MQPMO_SET_ALL_CONTEXT: keep the MD's identity and origin context
     NEW = "new"  # MQPMO_NEW_MSG_ID-free default context: the putter's user, time, application
     SET_IDENTITY = "set_identity"  # MQPMO_SET_IDENTITY_CONTEXT
+    # MQPMO_PASS_ALL_CONTEXT: the identity and origin context of the message last got (not
+    # browsed) through the cursor ``put(pass_from=...)`` names; +passall on the queue only
+    PASS_ALL = "pass_all"
 
 
 @runtime_checkable
@@ -453,13 +456,20 @@ class QueueManager(Protocol):
 
     def put(self, queue: str, message: Message, *, context: Context = Context.SET_ALL,
             syncpoint: bool = True, qmgr_name: str = "", new_msg_id: bool = False,
-            alt_user: str = "") -> Message:
+            alt_user: str = "", pass_from: BrowseCursor | None = None) -> Message:
         """MQPUT1 (or MQPUT on a cached handle). Returns the message as put (MD filled in).
 
         ``qmgr_name`` sets ObjectQMgrName: the queue manager resolves it (transmission queue
         or queue manager alias). A message with a blank MsgId gets a new one. ``alt_user``:
         put with that user's authority (MQPMO_ALTERNATE_USER_AUTHORITY, AlternateUserId;
         the connection needs +altusr; 2035 when either is missing); "" the connection's.
+
+        ``Context.PASS_ALL``: MQPMO_PASS_ALL_CONTEXT with PMO.Context naming ``pass_from``,
+        a cursor of this connection opened ``for_get`` (MQOO_SAVE_ALL_CONTEXT): the message
+        gets the context of the one last got through it. None, or a cursor of another
+        connection: 2097 (MQRC_CONTEXT_HANDLE_ERROR); nothing got through it yet, or its
+        last call a browse: 2098 (MQRC_CONTEXT_NOT_AVAILABLE) — IBM's reason codes 2097 and
+        2098. Needs +put and +passall on the queue (not on the queue manager).
         """
 
     def commit(self) -> None:

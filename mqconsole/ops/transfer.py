@@ -352,6 +352,15 @@ class _Engine:
         self.move_many: Callable[[str, int], list[Message]] | None = None
         self.result = OperationResult(operation=operation, source=source,
                                       destination=destination, dry_run=dry_run)
+        if context is Context.PASS_ALL and not dry_run:
+            # pass-all context: the get comes first (MQ passes the context of a message
+            # got), so a refused put must back its get out — a unit of work per message,
+            # so that backing out touches that message alone (BackoutCount + 1)
+            if copy or self.cross:
+                raise TransferError("pass-all context needs the message got on the "
+                                    "connection that puts it: a copy does not get, and "
+                                    "between two queue managers no handle passes")
+            batch = 1
         if not dry_run:  # a unit of work holds at most MAXUMSGS messages (ops/uowlimit.py)
             self.batch, lowered = capped_batch(
                 qm, batch, per_message=1 if copy or self.cross else 2,
@@ -795,6 +804,9 @@ class _Engine:
 
     def _process(self, item: _Item, cursor: BrowseCursor, *, put: bool = True) -> None:
         r = item.route
+        if put and self.context is Context.PASS_ALL:
+            self._pass(item, cursor)
+            return
         if put and not self.copy and not self.cross:
             move = self.move_step if cursor is self.cursor else _one_call_step(cursor)
             if move is not None:
@@ -845,6 +857,42 @@ class _Engine:
                 MQRC_NO_MSG_UNDER_CURSOR,
                 f"the message got under the cursor ({got.msg_id_hex}) is not the one browsed "
                 f"({item.msgid})"))
+
+    def _pass(self, item: _Item, cursor: BrowseCursor) -> None:
+        """One message with pass-all context (``--context pass``): got under the cursor
+        (opened for input, MQOO_SAVE_ALL_CONTEXT), checked to be the one browsed, then put
+        with MQPMO_PASS_ALL_CONTEXT naming the cursor (PMO.Context), so it keeps its
+        context with +passall and no +setall. The get must come first (MQ passes the
+        context of a message got, not browsed: 2098 otherwise), so a refused put backs the
+        get out: the message stays on the source with its BackoutCount raised by one (its
+        unit holds it alone: the engine's batch is 1) and the operation goes on."""
+        r = item.route
+        try:
+            got = cursor.get_current(syncpoint=True)
+        except MQError as e:
+            self.unit.append(item)  # redone with the unit (found again by its identity)
+            raise _UnitFailure(e) from None
+        if not same_message(got, item.message):
+            self.unit.append(item)
+            raise _UnitFailure(MQError(
+                MQRC_NO_MSG_UNDER_CURSOR,
+                f"the message got under the cursor ({got.msg_id_hex}) is not the one browsed "
+                f"({item.msgid})"))
+        try:
+            self.put_qm.put(r.queue, r.message, context=Context.PASS_ALL, syncpoint=True,
+                            qmgr_name=r.qmgr_name, pass_from=cursor)
+        except MQError as e:
+            if e.reason in CONNECTION_REASONS:
+                self.unit.append(item)  # redone with the unit
+                raise _UnitFailure(e) from None
+            if self.unit:  # a group's members got before it are in the unit too
+                self._refused(item, e)  # the group fails: it backs its unit out (raises)
+                raise _UnitFailure(e) from None  # (others: backed out and redone)
+            self._backout()  # its get goes back: the message stays where it was
+            self._refused(item, e)
+            return
+        self.refusals[r.label] = 0
+        self.unit.append(item)
 
     def _units(self, report: int) -> int:
         """Of MAXUMSGS, what a message takes in a unit of work (the busier connection's
@@ -1296,7 +1344,8 @@ def _local_queue(qm: QueueManager, name: str) -> str:
 
 def transfer(qm: QueueManager, source: str, dest: str, selection: Selection, *,
              copy: bool = False, batch: int = 100, new_context: bool = False,
-             strip_dlh: bool = False, dry_run: bool = False, control: Control | None = None,
+             pass_context: bool = False, strip_dlh: bool = False, dry_run: bool = False,
+             control: Control | None = None,
              dest_qm: QueueManager | None = None, check: PutCheck | None = None,
              batch_bytes: int = DEFAULT_BATCH_BYTES) -> OperationResult:
     """Move (or ``copy``) the selected messages of ``source`` to ``dest``.
@@ -1304,7 +1353,9 @@ def transfer(qm: QueueManager, source: str, dest: str, selection: Selection, *,
     ``dest_qm``: the destination is on another queue manager (another connection); the
     move is then not atomic — a crash between the destination's commit and the source's
     leaves a duplicate, never a loss. ``new_context``: the messages get the mover's context
-    instead of keeping theirs (set-all). ``strip_dlh``: remove a dead-letter header and
+    instead of keeping theirs (set-all). ``pass_context``: each is got first and put passing
+    its context (pass-all: +passall, no +setall; a unit of work per message, a refused put
+    backs its get out — BackoutCount + 1). ``strip_dlh``: remove a dead-letter header and
     restore Format, Encoding and CCSID from it (messages without one go unchanged; a
     warning counts them). ``check``: the plugins' put checks (a refusal fails that message,
     which stays; see :data:`~mqconsole.ops.result.PutCheck`).
@@ -1338,7 +1389,8 @@ def transfer(qm: QueueManager, source: str, dest: str, selection: Selection, *,
                        + ("copied" if copy else "moved") + " unchanged (--strip-dlh)"}
     return run_engine(qm, source, selection, planner, operation="copy" if copy else "move",
                       destination=label, copy=copy, batch=batch,
-                      context=Context.NEW if new_context else Context.SET_ALL,
+                      context=(Context.PASS_ALL if pass_context else
+                               Context.NEW if new_context else Context.SET_ALL),
                       dry_run=dry_run, control=control, dest_qm=None if same_qm else dest_qm,
                       note_texts=notes, check=check, direct=not strip_dlh,
                       batch_bytes=batch_bytes,

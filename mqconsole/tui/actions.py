@@ -95,6 +95,12 @@ CONTEXTS: tuple[tuple[str, str], ...] = (
                 "manager)"),
     ("default", "Yours, as new messages (default: user, time, application; +put only)"),
 )
+# a move or resubmit on one connection may also pass each message's context (it gets first)
+CONTEXTS_PASSING: tuple[tuple[str, str], ...] = (
+    *CONTEXTS,
+    ("pass", "Each keeps its own, passed (pass-all: got first, a unit of work each; "
+             "+passall on the destination only)"),
+)
 
 
 class MenuScreen(Protocol):
@@ -372,10 +378,12 @@ class ActionRunner:
         body.append_text(plan_text(plan))
         context = await self._confirmed_with_context(
             t, f"{verb} messages", body, danger=not copy, typed=t.everything and not copy,
-            confirm=verb)
+            confirm=verb,
+            contexts=CONTEXTS if copy or dest_qm is not None else CONTEXTS_PASSING)
         if context is None:
             return False
-        kind = dataclasses.replace(kind, new_context=context == "default")
+        kind = dataclasses.replace(kind, new_context=context == "default",
+                                   pass_context=context == "pass")
         self.start(kind, f"{verb} {t.queue} → {where}",
                    leave_detail=t.view is not None and not copy,
                    after=None if dest_qm is None else dest_qm.close)
@@ -513,9 +521,11 @@ class ActionRunner:
         body.append_text(plan_text(plan))
         context = await self._confirmed_with_context(t, "Resubmit messages", body,
                                                      danger=True, typed=False,
-                                                     confirm="Resubmit")
+                                                     confirm="Resubmit",
+                                                     contexts=CONTEXTS_PASSING)
         if context is not None:
-            kind = dataclasses.replace(kind, new_context=context == "default")
+            kind = dataclasses.replace(kind, new_context=context == "default",
+                                       pass_context=context == "pass")
             self.start(kind, f"Resubmit from {t.queue}")
 
     def _resubmit_body(self, t: Targets, to: str | None) -> Text:

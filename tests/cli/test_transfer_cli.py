@@ -344,3 +344,39 @@ def test_ten_thousand_failures_are_one_line_per_destination_and_reason_in_the_cl
     doc = r.to_json()
     assert len(doc["failed"]) == 10_000 and [g["count"] for g in doc["failure_groups"]] == [
         7500, 2500]
+
+
+def test_context_pass_moves_and_resubmits_and_is_refused_where_nothing_is_got(cli, tmp_path):
+    """--context pass (issue 22 item 7): move and resubmit get each message first and pass
+    its context (journaled as pass_all; each keeps its own user and application); a copy
+    (it only browses), a load (a file's messages are not got), a move to another queue
+    manager and --new-context with it are bad input: exit 2, nothing changed."""
+    before = cli("browse", "APP.SHIPPING", "--json").json
+    r = cli("move", "APP.SHIPPING", "APP.AUDIT", "--all", "--context", "pass", "--yes",
+            "--json")
+    assert r.code == 0, r.err
+    assert r.json["done"] == len(before)
+    entries = cli("journal", "--json").json
+    assert entries[-1]["details"]["context"] == "pass_all"
+    after = cli("browse", "APP.AUDIT", "--json").json
+    assert [(m["msgid"], m["user"], m["put_appl_name"]) for m in after] == \
+        [(m["msgid"], m["user"], m["put_appl_name"]) for m in before]
+    r = cli("resubmit", "SYSTEM.DEAD.LETTER.QUEUE", "--where", "dest = APP.PAYMENTS",
+            "--context", "pass", "--yes", "--json")
+    assert r.code in (0, 1), r.err
+    assert r.json["done"] > 0
+    assert cli("journal", "--json").json[-1]["details"]["context"] == "pass_all"
+    dump = tmp_path / "x.dmp"
+    assert cli("save", "APP.AUDIT", str(dump), "--all").code == 0
+    for args, said in [
+            (("copy", "APP.AUDIT", "APP.SHIPPING", "--all", "--context", "pass"),
+             "a copy only browses"),
+            (("load", str(dump), "APP.SHIPPING", "--context", "pass"),
+             "a file's messages are not got"),
+            (("move", "APP.AUDIT", "APP.SHIPPING", "--all", "--context", "pass",
+              "--dest-embedded", str(tmp_path / "other.qm")), "to another queue manager"),
+            (("move", "APP.AUDIT", "APP.SHIPPING", "--all", "--context", "pass",
+              "--new-context"), "contradict each other")]:
+        bad = cli(*args, "--yes")
+        assert bad.code == 2 and said in bad.err, (args, bad.err)
+    assert cli("browse", "APP.SHIPPING", "--json").json == []

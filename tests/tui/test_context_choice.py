@@ -53,6 +53,32 @@ async def test_move_and_copy_with_the_operators_context(make_app, qm, tmp_path):
     assert "mqconsole" not in _apps(qm, "APP.SHIPPING")  # set-all: its own kept
 
 
+async def test_a_move_passes_the_context_a_copy_cannot(make_app, qm, tmp_path):
+    """Pass-all (--context pass) is offered for a move, whose messages keep their own
+    context, and not for a copy (it only browses: nothing to pass)."""
+    before = {bytes(v.md.msg_id): v.md.put_appl_name for v in iter_views(qm, "APP.ORDERS")}
+    app = make_app()
+    async with app.run_test(size=(100, 40)) as pilot:
+        await settle(app, pilot)
+        await open_queue(app, pilot, "APP.ORDERS")
+        await settle(app, pilot)
+        await pilot.press("c")
+        await answer(app, pilot, InputDialog, "enter", value="APP.SHIPPING")
+        await wait_for(app, pilot, lambda: isinstance(app.screen, ConfirmDialog))
+        assert not app.screen.query("#ctx-pass")
+        await pilot.press("n")
+        await settle(app, pilot)
+        await pilot.press("space", "space", "space", "m")
+        await answer(app, pilot, InputDialog, "enter", value="APP.AUDIT")
+        await _choose(app, pilot, "pass")
+        await pilot.press("y")
+        assert "Moved 3 of 3 messages" in await result(app, pilot)
+    moved = list(iter_views(qm, "APP.AUDIT"))
+    assert len(moved) == 3
+    assert all(v.md.put_appl_name == before[bytes(v.md.msg_id)] for v in moved)
+    assert journal(tmp_path)[-1].details["context"] == "pass_all"
+
+
 async def test_resubmit_and_load_with_the_operators_context(make_app, qm, tmp_path):
     from mqconsole.ops.operation import Operation, Save
     from mqconsole.ops.selection import Selection

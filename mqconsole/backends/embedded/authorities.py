@@ -47,6 +47,10 @@ class Authorities(Storage):
         if need:
             self._require(records, need, QUEUE, name, principal)
             self._require(records, need, QMGR, self._name, principal)
+        elif context is Context.PASS_ALL:
+            # +passall on the queue alone: IBM ("Authorizations for context"), set context
+            # needs the queue manager object too, passing it does not
+            self._require(records, "passall", QUEUE, name, principal)
 
 
     # -- authorities (setmqaut / dspmqaut; not themselves checked) --------------------------

@@ -19,9 +19,11 @@ from collections import deque
 from typing import TYPE_CHECKING
 
 from mqconsole.mq.errors import MQError
-from mqconsole.mq.md import MQMD_V1_LENGTH, MQMD_V2_LENGTH
+from mqconsole.mq.md import MQMD, MQMD_V1_LENGTH, MQMD_V2_LENGTH
 from mqconsole.mq.message import Message
 from mqconsole.mq.reasons import (
+    MQRC_CONTEXT_HANDLE_ERROR,
+    MQRC_CONTEXT_NOT_AVAILABLE,
     MQRC_HOBJ_ERROR,
     MQRC_NO_MSG_UNDER_CURSOR,
     MQRC_NOT_OPEN_FOR_INPUT,
@@ -74,6 +76,9 @@ class EmbeddedCursor:
         self._current: tuple | None = None  # the row of the message under the cursor
         self._current_key: tuple[int, int] | None = None  # (tx_gen, takes) when it was read
         self._browsed: Message | None = None  # the message made of self._current
+        # the MD of the message last got through this cursor, for a pass-all put (as a
+        # handle opened MQOO_SAVE_ALL_CONTEXT saves it); None after a browse
+        self._saved: Message | None = None
         self._closed = False
         self._ahead: deque[tuple] = deque()  # rows read ahead, after self._after
         self._ahead_key: tuple[int, int] | None = None  # (tx_gen, takes) they are valid for
@@ -110,6 +115,7 @@ class EmbeddedCursor:
                 self._after = (row[1], row[0])
                 self._current = row
                 self._current_key = self._ahead_key
+                self._saved = None  # a browse: no context to pass (2098)
                 msg = self._browsed = StoredMessage(row[4], row[5], row[2],
                                                     token=token_of(row[0]))
                 return msg
@@ -125,6 +131,7 @@ class EmbeddedCursor:
         out: list[Message] = [message_from_row(row[4], row[5], row[2], row[3], now, row[0])
                               for row in rows]
         if out:
+            self._saved = None  # a browse: no context to pass (2098)
             self._browsed = out[-1]
         return out
 
@@ -138,6 +145,7 @@ class EmbeddedCursor:
         now = time.time()
         rows = self._next_rows(n, now)
         if rows:
+            self._saved = None  # a browse: no context to pass (2098)
             self._browsed = None  # no message object was made of the current row
         return [(row[4] if row[2] == 0 and row[3] is None else _patched(row, now), row[5])
                 for row in rows]
@@ -254,13 +262,31 @@ class EmbeddedCursor:
         self._after = (row[1], row[0])
         self._current = row
         self._current_key = (s.tx_gen, s.takes) if s.held else None
+        self._saved = None  # a browse: no context to pass (2098)
         msg = self._browsed = message_from_row(row[4], row[5], row[2], row[3], now, row[0])
         return msg
 
     @cursor_call
     def get_current(self, *, syncpoint: bool = True) -> Message:
         self._check()
-        return self._take_current(syncpoint, True)  # type: ignore[return-value]
+        msg = self._take_current(syncpoint, True)
+        assert isinstance(msg, Message)
+        self._saved = msg  # its MD is unpacked only if a put passes it
+        return msg
+
+    def saved_context(self) -> MQMD:
+        """The context a pass-all put takes from this cursor (``put(pass_from=...)``): the
+        MD of the message last got through it. IBM, MQRC_CONTEXT_NOT_AVAILABLE (2098):
+        none when no message was got yet or the last MQGET was a browse; a cursor opened
+        for browsing only saves none (MQRC_CONTEXT_HANDLE_ERROR, 2097)."""
+        if not self._for_get:
+            raise MQError(MQRC_CONTEXT_HANDLE_ERROR, f"the cursor on {self.queue!r} was "
+                          "opened for browsing only: it saves no context to pass")
+        if self._saved is None:
+            raise MQError(MQRC_CONTEXT_NOT_AVAILABLE, f"no message was got through the "
+                          f"cursor on {self.queue!r} since its last browse: no context "
+                          "to pass")
+        return self._saved.md
 
     def _take_current(self, syncpoint: bool, want: bool) -> Message | bool:
         """``get_current`` inside the call's guard; ``want=False``: True, not the message."""

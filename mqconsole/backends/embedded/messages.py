@@ -16,6 +16,7 @@ from mqconsole.mq.message import Message
 from mqconsole.mq.reasons import (
     MQAT_UNIX,
     MQPER_PERSISTENT,
+    MQRC_CONTEXT_HANDLE_ERROR,
     MQRC_EXPIRY_ERROR,
     MQRC_MSG_TOO_BIG_FOR_Q,
     MQRC_NO_MSG_AVAILABLE,
@@ -43,6 +44,27 @@ _PUT_APPL_NAME_FIELD = PUT_APPL_NAME.ljust(28)
 _NO_ACCOUNTING_TOKEN = b"\x00" * 32
 
 
+
+
+# MQ's identity and origin context: what MQPMO_PASS_ALL_CONTEXT takes from the handle
+CONTEXT_FIELDS = ("user_identifier", "accounting_token", "appl_identity_data",
+                  "put_appl_type", "put_appl_name", "put_date", "put_time",
+                  "appl_origin_data")
+
+
+def passed_context(source: object, md: MQMD) -> MQMD:
+    """``md`` with the context a pass-all put takes from ``source``: what its
+    ``saved_context()`` gives (an embedded cursor's, the message last got through it).
+    IBM's reason codes: 2097 (MQRC_CONTEXT_HANDLE_ERROR) for a handle that saves no
+    context, 2098 (MQRC_CONTEXT_NOT_AVAILABLE) when no message was got through it yet or
+    its last MQGET was a browse (raised by ``saved_context``)."""
+    saved = getattr(source, "saved_context", None)
+    if saved is None:
+        raise MQError(MQRC_CONTEXT_HANDLE_ERROR,
+                      "a pass-all put names no handle that saves context (a cursor opened "
+                      "for_get on this connection)")
+    c = saved()
+    return md.copy(**{f: getattr(c, f) for f in CONTEXT_FIELDS})
 
 class _MsgIds:
     """MQ-style MsgIds: ``AMQ `` + queue manager name (12) + 8 bytes unique to this process."""
@@ -106,7 +128,7 @@ class Messages(Resolution):
             md.persistence = default_persistence
         if new_msg_id or given.msg_id == BLANK_MSGID:
             md.msg_id = MSG_IDS.new(self._name)
-        if context is not Context.SET_ALL:
+        if context is not Context.SET_ALL and context is not Context.PASS_ALL:
             md.put_date, md.put_time = _put_date_time(now)
             md.put_appl_type = MQAT_UNIX
             md.put_appl_name = _PUT_APPL_NAME_FIELD
@@ -141,7 +163,9 @@ class Messages(Resolution):
     @api
     def put(self, queue: str, message: Message, *, context: Context = Context.SET_ALL,
             syncpoint: bool = True, qmgr_name: str = "", new_msg_id: bool = False,
-            alt_user: str = "") -> Message:
+            alt_user: str = "", pass_from: object = None) -> Message:
+        if context is Context.PASS_ALL:
+            message = Message(passed_context(pass_from, message.md), message.body)
         md, body = self._put(queue, message, context, syncpoint, qmgr_name, new_msg_id,
                              alt_user=alt_user.strip() if alt_user else "")
         return Message(md, body)

@@ -10,6 +10,7 @@ from mqconsole.mq.errors import MQError
 from mqconsole.mq.message import Message
 from mqconsole.mq.names import reason_name
 from mqconsole.mq.reasons import (
+    MQRC_CONTEXT_HANDLE_ERROR,
     MQRC_OBJECT_IN_USE,
     MQRC_OPTION_NOT_VALID_FOR_TYPE,
 )
@@ -143,7 +144,11 @@ class Messages(Admin):
         counts in IPPROCS (FIRST/DEPTH triggers wait for it to close) and is exclusive on
         a SHARE(NO) queue (its consumers get 2042 meanwhile)."""
         C = self.lib.CMQC
-        options = C.MQOO_BROWSE | (C.MQOO_INPUT_SHARED if for_get else 0)
+        # for_get: MQOO_SAVE_ALL_CONTEXT too, so a pass-all put can name this handle
+        # (PMO.Context) after a get through it (IBM, MQRC_CONTEXT_HANDLE_ERROR 2097: a
+        # handle not opened so cannot pass context); it asks for no authority
+        options = C.MQOO_BROWSE | (C.MQOO_INPUT_SHARED | C.MQOO_SAVE_ALL_CONTEXT
+                                   if for_get else 0)
         what = f"{'open' if for_get else 'browse'} {queue!r}" + (
             " to get messages" if for_get else "")
         with self._call(what, auth="+browse and +get" if for_get else "+browse", obj=queue):
@@ -184,8 +189,18 @@ class Messages(Admin):
 
     def put(self, queue: str, message: Message, *, context: Context = Context.SET_ALL,
             syncpoint: bool = True, qmgr_name: str = "", new_msg_id: bool = False,
-            alt_user: str = "") -> Message:
+            alt_user: str = "", pass_from: object = None) -> Message:
         context = Context(context)
+        passing: Any = None  # PMO.Context: the handle whose saved context passes
+        if context is Context.PASS_ALL:
+            if not isinstance(pass_from, MQICursor) or pass_from._qm is not self \
+                    or not pass_from._can_get:
+                # IBM, MQRC_CONTEXT_HANDLE_ERROR (2097): PMO.Context must be a handle of
+                # this connection opened MQOO_SAVE_ALL_CONTEXT (a cursor opened for_get)
+                raise MQError(MQRC_CONTEXT_HANDLE_ERROR, f"cannot pass context to "
+                              f"{queue!r}: no cursor of this connection opened to get "
+                              "messages names the context to pass")
+            passing = pass_from._handle
         alt_user = alt_user.strip() if alt_user else ""
         C = self.lib.CMQC
         target = f"{queue!r}" + (f" on {qmgr_name}" if qmgr_name.strip() else "")
@@ -194,6 +209,8 @@ class Messages(Admin):
                               "the message's context); or put with --new-context to give it "
                               "a new one"),
             Context.SET_IDENTITY: ("+put and +setid", " and +setid on the queue manager"),
+            Context.PASS_ALL: ("+put and +passall", " (to pass the context of the message "
+                               "got; or use --context default to give it a new one)"),
             Context.NEW: ("+put", "")}[context]
         if alt_user:
             target += f" as {alt_user!r} (alternate user authority)"
@@ -214,12 +231,15 @@ class Messages(Admin):
                 C.MQPMO_FAIL_IF_QUIESCING | {
                     Context.SET_ALL: C.MQPMO_SET_ALL_CONTEXT,
                     Context.SET_IDENTITY: C.MQPMO_SET_IDENTITY_CONTEXT,
+                    Context.PASS_ALL: C.MQPMO_PASS_ALL_CONTEXT,
                     Context.NEW: C.MQPMO_DEFAULT_CONTEXT}[context]
             if new_msg_id:
                 options |= C.MQPMO_NEW_MSG_ID
             if alt_user:
                 options |= C.MQPMO_ALTERNATE_USER_AUTHORITY
             pmo = self.lib.module.PMO(Options=options)
+            if passing is not None:
+                pmo.Context = passing.get_handle()
             body = bytes(message.body)
             self._qmgr.put1(od, body, md, pmo)
             if syncpoint:

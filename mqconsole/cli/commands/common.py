@@ -121,10 +121,12 @@ class ByteSize(click.ParamType):
 
 
 context_option = click.option(
-    "--context", "context", type=click.Choice(["set-all", "default"]), default=None,
+    "--context", "context", type=click.Choice(["set-all", "default", "pass"]), default=None,
     help="The context the messages are put with: set-all (the default) keeps each "
     "message's own (needs +setall on the destination and the queue manager); default puts "
-    "with yours, as a new message (needs only +put; as --new-context).")
+    "with yours, as a new message (needs only +put; as --new-context); pass (move and "
+    "resubmit) gets each message first and passes its context (needs +passall on the "
+    "destination; a unit of work per message).")
 
 
 def new_context_of(new_context: bool, context: str | None) -> bool:

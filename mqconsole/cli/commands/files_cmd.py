@@ -100,6 +100,10 @@ def load(ctx: click.Context, file: str, queue: str, new_context: bool,
     from mqconsole.ops.operation import Load, ResolveInDoubt
     from mqconsole.ops.savefile.load import parse_range
 
+    if context == "pass":
+        raise CliError("--context pass passes the context of a message got from a queue, "
+                       "and a file's messages are not got: use --context set-all (each "
+                       "keeps the context saved with it) or default")
     new_context = new_context_of(new_context, context)
     first, last = 1, None
     if span is not None:

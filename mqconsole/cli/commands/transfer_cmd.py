@@ -64,12 +64,20 @@ def _run_transfer(ctx: click.Context, *, copy: bool, source: str, destination: s
                   strip_dlh: bool, dest_embedded: str | None, dest_profile: str | None,
                   resolve_in_doubt: bool, dry_run: bool, yes: bool, as_json: bool) -> None:
     from mqconsole.ops.operation import ResolveInDoubt, Transfer
+    from mqconsole.ops.operation.kinds import pass_problem
 
+    passing = context == "pass"
+    problem = pass_problem(passing, new_context, copy=copy,
+                           cross=bool(dest_embedded or dest_profile))
+    if problem is not None:
+        raise CliError(problem)
     new_context = new_context_of(new_context, context)
     if resolve_in_doubt:
-        if selection_given(msgids, msgids_from, where, all_) or new_context or strip_dlh:
-            raise CliError("--resolve-in-doubt takes no selection and no --new-context or "
-                           "--strip-dlh: it settles the in-doubt messages of the last run")
+        if selection_given(msgids, msgids_from, where, all_) or new_context or strip_dlh \
+                or passing:
+            raise CliError("--resolve-in-doubt takes no selection and no --new-context, "
+                           "--context pass or --strip-dlh: it settles the in-doubt "
+                           "messages of the last run")
         session = session_of(ctx)
         dest_qm = session.open_destination(dest_embedded, dest_profile,
                                            "copying" if copy else "moving")
@@ -84,7 +92,8 @@ def _run_transfer(ctx: click.Context, *, copy: bool, source: str, destination: s
                                        "copying" if copy else "moving")
     op = operation(session, Transfer(source, destination, selection, copy=copy, batch=batch,
                                      new_context=new_context, strip_dlh=strip_dlh,
-                                     dest_qm=dest_qm, batch_bytes=batch_bytes))
+                                     dest_qm=dest_qm, batch_bytes=batch_bytes,
+                                     pass_context=passing))
     drive(session, op, yes=yes, dry_run=dry_run, as_json=as_json)
 
 
@@ -146,8 +155,9 @@ def resubmit_command(ctx: click.Context, queue: str, msgids: tuple[str, ...],
 
     From a dead-letter queue: each message to the destination queue (and queue manager)
     of its dead-letter header, with the header removed and Format, Encoding and CCSID
-    restored, context kept. A message dead-lettered off a transmission queue (header
-    Format MQXMIT) is unwrapped and sent to the queue its transmission header names.
+    restored, context kept (--context chooses it). A message dead-lettered off a
+    transmission queue (header Format MQXMIT) is unwrapped and sent to the queue its
+    transmission header names.
     From a backout queue: to the queue whose BOQNAME names QUEUE (--to when several do).
     A message whose destination cannot take it stays where it is, with the reason.
     Same units of work as move. Exit codes as for move.
@@ -158,7 +168,8 @@ def resubmit_command(ctx: click.Context, queue: str, msgids: tuple[str, ...],
     session = session_of(ctx)
     op = operation(session, Resubmit(queue, selection, to=to, batch=batch,
                                      batch_bytes=batch_bytes,
-                                     new_context=context == "default"))
+                                     new_context=context == "default",
+                                     pass_context=context == "pass"))
     drive(session, op, yes=yes, dry_run=dry_run, as_json=as_json)
 
 

@@ -101,6 +101,31 @@ def header_kept(source: str, destination: str, dlq: str, *, dest_dlq: str | None
             "MQDLH in front of each payload (--strip-dlh removes it)")
 
 
+def context_word(new_context: bool, pass_context: bool) -> str:
+    """The journal's word for the context a put gives (``set_all``, ``new``,
+    ``pass_all``)."""
+    return "pass_all" if pass_context else "new" if new_context else "set_all"
+
+
+def pass_problem(pass_context: bool, new_context: bool, *, copy: bool = False,
+                 cross: bool = False) -> str | None:
+    """Why ``--context pass`` cannot be given here (None: it can). MQ passes the context
+    of a message got through a handle of the same connection (IBM, MQRC_CONTEXT_NOT_AVAILABLE
+    2098: none after a browse), so a copy, which only browses, and a move to another queue
+    manager, put on another connection, have none to pass."""
+    if not pass_context:
+        return None
+    if new_context:
+        return "--context pass and --new-context contradict each other: give one"
+    if copy:
+        return ("--context pass needs each message got, and a copy only browses (MQ "
+                "passes no context after a browse): use --context set-all or default")
+    if cross:
+        return ("--context pass puts on the connection that got the message: to another "
+                "queue manager use --context set-all or default")
+    return None
+
+
 @dataclass(frozen=True)
 class Transfer:
     """Move (or ``copy``) the selected messages of ``source`` to ``destination``
@@ -116,12 +141,16 @@ class Transfer:
     strip_dlh: bool = False
     dest_qm: QueueManager | None = None
     batch_bytes: int = DEFAULT_BATCH_BYTES  # --batch-bytes: a unit's bodies at most
+    # --context pass: get each message first, put it passing its context (+passall)
+    pass_context: bool = False
 
     def describe(self) -> Description:
         where = self.destination
         options: dict[str, Any] = {"selection": self.selection.describe(), "batch": self.batch,
                                    "batch_bytes": self.batch_bytes,
                                    "new_context": self.new_context,
+                                   "context": context_word(self.new_context,
+                                                           self.pass_context),
                                    "strip_dlh": self.strip_dlh}
         if self.dest_qm is not None:
             where = f"{self.destination} on {self.dest_qm.name}"
@@ -134,6 +163,10 @@ class Transfer:
             selection=self.selection.describe(), options=options)
 
     def validate(self, qm: QueueManager) -> None:
+        problem = pass_problem(self.pass_context, self.new_context, copy=self.copy,
+                               cross=self.dest_qm is not None)
+        if problem is not None:
+            raise OperationError(problem)
         check_queue(qm, self.source, "source")
         problem = destination_problem(self.source, self.destination) \
             if self.dest_qm is None else None
@@ -172,7 +205,8 @@ class Transfer:
 
         result = transfer(step.qm, self.source, self.destination, self.selection,
                           copy=self.copy, batch=self.batch, new_context=self.new_context,
-                          strip_dlh=self.strip_dlh, dry_run=step.dry_run, control=step.control,
+                          pass_context=self.pass_context, strip_dlh=self.strip_dlh,
+                          dry_run=step.dry_run, control=step.control,
                           dest_qm=self.dest_qm, check=step.check,
                           batch_bytes=self.batch_bytes)
         # said again in --json and the journal; a courtesy, never the run's failure
@@ -206,6 +240,8 @@ class Resubmit:
     batch_bytes: int = DEFAULT_BATCH_BYTES  # --batch-bytes: a unit's bodies at most
     # --context default: put with the resubmitter's context (+put only, no +setall)
     new_context: bool = False
+    # --context pass: get each message first, put it passing its context (+passall)
+    pass_context: bool = False
 
     def describe(self) -> Description:
         return Description("resubmit", f"resubmitting {self.selection.describe()} from "
@@ -215,11 +251,15 @@ class Resubmit:
                            options={"selection": self.selection.describe(),
                                     "batch": self.batch, "batch_bytes": self.batch_bytes,
                                     "to": self.to,
-                                    "context": "new" if self.new_context else "set_all"})
+                                    "context": context_word(self.new_context,
+                                                            self.pass_context)})
 
     def validate(self, qm: QueueManager) -> None:
         from mqconsole.ops.resubmit import origin_of
 
+        problem = pass_problem(self.pass_context, self.new_context)
+        if problem is not None:
+            raise OperationError(problem)
         check_queue(qm, self.queue, "source")
         if self.to is not None:
             check_queue(qm, self.to, "--to")
@@ -233,7 +273,8 @@ class Resubmit:
         step.done_destinations = {}
         return resubmit(step.qm, self.queue, self.selection, to=self.to, batch=self.batch,
                         batch_bytes=self.batch_bytes,
-                        context=Context.NEW if self.new_context else Context.SET_ALL,
+                        context=(Context.PASS_ALL if self.pass_context else
+                                 Context.NEW if self.new_context else Context.SET_ALL),
                         dry_run=step.dry_run, control=step.control,
                         done_destinations=step.done_destinations, check=step.check)
 

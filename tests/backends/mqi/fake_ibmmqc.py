@@ -374,6 +374,17 @@ _ANY_INPUT = C.MQOO_INPUT_AS_Q_DEF | C.MQOO_INPUT_SHARED | C.MQOO_INPUT_EXCLUSIV
 _RFH2_PROPERTY_FOLDERS = {"mcd", "jms", "usr", "mqext"}
 
 
+
+class _Passed:
+    """The context a pass-all put takes, as the handle PMO.Context named saved it (checked
+    and copied into the MD by ``Engine._passed_context``), for the queue manager beneath."""
+
+    def __init__(self, md: MQMD) -> None:
+        self.md = md
+
+    def saved_context(self) -> MQMD:
+        return self.md
+
 class Engine:
     """The queue managers, connections and handles of this process."""
 
@@ -907,7 +918,8 @@ class Engine:
         if ctx_bits & C.MQPMO_PASS_ALL_CONTEXT:
             if open_options is not None and not open_options & C.MQOO_PASS_ALL_CONTEXT:
                 raise Failure(C.MQRC_NOT_OPEN_FOR_PASS_ALL)
-            return Context.SET_ALL, bool(opts & C.MQPMO_SYNCPOINT), bool(
+            # the queue manager beneath checks +passall on the queue (not +setall)
+            return Context.PASS_ALL, bool(opts & C.MQPMO_SYNCPOINT), bool(
                 opts & C.MQPMO_NEW_MSG_ID)
         if ctx_bits & C.MQPMO_PASS_IDENTITY_CONTEXT:
             if open_options is not None and not open_options & (
@@ -931,7 +943,16 @@ class Engine:
         """MQPMO_PASS_ALL_CONTEXT / _PASS_IDENTITY_CONTEXT: the context saved on the handle
         PMO.Context names (opened MQOO_SAVE_ALL_CONTEXT, a message got through it, not
         browsed) replaces the MD's: 2097 for a handle that saves none, 2098 when it holds
-        none. MQPUT1 needs +passall/+passid on the queue (MQOPEN checked it for MQPUT)."""
+        none. MQPUT1 needs +passall/+passid on the queue (MQOPEN checked it for MQPUT).
+
+        IBM's reason codes: 2097 MQRC_CONTEXT_HANDLE_ERROR, "the handle specified in the
+        Context field ... is either not a valid queue handle, or ... the queue was not
+        opened with MQOO_SAVE_ALL_CONTEXT"
+        (https://www.ibm.com/docs/en/SSFKSJ_latest/reference/q041580_.html); 2098
+        MQRC_CONTEXT_NOT_AVAILABLE, the handle "has no context associated with it. This
+        arises if no message has yet been successfully retrieved with the queue handle
+        ..., or if the last successful MQGET call was a browse"
+        (https://www.ibm.com/docs/en/SSFKSJ_latest/reference/q041590_.html)."""
         opts = PMO.get(pmo, "Options")
         every = bool(opts & C.MQPMO_PASS_ALL_CONTEXT)
         if not every and not opts & C.MQPMO_PASS_IDENTITY_CONTEXT:
@@ -973,7 +994,7 @@ class Engine:
         if kind in ("command", "dynamic"):
             if md.msg_id == BLANK_MSGID or new_id:
                 md = md.copy(msg_id=self._new_msgid(qdef))
-            if context is not Context.SET_ALL:
+            if context not in (Context.SET_ALL, Context.PASS_ALL):
                 md = md.copy(user_identifier=conn.principal[:12], backout_count=0)
             if kind == "command":
                 if syncpoint:
@@ -988,7 +1009,8 @@ class Engine:
         if syncpoint and not qmgr_name:
             self._trigger_in_unit(conn, name)
         put = conn.qm.put(name, Message(md, body), context=context, syncpoint=syncpoint,
-                          qmgr_name=qmgr_name, new_msg_id=new_id, alt_user=alt_user)
+                          qmgr_name=qmgr_name, new_msg_id=new_id, alt_user=alt_user,
+                          pass_from=_Passed(md) if context is Context.PASS_ALL else None)
         if not syncpoint and not qmgr_name:
             self._trigger(conn, name)
         conn.uncommitted += held
