@@ -57,7 +57,7 @@ async def test_a_confirmation_choosing_the_context_fits(typed, size):
     the box fits, every choice and the buttons (or the name's input) stay on screen."""
     from textual.widgets import Input, RadioButton
 
-    from mqconsole.tui.actions import CONTEXTS
+    from mqconsole.tui.actions import CONTEXTS_PASSING as CONTEXTS
     from mqconsole.tui.screens.dialogs import ConfirmDialog, TypeNameDialog
 
     from .test_dialog_snapshots import body

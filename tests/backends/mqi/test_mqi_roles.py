@@ -80,6 +80,7 @@ def commands(role: str, tmp: Path) -> dict[str, list[str]]:
                 "load": ["load", str(tmp / "seed.dmp"), "APP.IN", "--yes"],
                 "move": ["move", "APP.IN", "APP.OUT", "--all", "--yes"],
                 "copy": ["copy", "APP.OUT", "APP.IN", "--all", "--yes"],
+                "resubmit": ["resubmit", "APP.OUT", "--all", "--to", "APP.IN", "--yes"],
                 "delete": ["delete", "APP.IN", "--all", "--yes"],
                 "queue set": ["queue", "set", "APP.IN", "--max-depth", "4000", "--yes"]}
     rules = tmp / "rules.txt"  # written by Site
