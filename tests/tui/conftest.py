@@ -112,6 +112,19 @@ async def wait_for(app, pilot, condition: Callable[[], bool], timeout: float = 1
         await asyncio.sleep(0.01)
 
 
+async def steady_cursors(pilot) -> None:
+    """Every text field's cursor on the screen shown steadily, not blinking: a picture taken
+    while a cursor blinks has it on or off by chance (on a busy machine half a second passes
+    between focusing a field and the picture)."""
+    from textual.widgets import Input, TextArea
+
+    for field in pilot.app.screen.query(Input):
+        field.cursor_blink = False
+    for area in pilot.app.screen.query(TextArea):
+        area.cursor_blink = False
+    await pilot.pause()
+
+
 def screen_text(app) -> str:
     """The current screen as plain text (what the operator sees, without colours)."""
     return "\n".join(strip.text for strip in app.screen._compositor.render_strips())

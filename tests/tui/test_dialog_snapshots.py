@@ -30,6 +30,8 @@ from mqconsole.tui.screens.dialogs import (
     TypeNameDialog,
 )
 
+from .conftest import steady_cursors
+
 SIZES = [(80, 24), (200, 50)]
 
 
@@ -39,6 +41,12 @@ class DialogApp(App[None]):
     def __init__(self, make) -> None:
         super().__init__()
         self.make = make
+
+    def exit(self, *args, **kwargs) -> None:
+        """The picture is taken: an operation held halfway may end (it waits for this)."""
+        for halfway in HALFWAY:
+            halfway.release.set()
+        super().exit(*args, **kwargs)
 
     def on_mount(self) -> None:
         from mqconsole.tui.themes import load_themes
@@ -82,12 +90,22 @@ class Halfway:
     def validate(self, qm) -> None:
         pass
 
+    def __init__(self) -> None:
+        self.release = threading.Event()  # set by the test once the picture is taken
+        HALFWAY.append(self)
+
     def execute(self, step):
         from mqconsole.ops.result import OperationResult
 
         step.control.report(500, 1000)
-        step.control.cancel.wait(2)
+        # halfway until the picture is taken (it waited 2 s: on a busy machine the move had
+        # ended before the picture, and the dialog showed its result)
+        while not (self.release.is_set() or step.control.cancel.is_set()):
+            self.release.wait(0.05)
         return OperationResult("move", "APP.ORDERS", "APP.AUDIT")
+
+
+HALFWAY: list[Halfway] = []
 
 
 def operation_dialog(app):
@@ -173,6 +191,7 @@ DIALOGS = {
 def test_dialog(snap_compare, name, size):
     async def ready(pilot):
         await pilot.pause()
+        await steady_cursors(pilot)
         if name == "operation":
             from .conftest import wait_for
 
@@ -183,11 +202,9 @@ def test_dialog(snap_compare, name, size):
     try:
         assert snap_compare(app, terminal_size=size, run_before=ready)
     finally:
-        if name == "operation" and app.screen_stack:
-            for screen in app.screen_stack:
-                cancel = getattr(screen, "cancel", None)
-                if isinstance(cancel, threading.Event):
-                    cancel.set()
+        for halfway in HALFWAY:
+            halfway.release.set()
+        HALFWAY.clear()
 
 
 @pytest.mark.parametrize("size", [(79, 24), (40, 12)], ids=lambda s: f"{s[0]}x{s[1]}")

@@ -7,7 +7,7 @@ clock, the refresh timer is off and no notification is on screen.
 
 from __future__ import annotations
 
-from .conftest import DLQ, open_queue, settle, wait_for
+from .conftest import DLQ, open_queue, settle, steady_cursors, wait_for
 
 
 def test_queues_screen(snap_compare, make_app):
@@ -83,6 +83,7 @@ def _dlq_handler(rules_text: str, tmp_path, monkeypatch):
         await settle(app, pilot)
         app.clear_notifications()
         await settle(app, pilot)
+        await steady_cursors(pilot)
 
     return ready
 
