@@ -18,11 +18,10 @@ from mqconsole.backends.embedded import EmbeddedQueueManager
 from mqconsole.backends.open import open_embedded
 from mqconsole.mq.queue import QueueAttrs
 from mqconsole.plugins import testing as plugin_testing
-from tests.support import css_cache, tiers
+from tests.support import tiers
 from tests.support.examples import load_profile
 
 load_profile()  # HYPOTHESIS_PROFILE: ci (the default) or dev; before any test module
-css_cache.install()  # Textual's CSS parsed once per process, not once per pilot's app
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:

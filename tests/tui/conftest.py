@@ -15,6 +15,9 @@ from mqconsole.backends.open import open_embedded
 from mqconsole.ops.demo import DLQ, build_demo
 from mqconsole.tui.app import MQConsoleApp
 from mqconsole.tui.context import REPO_THEMES, ProfileInfo, Settings
+from tests.support import css_cache
+
+css_cache.install()  # Textual's CSS parsed once per test process, not once per pilot's app
 
 NOW = datetime(2026, 11, 22, 12, 0, 0, tzinfo=UTC)
 DEMO_SEED = 20260922
