@@ -2,7 +2,8 @@
 command server sends no reply (stopped: ``QMgrDef.command_server=False``), or the queue
 manager refuses PCF (no +dsp on its object) — a queue is looked up with MQOPEN + MQINQ on
 the queue itself (+inq), once per connection decided, and a listing names the profile's
-``queues`` with a one-line note. browse, show, save and move then work through the CLI."""
+``queues`` with a one-line note. browse, show, save, move and every other command that
+changes messages then work through the CLI."""
 
 from __future__ import annotations
 
@@ -122,6 +123,18 @@ def test_browse_show_save_and_move_work_with_the_command_server_stopped(
         assert r.returncode == 0, (args, r.stdout, r.stderr)
     assert admin.inquire_queue(src).depth == 0 and admin.inquire_queue(dest).depth == 1
     assert (tmp_path / "saved.dmp").stat().st_size > 0
+    # every other command that changes messages, and summary, looks its queues up the same
+    # way (issue 22 item 2: "every change command")
+    for args in (["summary", dest], ["copy", dest, src, "--all", "--yes"],
+                 ["resubmit", src, "--all", "--to", dest, "--yes"],
+                 ["put", src, "--text", "new"],
+                 ["load", str(tmp_path / "saved.dmp"), src, "--yes"],
+                 ["move", dest, src, "--all", "--context", "pass", "--yes"]):
+        r = run(*args)
+        assert r.returncode == 0, (args, r.stdout, r.stderr)
+    assert admin.inquire_queue(src).depth == 4 and admin.inquire_queue(dest).depth == 0
+    r = run("delete", src, "--all", "--yes")
+    assert r.returncode == 0 and admin.inquire_queue(src).depth == 0, (r.stdout, r.stderr)
     r = run("queues")
     assert r.returncode == 0 and src in r.stdout and dest in r.stdout, r
     assert "no reply" in r.stderr and "MQINQ" in r.stderr, r.stderr
