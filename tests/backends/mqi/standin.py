@@ -156,8 +156,46 @@ def configure_from_env() -> None:
         ENGINE.fail_next(**fault)
 
 
+def run_cli(args: list[str], env: dict[str, str], *, timeout: float = 300
+            ) -> subprocess.CompletedProcess[str]:
+    """``mqconsole ARGS`` over the stand-in with ``env`` (made by :func:`child_env`): in this
+    process, as tests/cli's ``run_cli`` runs the CLI (its stdin empty), on this process's
+    stand-in — the queue managers ``env`` describes registered here for the call when they
+    are not already, its faults injected here — or, with ``MQCONSOLE_TEST_CLI=subprocess``,
+    as the executable, whose own stand-in reads ``env`` (a process start costs ten times
+    the call; this folder's CLI tests made a hundred)."""
+    from tests.cli.conftest import IN_PROCESS, _in_process
+
+    exe = str(Path(sys.executable).parent / "mqconsole")
+    if not IN_PROCESS:
+        return subprocess.run([exe, *args], capture_output=True, text=True, env=env,
+                              timeout=timeout, stdin=subprocess.DEVNULL)
+    install_ibmmq()
+    specs = json.loads(env.get(ENV_QMGRS, "[]"))
+    added = [spec["name"] for spec in specs if spec["name"] not in ENGINE.qmgrs]
+    faults = list(ENGINE.faults)
+    child = {k: v for k, v in env.items() if k not in (ENV_QMGRS, ENV_FAULTS)}
+    saved = {k: os.environ.get(k) for k in (ENV_QMGRS, ENV_FAULTS)}
+    try:
+        os.environ[ENV_QMGRS] = env.get(ENV_QMGRS, "[]")
+        os.environ[ENV_FAULTS] = env.get(ENV_FAULTS, "[]")
+        configure_from_env()  # (what the child's stand-in would do at its start)
+        result = _in_process(list(args), child, None)
+    finally:
+        for k, v in saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+        ENGINE.faults[:] = faults  # a fault the call did not meet dies with it, as a child's
+        for name in added:
+            ENGINE.unregister(name)
+    return subprocess.CompletedProcess([exe, *args], result.code, result.out, result.err)
+
+
 __all__ = ["ENGINE", "IBMMQC", "PYMQE", "QMgrDef", "child_env", "configure_from_env",
-           "fake_ibmmqc", "grant_pcf", "install_ibmmq", "install_pymqi", "pymqi_source"]
+           "fake_ibmmqc", "grant_pcf", "install_ibmmq", "install_pymqi", "pymqi_source",
+           "run_cli"]
 
 if __name__ == "__main__":
     if "--fetch-pymqi" in sys.argv:

@@ -54,8 +54,7 @@ def setup(tmp_path: Path):
         base = {k: v for k, v in os.environ.items() if not k.startswith("MQCONSOLE_")}
         base.update(MQCONSOLE_HOME=str(tmp_path / "home"), MQOUT_PASSWORD=PASSWORD)
         env = standin.child_env([spec], base, faults=faults)
-        return subprocess.run([MQCONSOLE, "--config", str(config), "--profile", "real", *args],
-                              capture_output=True, text=True, env=env, timeout=120)
+        return standin.run_cli(["--config", str(config), "--profile", "real", *args], env)
 
     yield qm, run, tmp_path
     qm.close()

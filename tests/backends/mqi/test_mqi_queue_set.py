@@ -44,9 +44,8 @@ def test_a_boqname_naming_no_queue_is_warned_of_on_real_mq(tmp_path: Path) -> No
     env = standin.child_env([spec], base)
 
     def run(*args: str) -> subprocess.CompletedProcess:
-        return subprocess.run([MQCONSOLE, "--config", str(config), "--profile", "real",
-                               "queue", "set", "APP.IN", *args], capture_output=True,
-                              text=True, env=env, timeout=120)
+        return standin.run_cli(["--config", str(config), "--profile", "real", "queue", "set",
+                                "APP.IN", *args], env)
 
     missing = (f"warning: BOQNAME APP.IN.RETRY names a queue that does not exist on {QMGR}: "
                "a message backed out BOTHRESH times cannot be requeued there")

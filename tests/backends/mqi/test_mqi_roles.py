@@ -11,7 +11,6 @@ import json
 import os
 import re
 import subprocess
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -127,14 +126,12 @@ class Site:
         assert self.run("admin", "save", "APP.IN", str(tmp / "seed.dmp")).returncode == 0
 
     def run(self, profile: str, *args: str) -> subprocess.CompletedProcess[str]:
-        exe = str(Path(sys.executable).parent / "mqconsole")
         if "--attempts-file" in args:  # each run its own: no RETRYINT wait from the last
             self.runs += 1
             i = args.index("--attempts-file") + 1
             args = (*args[:i], str(self.tmp / f"attempts{self.runs}.sqlite"), *args[i + 1:])
-        return subprocess.run([exe, "--config", str(self.config), "--profile", profile,
-                               *args], capture_output=True, text=True, env=self.env,
-                              timeout=180, stdin=subprocess.DEVNULL)
+        return standin.run_cli(["--config", str(self.config), "--profile", profile, *args],
+                               self.env)
 
     def grant(self, role: str, rows: list[Grant], without: tuple[Grant, str] | None = None
               ) -> None:

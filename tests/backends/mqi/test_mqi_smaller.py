@@ -78,9 +78,6 @@ def test_a_model_queue_is_refused_before_it_is_opened(make_qmgr, engine, tmp_pat
     Before, the look-up passed and the backend's MQOPEN made one (and deleted it again);
     a destination's MQPUT1 would have put the message on a queue deleted at once."""
     import os
-    import subprocess
-    import sys
-    from pathlib import Path
 
     import standin
 
@@ -116,9 +113,7 @@ def test_a_model_queue_is_refused_before_it_is_opened(make_qmgr, engine, tmp_pat
     base = {k: v for k, v in os.environ.items() if not k.startswith("MQCONSOLE_")}
     base.update(MQCONSOLE_HOME=str(tmp_path / "home"), PW=qmgr.settings.password or "")
     env = standin.child_env([spec], base)
-    exe = str(Path(sys.executable).parent / "mqconsole")
     for args in (["browse", model], ["move", src, model, "--all", "--yes"]):
-        r = subprocess.run([exe, "--config", str(config), "--profile", "real", *args],
-                           capture_output=True, text=True, env=env, timeout=120)
+        r = standin.run_cli(["--config", str(config), "--profile", "real", *args], env)
         assert r.returncode == 2 and "is a model queue" in r.stderr, (args, r.stderr)
     assert qm.inquire_queue(src).depth == 1

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import standin
@@ -109,12 +108,9 @@ def test_browse_show_save_and_move_work_with_the_command_server_stopped(
     base.update(MQCONSOLE_HOME=str(tmp_path / "home"),
                 SITE_PASSWORD=qmgr.settings.password or "")
     env = standin.child_env([standin.qmgr_spec(qmgr.qdef, str(qmgr.path))], base)
-    exe = str(Path(sys.executable).parent / "mqconsole")
 
     def run(*args: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run([exe, "--config", str(config), "--profile", "real", *args],
-                              capture_output=True, text=True, env=env, timeout=180,
-                              stdin=subprocess.DEVNULL)
+        return standin.run_cli(["--config", str(config), "--profile", "real", *args], env)
 
     for args in (["browse", src], ["show", src, msg_id.hex()],
                  ["save", src, str(tmp_path / "saved.dmp")],

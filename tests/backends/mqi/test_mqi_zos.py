@@ -139,8 +139,7 @@ def test_queue_list_queue_set_and_doctor_through_the_cli_on_zos(tmp_path: Path) 
     env = standin.child_env([spec], base)
 
     def run(*args: str) -> subprocess.CompletedProcess:
-        return subprocess.run([MQCONSOLE, "--config", str(config), "--profile", "zos", *args],
-                              capture_output=True, text=True, env=env, timeout=300)
+        return standin.run_cli(["--config", str(config), "--profile", "zos", *args], env)
 
     r = run("queues")
     assert r.returncode == 0 and "APP.IN.BOQ" in r.stdout, r.stderr
