@@ -410,6 +410,25 @@ def put_resolution(qm: object) -> ResolvesPuts | None:
 
 
 @runtime_checkable
+class ChecksPuts(Protocol):
+    """An optional capability of a ``QueueManager`` that checks authority (an MQI
+    connection): ``open_for_put(queue, qmgr_name)`` opens the queue for output and closes it
+    again, putting nothing, and raises ``MQError`` as the put's MQOPEN would — 2035 without
+    +put (MQ checks the authority to put when a queue is opened with MQOO_OUTPUT: IBM MQ,
+    "MQOPEN - Open object", and "Authority checking in the MQI"), 2085, 2087, 2082. A plan
+    asks it so that it can say a put would be refused for authority before the put, and so
+    that a queue it may put to but not inquire (no +inq) is no predicted failure. Check for
+    it with :func:`put_checks`; the embedded queue manager has no authorities to check."""
+
+    def open_for_put(self, queue: str, qmgr_name: str = "") -> None: ...
+
+
+def put_checks(qm: object) -> ChecksPuts | None:
+    """The queue manager when it checks puts by opening for output (``ChecksPuts``)."""
+    return qm if isinstance(qm, ChecksPuts) else None
+
+
+@runtime_checkable
 class QueueManager(Protocol):
     """A connection to one queue manager (MQCONNX). Units of work are per connection."""
 

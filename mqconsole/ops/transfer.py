@@ -61,6 +61,7 @@ from mqconsole.backends.base import (
     finds_messages,
     move_step,
     moves_many,
+    put_checks,
     settle_failed_commit,
 )
 from mqconsole.mq.chain import format_key, strip_dead_letter_header
@@ -1299,11 +1300,27 @@ def dlh_changes(before: Message, after: Message) -> tuple[str, ...]:
 
 def local_prediction(qm: QueueManager) -> Callable[[Route], int | None]:
     """For dry runs: the reason a put to a local queue would most likely fail with (queue
-    unknown, put-inhibited, full, message too long), counting the plan's own messages."""
+    unknown, not authorized, put-inhibited, full, message too long), counting the plan's
+    own messages. On a queue manager that checks authority (``base.ChecksPuts``) each
+    destination is opened for output once, nothing put: a refusal there (2035 without +put,
+    2085, 2087 for a remote one too) is the prediction, and a queue that may be put to but
+    not inquired (no +inq) is no predicted failure."""
     attrs: dict[str, Any] = {}
     planned: dict[str, int] = {}
+    checks = put_checks(qm)
+    opened: dict[tuple[str, str], int | None] = {}
 
     def predict(route: Route) -> int | None:
+        if checks is not None:
+            key = (route.queue, route.qmgr_name)
+            if key not in opened:
+                try:
+                    checks.open_for_put(*key)
+                    opened[key] = None
+                except MQError as e:
+                    opened[key] = e.reason
+            if opened[key] is not None:
+                return opened[key]
         if route.qmgr_name:
             return None
         name = route.queue
@@ -1311,8 +1328,11 @@ def local_prediction(qm: QueueManager) -> Callable[[Route], int | None]:
             try:
                 attrs[name] = qm.inquire_queue(name)
             except MQError as e:
-                attrs[name] = e.reason
+                # opened for output above: it may be put to, only not inquired (no +inq)
+                attrs[name] = None if checks is not None else e.reason
         a = attrs[name]
+        if a is None:
+            return None
         if isinstance(a, int):
             return a
         if a.put_inhibited:

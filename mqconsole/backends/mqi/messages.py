@@ -58,6 +58,27 @@ class Messages(Admin):
             )
         return handle
 
+    def open_for_put(self, queue: str, qmgr_name: str = "") -> None:
+        """MQOPEN for output and MQCLOSE, nothing put (``base.ChecksPuts``): raises as the
+        put's open would — MQ checks +put at MQOPEN with MQOO_OUTPUT (IBM MQ, "MQOPEN -
+        Open object": "the queue manager checks that the user is authorized to open the
+        object for the options specified"). A model queue's dynamic queue is deleted
+        again (MQCO_DELETE_PURGE), as ``_open`` does."""
+        C = self.lib.CMQC
+        target = f"{queue!r}" + (f" on {qmgr_name}" if qmgr_name.strip() else "")
+        wanted = name_bytes(queue)
+        od = self.lib.module.OD(ObjectName=wanted,
+                                ObjectQMgrName=name_bytes(qmgr_name or "", "queue manager"))
+        with self._call(f"open {target} to put to it", auth="+put", obj=queue):
+            handle = self.lib.module.Queue(self._qmgr, od,
+                                           C.MQOO_OUTPUT | C.MQOO_FAIL_IF_QUIESCING)
+        opened = bytes(getattr(od, "ObjectName", wanted) or b"").strip(b" \x00")
+        with self._lock, contextlib.suppress(self.lib.MQMIError, self.lib.PYIFError):
+            if opened and opened != wanted:  # a model queue made a dynamic one
+                handle.close(C.MQCO_DELETE_PURGE)
+            else:
+                handle.close()
+
     def _holders(self, queue: str) -> str:
         """Who holds ``queue`` open (queue status: IPPROCS/OPPROCS and the handles)."""
         try:

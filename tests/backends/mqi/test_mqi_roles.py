@@ -202,6 +202,12 @@ def test_each_role_runs_its_commands_with_exactly_the_documented_grants(
     site.grant(role, rows)
     for name, args in cmds.items():
         r = site.run(role, *args)
+        if role == "viewer" and name == "move --dry-run":
+            # it plans, and the plan says what the move would meet: the viewer may not put
+            # to APP.OUT (2035 at MQOPEN for output), so the dry run exits 1 (issue 24 item 1)
+            assert r.returncode == 1 and "1 on APP.OUT: MQRC_NOT_AUTHORIZED (2035)" in \
+                r.stderr, (role, name, r.stdout, r.stderr)
+            continue
         assert r.returncode == 0, (role, name, r.stdout, r.stderr)
         if role == "looker":  # every command said once why it looked queues up by MQINQ
             assert "the queue manager refused PCF" in r.stderr or name != "queues", r.stderr

@@ -1,0 +1,66 @@
+"""Issue 24 item 1 on a queue manager that checks authority (the stand-in): a plan predicts a
+put the destination would refuse for authority (2035, no +put) — MQ checks +put when the
+queue is opened for output, so the plan opens it (MQOO_OUTPUT, nothing put) — and does not
+predict a failure for a queue the user may put to but not inquire (no +inq: the put
+works; the plan said 2035 before). The dead-letter handler's plan and a move's dry run
+both ask the same way (``ops.transfer.local_prediction``)."""
+
+from __future__ import annotations
+
+from mqconsole.backends.base import Context
+from mqconsole.mq.chain import add_dead_letter_header
+from mqconsole.mq.md import MQMD
+from mqconsole.mq.message import Message
+from mqconsole.ops.dlq.handler import run_handler, settings_for
+from mqconsole.ops.dlq.rules import parse_table
+from mqconsole.ops.selection import Selection
+from mqconsole.ops.transfer import transfer
+
+
+def _setup(qmgr):
+    src, no_put, no_inq = qmgr.queue(), qmgr.queue(), qmgr.queue()
+    admin = qmgr.admin()
+    for i in range(3):
+        admin.put(src, Message(MQMD(format="MQSTR   ", msg_id=b"P%023d" % i), b"m%d" % i),
+                  context=Context.SET_ALL, syncpoint=False)
+    admin.set_authority("mqadmin", "*", "all")
+    admin.set_authority("mqadmin", "", "all", object_type="qmgr")
+    admin.set_authority("ops", src, {"browse", "get", "inq"})
+    admin.set_authority("ops", no_put, {"inq"})  # may look, may not put
+    admin.set_authority("ops", no_inq, {"put"})  # may put, may not look
+    admin.set_authority("ops", "", {"connect", "inq", "setall"}, object_type="qmgr")
+    return src, no_put, no_inq
+
+
+def test_a_move_plan_predicts_2035_without_put_and_nothing_without_inq(qmgr) -> None:
+    src, no_put, no_inq = _setup(qmgr)
+    ops = qmgr.connect(user="ops")
+    refused = transfer(ops, src, no_put, Selection(all=True), dry_run=True,
+                       new_context=True)
+    assert refused.would_fail() == 3, refused.plan
+    assert {g["reason_name"] for g in refused.would_fail_groups()} == {"MQRC_NOT_AUTHORIZED"}
+    fine = transfer(ops, src, no_inq, Selection(all=True), dry_run=True, new_context=True)
+    assert fine.would_fail() == 0, fine.would_fail_groups()
+    # and the run does what the plans said
+    done = transfer(ops, src, no_inq, Selection(all=True), new_context=True)
+    assert done.done == 3 and not done.failed
+
+
+def test_a_handler_plan_predicts_2035_for_a_destination_without_put(qmgr, tmp_path) -> None:
+    dlq, no_put = qmgr.queue(), qmgr.queue()
+    admin = qmgr.admin()
+    md, body = add_dead_letter_header(MQMD(format="MQSTR   ", msg_id=b"D%023d" % 1), b"x",
+                                      reason=2053, dest_q_name=no_put)
+    admin.put(dlq, Message(md, body), context=Context.SET_ALL, syncpoint=False)
+    admin.set_authority("mqadmin", "*", "all")
+    admin.set_authority("mqadmin", "", "all", object_type="qmgr")
+    admin.set_authority("dlqh", dlq, {"browse", "get", "inq"})
+    admin.set_authority("dlqh", no_put, {"inq"})
+    admin.set_authority("dlqh", "", {"connect", "inq"}, object_type="qmgr")
+    handler = qmgr.connect(user="dlqh")
+    table = parse_table("ACTION(RETRY) PUTAUT(DEF)\n")
+    report = run_handler(handler, table, settings_for(table, dlq, dry_run=True),
+                         store_path=None)
+    [m] = list(report.messages)
+    assert "would fail now: MQRC_NOT_AUTHORIZED" in m.outcome, m.outcome
+    assert report.result.would_fail() == 1
