@@ -91,15 +91,13 @@ R = TypeVar("R")
 # The context a move, copy or resubmit puts its messages with (the CLI's --context), as the
 # confirmation offers it; the first is the default, as on the command line.
 CONTEXTS: tuple[tuple[str, str], ...] = (
-    ("set-all", "Each keeps its own (set-all: +setall on the destination and the queue "
-                "manager)"),
-    ("default", "Yours, as new messages (default: user, time, application; +put only)"),
+    ("set-all", "Each its own: set-all (+setall on the queue and queue manager)"),
+    ("default", "Yours, as new messages: default (+put only)"),
 )
 # a move or resubmit on one connection may also pass each message's context (it gets first)
 CONTEXTS_PASSING: tuple[tuple[str, str], ...] = (
     *CONTEXTS,
-    ("pass", "Each keeps its own, passed (pass-all: got first, a unit of work each; "
-             "+passall on the destination only)"),
+    ("pass", "Each its own, passed: pass (got first, one per unit; +passall)"),
 )
 
 

@@ -358,6 +358,7 @@ def test_context_pass_moves_and_resubmits_and_is_refused_where_nothing_is_got(cl
     assert r.json["done"] == len(before)
     entries = cli("journal", "--json").json
     assert entries[-1]["details"]["context"] == "pass_all"
+    assert entries[-1]["details"]["batch"] == 1  # a unit of work per message, as it ran
     after = cli("browse", "APP.AUDIT", "--json").json
     assert [(m["msgid"], m["user"], m["put_appl_name"]) for m in after] == \
         [(m["msgid"], m["user"], m["put_appl_name"]) for m in before]

@@ -80,3 +80,6 @@ async def test_a_confirmation_choosing_the_context_fits(typed, size):
         for w in shown:
             r = w.region
             assert r.height >= 1 and box.y <= r.y and r.bottom <= box.bottom, (w, r, box)
+        text = screen_text(app)
+        for _, label in CONTEXTS:  # each choice whole, never cut with an ellipsis
+            assert label in text, label

@@ -146,7 +146,9 @@ class Transfer:
 
     def describe(self) -> Description:
         where = self.destination
-        options: dict[str, Any] = {"selection": self.selection.describe(), "batch": self.batch,
+        # pass-all context: a unit of work per message, whatever --batch says (ops.transfer)
+        options: dict[str, Any] = {"selection": self.selection.describe(),
+                                   "batch": 1 if self.pass_context else self.batch,
                                    "batch_bytes": self.batch_bytes,
                                    "new_context": self.new_context,
                                    "context": context_word(self.new_context,
@@ -249,7 +251,8 @@ class Resubmit:
                            destination=None,
                            selection=self.selection.describe(),
                            options={"selection": self.selection.describe(),
-                                    "batch": self.batch, "batch_bytes": self.batch_bytes,
+                                    "batch": 1 if self.pass_context else self.batch,
+                                    "batch_bytes": self.batch_bytes,
                                     "to": self.to,
                                     "context": context_word(self.new_context,
                                                             self.pass_context)})
