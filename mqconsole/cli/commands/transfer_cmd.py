@@ -107,7 +107,10 @@ def move(ctx: click.Context, **kw: Any) -> None:
     messages: a message that DESTINATION refuses (full, put-inhibited, not authorized, too
     long) stays on SOURCE with the reason reported, and after 10 refusals in a row
     DESTINATION is not tried again (the rest are skipped). A failed get or commit is backed
-    out and redone once. The messages keep their context (set-all) unless --new-context.
+    out and redone once. The messages keep their context (set-all) unless --context
+    default (or --new-context) gives them yours; --context pass gets each first and passes
+    its context (+passall, a unit of work per message; a refused put leaves it on SOURCE
+    with its BackoutCount one higher).
     Messages of a group move together or not at all. A site plugin's put check may refuse
     a message: it stays on SOURCE, failed with the plugin's sentence.
 
@@ -128,7 +131,8 @@ def move(ctx: click.Context, **kw: Any) -> None:
 def copy(ctx: click.Context, **kw: Any) -> None:
     """Copy the selected messages from SOURCE to DESTINATION (SOURCE is not changed).
 
-    The copies keep MsgId and context (set-all) unless --new-context; --strip-dlh copies
+    The copies keep MsgId and context (set-all) unless --context default (or --new-context;
+    a copy cannot pass context: it never gets); --strip-dlh copies
     them without their dead-letter header. Puts are committed every --batch messages; a
     refused put is reported and the copy goes on (after 10 refusals in a row DESTINATION
     is not tried again). Copying to another queue manager is committed there only.
