@@ -92,8 +92,9 @@ def load(ctx: click.Context, file: str, queue: str, new_context: bool,
     The whole file is checked first: a malformed file is refused, naming the line, before
     anything is put. Messages keep the saved descriptor — MsgId and context included
     (set-all context) unless --context default or --new-context — except BackoutCount,
-    which every put starts at 0. Units of work of --batch messages are committed as the load goes; a message the
-    queue refuses stays out and is reported, and the load stops after 10 refusals in a row.
+    which every put starts at 0. Units of work of --batch messages are committed as the
+    load goes; a message the queue refuses stays out and is reported, and the load stops
+    after 10 refusals in a row.
     A load whose last commit MQ could not confirm (exit 5) names the command that loads
     the rest without duplicates (--range and --skip-present).
     """
