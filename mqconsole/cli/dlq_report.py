@@ -125,8 +125,11 @@ def render_report(summary: Summary, rules_table: RulesTable, *, as_json: bool) -
         return
     extra = summary.extra
     if summary.dry_run:
+        from mqconsole.ops.dlq.handler import first_the_failure
+
+        # what would fail first: on a terminal the column is cut at 80 (never into a file)
         rows = [[m["msg_id"], m["rule"] or "-", m["action"] or "-", m["attempts"],
-                 m["outcome"]] for m in extra.get("messages", [])]
+                 first_the_failure(m["outcome"])] for m in extra.get("messages", [])]
         click.echo(table(["MSGID", "RULE", "ACTION", "ATTEMPTS", "WHAT WOULD HAPPEN"], rows,
                          max_width={4: 80}))
     else:

@@ -93,6 +93,15 @@ PutCheck = Callable[[Message, str], "str | None"]
 VERB = {"DISCARD": "discarded", "RETRY": "retried", "FWD": "forwarded"}
 
 
+def first_the_failure(outcome: str) -> str:
+    """"would retry to APP.IN (header removed) — would fail now: MQRC_Q_FULL" →
+    "would fail now: MQRC_Q_FULL — would retry to APP.IN (header removed)": where a column
+    ends before the line does (the console at 80 columns, the CLI's table on a terminal),
+    what would fail must not be what is cut."""
+    what, sep, failure = outcome.partition(" — would fail now: ")
+    return f"would fail now: {failure} — {what}" if sep else outcome
+
+
 class HandlerError(ValueError):
     """The handler cannot start as asked (one sentence); nothing was changed."""
 
@@ -941,5 +950,5 @@ def run_handler(qm: QueueManager, table: RulesTable, settings: Settings, *,
 
 
 __all__ = ["IDLE", "STOPPED", "WORK", "HandlerError", "HandlerReport", "Mark",
-           "MessageOutcome", "RuleCount", "Settings", "mark", "resolve_queue", "run_handler",
-           "settings_for", "wait_for_work"]
+           "MessageOutcome", "RuleCount", "Settings", "first_the_failure", "mark",
+           "resolve_queue", "run_handler", "settings_for", "wait_for_work"]

@@ -32,6 +32,7 @@ from textual.containers import Horizontal, ScrollableContainer
 from textual.suggester import SuggestFromList
 from textual.widgets import DataTable, Input, Label, Static
 
+from mqconsole.ops.dlq.handler import first_the_failure
 from mqconsole.ops.words import counted
 from mqconsole.tui import keys as K
 from mqconsole.tui.context import ConsoleContext
@@ -59,14 +60,6 @@ def _short(outcome: str) -> str:
     """"would retry to APP.IN (header removed) — would fail now: …" → "would retry"."""
     what = outcome.split(" — ")[0].split(" (")[0].split(":")[0]
     return what.split(" to ")[0].split(" as ")[0]
-
-
-def first_the_failure(outcome: str) -> str:
-    """"would retry to APP.IN (header removed) — would fail now: MQRC_Q_FULL" →
-    "would fail now: MQRC_Q_FULL — would retry to APP.IN (header removed)": at 80 columns
-    the column ends before the line does, and what would fail must not be what is cut."""
-    what, sep, failure = outcome.partition(" — would fail now: ")
-    return f"would fail now: {failure} — {what}" if sep else outcome
 
 
 def outcome_text(m: dict[str, Any]) -> str:
