@@ -30,7 +30,9 @@ async def test_resubmit_from_a_backout_queue_says_no_dead_letter_header(make_app
         await wait_for(app, pilot, lambda: isinstance(app.screen, ConfirmDialog))
         body = str(app.screen.body)
         assert "each back to its destination" in body
-        assert "Dead-letter headers are removed" not in body and "Context is kept" in body
+        # the context is chosen in the confirmation since issue 22 item 7 (f4547ed)
+        assert "Dead-letter headers are removed" not in body
+        assert "The context is chosen below" in body
 
 
 async def test_copy_says_the_messages_stay(make_app):
