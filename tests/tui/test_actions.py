@@ -32,6 +32,9 @@ def journal(tmp_path: Path) -> list:
 async def answer(app, pilot, dialog_type, *keys: str, value: str | None = None) -> None:
     await wait_for(app, pilot, lambda: isinstance(app.screen, dialog_type))
     if value is not None:
+        # (the dialog may be the screen before its field is mounted: on a busy machine the
+        # query came first — NoMatches 'Input' in the loaded run)
+        await wait_for(app, pilot, lambda: bool(app.screen.query(Input)))
         app.screen.query_one(Input).value = value
     await pilot.press(*keys)
 

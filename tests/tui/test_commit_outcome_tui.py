@@ -30,7 +30,8 @@ async def test_a_lost_commit_reply_is_said_unknown_and_not_redone(demo_file, qm,
         await open_queue(app, pilot, SRC)
         await settle(app, pilot)
         await pilot.press("space", "m")
-        await wait_for(app, pilot, lambda: isinstance(app.screen, InputDialog))
+        await wait_for(app, pilot, lambda: isinstance(app.screen, InputDialog)
+                       and bool(app.screen.query(Input)))  # (its field mounted too)
         app.screen.query_one(Input).value = DST
         await pilot.press("enter")
         await wait_for(app, pilot, lambda: isinstance(app.screen, ConfirmDialog))
