@@ -107,6 +107,58 @@ def qm(make_qm: MakeQM) -> EmbeddedQueueManager:
     return make_qm()
 
 
+@pytest.fixture(scope="session")
+def spark_log(tmp_path_factory) -> Path:
+    """The log file of the test process's SparkSession (the ``spark`` fixture's): the JVM's
+    output and pyspark's error logging go there, as an audit command's go to its own."""
+    from mqconsole.audit.session import SparkSettings
+
+    return SparkSettings(log_dir=tmp_path_factory.mktemp("spark-log")).log_file
+
+
+@pytest.fixture(scope="session")
+def spark(spark_log: Path):
+    """One SparkSession per test process (per xdist worker): ``local[2]``, two shuffle
+    partitions, its JVM output in :func:`spark_log`. The console and the CLI run in process
+    (tests/cli's ``run_cli``) reuse it: ``start_session`` gives back the running session on
+    the same master (or any local one for the default master)."""
+    from mqconsole.audit.session import SparkSettings, start_session, stop_session
+
+    stop_session()  # one a test started without this fixture writes another log: ours now
+    session = start_session(SparkSettings(master="local[2]", log_dir=spark_log.parent,
+                                          shuffle_partitions=2))
+    yield session
+    session.stop()
+
+
+@pytest.fixture(scope="session")
+def spark_cluster(tmp_path_factory):
+    """One Spark standalone cluster (a master and a worker on 127.0.0.1) per test process,
+    shared by the tests that run on a cluster and by :func:`spark_connect`'s server; both
+    JVMs are stopped by PID when the run ends, and the run fails if either outlives it.
+    The worker offers 4 cores and 4 GB (an offer, not a reservation) and an application takes
+    2 cores, as a 2-core worker gave: the Connect server's and a test's run side by side."""
+    from tests.audit.cluster import alive, standalone_cluster
+
+    folder = tmp_path_factory.mktemp("cluster")
+    with standalone_cluster(folder, cores=4, memory="4g", app_cores=2) as cluster:
+        yield cluster
+    assert not any(alive(pid) for pid in cluster.pids), "a cluster JVM outlived its stop"
+
+
+@pytest.fixture(scope="session")
+def spark_connect(spark_cluster, tmp_path_factory):
+    """One Spark Connect server per test process, on :func:`spark_cluster` (its executor
+    on the cluster's worker), shared by every test that runs over Connect; stopped
+    by PID when the run ends, and the run fails if it outlives that."""
+    from tests.audit.cluster import alive, connect_server
+
+    folder = tmp_path_factory.mktemp("connect")
+    with connect_server(folder, master=spark_cluster.url) as server:
+        yield server
+    assert not alive(server.process.pid), "the Connect server outlived its stop"
+
+
 register_plugins = pytest.fixture(plugin_testing.register_plugins)
 """``register_plugins(*plugins, settings=None) -> PluginHost``: plugins registered for this
 test only (unregistered when it ends; no global host is ever touched)."""

@@ -81,13 +81,17 @@ def stop(proc: subprocess.Popen) -> None:
 
 @contextlib.contextmanager
 def standalone_cluster(folder: Path, *, cores: int = 2, memory: str = "2g",
-                       timeout: float = 240) -> Iterator[Cluster]:
-    """A master and one worker on 127.0.0.1; stopped by PID when the block ends."""
+                       app_cores: int | None = None, timeout: float = 240) -> Iterator[Cluster]:
+    """A master and one worker on 127.0.0.1 (the worker offering ``cores`` and ``memory``;
+    an application takes ``app_cores`` of them unless it says, all by default); stopped by
+    PID when the block ends."""
     home = spark_home()
     spark_class = str(home / "bin" / "spark-class")
     env = {**os.environ, "SPARK_HOME": str(home), "SPARK_LOCAL_IP": "127.0.0.1",
            "PYSPARK_PYTHON": sys.executable, "SPARK_WORKER_DIR": str(folder / "work"),
            "SPARK_LOG_DIR": str(folder), "SPARK_NO_DAEMONIZE": "1"}
+    if app_cores is not None:  # (spark-class gives SPARK_MASTER_OPTS to the master's JVM)
+        env["SPARK_MASTER_OPTS"] = f"-Dspark.deploy.defaultCores={app_cores}"
     port = free_port()
     url = f"spark://127.0.0.1:{port}"
     master_log, worker_log = folder / "master.log", folder / "worker.log"

@@ -1,7 +1,9 @@
 """Spark Connect for real: a Connect server on 127.0.0.1 (pyspark's own ``spark-submit``
-with ``SparkConnectServer``), then export + report + sql with ``--remote sc://…``: the
-export's data source is registered over Connect and runs in the server's Python workers;
-the report is plain Python's (as local's is). The server is stopped by PID."""
+with ``SparkConnectServer``, its executors on a standalone cluster's worker: the run's
+``spark_connect``, shared with the console's Connect test), then export + report + sql with
+``--remote sc://…``: the export's data source is registered over Connect and runs in the
+server's Python workers; the report is plain Python's (as local's is). The fixture stops
+the server by PID when the run ends."""
 
 from __future__ import annotations
 
@@ -11,18 +13,16 @@ import subprocess
 
 import pytest
 
-from .cluster import alive, connect_server, standalone_cluster
 from .reportdata import oracle
 from .scene import DEMO_QUEUES, NOW, QUEUES, build_scene, expected_rows, run_mqconsole
 
 pytestmark = pytest.mark.cluster
 
 
-def test_export_report_and_sql_over_spark_connect(tmp_path) -> None:
+def test_export_report_and_sql_over_spark_connect(tmp_path, spark_connect) -> None:
     scene = build_scene(tmp_path)
     snap, home = tmp_path / "snap", tmp_path / "home"
     as_of = ["--as-of", "2026-11-25T10:00:00Z", "--json"]
-    (tmp_path / "server").mkdir()
     # the client cannot read a queue or a file itself: its data source's reader raises.
     # The server's Python workers import their own mqconsole (the server's environment has
     # no such sitecustomize), so an export that holds every row was read there, nowhere else
@@ -35,30 +35,28 @@ def test_export_report_and_sql_over_spark_connect(tmp_path) -> None:
         "ds.MqconsoleDataSource.reader = _refuse\n")
     client_env = {"PYTHONPATH": os.pathsep.join(
         p for p in (str(shadow), os.environ.get("PYTHONPATH")) if p)}
-    with connect_server(tmp_path / "server") as server:
-        pid = server.process.pid
-        export = run_mqconsole("--embedded", str(scene.qm_path), "audit", "export", "--out",
-                               str(snap), "--queues", QUEUES, *map(str, scene.files),
-                               "--remote", server.url, "--json", home=home, env=client_env)
-        assert export.returncode == 0, export.stderr
-        remote = run_mqconsole("audit", "report", "--in", str(snap), *as_of, "--remote",
-                               server.url, home=home)
-        assert remote.returncode == 0, remote.stderr
-        sql = run_mqconsole("audit", "sql", "--in", str(snap), "--json", "--remote",
-                            server.url, "SELECT count(*) AS n FROM messages", home=home)
-        assert sql.returncode == 0, sql.stderr
-        bad = run_mqconsole("audit", "sql", "--in", str(snap), "--remote", server.url,
-                            "SELECT no_such_column FROM messages", home=home)
-        # read-only over Connect too: Spark's parser and the analysed plan decide, there
-        before = {p: p.read_bytes() for p in snap.rglob("*") if p.is_file()}
-        partition = next((snap / "messages").glob("queue=*"))
-        writes = [run_mqconsole("audit", "sql", "--in", str(snap), "--remote", server.url,
-                                text, home=home) for text in (
-            f"FROM messages INSERT OVERWRITE DIRECTORY '{partition}' SELECT *",
-            "SELECT reflect('java.lang.System', 'getenv', 'HOME')",
-            f"SELECT * FROM binaryFile.`{snap / 'manifest.json'}`")]
-        after = {p: p.read_bytes() for p in snap.rglob("*") if p.is_file()}
-    assert not alive(pid)
+    server = spark_connect
+    export = run_mqconsole("--embedded", str(scene.qm_path), "audit", "export", "--out",
+                           str(snap), "--queues", QUEUES, *map(str, scene.files),
+                           "--remote", server.url, "--json", home=home, env=client_env)
+    assert export.returncode == 0, export.stderr
+    remote = run_mqconsole("audit", "report", "--in", str(snap), *as_of, "--remote",
+                           server.url, home=home)
+    assert remote.returncode == 0, remote.stderr
+    sql = run_mqconsole("audit", "sql", "--in", str(snap), "--json", "--remote",
+                        server.url, "SELECT count(*) AS n FROM messages", home=home)
+    assert sql.returncode == 0, sql.stderr
+    bad = run_mqconsole("audit", "sql", "--in", str(snap), "--remote", server.url,
+                        "SELECT no_such_column FROM messages", home=home)
+    # read-only over Connect too: Spark's parser and the analysed plan decide, there
+    before = {p: p.read_bytes() for p in snap.rglob("*") if p.is_file()}
+    partition = next((snap / "messages").glob("queue=*"))
+    writes = [run_mqconsole("audit", "sql", "--in", str(snap), "--remote", server.url,
+                            text, home=home) for text in (
+        f"FROM messages INSERT OVERWRITE DIRECTORY '{partition}' SELECT *",
+        "SELECT reflect('java.lang.System', 'getenv', 'HOME')",
+        f"SELECT * FROM binaryFile.`{snap / 'manifest.json'}`")]
+    after = {p: p.read_bytes() for p in snap.rglob("*") if p.is_file()}
     want = expected_rows(scene, DEMO_QUEUES)
     summary = json.loads(export.stdout)
     assert summary["rows"] == len(want)
@@ -101,7 +99,7 @@ def _own_mount_namespace() -> list[str] | None:
     return ["unshare", "-rm"] if done.returncode == 0 else None
 
 
-def test_the_client_never_sees_the_snapshot_folder(tmp_path) -> None:
+def test_the_client_never_sees_the_snapshot_folder(tmp_path, spark_connect) -> None:
     """The Connect server and a standalone worker share one folder; the client runs in its
     own mount namespace with an empty private tmpfs over it, so any file the client opened
     or wrote there would be missing or lost. Export, report and sql all work, and what the
@@ -113,8 +111,6 @@ def test_the_client_never_sees_the_snapshot_folder(tmp_path) -> None:
     shared, home = tmp_path / "shared", tmp_path / "home"
     shared.mkdir()
     snap = shared / "snap"
-    (tmp_path / "server").mkdir()
-    (tmp_path / "cluster").mkdir()
 
     def hidden(*args: str):  # mqconsole with the shared folder hidden behind a tmpfs
         from .scene import run_mqconsole as run
@@ -123,16 +119,15 @@ def test_the_client_never_sees_the_snapshot_folder(tmp_path) -> None:
                                            'mount -t tmpfs none "$0" && exec "$@"',
                                            str(shared)])
 
-    with standalone_cluster(tmp_path / "cluster") as cluster, \
-            connect_server(tmp_path / "server", master=cluster.url) as server:
-        export = hidden("--embedded", str(scene.qm_path), "audit", "export", "--out",
-                        str(snap), "--queues", QUEUES, *map(str, scene.files), "--remote",
-                        server.url, "--json")
-        report = hidden("audit", "report", "--in", str(snap), "--as-of",
-                        "2026-11-25T10:00:00Z", "--json", "--remote", server.url)
-        sql = hidden("audit", "sql", "--in", str(snap), "--json", "--remote", server.url,
-                     "SELECT count(*) AS n FROM messages")
-        seen = hidden("audit", "report", "--in", str(snap), "--json")  # no --remote: no way
+    server = spark_connect
+    export = hidden("--embedded", str(scene.qm_path), "audit", "export", "--out",
+                    str(snap), "--queues", QUEUES, *map(str, scene.files), "--remote",
+                    server.url, "--json")
+    report = hidden("audit", "report", "--in", str(snap), "--as-of",
+                    "2026-11-25T10:00:00Z", "--json", "--remote", server.url)
+    sql = hidden("audit", "sql", "--in", str(snap), "--json", "--remote", server.url,
+                 "SELECT count(*) AS n FROM messages")
+    seen = hidden("audit", "report", "--in", str(snap), "--json")  # no --remote: no way
     want = expected_rows(scene, DEMO_QUEUES)
     assert export.returncode == 0, export.stderr
     assert json.loads(export.stdout)["rows"] == len(want)

@@ -96,7 +96,10 @@ SCRIPT = """
 import json, sys
 from pyspark.sql import SparkSession
 spark = (SparkSession.builder.master("local[1]").config("spark.ui.enabled", "false")
-         .config("spark.sql.session.timeZone", "UTC").getOrCreate())
+         .config("spark.sql.session.timeZone", "UTC")
+         # (a short-lived driver: quick JIT, serial GC, as mqconsole's own sessions start)
+         .config("spark.driver.extraJavaOptions", "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC")
+         .getOrCreate())
 files, qm = json.loads(sys.argv[1]), sys.argv[2]
 out = {
     "files": spark.read.format("mqconsole").load(files).count(),

@@ -39,8 +39,30 @@ the executable and a few smoke tests start the real one themselves (``MQCONSOLE`
 PROCESS_ONLY_ENV = ("PYTHONPATH", "PATH", "JAVA_HOME")
 """What only a new process can honour: a call setting one of these runs the executable."""
 
-PROCESS_ONLY_COMMANDS = ("audit",)
-"""Commands that start Spark (a JVM): run as the executable, as operators do."""
+SPARK_COMMANDS = ("audit",)
+"""Commands that start Spark (a JVM): in this process only on the SparkSession already
+running here (:func:`on_the_running_spark`), else as the executable, as operators run them."""
+
+
+def on_the_running_spark(args: tuple[str, ...] | list[str]) -> bool:
+    """Whether an audit command run here would use the SparkSession running in this
+    process (a test asking for the ``spark`` fixture) rather than start one: a local master
+    ``start_session`` gives the running session back for (the same, or the default one:
+    any local session), never ``--remote``. Anything else would stop that session and start
+    another (its own log, its own master): such a call runs the executable."""
+    if "--remote" in args or "pyspark" not in sys.modules:
+        return False
+    from pyspark import SparkContext
+
+    from mqconsole.audit.session import DEFAULT_MASTER
+
+    context = SparkContext._active_spark_context
+    if context is None:
+        return False
+    given = list(args)
+    master = given[given.index("--master") + 1] if "--master" in given[:-1] else DEFAULT_MASTER
+    running = context.master or ""
+    return running == master or (master == DEFAULT_MASTER and running.startswith("local"))
 
 
 def run_cli(*args: str, home: Path, input: str | None = None, env: dict | None = None,
@@ -48,12 +70,14 @@ def run_cli(*args: str, home: Path, input: str | None = None, env: dict | None =
     """mqconsole with ``args``, MQCONSOLE_HOME=``home``, no other MQCONSOLE_* variable,
     ``env`` besides, ``input`` on stdin (a pipe, never a terminal): its exit code, stdout
     and stderr. In this process (see :data:`IN_PROCESS`) unless ``process`` or what is
-    asked needs a process of its own."""
+    asked needs a process of its own. An audit command runs here on the test's SparkSession
+    (the ``spark`` fixture) when it would use it (:func:`on_the_running_spark`): its JVM's
+    output then goes to that session's log (``spark_log``), not under ``home``."""
     full_env = {k: v for k, v in os.environ.items() if not k.startswith("MQCONSOLE_")}
     full_env["MQCONSOLE_HOME"] = str(home)
     full_env.update(env or {})
     if (process or not IN_PROCESS or any(k in (env or {}) for k in PROCESS_ONLY_ENV)
-            or any(a in PROCESS_ONLY_COMMANDS for a in args)):
+            or (any(a in SPARK_COMMANDS for a in args) and not on_the_running_spark(args))):
         # (no tight bound: a JVM starting on a busy machine takes minutes; a hang is
         # pytest-timeout's to stop)
         p = subprocess.run([MQCONSOLE, *args], capture_output=True, text=True, input=input,

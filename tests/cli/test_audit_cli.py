@@ -1,4 +1,8 @@
-"""``mqconsole audit report | sql``: real invocations (each starts its own Spark)."""
+"""``mqconsole audit report | sql``: real invocations. The test process's SparkSession
+(the ``spark`` fixture) runs them in process (tests/cli's ``run_cli``), as the console runs
+its audits; what only a process of its own shows runs the executable, starting its own
+Spark: where the JVM's output goes (the state folder's log, never the terminal), a Java or
+pyspark missing, a sitecustomize."""
 
 from __future__ import annotations
 
@@ -18,7 +22,7 @@ def snapshot(tmp_path_factory):
     return write_snapshot(tmp_path_factory.mktemp("audit") / "snap", rows), rows
 
 
-def test_report_json_is_the_oracle_and_progress_goes_to_stderr(snapshot, tmp_path):
+def test_report_json_is_the_oracle_and_progress_goes_to_stderr(snapshot, tmp_path, spark):
     folder, rows = snapshot
     r = run_cli("audit", "report", "--in", str(folder), "--as-of", AS_OF_TEXT, "--json",
                 "--master", "local[2]", home=tmp_path / "home")
@@ -26,10 +30,9 @@ def test_report_json_is_the_oracle_and_progress_goes_to_stderr(snapshot, tmp_pat
     assert r.json == json.loads(json.dumps(oracle(rows, AS_OF)))
     assert "starting Spark" in r.err and "report done" in r.err
     assert "WARN" not in r.err and "at org.apache" not in r.err  # JVM output in the log
-    assert (tmp_path / "home" / "state" / "spark" / "spark.log").exists()
 
 
-def test_report_html_is_one_page_with_tables_and_bars(snapshot, tmp_path):
+def test_report_html_is_one_page_with_tables_and_bars(snapshot, tmp_path, spark):
     folder, rows = snapshot
     page = tmp_path / "audit.html"
     victim = tmp_path / "victim.txt"  # a symbolic link at FILE is replaced, never followed
@@ -59,10 +62,14 @@ def test_report_html_is_one_page_with_tables_and_bars(snapshot, tmp_path):
 
     assert stat.S_IMODE(page.stat().st_mode) == 0o600  # it may name queues and users
     assert not page.is_symlink() and victim.read_text() == "keep me"
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["audit.html", "home", "victim.txt"]
+    # nothing beside the page (no temporary file left; home is the command's own)
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name != "home") == [
+        "audit.html", "victim.txt"]
 
 
-def test_sql_json_and_bad_sql_in_one_sentence(snapshot, tmp_path):
+def test_sql_json_and_bad_sql_in_one_sentence(snapshot, tmp_path, spark):
+    """The bad query runs the executable, which starts its own Spark: the JVM's words and
+    Spark's stack trace go to the state folder's log file, never the terminal."""
     folder, rows = snapshot
     r = run_cli("audit", "sql", "--in", str(folder), "--json", "--master", "local[2]",
                 "SELECT queue, count(*) AS n FROM messages GROUP BY queue ORDER BY queue",
@@ -73,7 +80,7 @@ def test_sql_json_and_bad_sql_in_one_sentence(snapshot, tmp_path):
         counts[row["queue"]] = counts.get(row["queue"], 0) + 1
     assert r.json == [{"queue": q, "n": n} for q, n in sorted(counts.items())]
     bad = run_cli("audit", "sql", "--in", str(folder), "--master", "local[2]",
-                  "SELECT no_such_column FROM messages", home=tmp_path / "home")
+                  "SELECT no_such_column FROM messages", home=tmp_path / "home", process=True)
     assert bad.code == 2
     assert bad.err.strip().splitlines()[-1].startswith("mqconsole: the query failed:")
     assert "no_such_column" in bad.err and "Traceback" not in bad.err
@@ -85,7 +92,7 @@ def test_sql_json_and_bad_sql_in_one_sentence(snapshot, tmp_path):
 
 
 def test_sql_shows_the_first_rows_and_refuses_the_write_that_wiped_a_queue(snapshot,
-                                                                            tmp_path):
+                                                                            tmp_path, spark):
     """The default limit bounds what is shown (and says so); --limit 0 streams all; the
     issue's ``FROM messages INSERT OVERWRITE DIRECTORY <a partition>`` is exit 2 and the
     partition keeps every byte; --out writes every row through Spark."""
@@ -115,7 +122,7 @@ def test_sql_shows_the_first_rows_and_refuses_the_write_that_wiped_a_queue(snaps
     assert sorted(w for w in written if w != "msg_id") == sorted(x["msg_id"] for x in rows)
 
 
-def test_sql_limit_0_streams_every_row_as_one_json_list(snapshot, tmp_path):
+def test_sql_limit_0_streams_every_row_as_one_json_list(snapshot, tmp_path, spark):
     folder, rows = snapshot
     r = run_cli("audit", "sql", "--in", str(folder), "--master", "local[2]", "--json",
                 "--limit", "0", "SELECT msg_id FROM messages", home=tmp_path / "home")
@@ -124,26 +131,24 @@ def test_sql_limit_0_streams_every_row_as_one_json_list(snapshot, tmp_path):
     assert f"{len(rows):,} rows" in r.err and "more" not in r.err
 
 
-def test_a_failed_spark_job_is_exit_1_with_spark_s_reason(snapshot, tmp_path):
-    """A report whose Spark job fails (a Python worker killed mid-task, injected by a
-    sitecustomize) exits 1 with one sentence holding Spark's reason: 3 is for no Java or
-    pyspark."""
-    import os
+def test_a_failed_spark_job_is_exit_1_with_spark_s_reason(snapshot, tmp_path, spark,
+                                                          monkeypatch):
+    """A report whose Spark job fails (a Python worker killed mid-task) exits 1 with one
+    sentence holding Spark's reason: 3 is for no Java or pyspark."""
+    import mqconsole.audit.report as report
 
-    shadow = tmp_path / "shadow"
-    shadow.mkdir()
-    (shadow / "sitecustomize.py").write_text(
-        "import mqconsole.audit.report as report\n"
-        "def _dies(spark, *args):\n"
-        "    def crash(batches):\n"
-        "        import os\n"
-        "        os._exit(7)\n"
-        "        yield from batches\n"
-        "    return spark.range(4).mapInArrow(crash, 'id long').collect()\n"
-        "report._build = _dies\n")
-    path = os.pathsep.join(p for p in (str(shadow), os.environ.get("PYTHONPATH")) if p)
+    def dies(spark, *args):
+        def crash(batches):
+            import os
+
+            os._exit(7)
+            yield from batches
+
+        return spark.range(4).mapInArrow(crash, "id long").collect()
+
+    monkeypatch.setattr(report, "_build", dies)
     r = run_cli("audit", "report", "--in", str(snapshot[0]), "--master", "local[2]",
-                home=tmp_path / "home", env={"PYTHONPATH": path})
+                home=tmp_path / "home")
     assert r.code == 1, r.err
     errors = [line for line in r.err.splitlines() if line.startswith("mqconsole:")]
     assert len(errors) == 1 and errors[0].startswith("mqconsole: the report failed in Spark:")

@@ -1,9 +1,12 @@
 """``mqconsole audit export`` as operators run it: a real process, a real Spark.
 
-One export of the scene (tests/audit/scene.py: the demo queues, headers that do not parse,
+One export of the scene, as the executable (its own Spark: the state folder's log, nothing of
+the JVM's on the terminal), (tests/audit/scene.py: the demo queues, headers that do not parse,
 an unknown reason, MsgIds repeated across queues and files, a dmpmqmsg file and an amqsbcg
 listing) with a site plugin's audit column, checked against plain Python; one CSV export;
-and every refusal, which happens before Spark starts.
+and every refusal, which happens before Spark starts. The report of the export and the CSV
+export run in process on the test process's SparkSession (the ``spark`` fixture; tests/cli's
+``run_cli``).
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ from tests.audit.scene import (
     expected_rows,
 )
 from tests.audit.scene import run_mqconsole as run
+from tests.cli.conftest import run_cli
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -81,17 +85,17 @@ def test_export_writes_every_message_as_plain_python_reads_it(exported, scene) -
     assert currencies["EUR"] > 0 and set(currencies) == {"EUR", None}  # the demo's JSON orders
 
 
-def test_report_of_the_export_equals_plain_python(exported, scene) -> None:
+def test_report_of_the_export_equals_plain_python(exported, scene, spark) -> None:
     """Every count of the report, for queues and files: headers that do not parse, MsgIds
     repeated across queues and files, an unknown reason, age buckets at a fixed --as-of."""
     from tests.audit.reportdata import oracle
 
     r, out, home = exported
     assert r.returncode == 0, r.stderr
-    report = run("audit", "report", "--in", str(out), "--as-of", "2026-11-25T10:00:00Z",
-                 "--json", home=home)
-    assert report.returncode == 0, report.stderr
-    got = json.loads(report.stdout)
+    report = run_cli("audit", "report", "--in", str(out), "--as-of", "2026-11-25T10:00:00Z",
+                     "--json", home=home)
+    assert report.code == 0, report.err
+    got = report.json
     currencies = {c["value"]: c["count"] for c in got.pop("by_json_field_currency")}
     assert set(currencies) == {"EUR", None}  # the plugin's list (its values: test above)
     assert got == oracle(expected_rows(scene, DEMO_QUEUES), NOW)
@@ -124,7 +128,7 @@ def test_export_folder_manifest_and_permissions(exported, scene) -> None:
     assert (home / "state" / "spark" / "spark.log").exists()
 
 
-def test_csv_export_with_payload_of_two_queue_managers(scene, tmp_path) -> None:
+def test_csv_export_with_payload_of_two_queue_managers(scene, tmp_path, spark) -> None:
     from mqconsole.backends.base import Context
     from mqconsole.backends.open import open_embedded
     from mqconsole.mq.md import MQMD
@@ -145,11 +149,11 @@ def test_csv_export_with_payload_of_two_queue_managers(scene, tmp_path) -> None:
                    f"      path: {scene.qm_path}\n"
                    f"  - name: two\n    backend:\n      type: embedded\n      path: {other}\n")
     out = tmp_path / "csv"
-    r = run("--config", str(cfg), "--profile", "one", "audit", "export", "--out", str(out),
-            "--queues", "APP.ORDERS.BOQ", "--also-profile", "two", "--format", "csv",
-            "--with-payload", "--master", "local[1]", "--json", home=tmp_path / "home")
-    assert r.returncode == 0, r.stderr
-    summary = json.loads(r.stdout)
+    r = run_cli("--config", str(cfg), "--profile", "one", "audit", "export", "--out", str(out),
+                "--queues", "APP.ORDERS.BOQ", "--also-profile", "two", "--format", "csv",
+                "--with-payload", "--master", "local[2]", "--json", home=tmp_path / "home")
+    assert r.code == 0, r.err
+    summary = r.json
     assert {(q["profile"], q["qmgr"], q["rows"]) for q in summary["queues"]} == {
         ("one", "QM1", 5), ("two", "QM2", 2)}
     files = list((out / "messages").rglob("*.csv.gz"))

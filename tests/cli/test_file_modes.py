@@ -72,23 +72,26 @@ def test_every_file_the_commands_create_is_0600_in_0700_folders(tmp_path, umask_
     assert list(cwd.iterdir()) == []
 
 
-@pytest.mark.spark  # audit commands start Spark (tests/support/tiers.py)
 def test_every_file_the_audit_commands_create_is_0600_in_0700_folders(tmp_path, demo,
-                                                                     umask_022, monkeypatch):
+                                                                     umask_022, monkeypatch,
+                                                                     spark):
     home, out, cwd = tmp_path / "home", tmp_path / "out", tmp_path / "cwd"
     out.mkdir()
     cwd.mkdir()
     monkeypatch.chdir(cwd)
-    spark = ("--master", "local[1]")
+    master = ("--master", "local[2]")
 
-    def cli(*args: str) -> None:
-        r = run_cli("--embedded", str(demo), *args, home=home)
+    def cli(*args: str, process: bool = False) -> None:
+        r = run_cli("--embedded", str(demo), *args, home=home, process=process)
         assert r.code == 0, (args, r.err)
 
-    cli("audit", "export", "--out", str(out / "snap"), "--queues", "APP.*", *spark)
-    cli("audit", "report", "--in", str(out / "snap"), "--html", str(out / "r.html"), *spark)
+    # the executable, starting its own Spark (its log and settings under home), with the
+    # umask above; the report and sql in process, on the test process's Spark
+    cli("audit", "export", "--out", str(out / "snap"), "--queues", "APP.*", *master,
+        process=True)
+    cli("audit", "report", "--in", str(out / "snap"), "--html", str(out / "r.html"), *master)
     cli("audit", "sql", "--in", str(out / "snap"), "SELECT queue, count(*) FROM messages "
-        "GROUP BY queue", "--out", str(out / "counts"), *spark)
+        "GROUP BY queue", "--out", str(out / "counts"), *master)
     assert (home / "state" / "spark").is_dir()  # the JVM's log and its settings
     assert not_private(home, out) == [], everything(home, out)
     assert list(cwd.iterdir()) == []

@@ -4,8 +4,9 @@
 test lands in the right tier without anyone marking it:
 
 * ``spark``: starts Spark (a JVM): everything under tests/audit, a test using the
-  ``spark`` fixture, one marked ``cluster`` (a standalone cluster or a Connect server, on
-  top of Spark), and the console's and the CLI's audit tests (tests/tui/test_audit_screen.py,
+  ``spark`` fixture, one in the ``cluster`` tier (marked so, or using the ``spark_cluster``
+  or ``spark_connect`` fixture: a standalone cluster or a Connect server, on top of Spark),
+  and the console's and the CLI's audit tests (tests/tui/test_audit_screen.py,
   tests/cli/test_audit*.py);
 * ``subprocess``: starts processes: tests/cli (real invocations of the ``mqconsole``
   executable), a test using the contract suite's ``multiprocess`` fixture, a ``pty`` test;
@@ -45,7 +46,8 @@ MODULES = {"tui/test_audit_screen.py": ("spark",), "cli/test_audit_cli.py": ("sp
            "cli/test_audit_export_cli.py": ("spark",)}
 """A module under tests/ and the tiers of every test in it."""
 
-FIXTURES = {"spark": ("spark",), "multiprocess": ("subprocess",)}
+FIXTURES = {"spark": ("spark",), "spark_cluster": ("cluster",), "spark_connect": ("cluster",),
+            "multiprocess": ("subprocess",)}
 """A fixture and the tiers of every test using it."""
 
 IMPLIED = {"cluster": ("spark",), "pty": ("subprocess",)}

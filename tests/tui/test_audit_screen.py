@@ -1,7 +1,8 @@
 """The audit screen through ``run_test()``: queues → report tables → a row's messages.
 
-Spark runs for real in a thread worker (one session per xdist worker, the tests of group
-``spark`` share it); a fake slow start shows the console stays live and can cancel.
+Spark runs for real in a thread worker (the test process's session: the ``spark`` fixture,
+which the console's ``start_session`` gives back; the Connect test on the run's server,
+``spark_connect``); a fake slow start shows the console stays live and can cancel.
 """
 
 from __future__ import annotations
@@ -58,7 +59,7 @@ async def test_a_opens_the_audit_of_the_queue_under_the_cursor(make_app):
         assert app.screen.query_one("#patterns", Input).value == DLQ
 
 
-async def test_report_in_a_worker_then_a_row_opens_its_messages(make_app, tmp_path):
+async def test_report_in_a_worker_then_a_row_opens_its_messages(make_app, tmp_path, spark):
     rows = _rows()
     folder = write_snapshot(tmp_path / "snap", rows)
     expected = oracle(rows, AS_OF)
@@ -135,7 +136,8 @@ async def test_a_missing_snapshot_is_one_notification_before_spark(make_app, tmp
 
 
 
-async def test_export_with_a_progress_bar_then_the_report(make_app, demo_file, qm, tmp_path):
+async def test_export_with_a_progress_bar_then_the_report(make_app, demo_file, qm, tmp_path,
+                                                          spark):
     expected_rows = qm.inquire_queue(DLQ).depth
     app = make_app(clock=lambda: AS_OF, audit_master="local[2]", audit_dir=tmp_path,
                    audit_connection={"backend": "embedded", "path": str(demo_file)})
@@ -161,7 +163,7 @@ async def test_export_with_a_progress_bar_then_the_report(make_app, demo_file, q
 
 
 async def test_the_consoles_export_carries_the_site_plugins_audit_columns(make_app, demo_file,
-                                                                          tmp_path):
+                                                                          tmp_path, spark):
     """As the CLI's export does: a site plugin's audit column (the json_field example, run
     in Spark's workers as its plugin) is a column of the console's snapshot."""
     import pyarrow.dataset as ds
@@ -277,18 +279,17 @@ async def test_a_plugin_column_row_opens_the_messages_with_that_value(make_app, 
         assert shown.model.count == types[want]
 
 
-@pytest.mark.cluster
 async def test_the_console_exports_and_reports_on_a_spark_connect_server(make_app, demo_file,
-                                                                         qm, tmp_path):
+                                                                         qm, tmp_path,
+                                                                         spark_connect):
     """tui.audit_master = sc://…: the console's export and report run on a Spark Connect
-    server (started here with pyspark's own launcher, stopped by PID)."""
-    from tests.audit.cluster import connect_server
-
+    server (the run's ``spark_connect``, started with pyspark's own launcher, stopped by
+    PID: tests/conftest.py)."""
+    server = spark_connect
     expected_rows = qm.inquire_queue(DLQ).depth
-    (tmp_path / "server").mkdir()
-    with connect_server(tmp_path / "server") as server:
-        app = make_app(clock=lambda: AS_OF, audit_master=server.url, audit_dir=tmp_path,
-                       audit_connection={"backend": "embedded", "path": str(demo_file)})
+    app = make_app(clock=lambda: AS_OF, audit_master=server.url, audit_dir=tmp_path,
+                   audit_connection={"backend": "embedded", "path": str(demo_file)})
+    try:
         async with app.run_test(size=(100, 34)) as pilot:
             await settle(app, pilot)
             screen = AuditScreen(app.ctx, DLQ, folder=tmp_path / "snap")
@@ -301,8 +302,8 @@ async def test_the_console_exports_and_reports_on_a_spark_connect_server(make_ap
             assert screen.report["messages"] == expected_rows, _notes(app)
             manifest = (tmp_path / "snap" / "manifest.json").read_text()
             assert server.url in manifest  # the master it ran on
+    finally:
         _forget_connect(server.url)  # this worker's other tests run Spark in-process
-    assert server.process.poll() is not None
 
 
 def _forget_connect(url: str) -> None:
