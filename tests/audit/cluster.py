@@ -18,6 +18,10 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+START_BOUND = 900.0
+"""How long a JVM of these may take to say it started: a hang guard, not a speed (a Connect
+server took over 240 s at load 30 beside CPU hogs: make test-loaded, 2026-12-02)."""
+
 
 def free_port() -> int:
     with socket.socket() as s:
@@ -81,7 +85,8 @@ def stop(proc: subprocess.Popen) -> None:
 
 @contextlib.contextmanager
 def standalone_cluster(folder: Path, *, cores: int = 2, memory: str = "2g",
-                       app_cores: int | None = None, timeout: float = 240) -> Iterator[Cluster]:
+                       app_cores: int | None = None, timeout: float = START_BOUND
+                       ) -> Iterator[Cluster]:
     """A master and one worker on 127.0.0.1 (the worker offering ``cores`` and ``memory``;
     an application takes ``app_cores`` of them unless it says, all by default); stopped by
     PID when the block ends."""
@@ -125,7 +130,7 @@ class ConnectServer:
 
 
 @contextlib.contextmanager
-def connect_server(folder: Path, *, timeout: float = 240, master: str = "local[2]"
+def connect_server(folder: Path, *, timeout: float = START_BOUND, master: str = "local[2]"
                    ) -> Iterator[ConnectServer]:
     """A Spark Connect server on 127.0.0.1 (``master``: ``local[2]``, or a standalone
     cluster's ``spark://…``, whose worker runs the executors), started in the foreground with
