@@ -96,17 +96,30 @@ async def settle(app, pilot, rounds: int = 3) -> None:
         await pilot.pause()
 
 
+def _screen_mounted(app) -> bool:
+    """The screen on top has its widgets mounted: a dialog is the screen before its fields
+    are there, and on a busy machine a test's next step came between (NoMatches 'Input' in
+    the loaded run)."""
+    from textual.app import ScreenStackError
+
+    try:
+        return app.screen.is_mounted
+    except ScreenStackError:
+        return True
+
+
 async def wait_for(app, pilot, condition: Callable[[], bool], timeout: float = 120.0, *,
                    workers: bool = True) -> None:
     """Until ``condition()``; ``workers=False`` while a long worker must keep running. The
     timeout is generous: the whole suite on two busy cores once took over 10 s for a step
     that takes 5 ms alone (and ``make test-loaded`` runs it beside a CPU hog); a hang still
-    fails, here or at pytest-timeout's bound."""
+    fails, here or at pytest-timeout's bound. The screen on top is also waited for until it
+    is mounted (its widgets there)."""
     import asyncio
     import time
 
     end = time.monotonic() + timeout
-    while not condition():
+    while not (condition() and _screen_mounted(app)):
         if time.monotonic() > end:
             raise AssertionError("timed out waiting for the console")
         if workers:
