@@ -107,8 +107,8 @@ def build_queue(path: Path, n: int, mix: str = "realistic") -> None:
 
         at = OFFSETS["msg_id"]
         db.execute(f"UPDATE messages SET msg_id = randomblob(24) WHERE id > {SEED}")
-        db.execute(f"UPDATE messages SET md = substr(md, 1, {at}) || msg_id || "
-                   f"substr(md, {at + 25}) WHERE id > {SEED}")
+        db.execute(f"UPDATE messages SET md = CAST(substr(md, 1, {at}) || msg_id || "
+                   f"substr(md, {at + 25}) AS BLOB) WHERE id > {SEED}")
     db.execute("UPDATE queues SET curdepth = (SELECT count(*) FROM messages "
                "WHERE queue = ?) WHERE name = ?", (QUEUE, QUEUE))
     db.commit()
@@ -200,6 +200,9 @@ def timed(args: list[str], env: dict) -> tuple[float, subprocess.CompletedProces
         **{k: round(v) for k, v in peak.items()}, "cpu_seconds": round(sum(cpu.values()), 1)}
 
 
+CONF: list[str] = []  # --conf K=V given to the export
+
+
 def export(qm: Path, out: Path, master: str, home: Path) -> dict:
     shutil.rmtree(out, ignore_errors=True)
     env = {k: v for k, v in os.environ.items() if not k.startswith("MQCONSOLE_")}
@@ -207,7 +210,7 @@ def export(qm: Path, out: Path, master: str, home: Path) -> dict:
     env["MQCONSOLE_HOME"] = str(home)
     seconds, r, memory = timed([mqconsole_exe(), "--embedded", str(qm), "audit", "export",
                                 "--out", str(out), "--queues", QUEUE, "--master", master,
-                                "--json"], env)
+                                *(a for kv in CONF for a in ("--conf", kv)), "--json"], env)
     if r.returncode != 0:
         raise SystemExit(f"export failed ({r.returncode}): {r.stderr[-2000:]}")
     return {"seconds": round(seconds, 2), "rows": json.loads(r.stdout)["rows"],
@@ -282,12 +285,16 @@ def main() -> None:
     parser.add_argument("--master", default="local[*]")
     parser.add_argument("--mix", choices=("realistic", "plain"), default="realistic")
     parser.add_argument("--no-floor", action="store_true")
+    parser.add_argument("--conf", action="append", default=[], metavar="K=V",
+                        help="a Spark setting for the export (repeatable)")
     args = parser.parse_args()
+    CONF.extend(args.conf)
     DATA.mkdir(parents=True, exist_ok=True)
     warm_bytecode()
     home = DATA / "home"
     load_before = os.getloadavg()
-    figures: dict = {"messages": args.messages, "master": args.master, "mix": args.mix}
+    figures: dict = {"messages": args.messages, "master": args.master, "mix": args.mix,
+                     "conf": args.conf}
     tag = "" if args.mix == "plain" else "-realistic"
     small_qm = DATA / f"qm-{args.small}{tag}.sqlite"
     big_qm = DATA / f"qm-{args.messages}{tag}.sqlite"

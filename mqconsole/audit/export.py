@@ -271,13 +271,14 @@ def _conf_bytes(spark: SparkSession, key: str, default: int) -> int:
 
 
 def _reader(spark: SparkSession, plan: ExportPlan, sources: list[QueueSource],
-            files: list[FileSource], progress_dir: str | None):
-    """The raw rows of every source (``raw.py``): decoded after, by ``_decoded``."""
+            files: list[FileSource], progress_dir: str | None, raw: bool):
+    """The rows of every source: raw (``raw.py``, decoded after by ``_decoded``) or
+    decoded by the readers themselves."""
     from .datasource import register
 
     request = plan.request
     register(spark, request.connections, request.plugin_columns)
-    reader = spark.read.format("mqconsole").option("raw", "true")
+    reader = spark.read.format("mqconsole").option("raw", str(raw).lower())
     if sources:
         reader = reader.option("queue_list", json.dumps([s.to_json() for s in sources]))
     if files:
@@ -320,18 +321,19 @@ def _spread(estimates: list[int | None], parts: int) -> bool:
     return total >= SPREAD_MIN_ROWS and max(known) * parts > 1.5 * total
 
 
-def _decoded(frame, plan: ExportPlan, estimates: list[int | None], parts: int):
+def _decoded(frame, plan: ExportPlan, parts: int):
     """The raw rows decoded into the snapshot's columns by every task (``mapInArrow``),
-    after a repartition by (queue, position) hash when a read partition is too big for one
-    task (``_spread``): a queue of real MQ is browsed by one task and decoded by all."""
+    after a repartition by (queue, position) hash (``_spread``: a read partition too big
+    for one task, as a queue of real MQ is: browsed by one task, decoded by all). When the
+    read is balanced already (stretches, pieces, many queues) the readers decode what they
+    read: the raw rows' extra trip through the JVM cost more than it gave (bench)."""
     from .columns import spark_ddl
     from .datasource import export_decoder
 
     request = plan.request
     columns = snapshot_columns(with_payload=request.with_payload, plugin_columns=[
         (c.full_name, c.spark_type) for c in request.plugin_columns])
-    if _spread(estimates, parts):
-        frame = frame.repartition(parts, "queue", "position")
+    frame = frame.repartition(parts, "queue", "position")
     return frame.mapInArrow(export_decoder(columns, request.plugin_columns), spark_ddl(columns))
 
 
@@ -631,9 +633,10 @@ def _run_job(spark: SparkSession, plan: ExportPlan, staged: str, parts: int,
     try:
         if cancel is not None and cancel.is_set():
             raise cancelled
-        raw = _reader(spark, plan, sources, files, progress_dir)
-        _write(_decoded(raw, plan, _estimates(plan, sources, files), parts),
-               join(staged, DATA_DIR), plan.request.format)
+        spread = _spread(_estimates(plan, sources, files), parts)
+        rows = _reader(spark, plan, sources, files, progress_dir, raw=spread)
+        _write(_decoded(rows, plan, parts) if spread else rows, join(staged, DATA_DIR),
+               plan.request.format)
     except ExportCancelled:
         raise
     except Exception as e:
@@ -719,21 +722,21 @@ def _stretch_notes(frame, plan: ExportPlan, split: set[tuple[str, str]]) -> list
     kept (each message was read once, by its key: nothing is read again); only the
     positions are not one moment's."""
     queues = {(q.qmgr, q.queue) for q in plan.queues if (q.key, q.queue) in split}
-    stats = (frame.where("source = 'queue'").groupBy("qmgr", "queue")
-             .agg({"*": "count", "position": "min"}).collect())
-    distinct = {(r["qmgr"], r["queue"]): r for r in frame.where("source = 'queue'")
-                .selectExpr("qmgr", "queue", "position").groupBy("qmgr", "queue")
-                .agg({"position": "max"}).collect()}
-    counts = {(r["qmgr"], r["queue"]): int(r[0]) for r in frame.where("source = 'queue'")
-              .selectExpr("qmgr", "queue", "position").distinct().groupBy("qmgr", "queue")
-              .count().selectExpr("count", "qmgr", "queue").collect()}
+    view = f"mqconsole_export_{uuid.uuid4().hex[:12]}"
+    frame.createOrReplaceTempView(view)
+    try:  # one pass (it took three)
+        stats = frame.sparkSession.sql(
+            "SELECT qmgr, queue, count(*) AS n, min(position) AS lo, max(position) AS hi, "
+            f"count(DISTINCT position) AS d FROM {view} WHERE source = 'queue' "
+            "GROUP BY qmgr, queue").collect()
+    finally:
+        frame.sparkSession.catalog.dropTempView(view)
     out = []
     for row in stats:
         key = (row["qmgr"], row["queue"])
         if key not in queues:
             continue
-        n, lo = int(row["count(1)"]), row["min(position)"]
-        hi, d = distinct[key]["max(position)"], counts.get(key, 0)
+        n, lo, hi, d = int(row["n"]), row["lo"], row["hi"], int(row["d"])
         if n and (d != n or lo != 1 or hi != n):
             out.append(f"{key[1]} ({key[0]}) changed while it was read in stretches: its "
                        f"{n:,} rows hold each message read once, but their positions are "
