@@ -5,13 +5,13 @@ doctor and the replay timeline when the model is there. ``:`` opens the command 
 (every action and screen), ``/`` filters, ``?`` lists the keys of the screen, ``escape``
 goes back, ``q`` quits. Details for operators: docs/tui.md.
 
-How it is built (Harlequin's way): every backend call runs in a thread worker — most through
-:meth:`ConsoleContext.backend <mqconsole.tui.context.ConsoleContext.backend>` or, inside an
-action's flow, :func:`mqconsole.tui.flow.in_thread`; the operation and audit screens run
-workers of their own — and a failure is a notification (naming the queue and the MQ reason),
-so a slow or failing queue manager never freezes the screen. Changes go through ``ops`` only
-(:mod:`mqconsole.tui.actions`). Text from messages and the queue manager reaches widgets only
-as ``rich.text.Text`` made safe by :mod:`.safe`.
+How it is built (Harlequin's way): every backend call runs in a thread worker — a flow
+awaiting :func:`mqconsole.tui.flow.in_thread` (a screen's own flows are workers of that
+screen, :func:`mqconsole.tui.flow.start`, so they end with it); the operation and audit
+screens run ``@work`` workers of their own — and a failure is a notification (naming the
+queue and the MQ reason), so a slow or failing queue manager never freezes the screen.
+Changes go through ``ops`` only (:mod:`mqconsole.tui.actions`). Text from messages and the
+queue manager reaches widgets only as ``rich.text.Text`` made safe by :mod:`.safe`.
 
 This module is the top of the package: it imports the screens, and nothing in the package
 imports it. Screens and actions are given the :class:`~mqconsole.tui.context.ConsoleContext`

@@ -29,6 +29,7 @@ from textual.worker import Worker, WorkerState
 
 from mqconsole.mq.errors import MQError
 from mqconsole.mq.reasons import MQRC_HCONN_ERROR
+from mqconsole.tui.flow import FLOW, in_thread, start
 from mqconsole.tui.requests import QueuesLoaded
 from mqconsole.tui.safe import clean
 
@@ -48,7 +49,6 @@ STYLES_DIR = Path(__file__).resolve().parent / "styles"
 STYLES: list[str | PurePath] = [STYLES_DIR / "dialogs.tcss", STYLES_DIR / "widgets.tcss",
           STYLES_DIR / "console.tcss"]  # the app's CSS_PATH
 MIN_WIDTH, MIN_HEIGHT = 80, 24  # below this the console says "terminal too small"
-FLOW = "flow"  # the description of flow.in_thread's workers: their flow reports their errors
 
 
 @dataclass(frozen=True)
@@ -201,7 +201,8 @@ def _describe_error(exc: BaseException, *, queue: str | None = None) -> str:
 
 class ConsoleContext:
     """What screens and actions are given: the profile, settings, connections, what the
-    console knows of the queue manager, and the one way to run a backend call.
+    console knows of the queue manager, notifications and the router of failed workers
+    (backend calls are flows awaiting :func:`mqconsole.tui.flow.in_thread`).
 
     One per console; a profile switch changes ``profile`` and ``conns`` in place, so screens
     keep the same context. ``app`` is Textual's ``App`` (for screens, notifications and
@@ -258,30 +259,7 @@ class ConsoleContext:
         kw["markup"] = False
         self.app.notify(text, **kw)
 
-    # -- workers: backend calls with callbacks (flows await flow.in_thread) ---------------
-    def backend(self, fn: Callable[[], Any], *, done: Callable[[Any], Any] | None = None,
-                failed: Callable[[BaseException], Any] | None = None,
-                queue: str | None = None, what: str = "", group: str = "backend",
-                exclusive: bool = False, quiet: tuple[type[BaseException], ...] = ()) -> Any:
-        """Run ``fn`` in a thread worker; ``done(result)`` or ``failed(exc)`` run on the event
-        loop afterwards. Failures (but those in ``quiet``) are reported by :meth:`report_error`.
-        """
-
-        def job() -> None:
-            try:
-                result = fn()
-            except BaseException as exc:  # reported in one place, never a crash
-                if not isinstance(exc, quiet):
-                    self.post_from_thread(self.report_error, exc, queue=queue, what=what)
-                if failed is not None:
-                    self.post_from_thread(failed, exc)
-                return
-            if done is not None:
-                self.post_from_thread(done, result)
-
-        return self.app.run_worker(job, thread=True, group=group, exclusive=exclusive,
-                                   name=what or "backend", exit_on_error=False)
-
+    # -- workers (backend calls are flows awaiting flow.in_thread) -----------------------
     def post_from_thread(self, callback: Callable[..., Any], *args: Any, **kw: Any) -> None:
         """Run ``callback`` on the event loop soon (never blocks the calling thread): Textual's
         ``post_message`` is thread-safe, and a closed app takes no more messages."""
@@ -307,8 +285,12 @@ class ConsoleContext:
 
     # -- the queue manager ------------------------------------------------------------------
     def load_queues(self, then: Callable[[list[dict[str, Any]]], Any] | None = None) -> None:
-        """Read the queue manager and its queues; then ``then(rows)`` and the banners."""
+        """Read the queue manager and its queues; then ``then(rows)`` and the banners. A newer
+        read cancels this one (its result, even one already in, is dropped)."""
+        start(self.app, partial(self._load_queues, then), what="list queues", group="queues",
+              exclusive=True)
 
+    async def _load_queues(self, then: Callable[[list[dict[str, Any]]], Any] | None) -> None:
         def read() -> tuple[Any, list[dict[str, Any]], str | None]:
             from mqconsole.ops.queues import queue_rows
 
@@ -329,18 +311,16 @@ class ConsoleContext:
 
             return self.conns.call(work)
 
-        def got(out: tuple[Any, list[dict[str, Any]], str | None]) -> None:
-            info, rows, note = out
-            self.qmgr_info = info
-            self.queue_rows = rows
-            self.listing_note = note
-            dlq = info.dead_letter_queue.strip()
-            self.dlq_depth = next((r["depth"] for r in rows if r["name"] == dlq), None)
-            if then is not None:
-                then(rows)
-            self.request(QueuesLoaded())
-
-        self.backend(read, done=got, what="list queues", group="queues", exclusive=True)
+        info, rows, note = await in_thread(self, read, queue=None, what="list queues",
+                                           group="queues")
+        self.qmgr_info = info
+        self.queue_rows = rows
+        self.listing_note = note
+        dlq = info.dead_letter_queue.strip()
+        self.dlq_depth = next((r["depth"] for r in rows if r["name"] == dlq), None)
+        if then is not None:
+            then(rows)
+        self.request(QueuesLoaded())
 
     def mark_dirty(self, queue: str, left: frozenset[Mark] | None = None) -> None:
         """``queue`` changed: its message list is read again when shown — or, when ``left``

@@ -72,10 +72,10 @@ def test_the_console_answers_while_a_slow_filter_runs(slow_site, tmp_path, how, 
         console.keys(b"\r")
         console.wait_for("filtering")  # the filter runs (a minute)
         if how == "q":
-            # escape stops the filter (or, when the filter runs in the reading itself
-            # because it was typed before the console handled the end of the reading, that
-            # reading or the screen), then q quits: both answered while the slow filter
-            # runs off the event loop — a filter on the event loop held both keys
+            # escape stops the filter (also one typed before the console handled the end
+            # of the reading: it runs on the messages read too, test_messages_races.py),
+            # then q quits: both answered while the slow filter runs off the event loop —
+            # a filter on the event loop held both keys
             console.keys(b"\x1b", b"q")
         else:
             os.kill(console.pid, getattr(signal, how))

@@ -93,3 +93,78 @@ async def test_a_quiet_error_is_the_flows_to_handle_and_an_unexpected_one_is_sai
     assert handled == ["which queue?"]
     assert ctx.errors == [("a bug", None, "resubmit")]
 
+
+
+async def test_a_result_for_a_flow_cancelled_after_it_came_in_is_dropped(monkeypatch):
+    """A newer worker of the group cancelled this one after its thread had returned, but
+    before the flow went on: the flow ends quietly instead of using a stale result."""
+    from textual.worker import Worker
+
+    wait = Worker.wait
+
+    async def cancelled_meanwhile(self):
+        out = await wait(self)
+        self.cancel()  # (what a newer browse does between the result and the flow)
+        return out
+
+    monkeypatch.setattr(Worker, "wait", cancelled_meanwhile)
+    app = App()
+    async with app.run_test() as pilot:
+        ctx = Ctx(app)
+        seen: list[object] = []
+
+        async def flow() -> None:
+            seen.append(await in_thread(ctx, lambda: "stale", queue="Q", what="read"))
+
+        launch(ctx, flow(), what="browse")
+        for _ in range(20):
+            await pilot.pause()
+        assert seen == [] and ctx.errors == []
+
+
+async def test_a_flow_of_a_screen_ends_with_the_screen_and_a_newer_one_replaces_it():
+    """``start``: the flow is a worker of its screen from the start — cancelling its group
+    before it ran means it never runs; ``exclusive`` cancels the older one; a screen popped
+    while its thread reads drops the result, and nothing is said."""
+    import threading
+
+    from textual.screen import Screen
+
+    from mqconsole.tui.flow import start
+
+    app = App()
+    async with app.run_test() as pilot:
+        ctx = Ctx(app)
+        screen = Screen()
+        await app.push_screen(screen)
+        ran: list[str] = []
+
+        async def named(name: str) -> None:
+            ran.append(name)
+
+        start(screen, lambda: named("never"), what="a", group="g")
+        screen.workers.cancel_group(screen, "g")  # (as a newer browse does)
+        start(screen, lambda: named("older"), what="b", group="h", exclusive=True)
+        start(screen, lambda: named("newer"), what="c", group="h", exclusive=True)
+        await until(pilot, lambda: "newer" in ran)
+        await app.workers.wait_for_complete()
+        assert ran == ["newer"]
+
+        gate, reading = threading.Event(), threading.Event()
+
+        def read() -> str:
+            reading.set()
+            gate.wait(60)
+            return "late"
+
+        async def flow() -> None:
+            ran.append(await in_thread(ctx, read, queue="Q", what="read", node=screen))
+
+        start(screen, flow, what="read", group="g")
+        await until(pilot, reading.is_set)
+        app.pop_screen()
+        await until(pilot, lambda: screen not in app.screen_stack)
+        gate.set()
+        for _ in range(20):
+            await pilot.pause()
+        assert ran == ["newer"] and ctx.errors == []

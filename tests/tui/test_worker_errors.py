@@ -54,3 +54,31 @@ def test_every_worker_of_the_console_leaves_errors_to_the_router() -> None:
             if not off:
                 found.append(f"{file.relative_to(TUI)}:{node.lineno}")
     assert not found, f"workers that would end the app on an error: {found}"
+
+
+def test_backend_work_has_one_pattern() -> None:
+    """Backend work is a flow awaiting ``flow.in_thread`` (or a ``@work`` method): the old
+    callback style — ``ctx.backend(fn, done=..., failed=...)`` with a generation counter to
+    drop stale results — does not come back. No ``backend`` method is defined or called
+    under tui/, no ``_generation`` counter is kept, and ``run_worker`` is called only by
+    ``flow.py`` (stale results are dropped by cancelling worker groups)."""
+    from mqconsole.tui.context import ConsoleContext
+
+    assert not hasattr(ConsoleContext, "backend")
+    found = []
+    for file in sorted(TUI.rglob("*.py")):
+        where = file.relative_to(TUI).as_posix()
+        for node in ast.walk(ast.parse(file.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) \
+                    and node.name == "backend":
+                found.append(f"{where}:{node.lineno} def backend")
+            elif isinstance(node, ast.Call):
+                name = node.func.attr if isinstance(node.func, ast.Attribute) else \
+                    getattr(node.func, "id", "")
+                if name == "backend":
+                    found.append(f"{where}:{node.lineno} backend(...)")
+                elif name == "run_worker" and where != "flow.py":
+                    found.append(f"{where}:{node.lineno} run_worker(...)")
+            elif isinstance(node, ast.Attribute) and "generation" in node.attr:
+                found.append(f"{where}:{node.lineno} .{node.attr}")
+    assert not found, f"the callback style of backend work is back: {found}"

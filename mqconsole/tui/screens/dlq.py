@@ -36,6 +36,7 @@ from mqconsole.ops.dlq.handler import first_the_failure
 from mqconsole.ops.words import counted
 from mqconsole.tui import keys as K
 from mqconsole.tui.context import ConsoleContext
+from mqconsole.tui.flow import Reported, in_thread, start
 from mqconsole.tui.requests import QueueChanged, QueuesChanged
 from mqconsole.tui.safe import clean, txt
 from mqconsole.tui.screens.base import ConsoleScreen
@@ -333,21 +334,24 @@ class DlqHandlerScreen(ConsoleScreen):
             finally:
                 ctx.conns.release(qm)
 
-        def done(plan: Summary) -> None:
-            if not self.is_attached or cancel.is_set():
+        queue = self.queue or None
+
+        async def plan() -> None:
+            try:
+                summary = await in_thread(ctx, job, queue=queue,
+                                          what="dead-letter handler plan", group="plan",
+                                          node=self)
+            except Reported as failed:
+                self._status(txt(f"cannot plan: {failed.__cause__}", "bold red"))
                 return
-            self.op, self.plan = op, plan
-            self.queue = str(plan.extra.get("queue") or self.queue)
+            self.op, self.plan = op, summary
+            self.queue = str(summary.extra.get("queue") or self.queue)
             self.query_one("#d-queue", Input).value = self.queue
             self._planned = (path, self.queue)  # filling the queue in is no edit
-            self._show(plan)
+            self._show(summary)
 
-        def failed(exc: BaseException) -> None:
-            if self.is_attached:
-                self._status(txt(f"cannot plan: {exc}", "bold red"))
-
-        ctx.backend(job, done=done, failed=failed, queue=self.queue or None,
-                    what="dead-letter handler plan")
+        # a newer plan cancels this one (its result, even one already in, is dropped)
+        start(self, plan, what="dead-letter handler plan", group="plan", exclusive=True)
 
     # -- showing a plan or a run ---------------------------------------------------------
     def _show(self, summary: Summary) -> None:

@@ -13,12 +13,14 @@ import bisect
 import contextlib
 import threading
 import time
+from collections.abc import Awaitable, Callable
 from dataclasses import replace
-from typing import Any
+from typing import Any, TypeVar
 
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.widgets import Static
+from textual.worker import WorkerCancelled, get_current_worker
 
 from mqconsole.ops.browse import page_reader, row_reader, selector
 from mqconsole.ops.selection import Mark
@@ -30,6 +32,7 @@ from mqconsole.tui import clipboard
 from mqconsole.tui import keys as K
 from mqconsole.tui.browsing import BrowseModel, Cancelled
 from mqconsole.tui.context import ConsoleContext
+from mqconsole.tui.flow import Reported, in_thread, start
 from mqconsole.tui.paging import LISTED_PAGE, PagedModel
 from mqconsole.tui.requests import ShowMessage
 from mqconsole.tui.rows import RowSource
@@ -46,6 +49,11 @@ AUTO_READ = 5000  # queues up to this depth are read whole at once (complete sum
 AUTO_COUNT = 50_000  # read page by page: the summary is counted at once up to this depth
 QUICK_READ = 0.02  # seconds: a page model's rows read on the event loop while reads are this fast
 QUICK_ROWS = 200  # ... and no more rows at once than a tall screen shows
+# the screen's worker groups: a new browse cancels BROWSE, DEPTH and FRESHNESS (their
+# results, even those already in, are dropped), a filter of what was read BROWSE and
+# FRESHNESS; the screen's going cancels them all (FETCH too)
+BROWSE, DEPTH, FRESHNESS, FETCH = "browse", "depth", "freshness", "fetch"
+T = TypeVar("T")
 
 
 def summary_text(model: RowSource, width: int, depth_now: int | None = None,
@@ -117,12 +125,11 @@ class MessagesScreen(ConsoleScreen):
         self._want: int | None = 0
         self._reading = False
         self._cancel = threading.Event()
-        self._generation = 0
         self.depth: int | None = None
         self.depth_now: int | None = None  # the depth asked since the list was read
-        self._paging = False  # a worker reads pages of a PagedModel
+        self._paging: RowSource | None = None  # the PagedModel a worker reads pages of
         self._pages_wanted: list[int] = []
-        self._counting = False  # a worker counts the whole queue's summary
+        self._counting: RowSource | None = None  # the model whose summary a worker counts
         self._filtering = False  # a worker filters the messages read (``_filter_read``)
         self._shown: dict[str, Text] = {}  # the panels' texts, as last updated
         self._remembered: str | None = None  # the filter it opened with, kept from before
@@ -187,17 +194,42 @@ class MessagesScreen(ConsoleScreen):
         model = self.model
         if model is None or not model.done or self._reading:
             return
-        ctx, queue, gen = self.ctx, self.queue, self._generation
+        self._start(self._check_fresh, what="inquire queue", group=FRESHNESS, exclusive=True)
 
-        def got(depth: int | None) -> None:
-            if gen == self._generation and self.is_attached:
-                self.depth_now = depth
-                self._update_status()
-                self._update_summary()
+    async def _check_fresh(self) -> None:
+        ctx, queue = self.ctx, self.queue
+        self.depth_now = await self._in_thread(
+            lambda: ctx.conns.call(lambda qm: qm.inquire_queue(queue).depth),
+            what="inquire queue", group=FRESHNESS)
+        self._update_status()
+        self._update_summary()
 
-        ctx.backend(lambda: ctx.conns.call(lambda qm: qm.inquire_queue(queue).depth),
-                    done=got, queue=queue, what="inquire queue", group="freshness",
-                    exclusive=True)
+    # -- work off the event loop: flows of this screen's workers (mqconsole.tui.flow) ------
+    def _start(self, flow: Callable[[], Awaitable[None]], *, what: str, group: str = BROWSE,
+               exclusive: bool = False) -> None:
+        start(self, flow, what=what, group=group, exclusive=exclusive)
+
+    async def _in_thread(self, fn: Callable[[], T], *, what: str, group: str = BROWSE,
+                         quiet: tuple[type[BaseException], ...] = ()) -> T:
+        return await in_thread(self.ctx, fn, queue=self.queue, what=what, quiet=quiet,
+                               group=group, node=self)
+
+    def _cancel_work(self, *groups: str) -> None:
+        """Cancel this screen's workers of ``groups``: their flows end where they wait,
+        and a result they are given later is dropped."""
+        for group in groups:
+            self.workers.cancel_group(self, group)
+
+    def _from_thread(self, fn: Callable[..., Any], *args: Any) -> None:
+        """From a worker's thread: ``fn(*args)`` on the event loop soon, unless the worker
+        has been cancelled by then (a newer browse, the screen gone)."""
+        worker = get_current_worker()
+
+        def run() -> None:
+            if not worker.is_cancelled and self.is_attached:
+                fn(*args)
+
+        self.ctx.post_from_thread(run)
 
     def on_resize(self) -> None:
         self.query_one("#header", Static).update(
@@ -229,11 +261,10 @@ class MessagesScreen(ConsoleScreen):
     def start_browse(self, where_text: str | None, where) -> None:
         self.ctx.remember_filter(self.queue, where_text)
         self._stop()
-        self._generation += 1
+        self._cancel_work(BROWSE, DEPTH, FRESHNESS)
         self._filtering = False
         self._cancel = threading.Event()
         ctx = self.ctx
-        gen = self._generation
         queue = self.queue
         holder: dict[str, Any] = {}
         self.depth_now = None
@@ -252,29 +283,11 @@ class MessagesScreen(ConsoleScreen):
         lst.set_model(model)
         first = max(lst.scrollable_content_region.height, 24) + model.page_size // 2
         self._want = first
-        self._reading = True  # until the connection says how it reads (``_opened``)
+        self._reading = True  # until the connection says how it reads (``_open``)
         self._update_status()
         self._update_summary()
 
-        def depth() -> int | None:
-            return ctx.conns.call(lambda qm: qm.inquire_queue(queue).depth)
-
-        def got_depth(d: int | None) -> None:
-            if gen != self._generation or not self.is_attached:
-                return
-            self.depth = d
-            model = self.model
-            if model is None:
-                return
-            model.depth_hint = d
-            if d is not None and d <= AUTO_READ and model.reads_in_order:
-                self._want = None
-                self._ensure_reader()
-            if not model.reads_in_order and d is not None and d <= AUTO_COUNT:
-                self._count_facts()
-            lst.rows_changed()
-            self._update_status()
-
+        self._start(self._read_depth, what="inquire queue", group=DEPTH)
         cancel = self._cancel
         screenful = max(lst.scrollable_content_region.height, 24)  # then on to ``first``
 
@@ -292,6 +305,9 @@ class MessagesScreen(ConsoleScreen):
                                    page_size=model.page_size if rows is None else LISTED_PAGE,
                                    local_qmgr=ctx.qmgr_name)
                 paged.load([0])
+                if get_current_worker().is_cancelled:  # a newer browse, or the screen gone
+                    paged.close()
+                    return None
                 return paged
             select = selector(conn, queue, where)
             if select is not None:
@@ -299,30 +315,47 @@ class MessagesScreen(ConsoleScreen):
             model.read_until(screenful, cancel=cancel)  # the first screen, in this worker
             return None
 
-        def opened(paged: PagedModel | None) -> None:
-            if gen != self._generation or not self.is_attached:
-                if paged is not None:
-                    paged.close()
-                return
-            self._reading = False
-            if paged is not None:
-                paged.depth_hint = model.depth_hint
-                self.model = paged
-                lst.set_model(paged)
-                if self.depth is not None and self.depth <= AUTO_COUNT:
-                    self._count_facts()
-            self._rows_arrived(gen)
+        self._start(lambda: self._open(model, how, lst), what="browse")
+
+    async def _read_depth(self) -> None:
+        """The queue's depth: it sizes the list; a queue this deep is read whole at once
+        (or its summary counted)."""
+        ctx, queue = self.ctx, self.queue
+        d = await self._in_thread(lambda: ctx.conns.call(
+            lambda qm: qm.inquire_queue(queue).depth), what="inquire queue", group=DEPTH)
+        self.depth = d
+        model = self.model
+        if model is None:
+            return
+        model.depth_hint = d
+        if d is not None and d <= AUTO_READ and model.reads_in_order:
+            self._want = None
             self._ensure_reader()
+        if not model.reads_in_order and d is not None and d <= AUTO_COUNT:
+            self._count_facts()
+        self.query_one(MessageList).rows_changed()
+        self._update_status()
 
-        def not_opened(exc: BaseException) -> None:
-            if gen == self._generation and self.is_attached:
-                self._reading = False
-                self._want = 0
-                self._rows_arrived(gen)
-
-        ctx.backend(depth, done=got_depth, queue=queue, what="inquire queue")
-        ctx.backend(how, done=opened, failed=not_opened, queue=queue, what="browse",
-                    quiet=(Cancelled,))
+    async def _open(self, model: BrowseModel, how: Callable[[], PagedModel | None],
+                    lst: MessageList) -> None:
+        """Open the browse (``how``, on its connection) and read its first screen; a queue
+        too deep to read whole becomes a ``PagedModel``."""
+        try:
+            paged = await self._in_thread(how, what="browse", quiet=(Cancelled,))
+        except (Cancelled, Reported):
+            self._reading = False
+            self._want = 0
+            self._rows_arrived()
+            return
+        self._reading = False
+        if paged is not None:
+            paged.depth_hint = model.depth_hint
+            self.model = paged
+            lst.set_model(paged)
+            if self.depth is not None and self.depth <= AUTO_COUNT:
+                self._count_facts()
+        self._rows_arrived()
+        self._ensure_reader()
 
     def _count_of(self, conn: Any) -> int | None:
         """How many messages a browse of the queue meets now (a selection's "of M")."""
@@ -333,10 +366,14 @@ class MessagesScreen(ConsoleScreen):
     def _count_facts(self) -> None:
         """The whole queue's summary, counted by the backend (a ``PagedModel``)."""
         model = self.model
-        if model is None or not model.can_count_facts or self._counting:
+        if model is None or not model.can_count_facts or self._counting is model:
             return
-        self._counting = True
-        ctx, queue, gen = self.ctx, self.queue, self._generation
+        self._counting = model
+        self._update_summary()
+        self._start(lambda: self._count(model), what="summary")
+
+    async def _count(self, model: RowSource) -> None:
+        ctx, queue = self.ctx, self.queue
 
         def count() -> None:
             conn = ctx.conns.new()  # its own: the main connection stays free meanwhile
@@ -345,48 +382,50 @@ class MessagesScreen(ConsoleScreen):
             finally:
                 ctx.conns.release(conn)
 
-        def counted(_: Any = None) -> None:
-            self._counting = False
-            if gen == self._generation and self.is_attached:
-                self._update_summary()
-
-        self._update_summary()
-        ctx.backend(count, done=counted, failed=counted, queue=queue, what="summary")
+        try:
+            await self._in_thread(count, what="summary")
+        finally:
+            if self._counting is model:
+                self._counting = None
+                if self.is_attached:
+                    self._update_summary()
 
     def on_message_list_need_pages(self, event: MessageList.NeedPages) -> None:
         model = self.model
         if model is None or model.reads_in_order:
             return
         self._pages_wanted = event.pages
-        if self._paging:
+        if self._paging is model:
             return
         if model.quick and self._load_here(model, event.pages):
             return
-        self._paging = True
-        gen, ctx = self._generation, self.ctx
+        self._paging = model
+        self._start(lambda: self._read_pages(model), what="browse")
+
+    async def _read_pages(self, model: RowSource) -> None:
+        """Read the pages the list wants until it wants none it has not (it may ask for
+        more meanwhile); an error is reported once, and the same pages are asked again
+        only when the view moves."""
 
         def read() -> None:
-            while gen == self._generation and not model.closed:
+            worker = get_current_worker()
+            while not worker.is_cancelled and not model.closed:
                 pages = [p for p in self._pages_wanted if model.missing(
                     p * model.page_size, (p + 1) * model.page_size)]
                 if not pages:
                     return
                 model.load(pages)  # (listed rows: consecutive pages in one read)
 
-        def finished(_: Any = None) -> None:
-            self._paging = False
-            if gen == self._generation and self.is_attached:
-                lst = self.query_one(MessageList)
-                lst.reset_asked()
-                self._rows_arrived(gen)
-
-        def failed(_: BaseException) -> None:
-            # reported once; the same pages are asked again only when the view moves
-            self._paging = False
-            if gen == self._generation and self.is_attached:
-                self._rows_arrived(gen)
-
-        ctx.backend(read, done=finished, failed=failed, queue=self.queue, what="browse")
+        try:
+            await self._in_thread(read, what="browse")
+        except Reported:
+            self._rows_arrived()
+            return
+        finally:
+            if self._paging is model:
+                self._paging = None
+        self.query_one(MessageList).reset_asked()
+        self._rows_arrived()
 
     def _load_here(self, model: RowSource, pages: list[int]) -> bool:
         """Read ``pages`` on the event loop, when the model lists rows in process: no hand-off
@@ -399,12 +438,12 @@ class MessagesScreen(ConsoleScreen):
                 return False
         except Exception as exc:  # reported once, as from a worker: asked again on a move
             self.ctx.report_error(exc, queue=self.queue, what="browse")
-            self._rows_arrived(self._generation)
+            self._rows_arrived()
             return True
         if time.monotonic() - t0 > QUICK_READ:
             model.quick = False
         self.query_one(MessageList).reset_asked()  # (asks for the rest, if any)
-        self._rows_arrived(self._generation)
+        self._rows_arrived()
         return True
 
     def on_message_list_need_rows(self, event: MessageList.NeedRows) -> None:
@@ -424,46 +463,40 @@ class MessagesScreen(ConsoleScreen):
         if self._want is not None and model.count >= self._want:
             return
         self._reading = True
-        gen = self._generation
         cancel = self._cancel
-        ctx = self.ctx
+        self._start(lambda: self._read(model, cancel), what="browse")
+
+    async def _read(self, model: RowSource, cancel: threading.Event) -> None:
+        """Read on until the list has the rows it wants (all: ``_want`` None), the rows
+        shown as they come; ``escape`` stops it (``cancel``)."""
         last = [0.0]
 
         def progress(m: BrowseModel) -> None:
             now = time.monotonic()
             if now - last[0] >= PROGRESS_EVERY:
                 last[0] = now
-                ctx.post_from_thread(self._rows_arrived, gen)
+                self._from_thread(self._rows_arrived)
 
         def read() -> None:
-            while True:
-                want = self._want
-                if gen != self._generation or cancel.is_set():
-                    return
-                target = None if want is None else want
-                model.read_until(target, cancel=cancel, progress=progress)
+            worker = get_current_worker()
+            while not (worker.is_cancelled or cancel.is_set()):
+                model.read_until(self._want, cancel=cancel, progress=progress)
                 if model.done or (self._want is not None and model.count >= self._want):
                     return
 
-        def finished(_: Any) -> None:
-            if gen != self._generation or not self.is_attached:
-                return
-            self._reading = False
-            self._rows_arrived(gen)
-            self._ensure_reader()
-
-        def failed(exc: BaseException) -> None:
-            if gen != self._generation or not self.is_attached:
-                return
+        try:
+            await self._in_thread(read, what="browse", quiet=(Cancelled,))
+        except (Cancelled, Reported):
             self._reading = False
             self._want = model.count
-            self._rows_arrived(gen)
+            self._rows_arrived()
+            return
+        self._reading = False
+        self._rows_arrived()
+        self._ensure_reader()
 
-        ctx.backend(read, done=finished, failed=failed, queue=self.queue, what="browse",
-                    quiet=(Cancelled,))
-
-    def _rows_arrived(self, gen: int) -> None:
-        if gen != self._generation or self.model is None or not self.is_attached:
+    def _rows_arrived(self) -> None:
+        if self.model is None or not self.is_attached:
             return
         self.query_one(MessageList).rows_changed()
         self._update_status()
@@ -512,7 +545,7 @@ class MessagesScreen(ConsoleScreen):
         if self.model is None:
             return
         self._show("#summary", summary_text(self.model, self.size.width, self.depth_now,
-                                            self._counting))
+                                            self._counting is self.model))
 
     def _show(self, selector: str, text: Text) -> None:
         """Update a panel when its text changed: an update lays the screen out again, and
@@ -602,7 +635,7 @@ class MessagesScreen(ConsoleScreen):
         self.ctx.remember_filter(self.queue, None)
         if model is None or model.where is None:
             return
-        if not self._reading and model.can_filter():
+        if model.can_filter():
             self._filter_read(model, None, None)
             return
         self.start_browse(None, None)
@@ -629,7 +662,7 @@ class MessagesScreen(ConsoleScreen):
         bar.close_quietly()
         self.query_one(MessageList).focus()
         model = self.model
-        if model is not None and not self._reading and model.can_filter():
+        if model is not None and model.can_filter():
             self._filter_read(model, where, text or None)
             return
         self.start_browse(text or None, where)
@@ -639,55 +672,53 @@ class MessagesScreen(ConsoleScreen):
         """A queue read to its end: filter the messages read, in a worker (a search through
         many large payloads takes a while, and the console must answer keys and signals
         meanwhile); ``escape`` stops it and leaves the list as it was. A filter that fails
-        there browses as before, which says why."""
-        self._generation += 1
-        gen = self._generation
+        there browses as before, which says why. The reading has ended (the model says so,
+        in the reader's thread): a reader whose end was not yet handled here is done with."""
+        self._cancel_work(BROWSE, FRESHNESS)
         cancel = self._cancel = threading.Event()
+        self._reading = False
         self._filtering = True
+        self._filtered_so_far = None
         self._update_status()
+        self._start(lambda: self._filter(model, where, text, cancel), what="filter")
 
-        def done(quick: BrowseModel | None) -> None:
-            if gen != self._generation or not self.is_attached:
-                return
-            self._filtering = False
-            if quick is None:
-                self.start_browse(text, where)
-                return
-            self.model = quick
-            self.ctx.remember_filter(self.queue, text)
-            self.query_one(MessageList).set_model(quick)
-            self._want, self._reading = None, False
-            self._rows_arrived(gen)
-
-        def failed(exc: BaseException) -> None:
-            if gen != self._generation or not self.is_attached:
-                return
-            self._filtering = False
-            if isinstance(exc, Cancelled):
-                self._update_status()
-                self.app.notify("Stopped filtering; the list is as it was.", markup=False)
-                return
-            self.start_browse(text, where)
-
+    async def _filter(self, model: RowSource, where: Any, text: str | None,
+                      cancel: threading.Event) -> None:
         last = [0.0]
-        ctx = self.ctx
 
         def progress(read: int, matched: int, of: int) -> None:
             now = time.monotonic()
             if now - last[0] >= PROGRESS_EVERY:
                 last[0] = now
-                ctx.post_from_thread(self._filter_progress, gen, read, matched, of)
+                self._from_thread(self._filter_progress, read, matched, of)
 
-        self._filtered_so_far = None
-        self.ctx.backend(lambda: model.filtered(where, text, cancel=cancel,
-                                                progress=progress),
-                         done=done, failed=failed, queue=self.queue, what="filter",
-                         quiet=(Exception,))
+        try:
+            quick = await self._in_thread(
+                lambda: model.filtered(where, text, cancel=cancel, progress=progress),
+                what="filter", quiet=(Exception,))
+        except Cancelled:
+            self._filtering = False
+            self._update_status()
+            self.app.notify("Stopped filtering; the list is as it was.", markup=False)
+            return
+        except WorkerCancelled:
+            raise
+        except Exception:  # the filter cannot run on what was read: a browse says why
+            quick = None
+        self._filtering = False
+        if quick is None:
+            self.start_browse(text, where)
+            return
+        self.model = quick
+        self.ctx.remember_filter(self.queue, text)
+        self.query_one(MessageList).set_model(quick)
+        self._want, self._reading = None, False
+        self._rows_arrived()
 
-    def _filter_progress(self, gen: int, read: int, matched: int, of: int) -> None:
+    def _filter_progress(self, read: int, matched: int, of: int) -> None:
         """How far a filter of the messages read has come (read and matched, said in the
         status line at least every ``PROGRESS_EVERY`` seconds)."""
-        if gen == self._generation and self.is_attached and self._filtering:
+        if self._filtering:
             self._filtered_so_far = (read, matched, of)
             self._update_status()
 
@@ -749,9 +780,17 @@ class MessagesScreen(ConsoleScreen):
         if model.reads_in_order:  # (a page model reads at the position)
             self.app.notify(f"Browsing {self.queue} again to message "
                             f"{model.row(row).position:,}…", markup=False)
-        self.ctx.backend(lambda: model.fetch(row),
-                                 done=lambda v: self.ctx.request(ShowMessage(self.queue, v)),
-                                 queue=self.queue, what="fetch message")
+        self._fetch(model, row, lambda v: self.ctx.request(ShowMessage(self.queue, v)))
+
+    def _fetch(self, model: RowSource, row: int, then: Callable[[Any], Any]) -> None:
+        """The message at ``row`` read again (its view is not kept), then ``then(view)`` —
+        unless the screen has gone meanwhile."""
+
+        async def fetch() -> None:
+            then(await self._in_thread(lambda: model.fetch(row), what="fetch message",
+                                       group=FETCH))
+
+        self._start(fetch, what="fetch message", group=FETCH)
 
     # -- actions ------------------------------------------------------------------------------
     def targets(self):
@@ -813,8 +852,7 @@ class MessagesScreen(ConsoleScreen):
         if view is not None:
             then(view)
             return
-        self.ctx.backend(lambda: model.fetch(row), done=then, queue=self.queue,
-                                 what="fetch message")
+        self._fetch(model, row, then)
 
     def action_edit(self) -> None:
         self._current_view(lambda v: self.actions.edit(self.queue, v))
