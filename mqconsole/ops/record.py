@@ -49,6 +49,8 @@ def entry_for(result: OperationResult, *, qmgr: str | None, profile: str | None,
         info["stopped_early"] = result.stopped_early
     if result.not_tried or (result.stopped_early and result.not_tried is not None):
         info["not_tried"] = result.not_tried  # never tried: they stayed (a load: not put)
+    if result.not_tried:
+        info["not_tried_why"] = result.not_tried_why()
     return JournalEntry(
         operation=result.operation, qmgr=qmgr, profile=profile, source=result.source,
         destinations=sorted(result.moved_to) or ([result.destination] if result.destination

@@ -169,6 +169,10 @@ class OperationResult:
     stopped_early: str | None = None  # why the operation stopped before every message
     # selected messages never tried because it stopped early (they stayed); in ``selected``
     not_tried: int | None = 0  # None: stopped before they could be counted (a cancel)
+    # why messages were not tried while the operation went on: a destination of several (a
+    # resubmit's) given up, ``APP.SMALL refused 10 messages in a row (…), so it was given
+    # up: 5 of its messages were not tried`` (their count is in ``not_tried``)
+    given_up: list[str] = field(default_factory=list)
     unlisted_failures: int = 0  # failed without a message to name (a plugin action's count)
     present: int = 0  # already on the destination, not put again (a load's --skip-present)
 
@@ -200,9 +204,10 @@ class OperationResult:
         """Why the ``not_tried`` messages were never tried and where they are, for a
         summary: ``APP.SMALL was given up; they stayed on APP.ORDERS`` — a load's
         ``…; 37 messages of the file were not put`` (they are nowhere else)."""
-        why = self.stopped_early or ("cancelled" if self.cancelled
-                                     else "a commit's outcome is unknown"
-                                     if self.outcome_unknown else "stopped early")
+        stop = self.stopped_early or ("cancelled" if self.cancelled
+                                      else "a commit's outcome is unknown"
+                                      if self.outcome_unknown else None)
+        why = "; ".join([*self.given_up, *([stop] if stop else [])]) or "stopped early"
         n = self.not_tried or 0
         if self.operation == "load":
             return (f"{why}; {counted(n, grouped=True)} of the file "
@@ -293,6 +298,7 @@ class OperationResult:
             "cancelled": self.cancelled,
             "stopped_early": self.stopped_early,
             "not_tried": self.not_tried,
+            "not_tried_why": self.not_tried_why() if self.not_tried else None,
             "failure_groups": self.failure_groups(),
         }
 

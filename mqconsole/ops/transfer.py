@@ -12,8 +12,9 @@ inside a unit of work"):
 * A put that fails (2053 full, 2051 inhibited, 2035 not authorized, 2030 too big, …) leaves
   that message untouched on the source with nothing to back out: it is recorded as failed
   and the operation goes on. After a destination refused ``REFUSALS_BEFORE_STOP`` messages
-  in a row it is not tried again: the rest of its messages are *skipped* (they stay) and a
-  warning says why.
+  in a row it is not tried again: the rest of its messages are *not tried* (they stay), a
+  count of their own with the reason (``OperationResult.given_up``); a move's or copy's one
+  destination given up stops the operation (``stopped_early``).
 * A failed get, or a commit certainly backed out (2003, or backed out after any other
   failure: ``backends.base.settle_failed_commit``), backs the unit of work out and redoes it
   once: the unit's messages
@@ -74,7 +75,7 @@ from mqconsole.mq.message import (
     MQMF_SEGMENT,
     Message,
 )
-from mqconsole.mq.names import reason_name
+from mqconsole.mq.names import reason_label, reason_name
 from mqconsole.mq.reasons import (
     CONNECTION_REASONS,
     MQRC_DATA_LENGTH_ERROR,
@@ -236,6 +237,7 @@ class _Group:
     fail_reason: int = 0
     fail_detail: str = ""
     warned: bool = False
+    dropped_for: str | None = None  # the given-up destination its members were not tried for
 
     @property
     def gid_hex(self) -> str:
@@ -392,7 +394,8 @@ class _Engine:
         self.open_groups: dict[bytes, _Group] = {}
         self.refusals: dict[str, int] = {}
         self.stopped: dict[str, MQError] = {}
-        self.skipped_for: dict[str, int] = {}
+        self.untried_for: dict[str, int] = {}  # a given-up destination's messages after
+        self.stop_untried: int | None = 0  # past an early stop (None: not counted)
         self.notes: dict[str, int] = {}
         self.duplicates: list[str] = []
         self.total: int | None = None
@@ -430,7 +433,7 @@ class _Engine:
                 self.cursor.close()
             self._abandon_open_unit()
         if self.stopped_early:
-            self.result.not_tried = self._not_tried(found is not None)
+            self.stop_untried = self._not_tried(found is not None)
         self._finish()
         return self.result
 
@@ -691,7 +694,8 @@ class _Engine:
                        f"its group was not moved: {g.fail_detail}", None)
             return
         if g.state == "dropped":  # opened, then its destination was no longer tried
-            self.result.skipped += 1
+            label = g.dropped_for or ""
+            self.untried_for[label] = self.untried_for.get(label, 0) + 1
             return
         g.remaining -= 1
         if g.remaining <= 0:
@@ -752,10 +756,10 @@ class _Engine:
                 self._group_failed(gid, u.reason, u.detail or reason_name(u.reason))
             return
         stopped = self.stopped.get(route.label)
-        if stopped is not None:
-            self.result.skipped += 1
-            self.skipped_for[route.label] = self.skipped_for.get(route.label, 0) + 1
+        if stopped is not None:  # given up: not tried (they stay), a count of their own
+            self.untried_for[route.label] = self.untried_for.get(route.label, 0) + 1
             if gid is not None:
+                self.groups[gid].dropped_for = route.label
                 self._group_failed(gid, stopped.reason,
                                    f"{route.label} is no longer tried", count_as_failed=False)
             return
@@ -1218,18 +1222,22 @@ class _Engine:
     # -- the end ----------------------------------------------------------------------------
     def _finish(self) -> None:
         res = self.result
-        res.selected = self.matched + self.extra_selected + (res.not_tried or 0)
+        res.selected = self.matched + self.extra_selected + (self.stop_untried or 0)
+        untried = sum(self.untried_for.values())
+        res.not_tried = (None if self.stop_untried is None
+                         else self.stop_untried + untried)
         for label, e in self.stopped.items():
             refused = (f"{label} refused {REFUSALS_BEFORE_STOP} messages in a row (last: "
-                       f"{e.reason_name}, {e.reason})")
+                       f"{reason_label(e.reason)})")
             if label == self.only_destination and self.stopped_early == f"{label} was given up":
                 self.stopped_early = f"{refused}, so it was given up"  # said once, below
                 continue
-            n = self.skipped_for.get(label, 0)
-            res.warnings.append(f"{refused}; it was not tried again: "
-                                f"{counted(n, 'more message')} for it "
-                                f"{agree(n, 'was', 'were')} skipped and stayed on "
-                                f"{self.source}")
+            n = self.untried_for.get(label, 0)
+            if n:  # a count of their own: not tried, with why (not_tried_why)
+                res.given_up.append(f"{refused}, so it was given up: {counted(n)} for it "
+                                    f"{agree(n, 'was', 'were')} not tried")
+            else:
+                res.warnings.append(f"{refused}; it was not tried again")
         for key, n in self.notes.items():
             text = self.note_texts.get(key)
             if text:

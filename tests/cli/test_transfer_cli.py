@@ -91,8 +91,8 @@ def test_a_move_stopped_by_a_full_queue_says_how_many_were_not_tried(cli):
     assert r.code == 1, r.err
     assert "moved 0 of 240 selected messages from SYSTEM.DEAD.LETTER.QUEUE" in r.err
     assert "failed: 10 (they stayed where they were)" in r.err
-    assert ("not tried: 230 (APP.SMALL refused 10 messages in a row (last: MQRC_Q_FULL, "
-            "2053), so it was given up; they stayed on SYSTEM.DEAD.LETTER.QUEUE)") in r.err
+    assert ("not tried: 230 (APP.SMALL refused 10 messages in a row (last: MQRC_Q_FULL "
+            "(2053)), so it was given up; they stayed on SYSTEM.DEAD.LETTER.QUEUE)") in r.err
     assert len(rows(cli, DLQ)) == 240
     listed = cli("journal")
     assert "selected 240 done 0 failed 10 skipped 0 not tried 230" in listed.out, listed.out
@@ -167,7 +167,13 @@ def test_resubmit_demo_dlq(cli):
     by_dest = Counter((f["destination"], f["reason_name"]) for f in doc["failed"])
     assert by_dest[("APP.SMALL", "MQRC_Q_FULL")] == 10  # each failure names where it went
     assert all(f["destination"] for f in doc["failed"])
-    assert doc["skipped"] == 105 and doc["selected"] == 240
+    # a given-up destination's later messages are not tried, a count of their own with
+    # why (issue 24 item 2), never "skipped" with a warning
+    assert doc["skipped"] == 0 and doc["not_tried"] == 105 and doc["selected"] == 240
+    assert ("APP.SMALL refused 10 messages in a row (last: MQRC_Q_FULL (2053)), so it was "
+            "given up: 50 messages for it were not tried") in doc["not_tried_why"]
+    assert doc["not_tried_why"].endswith(f"they stayed on {DLQ}")
+    assert not any("skipped" in w for w in doc["warnings"])
     left = rows(cli, DLQ)
     assert len(left) == 145
     assert {x["dlh"]["dest_q"] for x in left} == {"APP.SMALL", "APP.LEGACY", "APP.ORDRES",
@@ -181,6 +187,21 @@ def test_resubmit_demo_dlq(cli):
     assert len(done) == 95 and {o["destination"] for o in done} == set(doc["moved_to"])
     failed = [o for o in entry["outcomes"] if o["outcome"] == "failed"]
     assert len(failed) == 40 and all(o["reason"] for o in failed)
+    assert entry["details"]["not_tried"] == 105 and entry["details"]["skipped"] == 0
+    assert entry["details"]["not_tried_why"] == doc["not_tried_why"]
+
+
+def test_resubmit_says_a_given_up_destinations_messages_were_not_tried(cli):
+    """The text face: 'not tried: 105 (… so it was given up: 50 messages for it were not
+    tried; …)', no 'skipped' line, and the journal's list counts them."""
+    r = cli("resubmit", DLQ, "--all", "--yes")
+    assert r.code == 1, r.err
+    assert "skipped:" not in r.err
+    assert ("not tried: 105 (APP.SMALL refused 10 messages in a row (last: MQRC_Q_FULL "
+            "(2053)), so it was given up: 50 messages for it were not tried; ") in r.err
+    assert f"they stayed on {DLQ})" in r.err
+    listed = cli("journal")
+    assert "skipped 0 not tried 105" in listed.out, listed.out
 
 
 def test_resubmit_shared_backout_queue(cli):

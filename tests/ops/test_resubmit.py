@@ -90,8 +90,17 @@ def test_resubmit_demo_dlq(demo):
     by_reason = Counter((f.reason, f.destination) for f in r.failed)
     assert by_reason == {(2053, "APP.SMALL"): 10, (2051, "APP.LEGACY"): 10,
                          (2085, "APP.ORDRES"): 10, (2087, "APP.ORDERS@QM9"): 10}
-    assert r.skipped == 50 + 30 + 20 + 5  # after ten refusals in a row: not tried again
-    assert len(after) == len(r.failed) + r.skipped == 145
+    # after ten refusals in a row a destination is not tried again: its later messages are
+    # a count of their own, with why (issue 24 item 2), never "skipped"
+    assert r.skipped == 0
+    assert r.not_tried == 50 + 30 + 20 + 5
+    assert len(after) == len(r.failed) + r.not_tried == 145
+    why = r.not_tried_why()
+    assert ("APP.SMALL refused 10 messages in a row (last: MQRC_Q_FULL (2053)), so it was "
+            "given up: 50 messages for it were not tried") in why
+    assert "APP.ORDERS@QM9 refused 10 messages in a row (last: MQRC_UNKNOWN_REMOTE_Q_MGR" in why
+    assert why.endswith(f"they stayed on {DLQ}")
+    assert not any("skipped" in w for w in r.warnings)
     stayed_dests = Counter(dead_letter_header(m.md, m.body).dest_q for m in after)
     assert stayed_dests == {"APP.SMALL": 60, "APP.LEGACY": 40, "APP.ORDRES": 30,
                             "APP.ORDERS": 15}

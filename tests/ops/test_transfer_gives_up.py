@@ -27,8 +27,8 @@ def test_a_move_stops_browsing_when_its_destination_gives_up():
     summary = Operation(Move("IN", "OUT", Selection(all=True)), journal=None).run(qm)
     r = summary.result
     assert len(r.failed) == REFUSALS_BEFORE_STOP and r.done == 0
-    assert r.stopped_early == ("OUT refused 10 messages in a row (last: MQRC_PUT_INHIBITED, "
-                               "2051), so it was given up")
+    assert r.stopped_early == ("OUT refused 10 messages in a row (last: MQRC_PUT_INHIBITED "
+                               "(2051)), so it was given up")
     # the rest were never tried: a count of their own, in the selected (issue 24 item 2)
     assert r.not_tried == 2000 - REFUSALS_BEFORE_STOP and r.selected == 2000
     assert r.selected == r.done + len(r.failed) + r.skipped + r.not_tried

@@ -137,6 +137,29 @@ async def test_resubmit_a_filtered_selection_shows_its_plan_first(make_app, qm, 
         "ZOS.INBOUND"}
 
 
+async def test_resubmit_counts_a_given_up_destinations_messages_as_not_tried(make_app, qm,
+                                                                            tmp_path):
+    """Issue 24 item 2: the demo's dead-letter queue resubmitted whole; APP.SMALL and three
+    more are given up after ten refusals — their later messages are 'Not tried' with why,
+    never 'Skipped', in the result and in the journal."""
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(app, pilot)
+        await open_queue(app, pilot, DLQ)
+        await pilot.press("asterisk", "R")
+        await answer(app, pilot, ConfirmDialog, "y")
+        text = await result(app, pilot)
+    flat = " ".join(text.split())
+    assert "Skipped" not in flat
+    assert ("Not tried: 105 (APP.SMALL refused 10 messages in a row (last: MQRC_Q_FULL "
+            "(2053)), so it was given up: 50 messages for it were not tried;") in flat
+    assert f"they stayed on {DLQ})" in flat
+    assert depth(qm, DLQ) == 145
+    rec = journal(tmp_path)[-1]
+    assert rec.operation == "resubmit" and rec.details["not_tried"] == 105
+    assert rec.details["skipped"] == 0 and "given up" in rec.details["not_tried_why"]
+
+
 async def test_resubmit_from_a_shared_backout_queue_asks_where_to(make_app, qm):
     app = make_app()
     async with app.run_test(size=(80, 24)) as pilot:

@@ -296,3 +296,18 @@ def test_a_records_messages_never_tried_are_a_count_of_their_own():
                         details={"selected": 14, "stopped_early": "APP.LEGACY refused 10 "
                                  "puts in a row (MQRC_PUT_INHIBITED)", "not_tried": 4})
     assert "· 4 not tried (not put)" in describe(load).plain  # of the file: never put
+
+
+def test_a_resubmits_record_says_why_its_messages_were_not_tried():
+    """Issue 24 item 2: a resubmit goes on past a given-up destination; its record says why
+    the rest of that destination's messages were never tried, once."""
+    from mqconsole.tui.screens.journal_record import describe
+
+    why = ("APP.SMALL refused 10 messages in a row (last: MQRC_Q_FULL (2053)), so it was "
+           "given up: 50 messages for it were not tried; they stayed on DLQ")
+    entry = JournalEntry("resubmit", qmgr="QM1", profile="test", source="DLQ",
+                         destinations=["APP.ORDERS"], operator="alice",
+                         details={"selected": 60, "not_tried": 50, "not_tried_why": why})
+    said = describe(entry).plain
+    assert f"· 50 not tried ({why})" in said
+    assert "not tried why" not in said  # said once

@@ -37,13 +37,13 @@ def test_messages_never_tried_are_a_count_of_their_own():
     beside the done and the failed (they add up to the selected)."""
     r = OperationResult("move", "APP.ORDERS.BOQ", "APP.SMALL", selected=52, done=5,
                         stopped_early="APP.SMALL refused 10 messages in a row (last: "
-                        "MQRC_Q_FULL, 2053), so it was given up", not_tried=37)
+                        "MQRC_Q_FULL (2053)), so it was given up", not_tried=37)
     r.failed = [Failure(msgid=f"{i:048X}", position=i, reason=MQRC_Q_FULL,
                         destination="APP.SMALL") for i in range(10)]
     text = summary_text(_summary(r)).plain
     assert "Moved 5 of 52 messages from" in text and "Failed: 10" in text
-    assert ("Not tried: 37 (APP.SMALL refused 10 messages in a row (last: MQRC_Q_FULL, "
-            "2053), so it was given up; they stayed on APP.ORDERS.BOQ)") in text
+    assert ("Not tried: 37 (APP.SMALL refused 10 messages in a row (last: MQRC_Q_FULL "
+            "(2053)), so it was given up; they stayed on APP.ORDERS.BOQ)") in text
     r.not_tried, r.stopped_early = 0, None
     assert "Not tried" not in summary_text(_summary(r)).plain
 

@@ -60,9 +60,12 @@ def describe(entry: Any) -> Text:
         not_tried = 0
     out.append(f" · {counts['skipped']:,} skipped", "bold yellow" if counts["skipped"] else "")
     if not_tried:
-        out.append(f" · {not_tried:,} not tried ("
-                   f"{'not put' if entry.operation == 'load' else 'they stayed'})",
-                   "bold yellow")
+        why = entry.details.get("not_tried_why")  # why and where, as the result said it
+        if not isinstance(why, str) or not why:
+            why = "not put" if entry.operation == "load" else "they stayed"
+        out.append(f" · {not_tried:,} not tried (", "bold yellow")
+        out.append_text(txt(why))
+        out.append(")", "bold yellow")
     out.append("\n")
     if entry.in_doubt:
         out.append(f"{len(entry.in_doubt):,} in doubt (their last unit's commit is not "
@@ -71,7 +74,7 @@ def describe(entry: Any) -> Text:
         out.append_text(txt(f"backup: {entry.backup}"))
         out.append("\n")
     details = {k: v for k, v in entry.details.items()
-               if not isinstance(v, dict | list) and k != "not_tried"}
+               if not isinstance(v, dict | list) and k not in ("not_tried", "not_tried_why")}
     if details:
         out.append_text(txt(" · ".join(f"{k.replace('_', ' ')}: {_said(v)}"
                                        for k, v in details.items())))
