@@ -3,7 +3,7 @@ failed commit is classified (only 2003 means "backed out")."""
 
 from __future__ import annotations
 
-from .names import reason_name
+from .names import reason_label, reason_name
 from .reasons import (
     MQRC_CALL_INTERRUPTED,
     MQRC_CONNECTION_BROKEN,
@@ -35,7 +35,7 @@ class MQError(Exception):
         self.completion = completion
         self.reason_name = reason_name(reason)
         self.detail = message
-        text = f"{self.reason_name} ({reason})"
+        text = reason_label(reason)  # the one form: MQRC_Q_FULL (2053)
         if message:
             text = f"{message}: {text}"
         super().__init__(text)

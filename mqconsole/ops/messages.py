@@ -6,7 +6,7 @@ from mqconsole.backends.base import Context, QueueManager, settle_failed_commit
 from mqconsole.mq.errors import MQError
 from mqconsole.mq.md import MQMD
 from mqconsole.mq.message import Message
-from mqconsole.mq.names import reason_name
+from mqconsole.mq.names import reason_label, reason_name
 from mqconsole.mq.reasons import (
     MQRC_MSG_TOO_BIG_FOR_Q,
     MQRC_PUT_INHIBITED,
@@ -72,7 +72,7 @@ def put_messages(qm: QueueManager, queue: str, md: MQMD, body: bytes, *, count: 
                 result.stopped_early = "a commit's outcome is unknown"
                 result.warnings.append(
                     f"the commit of {len(pending)} message(s) has an unknown outcome "
-                    f"({exc.reason_name}, {exc.reason}): browse {queue} to see whether "
+                    f"({reason_label(exc.reason)}): browse {queue} to see whether "
                     "they are there before putting them again")
                 pending.clear()
                 raise _Unknown from exc

@@ -1031,7 +1031,7 @@ class _Engine:
                        it.route.label)
         shown = ", ".join(ids[:20]) + (f" and {len(ids) - 20} more" if len(ids) > 20 else "")
         self.result.warnings.append(
-            f"the outcome of {what} is unknown ({e.reason_name}, {e.reason}): these "
+            f"the outcome of {what} is unknown ({reason_label(e.reason)}): these "
             f"{counted(len(ids))} may be on {self.source} or on the destination — check "
             f"both before retrying: {shown}")
         self.unit = []

@@ -28,6 +28,7 @@ from textual import events
 from textual.worker import Worker, WorkerState
 
 from mqconsole.mq.errors import MQError
+from mqconsole.mq.names import reason_label
 from mqconsole.mq.reasons import MQRC_HCONN_ERROR
 from mqconsole.tui.flow import FLOW, in_thread, start
 from mqconsole.tui.requests import QueuesLoaded
@@ -187,7 +188,7 @@ def _describe_error(exc: BaseException, *, queue: str | None = None) -> str:
     where = f"{queue}: " if queue else ""
     if isinstance(exc, MQError):
         detail = f"{exc.detail}: " if exc.detail else ""
-        return f"{where}{detail}{exc.reason_name} ({exc.reason})"
+        return f"{where}{detail}{reason_label(exc.reason)}"
     reason = getattr(exc, "reason", None)
     if isinstance(reason, int):
         from mqconsole.mq.names import reason_name

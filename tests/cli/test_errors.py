@@ -37,6 +37,25 @@ def test_bad_input_is_one_sentence_and_exit_2(cli, args, needle):
     assert "Traceback" not in r.err
 
 
+@pytest.mark.parametrize("args", [
+    ("browse", "NO.SUCH.Q"),
+    ("move", "NO.SUCH.Q", "APP.ORDERS", "--all", "--yes"),
+    ("move", DLQ, "NO.SUCH.Q", "--all", "--yes"),
+    ("copy", "NO.SUCH.Q", "APP.ORDERS", "--all", "--yes"),
+    ("summary", "NO.SUCH.Q"),
+])
+def test_an_unknown_queue_says_its_reason_in_the_one_form(cli, args):
+    """Issue 24 item 6: every error sentence says a reason as MQ's name and the number,
+    'MQRC_UNKNOWN_OBJECT_NAME (2085)' (mq.names.reason_label) — a move said
+    '(MQRC_UNKNOWN_OBJECT_NAME, 2085)' while browse said ': MQRC_UNKNOWN_OBJECT_NAME
+    (2085)'."""
+    r = cli(*args)
+    assert r.code == 2, (r.code, r.err)
+    assert "NO.SUCH.Q" in r.err
+    assert r.err.rstrip().endswith(": MQRC_UNKNOWN_OBJECT_NAME (2085)"), r.err
+    assert "MQRC_UNKNOWN_OBJECT_NAME, 2085" not in r.err
+
+
 def test_put_to_inhibited_queue_is_exit_1(cli):
     r = cli("put", "APP.LEGACY", "--text", "x")
     assert r.code == 1 and "2051" in r.err and "Traceback" not in r.err

@@ -98,9 +98,9 @@ def test_load_refused_puts_exit_1(cli, tmp_path):
     # the two after the stop were never put: a count of their own (issue 24 item 2)
     assert r.json["not_tried"] == 2 and r.json["skipped"] == 0
     assert r.json["stopped_early"] == ("APP.LEGACY refused 10 puts in a row "
-                                       "(MQRC_PUT_INHIBITED)")
+                                       "(MQRC_PUT_INHIBITED (2051))")
     text = cli("load", str(path), "APP.LEGACY", "--yes")
-    assert ("not tried: 2 (APP.LEGACY refused 10 puts in a row (MQRC_PUT_INHIBITED); "
+    assert ("not tried: 2 (APP.LEGACY refused 10 puts in a row (MQRC_PUT_INHIBITED (2051)); "
             "2 messages of the file were not put)") in text.err, text.err
     assert {f["reason_name"] for f in r.json["failed"]} == {"MQRC_PUT_INHIBITED"}
     r = cli("load", str(path), "NO.SUCH.QUEUE", "--yes")

@@ -218,8 +218,8 @@ def test_load_stops_after_ten_refusals_in_a_row(qm, tmp_path):
     # the four after the stop were never tried: a count of their own (issue 24 item 2)
     assert r.not_tried == 4 and r.skipped == 0
     assert r.selected == r.done + len(r.failed) + r.skipped + r.not_tried
-    assert r.stopped_early == f"{DST} refused 10 puts in a row (MQRC_PUT_INHIBITED)"
-    assert r.not_tried_why() == (f"{DST} refused 10 puts in a row (MQRC_PUT_INHIBITED); "
+    assert r.stopped_early == f"{DST} refused 10 puts in a row (MQRC_PUT_INHIBITED (2051))"
+    assert r.not_tried_why() == (f"{DST} refused 10 puts in a row (MQRC_PUT_INHIBITED (2051)); "
                                  "4 messages of the file were not put")
     assert any("stopped" in w for w in r.warnings)
 

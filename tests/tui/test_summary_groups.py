@@ -54,11 +54,11 @@ def test_a_loads_messages_never_put_and_a_cancelled_deletes_are_said_as_not_trie
     how many they never tried and where those stayed (not 'skipped')."""
     r = OperationResult("load", "/tmp/all.dmp", "APP.LEGACY", selected=14,
                         stopped_early="APP.LEGACY refused 10 puts in a row "
-                        "(MQRC_PUT_INHIBITED)", not_tried=4)
+                        "(MQRC_PUT_INHIBITED (2051))", not_tried=4)
     r.failed = [Failure(msgid=f"{i:048X}", position=i, reason=MQRC_PUT_INHIBITED,
                         destination="APP.LEGACY") for i in range(10)]
     text = summary_text(_summary(r)).plain
-    assert ("Not tried: 4 (APP.LEGACY refused 10 puts in a row (MQRC_PUT_INHIBITED); "
+    assert ("Not tried: 4 (APP.LEGACY refused 10 puts in a row (MQRC_PUT_INHIBITED (2051)); "
             "4 messages of the file were not put)") in text
     assert "Skipped" not in text
     for kind in ("delete", "save", "dlq-handler"):

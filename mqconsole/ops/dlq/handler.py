@@ -61,7 +61,7 @@ from mqconsole.mq.chain import dead_letter_header, format_key
 from mqconsole.mq.dlh import MQDLH, MQDLH_LENGTH, strip_pad
 from mqconsole.mq.errors import HeaderError, MQError
 from mqconsole.mq.message import Message
-from mqconsole.mq.names import reason_name
+from mqconsole.mq.names import reason_label, reason_name
 from mqconsole.mq.reasons import (
     CONNECTION_REASONS,
     MQRC_HEADER_ERROR,
@@ -884,7 +884,7 @@ class Handler:
                                          reason=e.reason, detail=f"outcome unknown: {e}",
                                          destination=p.label))
         result.warnings.append(
-            f"the outcome of the commit is unknown ({e.reason_name}, {e.reason}): these "
+            f"the outcome of the commit is unknown ({reason_label(e.reason)}): these "
             f"{counted(len(ids))} may be on {self.settings.queue} or on their destination "
             f"— check both: {', '.join(ids[:20])}" + (" …" if len(ids) > 20 else ""))
         unit.clear()

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from mqconsole.mq.errors import MQError
+from mqconsole.mq.names import reason_label
 from mqconsole.mq.queue import name_problem
 from mqconsole.mq.reasons import MQRC_UNKNOWN_OBJECT_NAME
 from mqconsole.ops.queues import model_queue_problem
@@ -47,8 +48,8 @@ def check_queue(qm: QueueManager, name: str, role: str) -> None:
         attrs = qm.inquire_queue(name)
     except MQError as e:
         if e.reason == MQRC_UNKNOWN_OBJECT_NAME:
-            raise OperationError(f"{the} {name} does not exist on {qm.name} "
-                                 f"({e.reason_name}, {e.reason})") from None
+            raise OperationError(f"{the} {name} does not exist on {qm.name}: "
+                                 f"{reason_label(e.reason)}") from None
         raise
     model = model_queue_problem(attrs) if role else None  # role "": the queue itself
     if model is not None:

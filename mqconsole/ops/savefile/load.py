@@ -30,6 +30,7 @@ from mqconsole.backends.base import (
 from mqconsole.mq.errors import MQError
 from mqconsole.mq.md import OFFSETS
 from mqconsole.mq.message import Message
+from mqconsole.mq.names import reason_label
 from mqconsole.mq.reasons import (
     CONNECTION_REASONS,
     MQRC_SYNCPOINT_LIMIT_REACHED,
@@ -322,7 +323,7 @@ def load_to_queue(qm: QueueManager, path: str | os.PathLike, queue: str, *,
                                                  detail=refusal.detail, destination=queue))
                     refused_in_a_row += 1
                     if refused_in_a_row >= MAX_REFUSALS_IN_A_ROW:
-                        stopped = refusal.reason_name
+                        stopped = reason_label(refusal.reason)
                         break
                     continue
                 refused_in_a_row = 0
