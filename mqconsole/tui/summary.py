@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from rich.text import Text
 
+from mqconsole.mq.names import reason_label
 from mqconsole.ops.result import REFUSED_BY_PLUGIN
 from mqconsole.tui.safe import clean
 
@@ -88,7 +89,7 @@ def summary_text(summary: Summary) -> Text:
             f = r.failed[0]
             where = f" → {clean(f.destination)}" if f.destination else ""
             why = (clean(f.detail) if f.reason_name == REFUSED_BY_PLUGIN
-                   else f"{f.reason_name} ({f.reason})"
+                   else reason_label(f.reason)
                    + (f": {clean(f.detail)}" if f.detail else ""))
             out.append(f"  #{f.position} {f.msgid[-16:]} {why}{where}\n")
         else:  # one line a destination and reason, however many (the journal has each)

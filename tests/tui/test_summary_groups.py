@@ -65,3 +65,14 @@ def test_a_loads_messages_never_put_and_a_cancelled_deletes_are_said_as_not_trie
         r = OperationResult(kind, "APP.DLQ", selected=6, done=2, cancelled=True, not_tried=4)
         text = summary_text(_summary(r)).plain
         assert "Not tried: 4 (cancelled; they stayed on APP.DLQ)" in text, kind
+
+
+def test_one_failed_message_says_its_reason_in_the_one_form():
+    """Issue 24 item 6: the line naming the one failed message says its reason as every
+    face does, MQ's name and the number, or a number MQ has no name for alone."""
+    r = OperationResult("move", "SYSTEM.DEAD.LETTER.QUEUE", "APP.X", selected=1)
+    r.failed = [Failure(msgid="AB" * 24, position=3, reason=MQRC_Q_FULL, destination="APP.X")]
+    assert "MQRC_Q_FULL (2053) → APP.X" in summary_text(_summary(r)).plain
+    r.failed = [Failure(msgid="AB" * 24, position=3, reason=65535, destination="APP.X")]
+    text = summary_text(_summary(r)).plain
+    assert " 65535 → APP.X" in text and "UNKNOWN" not in text
