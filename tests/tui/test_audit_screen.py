@@ -40,6 +40,11 @@ def test_audit_screen_snapshot(snap_compare, make_app):
         await settle(pilot.app, pilot)
         await pilot.app.push_screen(AuditScreen(pilot.app.ctx, DLQ, folder=Path("/srv/snap"),
                                                 report=report))
+        # the picture is of the rows in focus (the screen focuses its first table after a
+        # refresh, which scrolls it into view): taken before that on a busy machine, it was
+        # the report's top, 8 lines up (1 in 4 runs)
+        await wait_for(pilot.app, pilot, lambda: isinstance(pilot.app.focused, DataTable))
+        await pilot.wait_for_scheduled_animations()
         await pilot.pause()
 
     assert snap_compare(make_app(clock=lambda: AS_OF), terminal_size=(100, 34),

@@ -291,8 +291,10 @@ class AuditScreen(ConsoleScreen):
             widgets.append(table)
         box.mount_all(widgets)
         first = next((w for w in widgets if isinstance(w, DataTable)), None)
-        if first is not None:  # the rows are what to look at now (enter opens one)
-            self.call_after_refresh(first.focus)
+        if first is not None:  # the rows are what to look at now (enter opens one); the
+            # report's head line stays in sight (scrolling to the focused table raced the
+            # layout: the screen opened at its top or 8 lines down, by timing)
+            self.call_after_refresh(lambda: first.focus(scroll_visible=False))
 
     def action_open_row(self) -> None:
         focused = self.focused
