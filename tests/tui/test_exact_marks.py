@@ -52,22 +52,28 @@ async def test_a_mark_of_a_message_that_left_selects_nothing_else(make_app, qm, 
 
 
 
+async def _mark_the_first_then_take_it(app, pilot, qm) -> None:
+    """APP.ORDERS read to its end, its first message marked, then taken by another process."""
+    from mqconsole.ops.operation import Delete, Operation
+    from mqconsole.ops.selection import Selection
+
+    await settle(app, pilot)
+    await open_queue(app, pilot, "APP.ORDERS")
+    await wait_for(app, pilot, lambda: app.screen.model.done)
+    await pilot.press("space")
+    gone = app.screen.model.row(0).msgid.hex()
+    Operation(Delete("APP.ORDERS", Selection.build(msgids=[gone]), backup_dir=None),
+              journal=None).run(qm)  # another process takes it
+
+
 async def test_a_mark_whose_message_left_is_said_instead_of_an_empty_plan(make_app, qm):
     """Issue 24: a mark whose message was deleted elsewhere gave "Move 1 marked message"
     with an empty plan, then "Moved 0 of 0" with no reason; now one sentence, no question."""
-    from mqconsole.ops.operation import Delete, Operation
-    from mqconsole.ops.selection import Selection
     from mqconsole.tui.screens.dialogs import ConfirmDialog, InputDialog
 
     app = make_app()
     async with app.run_test(size=(100, 30)) as pilot:
-        await settle(app, pilot)
-        await open_queue(app, pilot, "APP.ORDERS")
-        await wait_for(app, pilot, lambda: app.screen.model.done)
-        await pilot.press("space")
-        gone = app.screen.model.row(0).msgid.hex()
-        Operation(Delete("APP.ORDERS", Selection.build(msgids=[gone]), backup_dir=None),
-                  journal=None).run(qm)  # another process takes it
+        await _mark_the_first_then_take_it(app, pilot, qm)
         depth = qm.inquire_queue("APP.AUDIT").depth
         await pilot.press("m")
         await wait_for(app, pilot, lambda: isinstance(app.screen, InputDialog))
@@ -86,19 +92,11 @@ async def test_a_delete_of_a_mark_whose_message_left_is_said_instead_of_asked(ma
     """Issue 24: as for a move — a delete of a mark whose message another process took says
     so in one sentence and asks nothing (it asked "Delete 1 marked message", then said
     "Deleted 0 of 0")."""
-    from mqconsole.ops.operation import Delete, Operation
-    from mqconsole.ops.selection import Selection
     from mqconsole.tui.screens.dialogs import ConfirmDialog
 
     app = make_app()
     async with app.run_test(size=(100, 30)) as pilot:
-        await settle(app, pilot)
-        await open_queue(app, pilot, "APP.ORDERS")
-        await wait_for(app, pilot, lambda: app.screen.model.done)
-        await pilot.press("space")
-        gone = app.screen.model.row(0).msgid.hex()
-        Operation(Delete("APP.ORDERS", Selection.build(msgids=[gone]), backup_dir=None),
-                  journal=None).run(qm)  # another process takes it
+        await _mark_the_first_then_take_it(app, pilot, qm)
         depth = qm.inquire_queue("APP.ORDERS").depth
         await pilot.press("d")
         said = ("Nothing to delete: 1 of the marked messages is no longer there (moved, got "
