@@ -126,3 +126,46 @@ async def test_a_message_read_again_after_the_screen_was_left_is_not_shown(
             assert not [n for n in app._notifications if n.severity == "error"]
     finally:
         gate.set()
+
+
+async def test_escape_stops_a_filtered_browse_still_looking_for_its_first_screen(
+        make_app, qm, monkeypatch):
+    """A queue entered with a remembered filter browses for its matches; on a queue deeper
+    than ``AUTO_READ`` (5,000) with few of them the first screenful is a long search.
+    escape stops that search and keeps the list (the matches so far) — it does not leave
+    the screen. (Before: the
+    first screen's read was not "reading on", so escape went back to the queue list.)"""
+    from mqconsole.ops.where import compile_where
+    from mqconsole.tui.screens import messages
+
+    gate, matching = threading.Event(), threading.Event()
+    class Browsed(_Gated):  # tested here, message by message, not selected by the backend
+        fact_test = None
+
+    monkeypatch.setattr(messages, "AUTO_READ", 10)  # "deep": not read whole at once
+    monkeypatch.setattr(messages, "compile_where", lambda text, columns=None: Browsed(
+        compile_where(text, columns), gate, matching))
+    qm.define_queue(QueueAttrs(name="APP.DEEP"))
+    put_messages(qm, "APP.DEEP", MQMD(format="MQSTR", ccsid=1208), b"nothing to see",
+                 count=40)
+    app = make_app()
+    app.ctx.remember_filter("APP.DEEP", "text ~ 'needle'")
+    try:
+        async with app.run_test(size=(120, 30)) as pilot:
+            await settle(app, pilot)
+            await _enter_queue(app, pilot, "APP.DEEP")
+            await wait_for(app, pilot, matching.is_set, workers=False)
+            screen = app.screen
+            assert isinstance(screen, MessagesScreen) and screen._reading
+            await pilot.press("escape")
+            gate.set()
+            await wait_for(app, pilot, lambda: not screen._reading, workers=False)
+            await settle(app, pilot)
+            assert app.screen is screen
+            assert any("Stopped reading" in s for s in _said(app))
+            assert screen.model.where_text == "text ~ 'needle'" and screen.model.count == 0
+            await pilot.press("escape")  # nothing is read now: escape leaves
+            await wait_for(app, pilot, lambda: isinstance(app.screen, QueuesScreen),
+                           workers=False)
+    finally:
+        gate.set()

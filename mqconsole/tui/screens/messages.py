@@ -568,8 +568,10 @@ class MessagesScreen(ConsoleScreen):
         if self._filtering:
             self._cancel.set()  # the worker stops before its next message
             return
-        if self._reading and self.model is not None and not self.model.done and \
-                self._want is None:
+        if self._reading and self.model is not None and not self.model.done and (
+                self._want is None or self.model.where_text is not None):
+            # reading to the end, or a filtered browse still looking for its first screen
+            # of matches (on a deep queue that is a search through the queue): stop it
             self._cancel.set()
             self._want = self.model.count
             self.model.stopped = True  # the list shrinks to what was read, the cursor on it
