@@ -7,13 +7,14 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from textual.widgets import DataTable, Input, Label, Static
+from textual.widgets import Input, Label, Static
 
 from mqconsole.ops.dlq.attempts import AttemptStore, default_path
 from mqconsole.ops.journal import Journal
 from mqconsole.tui.screens.dialogs import ConfirmDialog, TextDialog
 from mqconsole.tui.screens.dlq import DlqHandlerScreen
 from mqconsole.tui.widgets.paths import complete_path
+from mqconsole.tui.widgets.rowlist import RowList
 
 from .conftest import DLQ, depth, open_queue, screen_text, settle, wait_for
 
@@ -60,8 +61,8 @@ def status(screen) -> str:
 
 
 def plan_rows(screen) -> list[list[str]]:
-    table = screen.query_one("#d-plan", DataTable)
-    return [[str(c) for c in table.get_row_at(i)] for i in range(table.row_count)]
+    table = screen.query_one("#d-plan", RowList)
+    return [table.cells(i) for i in range(table.row_count)]
 
 
 async def test_problems_are_shown_at_their_lines_and_nothing_is_planned(make_app, rules_dir):
@@ -91,6 +92,35 @@ async def test_problems_are_shown_at_their_lines_and_nothing_is_planned(make_app
         await settle(app, pilot)
         assert "the input queue NO.SUCH does not exist" in status(screen)
         assert screen.plan is None and plan_rows(screen) == []
+
+
+def _live_texts() -> int:
+    import gc
+
+    from rich.text import Text
+
+    gc.collect()
+    return sum(isinstance(o, Text) for o in gc.get_objects())
+
+
+async def test_the_plan_holds_its_rows_as_plain_values_not_rich_texts(make_app, rules_dir):
+    """Issue 23 item 3: a plan's rows are plain values (str and int), drawn as they come
+    into view: listing 240 messages adds no Rich text per row (a DataTable kept six a row,
+    13 MB of a 5,000-row plan's 23 MB, left in Python's arenas once the screen closed)."""
+    app = make_app()
+    async with app.run_test(size=(120, 34)) as pilot:
+        screen = await open_handler(app, pilot, "")
+        await settle(app, pilot)
+        before = _live_texts()
+        screen.query_one("#d-rules", Input).value = "small.rules"
+        screen.query_one("#d-rules", Input).focus()
+        await pilot.press("enter")
+        await wait_for(app, pilot, lambda: screen.plan is not None)
+        await settle(app, pilot)
+        assert len(plan_rows(screen)) == len(screen.rows) == 240
+        assert all(type(v) in (str, int, bool) for row in screen.rows for v in row)
+        assert _live_texts() - before < 60, "Rich texts kept per row"
+        assert plan_rows(screen)[0][5].startswith("would fail now: MQRC_Q_FULL")
 
 
 def test_the_rules_file_is_shown_as_data() -> None:
@@ -527,7 +557,7 @@ async def test_at_80_columns_the_outcome_keeps_its_reason_and_the_row_below_says
         said = " ".join(screen_text(app).split())
         assert ("would fail now: MQRC_UNKNOWN_OBJECT_NAME — would forward to "
                 "APP.NO.SUCH.QUEUE") in said, said
-        table = screen.query_one("#d-plan", DataTable)
+        table = screen.query_one("#d-plan", RowList)
         failing = [i for i, r in enumerate(plan_rows(screen)) if "would fail" in r[5]]
         ignored = next(i for i, r in enumerate(plan_rows(screen)) if r[5].startswith("ignored"))
         table.move_cursor(row=ignored)

@@ -11,7 +11,7 @@ import gc
 import weakref
 from pathlib import Path
 
-from textual.widgets import DataTable, Input
+from textual.widgets import Input
 
 from mqconsole.tui.screens.dialogs import ConfirmDialog, TextDialog
 from mqconsole.tui.screens.dlq import DlqHandlerScreen
@@ -20,6 +20,7 @@ from mqconsole.tui.screens.journal_record import JournalRecordScreen
 from mqconsole.tui.screens.messages import MessagesScreen
 from mqconsole.tui.screens.queues import QueuesScreen
 from mqconsole.tui.screens.replay import ReplayScreen
+from mqconsole.tui.widgets.rowlist import RowList
 
 from .conftest import DLQ, open_queue, settle, wait_for
 
@@ -72,7 +73,7 @@ async def test_the_handlers_plan_and_run_hold_a_page_and_let_go(make_app, qm, tm
         assert sum(plan.extra["outcome_counts"].values()) == total
         report = screen.op.spec.report
         assert len(report.messages.kept) == PAGE and len(list(report.messages)) < 1_000
-        assert screen.query_one("#d-plan", DataTable).row_count == PAGE
+        assert screen.query_one("#d-plan", RowList).row_count == PAGE
         await pilot.press("ctrl+o")
         await wait_for(app, pilot, lambda: isinstance(app.screen, ConfirmDialog))
         await pilot.press("y")

@@ -9,7 +9,9 @@ message with the rule that applies, its action, the attempts made so far (the du
 counts the command line keeps too) and what would happen; each rule's line says how many
 messages it would take. ``ctrl+o`` runs that pass after a confirmation, with progress and
 ``escape`` to stop (the open unit of work is backed out), then shows the summary, each
-message's outcome and each rule's counts. ``r`` reads the file and plans again.
+message's outcome and each rule's counts. ``r`` reads the file and plans again. The messages
+(the first :data:`MAX_ROWS`) are held as plain rows and drawn as they come into view
+(:class:`~mqconsole.tui.widgets.rowlist.RowList`).
 
 Typing in the Rules or Queue field plans too, once the typing pauses (``PLAN_DELAY``): one
 edit makes one plan, never one per key (a plan reads the whole queue); ``enter`` plans at once.
@@ -30,7 +32,7 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Horizontal, ScrollableContainer
 from textual.suggester import SuggestFromList
-from textual.widgets import DataTable, Input, Label, Static
+from textual.widgets import Input, Label, Static
 
 from mqconsole.ops.dlq.handler import first_the_failure
 from mqconsole.ops.words import counted
@@ -42,10 +44,12 @@ from mqconsole.tui.safe import clean, txt
 from mqconsole.tui.screens.base import ConsoleScreen
 from mqconsole.tui.widgets.banner import Banner
 from mqconsole.tui.widgets.footer import Footer
-from mqconsole.tui.widgets.lists import ListTable
 from mqconsole.tui.widgets.paths import PathSuggester
+from mqconsole.tui.widgets.rowlist import RowColumn, RowList
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from textual.timer import Timer
 
     from mqconsole.ops.dlq.rules import Problem, RulesTable
@@ -77,6 +81,43 @@ def format_cell(m: dict[str, Any]) -> str:
     if not data and not header:
         return "-"
     return data if header in ("", data) else f"{data} ({header})"
+
+
+#: a listed message as the table draws it, plain values made safe once: MSGID's last 8,
+#: RULE, ACTION, ATT, FORMAT, OUTCOME (:func:`outcome_text`) and whether it failed or would
+#: fail. The rows are drawn as they come into view (``RowList``): 5,000 rows of Rich texts in
+#: a DataTable were 13 MB of a plan's 23 MB of objects, kept by Python's arenas once freed.
+Row = tuple[str, str, str, int, str, str, bool]
+
+
+def is_bad(outcome: str) -> bool:
+    """The message failed, or would fail (first or after its action)."""
+    return outcome.startswith(("failed", "would fail")) or " — would fail" in outcome
+
+
+def plan_rows(messages: list[dict[str, Any]]) -> list[Row]:
+    """The rows of the listed messages; the texts many rows share are held once."""
+    shared: dict[str, str] = {}
+
+    def one(text: str) -> str:
+        return shared.setdefault(text, text)
+
+    return [(clean(str(m["msg_id"]))[-8:], one(str(m["rule"] or "-")),
+             one(clean(m["action"] or "-")), int(m["attempts"] or 0),
+             one(clean(format_cell(m))), one(clean(outcome_text(m))), is_bad(m["outcome"]))
+            for m in messages]
+
+
+def row_cells(rows: list[Row]) -> Callable[[int], list[Text]]:
+    """Row ``i``'s cells, made when it is drawn (never kept)."""
+
+    def cells(i: int) -> list[Text]:
+        tail, rule, action, attempts, fmt, outcome, bad = rows[i]
+        return [Text(tail), Text(rule), Text(action),
+                Text(str(attempts), style="yellow" if attempts else ""), Text(fmt),
+                Text(outcome, style="red" if bad else "")]
+
+    return cells
 
 
 def rules_text(text: str, problems: list[Problem], notes: dict[int, str] | None = None
@@ -160,6 +201,7 @@ class DlqHandlerScreen(ConsoleScreen):
         self._typed: Timer | None = None  # the plan a pause in typing starts
         self._planned: tuple[str, str] | None = None  # (rules, queue) of the last plan
         self.shown: Summary | None = None  # the plan or run the table lists
+        self.rows: list[Row] = []  # its listed messages as the table draws them
         self.plan_delay = PLAN_DELAY
 
     # -- layout ---------------------------------------------------------------------------
@@ -177,12 +219,14 @@ class DlqHandlerScreen(ConsoleScreen):
                      id="d-status")
         with ScrollableContainer(id="d-file"):
             yield Static(Text(""), id="d-text")
-        yield ListTable(id="d-plan", cursor_type="row", zebra_stripes=True)
+        yield RowList(id="d-plan")  # drawn as they come into view
         yield Static(Text(""), id="d-row")
         yield Footer()
 
     def on_mount(self) -> None:
         self._columns(["MQSTR"])
+        self.watch(self.query_one("#d-plan", RowList), "cursor", self._row_under_cursor,
+                   init=False)
         self.query_one("#d-rules", Input).focus()
         if self.rules:
             self.action_plan()
@@ -192,30 +236,23 @@ class DlqHandlerScreen(ConsoleScreen):
         format in brackets only when one differs), no row number (the line below the
         table says it): at 80 columns OUTCOME keeps room for "would fail now: MQRC_Q_FULL
         — …", and the line below says the highlighted message's outcome whole."""
-        table = self.query_one("#d-plan", DataTable)
-        table.clear(columns=True)
-        header = "FORMAT (DLH)" if any("(" in f for f in formats) else "FORMAT"
-        table.add_column(Text("MSGID"), width=8)
-        table.add_column(Text("RULE"), width=4)
-        table.add_column(Text("ACTION"), width=7)
-        table.add_column(Text("ATT"), width=3)
-        table.add_column(Text(header), width=max(len(header), *map(len, formats)))
-        table.add_column(Text("OUTCOME"), width=100)
+        from rich.cells import cell_len
 
-    def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        header = "FORMAT (DLH)" if any("(" in f for f in formats) else "FORMAT"
+        width = max(len(header), *map(cell_len, formats))
+        self.query_one("#d-plan", RowList).set_columns([
+            RowColumn("MSGID", 8), RowColumn("RULE", 4, right=True), RowColumn("ACTION", 7),
+            RowColumn("ATT", 3, right=True), RowColumn(header, width),
+            RowColumn("OUTCOME", 100)])
+
+    def _row_under_cursor(self, row: int) -> None:
         """The highlighted message's outcome whole, under the table (its cell may end at
         the screen's edge)."""
-        if event.data_table.id != "d-plan" or self.shown is None:
+        if not 0 <= row < len(self.rows):
             return
-        messages = self.shown.extra.get("messages", [])
-        try:
-            m = messages[event.cursor_row]
-        except IndexError:
-            return
-        bad = " — would fail" in m["outcome"] or m["outcome"].startswith(
-            ("failed", "would fail"))
-        line = Text(f"#{event.cursor_row + 1} …{clean(str(m['msg_id']))[-8:]}: ", "bold")
-        line.append_text(txt(outcome_text(m), "red" if bad else ""))
+        tail, _rule, _action, _attempts, _fmt, outcome, bad = self.rows[row]
+        line = Text(f"#{row + 1} …{tail}: ", "bold")
+        line.append(outcome, "red" if bad else "")
         self.query_one("#d-row", Static).update(line)
 
     def action_focus_rules(self) -> None:
@@ -269,7 +306,8 @@ class DlqHandlerScreen(ConsoleScreen):
         path, self.queue = self._fields()
         self._planned = (path, self.queue)
         self.op = self.plan = None
-        self.query_one("#d-plan", DataTable).clear()
+        self.rows = []
+        self.query_one("#d-plan", RowList).show(0, row_cells(self.rows))
         if not path:
             self._status("Give a rules file (a runmqdlq rules table).")
             return
@@ -356,21 +394,13 @@ class DlqHandlerScreen(ConsoleScreen):
     # -- showing a plan or a run ---------------------------------------------------------
     def _show(self, summary: Summary) -> None:
         messages: list[dict[str, Any]] = summary.extra.get("messages", [])
-        table = self.query_one("#d-plan", DataTable)
+        table = self.query_one("#d-plan", RowList)
         self.shown = summary
+        self.rows = rows = plan_rows(messages[:MAX_ROWS])
         self.query_one("#d-row", Static).update(Text(""))
-        self._columns([format_cell(m) for m in messages[:MAX_ROWS]] or ["MQSTR"])
-        for n, m in enumerate(messages[:MAX_ROWS], 1):
-            bad = m["outcome"].startswith(("failed", "would fail")) or " — would fail" in \
-                m["outcome"]
-            outcome = outcome_text(m)
-            table.add_row(txt(str(m["msg_id"])[-8:]),
-                          Text(str(m["rule"] or "-"), justify="right"),
-                          txt(m["action"] or "-"),
-                          Text(str(m["attempts"]), justify="right",
-                               style="yellow" if m["attempts"] else ""),
-                          txt(format_cell(m)),
-                          txt(outcome, "red" if bad else ""), key=str(n))
+        self._columns(sorted({r[4] for r in rows}) or ["MQSTR"])
+        table.show(len(rows), row_cells(rows))
+        self._row_under_cursor(0)
         by_rule = {r["rule"]: r for r in summary.extra.get("rules", [])}
         notes: dict[int, str] = {}
         if self.table is not None:

@@ -1,4 +1,5 @@
-"""A list of rows drawn only when on screen: the journal's records, a record's 21,600 ids.
+"""A list of rows drawn only when on screen: the journal's records, a record's 21,600 ids,
+the replay's events, the dead-letter handler's plan and run (5,000 messages).
 
 A ``DataTable`` builds and measures every cell when rows are added (500 records took a
 second on a loaded machine, 21,600 ids tens of seconds). :class:`RowList` holds a row count
