@@ -68,18 +68,43 @@ def test_a_page_reads_only_the_units_it_covers(tmp_path, monkeypatch):
     found = journal.record_ids(listed(journal, "APP.BIG"))
     assert found.total == 20_000
     read: list[int] = []
-    real = pages.read_unit
+    real = pages.unit_lists
 
     def counted(at):
         read.append(at.unit)
         return real(at)
 
-    monkeypatch.setattr(pages, "read_unit", counted)
+    monkeypatch.setattr(pages, "unit_lists", counted)
     page = found.page(10_050, 500)
     assert [o.msgid for o in page] == [m for n in range(100, 106) for m in ids(f"{n:03X}", 100)
                                        ][50:550]
     assert read == [101, 102, 103, 104, 105, 106]  # 6 of 200 units, nothing before them
     assert not hasattr(found, "outcomes")  # it keeps where the units are, not their ids
+
+
+def test_the_next_page_in_the_same_unit_does_not_parse_it_again(tmp_path, monkeypatch):
+    """The screen's n: a unit of 10,800 ids (a 200,000-message run's) holds 21 pages; its
+    line is parsed once for them, the last unit read kept (one, never more)."""
+    journal = Journal(tmp_path / "journal.jsonl")
+    units = [ids(f"{n:02X}", 2_000) for n in range(3)]
+    move(journal, "APP.BIG", units)
+    found = journal.record_ids(listed(journal, "APP.BIG"))
+    read: list[int] = []
+    real = pages.unit_lists
+
+    def counted(at):
+        read.append(at.unit)
+        return real(at)
+
+    monkeypatch.setattr(pages, "unit_lists", counted)
+    got = []
+    for start in range(0, found.total, 500):
+        got += [o.msgid for o in found.page(start, 500)]
+    assert got == [m for unit in units for m in unit]
+    assert read == [1, 2, 3]  # each unit once, in order
+    assert [o.msgid for o in found.page(1_900, 200)] == units[0][1_900:] + units[1][:100]
+    assert read == [1, 2, 3, 1, 2]  # back to the first: read again, one unit kept
+    assert found._last is not None and found._last[0].unit == 2
 
 
 def test_a_rotation_between_finding_and_reading_finds_them_again(tmp_path):
