@@ -77,7 +77,7 @@ def test_a_delete_stopped_mid_way_counts_what_it_never_tried(template, tmp_path,
         assert f"not tried: {left} (cancelled; they stayed on {SRC})" in err.decode(), err
     entry = _entry(home, "delete")
     assert entry.details["not_tried"] == left and entry.details["skipped"] == 0
-    assert f"not tried {left}" in _listed(path, home)
+    assert f"not tried {left} (cancelled; they stayed on {SRC})" in _listed(path, home)
 
 
 def test_a_load_stopped_mid_way_says_how_many_of_the_file_were_not_put(
@@ -103,7 +103,8 @@ def test_a_load_stopped_mid_way_says_how_many_of_the_file_were_not_put(
     assert "skipped" not in text
     entry = _entry(home, "load")
     assert entry.details["not_tried"] == COUNT - put and entry.details["skipped"] == 0
-    assert f"not tried {COUNT - put}" in _listed(path, home)
+    assert (f"not tried {COUNT - put} (cancelled; {COUNT - put:,} messages of the file "
+            "were not put)") in _listed(path, home)
 
 
 @pytest.fixture(scope="module")
@@ -141,4 +142,4 @@ def test_a_handler_stopped_mid_pass_counts_the_messages_it_never_tried(dead_lett
         assert f"not tried: {left:,} (cancelled; they stayed on {DLQ})" in err.decode(), err
     entry = _entry(home, "dlq-handler")
     assert entry.details["not_tried"] == left
-    assert f"not tried {left}" in _listed(path, home)
+    assert f"not tried {left} (cancelled; they stayed on {DLQ})" in _listed(path, home)

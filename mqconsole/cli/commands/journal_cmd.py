@@ -44,6 +44,9 @@ def entry_line(entry: JournalEntry) -> str:
         not_tried = details.get("not_tried")  # a stop early: never tried, they stayed
         if isinstance(not_tried, int) and not isinstance(not_tried, bool) and not_tried:
             text += f" not tried {not_tried}"
+            why = details.get("not_tried_why")  # and why, with where they are
+            if isinstance(why, str) and why:
+                text += f" ({why})"
         parts.append(text)
     if entry.backup:
         parts.append(f"backup {entry.backup}")
