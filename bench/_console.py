@@ -27,7 +27,9 @@ def console_app(path: str | Path, home: Path, **settings: Any) -> Any:
     from mqconsole.backends.open import open_embedded
     from mqconsole.tui.app import MQConsoleApp
     from mqconsole.tui.context import REPO_THEMES, ProfileInfo, Settings
+    from mqconsole.tui.heap import keep_big_blocks_apart
 
+    keep_big_blocks_apart()  # as the console's run_app does
     home.mkdir(parents=True, exist_ok=True)
     os.environ["MQCONSOLE_HOME"] = str(home)
     os.environ.pop("MQCONSOLE_CONFIG", None)

@@ -588,6 +588,9 @@ def build_app(session: Any) -> MQConsoleApp:
 
 def run_app(session: Any) -> None:
     """Run the console on the session's profile (blocks until the operator quits)."""
+    from mqconsole.tui.heap import keep_big_blocks_apart
+
+    keep_big_blocks_apart()  # a long session: glibc gives big blocks back when freed
     app = build_app(session)
     try:
         app.run()
