@@ -73,7 +73,9 @@ test-loaded: $(STAMP) $(PYMQI_STAMP) java-check
 	echo "test-loaded: $$n CPU hogs ($$hogs)"; \
 	$(BIN)/python -m pytest -n auto -q --session-timeout=16200
 
+# [bench]: DuckDB, the audit report's yardstick (bench_audit_report.py); not in make test
 bench: $(STAMP)
+	$(BIN)/python -m pip install -q -e '.[bench]'
 	for f in bench/bench_*.py; do $(BIN)/python $$f; done
 
 clean:

@@ -91,3 +91,64 @@ def profile_of(work: Callable[[], object], top: int) -> str:
     out = io.StringIO()
     pstats.Stats(prof, stream=out).sort_stats("tottime").print_stats(top)
     return out.getvalue()
+
+
+def _stat_cpu(pid: int) -> tuple[int, float]:
+    """(parent pid, user + system seconds of ``pid`` and of its children it waited for)."""
+    try:
+        with open(f"/proc/{pid}/stat") as fp:
+            fields = fp.read().rsplit(")", 1)[1].split()
+        return int(fields[1]), sum(int(f) for f in fields[11:15]) / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError):
+        return -1, 0.0
+
+
+def tree_cpu_seconds(root: int) -> float:
+    """CPU seconds so far of ``root`` and every process under it (a JVM, Python workers)."""
+    stats = {int(e.name): _stat_cpu(int(e.name)) for e in os.scandir("/proc")
+             if e.name.isdigit()}
+    kids: dict[int, list[int]] = {}
+    for pid, (ppid, _cpu) in stats.items():
+        kids.setdefault(ppid, []).append(pid)
+    total, todo = 0.0, [root]
+    while todo:
+        pid = todo.pop()
+        total += stats.get(pid, (0, 0.0))[1]
+        todo.extend(kids.get(pid, []))
+    return total
+
+
+_MEASURE = r"""
+import ctypes, json, os, resource, subprocess, sys, time
+ctypes.CDLL(None, use_errno=True).prctl(36, 1, 0, 0, 0)  # PR_SET_CHILD_SUBREAPER
+t0 = time.perf_counter()
+code = subprocess.Popen(sys.argv[2:]).wait()
+wall = time.perf_counter() - t0
+deadline = time.monotonic() + 60
+while time.monotonic() < deadline:  # orphans (a JVM its Python left) are ours: reap them
+    try:
+        if os.waitpid(-1, os.WNOHANG)[0] == 0:
+            time.sleep(0.05)
+    except ChildProcessError:
+        break
+ru = resource.getrusage(resource.RUSAGE_CHILDREN)
+with open(sys.argv[1], "w") as fp:
+    json.dump({"wall": wall, "code": code, "cpu": ru.ru_utime + ru.ru_stime}, fp)
+"""
+
+
+def measured(args: list[str], env: dict | None = None
+             ) -> tuple[float, float, subprocess.CompletedProcess]:
+    """Run ``args`` as a new process: its wall seconds, the CPU seconds (user + system) of
+    its whole tree — every descendant, even one its parent never waited for (a child
+    subreaper collects them) — and its output."""
+    import tempfile
+
+    with tempfile.NamedTemporaryFile(suffix=".json") as figures:
+        done = subprocess.run([sys.executable, "-c", _MEASURE, figures.name, *args],
+                              capture_output=True, text=True, env=env, check=False)
+        got = json.loads(Path(figures.name).read_text() or "{}")
+    if not got:
+        raise SystemExit(f"could not measure {args[0]}: {done.stderr[-2000:]}")
+    return got["wall"], got["cpu"], subprocess.CompletedProcess(args, got["code"],
+                                                                done.stdout, done.stderr)
