@@ -396,6 +396,7 @@ class _Engine:
         self.stopped: dict[str, MQError] = {}
         self.untried_for: dict[str, int] = {}  # a given-up destination's messages after
         self.stop_untried: int | None = 0  # past an early stop (None: not counted)
+        self.unrecorded = 0  # the unit backed out because its record could not be written
         self.notes: dict[str, int] = {}
         self.duplicates: list[str] = []
         self.total: int | None = None
@@ -977,7 +978,7 @@ class _Engine:
         if not self.control.before_commit(ids, cast("list[str | None]", labels)):
             # its record could not be written: never committed without one (they stay)
             self._backout()
-            self.result.skipped += len(items)
+            self.unrecorded = len(items)  # never tried: not tried, as delete and the handler
             self.unit = []
             self.stopped_early = NOT_RECORDED
             raise _Stop
@@ -1224,8 +1225,11 @@ class _Engine:
         res = self.result
         res.selected = self.matched + self.extra_selected + (self.stop_untried or 0)
         untried = sum(self.untried_for.values())
-        res.not_tried = (None if self.stop_untried is None
-                         else self.stop_untried + untried)
+        if self.stop_untried is None:  # not counted: the unit backed out still is
+            res.not_tried = None
+            res.skipped += self.unrecorded
+        else:
+            res.not_tried = self.stop_untried + untried + self.unrecorded
         for label, e in self.stopped.items():
             refused = (f"{label} refused {REFUSALS_BEFORE_STOP} messages in a row (last: "
                        f"{reason_label(e.reason)})")
