@@ -10,13 +10,21 @@ bytes need — more than ``max(1, bytes // target)`` — is written again as tha
 every such queue, and put in place of its files. The target is 64 MiB, or a site's
 ``--conf spark.mqconsole.targetFileBytes=SIZE`` (0: never compact).
 
+A queue in no more files than the read partitions it was read in (``keep``: the stretches
+of an embedded queue, each of at least 100,000 messages, or the pieces of a saved file,
+each of 32 MiB) is left as its readers wrote it: those files were written in parallel, each
+sorted, and writing them again as one would cost a second read, sort and write of every
+row in one task (about 35 s of CPU for 1M messages, more than a third of the export; the
+bench in docs/benchmarks.md). Small files come from a read decoded by every task (a queue
+of real MQ: each task writes a file of every queue it holds), and those are compacted.
+
 Parquet snapshots only (the report's readers); a store that cannot rename a folder (an
 object store) keeps the files as written.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from .store import Store, join, relative
@@ -34,9 +42,11 @@ def wanted_files(total_bytes: int, target: int) -> int:
     return max(1, total_bytes // target) if target > 0 else 0
 
 
-def plan_compaction(sizes: dict[str, int], target: int) -> dict[str, tuple[list[str], int]]:
+def plan_compaction(sizes: dict[str, int], target: int, keep: Mapping[str, int] | None = None
+                    ) -> dict[str, tuple[list[str], int]]:
     """The queues to write again: partition folder → (its files, how many files). ``sizes``
-    maps each data file (a path under the data folder, ``queue=…/part-…``) to its bytes."""
+    maps each data file (a path under the data folder, ``queue=…/part-…``) to its bytes;
+    ``keep``: queue → the files it may keep as written (its read partitions)."""
     if target <= 0:
         return {}
     by_folder: dict[str, list[str]] = {}
@@ -46,6 +56,8 @@ def plan_compaction(sizes: dict[str, int], target: int) -> dict[str, tuple[list[
     out = {}
     for folder, files in by_folder.items():
         want = wanted_files(sum(sizes[f] for f in files), target)
+        if len(files) <= (keep or {}).get(_queue_of(folder), 0):
+            continue  # one file per read partition, written in parallel
         if len(files) > want:
             out[folder] = (files, want)
     return out
@@ -66,13 +78,13 @@ def file_sizes(spark: SparkSession, data: str) -> dict[str, int]:
 
 
 def compact(spark: SparkSession, store: Store, data: str, ddl: str, target: int,
-            columns: Sequence[str]) -> dict[str, int]:
+            columns: Sequence[str], keep: Mapping[str, int] | None = None) -> dict[str, int]:
     """Write again the queues whose files are too many for their bytes (see the module);
     partition folder → the files it holds now. ``ddl``: the snapshot's schema (a queue named
-    ``007`` stays a string)."""
+    ``007`` stays a string); ``keep``: queue → files it may keep (``plan_compaction``)."""
     if target <= 0 or not store.renames(data):
         return {}
-    todo = plan_compaction(file_sizes(spark, data), target)
+    todo = plan_compaction(file_sizes(spark, data), target, keep)
     if not todo:
         return {}
     paths = [join(data, f) for files, _ in todo.values() for f in files]

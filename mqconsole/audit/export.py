@@ -293,10 +293,24 @@ SPREAD_MIN_ROWS = 20_000  # fewer rows than these are decoded where they are rea
 
 def _estimates(plan: ExportPlan, sources: list[QueueSource], files: list[FileSource]
                ) -> list[int | None]:
-    """Rows each read partition is expected to give (None: not known)."""
+    """Rows each read partition is expected to give (None: not known). A queue's last
+    stretch is open (``BrowseRange.rows`` None: it ends where the queue ends): its share
+    of the queue's depth at the start, what the other stretches leave."""
     depth = {(q.key, q.queue): q.depth_start for q in plan.queues}
-    out: list[int | None] = [s.part.rows if s.part is not None else depth.get((s.key, s.queue))
-                             for s in sources]
+    planned: dict[tuple[str, str], int] = {}
+    for s in sources:
+        if s.part is not None and s.part.rows is not None:
+            planned[(s.key, s.queue)] = planned.get((s.key, s.queue), 0) + s.part.rows
+    out: list[int | None] = []
+    for s in sources:
+        whole = depth.get((s.key, s.queue))
+        if s.part is None:
+            out.append(whole)
+        elif s.part.rows is not None:
+            out.append(s.part.rows)
+        else:
+            out.append(None if whole is None else max(0, whole - planned.get(
+                (s.key, s.queue), 0)))
     for f in files:
         if f.piece is not None:
             out.append(f.piece.count)
@@ -494,13 +508,13 @@ def run_export(spark: SparkSession, plan: ExportPlan, *,
     master = master_of(spark)
     progress_dir = _progress_folder(spark)
     try:
-        sources, owners = _run_job(spark, plan, staged, _parallelism(spark), progress_dir,
-                                   report, cancel)
+        sources, owners, keep = _run_job(spark, plan, staged, _parallelism(spark),
+                                         progress_dir, report, cancel)
         if report is not None and progress_dir is not None:
             report(_states(read_progress(progress_dir), owners, plan))
         data = join(staged, DATA_DIR)
         if request.format == "parquet" and store.exists(data):
-            _compact(spark, store, data, plan)
+            _compact(spark, store, data, plan, keep)
         heard = len(plan.notes)
         files = _count(spark, plan, data, sources)
         for said in plan.notes[heard:]:  # a queue whose stretches changed while read
@@ -616,9 +630,12 @@ def _parallelism(spark: SparkSession) -> int:
 
 def _run_job(spark: SparkSession, plan: ExportPlan, staged: str, parts: int,
              progress_dir: str | None, report: Callable[[list[Progress]], None] | None,
-             cancel: threading.Event | None) -> tuple[list[QueueSource], list[int]]:
-    """Read and write once into ``staged``; the queue sources read (stretches included)
-    and which source of the plan each partition reads."""
+             cancel: threading.Event | None
+             ) -> tuple[list[QueueSource], list[int], dict[str, int]]:
+    """Read and write once into ``staged``; the queue sources read (stretches included),
+    which source of the plan each partition reads, and the files each queue may keep as
+    written (``compact.plan_compaction``): one per read partition of it when its readers
+    wrote them (none when the rows were spread: every task writes every queue)."""
     sources = _partitions(plan, parts) if plan.queues else []
     files = _file_sources(spark, plan, parts) if plan.files else []
     index = {(q.key, q.queue): i for i, q in enumerate(plan.queues)}
@@ -634,6 +651,11 @@ def _run_job(spark: SparkSession, plan: ExportPlan, staged: str, parts: int,
         if cancel is not None and cancel.is_set():
             raise cancelled
         spread = _spread(_estimates(plan, sources, files), parts)
+        keep: dict[str, int] = {}
+        if not spread:
+            queue_of = {f.path: f.queue for f in plan.files}
+            for name in [s.queue for s in sources] + [queue_of[f.path] for f in files]:
+                keep[name] = keep.get(name, 0) + 1
         rows = _reader(spark, plan, sources, files, progress_dir, raw=spread)
         _write(_decoded(rows, plan, parts) if spread else rows, join(staged, DATA_DIR),
                plan.request.format)
@@ -648,12 +670,14 @@ def _run_job(spark: SparkSession, plan: ExportPlan, staged: str, parts: int,
         watcher.join()
     if cancel is not None and cancel.is_set():  # asked as the job ended: still nothing
         raise cancelled
-    return sources, owners
+    return sources, owners, keep
 
 
-def _compact(spark: SparkSession, store: Store, data: str, plan: ExportPlan) -> None:
+def _compact(spark: SparkSession, store: Store, data: str, plan: ExportPlan,
+             keep: dict[str, int]) -> None:
     """A queue written in more files than its bytes need written again (``compact.py``):
-    files of at least ``spark.mqconsole.targetFileBytes`` (64 MiB; 0: never)."""
+    files of at least ``spark.mqconsole.targetFileBytes`` (64 MiB; 0: never), but for a
+    queue in no more files than ``keep`` says (one per read partition)."""
     from .columns import spark_ddl
     from .compact import TARGET_FILE_BYTES, compact
 
@@ -661,7 +685,7 @@ def _compact(spark: SparkSession, store: Store, data: str, plan: ExportPlan) -> 
     request = plan.request
     columns = snapshot_columns(with_payload=request.with_payload, plugin_columns=[
         (c.full_name, c.spark_type) for c in request.plugin_columns])
-    compact(spark, store, data, spark_ddl(columns), target, [c.name for c in columns])
+    compact(spark, store, data, spark_ddl(columns), target, [c.name for c in columns], keep)
 
 
 def _summarize(spark: SparkSession, staged: str, data: str, files: list[dict[str, Any]]

@@ -26,6 +26,12 @@ def test_the_rule_each_file_at_least_the_target() -> None:
     assert plan_compaction(sizes, 64 * MB) == {
         "queue=A": (["queue=A/part-0.parquet", "queue=A/part-1.parquet"], 1),
         "queue=C": ([f"queue=C/part-{i}.parquet" for i in sorted(range(10), key=str)], 3)}
+    # a queue in no more files than its read partitions keeps them (written in parallel)
+    assert plan_compaction(sizes, 64 * MB, {"A": 2}) == {
+        "queue=C": ([f"queue=C/part-{i}.parquet" for i in sorted(range(10), key=str)], 3)}
+    assert plan_compaction(sizes, 64 * MB, {"A": 1, "C": 4})["queue=C"][1] == 3  # more: 3
+    assert plan_compaction({"queue=A%2FB/part-0.parquet": 1, "queue=A%2FB/part-1.parquet": 1},
+                           64 * MB, {"A/B": 2}) == {}  # by the queue's name, not its folder's
     assert plan_compaction(sizes, 0) == {}
     assert plan_compaction(sizes, 1) == {}  # every file already at least 1 byte
 

@@ -156,6 +156,9 @@ def test_queues_read_in_stretches_give_one_browse_and_the_same_aggregates(
     assert [q["rows"] for q in summary.queues] == [q.depth_start for q in plan.queues]
     snap = tmp_path / "snap"
     assert _rows(snap) == _want(scene, queues)  # positions as one browse gives them
+    stretches = {q: sum(s.queue == q for s in sources) for q in queues}
+    files = {q: len(list((snap / "messages" / f"queue={q}").glob("*.parquet"))) for q in queues}
+    assert files == stretches  # one file per stretch, as its reader wrote it: no compaction
     # the stored aggregates = those computed again from the written files
     summarize(spark, snap / "messages", tmp_path / "again")
     stored = _stored(snap)
@@ -419,3 +422,29 @@ def test_change_sentences() -> None:
         "APP.DLQ (QM1) changed during the export: 224 more rows than its depth"
     assert change_of(QueuePlan("p", "QM1", "Q", 9, 9, 7)) == \
         "Q (QM1) changed during the export: 2 fewer rows than its depth"
+
+
+def test_a_queue_in_stretches_is_decoded_by_its_readers(tmp_path) -> None:
+    """The embedded queue's stretches (the last one open: no planned rows) are a balanced
+    read: its rows are estimated as its share of the depth, and not spread."""
+    from mqconsole.audit.export import (
+        ExportPlan,
+        QueuePlan,
+        _estimates,
+        _spread,
+    )
+    from mqconsole.audit.sources import QueueSource
+    from mqconsole.backends.base import BrowseRange
+
+    plan = ExportPlan(ExportRequest(out=tmp_path / "snap"),
+                      [QueuePlan("dev", "QM1", "BIG.DLQ", 1_000_000),
+                       QueuePlan("dev", "QM1", "SMALL.DLQ", None)], [])
+    stretches = [QueueSource("dev", "BIG.DLQ", BrowseRange(1, None, [0, 500_000], 500_000)),
+                 QueueSource("dev", "BIG.DLQ", BrowseRange(500_001, [0, 500_000], None, None))]
+    assert _estimates(plan, stretches, []) == [500_000, 500_000]
+    assert not _spread(_estimates(plan, stretches, []), 2)
+    one = [QueueSource("dev", "BIG.DLQ")]  # a queue of real MQ: one browse, spread
+    assert _estimates(plan, one, []) == [1_000_000] and _spread([1_000_000], 2)
+    unknown = [QueueSource("dev", "SMALL.DLQ", BrowseRange(1, None, None, None))]
+    assert _estimates(plan, unknown, []) == [None]  # no depth: not known (spread)
+
