@@ -146,65 +146,102 @@ def _spread(values: pa.Array, where: np.ndarray, n: int) -> pa.Array:
     return values.take(pa.array(index, mask=index < 0))
 
 
-def _common(keys: Sequence[Any]) -> Any:
-    """The most common of ``keys`` (the first seen among equals)."""
-    counts: dict[Any, int] = {}
-    for k in keys:
-        counts[k] = counts.get(k, 0) + 1
-    return max(counts, key=counts.__getitem__)
+def _most_common(values: np.ndarray) -> tuple[Any, int]:
+    """The most common of ``values`` (the first seen among equals) and its count."""
+    _, first, counts = np.unique(values, return_index=True, return_counts=True)
+    top = counts == counts.max()
+    at = int(first[top].min())
+    return values[at], int(counts.max())
+
+
+def _words(sub: np.ndarray) -> np.ndarray:
+    """Each row of 8 bytes as one 64-bit number (to compare, count and find at once)."""
+    return np.ascontiguousarray(sub).view(np.uint64).reshape(-1)
+
+
+def _formats_in(words: np.ndarray, wanted) -> np.ndarray:
+    """Which 8-byte Format fields (``words``) satisfy ``wanted(text)``: once per value."""
+    unique, inverse = np.unique(words, return_inverse=True)
+    hits = np.array([bool(wanted(u.tobytes().strip(b" \x00").decode("ascii", "replace")))
+                     for u in unique], dtype=bool)
+    return hits[inverse.reshape(-1)]
+
+
+_MD_EYE = np.frombuffer(b"MD  ", np.uint8)
+_DLH_EYE = np.frombuffer(b"DLH ", np.uint8)
 
 
 def plain(messages: Sequence[Message]) -> np.ndarray:
     """Which messages ``columns`` takes together: a boolean per message (see the module's
-    text); ``columns`` of those alone is never None."""
+    text); ``columns`` of those alone is never None. Decided with numpy on the batch's
+    fields (a Format decoded once per distinct value), not message by message."""
     n = len(messages)
     mask = np.zeros(n, dtype=bool)
-    stored = [getattr(m, "stored", None) for m in messages]
-    heads = [None if s is None or len(s[0]) not in (324, 364) else (len(s[0]), s[0][:8])
-             for s in stored]
-    usable = [h for h in heads if h is not None and h[1][:4] == b"MD  "
-              and (order := _VERSION_WORDS.get(h[1][4:8])) is not None
-              and (h[0] == 364) == (order[1] == 2)]
-    if not usable:
+    if n == 0:
         return mask
-    key = _common(usable)
-    rows = np.array([h == key for h in heads], dtype=bool)
-    picked = np.flatnonzero(rows)
-    md = _records([stored[i][0] for i in picked], key[0])  # type: ignore[index]
-    big_endian, _version = _VERSION_WORDS[key[1][4:8]]
+    stored = [getattr(m, "stored", None) for m in messages]
+    lengths = np.fromiter((0 if s is None else len(s[0]) for s in stored), np.int64, n)
+    best: tuple[int, int, int, Any] | None = None  # (-count, first index, width, head)
+    heads_of: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
+    for width in (324, 364):
+        at = np.flatnonzero(lengths == width)
+        if not len(at):
+            continue
+        md = _records([stored[i][0] for i in at], width)  # type: ignore[index]
+        usable = (md[:, :4] == _MD_EYE).all(axis=1)
+        version_ok = np.zeros(len(at), dtype=bool)
+        for word, (_big, version) in _VERSION_WORDS.items():
+            if (width == 364) == (version == 2):
+                version_ok |= (md[:, 4:8] == np.frombuffer(word, np.uint8)).all(axis=1)
+        usable &= version_ok
+        heads = _words(md[:, :8])
+        heads_of[width] = (at, md, heads)
+        if usable.any():
+            head, count = _most_common(heads[usable])
+            first = int(at[np.flatnonzero(usable & (heads == head))[0]])
+            if best is None or (-count, first) < best[:2]:
+                best = (-count, first, width, head)
+    if best is None:
+        return mask
+    _, _, width, head = best
+    at, md_all, heads = heads_of[width]
+    chosen = heads == head
+    picked = at[chosen]
+    md = md_all[chosen]
+    big_endian, _version = _VERSION_WORDS[md[0, 4:8].tobytes()]
     ok = np.ones(len(picked), dtype=bool)
     for attr in (*_TEXT_RSTRIP, "format", "put_date", "put_time"):
         lo, hi = _SPAN[attr]
         ok &= (md[:, lo:hi] < 0x80).all(axis=1)
-    lo, hi = _SPAN["format"]
-    fmts = [bytes(r).strip(b" \x00").decode("ascii", "replace") for r in md[:, lo:hi]]
-    dead = np.array([f == "MQDEAD" for f in fmts], dtype=bool)
-    ok &= np.array([f == "MQDEAD" or f not in HEADER_FORMATS for f in fmts], dtype=bool)
+    formats = _words(md[:, slice(*_SPAN["format"])])
+    dead = _formats_in(formats, lambda f: f == "MQDEAD")
+    ok &= _formats_in(formats, lambda f: f == "MQDEAD" or f not in HEADER_FORMATS)
     at = np.flatnonzero(dead & ok)
     if len(at):
-        bodies = [messages[picked[i]].body for i in at]
-        long_enough = np.array([len(b) >= MQDLH_LENGTH for b in bodies], dtype=bool)
+        bodies = [messages[picked[i]].body for i in at.tolist()]
+        long_enough = np.fromiter(map(len, bodies), np.int64, len(bodies)) >= MQDLH_LENGTH
         encodings = _longs(md[at][:, slice(*_SPAN["encoding"])], big_endian) & 0x0F
         ccsids = _longs(md[at][:, slice(*_SPAN["ccsid"])], big_endian)
         good = long_enough & ((encodings == 1) | (encodings == 2))
         if good.any():
-            good &= encodings == _common(encodings[good].tolist())
-        codecs = {}
-        for ccsid in set(ccsids.tolist()):
+            good &= encodings == _most_common(encodings[good])[0]
+        unique, inverse = np.unique(ccsids, return_inverse=True)
+        ascii_ok = []
+        for ccsid in unique.tolist():
             codec = struc_codec(b"DLH ", "DLH ", ccsid if ccsid > 0 else DEFAULT_CHAR_CCSID)
-            codecs[ccsid] = codec is not None and _ascii_codec(codec)
-        good &= np.array([codecs[c] for c in ccsids.tolist()], dtype=bool)
-        heads_dlh = [bytes(b[:MQDLH_LENGTH]).ljust(MQDLH_LENGTH, b"\x00") for b in bodies]
-        dlh = _records(heads_dlh, MQDLH_LENGTH)
-        good &= (dlh[:, :4] == np.frombuffer(b"DLH ", np.uint8)).all(axis=1)
-        text = np.concatenate([dlh[:, 12:108], dlh[:, 116:172]], axis=1)
-        good &= (text < 0x80).all(axis=1)
-        big = encodings == 1
-        version = np.where(big, _longs(dlh[:, 4:8], True), _longs(dlh[:, 4:8], False))
-        good &= version == 1
-        after = [bytes(r).strip(b" \x00").decode("ascii", "replace")
-                 for r in dlh[:, slice(*_DLH_FORMAT)]]
-        good &= np.array([f not in HEADER_FORMATS for f in after], dtype=bool)
+            ascii_ok.append(codec is not None and _ascii_codec(codec))
+        good &= np.array(ascii_ok, dtype=bool)[inverse.reshape(-1)]
+        long_at = np.flatnonzero(long_enough)
+        if len(long_at):
+            dlh = _records([bodies[i][:MQDLH_LENGTH] for i in long_at.tolist()], MQDLH_LENGTH)
+            fine = (dlh[:, :4] == _DLH_EYE).all(axis=1)
+            fine &= (dlh[:, 12:108] < 0x80).all(axis=1) & (dlh[:, 116:172] < 0x80).all(axis=1)
+            big = encodings[long_at] == 1
+            words = np.where(big, _longs(dlh[:, 4:8], True), _longs(dlh[:, 4:8], False))
+            fine &= words == 1  # the MQDLH's Version
+            fine &= ~_formats_in(_words(dlh[:, slice(*_DLH_FORMAT)]),
+                                 lambda f: f in HEADER_FORMATS)
+            good[long_at] &= fine
         ok[at] = good
     mask[picked] = ok
     return mask
