@@ -13,8 +13,9 @@ header of one of nine reasons and destinations in front of a short payload; buil
 3. ``M`` on the dead-letter queue: a replay (its first 10,000 messages, the CLI's limit);
 4. with ``--audit``: ``A`` on the dead-letter queue, ``ctrl+e``: an export of what is left on
    it through Spark (``local[2]``) and its report on screen, back to the queue list — the
-   JVM Spark starts is a child process, counted apart (``children_mb``), and the console
-   keeps its Spark session for the next audit, as an operator's console does;
+   screen's jobs run in the audit's own process (``mqconsole/audit/child.py``, the console's
+   default) with Spark's JVM under it, both counted apart (``children_mb``) while the
+   screen is open, and ended when it closes;
 5. ``J``: the journal, the handler's record opened (a page of its MsgIds), back;
 6. back at the queue list, a garbage collection (``end_mb``).
 
@@ -331,8 +332,8 @@ def main() -> None:
                         help="go through the session this many times (does the end grow?)")
     parser.add_argument("--audit", action="store_true",
                         help="also an audit export and report of the dead-letter queue from "
-                        "the console (Spark local[2]: its JVM is a child process, counted "
-                        "apart as children_mb)")
+                        "the console (Spark local[2], in the audit's own process and its "
+                        "JVM: counted apart as children_mb)")
     parser.add_argument("--trace", action="store_true",
                         help="also say what Python objects hold at each step (tracemalloc: "
                         "slower, and its own memory counts in RSS)")

@@ -82,8 +82,15 @@ def _sql_value(value: Any) -> str:
 
 def _age(bucket: str, as_of: datetime) -> tuple[str, str] | None:
     """The bucket at ``as_of`` as an ``arrival`` range (report.bucket_sql's edges)."""
-    from mqconsole.audit.report import AFTER_AS_OF, BUCKET_EDGES, BUCKETS, bucket_sql, iso
-    from mqconsole.audit.snapshot import ARRIVAL_SQL
+    # (ages, not report: the console calls this on its event loop, without Spark's libraries)
+    from mqconsole.audit.ages import (
+        AFTER_AS_OF,
+        ARRIVAL_SQL,
+        BUCKET_EDGES,
+        BUCKETS,
+        bucket_sql,
+        iso,
+    )
 
     same = f"{bucket_sql(ARRIVAL_SQL, as_of)} = {_sql_text(bucket)}"
     if bucket == AFTER_AS_OF:

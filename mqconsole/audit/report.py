@@ -30,6 +30,15 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
+from mqconsole.audit.ages import (  # the console's drill-downs import them without Spark
+    AFTER_AS_OF,
+    ARRIVAL_SQL,
+    BUCKET_EDGES,
+    BUCKETS,
+    bucket_sql,
+    iso,
+    parse_as_of,
+)
 from mqconsole.audit.errors import (
     AuditInputError,
     first_line,
@@ -39,7 +48,6 @@ from mqconsole.audit.errors import (
     unwrap,
 )
 from mqconsole.audit.snapshot import (
-    ARRIVAL_SQL,
     SnapshotFolder,
     open_snapshot,
     plugin_columns,
@@ -53,18 +61,11 @@ from mqconsole.audit.summary import (
     lists_sql,
     load_summary,
 )
-from mqconsole.ops.timefmt import AGE_BUCKET_NAMES, AGE_EDGES, iso_utc
 from mqconsole.ops.words import counted
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
-# The age buckets of every face (summary, the report, the console): ops.timefmt owns them.
-BUCKETS = AGE_BUCKET_NAMES
-# Messages that arrived after as_of (an --as-of before them): listed first, only when any.
-AFTER_AS_OF = "after as-of"
-# Lower bound of each bucket after the first, as an age.
-BUCKET_EDGES = AGE_EDGES
 LIST_KEYS = ("by_queue", "by_reason", "by_destination", "by_reason_destination", "by_age",
              "by_put_application", "backout_counts", "duplicate_msg_ids")
 
@@ -80,46 +81,6 @@ class ReportInput:
     folder: SnapshotFolder
     as_of: datetime
     plugins: tuple[str, ...] = ()
-
-
-def parse_as_of(text: str | None, now: Callable[[], datetime] | None = None) -> datetime:
-    """``--as-of`` (ISO 8601; no zone means UTC) as an aware UTC time; now when None."""
-    if text is None or not text.strip():
-        return _to_ms((now or (lambda: datetime.now(UTC)))().astimezone(UTC))
-    raw = text.strip()
-    try:
-        value = datetime.fromisoformat(raw[:-1] + "+00:00" if raw[-1:] in "zZ" else raw)
-    except ValueError:
-        raise AuditInputError(f"--as-of {raw!r} is not an ISO 8601 time "
-                              "(e.g. 2026-11-25T10:00:00Z)") from None
-    return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
-
-
-def iso(value: datetime | None) -> str | None:
-    """A UTC time in the one style of every face (``ops.timefmt.iso_utc``:
-    ``2026-11-25T10:00:00.000Z``), exact: microseconds too when it has them (a bound of a
-    drill's filter, a value of ``audit sql``, must not move)."""
-    return iso_utc(value.replace(tzinfo=UTC) if value is not None and value.tzinfo is None
-                   else value, exact=True)
-
-
-def _to_ms(value: datetime) -> datetime:
-    """Now to the millisecond: the report's time shown in the one style reads back exact
-    (an ``--as-of`` given with microseconds is kept, and shown with them)."""
-    return value.replace(microsecond=value.microsecond // 1000 * 1000)
-
-
-def bucket_sql(column: str, as_of: datetime) -> str:
-    """SQL giving the age bucket of ``column`` (a timestamp) at ``as_of``; null for null."""
-    whens = " ".join(f"WHEN {column} > {_literal(as_of - edge)} THEN '{name}'"
-                     for name, edge in zip(BUCKETS, BUCKET_EDGES, strict=False))
-    return (f"CASE WHEN {column} IS NULL THEN NULL "
-            f"WHEN {column} > {_literal(as_of)} THEN '{AFTER_AS_OF}' "
-            f"{whens} ELSE '{BUCKETS[-1]}' END")
-
-
-def _literal(value: datetime) -> str:
-    return f"TIMESTAMP '{value.astimezone(UTC).strftime('%Y-%m-%d %H:%M:%S.%f')}+00:00'"
 
 
 def _quote(name: str) -> str:
@@ -275,4 +236,5 @@ def _assemble(rollup: list[dict[str, Any]], ages: dict[str, int] | None,
     return report
 
 
-__all__ = ["AFTER_AS_OF", "BUCKETS", "build_report", "duplicate_msg_ids", "iso", "parse_as_of"]
+__all__ = ["AFTER_AS_OF", "BUCKETS", "BUCKET_EDGES", "bucket_sql", "build_report",
+           "duplicate_msg_ids", "iso", "parse_as_of"]

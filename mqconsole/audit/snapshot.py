@@ -33,8 +33,6 @@ VIEW = "messages"
 
 # The snapshot's fixed columns (audit.md); any other column is a plugin's audit column.
 FIXED_COLUMNS = (*COLUMNS, PAYLOAD[0])
-# When the message reached the queue it was read from (audit.md, age buckets).
-ARRIVAL_SQL = "coalesce(dlh_put_time, put_time)"
 
 
 @dataclass

@@ -26,8 +26,9 @@ import json
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from mqconsole.audit.ages import ARRIVAL_SQL
 from mqconsole.audit.columns import UNPARSED_SQL
-from mqconsole.audit.snapshot import ARRIVAL_SQL, FIXED_COLUMNS, SnapshotFolder
+from mqconsole.audit.snapshot import FIXED_COLUMNS, SnapshotFolder
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession

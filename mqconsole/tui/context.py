@@ -106,6 +106,9 @@ class Settings:
     audit_connection: Any = None
     audit_master: str | None = None
     audit_dir: Path | None = None
+    # how the audit screen runs its jobs: a runner for the master (``audit.runner``); None:
+    # in the audit's own process, so the console never imports Spark's libraries
+    audit_runner: Callable[[str | None], Any] | None = None
 
     def now(self) -> datetime:
         return self.clock() if self.clock is not None else datetime.now(UTC)

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from mqconsole.audit.runner import InProcessRunner
 from mqconsole.backends.embedded import create_queue_manager
 from mqconsole.backends.open import open_embedded
 from mqconsole.ops.demo import DLQ, build_demo
@@ -62,9 +63,12 @@ def make_app(demo_file: Path, tmp_path: Path) -> Callable[..., MQConsoleApp]:
     def make(*, read_only: bool = False, path: Path | None = None, plugins=None,
              **settings) -> MQConsoleApp:
         file = str(path or demo_file)
+        # the audit screen's jobs in this process, on its one Spark session (the ``spark``
+        # fixture): a JVM per test would be minutes (the console's default, a child process
+        # of their own, has tests of its own: test_audit_child.py)
         opts = dict(refresh_seconds=0, clock=lambda: NOW, themes_dirs=[REPO_THEMES],
                     journal_path=tmp_path / "journal.jsonl", backup_dir=tmp_path / "backups",
-                    save_dir=tmp_path)
+                    save_dir=tmp_path, audit_runner=InProcessRunner)
         opts.update(settings)
         return MQConsoleApp(lambda: open_embedded(file),
                             profile=ProfileInfo(name="test", read_only=read_only),

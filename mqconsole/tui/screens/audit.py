@@ -10,6 +10,9 @@ existing snapshot folder. ``enter`` on a row opens the matching messages in the 
 with that row's ``--where`` filter (an age bucket: its ``arrival`` range at the report's time;
 a plugin column: the field of the same name).
 
+The jobs run in the audit's own process (``audit.child``: Spark and its Python libraries
+are never imported by the console, and their memory goes when this screen closes), or where
+``tui.Settings.audit_runner`` says (the tests: in process, on their one Spark session).
 Spark's output goes to its log file (``audit.session``); failures are one notification.
 """
 
@@ -20,7 +23,7 @@ import threading
 from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 from textual import on, work
@@ -28,6 +31,7 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import DataTable, Input, Label, ProgressBar, Static
 
+from mqconsole.audit.jobs import ExportJob, Watch
 from mqconsole.ops.words import counted
 from mqconsole.tui import keys as K
 from mqconsole.tui.context import ConsoleContext
@@ -38,11 +42,10 @@ from mqconsole.tui.widgets.banner import Banner
 from mqconsole.tui.widgets.footer import Footer
 from mqconsole.tui.widgets.lists import ListTable
 
+if TYPE_CHECKING:
+    from mqconsole.audit.runner import AuditRunner
+
 BAR_WIDTH = 30
-
-
-class _Cancelled(Exception):
-    """The operator cancelled (a notification, not an error)."""
 
 
 def default_folder(base: Path | None, now: datetime) -> Path:
@@ -54,29 +57,11 @@ def default_folder(base: Path | None, now: datetime) -> Path:
     return base / f"audit-{now.astimezone(UTC).strftime('%Y%m%d-%H%M%S')}"
 
 
-def start_spark(master: str | None) -> Any:
-    """The console's Spark session (reused once started): ``tui.audit_master``, local[*] by
-    default, a Spark Connect server for ``sc://…``."""
-    from mqconsole.audit.session import DEFAULT_MASTER, SparkSettings, start_session
-
-    if master and master.startswith("sc://"):
-        from mqconsole.audit.remote import connect
-
-        return connect(master)
-    return start_session(SparkSettings(master=master or DEFAULT_MASTER))
-
-
 def sentence(error: BaseException) -> str:
     """One sentence for a failed export or report (never a traceback)."""
-    from mqconsole.audit.errors import AuditError
-    from mqconsole.audit.java import SparkUnavailable
-    from mqconsole.audit.session import BadMaster
-    from mqconsole.mq.errors import MQError
+    from mqconsole.audit.jobs import sentence as said
 
-    if isinstance(error, _Cancelled | AuditError | SparkUnavailable | BadMaster | MQError
-                  | ValueError):
-        return clean(str(error))
-    return clean(f"the audit failed: {type(error).__name__}: {error}")
+    return clean(said(error))
 
 
 class AuditScreen(ConsoleScreen):
@@ -86,12 +71,15 @@ class AuditScreen(ConsoleScreen):
 
     def __init__(self, ctx: ConsoleContext, patterns: str = "", *, folder: Path | None = None,
                  report: dict[str, Any] | None = None,
-                 spark: Callable[[str | None], Any] = start_spark) -> None:
+                 spark: Callable[[str | None], Any] | None = None,
+                 runner: AuditRunner | None = None) -> None:
+        """``runner`` runs the jobs (default: ``settings.audit_runner`` for the master, else
+        the audit's own process); ``spark``: run them here, on the session it starts."""
         super().__init__(ctx)
         self.patterns = patterns
         self.folder = folder or default_folder(ctx.settings.audit_dir, ctx.settings.now())
         self.report: dict[str, Any] | None = report
-        self.start_spark = spark
+        self.runner = runner or _runner(ctx, spark)
         self.running: str | None = None  # "export" or "report" while a worker runs
         self.cancel = threading.Event()
         self._tables: dict[str, list[dict[str, Any]]] = {}
@@ -157,8 +145,14 @@ class AuditScreen(ConsoleScreen):
         self.app.pop_screen()
 
     def stop_work(self) -> None:
-        """The console quits or switches profile: cancel what runs."""
+        """The console quits or switches profile: cancel what runs, end the audit's process."""
         self.cancel.set()
+        self.runner.close()
+
+    def on_unmount(self) -> None:
+        """Closed: the audit's process ends (its Spark, its memory), whatever ran."""
+        self.cancel.set()
+        self.runner.close()
 
     # -- workers (Spark never runs on the event loop) -------------------------------------------
     def _begin(self, what: str) -> None:
@@ -180,11 +174,10 @@ class AuditScreen(ConsoleScreen):
              note: str = "") -> None:
         what, self.running = self.running, None
         self.query_one("#progress", ProgressBar).add_class("-hidden")
-        if error is not None and self.cancel.is_set() and not isinstance(error, _Cancelled):
-            from mqconsole.audit.errors import AuditError
+        if error is not None:
+            from mqconsole.audit.jobs import as_cancelled
 
-            if not isinstance(error, AuditError):  # Spark's own words for a cancelled job
-                error = _Cancelled(f"{what} cancelled")
+            error = as_cancelled(what or "audit", error, self.cancel)  # Spark's own words
         if error is not None:
             text = sentence(error)
             self._status(text)
@@ -196,26 +189,16 @@ class AuditScreen(ConsoleScreen):
             self.show_report(report)
             self._status(note or "report done")
 
+    def _watch(self, cancel: threading.Event) -> Watch:
+        """What a job tells this screen (from its worker's thread)."""
+        return Watch(cancel, status=lambda text: self._from_worker(self._status, text),
+                     progress=lambda done, total, text: self._from_worker(
+                         self._progress, done, total, text))
+
     @work(thread=True, exclusive=True, group="audit", exit_on_error=False)
     def _report(self, folder: Path, cancel: threading.Event) -> None:
-        from mqconsole.audit.report import build_report
-        from mqconsole.audit.snapshot import precheck
-
         try:
-            master = self.ctx.settings.audit_master
-            # a missing folder is said before Spark starts (where the console can look)
-            precheck(folder, remote=bool(master and master.startswith("sc://")))
-            spark = self.start_spark(self.ctx.settings.audit_master)
-            if cancel.is_set():
-                raise _Cancelled("report cancelled")
-            watcher = _cancel_jobs_when(cancel, spark)
-            try:
-                report = build_report(spark, folder, as_of=self.ctx.settings.now(),
-                                      progress=lambda t: self._from_worker(self._status, t))
-            finally:
-                watcher.set()
-            if cancel.is_set():
-                raise _Cancelled("report cancelled")
+            report = self.runner.report(folder, self.ctx.settings.now(), self._watch(cancel))
         except BaseException as e:  # every failure is one notification
             self._from_worker(self._end, None, e)
             return
@@ -223,43 +206,19 @@ class AuditScreen(ConsoleScreen):
 
     @work(thread=True, exclusive=True, group="audit", exit_on_error=False)
     def _export(self, patterns: str, folder: Path, cancel: threading.Event) -> None:
-        from mqconsole.audit.report import build_report
-
+        settings = self.ctx.settings
+        job = ExportJob(patterns=patterns, folder=folder, profile=self.ctx.profile.name,
+                        connection=settings.audit_connection, plugins=self.ctx.plugins,
+                        # the report's time: the console's clock when it has one of its own
+                        # (the tests'), else now when the report starts, after the export
+                        as_of=None if settings.clock is None else settings.now())
         try:
-            from mqconsole.audit.java import check_pyspark
-
-            check_pyspark()  # how to get it, not an import error (the source imports pyspark)
-            from mqconsole.audit.datasource import plugin_columns
-            from mqconsole.audit.export import ExportRequest, plan_export, run_export
-            from mqconsole.audit.sources import split_patterns
-
-            request = ExportRequest(out=folder, patterns=split_patterns(patterns),
-                                    connections={self.ctx.profile.name:
-                                                 self.ctx.settings.audit_connection},
-                                    plugin_columns=plugin_columns(self.ctx.plugins),
-                                    remote=str(self.ctx.settings.audit_master or "")
-                                    .startswith("sc://"))
-            plan = plan_export(request)
-            total = sum(q.depth_start or 0 for q in plan.queues) or None
-            spark = self.start_spark(self.ctx.settings.audit_master)
-            if cancel.is_set():
-                raise _Cancelled("export cancelled: nothing was written")
-            self._from_worker(self._progress, 0, total, "exporting")
-
-            def progress(states: list[Any]) -> None:
-                read = sum(s.read for s in states)
-                per_queue = ", ".join(f"{s.queue} {s.read:,}" for s in states)
-                self._from_worker(self._progress, read, total, f"read {read:,}: {per_queue}")
-
-            summary = run_export(spark, plan, report=progress, cancel=cancel)
-            self._from_worker(self._status, f"exported {counted(summary.rows, grouped=True)}; "
-                                            "counting…")
-            report = build_report(spark, folder, as_of=self.ctx.settings.now())
+            done = self.runner.export(job, self._watch(cancel))
         except BaseException as e:
             self._from_worker(self._end, None, e)
             return
-        self._from_worker(self._end, report, None,
-                          f"{counted(summary.rows, grouped=True)} exported to {clean(folder)}")
+        self._from_worker(self._end, done["report"], None,
+                          f"{counted(done['rows'], grouped=True)} exported to {clean(folder)}")
 
     def _progress(self, done: int, total: int | None, text: str) -> None:
         self.query_one("#progress", ProgressBar).update(total=total, progress=done)
@@ -328,19 +287,16 @@ class AuditScreen(ConsoleScreen):
 
     def _as_of(self) -> datetime | None:
         """The report's time: an age bucket's messages are those that were that old then."""
-        from mqconsole.audit.report import parse_as_of
+        from mqconsole.audit.ages import parse_as_of
 
         text = (self.report or {}).get("as_of")
         return parse_as_of(text) if text else None
 
     @work(thread=True, exclusive=True, group="audit-open", exit_on_error=False)
     def _find_queue(self, found: Any) -> None:
-        from mqconsole.audit.drill import queues_holding
-
         folder = Path(self.query_one("#folder", Input).value.strip()).expanduser()
         try:
-            holding = queues_holding(self.start_spark(self.ctx.settings.audit_master),
-                                     folder, found)
+            holding = self.runner.queues_holding(folder, found)
         except BaseException as e:
             self._from_worker(self.notify, sentence(e), severity="error", markup=False)
             return
@@ -358,17 +314,12 @@ class AuditScreen(ConsoleScreen):
         self.ctx.request(OpenQueue(queue, found.where))
 
 
-def _cancel_jobs_when(cancel: threading.Event, spark: Any) -> threading.Event:
-    """Cancel Spark's running jobs when ``cancel`` is set; set the returned event to stop."""
-    done = threading.Event()
+def _runner(ctx: ConsoleContext, spark: Callable[[str | None], Any] | None) -> AuditRunner:
+    """The screen's runner: on ``spark``'s session in this process when given, else as the
+    settings say (the tests: in process), else the audit's own process."""
+    from mqconsole.audit.runner import InProcessRunner, default_runner
 
-    def watch() -> None:
-        while not done.wait(0.3):
-            if cancel.is_set():
-                from mqconsole.audit.remote import cancel_all
-
-                cancel_all(spark)
-                return
-
-    threading.Thread(target=watch, daemon=True, name="audit-cancel").start()
-    return done
+    master = ctx.settings.audit_master
+    if spark is not None:
+        return InProcessRunner(master, spark)
+    return (ctx.settings.audit_runner or default_runner)(master)

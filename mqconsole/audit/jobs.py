@@ -1,0 +1,198 @@
+"""The console's audit jobs, written once: an export and its report, a report, the queues a
+drill-down's row is on.
+
+The audit screen asks an :class:`~mqconsole.audit.runner.AuditRunner` for them, which runs
+them in the audit's own process (``audit.child``, the console's default: Spark's Python
+libraries — pyspark, pandas, numpy, pyarrow — are never imported by the console, and their
+memory goes when the screen closes) or in this one (``InProcessRunner``: the tests, on their
+one Spark session). Either way the same functions below run, told the operator's cancel and
+telling the screen their progress through a :class:`Watch`.
+
+This module imports nothing heavy: what needs Spark is imported inside the functions.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from .errors import AuditError
+
+if TYPE_CHECKING:
+    from mqconsole.plugins.host import PluginHost
+
+    from .drill import Drill
+
+#: starts (or gives back) the Spark session for a master (``tui.audit_master``; None: local)
+SparkStarter = Callable[[str | None], Any]
+
+
+class Cancelled(Exception):
+    """The operator cancelled (a notification, not an error)."""
+
+
+def _nothing(*_args: Any) -> None:
+    return None
+
+
+@dataclass(frozen=True)
+class Watch:
+    """What a job hears and tells while it runs: the operator's cancel, a status line, and
+    the progress bar (messages read of the total, when known). The callbacks are called
+    from the job's thread."""
+
+    cancel: threading.Event = field(default_factory=threading.Event)
+    status: Callable[[str], None] = _nothing
+    progress: Callable[[int, int | None, str], None] = _nothing
+
+
+@dataclass(frozen=True)
+class ExportJob:
+    """An export of the console's profile: the queues (a comma list of names and patterns)
+    into a new snapshot folder, with the site plugins' audit columns; then its report as of
+    ``as_of`` (None: when the report starts, after the export)."""
+
+    patterns: str
+    folder: Path
+    profile: str
+    connection: object  # a BackendSpec (plain values, no password) or its mapping
+    as_of: datetime | None = None
+    plugins: PluginHost | None = None
+
+
+def is_remote(master: str | None) -> bool:
+    """A Spark Connect server (``sc://…``): the client looks at no folder itself."""
+    return bool(master and master.startswith("sc://"))
+
+
+def start_spark(master: str | None) -> Any:
+    """The Spark session of the console's audits (reused once started): ``tui.audit_master``,
+    local[*] by default, a Spark Connect server for ``sc://…``."""
+    from .session import DEFAULT_MASTER, SparkSettings, start_session
+
+    if is_remote(master):
+        from .remote import connect
+
+        return connect(str(master))
+    return start_session(SparkSettings(master=master or DEFAULT_MASTER))
+
+
+def sentence(error: BaseException) -> str:
+    """One sentence for a failed job (never a traceback); the screen cleans it for show."""
+    from mqconsole.mq.errors import MQError
+
+    from .java import SparkUnavailable
+    from .session import BadMaster
+
+    if isinstance(error, Cancelled | AuditError | SparkUnavailable | BadMaster | MQError
+                  | ValueError):
+        return str(error)
+    return f"the audit failed: {type(error).__name__}: {error}"
+
+
+def as_cancelled(what: str, error: BaseException, cancel: threading.Event) -> BaseException:
+    """Spark's own words for a job the operator cancelled are "cancelled" (an audit error —
+    a full disk, a bad snapshot — is still said as it is)."""
+    if cancel.is_set() and not isinstance(error, Cancelled | AuditError):
+        return Cancelled(f"{what} cancelled")
+    return error
+
+
+def report(start: SparkStarter, master: str | None, folder: Path, as_of: datetime,
+           watch: Watch) -> dict[str, Any]:
+    """The report of the snapshot at ``folder`` (a missing folder is said before Spark
+    starts, where this process can look)."""
+    try:
+        from .report import build_report
+        from .snapshot import precheck
+
+        precheck(folder, remote=is_remote(master))
+        spark = start(master)
+        if watch.cancel.is_set():
+            raise Cancelled("report cancelled")
+        watcher = cancel_jobs_when(watch.cancel, spark)
+        try:
+            result = build_report(spark, folder, as_of=as_of, progress=watch.status)
+        finally:
+            watcher.set()
+        if watch.cancel.is_set():
+            raise Cancelled("report cancelled")
+        return result
+    except BaseException as e:
+        raise as_cancelled("report", e, watch.cancel) from None
+
+
+def export(start: SparkStarter, master: str | None, job: ExportJob,
+           watch: Watch) -> dict[str, Any]:
+    """The export, then its report: ``{"rows": exported, "report": the report}``."""
+    try:
+        return _export(start, master, job, watch)
+    except BaseException as e:
+        raise as_cancelled("export", e, watch.cancel) from None
+
+
+def _export(start: SparkStarter, master: str | None, job: ExportJob,
+            watch: Watch) -> dict[str, Any]:
+    from mqconsole.ops.words import counted
+
+    from .java import check_pyspark
+
+    check_pyspark()  # how to get it, not an import error (the source imports pyspark)
+    from .datasource import plugin_columns
+    from .export import ExportRequest, plan_export, run_export
+    from .report import build_report
+    from .sources import split_patterns
+
+    request = ExportRequest(out=job.folder, patterns=split_patterns(job.patterns),
+                            connections={job.profile: job.connection},
+                            plugin_columns=plugin_columns(job.plugins)
+                            if job.plugins is not None else (),
+                            remote=is_remote(master))
+    plan = plan_export(request)
+    total = sum(q.depth_start or 0 for q in plan.queues) or None
+    spark = start(master)
+    if watch.cancel.is_set():
+        raise Cancelled("export cancelled: nothing was written")
+    watch.progress(0, total, "exporting")
+
+    def progress(states: list[Any]) -> None:
+        read = sum(s.read for s in states)
+        per_queue = ", ".join(f"{s.queue} {s.read:,}" for s in states)
+        watch.progress(read, total, f"read {read:,}: {per_queue}")
+
+    summary = run_export(spark, plan, report=progress, cancel=watch.cancel)
+    watch.status(f"exported {counted(summary.rows, grouped=True)}; counting…")
+    result = build_report(spark, job.folder, as_of=job.as_of)
+    return {"rows": summary.rows, "report": result}
+
+
+def queues_holding(start: SparkStarter, master: str | None, folder: Path,
+                   found: Drill) -> list[tuple[str, str, int]]:
+    """(qmgr, queue, count) of the snapshot's queues holding a row's messages, most first."""
+    from . import drill
+
+    return drill.queues_holding(start(master), folder, found)
+
+
+def cancel_jobs_when(cancel: threading.Event, spark: Any) -> threading.Event:
+    """Cancel Spark's running jobs when ``cancel`` is set; set the returned event to stop."""
+    done = threading.Event()
+
+    def watch() -> None:
+        while not done.wait(0.3):
+            if cancel.is_set():
+                from .remote import cancel_all
+
+                cancel_all(spark)
+                return
+
+    threading.Thread(target=watch, daemon=True, name="audit-cancel").start()
+    return done
+
+
+__all__ = ["Cancelled", "ExportJob", "SparkStarter", "Watch", "as_cancelled", "export",
+           "is_remote", "queues_holding", "report", "sentence", "start_spark"]

@@ -1,0 +1,102 @@
+"""The audit's process (audit/child.py) without starting one: its jobs as JSON lines on the
+test process's Spark session, and an export's plugins made again from what the console
+sends (tests/tui/test_audit_child.py starts the real process)."""
+
+from __future__ import annotations
+
+import io
+import json
+import pickle
+import threading
+from pathlib import Path
+
+from mqconsole.audit.child import Child, plugin_host, plugin_recipes
+from mqconsole.audit.drill import drill, queues_holding
+from mqconsole.plugins.types import AuditColumn
+from tests.audit.reportdata import AS_OF, make_rows, oracle, write_snapshot
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+class _Answers(io.StringIO):
+    """The child's output; ``answered`` once ``jobs`` jobs have given their last word."""
+
+    def __init__(self, jobs: int) -> None:
+        super().__init__()
+        self.left = jobs
+        self.answered = threading.Event()
+
+    def write(self, text: str) -> int:
+        written = super().write(text)
+        self.left -= text.count('"result"') + text.count('"error"')
+        if self.left <= 0:
+            self.answered.set()
+        return written
+
+
+def test_report_and_drill_down_jobs_answer_in_json_lines(spark, tmp_path):
+    rows = make_rows(60, seed=4)
+    folder = write_snapshot(tmp_path / "snap", rows)
+    report = oracle(rows, AS_OF)
+    found = drill("by_reason", report["by_reason"][0])
+    out = _Answers(jobs=3)
+    child = Child("local[2]", out, start=lambda _master: spark)
+    child.stop = lambda: None  # type: ignore[method-assign]  # the session is the suite's
+
+    def requests():  # the console's side: open until every job has answered
+        yield json.dumps({"id": 1, "job": "report", "folder": str(folder),
+                          "as_of": AS_OF.isoformat()})
+        yield json.dumps({"id": 2, "job": "queues_holding", "folder": str(folder),
+                          "drill": {"where": found.where, "sql": found.sql, "queue": None,
+                                    "qmgr": None}})
+        yield json.dumps({"id": 3, "job": "nonsense", "folder": str(folder)})
+        yield "not json"
+        assert out.answered.wait(600)
+
+    child.serve(requests())
+    said: dict[int, list[dict]] = {}
+    for line in out.getvalue().splitlines():
+        message = json.loads(line)
+        said.setdefault(message.pop("id"), []).append(message)
+    assert said[1][-1] == {"result": report}
+    assert any("status" in m for m in said[1][:-1])  # the report's steps, as it goes
+    assert said[2] == [{"result": [list(q) for q in queues_holding(spark, folder, found)]}]
+    assert said[3] == [{"error": "the audit's process has no job 'nonsense'",
+                        "cancelled": False}]
+
+
+class ObjectPlugin:
+    """A plugin registered as an object (an embedding application's)."""
+
+    def mqconsole_audit_columns(self) -> list[AuditColumn]:
+        return [AuditColumn("constant", "string", _constant)]
+
+
+def _constant(_message) -> str:
+    return "x"
+
+
+def test_the_plugins_audit_columns_are_made_again_from_their_recipes():
+    """A folder plugin from its file, an installed one by name, an object as itself: the
+    same columns with the same settings, after a trip through pickle."""
+    from mqconsole.audit.datasource import plugin_columns
+    from mqconsole.plugins.testing import import_plugin
+    from mqconsole.plugins.testing import plugin_host as host_of
+    from tests.audit import child_plugin
+
+    folder_plugin = import_plugin(REPO / "plugins" / "json_field" / "json_field.py")
+    host = host_of(("json_field", folder_plugin), ("installed", child_plugin),
+                   ("object", ObjectPlugin()),
+                   settings={"json_field": {"fields": ["currency"]}})
+    recipes = pickle.loads(pickle.dumps(plugin_recipes(host)))
+    assert [(name, how) for name, how, _, _ in recipes] == [
+        ("installed", "module"), ("json_field", "file"), ("object", "object")]
+    again = plugin_host(recipes)
+    assert again is not None
+
+    def described(h):
+        return sorted((c.plugin, c.name, c.spark_type, c.settings) for c in plugin_columns(h))
+
+    assert described(again) == described(host)
+    assert ("json_field", "currency", "string", {"fields": ["currency"]}) in described(again)
+    assert plugin_host([]) is None

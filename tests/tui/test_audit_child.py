@@ -1,0 +1,171 @@
+"""The audit screen's default runner: its jobs in the audit's own process (audit/child.py).
+
+The console never imports pyspark, pandas, numpy or pyarrow (checked in a fresh interpreter:
+tests/tui/audit_child_session.py, once with the cheap stand-in of the audit's process,
+tests/tui/audit_fake_child.py, once with the real one and Spark); the stand-in also shows a
+cancel, a child that dies, and the child ending when the screen closes. The other audit
+screen tests run their jobs in process, on the test process's one Spark session.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import pickle
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from textual.widgets import Input
+
+from mqconsole.audit.child import ChildRunner
+from mqconsole.audit.drill import drill
+from mqconsole.tui.screens.audit import AuditScreen
+from tests.audit.reportdata import make_rows, oracle
+
+from .conftest import DLQ, settle, wait_for
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parents[1]
+SESSION = HERE / "audit_child_session.py"
+FAKE = HERE / "audit_fake_child.py"
+pytestmark = pytest.mark.subprocess
+
+
+def _report(tmp_path: Path) -> tuple[dict, Path]:
+    """A report of several queues (so a reason's row asks which queues hold it), as JSON."""
+    report = oracle(make_rows(30, seed=4))
+    assert len(report["by_queue"]) > 1
+    path = tmp_path / "report.json"
+    path.write_text(json.dumps(report))
+    return json.loads(path.read_text()), path
+
+
+def _log(path: Path) -> list[dict]:
+    return [json.loads(line) for line in path.read_text().splitlines()]
+
+
+def _run_session(demo_file: Path, tmp_path: Path, *extra: str, timeout: float) -> dict:
+    out = tmp_path / "seen.json"
+    home = tmp_path / "home"
+    home.mkdir(exist_ok=True)
+    done = subprocess.run([sys.executable, str(SESSION), str(demo_file), str(home), str(out),
+                           *extra], cwd=ROOT, capture_output=True, text=True, timeout=timeout)
+    assert done.returncode == 0, done.stderr[-3000:]
+    return json.loads(out.read_text())
+
+
+def test_the_console_imports_no_spark_library_with_its_default_runner(demo_file, tmp_path):
+    """Export, report and a drill-down through the default runner (with the stand-in as the
+    audit's process): the console process has imported none of Spark's libraries, the
+    export's connection and the plugin's audit column reach the child, and the child ends
+    when the screen closes."""
+    report, report_file = _report(tmp_path)
+    log = tmp_path / "child.log"
+    seen = _run_session(demo_file, tmp_path, "--fake", str(report_file), str(log), "--plugin",
+                        timeout=600)
+    assert seen["runner"] == "ChildRunner"
+    assert seen["heavy_modules"] == []
+    assert seen["messages"] == report["messages"]
+    assert seen["status"] == f"251 messages exported to {tmp_path / 'home' / 'snap'}"
+    assert 251 in seen["bar_totals"] and seen["bar_progress"] == 200 and seen["bar_hidden"]
+    # the reason's row: the stand-in says APP.ORDERS.BOQ holds most of its messages
+    assert seen["opened_queue"] == "APP.ORDERS.BOQ"
+    assert seen["opened_where"] == drill("by_reason", seen["reason_row"]).where
+    assert seen["child_exit"] == 0
+    requests = _log(log)
+    assert requests[0] == {"master": "local[2]"}
+    export = next(r for r in requests if r.get("job") == "export")
+    assert export["patterns"] == "SYSTEM.DEAD.LETTER.QUEUE,APP.*.BOQ"
+    assert export["profile"] == "test"
+    objects = pickle.loads(base64.b64decode(export["objects"]))
+    assert objects["connection"] == {"backend": "embedded", "path": str(demo_file)}
+    plugin_file = ROOT / "plugins" / "json_field" / "json_field.py"
+    assert objects["plugins"] == [("json_field", "file", ("json_field", str(plugin_file)), {})]
+    holding = next(r for r in requests if r.get("job") == "queues_holding")
+    assert holding["drill"]["sql"] == drill("by_reason", seen["reason_row"]).sql
+
+
+def _fake_runner(report_file: Path, log: Path):
+    return lambda master: ChildRunner(master, command=[sys.executable, str(FAKE),
+                                                        str(report_file), str(log)])
+
+
+def _notes(app) -> list[str]:
+    return [str(n.message) for n in app._notifications]
+
+
+async def test_cancel_reaches_the_audits_process(make_app, tmp_path):
+    _, report_file = _report(tmp_path)
+    log = tmp_path / "child.log"
+    app = make_app(audit_runner=_fake_runner(report_file, log))
+    async with app.run_test(size=(100, 34)) as pilot:
+        await settle(app, pilot)
+        screen = AuditScreen(app.ctx, DLQ, folder=tmp_path / "slow")
+        await app.push_screen(screen)
+        await pilot.press("ctrl+r")
+        await wait_for(app, pilot, lambda: "reading the messages" in
+                       str(screen.query_one("#status").content), workers=False)
+        await pilot.press("ctrl+x")
+        await wait_for(app, pilot, lambda: screen.running is None, workers=False)
+        assert any(n == "report cancelled" for n in _notes(app)), _notes(app)
+        assert screen.report is None
+        assert {"cancel": 1} in _log(log)
+        process = screen.runner.process
+        assert process.poll() is None  # kept for the next job while the screen is open
+        await pilot.press("escape")
+        await settle(app, pilot)
+    assert process.wait(timeout=120) == 0  # the screen closed: its input ended
+
+
+async def test_a_child_that_dies_is_one_sentence_and_the_next_job_starts_another(make_app,
+                                                                                  tmp_path):
+    report, report_file = _report(tmp_path)
+    app = make_app(audit_runner=_fake_runner(report_file, tmp_path / "child.log"))
+    async with app.run_test(size=(100, 34)) as pilot:
+        await settle(app, pilot)
+        screen = AuditScreen(app.ctx, DLQ, folder=tmp_path / "die")
+        await app.push_screen(screen)
+        await pilot.press("ctrl+r")
+        await wait_for(app, pilot, lambda: screen.running is None and bool(_notes(app)),
+                       workers=False)
+        assert _notes(app) == ["the audit's process ended before answering (exit code 3): "
+                               "java.lang.OutOfMemoryError: Java heap space"]
+        first = screen.runner.process
+        assert app.is_running and app.screen is screen
+        screen.query_one("#folder", Input).value = str(tmp_path / "snap")
+        await pilot.press("ctrl+r")
+        await wait_for(app, pilot, lambda: screen.report is not None, workers=False)
+        assert screen.report == report
+        assert screen.runner.process is not first
+        second = screen.runner.process
+    assert second.wait(timeout=120) == 0  # the console ended: so did its audit's process
+
+
+@pytest.mark.spark
+def test_the_real_audit_process_exports_reports_and_drills_down(demo_file, qm, tmp_path):
+    """The default runner end to end, in a fresh console process: Spark (local[2]) starts in
+    the audit's process, the export of three queues with the json_field plugin's column
+    shows its progress and its report, a reason's row asks that process which queue holds
+    it; back at the queue list the process has ended, and the console has imported none of
+    Spark's libraries."""
+    import pyarrow.dataset as ds
+
+    queues = [DLQ, "APP.ORDERS.BOQ", "APP.SHARED.BOQ"]
+    depth = {q: qm.inquire_queue(q).depth for q in queues}
+    seen = _run_session(demo_file, tmp_path, "--plugin", timeout=1500)
+    assert seen["runner"] == "ChildRunner"
+    total = sum(depth.values())
+    assert seen["messages"] == total, seen
+    assert {(q["queue"], q["count"]) for q in seen["by_queue"]} == set(depth.items())
+    assert seen["bar_totals"][-1] == total and seen["bar_progress"] == total
+    assert seen["bar_hidden"]
+    assert seen["status"].startswith(f"{total:,} messages exported to ")
+    assert seen["opened_queue"] in queues
+    assert seen["opened_where"] == drill("by_reason", seen["reason_row"]).where
+    assert seen["child_exit"] == 0
+    assert seen["heavy_modules"] == []
+    names = ds.dataset(tmp_path / "home" / "snap" / "messages", format="parquet",
+                       partitioning="hive").schema.names
+    assert "json_field_type" in names
