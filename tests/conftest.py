@@ -18,10 +18,11 @@ from mqconsole.backends.embedded import EmbeddedQueueManager
 from mqconsole.backends.open import open_embedded
 from mqconsole.mq.queue import QueueAttrs
 from mqconsole.plugins import testing as plugin_testing
-from tests.support import tiers
+from tests.support import collector, tiers
 from tests.support.examples import load_profile
 
 load_profile()  # HYPOTHESIS_PROFILE: ci (the default) or dev; before any test module
+collector.collect_less()  # the cyclic GC less often (tests/support/collector.py)
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
@@ -29,6 +30,11 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     folder, module and fixtures, and the heaviest modules first: see tests/support/tiers.py."""
     tiers.mark(items)
     tiers.heaviest_first(items)
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """What collection made (modules, test items) is left out of later GC passes."""
+    collector.freeze_the_collected()
 
 
 @pytest.fixture(autouse=True)
