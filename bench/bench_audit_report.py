@@ -10,9 +10,10 @@ The four ways, each over the same snapshot:
 - ``duckdb_messages``: DuckDB over the same Parquet files the manifest lists: one
   ``GROUPING SETS`` query (every list and the age buckets), the oldest and youngest, and
   the duplicate MsgIds;
-- ``duckdb_aggregates``: DuckDB over the same stored aggregates, after checking each data
-  file's rows against the manifest from the Parquet footers (ours checks them by a Spark
-  count).
+- ``duckdb_aggregates``: DuckDB over the same stored aggregates.
+
+Both DuckDB ways first check each data file's rows against the manifest from the Parquet
+footers, as both of ours do (by a Spark count per file).
 
 Each **warm** (in this process: a live ``local[2]`` session, an open DuckDB connection;
 median of ``--rounds`` after one unmeasured run) and **cold** (a new process: Python, the
@@ -191,11 +192,25 @@ def duck_source(snap: Snap) -> str:
             f"hive_types={{'queue': VARCHAR}})")
 
 
+def duck_check(con: Any, snap: Snap) -> None:
+    """Each data file's rows (from its Parquet footer) as the manifest lists them, as ours
+    checks them (by a Spark count) on both of its paths."""
+    if snap.files is None:
+        return
+    found = dict(con.execute(
+        f"SELECT file_name, num_rows FROM parquet_file_metadata("
+        f"{[str(snap.data / f) for f in snap.files]!r})").fetchall())
+    if {str(Path(k).relative_to(snap.data)): v for k, v in found.items()} != snap.files:
+        raise SystemExit("DuckDB: the data files disagree with the manifest")
+
+
 def duck_from_messages(con: Any, snap: Snap, as_of: datetime) -> dict[str, Any]:
-    """The report from the messages: one GROUPING SETS scan (every list, the age buckets),
-    one for the oldest and youngest, one for the duplicate MsgIds."""
+    """The report from the messages, after :func:`duck_check`: one GROUPING SETS scan
+    (every list, the age buckets), one for the oldest and youngest, one for the duplicate
+    MsgIds."""
     from mqconsole.audit.snapshot import FIXED_COLUMNS
 
+    duck_check(con, snap)
     src = duck_source(snap)
     plugins = [name for name, kind, *_ in con.execute(f"DESCRIBE SELECT * FROM {src}")
                .fetchall() if name not in FIXED_COLUMNS and kind in DUCK_PLUGIN_TYPES
@@ -237,13 +252,9 @@ def duck_from_aggregates(con: Any, snap: Snap, as_of: datetime) -> dict[str, Any
     """The report from the stored aggregates, after checking each data file's rows (from
     its Parquet footer) and the aggregates' row count against the manifest."""
     info = json.loads((snap.summary / "summary.json").read_text())
-    if snap.files is not None:
-        found = dict(con.execute(
-            f"SELECT file_name, num_rows FROM parquet_file_metadata("
-            f"{[str(snap.data / f) for f in snap.files]!r})").fetchall())
-        if {str(Path(k).relative_to(snap.data)): v for k, v in found.items()} != snap.files \
-                or info["rows"] != snap.manifest.get("rows"):
-            raise SystemExit("DuckDB: the data files disagree with the manifest")
+    duck_check(con, snap)
+    if snap.files is not None and info["rows"] != snap.manifest.get("rows"):
+        raise SystemExit("DuckDB: the stored aggregates disagree with the manifest")
     rows = con.execute(f"SELECT * FROM read_parquet('{snap.summary}/lists/*.parquet')")
     lists = [dict(zip([d[0] for d in rows.description], r, strict=True))
              for r in rows.fetchall()]

@@ -23,6 +23,36 @@ def test_as_of_moves_the_age_buckets_only(spark, tmp_path):
     assert report == oracle(rows, later)
 
 
+def test_the_oldest_and_youngest_of_messages_that_arrived_at_once(spark, tmp_path):
+    """Several messages share the first arrival time and several the last (a batch put in
+    one hundredth of a second): the oldest and youngest are the first and last of them by
+    (qmgr, queue, position), whatever MsgId they carry (here a duplicate one, and none), and
+    the duplicates keep their exact counts (the extremes are found with them)."""
+    from tests.audit.reportdata import arrival
+
+    rows = make_rows(160, seed=11)
+    timed = [arrival(r) for r in rows if arrival(r) is not None]
+    first, last = min(timed) - timedelta(days=1), max(timed) + timedelta(seconds=1)
+    for when, tied in ((first, rows[10:14]), (last, rows[20:23])):
+        for r in tied:
+            if r["dlh_put_time"] is not None:
+                r["dlh_put_time"] = when
+            else:
+                r.update(put_time=when, put_date=when.date())
+    order = lambda r: (r["qmgr"], r["queue"], r["position"])  # noqa: E731
+    oldest, youngest = min(rows[10:14], key=order), max(rows[20:23], key=order)
+    oldest["msg_id"] = rows[40]["msg_id"]
+    youngest["msg_id"] = None
+    folder = write_snapshot(tmp_path / "snap", rows)
+    report = build_report(spark, folder, as_of=AS_OF, use_summary=False)
+    assert report == oracle(rows)
+    assert report["oldest"]["msg_id"] == rows[40]["msg_id"]
+    assert report["oldest"]["queue"] == oldest["queue"]
+    assert report["youngest"]["msg_id"] is None
+    assert report["youngest"]["queue"] == youngest["queue"]
+    assert rows[40]["msg_id"] in [d["msg_id"] for d in report["duplicate_msg_ids"]]
+
+
 def test_stored_aggregates_give_the_same_report(spark, tmp_path):
     from mqconsole.audit.summary import summarize
 
