@@ -706,16 +706,19 @@ def _summarize(spark: SparkSession, staged: str, data: str, files: list[dict[str
 def _count(spark: SparkSession, plan: ExportPlan, data: str, sources: list[QueueSource]
            ) -> list[dict[str, Any]]:
     """Rows per source and per data file, counted by Spark from the written files (one
-    pass); a queue read in stretches whose positions are not one browse's (a stretch that
-    changed while it was read) is noted. The data files, sorted by path."""
+    pass, which also gives each queue's lowest and highest position); a queue read in
+    stretches whose positions are not one browse's (a stretch that changed while it was
+    read) is noted. The data files, sorted by path."""
     from .errors import first_line
 
     reader = spark.read.option("header", "true") if plan.request.format == "csv" \
         else spark.read
     try:
         frame = reader.format(plan.request.format).load(data)
-        counted = (frame.selectExpr("input_file_name() AS file", "qmgr", "queue", "source")
-                   .groupBy("file", "qmgr", "queue", "source").count().collect())
+        counted = (frame.selectExpr("input_file_name() AS file", "qmgr", "queue", "source",
+                                    "position")
+                   .groupBy("file", "qmgr", "queue", "source")
+                   .agg(*_count_aggregates()).collect())
     except Exception as e:
         if "UNABLE_TO_INFER_SCHEMA" in first_line(e) or "PATH_NOT_FOUND" in first_line(e):
             counted = []  # no rows, so no file
@@ -723,29 +726,57 @@ def _count(spark: SparkSession, plan: ExportPlan, data: str, sources: list[Queue
             raise
     per_file: dict[str, int] = {}
     per_source: dict[tuple[str, str, str], int] = {}
+    bounds: dict[tuple[str, str], tuple[int, int, int]] = {}  # queue rows: n, lo, hi
     for row in counted:
         path = relative(row["file"], data)
+        n = int(row["n"])
         if path is not None:
-            per_file[path] = per_file.get(path, 0) + int(row["count"])
+            per_file[path] = per_file.get(path, 0) + n
         key = (row["qmgr"], row["queue"], row["source"])
-        per_source[key] = per_source.get(key, 0) + int(row["count"])
+        per_source[key] = per_source.get(key, 0) + n
+        if row["source"] == "queue" and row["lo"] is not None and row["hi"] is not None:
+            lo, hi = int(row["lo"]), int(row["hi"])
+            had = bounds.get(key[:2], (0, lo, hi))
+            bounds[key[:2]] = (had[0] + n, min(had[1], lo), max(had[2], hi))
     for q in plan.queues:
         q.rows = int(per_source.get((q.qmgr, q.queue, "queue"), 0))
     for f in plan.files:
         f.rows = sum(n for (_, _, source), n in per_source.items() if source == f.path)
-    split = {(s.key, s.queue) for s in sources if s.part is not None}
-    if split and plan.request.format == "parquet":
-        plan.notes += _stretch_notes(frame, plan, split)
+    stretches: dict[tuple[str, str], int] = {}
+    for src in sources:
+        if src.part is not None:
+            stretches[(src.key, src.queue)] = stretches.get((src.key, src.queue), 0) + 1
+    if stretches and plan.request.format == "parquet":
+        plan.notes += _stretch_notes(frame, plan, stretches, bounds)
     return sorted(({"path": p, "rows": n} for p, n in per_file.items()),
                   key=lambda f: f["path"])
 
 
-def _stretch_notes(frame, plan: ExportPlan, split: set[tuple[str, str]]) -> list[str]:
+def _count_aggregates() -> list:
+    """Rows, lowest and highest position (SQL text: the same on Spark Connect)."""
+    from pyspark.sql import functions as F
+
+    return [F.expr(sql) for sql in ("count(*) AS n", "min(position) AS lo",
+                                    "max(position) AS hi")]
+
+
+def _stretch_notes(frame, plan: ExportPlan, stretches: dict[tuple[str, str], int],
+                   bounds: dict[tuple[str, str], tuple[int, int, int]]) -> list[str]:
     """A sentence per queue read in stretches whose rows do not carry the positions of one
     browse (1 to its rows, each once): a stretch changed while it was read. Its rows are
     kept (each message was read once, by its key: nothing is read again); only the
-    positions are not one moment's."""
-    queues = {(q.qmgr, q.queue) for q in plan.queues if (q.key, q.queue) in split}
+    positions are not one moment's.
+
+    Each stretch numbers its rows on from its planned first position, so a queue read in
+    two has the positions of one browse exactly when its rows run from 1 to their count
+    (``bounds``, from the count's pass); only a queue read in more, or one that does not
+    run so, has its distinct positions counted (another pass, which tells how it differs)."""
+    queues = {(q.qmgr, q.queue): stretches[(q.key, q.queue)] for q in plan.queues
+              if (q.key, q.queue) in stretches}
+    doubt = {key for key, parts in queues.items() if key in bounds and (
+        parts > 2 or bounds[key] != (bounds[key][0], 1, bounds[key][0]))}
+    if not doubt:
+        return []
     view = f"mqconsole_export_{uuid.uuid4().hex[:12]}"
     frame.createOrReplaceTempView(view)
     try:  # one pass (it took three)
@@ -758,7 +789,7 @@ def _stretch_notes(frame, plan: ExportPlan, split: set[tuple[str, str]]) -> list
     out = []
     for row in stats:
         key = (row["qmgr"], row["queue"])
-        if key not in queues:
+        if key not in doubt:
             continue
         n, lo, hi, d = int(row["n"]), row["lo"], row["hi"], int(row["d"])
         if n and (d != n or lo != 1 or hi != n):

@@ -448,3 +448,43 @@ def test_a_queue_in_stretches_is_decoded_by_its_readers(tmp_path) -> None:
     unknown = [QueueSource("dev", "SMALL.DLQ", BrowseRange(1, None, None, None))]
     assert _estimates(plan, unknown, []) == [None]  # no depth: not known (spread)
 
+
+def test_positions_of_one_browse_need_no_distinct_count_when_read_in_two(tmp_path) -> None:
+    """Each stretch numbers its rows on from its planned first position: read in two, rows
+    running from 1 to their count are one browse's (no pass counts distinct positions);
+    read in three, or running otherwise, the distinct positions are counted and said."""
+    from mqconsole.audit.export import ExportPlan, QueuePlan, _stretch_notes
+
+    class Frame:  # what the distinct count sees: 10 rows, 9 distinct positions, 1 to 10
+        queries: list[str] = []
+
+        def createOrReplaceTempView(self, name: str) -> None:
+            pass
+
+        class sparkSession:  # as pyspark names it
+            class catalog:
+                @staticmethod
+                def dropTempView(name: str) -> None:
+                    pass
+
+            @staticmethod
+            def sql(text: str):
+                Frame.queries.append(text)
+
+                class Result:
+                    @staticmethod
+                    def collect():
+                        return [{"qmgr": "QM1", "queue": "Q", "n": 10, "lo": 1, "hi": 10,
+                                 "d": 9}]
+                return Result
+
+    plan = ExportPlan(ExportRequest(out=tmp_path / "snap"),
+                      [QueuePlan("dev", "QM1", "Q", 10)], [])
+    tiled = {("QM1", "Q"): (10, 1, 10)}
+    assert _stretch_notes(Frame(), plan, {("dev", "Q"): 2}, tiled) == []
+    assert Frame.queries == []  # no second pass
+    said = _stretch_notes(Frame(), plan, {("dev", "Q"): 3}, tiled)
+    assert len(Frame.queries) == 1 and said == [
+        "Q (QM1) changed while it was read in stretches: its 10 rows hold each message read "
+        "once, but their positions are not one browse's (9 distinct, 1 to 10)"]
+    assert _stretch_notes(Frame(), plan, {("dev", "Q"): 2}, {("QM1", "Q"): (10, 1, 11)})
