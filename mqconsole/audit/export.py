@@ -58,11 +58,13 @@ from .sources import (
 )
 from .store import (
     LocalStore,
+    Op,
     Store,
     display,
     join,
     local_path,
     name_of,
+    op,
     parent,
     relative,
     to_uri,
@@ -446,16 +448,18 @@ def explain_failure(error: BaseException, master: str) -> AuditError:
     return error_type(sentence)
 
 
-def _check_target(store: Store, out: str, replace: bool) -> None:
+def _check_target(store: Store, out: str, replace: bool, there: bool,
+                  manifest: str | None) -> None:
     """``--out`` checked again through the store, when Spark has started (where the client
     cannot look, this is the first check): exists without ``replace``, or is not a
-    snapshot with it: exit 2."""
-    if not store.exists(out):
+    snapshot with it: exit 2. ``there`` and ``manifest``: whether it exists, and its
+    manifest's text, as the store said."""
+    if not there:
         return
     if not replace:
         raise AuditInputError(f"{display(out)} exists: choose another --out, or --replace to "
                               "replace the snapshot there")
-    if store.read_text(join(out, MANIFEST)) is None:
+    if manifest is None:
         raise AuditInputError(f"{display(out)} is not a snapshot (no {MANIFEST}): --replace "
                               "only replaces a snapshot")
     if not store.renames(out):
@@ -489,18 +493,22 @@ def run_export(spark: SparkSession, plan: ExportPlan, *,
     request = plan.request
     out = to_uri(request.out)
     store = store_for(spark, out)
+    # what is there, in one go (over Connect, each Store.many is one job on the server)
+    there, old_manifest, beside = store.many([
+        op("exists", uri=out), op("read_text", uri=join(out, MANIFEST)),
+        op("children", uri=parent(out))])
     if request.remote or local_path(out) is None:  # not checked by the plan
-        _check_target(store, out, request.replace)
-    remove_leftovers(out, store)
+        _check_target(store, out, request.replace, there, old_manifest)
+    remove_leftovers(out, store, names=beside)
     renames = store.renames(out)
     if renames:  # staged beside --out, published by a rename
         staged = join(parent(out), f".{name_of(out)}.tmp-{os.getpid()}-{uuid.uuid4().hex[:12]}")
         store.mkdirs(staged)
     else:  # written in place, committed by the marker written last
         staged = out
-        store.mkdirs(out)
         try:
-            store.write_new(join(out, CLAIM), f"{os.getpid()}\n")
+            store.many([op("mkdirs", uri=out),
+                        op("write_new", uri=join(out, CLAIM), text=f"{os.getpid()}\n")])
         except FileExistsError:
             raise _taken(out) from None
     held = store.hold(staged)
@@ -519,25 +527,30 @@ def run_export(spark: SparkSession, plan: ExportPlan, *,
         files = _count(spark, plan, data, sources)
         for said in plan.notes[heard:]:  # a queue whose stretches changed while read
             tell(said)
+        writes: list[Op] = []  # the commit's files, written in this order
         if request.format == "parquet" and files:  # the report's aggregates, from the commit
-            _summarize(spark, staged, data, files)
+            writes.append(_summarize(spark, staged, data, files))
         _depths_at_end(plan)
         for said in _changes(plan):
             plan.notes.append(said)
             tell(said)
         seconds = time.monotonic() - started
-        _write_manifest(store, staged, plan, seconds, master, files)
-        store.write_new(join(staged, COMMIT_MARKER), "")  # last: the snapshot is complete
-        store.make_private(staged)
-        store.release(held, staged)
+        writes.append(_manifest(staged, plan, seconds, master, files))
+        writes += [op("write_new", uri=join(staged, COMMIT_MARKER), text=""),  # last: the
+                   op("make_private", uri=staged)]  # snapshot is complete
+        last = (op("publish", staged=staged, out=out, replace=request.replace) if renames
+                else op("remove", uri=join(out, CLAIM)))
+        try:
+            if held is None:  # nothing held here to let go of first: the commit in one go
+                store.many([*writes, last])
+            else:
+                store.many(writes)
+                store.release(held, staged)
+                held = None
+                store.many([last])
+        except _NameTaken:
+            raise _taken(out) from None
         held = None
-        if renames:
-            try:
-                store.publish(staged, out, request.replace)
-            except _NameTaken:
-                raise _taken(out) from None
-        else:
-            store.remove(join(out, CLAIM))
     except BaseException as exc:
         store.release(held, staged)
         store.remove(staged)
@@ -604,15 +617,17 @@ def clean_staging(folder: str | Path) -> tuple[list[str], list[str]]:
     return removed, kept
 
 
-def remove_leftovers(out: str | Path, store: Store | None = None) -> list[str]:
+def remove_leftovers(out: str | Path, store: Store | None = None,
+                     names: list[str] | None = None) -> list[str]:
     """Remove the staging folders (``.NAME.tmp-*`` beside ``out``) that exports to the same
-    ``out`` left when they were killed (:meth:`Store.abandoned`); the folders removed."""
+    ``out`` left when they were killed (:meth:`Store.abandoned`); the folders removed.
+    ``names``: what the folder beside ``out`` holds, when the store said already."""
     target = to_uri(out)
     store = store or LocalStore()
     removed = []
     prefix = f".{name_of(target)}.tmp-"
     folder = parent(target)
-    for name in store.children(folder):
+    for name in store.children(folder) if names is None else names:
         staged = join(folder, name)
         if name.startswith(prefix) and store.is_dir(staged) and store.abandoned(staged):
             store.remove(staged)
@@ -689,18 +704,17 @@ def _compact(spark: SparkSession, store: Store, data: str, plan: ExportPlan,
 
 
 def _summarize(spark: SparkSession, staged: str, data: str, files: list[dict[str, Any]]
-               ) -> None:
+               ) -> Op:
     """The stored aggregates, computed by Spark from the files just committed (not from
     what the readers yielded: a retried or speculative task cannot count twice) and tied
-    to them (``files_digest``)."""
+    to them (``files_digest``); their ``summary.json``, written by the commit."""
     from .summary import SUMMARY_DIR, SUMMARY_FILE, files_digest, store_aggregates
 
     frame = (spark.read.option("basePath", data)
              .parquet(*[join(data, f["path"]) for f in files]))
     info = store_aggregates(frame, join(staged, SUMMARY_DIR))
     info["files_digest"] = files_digest(files)
-    store_for(spark, staged).write_new(join(staged, SUMMARY_DIR, SUMMARY_FILE),
-                                       json.dumps(info))
+    return op("write_new", uri=join(staged, SUMMARY_DIR, SUMMARY_FILE), text=json.dumps(info))
 
 
 def _count(spark: SparkSession, plan: ExportPlan, data: str, sources: list[QueueSource]
@@ -827,8 +841,9 @@ def _depths_at_end(plan: ExportPlan) -> None:
                     q.depth_end = _depth(qm, q.queue)
 
 
-def _write_manifest(store: Store, folder: str, plan: ExportPlan, seconds: float,
-                    master: str, files: list[dict[str, Any]]) -> None:
+def _manifest(folder: str, plan: ExportPlan, seconds: float, master: str,
+              files: list[dict[str, Any]]) -> Op:
+    """Writing the manifest (the commit writes it, then its marker)."""
     import pyspark
 
     from mqconsole import __version__ as version
@@ -863,7 +878,7 @@ def _write_manifest(store: Store, folder: str, plan: ExportPlan, seconds: float,
         "mqconsole_version": version,
         "spark_version": pyspark.__version__,
     }
-    store.write_new(join(folder, MANIFEST), json.dumps(manifest, indent=2) + "\n")
+    return op("write_new", uri=join(folder, MANIFEST), text=json.dumps(manifest, indent=2) + "\n")
 
 
 __all__ = ["COMMIT_MARKER", "DATA_DIR", "MANIFEST", "ExportCancelled", "ExportPlan",

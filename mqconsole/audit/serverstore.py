@@ -1,91 +1,84 @@
 """The snapshot's file operations over Spark Connect, done on the server's side.
 
-A Connect client has no JVM and must not need the snapshot's folder (issue 25): each
-operation (read the manifest, write it or the commit marker, list, publish...) is a small
-Spark job of the ``mqconsole_store`` Python data source, whose one task does it on an
-executor, which reaches the snapshot as it reaches the data it writes. The task does it
+A Connect client has no JVM and must not need the snapshot's folder (issue 25): the
+operations (read the manifest, write it or the commit marker, list, publish...) run in a
+small Spark job, a Python function over one row (``mapInArrow``) whose one task does them on
+an executor, which reaches the snapshot as it reaches the data it writes. The task does them
 with :class:`~.store.LocalStore`, so over Connect a snapshot is a ``file:`` path the server's
 executors share; another URI is refused in one sentence (use ``--master`` there: the
 driver's Hadoop reaches it). A staging folder left by a killed export is known by its age.
+
+What this costs the server (issue 26): each job about half a CPU-second, so
+:meth:`ServerStore.many` does a list of operations in one job, in order, the first failure
+stopping the rest (the snapshot's small files are read in one job when it is opened, the
+commit's writes are one job); and the first Python of each Connect session starts that
+session's Python workers (4 CPU-seconds, measured), which a Python data source would double
+with its planning on the driver: hence a function, not a data source (``audit report`` and
+``audit sql`` run no other Python on the server).
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
-from pyspark.sql.datasource import DataSource, DataSourceReader, InputPartition
-
 from .errors import AuditInputError
-from .store import LocalStore, OutTaken, Store, display, scheme_of
+from .store import OPERATIONS, LocalStore, Op, OutTaken, Store, display, scheme_of
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
-NAME = "mqconsole_store"
 SCHEMA = "status string, value string"
+_URI_ARGS = ("uri", "staged", "out")
 
 
 def run_op(op: str, args: dict[str, Any]) -> tuple[str, str]:
-    """Do ``op`` here (on an executor): ``(status, value as JSON)``."""
-    store = LocalStore()
+    """Do ``op`` here (on an executor): ``(status, value as JSON)``; an error the client
+    raises again is a status (``taken``, ``exists``, ``oserror``), not a failed task."""
+    if op not in OPERATIONS:
+        return "unknown", json.dumps(op)
     try:
-        if op == "read_text":
-            return "ok", json.dumps(store.read_text(args["uri"]))
-        if op == "exists":
-            return "ok", json.dumps(store.exists(args["uri"]))
-        if op == "is_dir":
-            return "ok", json.dumps(store.is_dir(args["uri"]))
-        if op == "write_new":
-            store.write_new(args["uri"], args["text"])
-            return "ok", "null"
-        if op == "mkdirs":
-            store.mkdirs(args["uri"])
-            return "ok", "null"
-        if op == "remove":
-            store.remove(args["uri"])
-            return "ok", "null"
-        if op == "children":
-            return "ok", json.dumps(store.children(args["uri"]))
-        if op == "age":
-            return "ok", json.dumps(store.age(args["uri"]))
-        if op == "make_private":
-            store.make_private(args["uri"])
-            return "ok", "null"
-        if op == "publish":
-            store.publish(args["staged"], args["out"], bool(args["replace"]))
-            return "ok", "null"
+        return "ok", json.dumps(getattr(LocalStore(), op)(**args))
     except OutTaken as e:
         return "taken", json.dumps(str(e))
     except FileExistsError as e:
         return "exists", json.dumps(str(e))
-    return "unknown", json.dumps(op)
+    except OSError as e:  # e.g. a full disk: the client raises it as this process would
+        return "oserror", json.dumps([e.errno, e.strerror or str(e), e.filename])
 
 
-class _Reader(DataSourceReader):
-    def __init__(self, options: dict[str, str]) -> None:
-        self.options = options
-
-    def partitions(self) -> list[InputPartition]:
-        return [InputPartition(0)]
-
-    def read(self, partition: InputPartition) -> Iterator[tuple[str, str]]:
-        yield run_op(self.options["op"], json.loads(self.options["args"]))
+def run_ops(ops: Sequence[Op]) -> Iterator[tuple[str, str]]:
+    """:func:`run_op` for each of ``ops`` in order, stopping after the first that fails."""
+    for name, args in ops:
+        status, value = run_op(name, args)
+        yield status, value
+        if status != "ok":
+            return
 
 
-class StoreOpSource(DataSource):
-    """``spark.read.format("mqconsole_store").option("op", ...).option("args", JSON)``."""
+def run_batches(batches: Iterator[Any]) -> Iterator[Any]:
+    """The ``mapInArrow`` function: each row's ``ops`` (JSON ``[[op, args], ...]``) done by
+    :func:`run_ops`, a ``(status, value)`` row each."""
+    import pyarrow as pa
 
-    @classmethod
-    def name(cls) -> str:
-        return NAME
+    for batch in batches:
+        for text in batch.column(0).to_pylist():
+            done = list(run_ops([(name, args) for name, args in json.loads(text)]))
+            yield pa.RecordBatch.from_pydict({"status": [s for s, _ in done],
+                                              "value": [v for _, v in done]})
 
-    def schema(self) -> str:
-        return SCHEMA
 
-    def reader(self, schema: Any) -> DataSourceReader:
-        return _Reader(dict(self.options))
+def raise_status(status: str, value: Any) -> None:
+    """Raise on the client what the operation raised on the server."""
+    if status == "taken":
+        raise OutTaken(value)
+    if status == "exists":
+        raise FileExistsError(value)
+    if status == "oserror":
+        number, text, filename = value
+        raise OSError(number, text, filename) if filename else OSError(number, text)
+    raise ValueError(f"the server's mqconsole does not know the store operation {value}")
 
 
 class ServerStore(Store):
@@ -93,23 +86,32 @@ class ServerStore(Store):
 
     def __init__(self, spark: SparkSession) -> None:
         self.spark = spark
-        spark.dataSource.register(StoreOpSource)
+
+    def many(self, ops: Sequence[Op]) -> list[Any]:
+        """All of ``ops`` in one Spark job, in order (see :meth:`Store.many`)."""
+        for _name, args in ops:
+            for key in _URI_ARGS:
+                if key in args and scheme_of(args[key]) != "file":
+                    raise AuditInputError(
+                        f"{display(args[key])}: over Spark Connect, mqconsole reaches a "
+                        "snapshot on a file: path the server's executors share; for another "
+                        "file system run with --master (the driver's Hadoop reaches it)")
+        if not ops:
+            return []
+        rows = (self.spark.createDataFrame([(json.dumps(list(ops)),)], "ops string")
+                .mapInArrow(run_batches, SCHEMA).collect())
+        values = []
+        for row in rows:
+            value = json.loads(row["value"])
+            if row["status"] != "ok":
+                raise_status(row["status"], value)
+            values.append(value)
+        if len(values) != len(ops):
+            raise RuntimeError(f"the server did {len(values)} of {len(ops)} store operations")
+        return values
 
     def _run(self, op: str, **args: Any) -> Any:
-        for key in ("uri", "staged", "out"):
-            if key in args and scheme_of(args[key]) != "file":
-                raise AuditInputError(
-                    f"{display(args[key])}: over Spark Connect, mqconsole reaches a snapshot "
-                    "on a file: path the server's executors share; for another file system "
-                    "run with --master (the driver's Hadoop reaches it)")
-        row = (self.spark.read.format(NAME).option("op", op)
-               .option("args", json.dumps(args)).load().collect()[0])
-        value = json.loads(row["value"])
-        if row["status"] == "taken":
-            raise OutTaken(value)
-        if row["status"] == "exists":
-            raise FileExistsError(value)
-        return value
+        return self.many([(op, args)])[0]
 
     def read_text(self, uri: str) -> str | None:
         return self._run("read_text", uri=uri)
@@ -142,4 +144,4 @@ class ServerStore(Store):
         self._run("publish", staged=staged, out=out, replace=replace)
 
 
-__all__ = ["NAME", "ServerStore", "StoreOpSource", "run_op"]
+__all__ = ["ServerStore", "raise_status", "run_batches", "run_op", "run_ops"]

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from mqconsole.audit.columns import COLUMNS, PAYLOAD, SCHEMA_VERSION
 from mqconsole.audit.errors import AuditInputError, first_line
-from mqconsole.audit.store import LocalStore, Store, display, has_scheme, join, to_uri
+from mqconsole.audit.store import LocalStore, Store, display, has_scheme, join, op, to_uri
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
@@ -29,6 +29,8 @@ if TYPE_CHECKING:
 MANIFEST = "manifest.json"
 COMMIT_MARKER = "_SUCCESS"  # written by the export after the manifest: the commit
 DATA_DIR = "messages"
+SUMMARY_DIR = "_summary"  # the stored aggregates (summary.py)
+SUMMARY_FILE = "summary.json"  # their description, in SUMMARY_DIR
 VIEW = "messages"
 
 # The snapshot's fixed columns (audit.md); any other column is a plugin's audit column.
@@ -43,6 +45,8 @@ class SnapshotFolder:
     data: str
     manifest: dict[str, Any] = field(default_factory=dict)
     store: Store | None = None
+    texts: dict[str, str | None] = field(default_factory=dict)
+    """The snapshot's small files read when it was opened (URI: text, None when missing)."""
 
     @property
     def where(self) -> str:
@@ -51,7 +55,14 @@ class SnapshotFolder:
 
     @property
     def summary_dir(self) -> str:
-        return join(self.root, "_summary")
+        return join(self.root, SUMMARY_DIR)
+
+    def read_text(self, uri: str) -> str | None:
+        """A small file of the snapshot: as read when it was opened, else through its store
+        (a committed snapshot does not change)."""
+        if uri in self.texts:
+            return self.texts[uri]
+        return (self.store or LocalStore()).read_text(uri)
 
     @property
     def files(self) -> list[str] | None:
@@ -66,17 +77,24 @@ class SnapshotFolder:
 def locate(path: str | Path, store: Store | None = None) -> SnapshotFolder:
     """Check that ``path`` (a path or URI) is a snapshot folder, through ``store`` (by
     default the local disk, for a ``file:`` snapshot); :class:`AuditInputError` naming it
-    if not."""
+    if not. What it reads there (the manifest, the commit marker, the stored aggregates'
+    description, whether the data folder is there) is read in one :meth:`Store.many`: one
+    Spark job over Spark Connect."""
     root = to_uri(path)
     if store is None:
         store = LocalStore()
     where = display(root)
-    text = store.read_text(join(root, MANIFEST))
+    manifest_uri, marker_uri = join(root, MANIFEST), join(root, COMMIT_MARKER)
+    summary_uri, data_dir = join(root, SUMMARY_DIR, SUMMARY_FILE), join(root, DATA_DIR)
+    text, marker, summary, has_data_dir, there, is_folder = store.many([
+        op("read_text", uri=manifest_uri), op("read_text", uri=marker_uri),
+        op("read_text", uri=summary_uri), op("is_dir", uri=data_dir),
+        op("exists", uri=root), op("is_dir", uri=root)])
     if text is None:
-        if not store.exists(root):
+        if not there:
             raise AuditInputError(f"snapshot folder {where} does not exist "
                                   "(write one with 'mqconsole audit export --out DIR')")
-        if not store.is_dir(root):
+        if not is_folder:
             raise AuditInputError(f"{where} is a file, not a snapshot folder")
         # written last: without it the export did not end
         raise AuditInputError(f"{where} has no {MANIFEST}: not a finished audit snapshot (an "
@@ -88,8 +106,8 @@ def locate(path: str | Path, store: Store | None = None) -> SnapshotFolder:
     if not isinstance(manifest, dict):
         raise AuditInputError(f"{where}/{MANIFEST} is not a snapshot manifest")
     check_schema_version(manifest, f"{where}/{MANIFEST}")
-    check_committed(root, manifest, store)
-    data = join(root, DATA_DIR) if store.is_dir(join(root, DATA_DIR)) else root
+    check_committed(root, manifest, store, marked=marker is not None)
+    data = data_dir if has_data_dir else root
     fmt = str(manifest.get("format", "parquet"))
     if fmt != "parquet":
         raise AuditInputError(f"{where} is a {fmt} snapshot; the report and 'audit sql' read "
@@ -97,14 +115,18 @@ def locate(path: str | Path, store: Store | None = None) -> SnapshotFolder:
     listed = manifest.get("files")
     if not (listed if listed is not None else _has_parquet(store, data)):
         raise AuditInputError(f"{where} holds no Parquet files: not an audit snapshot")
-    return SnapshotFolder(root=root, data=data, manifest=manifest, store=store)
+    return SnapshotFolder(root=root, data=data, manifest=manifest, store=store, texts={
+        manifest_uri: text, marker_uri: marker, summary_uri: summary})
 
 
-def open_snapshot(spark: SparkSession, path: str | Path) -> SnapshotFolder:
+def open_snapshot(spark: SparkSession, path: str | Path | SnapshotFolder) -> SnapshotFolder:
     """:func:`locate` through the store that reaches the snapshot from ``spark``'s driver
-    (Hadoop's file systems; over Spark Connect, the server's)."""
+    (Hadoop's file systems; over Spark Connect, the server's); a folder already opened is
+    given back as it is (the CLI's report opens it once for its notes and its report)."""
     from mqconsole.audit.stores import store_for
 
+    if isinstance(path, SnapshotFolder):
+        return path
     return locate(path, store_for(spark, to_uri(path)))
 
 
@@ -143,9 +165,11 @@ def check_schema_version(manifest: dict[str, Any], where: str | Path) -> None:
                               f"{SCHEMA_VERSION} (upgrade mqconsole)")
 
 
-def check_committed(root: str, manifest: dict[str, Any], store: Store) -> None:
+def check_committed(root: str, manifest: dict[str, Any], store: Store,
+                    marked: bool | None = None) -> None:
     """A snapshot that lists its files must carry the commit marker written after its
-    manifest, and list every file as ``{"path", "rows"}``; :class:`AuditInputError`."""
+    manifest, and list every file as ``{"path", "rows"}``; :class:`AuditInputError`.
+    ``marked``: whether the marker is there, when it was looked for already."""
     listed = manifest.get("files")
     if listed is None:
         return  # schema 1: no list, no marker
@@ -158,7 +182,9 @@ def check_committed(root: str, manifest: dict[str, Any], store: Store) -> None:
     if any(f["path"].startswith("/") or ".." in f["path"].split("/") or has_scheme(f["path"])
            for f in listed):
         raise AuditInputError(f"{where}/{MANIFEST} lists a file outside the snapshot")
-    if store.read_text(join(root, COMMIT_MARKER)) is None:
+    if marked is None:
+        marked = store.read_text(join(root, COMMIT_MARKER)) is not None
+    if not marked:
         raise AuditInputError(f"{where} has no {COMMIT_MARKER}: its export did not commit it "
                               "(export again)")
 

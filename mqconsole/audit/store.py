@@ -30,6 +30,7 @@ import re
 import shutil
 import time
 import uuid
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote, urlparse
 
@@ -101,8 +102,31 @@ def relative(file_uri: str, root: str) -> str | None:
     return inner[len(base.rstrip("/")) + 1:]
 
 
+OPERATIONS = ("read_text", "exists", "is_dir", "write_new", "mkdirs", "remove", "children",
+              "age", "make_private", "publish")
+"""The operations :meth:`Store.many` takes, by the name of their method."""
+
+Op = tuple[str, dict[str, Any]]
+"""One operation for :meth:`Store.many`: its method's name and keyword arguments."""
+
+
+def op(name: str, **args: Any) -> Op:
+    """``op("read_text", uri=...)``: one of :data:`OPERATIONS` for :meth:`Store.many`."""
+    if name not in OPERATIONS:
+        raise ValueError(f"{name} is not a store operation")
+    return name, args
+
+
 class Store:
     """The file operations of a snapshot; URIs in, URIs out."""
+
+    def many(self, ops: Sequence[Op]) -> list[Any]:
+        """Do ``ops`` in order, each as its method does it, and give their results; one that
+        raises stops the rest (the error is its method's). A store whose every operation is
+        a round trip (:class:`~.serverstore.ServerStore`: a Spark job each) does them in one:
+        the snapshot's small files read in one go when it is opened, the commit's writes in
+        one."""
+        return [getattr(self, name)(**args) for name, args in ops]
 
     def renames(self, uri: str) -> bool:
         """Whether a staged folder can be published by an atomic rename here."""
@@ -447,6 +471,6 @@ class HadoopStore(Store):
             raise
 
 
-__all__ = ["ATOMIC_RENAME", "HadoopStore", "LocalStore", "OutTaken", "Store", "display",
-           "has_scheme", "join", "local_path", "name_of", "parent", "relative", "scheme_of",
-           "to_uri"]
+__all__ = ["ATOMIC_RENAME", "OPERATIONS", "HadoopStore", "LocalStore", "Op", "OutTaken", "Store",
+           "display", "has_scheme", "join", "local_path", "name_of", "op", "parent", "relative",
+           "scheme_of", "to_uri"]

@@ -28,13 +28,16 @@ from typing import TYPE_CHECKING, Any
 
 from mqconsole.audit.ages import ARRIVAL_SQL
 from mqconsole.audit.columns import UNPARSED_SQL
-from mqconsole.audit.snapshot import FIXED_COLUMNS, SnapshotFolder
+from mqconsole.audit.snapshot import (  # (where the snapshot's parts are named)
+    FIXED_COLUMNS,
+    SUMMARY_DIR,
+    SUMMARY_FILE,
+    SnapshotFolder,
+)
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
 
-SUMMARY_DIR = "_summary"
-SUMMARY_FILE = "summary.json"
 VERSION = 3  # 3: written by Spark from the committed files (2: folded by the readers)
 TABLES = ("lists", "arrivals", "duplicates")
 # (list name, its key columns): the report's lists that do not depend on --as-of. The
@@ -205,12 +208,11 @@ def data_disagreement(spark: SparkSession, folder: SnapshotFolder
 def load_summary(spark: SparkSession, folder: SnapshotFolder) -> StoredSummary | None:
     """The stored aggregates (the view ``summary_arrivals`` registered), read by Spark, or
     None when the snapshot has none or an older version of them."""
-    from .store import LocalStore, join
+    from .store import join
 
     base = folder.summary_dir
-    store = folder.store or LocalStore()
-    try:
-        info = json.loads(store.read_text(join(base, SUMMARY_FILE)) or "null")
+    try:  # (read when the snapshot was opened, with its manifest)
+        info = json.loads(folder.read_text(join(base, SUMMARY_FILE)) or "null")
     except ValueError:
         return None
     if not isinstance(info, dict) or info.get("version") != VERSION:

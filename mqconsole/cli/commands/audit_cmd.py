@@ -52,10 +52,11 @@ def report(folder: str, as_of: str | None, as_json: bool, html_file: str | None,
     precheck(folder, remote=bool(remote))  # a bad folder is exit 2 before Spark starts
     started = time.monotonic()
     spark = open_spark(master, remote, conf=conf)
-    notes = snapshot_notes(open_snapshot(spark, folder))
+    opened = open_snapshot(spark, folder)  # once (over Spark Connect, a job on the server)
+    notes = snapshot_notes(opened)
     for text in notes:
         say(f"note: {safe(text)}")
-    result = build_report(spark, folder, as_of=when, progress=say)
+    result = build_report(spark, opened, as_of=when, progress=say)
     say(f"report done in {time.monotonic() - started:.1f} s")
     if html_file:
         from mqconsole.audit.html import render_html
