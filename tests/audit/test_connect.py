@@ -3,7 +3,10 @@ with ``SparkConnectServer``, its executors on a standalone cluster's worker: the
 ``spark_connect``, shared with the console's Connect test), then export + report + sql with
 ``--remote sc://…``: the export's data source is registered over Connect and runs in the
 server's Python workers; the report is plain Python's (as local's is). The fixture stops
-the server by PID when the run ends."""
+the server by PID when the run ends. The export runs the executable (its own process, whose
+data source cannot read); the report and the queries after it run in this process, on one
+Connect session (a client starts no JVM; each new session starts its Python workers on the
+server)."""
 
 from __future__ import annotations
 
@@ -13,13 +16,27 @@ import subprocess
 
 import pytest
 
+from tests.cli.conftest import run_cli
+
 from .reportdata import oracle
 from .scene import DEMO_QUEUES, NOW, QUEUES, build_scene, expected_rows, run_mqconsole
 
 pytestmark = pytest.mark.cluster
 
 
-def test_export_report_and_sql_over_spark_connect(tmp_path, spark_connect) -> None:
+@pytest.fixture
+def connect_here(spark_connect):
+    """The server; the Connect session this process opens on it is stopped when the test
+    ends, while the server is up (its client would retry against a stopped one), and
+    pyspark's process-wide Connect switch stays off (later tests here run classic Spark)."""
+    yield spark_connect
+    from mqconsole.audit.remote import connect
+
+    connect(spark_connect.url).stop()
+    assert "SPARK_CONNECT_MODE_ENABLED" not in os.environ
+
+
+def test_export_report_and_sql_over_spark_connect(tmp_path, connect_here) -> None:
     scene = build_scene(tmp_path)
     snap, home = tmp_path / "snap", tmp_path / "home"
     as_of = ["--as-of", "2026-11-25T10:00:00Z", "--json"]
@@ -35,24 +52,27 @@ def test_export_report_and_sql_over_spark_connect(tmp_path, spark_connect) -> No
         "ds.MqconsoleDataSource.reader = _refuse\n")
     client_env = {"PYTHONPATH": os.pathsep.join(
         p for p in (str(shadow), os.environ.get("PYTHONPATH")) if p)}
-    server = spark_connect
+    server = connect_here
     export = run_mqconsole("--embedded", str(scene.qm_path), "audit", "export", "--out",
                            str(snap), "--queues", QUEUES, *map(str, scene.files),
                            "--remote", server.url, "--json", home=home, env=client_env)
     assert export.returncode == 0, export.stderr
-    remote = run_mqconsole("audit", "report", "--in", str(snap), *as_of, "--remote",
-                           server.url, home=home)
-    assert remote.returncode == 0, remote.stderr
-    sql = run_mqconsole("audit", "sql", "--in", str(snap), "--json", "--remote",
-                        server.url, "SELECT count(*) AS n FROM messages", home=home)
-    assert sql.returncode == 0, sql.stderr
-    bad = run_mqconsole("audit", "sql", "--in", str(snap), "--remote", server.url,
-                        "SELECT no_such_column FROM messages", home=home)
+
+    def here(*args: str):  # in this process, on one Connect session
+        return run_cli(*args, home=home, connect_here=True)
+
+    remote = here("audit", "report", "--in", str(snap), *as_of, "--remote", server.url)
+    assert remote.code == 0, remote.err
+    sql = here("audit", "sql", "--in", str(snap), "--json", "--remote", server.url,
+               "SELECT count(*) AS n FROM messages")
+    assert sql.code == 0, sql.err
+    bad = here("audit", "sql", "--in", str(snap), "--remote", server.url,
+               "SELECT no_such_column FROM messages")
     # read-only over Connect too: Spark's parser and the analysed plan decide, there
     before = {p: p.read_bytes() for p in snap.rglob("*") if p.is_file()}
     partition = next((snap / "messages").glob("queue=*"))
-    writes = [run_mqconsole("audit", "sql", "--in", str(snap), "--remote", server.url,
-                            text, home=home) for text in (
+    writes = [here("audit", "sql", "--in", str(snap), "--remote", server.url, text)
+              for text in (
         f"FROM messages INSERT OVERWRITE DIRECTORY '{partition}' SELECT *",
         "SELECT reflect('java.lang.System', 'getenv', 'HOME')",
         f"SELECT * FROM binaryFile.`{snap / 'manifest.json'}`")]
@@ -64,13 +84,13 @@ def test_export_report_and_sql_over_spark_connect(tmp_path, spark_connect) -> No
     assert "starting Spark (sc://127.0.0.1:" in export.stderr
     manifest = json.loads((snap / "manifest.json").read_text())
     assert manifest["master"] == server.url and manifest["rows"] == len(want)
-    assert json.loads(sql.stdout) == [{"n": len(want)}]
-    assert bad.returncode == 2 and "no_such_column" in bad.stderr
-    assert [w.returncode for w in writes] == [2, 2, 2], [w.stderr for w in writes]
-    assert all("Traceback" not in w.stderr for w in writes)
+    assert sql.json == [{"n": len(want)}]
+    assert bad.code == 2 and "no_such_column" in bad.err
+    assert [w.code for w in writes] == [2, 2, 2], [w.err for w in writes]
+    assert all("Traceback" not in w.err for w in writes)
     assert after == before
-    assert "Traceback" not in bad.stderr and "at org.apache" not in bad.stderr
-    assert json.loads(remote.stdout) == oracle(want, NOW)  # what local gives (test_report)
+    assert "Traceback" not in bad.err and "at org.apache" not in bad.err
+    assert remote.json == oracle(want, NOW)  # what local gives (test_report)
 
 
 def test_remote_export_to_a_server_that_does_not_answer_is_exit_3_in_one_sentence(

@@ -66,18 +66,22 @@ def on_the_running_spark(args: tuple[str, ...] | list[str]) -> bool:
 
 
 def run_cli(*args: str, home: Path, input: str | None = None, env: dict | None = None,
-            process: bool = False) -> Result:
+            process: bool = False, connect_here: bool = False) -> Result:
     """mqconsole with ``args``, MQCONSOLE_HOME=``home``, no other MQCONSOLE_* variable,
     ``env`` besides, ``input`` on stdin (a pipe, never a terminal): its exit code, stdout
     and stderr. In this process (see :data:`IN_PROCESS`) unless ``process`` or what is
     asked needs a process of its own. An audit command runs here on the test's SparkSession
     (the ``spark`` fixture) when it would use it (:func:`on_the_running_spark`): its JVM's
-    output then goes to that session's log (``spark_log``), not under ``home``."""
+    output then goes to that session's log (``spark_log``), not under ``home``; with
+    ``connect_here``, one over ``--remote`` runs here too (a Connect client starts no JVM):
+    the Connect session it opens stays for the next such call, one session on the server
+    for them all, until the test stops it (tests/audit/test_connect.py)."""
     full_env = {k: v for k, v in os.environ.items() if not k.startswith("MQCONSOLE_")}
     full_env["MQCONSOLE_HOME"] = str(home)
     full_env.update(env or {})
+    here = on_the_running_spark(args) or (connect_here and "--remote" in args)
     if (process or not IN_PROCESS or any(k in (env or {}) for k in PROCESS_ONLY_ENV)
-            or (any(a in SPARK_COMMANDS for a in args) and not on_the_running_spark(args))):
+            or (any(a in SPARK_COMMANDS for a in args) and not here)):
         # (no tight bound: a JVM starting on a busy machine takes minutes; a hang is
         # pytest-timeout's to stop)
         p = subprocess.run([MQCONSOLE, *args], capture_output=True, text=True, input=input,
