@@ -732,7 +732,7 @@ def _count(spark: SparkSession, plan: ExportPlan, data: str, sources: list[Queue
         counted = (frame.selectExpr("input_file_name() AS file", "qmgr", "queue", "source",
                                     "position")
                    .groupBy("file", "qmgr", "queue", "source")
-                   .agg(*_count_aggregates()).collect())
+                   .agg(*_count_aggregates(frame)).collect())
     except Exception as e:
         if "UNABLE_TO_INFER_SCHEMA" in first_line(e) or "PATH_NOT_FOUND" in first_line(e):
             counted = []  # no rows, so no file
@@ -766,9 +766,14 @@ def _count(spark: SparkSession, plan: ExportPlan, data: str, sources: list[Queue
                   key=lambda f: f["path"])
 
 
-def _count_aggregates() -> list:
-    """Rows, lowest and highest position (SQL text: the same on Spark Connect)."""
-    from pyspark.sql import functions as F
+def _count_aggregates(frame) -> list:
+    """Rows, lowest and highest position, as columns of ``frame``'s kind: a Spark Connect
+    frame needs Connect's functions (the classic ones ask for a SparkContext, which a
+    Connect client does not have, unless SPARK_CONNECT_MODE_ENABLED is set)."""
+    if type(frame).__module__.startswith("pyspark.sql.connect"):
+        from pyspark.sql.connect import functions as F
+    else:
+        from pyspark.sql import functions as F
 
     return [F.expr(sql) for sql in ("count(*) AS n", "min(position) AS lo",
                                     "max(position) AS hi")]
