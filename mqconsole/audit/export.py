@@ -770,10 +770,11 @@ def _count_aggregates(frame) -> list:
     """Rows, lowest and highest position, as columns of ``frame``'s kind: a Spark Connect
     frame needs Connect's functions (the classic ones ask for a SparkContext, which a
     Connect client does not have, unless SPARK_CONNECT_MODE_ENABLED is set)."""
-    if type(frame).__module__.startswith("pyspark.sql.connect"):
-        from pyspark.sql.connect import functions as F
-    else:
-        from pyspark.sql import functions as F
+    import importlib
+
+    F = importlib.import_module("pyspark.sql.connect.functions"
+                                if type(frame).__module__.startswith("pyspark.sql.connect")
+                                else "pyspark.sql.functions")
 
     return [F.expr(sql) for sql in ("count(*) AS n", "min(position) AS lo",
                                     "max(position) AS hi")]
