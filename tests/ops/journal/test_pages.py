@@ -62,11 +62,8 @@ def test_every_page_is_a_slice_of_the_whole_read(tmp_path):
     assert found.page(found.total, 50) == []
 
 
-def test_a_page_reads_only_the_units_it_covers(tmp_path, monkeypatch):
-    journal = Journal(tmp_path / "journal.jsonl")
-    move(journal, "APP.BIG", [ids(f"{n:03X}", 100) for n in range(200)])  # 20,000 ids
-    found = journal.record_ids(listed(journal, "APP.BIG"))
-    assert found.total == 20_000
+def _units_read(monkeypatch) -> list[int]:
+    """The units whose lines are parsed from now on, in order (``pages.unit_lists`` counted)."""
     read: list[int] = []
     real = pages.unit_lists
 
@@ -75,6 +72,15 @@ def test_a_page_reads_only_the_units_it_covers(tmp_path, monkeypatch):
         return real(at)
 
     monkeypatch.setattr(pages, "unit_lists", counted)
+    return read
+
+
+def test_a_page_reads_only_the_units_it_covers(tmp_path, monkeypatch):
+    journal = Journal(tmp_path / "journal.jsonl")
+    move(journal, "APP.BIG", [ids(f"{n:03X}", 100) for n in range(200)])  # 20,000 ids
+    found = journal.record_ids(listed(journal, "APP.BIG"))
+    assert found.total == 20_000
+    read = _units_read(monkeypatch)
     page = found.page(10_050, 500)
     assert [o.msgid for o in page] == [m for n in range(100, 106) for m in ids(f"{n:03X}", 100)
                                        ][50:550]
@@ -89,14 +95,7 @@ def test_the_next_page_in_the_same_unit_does_not_parse_it_again(tmp_path, monkey
     units = [ids(f"{n:02X}", 2_000) for n in range(3)]
     move(journal, "APP.BIG", units)
     found = journal.record_ids(listed(journal, "APP.BIG"))
-    read: list[int] = []
-    real = pages.unit_lists
-
-    def counted(at):
-        read.append(at.unit)
-        return real(at)
-
-    monkeypatch.setattr(pages, "unit_lists", counted)
+    read = _units_read(monkeypatch)
     got = []
     for start in range(0, found.total, 500):
         got += [o.msgid for o in found.page(start, 500)]
