@@ -47,6 +47,21 @@ def pcf_traffic(engine, qmgr) -> int:
         qmgr.qdef.command_queue)
 
 
+class Commits:
+    """The handler's journal, kept in memory: the units it committed, in order."""
+
+    def __init__(self) -> None:
+        self.units: list[list[str]] = []
+        self._open: list[str] = []
+
+    def unit(self, msgids: list[str], destinations: list[str | None]) -> bool:
+        self._open = list(msgids)
+        return True
+
+    def committed(self) -> None:
+        self.units.append(self._open)
+
+
 @pytest.fixture
 def clocked(engine):
     engine.clocked = True
@@ -66,9 +81,10 @@ def test_an_idle_handler_waits_in_mqget_and_sends_no_pcf(make_qmgr, clocked, com
     table = parse_table(f"INPUTQ({dlq}) WAIT(YES) RETRYINT(3600)\nACTION(RETRY)")
     stop = threading.Event()
     reports = []
+    commits = Commits()
     worker = threading.Thread(target=lambda: reports.append(run_handler(
         qm, table, settings_for(table, dlq), store_path=None,
-        control=Control(cancel=stop))), daemon=True)
+        control=Control(cancel=stop, journal=commits))), daemon=True)
     worker.start()
     until(lambda: engine.waiting[dlq] > 0, "the handler to wait on the dead-letter queue")
     qmgr.qdef.command_server = command_server
@@ -85,8 +101,10 @@ def test_an_idle_handler_waits_in_mqget_and_sends_no_pcf(make_qmgr, clocked, com
     # an arrival wakes the waiting MQGET at once: the message is retried
     other = qmgr.connect()
     other.put(dlq, dead(2, target), context=Context.SET_ALL, syncpoint=False)
-    until(lambda: qmgr.admin().inquire_queue(target).depth == 2,
-          "the arrival to be retried")
+    # its unit committed: the target's depth alone counts the put before the commit (as
+    # CURDEPTH does), and a stop then backs that unit out (the handler's documented stop)
+    until(lambda: len(commits.units) == 2, "the arrival's unit of work to commit")
+    assert qmgr.admin().inquire_queue(target).depth == 2
     stop.set()  # a wait that started before the stop was seen ends when it runs out
     until(lambda: engine.expire_waits() or not worker.is_alive(), "the handler to stop")
     assert reports[0].result.done == 2
