@@ -43,6 +43,25 @@ def open_backend(spec: BackendSpec | Mapping[str, object], *,
     raise ValueError(f"profile {spec.profile or '?'} names an unknown backend {spec.kind!r}")
 
 
+def reopen_spec(qm: object) -> BackendSpec | None:
+    """What another process of the console's opens to reach the queue manager ``qm`` is
+    connected to, as ``qm`` was opened: an embedded file as the same principal, a real
+    queue manager with ``qm``'s own settings — the password the operator gave with them
+    (a spec given to a child over its pipe, never on its command line or in its
+    environment). None for what no other process can open (``:memory:``, a test's stand-in).
+    """
+    if isinstance(qm, EmbeddedQueueManager):
+        if qm.location == ":memory:":
+            return None
+        return BackendSpec.embedded(qm.location, principal=qm.principal)
+    settings = getattr(qm, "settings", None)
+    from .mqi.settings import MQConnectSettings  # plain values: imports no MQ library
+
+    if isinstance(settings, MQConnectSettings):
+        return BackendSpec(kind="mq", mq=settings)
+    return None
+
+
 def _password(spec: BackendSpec, ask_password: AskPassword | None) -> str | None:
     """The password ``spec`` connects with: its own (a child's), ``password_env``'s variable
     when set and not empty, else the operator's answer when ``password_prompt``."""
@@ -72,4 +91,5 @@ def _password(spec: BackendSpec, ask_password: AskPassword | None) -> str | None
 
 
 __all__ = ["DEFAULT_BUSY_TIMEOUT", "DEFAULT_DLQ", "AskPassword", "BackendSpec",
-           "EmbeddedQueueManager", "PasswordUnavailable", "open_backend", "open_embedded"]
+           "EmbeddedQueueManager", "PasswordUnavailable", "open_backend", "open_embedded",
+           "reopen_spec"]

@@ -109,6 +109,10 @@ class Settings:
     # how the audit screen runs its jobs: a runner for the master (``audit.runner``); None:
     # in the audit's own process, so the console never imports Spark's libraries
     audit_runner: Callable[[str | None], Any] | None = None
+    # how the dead-letter handler screen plans and runs its pass (``ops.dlq.child``): None,
+    # in the handler's own process (its millions of short-lived objects are not the
+    # console's to keep); the tests: ``InProcess``
+    handler_runner: Callable[[], Any] | None = None
 
     def now(self) -> datetime:
         return self.clock() if self.clock is not None else datetime.now(UTC)

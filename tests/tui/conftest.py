@@ -14,6 +14,7 @@ from mqconsole.audit.runner import InProcessRunner
 from mqconsole.backends.embedded import create_queue_manager
 from mqconsole.backends.open import open_embedded
 from mqconsole.ops.demo import DLQ, build_demo
+from mqconsole.ops.dlq.child import InProcess
 from mqconsole.tui.app import MQConsoleApp
 from mqconsole.tui.context import REPO_THEMES, ProfileInfo, Settings
 from tests.support import css_cache
@@ -68,7 +69,8 @@ def make_app(demo_file: Path, tmp_path: Path) -> Callable[..., MQConsoleApp]:
         # of their own, has tests of its own: test_audit_child.py)
         opts = dict(refresh_seconds=0, clock=lambda: NOW, themes_dirs=[REPO_THEMES],
                     journal_path=tmp_path / "journal.jsonl", backup_dir=tmp_path / "backups",
-                    save_dir=tmp_path, audit_runner=InProcessRunner)
+                    save_dir=tmp_path, audit_runner=InProcessRunner,
+                    handler_runner=InProcess)
         opts.update(settings)
         return MQConsoleApp(lambda: open_embedded(file),
                             profile=ProfileInfo(name="test", read_only=read_only),

@@ -16,6 +16,12 @@ message's outcome and each rule's counts. ``r`` reads the file and plans again. 
 Typing in the Rules or Queue field plans too, once the typing pauses (``PLAN_DELAY``): one
 edit makes one plan, never one per key (a plan reads the whole queue); ``enter`` plans at once.
 
+The plan and the run happen in the handler's own process (``ops.dlq.child``: the same
+``Operation``, its units of work and journal records, on a connection of that process's;
+its progress, its summary or its error come back over a pipe), started at the first plan
+and ended when this screen closes: what a pass of 200,000 messages makes and drops is not
+the console's to keep (docs/benchmarks.md).
+
 The console runs one pass; ``mqconsole dlq-handler`` runs passes as the table's WAIT says
 (docs/dlq-handler.md).
 """
@@ -52,6 +58,7 @@ if TYPE_CHECKING:
 
     from textual.timer import Timer
 
+    from mqconsole.ops.dlq.child import HandlerRunner
     from mqconsole.ops.dlq.rules import Problem, RulesTable
     from mqconsole.ops.operation import Operation, Summary
 
@@ -203,6 +210,7 @@ class DlqHandlerScreen(ConsoleScreen):
         self.shown: Summary | None = None  # the plan or run the table lists
         self.rows: list[Row] = []  # its listed messages as the table draws them
         self.plan_delay = PLAN_DELAY
+        self._runner: HandlerRunner | None = None
 
     # -- layout ---------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
@@ -364,13 +372,10 @@ class DlqHandlerScreen(ConsoleScreen):
                 ctx.post_from_thread(self._status, f"planning {path}: {done:,}{of} "
                                      "messages read…")
 
+        runner = self.runner
+
         def job() -> Summary:
-            qm = ctx.conns.new()
-            try:
-                op.validate(qm)
-                return op.preview(qm, progress=progress, cancel=cancel)
-            finally:
-                ctx.conns.release(qm)
+            return runner.plan(op, ctx.conns, progress, cancel)
 
         queue = self.queue or None
 
@@ -501,11 +506,30 @@ class DlqHandlerScreen(ConsoleScreen):
                                TextDialog("Dead-letter handler", summary_text(summary),
                                           danger=is_bad(summary)))
 
+        runner = self.runner
+
+        def run(progress: Callable[..., None], cancel: threading.Event) -> Summary:
+            return runner.run(op, ctx.conns, progress, cancel)
+
         ctx.app.push_screen(OperationDialog(ctx, op, "Running the dead-letter handler",
-                                            stops=OperationDialog.BACK_OUT), finished)
+                                            stops=OperationDialog.BACK_OUT, run_by=run),
+                            finished)
+
+    @property
+    def runner(self) -> HandlerRunner:
+        """Where the plan and the run happen (made at the first: the handler's own process
+        by default, ended when this screen closes)."""
+        if self._runner is None:
+            from mqconsole.ops.dlq.child import default_runner
+
+            self._runner = (self.ctx.settings.handler_runner or default_runner)()
+        return self._runner
 
     def on_unmount(self) -> None:
         self._planning.set()
+        if self._runner is not None:  # its process ends: what it held goes with it
+            self._runner.close()
+            self._runner = None
 
     def action_back(self) -> None:
         self._planning.set()

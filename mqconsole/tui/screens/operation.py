@@ -28,6 +28,8 @@ from mqconsole.tui import keys as K
 from mqconsole.tui.screens.dialogs import Dialog
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from mqconsole.ops.operation import Operation, Summary
     from mqconsole.tui.context import ConsoleContext
 
@@ -46,8 +48,13 @@ class OperationDialog(Dialog):
 
     def __init__(self, ctx: ConsoleContext, op: Operation, title: str, *,
                  preview: bool = False, quiet: tuple[type[BaseException], ...] = (),
-                 stops: str = AFTER_UNIT) -> None:
+                 stops: str = AFTER_UNIT,
+                 run_by: Callable[[Callable[..., None], threading.Event], Summary] | None = None
+                 ) -> None:
+        """``run_by(progress, cancel)``: how the operation runs, when not on a connection of
+        this process's own (the dead-letter handler's, in its own process)."""
         super().__init__(title)
+        self.run_by = run_by
         self.stops = stops
         self.ctx = ctx
         self.op = op
@@ -89,16 +96,19 @@ class OperationDialog(Dialog):
 
         source = self.op.describe().source
         try:
-            qm = ctx.conns.new()
-            try:
-                if self.preview:
-                    self.op.validate(qm)
-                    summary: Summary | None = self.op.preview(qm, progress=progress,
-                                                              cancel=self.cancel)
-                else:
-                    summary = self.op.run(qm, progress=progress, cancel=self.cancel)
-            finally:
-                ctx.conns.release(qm)
+            summary: Summary | None
+            if self.run_by is not None:
+                summary = self.run_by(progress, self.cancel)
+            else:
+                qm = ctx.conns.new()
+                try:
+                    if self.preview:
+                        self.op.validate(qm)
+                        summary = self.op.preview(qm, progress=progress, cancel=self.cancel)
+                    else:
+                        summary = self.op.run(qm, progress=progress, cancel=self.cancel)
+                finally:
+                    ctx.conns.release(qm)
         except BaseException as exc:  # journaled by the operation; reported here, once
             if not isinstance(exc, self.quiet):
                 ctx.post_from_thread(ctx.report_error, exc, queue=source,
