@@ -101,19 +101,29 @@ class MsgIdLog:
                 self._spill()
 
     def _spill(self) -> None:
+        self._write(_lines(self._tail))
+        self._tail = []
+
+    def _write(self, lines: str) -> None:
         if self._file is None:
             self._file = tempfile.TemporaryFile(  # noqa: SIM115 - closed with the log
                 "w+", encoding="utf-8", newline="\n")
         self._file.seek(0, 2)
-        tail = self._tail
-        joined = "".join(tail)  # hex ids, as a rule: checked at once (bytes.isalnum is a
-        # table lookup a byte; str.isalnum classifies each character, ten times as long)
-        if joined.isascii() and joined.encode("ascii").isalnum() and all(tail):
-            self._file.write("\n".join(tail) + "\n")
-        else:
-            self._file.write("".join(m + "\n" if m.isalnum() and m.isascii()
-                                     else json.dumps(m) + "\n" for m in tail))
-        self._tail = []
+        self._file.write(lines)
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickled (the dead-letter handler's result, from its process to the console's) as
+        the ids kept in memory and the spilled rest as one text in the file's own lines:
+        made again, the rest goes straight to a file of its own, never a million strings."""
+        spilled = ""
+        if self._file is not None:
+            self._file.flush()
+            with open(self._file.fileno(), encoding="utf-8", newline="\n",
+                      closefd=False) as fp:
+                fp.seek(0)
+                spilled = fp.read()
+        return (_log_again, (self._keep, list(self._head), spilled + _lines(self._tail),
+                             self._n))
 
     def __len__(self) -> int:
         return self._n
@@ -147,6 +157,25 @@ class MsgIdLog:
 
     def __repr__(self) -> str:
         return f"<MsgIdLog of {self._n} ids>"
+
+
+def _lines(ids: list[str]) -> str:
+    """Ids as a spill file's lines: an id as itself, or its JSON when it is not plain."""
+    joined = "".join(ids)  # hex ids, as a rule: checked at once (bytes.isalnum is a
+    # table lookup a byte; str.isalnum classifies each character, ten times as long)
+    if joined.isascii() and joined.encode("ascii").isalnum() and all(ids):
+        return "\n".join(ids) + "\n" if ids else ""
+    return "".join(m + "\n" if m.isalnum() and m.isascii() else json.dumps(m) + "\n"
+                   for m in ids)
+
+
+def _log_again(keep: int, head: list[str], spilled: str, n: int) -> MsgIdLog:
+    """A pickled :class:`MsgIdLog` made again (its ``__reduce__``)."""
+    log = MsgIdLog(head, keep=keep)
+    if spilled:
+        log._write(spilled)
+    log._n = n
+    return log
 
 
 @dataclass(slots=True)

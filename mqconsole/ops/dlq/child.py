@@ -511,11 +511,12 @@ class Child:
             request: Request = _decode(message["request"])
             op = request.operation()
             self._jobs[job_id] = (cancel, op)
-            result = self.do(str(message.get("job")), op, request, progress, cancel)
+            result = _encode(self.do(str(message.get("job")), op, request, progress,
+                                     cancel))
         except BaseException as e:  # every failure is said by the console as in process
             self.tell(job_id, error=error_fields(e))
         else:
-            self.tell(job_id, result=_encode(result))
+            self.tell(job_id, result=result)
         finally:
             self._jobs.pop(job_id, None)
 

@@ -120,3 +120,23 @@ def test_an_error_in_the_handlers_process_is_said_as_in_process(error):
     assert getattr(again, "detail", None) == getattr(error, "detail", None)
     if isinstance(error, OperationError):
         assert isinstance(again, OperationError) and again.code == error.code
+
+
+def test_a_result_that_cannot_be_sent_is_said_never_left_unanswered(tmp_path, monkeypatch):
+    """The console waits for an answer to each job: one whose result cannot be pickled
+    (a temporary file in it, as a result's id log once had) is an error, not a silence."""
+    import io
+
+    from mqconsole.backends.spec import BackendSpec
+    from mqconsole.ops.dlq.child import Child, Request, _encode
+
+    out = io.StringIO()
+    child = Child(out)
+    monkeypatch.setattr(Child, "do", staticmethod(lambda *_args: threading.Lock()))
+    child._jobs[1] = (threading.Event(), None)
+    request = Request(kind=_op(tmp_path).spec, connection=BackendSpec.embedded("qm.sqlite"),
+                      journal_path=None)
+    child.run(1, {"id": 1, "job": "run", "request": _encode(request)})
+    [line] = out.getvalue().splitlines()
+    message = json.loads(line)
+    assert message["id"] == 1 and "lock" in message["error"]["text"]
