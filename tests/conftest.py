@@ -18,11 +18,12 @@ from mqconsole.backends.embedded import EmbeddedQueueManager
 from mqconsole.backends.open import open_embedded
 from mqconsole.mq.queue import QueueAttrs
 from mqconsole.plugins import testing as plugin_testing
-from tests.support import collector, tiers
+from tests.support import collector, jvms, tiers
 from tests.support.examples import load_profile
 
 load_profile()  # HYPOTHESIS_PROFILE: ci (the default) or dev; before any test module
 collector.collect_less()  # the cyclic GC less often (tests/support/collector.py)
+jvms.quick_start()  # the JVMs the tests start compile less (tests/support/jvms.py)
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
