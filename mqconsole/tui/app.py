@@ -82,6 +82,7 @@ class MQConsoleApp(App[None], inherit_bindings=False):
                  settings: Settings | None = None, plugins: PluginHost | None = None,
                  plugins_for: Callable[[ProfileInfo], PluginHost] | None = None,
                  open_profile: Callable[[str, str, AskPassword], Any] | None = None,
+                 audit_connection_for: Callable[[ProfileInfo], object] | None = None,
                  **kw: Any) -> None:
         # connect_for(profile) opens a profile switched to; connect_for(profile, ask) when
         # the console asked its password (in a dialog, on the event loop): ``ask`` answers
@@ -103,6 +104,8 @@ class MQConsoleApp(App[None], inherit_bindings=False):
                                   conns=Connections(connect or (lambda: None)),
                                   plugins=plugins)
         self._plugins_for = plugins_for  # a profile's own plugins (plugins: in a profile)
+        # what the audit screen's readers open for a profile switched to (its BackendSpec)
+        self._audit_connection_for = audit_connection_for
         self.ctx.profile_names = [p.name for p in self.profiles]
         self.ctx.open_profile = open_profile  # another profile's queue manager, to move to
         self.theme_problems: list[str] = []
@@ -186,6 +189,8 @@ class MQConsoleApp(App[None], inherit_bindings=False):
             else:  # the opener asks when it needs it, and is given what was typed
                 ctx.conns = Connections(lambda: connect_for(p, lambda _prompt: password))
             ctx.qmgr_info, ctx.dlq_depth, ctx.queue_rows = None, None, []
+            if self._audit_connection_for is not None:  # the audit reads this profile's
+                self.settings.audit_connection = self._audit_connection_for(p)
             if self._plugins_for is not None:  # production may run fewer plugins
                 ctx.plugins = self._plugins_for(p)
                 self._watch_plugins()
@@ -567,6 +572,9 @@ def build_app(session: Any) -> MQConsoleApp:
     def plugins_for(p: ProfileInfo) -> PluginHost:
         return session.plugins_for_profile(p.name)
 
+    def audit_connection_for(p: ProfileInfo) -> object:
+        return session.backend_spec(p.name)
+
     def open_profile(name: str, verb: str, ask_password: AskPassword) -> Any:
         from mqconsole.ops.destination import open_profile_destination
 
@@ -577,13 +585,15 @@ def build_app(session: Any) -> MQConsoleApp:
     if session.profile_name is None and config.default_profile_name is None and len(infos) > 1:
         return MQConsoleApp(profiles=infos, connect_for=connect_for, settings=settings,
                             plugins=session.plugins, plugins_for=plugins_for,
-                            open_profile=open_profile)
+                            open_profile=open_profile,
+                            audit_connection_for=audit_connection_for)
     profile = ProfileInfo.of(session.profile)
     settings.audit_connection = _audit_connection(session)
     session.connect()
     return MQConsoleApp(session.new_connection, profile=profile, profiles=infos,
                         connect_for=connect_for, settings=settings, plugins=session.plugins,
-                        plugins_for=plugins_for, open_profile=open_profile)
+                        plugins_for=plugins_for, open_profile=open_profile,
+                        audit_connection_for=audit_connection_for)
 
 
 def run_app(session: Any) -> None:

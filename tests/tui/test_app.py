@@ -286,3 +286,37 @@ async def test_queue_info_and_a_live_refresh(make_app, qm):
         qm.get(DLQ, syncpoint=False)  # the dead-letter queue changes under our eyes
         await wait_for(app, pilot, lambda: app.ctx.dlq_depth == 239)
         assert "239" in screen_text(app)
+
+
+async def test_switching_profile_points_the_audit_at_that_profiles_queue_manager(
+        demo_file, tmp_path):
+    """The audit screen's Spark readers open ``settings.audit_connection``: after a switch
+    it is the new profile's queue manager, not the one the console started on."""
+    import shutil
+
+    from mqconsole.cli.session import Session
+    from mqconsole.tui.app import build_app
+
+    other = tmp_path / "other.sqlite"
+    shutil.copy(demo_file, other)
+    config = tmp_path / "config.yaml"
+    config.write_text(
+        "profiles:\n"
+        f"  - name: dev\n    backend: {{type: embedded, path: {demo_file}}}\n"
+        f"  - name: test\n    backend: {{type: embedded, path: {other}}}\n"
+        "tui: {refresh_seconds: 0}\n")
+    session = Session(config_file=str(config), profile_name="dev")
+    app = build_app(session)
+    try:
+        assert app.settings.audit_connection.path == str(demo_file)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await settle(app, pilot)
+            await pilot.press("P")
+            await wait_for(app, pilot, lambda: isinstance(app.screen, ProfileScreen))
+            await pilot.press("down", "enter")
+            await settle(app, pilot)
+            assert app.profile.name == "test"
+            assert app.settings.audit_connection.path == str(other)
+    finally:
+        app.conns.close()
+        session.close()
