@@ -62,6 +62,7 @@ from mqconsole.audit.summary import (
     DIMENSIONS,
     GROUPABLE,
     data_disagreement,
+    duplicates_and_extremes,
     duplicates_sql,
     files_digest,
     load_summary,
@@ -146,8 +147,8 @@ def _build(spark: SparkSession, folder: SnapshotFolder, when: datetime, say: Pro
         ages = None
         say("finding duplicate MsgIds")
         total = next((r for r in rollup if r["_set"] == "total"), {})
-        duplicates, total["oldest"], total["youngest"] = _duplicates_and_extremes(
-            spark, total.get("oldest"), total.get("youngest"))
+        duplicates, total["oldest"], total["youngest"] = duplicates_and_extremes(
+            spark, "messages", total.get("oldest"), total.get("youngest"))
     return _assemble(rollup, ages, duplicates, spec)
 
 
@@ -178,47 +179,6 @@ def _rollup(spark: SparkSession, spec: ReportInput) -> list[dict[str, Any]]:
            f"sum(unparsed) AS unparsed, min(oldest) AS oldest, max(youngest) AS youngest "
            f"FROM ({compact}) GROUP BY GROUPING SETS ((), {sets})")
     return [row.asDict(recursive=True) for row in spark.sql(sql).collect()]
-
-
-def _duplicates_and_extremes(spark: SparkSession, first: int | None, last: int | None
-                             ) -> tuple[list[dict[str, Any]], dict[str, Any] | None,
-                                        dict[str, Any] | None]:
-    """The duplicate MsgIds (as :func:`duplicate_msg_ids`), and the oldest and youngest
-    message, given their arrival times (µs), in one scan: the rows of the candidate MsgIds
-    and those that arrived at ``first`` or ``last`` are grouped by MsgId (a MsgId not among
-    the candidates occurs once, so the counts stay exact)."""
-    arrival = f"unix_micros({ARRIVAL_SQL})"
-    point = (f"named_struct('arrival', {arrival}, 'qmgr', qmgr, 'queue', queue, "
-             f"'position', position, 'msg_id', msg_id)")
-    at = {name: "FALSE" if value is None else f"{arrival} = {int(value)}"
-          for name, value in (("first", first), ("last", last))}
-    sql = (f"WITH candidates AS (SELECT xxhash64(msg_id) AS h FROM messages "
-           f"WHERE msg_id IS NOT NULL GROUP BY 1 HAVING count(*) > 1) "
-           f"SELECT msg_id, count(*) AS n, sort_array(collect_set(queue)) AS queues, "
-           f"min(CASE WHEN {at['first']} THEN {point} END) AS oldest, "
-           f"max(CASE WHEN {at['last']} THEN {point} END) AS youngest FROM messages "
-           f"WHERE (msg_id IS NOT NULL AND xxhash64(msg_id) IN (SELECT h FROM candidates)) "
-           f"OR {at['first']} OR {at['last']} GROUP BY msg_id")
-    duplicates, oldest, youngest = [], None, None
-    for row in spark.sql(sql).collect():
-        if row["msg_id"] is not None and row["n"] > 1:
-            duplicates.append({"msg_id": row["msg_id"], "count": int(row["n"]),
-                               "queues": list(row["queues"])})
-        if row["oldest"] is not None:
-            found = row["oldest"].asDict()
-            oldest = found if oldest is None or _order(found) < _order(oldest) else oldest
-        if row["youngest"] is not None:
-            found = row["youngest"].asDict()
-            youngest = found if youngest is None or _order(found) > _order(youngest) \
-                else youngest
-    return sorted(duplicates, key=lambda r: (-r["count"], r["msg_id"])), oldest, youngest
-
-
-def _order(point: dict[str, Any]) -> tuple[Any, ...]:
-    """Spark's order of the (arrival, qmgr, queue, position, msg_id) struct: by field, a
-    null before any value."""
-    return tuple((point[k] is not None, point[k] if point[k] is not None else 0)
-                 for k in ("arrival", "qmgr", "queue", "position", "msg_id"))
 
 
 def _ages_from_arrivals(spark: SparkSession, as_of: datetime) -> dict[str, int]:

@@ -7,8 +7,10 @@ each task. Written by Spark's own Parquet writer under ``_summary/`` (Spark skip
 starting with ``_`` when it reads the messages):
 
 - ``lists/``: every list of the report that does not depend on ``--as-of`` — one row per
-  (list, key) with its count, bytes and unparsed rows, the oldest and youngest message of
-  the key, exactly what the report's ``GROUPING SETS`` query gives from the messages;
+  (list, key) with its count, bytes and unparsed rows, exactly what the report's
+  ``GROUPING SETS`` query gives from the messages; the total row also holds the oldest and
+  youngest message (``oldest``, ``youngest``: arrival µs, qmgr, queue, position, msg_id;
+  null on the other rows);
 - ``arrivals/``: one row per distinct arrival time (µs since the epoch) with its count, so
   the age buckets are computed at report time, exact for any ``--as-of``;
 - ``duplicates/``: every MsgId found more than once, its count and queues;
@@ -66,13 +68,10 @@ def plugin_names(frame: DataFrame) -> list[str]:
             if name not in FIXED_COLUMNS and kind in GROUPABLE]
 
 
-def extreme_sql() -> str:
-    """The (arrival µs, qmgr, queue, position, msg_id) of a row with an arrival time: min
-    and max of it are the oldest and youngest message (Spark orders structs field by
-    field, nulls first)."""
-    return (f"CASE WHEN {ARRIVAL_SQL} IS NOT NULL THEN named_struct('arrival', "
-            f"unix_micros({ARRIVAL_SQL}), 'qmgr', qmgr, 'queue', queue, 'position', position, "
-            f"'msg_id', msg_id) END")
+POINT_SQL = (f"named_struct('arrival', unix_micros({ARRIVAL_SQL}), 'qmgr', qmgr, 'queue', "
+             f"queue, 'position', position, 'msg_id', msg_id)")
+POINT_DDL = "struct<arrival:bigint,qmgr:string,queue:string,position:bigint,msg_id:string>"
+POINT_FIELDS = ("arrival", "qmgr", "queue", "position", "msg_id")
 
 
 def lists_sql(source: str, plugins: list[str], extra: dict[str, str] | None = None
@@ -80,7 +79,10 @@ def lists_sql(source: str, plugins: list[str], extra: dict[str, str] | None = No
     """One GROUP BY of ``source`` on every key a list needs (``extra``: more keys, name →
     SQL, e.g. the report's age bucket), then one GROUPING SETS query over that small result
     giving every list; the SQL and the lists' keys (``dims``), in the order of
-    ``grouping_id()``'s bits."""
+    ``grouping_id()``'s bits. Each row has the first and last arrival time (µs) of its
+    messages: fixed-width values, so Spark aggregates in a hash map (the oldest message
+    itself, a struct, made it sort every row by the keys); the messages that arrived then
+    are found by :func:`duplicates_and_extremes`."""
     dims = dict(DIMENSIONS)
     for name in extra or {}:
         dims[name] = (name,)
@@ -90,9 +92,10 @@ def lists_sql(source: str, plugins: list[str], extra: dict[str, str] | None = No
             for c in dict.fromkeys(c for keys in DIMENSIONS.values() for c in keys)]
     keys += [quote(c) for c in plugins]
     keys += [f"{sql} AS {name}" for name, sql in (extra or {}).items()]
+    arrival = f"unix_micros({ARRIVAL_SQL})"
     compact = (f"SELECT {', '.join(keys)}, count(*) AS n, coalesce(sum(length), 0) AS bytes, "
-               f"count_if({UNPARSED_SQL}) AS unparsed, min({extreme_sql()}) AS oldest, "
-               f"max({extreme_sql()}) AS youngest FROM {source} GROUP BY ALL")
+               f"count_if({UNPARSED_SQL}) AS unparsed, min({arrival}) AS oldest, "
+               f"max({arrival}) AS youngest FROM {source} GROUP BY ALL")
     columns = list(dict.fromkeys(c for keys in dims.values() for c in keys))
     sets = ", ".join(f"({', '.join(keys)})" for keys in dims.values())
     width = len(columns)
@@ -117,22 +120,101 @@ def duplicates_sql(source: str) -> str:
             f"GROUP BY msg_id HAVING count(*) > 1")
 
 
+def duplicates_and_extremes(spark: SparkSession, source: str, first: int | None,
+                            last: int | None) -> tuple[list[dict[str, Any]],
+                                                       dict[str, Any] | None,
+                                                       dict[str, Any] | None]:
+    """The MsgIds of ``source`` occurring more than once (``msg_id``, ``count``, ``queues``;
+    by count, then MsgId), and the oldest and youngest message, given their arrival times
+    (µs), in one scan: the rows of the candidate MsgIds and those that arrived at ``first``
+    or ``last`` are grouped by MsgId (a MsgId not among the candidates occurs once, so the
+    counts stay exact); the oldest and youngest are the first and last of those rows by
+    (arrival, qmgr, queue, position, msg_id), as Spark orders the struct."""
+    arrival = f"unix_micros({ARRIVAL_SQL})"
+    at = {name: "FALSE" if value is None else f"{arrival} = {int(value)}"
+          for name, value in (("first", first), ("last", last))}
+    sql = (f"WITH candidates AS (SELECT xxhash64(msg_id) AS h FROM {source} "
+           f"WHERE msg_id IS NOT NULL GROUP BY 1 HAVING count(*) > 1) "
+           f"SELECT msg_id, count(*) AS n, sort_array(collect_set(queue)) AS queues, "
+           f"min(CASE WHEN {at['first']} THEN {POINT_SQL} END) AS oldest, "
+           f"max(CASE WHEN {at['last']} THEN {POINT_SQL} END) AS youngest FROM {source} "
+           f"WHERE (msg_id IS NOT NULL AND xxhash64(msg_id) IN (SELECT h FROM candidates)) "
+           f"OR {at['first']} OR {at['last']} GROUP BY msg_id")
+    duplicates, oldest, youngest = [], None, None
+    for row in spark.sql(sql).collect():
+        if row["msg_id"] is not None and row["n"] > 1:
+            duplicates.append({"msg_id": row["msg_id"], "count": int(row["n"]),
+                               "queues": list(row["queues"])})
+        if row["oldest"] is not None:
+            found = row["oldest"].asDict()
+            oldest = found if oldest is None or _order(found) < _order(oldest) else oldest
+        if row["youngest"] is not None:
+            found = row["youngest"].asDict()
+            youngest = found if youngest is None or _order(found) > _order(youngest) \
+                else youngest
+    return sorted(duplicates, key=lambda r: (-r["count"], r["msg_id"])), oldest, youngest
+
+
+def _order(point: dict[str, Any]) -> tuple[Any, ...]:
+    """Spark's order of the (arrival, qmgr, queue, position, msg_id) struct: by field, a
+    null before any value."""
+    return tuple((point[k] is not None, point[k] if point[k] is not None else 0)
+                 for k in POINT_FIELDS)
+
+
+def _point_sql(name: str, point: dict[str, Any] | None) -> tuple[str, dict[str, Any]]:
+    """The struct of one extreme message for the stored total row (SQL parameters, so no
+    value is quoted into the text); NULL when there is none."""
+    if point is None:
+        return f"CAST(NULL AS {POINT_DDL})", {}
+    kinds = {"arrival": "bigint", "position": "bigint"}
+    fields = ", ".join(f"'{f}', CAST(:{name}_{f} AS {kinds.get(f, 'string')})"
+                       for f in POINT_FIELDS)
+    return f"named_struct({fields})", {f"{name}_{f}": point[f] for f in POINT_FIELDS}
+
+
 def store_aggregates(frame: DataFrame, summary: str) -> dict[str, Any]:
     """Compute the aggregates of ``frame`` (the committed messages) with Spark and write
     them under ``summary`` (a folder URI, new) with Spark's Parquet writer; returns what
-    ``summary.json`` holds but the commit's digest (the caller adds it and writes it)."""
+    ``summary.json`` holds but the commit's digest (the caller adds it and writes it).
+
+    Four reads of the messages: the arrival times (whose first and last are the oldest's
+    and youngest's), the duplicates and those two messages (two reads: the MsgIds' hashes,
+    then the candidates' rows), the lists (one hash aggregation on the keys, the total
+    row given the oldest and youngest message; the other rows' are null)."""
     spark = frame.sparkSession
     plugins = plugin_names(frame)
     frame.createOrReplaceTempView(SOURCE_VIEW)
-    sql, _dims = lists_sql(SOURCE_VIEW, plugins)
-    lists = spark.sql(sql)
-    arrivals = spark.sql(f"SELECT unix_micros({ARRIVAL_SQL}) AS arrival, count(*) AS n "
-                         f"FROM {SOURCE_VIEW} WHERE {ARRIVAL_SQL} IS NOT NULL GROUP BY 1")
-    duplicates = spark.sql(duplicates_sql(SOURCE_VIEW))
-    for name, table in (("lists", lists), ("arrivals", arrivals), ("duplicates", duplicates)):
-        # one file each ("error": Spark Connect refuses its synonym "errorifexists")
-        (table.coalesce(1).write.mode("error").option("compression", "zstd")
-         .parquet(f"{summary}/{name}"))
+    # one file each ("error": Spark Connect refuses its synonym "errorifexists")
+    (spark.sql(f"SELECT unix_micros({ARRIVAL_SQL}) AS arrival, count(*) AS n "
+               f"FROM {SOURCE_VIEW} WHERE {ARRIVAL_SQL} IS NOT NULL GROUP BY 1")
+     .coalesce(1).write.mode("error").option("compression", "zstd")
+     .parquet(f"{summary}/arrivals"))
+    ends = (spark.read.parquet(f"{summary}/arrivals")
+            .selectExpr("min(arrival) AS first", "max(arrival) AS last").collect())
+    first, last = (ends[0]["first"], ends[0]["last"]) if ends else (None, None)
+    duplicates, oldest, youngest = duplicates_and_extremes(spark, SOURCE_VIEW, first, last)
+    import pyarrow as pa
+
+    # from Arrow, not a list of rows: the JVM reads it (a list of rows is unpickled by a
+    # Python worker, which took 18 s to start on a loaded machine)
+    table = pa.table({"msg_id": [d["msg_id"] for d in duplicates],
+                      "n": [d["count"] for d in duplicates],
+                      "queues": [d["queues"] for d in duplicates]},
+                     schema=pa.schema([("msg_id", pa.string()), ("n", pa.int64()),
+                                       ("queues", pa.list_(pa.string()))]))
+    (spark.createDataFrame(table).coalesce(1).write.mode("error").option("compression", "zstd")
+     .parquet(f"{summary}/duplicates"))
+    sql, dims = lists_sql(SOURCE_VIEW, plugins)
+    columns = list(dict.fromkeys(c for keys in dims.values() for c in keys))
+    old_sql, old_args = _point_sql("oldest", oldest)
+    young_sql, young_args = _point_sql("youngest", youngest)
+    lists = spark.sql(
+        f"SELECT {', '.join(columns)}, list, n, bytes, unparsed, CASE WHEN list = 'total' "
+        f"THEN {old_sql} END AS oldest, CASE WHEN list = 'total' THEN {young_sql} END AS "
+        f"youngest FROM ({sql})", args={**old_args, **young_args})
+    lists.coalesce(1).write.mode("error").option("compression", "zstd").parquet(
+        f"{summary}/lists")
     total = (spark.read.parquet(f"{summary}/lists").where("list = 'total'")
              .select("n").collect())
     return {"version": VERSION, "rows": int(total[0]["n"] or 0) if total else 0,
