@@ -19,6 +19,7 @@ included).
 
 from __future__ import annotations
 
+import binascii
 import hashlib
 from collections.abc import Sequence
 from typing import Any
@@ -36,8 +37,6 @@ from .values import _days, known_reason_name, put_micros
 
 _B = " \x00"
 _DIGIT0, _DIGIT9 = ord("0"), ord("9")
-_HEX = np.frombuffer(b"".join(f"{i:02X}".encode() for i in range(256)),
-                     dtype=np.uint8).reshape(256, 2)
 _US_PER_DAY = 86_400_000_000
 _ASCII = "".join(map(chr, range(128)))
 _ASCII_CODECS: dict[str, bool] = {}
@@ -66,36 +65,24 @@ def _records(blobs: Sequence[bytes], width: int) -> np.ndarray:
     return np.frombuffer(b"".join(blobs), dtype=np.uint8).reshape(len(blobs), width)
 
 
-def _strip_bounds(sub: np.ndarray, left: bool) -> tuple[np.ndarray, np.ndarray]:
-    """Each row's (start, end) once blanks and NULs are stripped from its end (and its
-    start when ``left``)."""
-    n, width = sub.shape
-    kept = (sub != 0x20) & (sub != 0)
-    anything = kept.any(axis=1)
-    end = np.where(anything, width - np.argmax(kept[:, ::-1], axis=1), 0)
-    start = np.where(anything, np.argmax(kept, axis=1), 0) if left else np.zeros(n, np.int64)
-    return start, end
-
-
 def _text(sub: np.ndarray, *, left: bool = False) -> pa.Array:
-    """Fixed-width ASCII fields (rows of ``sub``) as strings, stripped of blanks and NULs
-    at the end (and the start when ``left``)."""
+    """Fixed-width ASCII fields (rows of ``sub``; every caller has checked that no byte is
+    beyond ASCII) as strings, stripped of blanks and NULs at the end (and the start when
+    ``left``): Arrow's trim over the rows as binary, about a third of numpy's masks."""
     n, width = sub.shape
-    start, end = _strip_bounds(sub, left)
-    cols = np.arange(width)
-    keep = (cols >= start[:, None]) & (cols < end[:, None])
-    data = sub[keep]
-    offsets = np.zeros(n + 1, dtype=np.int32)
-    np.cumsum(end - start, out=offsets[1:])
-    return pa.StringArray.from_buffers(n, pa.py_buffer(offsets), pa.py_buffer(data.tobytes()))
+    fixed = pa.FixedSizeBinaryArray.from_buffers(
+        pa.binary(width), n, [None, pa.py_buffer(np.ascontiguousarray(sub))])
+    text = fixed.cast(pa.binary()).cast(pa.string())
+    return (pc.ascii_trim if left else pc.ascii_rtrim)(text, characters=_B)
 
 
 def _hex(sub: np.ndarray) -> pa.Array:
-    """Binary fields as upper-case hex strings."""
+    """Binary fields as upper-case hex strings (``binascii`` over the rows at once: a
+    third of numpy's table look-up)."""
     n, width = sub.shape
-    data = _HEX[sub].reshape(n, 2 * width)
+    data = binascii.hexlify(np.ascontiguousarray(sub).tobytes()).upper()
     offsets = np.arange(0, 2 * width * (n + 1), 2 * width, dtype=np.int32)
-    return pa.StringArray.from_buffers(n, pa.py_buffer(offsets), pa.py_buffer(data.tobytes()))
+    return pa.StringArray.from_buffers(n, pa.py_buffer(offsets), pa.py_buffer(data))
 
 
 def _longs(sub: np.ndarray, big_endian: bool) -> np.ndarray:
