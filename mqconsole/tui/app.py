@@ -7,9 +7,9 @@ goes back, ``q`` quits. Details for operators: docs/tui.md.
 
 How it is built (Harlequin's way): every backend call runs in a thread worker — a flow
 awaiting :func:`mqconsole.tui.flow.in_thread` (a screen's own flows are workers of that
-screen, :func:`mqconsole.tui.flow.start`, so they end with it); the operation and audit
-screens run ``@work`` workers of their own — and a failure is a notification (naming the
-queue and the MQ reason), so a slow or failing queue manager never freezes the screen.
+screen, :func:`mqconsole.tui.flow.start`, so they end with it, the audit screen's too);
+the operation screen runs an ``@work`` worker of its own — and a failure is a notification
+(naming the queue and the MQ reason), so a slow or failing queue manager never freezes the screen.
 Changes go through ``ops`` only (:mod:`mqconsole.tui.actions`). Text from messages and the
 queue manager reaches widgets only as ``rich.text.Text`` made safe by :mod:`.safe`.
 

@@ -18,15 +18,15 @@ Spark's output goes to its log file (``audit.session``); failures are one notifi
 
 from __future__ import annotations
 
-import contextlib
 import threading
 from collections.abc import Callable
 from datetime import UTC, datetime
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
-from textual import on, work
+from textual import on
 from textual.app import ComposeResult
 from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import DataTable, Input, Label, ProgressBar, Static
@@ -35,6 +35,7 @@ from mqconsole.audit.jobs import ExportJob, Watch
 from mqconsole.ops.words import counted
 from mqconsole.tui import keys as K
 from mqconsole.tui.context import ConsoleContext
+from mqconsole.tui.flow import in_thread, start
 from mqconsole.tui.requests import OpenQueue
 from mqconsole.tui.safe import clean, txt
 from mqconsole.tui.screens.base import ConsoleScreen
@@ -46,6 +47,8 @@ if TYPE_CHECKING:
     from mqconsole.audit.runner import AuditRunner
 
 BAR_WIDTH = 30
+AUDIT = "audit"  # the group of the export's or report's worker
+OPEN = "audit-open"  # the group of a drill-down's question (which queues hold a row)
 
 
 def default_folder(base: Path | None, now: datetime) -> Path:
@@ -123,7 +126,8 @@ class AuditScreen(ConsoleScreen):
                         severity="error", markup=False)
             return
         self._begin("export")
-        self._export(patterns, Path(folder).expanduser(), self.cancel)
+        self._job("export", partial(self._export, patterns, Path(folder).expanduser(),
+                                    self.cancel))
 
     def action_report(self) -> None:
         if self.running:
@@ -131,7 +135,7 @@ class AuditScreen(ConsoleScreen):
             return
         folder = Path(self.query_one("#folder", Input).value.strip()).expanduser()
         self._begin("report")
-        self._report(folder, self.cancel)
+        self._job("report", partial(self._report, folder, self.cancel))
 
     def action_cancel(self) -> None:
         if not self.running:
@@ -154,7 +158,7 @@ class AuditScreen(ConsoleScreen):
         self.cancel.set()
         self.runner.close()
 
-    # -- workers (Spark never runs on the event loop) -------------------------------------------
+    # -- workers (Spark never runs on the event loop): flows of this screen (tui.flow) -------
     def _begin(self, what: str) -> None:
         self.running = what
         self.cancel = threading.Event()
@@ -164,11 +168,40 @@ class AuditScreen(ConsoleScreen):
         self._status(f"starting Spark for the {what} (the first start takes a few seconds)…")
 
     def _status(self, text: str) -> None:
-        self.query_one("#status", Static).update(Text(text))
+        self.query_one("#status", Static).update(Text(clean(text)))
 
-    def _from_worker(self, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> None:
-        with contextlib.suppress(RuntimeError):  # the app is gone (quit while it ran)
-            self.app.call_from_thread(fn, *args, **kwargs)
+    def _from_job(self, cancel: threading.Event, fn: Callable[..., Any], *args: Any) -> None:
+        """From a job's threads (its worker's, or one of its own: the export's progress):
+        ``fn(*args)`` on the event loop soon, never waiting for it — dropped when the job
+        (``cancel`` is its own) has ended by then, or this screen has gone."""
+
+        def run() -> None:
+            if self._shown() and self.running and self.cancel is cancel:
+                fn(*args)
+
+        self.ctx.post_from_thread(run)
+
+    def _shown(self) -> bool:
+        """This screen is still the console's, its widgets there: not popped (its widgets
+        go before it does), not closing with the console (the same)."""
+        return self.is_attached and self in self.app.screen_stack
+
+    def _job(self, what: str, job: Callable[[], tuple[dict[str, Any], str]]) -> None:
+        """Run ``job`` (the report and the note to show) in a thread; then :meth:`_end` —
+        unless the screen has gone meanwhile (its result, or its error, is dropped)."""
+
+        async def flow() -> None:
+            done, error = await in_thread(self.ctx, partial(_attempt, job), queue=None,
+                                          what=f"audit {what}", group=AUDIT, node=self)
+            if not self._shown():  # the console is quitting: its screens are going
+                return
+            if error is not None:
+                self._end(None, error)
+            else:
+                report, note = done
+                self._end(report, None, note)
+
+        start(self, flow, what=f"audit {what}", group=AUDIT, exclusive=True)
 
     def _end(self, report: dict[str, Any] | None, error: BaseException | None,
              note: str = "") -> None:
@@ -190,35 +223,28 @@ class AuditScreen(ConsoleScreen):
             self._status(note or "report done")
 
     def _watch(self, cancel: threading.Event) -> Watch:
-        """What a job tells this screen (from its worker's thread)."""
-        return Watch(cancel, status=lambda text: self._from_worker(self._status, text),
-                     progress=lambda done, total, text: self._from_worker(
-                         self._progress, done, total, text))
+        """What a job tells this screen (from its thread)."""
+        return Watch(cancel, status=lambda text: self._from_job(cancel, self._status, text),
+                     progress=lambda done, total, text: self._from_job(
+                         cancel, self._progress, done, total, text))
 
-    @work(thread=True, exclusive=True, group="audit", exit_on_error=False)
-    def _report(self, folder: Path, cancel: threading.Event) -> None:
-        try:
-            report = self.runner.report(folder, self.ctx.settings.now(), self._watch(cancel))
-        except BaseException as e:  # every failure is one notification
-            self._from_worker(self._end, None, e)
-            return
-        self._from_worker(self._end, report, None, f"report of {clean(folder)}")
+    def _report(self, folder: Path, cancel: threading.Event) -> tuple[dict[str, Any], str]:
+        """In a thread: the report of the snapshot at ``folder``."""
+        report = self.runner.report(folder, self.ctx.settings.now(), self._watch(cancel))
+        return report, f"report of {clean(folder)}"
 
-    @work(thread=True, exclusive=True, group="audit", exit_on_error=False)
-    def _export(self, patterns: str, folder: Path, cancel: threading.Event) -> None:
+    def _export(self, patterns: str, folder: Path,
+                cancel: threading.Event) -> tuple[dict[str, Any], str]:
+        """In a thread: the export of ``patterns`` into ``folder``, and its report."""
         settings = self.ctx.settings
         job = ExportJob(patterns=patterns, folder=folder, profile=self.ctx.profile.name,
                         connection=settings.audit_connection, plugins=self.ctx.plugins,
                         # the report's time: the console's clock when it has one of its own
                         # (the tests'), else now when the report starts, after the export
                         as_of=None if settings.clock is None else settings.now())
-        try:
-            done = self.runner.export(job, self._watch(cancel))
-        except BaseException as e:
-            self._from_worker(self._end, None, e)
-            return
-        self._from_worker(self._end, done["report"], None,
-                          f"{counted(done['rows'], grouped=True)} exported to {clean(folder)}")
+        done = self.runner.export(job, self._watch(cancel))
+        return done["report"], f"{counted(done['rows'], grouped=True)} exported to " \
+                               f"{clean(folder)}"
 
     def _progress(self, done: int, total: int | None, text: str) -> None:
         self.query_one("#progress", ProgressBar).update(total=total, progress=done)
@@ -292,15 +318,23 @@ class AuditScreen(ConsoleScreen):
         text = (self.report or {}).get("as_of")
         return parse_as_of(text) if text else None
 
-    @work(thread=True, exclusive=True, group="audit-open", exit_on_error=False)
     def _find_queue(self, found: Any) -> None:
+        """Ask the runner which queues hold the row's messages (a snapshot of several
+        queues), then open the first; nothing opens once the screen has gone."""
         folder = Path(self.query_one("#folder", Input).value.strip()).expanduser()
-        try:
-            holding = self.runner.queues_holding(folder, found)
-        except BaseException as e:
-            self._from_worker(self.notify, sentence(e), severity="error", markup=False)
-            return
-        self._from_worker(self._open_first, found, holding)
+
+        async def flow() -> None:
+            holding, error = await in_thread(
+                self.ctx, partial(_attempt, lambda: self.runner.queues_holding(folder, found)),
+                queue=None, what="audit drill-down", group=OPEN, node=self)
+            if not self._shown():
+                return
+            if error is not None:
+                self.notify(sentence(error), severity="error", markup=False)
+            else:
+                self._open_first(found, holding)
+
+        start(self, flow, what="audit drill-down", group=OPEN, exclusive=True)
 
     def _open_first(self, found: Any, holding: list[tuple[str, str, int]]) -> None:
         if not holding:
@@ -312,6 +346,15 @@ class AuditScreen(ConsoleScreen):
             self.notify(clean(f"Also on {others}: open them from the queue list with the "
                               f"filter {found.where}"), markup=False)
         self.ctx.request(OpenQueue(queue, found.where))
+
+
+def _attempt(job: Callable[[], Any]) -> tuple[Any, BaseException | None]:
+    """``job()`` and no error, or its error (said by the screen in its own words: one
+    sentence, a cancel as a warning) — a flow's cancellation is never mistaken for it."""
+    try:
+        return job(), None
+    except BaseException as e:  # (a thread's: never the operator's interrupt)
+        return None, e
 
 
 def _runner(ctx: ConsoleContext, spark: Callable[[str | None], Any] | None) -> AuditRunner:
