@@ -11,7 +11,8 @@ counts), on a connection of this process's own to the same queue manager.
 
 :class:`HandlerChild` (the console's side) starts ``python -c BOOT ROOT`` on the first job
 and keeps it while the handler screen is open (:meth:`HandlerChild.close` when it closes).
-They speak JSON, one object a line:
+They speak JSON, one object a line (the plumbing, shared with the replay's process:
+``ops.child``):
 
 - console → child: ``{"id": N, "job": "plan" | "run", "request": PICKLE}`` (base64 of a
   pickled :class:`Request`: the pass, the journal, the profile, the plugins to load again,
@@ -34,40 +35,26 @@ manager no other process can open, ``:memory:``).
 
 from __future__ import annotations
 
-import base64
-import contextlib
-import importlib
-import itertools
-import json
-import os
-import pickle
-import queue
-import subprocess
-import sys
 import threading
-import time
-from collections import deque
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
-from types import ModuleType
-from typing import IO, TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
-from mqconsole.mq.errors import MQError
+from mqconsole.ops import child as ch
+from mqconsole.ops.child import (
+    ChildEnded,
+    Recipe,
+    error_fields,
+    plugin_recipes,
+)
+from mqconsole.ops.child import decode as _decode  # noqa: F401  (tests)
+from mqconsole.ops.child import encode as _encode  # noqa: F401  (tests)
 
 if TYPE_CHECKING:
     from mqconsole.backends.spec import BackendSpec
     from mqconsole.ops.journal import Rotation
     from mqconsole.ops.operation import Operation, Summary
     from mqconsole.plugins import PluginHost
-
-#: how long a closed child has to stop its job (at its next message) before it is terminated
-STOP_SECONDS = 60.0
-STDERR_LINES = 20  # of what the child says on its standard error, kept to say why it ended
-PROGRESS_EVERY = 0.1  # seconds between the child's progress lines
-
-_BOOT = ("import sys; r = sys.argv[1]; r in sys.path or sys.path.insert(0, r); "
-         "from mqconsole.ops.dlq.child import main; sys.exit(main(sys.argv[2:]))")
 
 Progress = Callable[..., None]
 
@@ -119,20 +106,11 @@ class InProcess:
         """Nothing to let go."""
 
 
-class ChildEnded(Exception):
-    """The handler's process ended before answering (killed, out of memory, a crash)."""
-
-
-class HandlerFailed(Exception):
+class HandlerFailed(ch.ChildFailed):
     """The pass failed in the handler's process: ``str(e)`` is its sentence."""
 
 
 # -- what a job is -----------------------------------------------------------------------------
-
-#: a plugin made again in the child: (name, how, what, settings) — ``how`` "file" (``what``:
-#: (module name, file)), "module" (its module's name) or "object" (pickled)
-Recipe = tuple[str, str, Any, dict[str, Any]]
-
 
 @dataclass
 class Request:
@@ -169,122 +147,38 @@ class Request:
                          details=self.details)
 
 
-def plugin_recipes(host: PluginHost | None) -> list[Recipe]:
-    """How the child loads the console's plugins again (their checks see every put)."""
-    if host is None:
-        return []
-    from mqconsole.plugins.discovery import FOLDER_MODULE_PREFIX
-
-    out: list[Recipe] = []
-    for name in host.names():
-        plugin = host.pm.get_plugin(name)
-        settings = host.settings_of(name)
-        file = getattr(plugin, "__file__", None)
-        if isinstance(plugin, ModuleType) and plugin.__name__.startswith(FOLDER_MODULE_PREFIX) \
-                and file:
-            out.append((name, "file",
-                        (plugin.__name__.removeprefix(FOLDER_MODULE_PREFIX), file), settings))
-        elif isinstance(plugin, ModuleType):
-            out.append((name, "module", plugin.__name__, settings))
-        elif plugin is not None:
-            out.append((name, "object", plugin, settings))
-    return out
-
-
 def plugin_host(recipes: Iterable[Recipe]) -> PluginHost | None:
     """The plugins of :func:`plugin_recipes`, loaded here (None: none)."""
-    recipes = list(recipes)
-    if not recipes:
-        return None
-    from mqconsole.plugins.discovery import FOLDER_MODULE_PREFIX, import_file
-    from mqconsole.plugins.host import PluginHost
-
-    host = PluginHost(settings={name: settings for name, _, _, settings in recipes})
-    for name, how, what, _ in recipes:
-        if how == "file":
-            module_name, file = what
-            plugin = sys.modules.get(FOLDER_MODULE_PREFIX + module_name) \
-                or import_file(module_name, Path(file))
-        elif how == "module":
-            plugin = importlib.import_module(what)
-        else:
-            plugin = what
-        if not host.register(plugin, name):
-            raise HandlerFailed(f"plugin {name} could not be loaded for the dead-letter "
-                                "handler: " + " ".join(host.problems[-1:]))
-    return host
-
-
-def _encode(value: object) -> str:
-    return base64.b64encode(pickle.dumps(value)).decode("ascii")
-
-
-def _decode(text: str) -> Any:
-    return pickle.loads(base64.b64decode(text))  # between this console and its own child
-
-
-def error_fields(exc: BaseException) -> dict[str, Any]:
-    """An error as the console says it again (:func:`error_of`): its class's name, text,
-    MQ reason and detail, notes (what was committed before it) and exit code."""
-    fields: dict[str, Any] = {"type": type(exc).__name__, "text": str(exc) or
-                              type(exc).__name__,
-                              "notes": [str(n) for n in getattr(exc, "__notes__", ())]}
-    if isinstance(exc, MQError):
-        fields.update(reason=exc.reason, detail=exc.detail)
-    for name in ("code", "committed_before_error"):
-        value = getattr(exc, name, None)
-        if isinstance(value, int):
-            fields[name] = int(value)
-    return fields
+    return ch.plugin_host(recipes, what="the dead-letter handler", failed=HandlerFailed)
 
 
 def error_of(fields: dict[str, Any]) -> BaseException:
-    """The error the child reported, made again so that the console says it as it says
-    the same error raised in its own process (``tui.context.describe_error``)."""
-    exc: BaseException
-    if fields.get("reason") is not None:
-        from mqconsole.mq.errors import CommitOutcomeUnknown
-
-        kind = CommitOutcomeUnknown if fields.get("type") == "CommitOutcomeUnknown" else MQError
-        exc = kind(int(fields["reason"]), str(fields.get("detail") or ""))
-    elif fields.get("type") == "OperationError":
-        from mqconsole.ops.exit_codes import ExitCode
-        from mqconsole.ops.operation import OperationError
-
-        exc = OperationError(str(fields["text"]), ExitCode(fields.get("code", 2)))
-    else:
-        exc = HandlerFailed(str(fields["text"]))
-    if "committed_before_error" in fields:
-        setattr(exc, "committed_before_error", fields["committed_before_error"])  # noqa: B010
-    for note in fields.get("notes", ()):
-        exc.add_note(str(note))
-    return exc
+    """The error the child reported, made again (``ops.child.error_of``)."""
+    return ch.error_of(fields, failed=HandlerFailed)
 
 
 # -- the console's side ------------------------------------------------------------------------
 
 def child_command() -> list[str]:
     """How the console starts the handler's process: this Python, this mqconsole."""
-    root = str(Path(__file__).resolve().parents[3])
-    return [sys.executable, "-c", _BOOT, root]
+    return ch.child_command("mqconsole.ops.dlq.child")
 
 
 class HandlerChild:
     """A :class:`HandlerRunner` whose plans and runs happen in a child process (started on
-    the first, ended by :meth:`close`); a queue manager no other process can open is
-    planned and run in this one (:class:`InProcess`). ``command``: another program speaking
-    the same lines (a test's stand-in)."""
+    the first, ended by :meth:`close`; ``ops.child.Channel``); a queue manager no other
+    process can open is planned and run in this one (:class:`InProcess`). ``command``:
+    another program speaking the same lines (a test's stand-in)."""
 
     def __init__(self, *, command: Sequence[str] | None = None) -> None:
-        self.command = list(command) if command is not None else child_command()
-        self.process: subprocess.Popen[str] | None = None  # the latest child (tests wait on it)
-        self._lock = threading.Lock()
-        self._write = threading.Lock()
-        self._ids = itertools.count(1)
-        self._pending: dict[int, tuple[subprocess.Popen[str], queue.Queue[dict[str, Any]]]] = {}
-        self._stderr: dict[int, tuple[deque[str], threading.Thread]] = {}
-        self._ended_output: set[int] = set()
+        self.channel = ch.Channel(command if command is not None else child_command(),
+                                  name="handler-child")
         self._here = InProcess()
+
+    @property
+    def process(self) -> Any:
+        """The latest child (tests wait on it)."""
+        return self.channel.process
 
     def plan(self, op: Operation, conns: Connections, progress: Progress,
              cancel: threading.Event) -> Summary:
@@ -314,134 +208,27 @@ class HandlerChild:
     def close(self) -> None:
         """End the child: its input closes (it stops what runs at the next message, backs
         the open unit of work out and ends), and a thread makes sure it has ended."""
-        with self._lock:
-            proc = self.process
-        if proc is None:
-            return
-        with self._write, contextlib.suppress(OSError, ValueError):
-            if proc.stdin is not None:
-                proc.stdin.close()
-        threading.Thread(target=_reap, args=(proc,), daemon=True,
-                         name="handler-child-reap").start()
-
-    # the channel
-    def _child(self) -> subprocess.Popen[str]:
-        proc = self.process
-        if proc is not None and proc.poll() is None and proc.stdin is not None \
-                and not proc.stdin.closed:
-            return proc
-        proc = subprocess.Popen(
-            self.command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE, encoding="utf-8", errors="replace", bufsize=1,
-            close_fds=True, start_new_session=True)  # the terminal's signals are the console's
-        tail: deque[str] = deque(maxlen=STDERR_LINES)
-        reader = threading.Thread(target=_keep_lines, args=(proc.stderr, tail), daemon=True,
-                                  name="handler-child-stderr")
-        reader.start()
-        self._stderr[proc.pid] = (tail, reader)
-        threading.Thread(target=self._dispatch, args=(proc,), daemon=True,
-                         name="handler-child-out").start()
-        self.process = proc
-        return proc
-
-    def _dispatch(self, proc: subprocess.Popen[str]) -> None:
-        assert proc.stdout is not None
-        for line in proc.stdout:
-            try:
-                message = json.loads(line)
-                pending = self._pending.get(int(message["id"]))
-            except (ValueError, KeyError, TypeError):
-                continue
-            if pending is not None:
-                pending[1].put(message)
-        self._ended_output.add(proc.pid)
-        for job_id, (owner, box) in list(self._pending.items()):
-            if owner is proc:
-                box.put({"id": job_id, "ended": True})
-
-    def _send(self, proc: subprocess.Popen[str], message: dict[str, Any]) -> bool:
-        with self._write:
-            try:
-                assert proc.stdin is not None
-                proc.stdin.write(json.dumps(message, ensure_ascii=True) + "\n")
-                proc.stdin.flush()
-            except (OSError, ValueError):
-                return False
-        return True
+        self.channel.close()
 
     def _call(self, what: str, op: Operation, request: Request, progress: Progress,
               cancel: threading.Event) -> Any:
-        with self._lock:
-            proc = self._child()
-            job_id = next(self._ids)
-            box: queue.Queue[dict[str, Any]] = queue.Queue()
-            self._pending[job_id] = (proc, box)
-        try:
-            if not self._send(proc, {"id": job_id, "job": what, "request": _encode(request)}):
-                box.put({"id": job_id, "ended": True})
-            asked_to_stop = False
-            wants_matched = getattr(progress, "wants_matched", False)
-            while True:
-                try:
-                    message = box.get(timeout=0.25)
-                except queue.Empty:
-                    if proc.pid in self._ended_output and box.empty():
-                        box.put({"id": job_id, "ended": True})
-                    elif cancel.is_set() and not asked_to_stop:
-                        asked_to_stop = True
-                        self._send(proc, {"cancel": job_id, "stopped_by":
-                                          op.face_details.get("stopped_by")})
-                    continue
-                if "progress" in message:
-                    done, total, matched = message["progress"]
-                    if matched is not None and wants_matched:
-                        progress(done, total, matched)
-                    else:
-                        progress(done, total)
-                elif "result" in message:
-                    return _decode(message["result"])
-                elif "error" in message:
-                    raise error_of(message["error"])
-                elif "ended" in message:
-                    raise ChildEnded(self._ended(proc, what))
-        finally:
-            self._pending.pop(job_id, None)
+        wants_matched = getattr(progress, "wants_matched", False)
 
-    def _ended(self, proc: subprocess.Popen[str], what: str) -> str:
-        code: int | None = None
-        with contextlib.suppress(subprocess.TimeoutExpired):
-            code = proc.wait(timeout=10)
-        tail, reader = self._stderr.get(proc.pid, (deque(), None))
-        if reader is not None:
-            reader.join(timeout=5)
-        last = next((line.strip() for line in reversed(tail) if line.strip()), "")
-        how = f"exit code {code}" if code is not None and code >= 0 else \
-            f"signal {-code}" if code is not None else "still running"
-        after = (": its open unit of work is backed out, what it committed stays done and "
-                 "is in the journal") if what == "run" else ""
-        return (f"the dead-letter handler's process ended before answering ({how})"
-                + (f" ({last[:200]})" if last else "") + after)
+        def on_progress(fields: list[Any]) -> None:
+            done, total, matched = [*fields, None][:3]  # (a plan's calls say no match)
+            if matched is not None and wants_matched:
+                progress(done, total, matched)
+            else:
+                progress(done, total)
 
+        def ended(how: str) -> str:
+            after = (": its open unit of work is backed out, what it committed stays done "
+                     "and is in the journal") if what == "run" else ""
+            return f"the dead-letter handler's process ended before answering {how}{after}"
 
-def _keep_lines(stream: IO[str] | None, tail: deque[str]) -> None:
-    if stream is None:
-        return
-    with contextlib.suppress(OSError, ValueError):
-        for line in stream:
-            tail.append(line.rstrip("\n"))
-
-
-def _reap(proc: subprocess.Popen[str]) -> None:
-    """Wait for a closed child; terminate it when it outstays :data:`STOP_SECONDS`."""
-    try:
-        proc.wait(timeout=STOP_SECONDS)
-    except subprocess.TimeoutExpired:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+        return self.channel.call(what, request, on_progress, cancel, ended=ended,
+                                 stopped_by=lambda: op.face_details.get("stopped_by"),
+                                 error=error_of)
 
 
 def default_runner() -> HandlerRunner:
@@ -451,80 +238,23 @@ def default_runner() -> HandlerRunner:
 
 # -- the child's side --------------------------------------------------------------------------
 
-class Child:
-    """Runs each job of its input in a thread of its own."""
+class Child(ch.Child):
+    """Plans and runs each pass of its input in a thread of its own."""
 
-    def __init__(self, out: IO[str]) -> None:
-        self.out = out
-        self._out_lock = threading.Lock()
-        self._jobs: dict[int, tuple[threading.Event, Operation | None]] = {}
-        self._threads: list[threading.Thread] = []
+    name = "handler child"
 
-    def tell(self, job_id: int, **fields: Any) -> None:
-        line = json.dumps({"id": job_id, **fields}, ensure_ascii=True, default=str)
-        with self._out_lock, contextlib.suppress(OSError, ValueError):  # the console left
-            self.out.write(line + "\n")
-            self.out.flush()
+    def prepare(self, request: Request) -> Operation:
+        return request.operation()
 
-    def serve(self, lines: Iterable[str]) -> None:
-        """Every job of ``lines``; at their end, stop what runs and wait for it."""
-        for line in lines:
-            try:
-                message = json.loads(line)
-            except ValueError:
-                print(f"mqconsole handler child: not a request: {line[:80]!r}",
-                      file=sys.stderr)
-                continue
-            if "cancel" in message:
-                self.stop(int(message["cancel"]), message.get("stopped_by"))
-                continue
-            job_id = int(message["id"])
-            self._jobs[job_id] = (threading.Event(), None)
-            thread = threading.Thread(target=self.run, args=(job_id, message),
-                                      name=f"handler-job-{job_id}")
-            self._threads.append(thread)
-            thread.start()
-        for job_id in list(self._jobs):
-            self.stop(job_id, "the console closing")
-        for thread in self._threads:
-            thread.join()
-
-    def stop(self, job_id: int, stopped_by: str | None) -> None:
-        cancel, op = self._jobs.get(job_id, (None, None))
-        if op is not None and stopped_by:
-            op.face_details.setdefault("stopped_by", stopped_by)  # the end record says
-        if cancel is not None:
-            cancel.set()
-
-    def run(self, job_id: int, message: dict[str, Any]) -> None:
-        cancel = self._jobs[job_id][0]
-        last = [0.0]
-
-        def progress(done: int, total: int | None, matched: int | None = None) -> None:
-            now = time.monotonic()
-            if now - last[0] >= PROGRESS_EVERY:
-                last[0] = now
-                self.tell(job_id, progress=[done, total, matched])
-
-        progress.wants_matched = True  # type: ignore[attr-defined]  # (Control.report)
-        try:
-            request: Request = _decode(message["request"])
-            op = request.operation()
-            self._jobs[job_id] = (cancel, op)
-            result = _encode(self.do(str(message.get("job")), op, request, progress,
-                                     cancel))
-        except BaseException as e:  # every failure is said by the console as in process
-            self.tell(job_id, error=error_fields(e))
-        else:
-            self.tell(job_id, result=result)
-        finally:
-            self._jobs.pop(job_id, None)
+    def stopping(self, op: Operation, stopped_by: str) -> None:
+        op.face_details.setdefault("stopped_by", stopped_by)  # the end record says
 
     @staticmethod
-    def do(what: str, op: Operation, request: Request, progress: Progress,
-           cancel: threading.Event) -> Summary:
+    def do(what: str, op: Operation, request: Request,
+           progress: Progress, cancel: threading.Event) -> Summary:
         from mqconsole.backends.open import open_backend
 
+        progress.wants_matched = True  # type: ignore[attr-defined]  # (Control.report)
         qm = open_backend(request.connection)
         try:
             if what == "plan":
@@ -538,15 +268,12 @@ class Child:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    # the channel is the standard output as it was; whatever else prints goes to stderr
-    out = os.fdopen(os.dup(1), "w", encoding="utf-8", buffering=1)
-    os.dup2(2, 1)
-    Child(out).serve(sys.stdin)
-    out.close()
-    return 0
+    return ch.serve(Child)
 
 
 if __name__ == "__main__":
+    import sys
+
     sys.exit(main())
 
 
