@@ -7,8 +7,9 @@ They speak JSON, one object a line:
 
 - console → child: ``{"id": N, "job": "export" | "report" | "queues_holding", ...}``, and
   ``{"cancel": N}`` when the operator cancels job N; the end of the input (the screen
-  closed, or the console ended however it did) cancels what runs, stops Spark and ends the
-  child.
+  closed, or the console ended however it did: killed too, its end of the pipe closes)
+  cancels what runs, stops Spark and ends the child — without a job that has not ended
+  :data:`STOP_SECONDS` later (one no cancel reaches: the child is nobody's then).
 - child → console, for job N: ``{"id": N, "status": TEXT}``, ``{"id": N, "progress":
   [READ, TOTAL], "text": TEXT}``, then ``{"id": N, "result": ...}`` or ``{"id": N,
   "error": SENTENCE, "cancelled": BOOL}``.
@@ -34,6 +35,7 @@ import queue
 import subprocess
 import sys
 import threading
+import time
 from collections import deque
 from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime
@@ -312,10 +314,12 @@ class Child:
     """Runs each job of its input in a thread of its own, on one Spark session."""
 
     def __init__(self, master: str | None, out: IO[str],
-                 start: jobs.SparkStarter = jobs.start_spark) -> None:
+                 start: jobs.SparkStarter = jobs.start_spark, *,
+                 grace: float = STOP_SECONDS) -> None:
         self.master = master
         self.out = out
         self._start = start
+        self.grace = grace  # how long the jobs have to end once the input has ended
         self._spark: Any = None
         self._spark_lock = threading.Lock()
         self._out_lock = threading.Lock()
@@ -334,30 +338,42 @@ class Child:
             self.out.write(line + "\n")
             self.out.flush()
 
-    def serve(self, lines: Iterable[str]) -> None:
-        """Every job of ``lines``; at their end, cancel what runs, wait for it, stop Spark."""
+    def serve(self, lines: Iterable[str]) -> bool:
+        """Every job of ``lines``; at their end (the console closed the screen, quit, or was
+        killed: its end of the pipe closed), cancel what runs, wait for it up to
+        :attr:`grace`, stop Spark. False: a job had not ended by then (one that does not
+        hear its cancel, such as Spark still starting or a connection being refused again
+        and again) — the caller ends the process anyway, nobody is left to answer."""
         for line in lines:
             try:
                 message = json.loads(line)
-            except ValueError:
+                if "cancel" in message:
+                    event = self._cancels.get(int(message["cancel"]))
+                    if event is not None:
+                        event.set()
+                    continue
+                job_id = int(message["id"])
+            except (ValueError, TypeError, KeyError, AttributeError):
                 print(f"mqconsole audit child: not a request: {line[:80]!r}", file=sys.stderr)
                 continue
-            if "cancel" in message:
-                event = self._cancels.get(int(message["cancel"]))
-                if event is not None:
-                    event.set()
-                continue
-            job_id = int(message["id"])
             self._cancels[job_id] = threading.Event()
-            thread = threading.Thread(target=self.run, args=(job_id, message),
+            thread = threading.Thread(target=self.run, args=(job_id, message), daemon=True,
                                       name=f"audit-job-{job_id}")
             self._threads.append(thread)
             thread.start()
         for event in list(self._cancels.values()):
             event.set()
+        deadline = time.monotonic() + self.grace
         for thread in self._threads:
-            thread.join()
+            thread.join(max(0.0, deadline - time.monotonic()))
+        stuck = [t.name for t in self._threads if t.is_alive()]
+        if stuck:
+            print(f"mqconsole audit child: {', '.join(stuck)} still running "
+                  f"{self.grace:.0f} s after the console left: ending without them",
+                  file=sys.stderr)
+            return False
         self.stop()
+        return True
 
     def run(self, job_id: int, message: dict[str, Any]) -> None:
         watch = jobs.Watch(
@@ -404,7 +420,8 @@ class Child:
 
 
 def main(argv: Sequence[str] | None = None, *,
-         start: Callable[[str | None], Any] = jobs.start_spark) -> int:
+         start: Callable[[str | None], Any] = jobs.start_spark,
+         grace: float = STOP_SECONDS) -> int:
     parser = argparse.ArgumentParser(prog="python -m mqconsole.audit.child",
                                      description="The console's audit jobs (JSON lines).")
     parser.add_argument("--master", default="", help="the Spark master (tui.audit_master)")
@@ -412,7 +429,10 @@ def main(argv: Sequence[str] | None = None, *,
     # the channel is the standard output as it was; whatever else prints goes to stderr
     out = os.fdopen(os.dup(1), "w", encoding="utf-8", buffering=1)
     os.dup2(2, 1)
-    Child(args.master or None, out, start).serve(sys.stdin)
+    ended = Child(args.master or None, out, start, grace=grace).serve(sys.stdin)
+    if not ended:  # a job is stuck where no cancel reaches (its thread is a daemon's): go
+        sys.stderr.flush()
+        os._exit(1)  # (not Python's shutdown, which may wait on what the job holds)
     out.close()
     return 0
 

@@ -100,3 +100,47 @@ def test_the_plugins_audit_columns_are_made_again_from_their_recipes():
     assert described(again) == described(host)
     assert ("json_field", "currency", "string", {"fields": ["currency"]}) in described(again)
     assert plugin_host([]) is None
+
+
+def test_the_end_of_the_input_ends_the_child_even_with_a_job_deaf_to_its_cancel(tmp_path):
+    """The console is gone (its end of the pipe closed: it closed the screen, quit, or was
+    killed) while a job is stuck where no cancel reaches it (here: Spark starting for
+    ever). The child cancels, waits its grace, says which job it leaves on stderr and
+    returns False (main then ends the process) — it waited for ever before."""
+    import contextlib
+    import io
+
+    release = threading.Event()
+    started = threading.Event()
+
+    def stuck(_master):
+        started.set()
+        release.wait(600)  # (let go at the test's end)
+        raise RuntimeError("not reached")
+
+    out = io.StringIO()
+    child = Child("local[2]", out, start=stuck, grace=0.1)
+    stopped: list[bool] = []
+    child.stop = lambda: stopped.append(True)  # type: ignore[method-assign]
+
+    def requests():
+        yield json.dumps({"id": 7, "job": "queues_holding", "folder": str(tmp_path),
+                          "drill": {"where": "", "sql": "", "queue": None, "qmgr": None}})
+        assert started.wait(600)
+        yield "{\"cancel\": \"seven\"}"  # bad lines are said on stderr and skipped
+        yield "[1, 2]"
+
+    err = io.StringIO()
+    ended: list[bool] = []
+    with contextlib.redirect_stderr(err):
+        server = threading.Thread(target=lambda: ended.append(child.serve(requests())))
+        server.start()
+        server.join(120)  # a hang guard: the grace is 0.1 s
+    try:
+        assert not server.is_alive(), "the child waited for a job deaf to its cancel"
+        assert ended == [False]
+        assert "audit-job-7 still running" in err.getvalue()
+        assert err.getvalue().count("not a request") == 2
+        assert stopped == []  # Spark is not stopped under a job using it: the process ends
+    finally:
+        release.set()

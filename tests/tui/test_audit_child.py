@@ -169,3 +169,55 @@ def test_the_real_audit_process_exports_reports_and_drills_down(demo_file, qm, t
     names = ds.dataset(tmp_path / "home" / "snap" / "messages", format="parquet",
                        partitioning="hive").schema.names
     assert "json_field_type" in names
+
+
+# the console: a ChildRunner whose child is the real audit child (audit/child.py's main) with
+# a Spark that never starts (it marks MARK first); the console asks it a drill-down and waits
+_CHILD = ("import sys, threading; from pathlib import Path; from mqconsole.audit import child; "
+          "mark = Path(sys.argv[1]); sys.exit(child.main(sys.argv[2:], grace=0.5, "
+          "start=lambda m: (mark.touch(), threading.Event().wait())))")
+_CONSOLE = """
+import sys
+from mqconsole.audit.child import ChildRunner
+from mqconsole.audit.drill import Drill
+from pathlib import Path
+runner = ChildRunner(None, command=[sys.executable, "-c", sys.argv[1], sys.argv[2]])
+runner.queues_holding(Path(sys.argv[3]), Drill(where="", sql=""))
+"""
+
+
+def test_a_killed_console_leaves_no_audit_process(tmp_path):
+    """The console is killed (SIGKILL: nothing of it runs) while its audit's process is
+    stuck starting Spark: the child sees its input end, cancels, and ends by itself after
+    its grace (it waited for ever for the stuck job before)."""
+    import signal
+    import time
+
+    mark = tmp_path / "spark-starting"
+    console = subprocess.Popen([sys.executable, "-c", _CONSOLE, _CHILD, str(mark),
+                                str(tmp_path)], cwd=ROOT)
+    try:
+        end = time.monotonic() + 120  # hang guards: each wait is for a thing that happens
+        while not mark.exists():
+            assert console.poll() is None and time.monotonic() < end, "the child never asked"
+            time.sleep(0.05)
+        task = Path("/proc") / str(console.pid) / "task" / str(console.pid)
+        children = [int(p) for p in (task / "children").read_text().split()]
+    finally:
+        console.send_signal(signal.SIGKILL)
+        console.wait()
+    assert len(children) == 1
+    child = children[0]
+
+    def alive() -> bool:
+        try:
+            stat = (Path("/proc") / str(child) / "stat").read_text()
+            state = stat.rsplit(")", 1)[1].split()[0]
+        except FileNotFoundError:
+            return False
+        return state != "Z"  # a zombie has ended (its new parent reaps it when it will)
+
+    end = time.monotonic() + 120
+    while alive() and time.monotonic() < end:
+        time.sleep(0.05)
+    assert not alive(), "the audit's process outlived its killed console"
