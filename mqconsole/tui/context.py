@@ -113,6 +113,9 @@ class Settings:
     # in the handler's own process (its millions of short-lived objects are not the
     # console's to keep); the tests: ``InProcess``
     handler_runner: Callable[[], Any] | None = None
+    # how the replay screen replays (``ops.replaychild``): None, in the replay's own process;
+    # the tests: ``InProcess``
+    replay_runner: Callable[[], Any] | None = None
 
     def now(self) -> datetime:
         return self.clock() if self.clock is not None else datetime.now(UTC)

@@ -15,6 +15,7 @@ from mqconsole.backends.embedded import create_queue_manager
 from mqconsole.backends.open import open_embedded
 from mqconsole.ops.demo import DLQ, build_demo
 from mqconsole.ops.dlq.child import InProcess
+from mqconsole.ops.replaychild import InProcess as ReplayInProcess
 from mqconsole.tui.app import MQConsoleApp
 from mqconsole.tui.context import REPO_THEMES, ProfileInfo, Settings
 from tests.support import css_cache
@@ -70,7 +71,7 @@ def make_app(demo_file: Path, tmp_path: Path) -> Callable[..., MQConsoleApp]:
         opts = dict(refresh_seconds=0, clock=lambda: NOW, themes_dirs=[REPO_THEMES],
                     journal_path=tmp_path / "journal.jsonl", backup_dir=tmp_path / "backups",
                     save_dir=tmp_path, audit_runner=InProcessRunner,
-                    handler_runner=InProcess)
+                    handler_runner=InProcess, replay_runner=ReplayInProcess)
         opts.update(settings)
         return MQConsoleApp(lambda: open_embedded(file),
                             profile=ProfileInfo(name="test", read_only=read_only),

@@ -8,14 +8,16 @@ every queue's messages (with backout counts) and every endpoint's state after th
 ``n``/``p`` jump to the next/previous event that moves a message or stops an endpoint.
 
 A queue is replayed by the code of ``mqconsole replay --queue`` (ops.replay.replay_queue,
-the same limits), in a thread, with a progress bar; ``ctrl+x`` (or escape) stops it.
+the same limits), in a process of its own (``ops.replaychild``: the model's millions of
+short-lived objects are not the console's to keep), with a progress bar fed from it;
+``ctrl+x`` (or escape) stops it.
 """
 
 from __future__ import annotations
 
 import threading
 from functools import partial
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -31,6 +33,9 @@ from mqconsole.tui.screens.base import ConsoleScreen
 from mqconsole.tui.widgets.banner import Banner
 from mqconsole.tui.widgets.footer import Footer
 from mqconsole.tui.widgets.rowlist import RowColumn, RowList
+
+if TYPE_CHECKING:
+    from mqconsole.ops.replaychild import ReplayRunner
 
 NOTABLE = {"requeued", "dead_lettered", "to_exception_destination", "to_module_destination",
            "lost", "endpoint_stopped", "endpoint_started", "qmgr_restart"}
@@ -53,6 +58,7 @@ class ReplayScreen(ConsoleScreen):
         self.result: Any = None
         self.stop: threading.Event | None = None  # set while a replay runs
         self.names: dict[str, str] = {}  # endpoints' names shortened in the list
+        self._runner: ReplayRunner | None = None
 
     def compose(self) -> ComposeResult:
         yield Banner(self.ctx, "replay (nothing on the queue manager changes)")
@@ -123,43 +129,34 @@ class ReplayScreen(ConsoleScreen):
     def _replay(self, queue: str, endpoints: str, fails: list[str],
                 stop: threading.Event) -> Any:
         """In a thread: the scenario file, or the queue by ``mqconsole replay --queue``'s
-        code (ops.replay.replay_queue, its default limits); a stop is returned, not raised
-        (it is no error)."""
-        from mqconsole.ops import replay as rp
-
-        try:
-            return self._replayed(queue, endpoints, fails, stop)
-        except rp.ReplayStopped as stopped:
-            return stopped
-
-    def _replayed(self, queue: str, endpoints: str, fails: list[str],
-                  stop: threading.Event) -> tuple[Any, str]:
+        code (``ops.replaychild.replay_for_console``), in the replay's own process by
+        default; a stop is returned, not raised (it is no error)."""
         from mqconsole.ops import replay as rp
 
         def progress(what: str, done: int, total: int | None) -> None:
             self.ctx.post_from_thread(self._progress, what, done, total)
 
-        if queue.endswith((".yaml", ".yml")):
-            scenario = rp.load_scenario(queue)
-            rules = self._failure_rules(any(r.plugin for r in scenario.failures))
-            result = rp.run_scenario(scenario, timeline=True, plugins=rules,
-                                     progress=progress, stop=stop)
-            return result, f"scenario {queue}"
-        if endpoints:
-            eps = rp.load_endpoints(endpoints)
-        else:
-            from mqconsole.model import EndpointsFile
-            from mqconsole.ops.doctor import default_endpoint
+        try:
+            return self.runner.replay(queue, endpoints, fails, self.ctx.conns,
+                                      self.ctx.plugins, progress, stop)
+        except rp.ReplayStopped as stopped:
+            return stopped
 
-            eps = EndpointsFile((default_endpoint(queue),))
-        rules = self._failure_rules(any("plugin" in f.lower() for f in fails))
-        run = self.ctx.conns.call(lambda qm: rp.replay_queue(
-            qm, queue, eps, fails, timeline=True, plugins=rules, progress=progress,
-            stop=stop))
-        note = f"{queue} read by {', '.join(run.endpoints)}"
-        if run.truncated:
-            note += f" (only the first {run.max_messages:,} messages were modelled)"
-        return run.result, note
+    @property
+    def runner(self) -> ReplayRunner:
+        """Where the replay happens (made at the first: its own process by default, ended
+        when this screen closes)."""
+        if self._runner is None:
+            from mqconsole.ops.replaychild import default_runner
+
+            self._runner = (self.ctx.settings.replay_runner or default_runner)()
+        return self._runner
+
+    def on_unmount(self) -> None:
+        self.stop_work()
+        if self._runner is not None:  # its process ends: what it held goes with it
+            self._runner.close()
+            self._runner = None
 
     def _progress(self, what: str, done: int, total: int | None) -> None:
         if not self.is_attached or self.stop is None:
@@ -180,11 +177,6 @@ class ReplayScreen(ConsoleScreen):
         """The console quits or switches profile: stop the replay running."""
         if self.stop is not None:
             self.stop.set()
-
-    def _failure_rules(self, needed: bool) -> dict[str, Any]:
-        """The site plugins' failure rules (``plugin: NAME`` in a scenario, ``plugin=NAME``
-        in the Fail field), loaded only when a rule asks for one (as ``mqconsole replay``)."""
-        return dict(self.ctx.plugins.failure_rules()) if needed else {}
 
     def _show(self, out: tuple[Any, str]) -> None:
         from mqconsole.ops.replay import event_text, short_name, summary_text
