@@ -91,7 +91,20 @@ def sentence(error: BaseException) -> str:
     if isinstance(error, Cancelled | AuditError | SparkUnavailable | BadMaster | MQError
                   | ValueError):
         return str(error)
-    return f"the audit failed: {type(error).__name__}: {error}"
+    return f"the audit failed: {type(error).__name__}: {_head(error)}"
+
+
+def _head(error: BaseException) -> str:
+    """What an unexpected error says, without the stack trace it may carry: its first line,
+    and for py4j's "An error occurred while calling o42.parquet." the Java exception's own
+    line after it (": java.io.IOException: ..."), never the "at ..." lines below."""
+    lines = [line.strip() for line in str(error).splitlines() if line.strip()]
+    if not lines:
+        return type(error).__name__
+    head = lines[0]
+    if len(lines) > 1 and lines[1].startswith(":"):
+        head = f"{head} {lines[1].lstrip(': ')}"
+    return head[:300]
 
 
 def as_cancelled(what: str, error: BaseException, cancel: threading.Event) -> BaseException:
