@@ -335,8 +335,9 @@ class Child:
 
     name = "child"
 
-    def __init__(self, out: IO[str]) -> None:
+    def __init__(self, out: IO[str], *, grace: float = STOP_SECONDS) -> None:
         self.out = out
+        self.grace = grace  # how long the jobs have to end once the input has ended
         self._out_lock = threading.Lock()
         self._jobs: dict[int, tuple[threading.Event, Any]] = {}
         self._threads: list[threading.Thread] = []
@@ -347,27 +348,38 @@ class Child:
             self.out.write(line + "\n")
             self.out.flush()
 
-    def serve(self, lines: Iterable[str]) -> None:
-        """Every job of ``lines``; at their end, stop what runs and wait for it."""
+    def serve(self, lines: Iterable[str]) -> bool:
+        """Every job of ``lines``; at their end (the console closed the screen, quit, or was
+        killed: its end of the pipe closed), stop what runs and wait for it up to
+        :attr:`grace`. False: a job had not ended by then (one no stop reaches, such as an
+        MQPUT that hangs): the caller ends the process anyway, as a kill would — its open
+        unit of work is backed out (by SQLite or by MQ), what it committed is journaled."""
         for line in lines:
             try:
                 message = json.loads(line)
-            except ValueError:
+                if "cancel" in message:
+                    self.stop(int(message["cancel"]), message.get("stopped_by"))
+                    continue
+                job_id = int(message["id"])
+            except (ValueError, TypeError, KeyError, AttributeError):
                 print(f"mqconsole {self.name}: not a request: {line[:80]!r}", file=sys.stderr)
                 continue
-            if "cancel" in message:
-                self.stop(int(message["cancel"]), message.get("stopped_by"))
-                continue
-            job_id = int(message["id"])
             self._jobs[job_id] = (threading.Event(), None)
-            thread = threading.Thread(target=self.run, args=(job_id, message),
+            thread = threading.Thread(target=self.run, args=(job_id, message), daemon=True,
                                       name=f"{self.name}-job-{job_id}")
             self._threads.append(thread)
             thread.start()
         for job_id in list(self._jobs):
             self.stop(job_id, "the console closing")
+        deadline = time.monotonic() + self.grace
         for thread in self._threads:
-            thread.join()
+            thread.join(max(0.0, deadline - time.monotonic()))
+        stuck = [t.name for t in self._threads if t.is_alive()]
+        if stuck:
+            print(f"mqconsole {self.name}: {', '.join(stuck)} had not stopped "
+                  f"{self.grace:g} s after the console left: ending without them",
+                  file=sys.stderr)
+        return not stuck
 
     def stop(self, job_id: int, stopped_by: str | None) -> None:
         cancel, state = self._jobs.get(job_id, (None, None))
@@ -416,7 +428,8 @@ def serve(child: type[Child]) -> int:
     # the channel is the standard output as it was; whatever else prints goes to stderr
     out = os.fdopen(os.dup(1), "w", encoding="utf-8", buffering=1)
     os.dup2(2, 1)
-    child(out).serve(sys.stdin)
+    if not child(out).serve(sys.stdin):
+        os._exit(1)  # a job no stop reaches: Python's shutdown would wait on it
     out.close()
     return 0
 

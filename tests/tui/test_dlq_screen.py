@@ -565,3 +565,41 @@ async def test_at_80_columns_the_outcome_keeps_its_reason_and_the_row_below_says
         assert f"#{ignored + 1} …" in str(screen.query_one("#d-row", Static).content)
         assert "ignored: left" in str(screen.query_one("#d-row", Static).content)
         assert failing
+
+
+async def test_a_plans_progress_after_the_screen_has_gone_is_dropped(make_app, rules_dir):
+    """A plan still reading when the operator leaves says its progress later: that line
+    goes nowhere (before, it looked for the screen's status widget, gone by then: NoMatches
+    on the event loop, which ends the console)."""
+    import threading
+
+    from mqconsole.ops.dlq.child import InProcess
+
+    left, said = threading.Event(), threading.Event()
+
+    class Chatty(InProcess):
+        def plan(self, op, conns, progress, cancel):
+            left.wait(60)  # the operator has left the screen
+            progress(5, 10)
+            said.set()
+            raise RuntimeError("the plan ends after its screen")
+
+    app = make_app(handler_runner=Chatty)
+    async with app.run_test(size=(120, 34)) as pilot:
+        await settle(app, pilot)
+        await open_queue(app, pilot, DLQ)
+        await settle(app, pilot)
+        await pilot.press("H")
+        await wait_for(app, pilot, lambda: isinstance(app.screen, DlqHandlerScreen))
+        screen = app.screen
+        screen.query_one("#d-rules", Input).value = "small.rules"
+        screen.query_one("#d-rules", Input).focus()
+        await pilot.press("enter")  # the plan starts, and waits in Chatty.plan
+        await wait_for(app, pilot, lambda: "planning" in status(screen), workers=False)
+        await pilot.press("escape")
+        await wait_for(app, pilot, lambda: screen not in app.screen_stack, workers=False)
+        left.set()
+        await wait_for(app, pilot, said.is_set, workers=False)
+        await settle(app, pilot)
+        assert app.is_running and app.return_code is None
+        assert not isinstance(app.screen, DlqHandlerScreen)

@@ -363,19 +363,29 @@ class DlqHandlerScreen(ConsoleScreen):
         self._planning.set()  # a plan still running stops
         cancel = self._planning = threading.Event()
         last = [0.0]
+        answered = threading.Event()
+
+        def say(line: str) -> None:
+            # on the event loop, later: dropped once this plan has answered or been
+            # replaced, or the screen has gone (its widgets go first: NoMatches)
+            if (not answered.is_set() and self._planning is cancel and self.is_attached
+                    and self in self.app.screen_stack):
+                self._status(line)
 
         def progress(done: int, total: int | None) -> None:
             now = time.monotonic()
             if now - last[0] >= PROGRESS_EVERY:
                 last[0] = now
                 of = f" of {total:,}" if total else ""
-                ctx.post_from_thread(self._status, f"planning {path}: {done:,}{of} "
-                                     "messages read…")
+                ctx.post_from_thread(say, f"planning {path}: {done:,}{of} messages read…")
 
         runner = self.runner
 
         def job() -> Summary:
-            return runner.plan(op, ctx.conns, progress, cancel)
+            try:
+                return runner.plan(op, ctx.conns, progress, cancel)
+            finally:
+                answered.set()
 
         queue = self.queue or None
 
