@@ -72,6 +72,8 @@ POINT_SQL = (f"named_struct('arrival', unix_micros({ARRIVAL_SQL}), 'qmgr', qmgr,
              f"queue, 'position', position, 'msg_id', msg_id)")
 POINT_DDL = "struct<arrival:bigint,qmgr:string,queue:string,position:bigint,msg_id:string>"
 POINT_FIELDS = ("arrival", "qmgr", "queue", "position", "msg_id")
+DUPLICATES_DDL = "msg_id string, n bigint, queues array<string>"
+"""The stored duplicates' columns (``summary/duplicates``)."""
 
 
 def lists_sql(source: str, plugins: list[str], extra: dict[str, str] | None = None
@@ -203,8 +205,10 @@ def store_aggregates(frame: DataFrame, summary: str) -> dict[str, Any]:
                       "queues": [d["queues"] for d in duplicates]},
                      schema=pa.schema([("msg_id", pa.string()), ("n", pa.int64()),
                                        ("queues", pa.list_(pa.string()))]))
-    (spark.createDataFrame(table).coalesce(1).write.mode("error").option("compression", "zstd")
-     .parquet(f"{summary}/duplicates"))
+    # the schema said too: Spark Connect's client infers none from an empty table (no
+    # duplicates: [CANNOT_INFER_EMPTY_SCHEMA]), classic Spark takes the table's
+    (spark.createDataFrame(table, schema=DUPLICATES_DDL).coalesce(1).write.mode("error")
+     .option("compression", "zstd").parquet(f"{summary}/duplicates"))
     sql, dims = lists_sql(SOURCE_VIEW, plugins)
     columns = list(dict.fromkeys(c for keys in dims.values() for c in keys))
     old_sql, old_args = _point_sql("oldest", oldest)

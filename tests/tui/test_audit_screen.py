@@ -302,8 +302,11 @@ async def test_the_console_exports_and_reports_on_a_spark_connect_server(make_ap
             await pilot.press("ctrl+e")
             # a hang guard: over Connect each of the snapshot's file operations is a small
             # job on the server (the console opens no file there), slow on a loaded machine
-            await wait_for(app, pilot, lambda: screen.report is not None and not screen.running,
+            # (its end, whatever it is: a failed export is said at once, not after the guard)
+            await wait_for(app, pilot, lambda: not screen.running,
                            timeout=900, workers=False)
+            assert screen.report is not None, (_notes(app),
+                                               str(screen.query_one("#status").content))
             assert screen.report["messages"] == expected_rows, _notes(app)
             manifest = (tmp_path / "snap" / "manifest.json").read_text()
             assert server.url in manifest  # the master it ran on
