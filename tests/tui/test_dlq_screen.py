@@ -41,7 +41,9 @@ def define_ibm_queues(qm) -> None:
         qm.define_queue(QueueAttrs(name=name))
 
 
-async def open_handler(app, pilot, rules: str) -> DlqHandlerScreen:
+async def open_handler(app, pilot, rules: str, *, wait: bool = True) -> DlqHandlerScreen:
+    """The handler screen on the DLQ with ``rules`` entered; ``wait``: its plan's worker
+    done too (False: a test's runner holds the plan)."""
     await settle(app, pilot)
     await open_queue(app, pilot, DLQ)
     await settle(app, pilot)
@@ -52,7 +54,8 @@ async def open_handler(app, pilot, rules: str) -> DlqHandlerScreen:
     screen.query_one("#d-rules", Input).value = rules
     screen.query_one("#d-rules", Input).focus()
     await pilot.press("enter")
-    await settle(app, pilot)
+    if wait:
+        await settle(app, pilot)
     return screen
 
 
@@ -586,15 +589,8 @@ async def test_a_plans_progress_after_the_screen_has_gone_is_dropped(make_app, r
 
     app = make_app(handler_runner=Chatty)
     async with app.run_test(size=(120, 34)) as pilot:
-        await settle(app, pilot)
-        await open_queue(app, pilot, DLQ)
-        await settle(app, pilot)
-        await pilot.press("H")
-        await wait_for(app, pilot, lambda: isinstance(app.screen, DlqHandlerScreen))
-        screen = app.screen
-        screen.query_one("#d-rules", Input).value = "small.rules"
-        screen.query_one("#d-rules", Input).focus()
-        await pilot.press("enter")  # the plan starts, and waits in Chatty.plan
+        # the plan starts, and waits in Chatty.plan
+        screen = await open_handler(app, pilot, "small.rules", wait=False)
         await wait_for(app, pilot, lambda: "planning" in status(screen), workers=False)
         await pilot.press("escape")
         await wait_for(app, pilot, lambda: screen not in app.screen_stack, workers=False)
