@@ -135,6 +135,17 @@ async def wait_for(app, pilot, condition: Callable[[], bool], timeout: float = 1
         await asyncio.sleep(0.01)
 
 
+async def audit_done(app, pilot, screen, timeout: float = 300.0) -> dict:
+    """The audit screen's running job (export or report) until it has ended, and its
+    report; a job that failed fails the test at once with what the console said (it gives
+    no report: waiting for one would sit out the whole guard)."""
+    await wait_for(app, pilot, lambda: not screen.running, timeout=timeout, workers=False)
+    assert screen.report is not None, (
+        [str(n.message) for n in app._notifications],
+        str(screen.query_one("#status").content))
+    return screen.report
+
+
 async def steady_cursors(pilot) -> None:
     """Every text field's cursor on the screen shown steadily, not blinking: a picture taken
     while a cursor blinks has it on or off by chance (on a busy machine half a second passes

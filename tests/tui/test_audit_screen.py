@@ -19,7 +19,7 @@ from mqconsole.tui.screens.audit import AuditScreen
 from mqconsole.tui.screens.messages import MessagesScreen
 from tests.audit.reportdata import AS_OF, make_rows, oracle, write_snapshot
 
-from .conftest import DLQ, settle, wait_for
+from .conftest import DLQ, audit_done, settle, wait_for
 
 
 def _rows(n: int = 120):
@@ -76,8 +76,7 @@ async def test_report_in_a_worker_then_a_row_opens_its_messages(make_app, tmp_pa
         await pilot.press("ctrl+r")
         await pilot.pause()
         assert screen.running == "report"
-        await wait_for(app, pilot, lambda: screen.report is not None and not screen.running,
-                       timeout=240, workers=False)
+        await audit_done(app, pilot, screen, timeout=240)
         assert screen.report == expected
         reasons = screen.query_one("#list-by_reason", DataTable)
         assert reasons.row_count == len(expected["by_reason"])
@@ -155,8 +154,7 @@ async def test_export_with_a_progress_bar_then_the_report(make_app, demo_file, q
         assert screen.running == "export"
         bar = screen.query_one("#progress")
         assert not bar.has_class("-hidden")
-        await wait_for(app, pilot, lambda: screen.report is not None and not screen.running,
-                       timeout=300, workers=False)
+        await audit_done(app, pilot, screen, timeout=300)
         assert screen.report["messages"] == expected_rows
         assert screen.report["by_queue"] == [
             {"qmgr": "QM1", "queue": DLQ, "count": expected_rows,
@@ -186,8 +184,7 @@ async def test_the_consoles_export_carries_the_site_plugins_audit_columns(make_a
         screen = AuditScreen(app.ctx, DLQ, folder=tmp_path / "snap")
         await app.push_screen(screen)
         await pilot.press("ctrl+e")
-        await wait_for(app, pilot, lambda: screen.report is not None and not screen.running,
-                       timeout=300, workers=False)
+        await audit_done(app, pilot, screen, timeout=300)
     names = ds.dataset(tmp_path / "snap" / "messages", format="parquet",
                        partitioning="hive").schema.names
     assert "json_field_type" in names
@@ -302,11 +299,7 @@ async def test_the_console_exports_and_reports_on_a_spark_connect_server(make_ap
             await pilot.press("ctrl+e")
             # a hang guard: over Connect each of the snapshot's file operations is a small
             # job on the server (the console opens no file there), slow on a loaded machine
-            # (its end, whatever it is: a failed export is said at once, not after the guard)
-            await wait_for(app, pilot, lambda: not screen.running,
-                           timeout=900, workers=False)
-            assert screen.report is not None, (_notes(app),
-                                               str(screen.query_one("#status").content))
+            await audit_done(app, pilot, screen, timeout=900)
             assert screen.report["messages"] == expected_rows, _notes(app)
             manifest = (tmp_path / "snap" / "manifest.json").read_text()
             assert server.url in manifest  # the master it ran on

@@ -19,7 +19,7 @@ from mqconsole.tui.screens.messages import MessagesScreen
 from mqconsole.tui.screens.queues import QueuesScreen
 from tests.audit.reportdata import AS_OF, make_rows, oracle
 
-from .conftest import DLQ, settle, wait_for
+from .conftest import DLQ, audit_done, settle, wait_for
 
 BOUND = 600  # a hang guard only: every wait below is for something the test does
 NEWS = "\x1b[2J[bold red]late news[/]\x07"  # an escape sequence, markup and a bell
@@ -207,8 +207,7 @@ async def test_what_a_job_says_is_shown_as_plain_text(make_app, tmp_path):
         assert "\x1b" not in shown and "\x07" not in shown
         assert "[bold red]late news[/]" in shown  # the brackets as they were, not a style
         runner.release.set()
-        await wait_for(app, pilot, lambda: screen.report is not None and not screen.running,
-                       workers=False)
+        await audit_done(app, pilot, screen)
         assert runner.raised == []
         assert screen.report == runner.answer
 
@@ -241,8 +240,7 @@ async def test_an_exports_progress_from_its_own_thread_ends_in_its_note(make_app
         screen = AuditScreen(app.ctx, DLQ, folder=tmp_path / "snap")
         await app.push_screen(screen)
         await pilot.press("ctrl+e")
-        await wait_for(app, pilot, lambda: screen.report is not None and not screen.running,
-                       workers=False)
+        await audit_done(app, pilot, screen)
         await settle(app, pilot)
         assert runner.raised == []
         status = str(screen.query_one("#status").content)
