@@ -26,7 +26,6 @@ from __future__ import annotations
 import argparse
 import base64
 import contextlib
-import importlib
 import itertools
 import json
 import os
@@ -40,8 +39,10 @@ from collections import deque
 from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime
 from pathlib import Path
-from types import ModuleType
 from typing import IO, TYPE_CHECKING, Any
+
+from mqconsole.ops import child as ch
+from mqconsole.ops.child import Recipe
 
 from . import jobs
 from .errors import AuditError
@@ -53,7 +54,8 @@ if TYPE_CHECKING:
     from .jobs import ExportJob, Watch
 
 #: how long a closed child has to cancel its job and stop Spark before it is terminated
-STOP_SECONDS = 60.0
+#: (``ops.child.reap``, which ends the console's children, and the child's own grace)
+STOP_SECONDS = ch.STOP_SECONDS
 #: what the child says on its standard error that the console keeps (to say why it ended)
 STDERR_LINES = 20
 
@@ -131,7 +133,7 @@ class ChildRunner:
         with self._write, contextlib.suppress(OSError, ValueError):
             if proc.stdin is not None:
                 proc.stdin.close()
-        threading.Thread(target=_reap, args=(proc,), daemon=True,
+        threading.Thread(target=ch.reap, args=(proc,), daemon=True,
                          name="audit-child-reap").start()
 
     # the channel
@@ -147,7 +149,7 @@ class ChildRunner:
             errors="replace", bufsize=1, close_fds=True,
             start_new_session=True)  # the terminal's signals are the console's
         tail: deque[str] = deque(maxlen=STDERR_LINES)
-        reader = threading.Thread(target=_keep_lines, args=(proc.stderr, tail), daemon=True,
+        reader = threading.Thread(target=ch.keep_lines, args=(proc.stderr, tail), daemon=True,
                                   name="audit-child-stderr")
         reader.start()
         self._stderr[proc.pid] = (tail, reader)
@@ -235,77 +237,18 @@ class ChildRunner:
                 + (f": {last[:300]}" if last else ""))
 
 
-def _keep_lines(stream: IO[str] | None, tail: deque[str]) -> None:
-    if stream is None:
-        return
-    with contextlib.suppress(OSError, ValueError):
-        for line in stream:
-            tail.append(line.rstrip("\n"))
-
-
-def _reap(proc: subprocess.Popen[str]) -> None:
-    """Wait for a closed child; terminate it when it outstays :data:`STOP_SECONDS`."""
-    try:
-        proc.wait(timeout=STOP_SECONDS)
-    except subprocess.TimeoutExpired:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-
-
-# an export's plugin columns: (name, how, what, settings) of each plugin offering some
-Recipe = tuple[str, str, Any, dict[str, Any]]
-
-
 def plugin_recipes(host: PluginHost | None) -> list[Recipe]:
-    """How the child makes the plugins that offer audit columns again: a folder plugin
-    from its file (``how`` "file", ``what`` (name, file)), an installed one by its module's
-    name ("module"), any other object as itself ("object": pickled)."""
+    """How the child makes the plugins that offer audit columns again (``ops.child``'s
+    recipes: a folder plugin from its file, an installed one by its module's name, any
+    other object as itself, pickled)."""
     if host is None:
         return []
-    from mqconsole.plugins.discovery import FOLDER_MODULE_PREFIX
-
-    out: list[Recipe] = []
-    for name in sorted({r.plugin for r in host.audit_columns()}):
-        plugin = host.pm.get_plugin(name)
-        settings = host.settings_of(name)
-        file = getattr(plugin, "__file__", None)
-        if isinstance(plugin, ModuleType) and plugin.__name__.startswith(FOLDER_MODULE_PREFIX) \
-                and file:
-            out.append((name, "file",
-                        (plugin.__name__.removeprefix(FOLDER_MODULE_PREFIX), file), settings))
-        elif isinstance(plugin, ModuleType):
-            out.append((name, "module", plugin.__name__, settings))
-        else:
-            out.append((name, "object", plugin, settings))
-    return out
+    return ch.plugin_recipes(host, sorted({r.plugin for r in host.audit_columns()}))
 
 
 def plugin_host(recipes: Iterable[Recipe]) -> PluginHost | None:
     """The plugins of :func:`plugin_recipes`, made again here (None: none)."""
-    recipes = list(recipes)
-    if not recipes:
-        return None
-    from mqconsole.plugins.discovery import FOLDER_MODULE_PREFIX, import_file
-    from mqconsole.plugins.host import PluginHost
-
-    host = PluginHost(settings={name: settings for name, _, _, settings in recipes})
-    for name, how, what, _ in recipes:
-        if how == "file":
-            module_name, file = what
-            plugin = sys.modules.get(FOLDER_MODULE_PREFIX + module_name) \
-                or import_file(module_name, Path(file))
-        elif how == "module":
-            plugin = importlib.import_module(what)
-        else:
-            plugin = what
-        if not host.register(plugin, name):
-            raise AuditError(f"plugin {name} could not be loaded for the export: "
-                             + " ".join(host.problems[-1:]))
-    return host
+    return ch.plugin_host(recipes, what="the export", failed=AuditError)
 
 
 # -- the child's side --------------------------------------------------------------------------

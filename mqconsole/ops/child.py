@@ -125,14 +125,15 @@ def error_of(fields: dict[str, Any], *, failed: Callable[[str], BaseException] =
 Recipe = tuple[str, str, Any, dict[str, Any]]
 
 
-def plugin_recipes(host: PluginHost | None) -> list[Recipe]:
-    """How the child loads the console's plugins again."""
+def plugin_recipes(host: PluginHost | None,
+                   names: Iterable[str] | None = None) -> list[Recipe]:
+    """How the child loads the console's plugins again: all of them, or those ``names``."""
     if host is None:
         return []
     from mqconsole.plugins.discovery import FOLDER_MODULE_PREFIX
 
     out: list[Recipe] = []
-    for name in host.names():
+    for name in host.names() if names is None else names:
         plugin = host.pm.get_plugin(name)
         settings = host.settings_of(name)
         file = getattr(plugin, "__file__", None)
@@ -246,7 +247,7 @@ class Channel:
         with self._write, contextlib.suppress(OSError, ValueError):
             if proc.stdin is not None:
                 proc.stdin.close()
-        threading.Thread(target=_reap, args=(proc,), daemon=True,
+        threading.Thread(target=reap, args=(proc,), daemon=True,
                          name=f"{self.name}-reap").start()
 
     def _child(self) -> subprocess.Popen[str]:
@@ -259,7 +260,7 @@ class Channel:
             stderr=subprocess.PIPE, encoding="utf-8", errors="replace", bufsize=1,
             close_fds=True, start_new_session=True)  # the terminal's signals are the console's
         tail: deque[str] = deque(maxlen=STDERR_LINES)
-        reader = threading.Thread(target=_keep_lines, args=(proc.stderr, tail), daemon=True,
+        reader = threading.Thread(target=keep_lines, args=(proc.stderr, tail), daemon=True,
                                   name=f"{self.name}-stderr")
         reader.start()
         self._stderr[proc.pid] = (tail, reader)
@@ -306,7 +307,7 @@ class Channel:
         return f"({how})" + (f" ({last[:200]})" if last else "")
 
 
-def _keep_lines(stream: IO[str] | None, tail: deque[str]) -> None:
+def keep_lines(stream: IO[str] | None, tail: deque[str]) -> None:
     if stream is None:
         return
     with contextlib.suppress(OSError, ValueError):
@@ -314,7 +315,7 @@ def _keep_lines(stream: IO[str] | None, tail: deque[str]) -> None:
             tail.append(line.rstrip("\n"))
 
 
-def _reap(proc: subprocess.Popen[str]) -> None:
+def reap(proc: subprocess.Popen[str]) -> None:
     """Wait for a closed child; terminate it when it outstays :data:`STOP_SECONDS`."""
     try:
         proc.wait(timeout=STOP_SECONDS)
@@ -435,5 +436,5 @@ def serve(child: type[Child]) -> int:
 
 
 __all__ = ["Channel", "Child", "ChildEnded", "ChildFailed", "Recipe", "child_command",
-           "decode", "encode", "error_fields", "error_of", "plugin_host", "plugin_recipes",
-           "serve"]
+           "decode", "encode", "error_fields", "error_of", "keep_lines", "plugin_host",
+           "plugin_recipes", "reap", "serve"]
