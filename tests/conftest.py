@@ -28,9 +28,17 @@ jvms.quick_start()  # the JVMs the tests start compile less (tests/support/jvms.
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Every test's tiers (spark, cluster, subprocess, pty, mqi, slow) as markers, from its
-    folder, module and fixtures, and the heaviest modules first: see tests/support/tiers.py."""
+    folder, module and fixtures, and the heaviest modules first, shared out among the xdist
+    workers under worksteal (every worker collects, and orders alike): see
+    tests/support/tiers.py."""
     tiers.mark(items)
-    tiers.heaviest_first(items)
+    tiers.heaviest_first(items, tiers.worksteal_workers(config))
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_configure_node(node) -> None:
+    """xdist's, in the controller: the worker learns the run's ``--dist`` (for the order)."""
+    tiers.tell_the_worker(node)
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:

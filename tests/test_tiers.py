@@ -37,3 +37,36 @@ def test_an_order_without_heavy_tests_is_left_as_collected() -> None:
     items = [Item(Path(f"tests/test_{n}.py"), str(n)) for n in (3, 1, 2)]
     tiers.heaviest_first(items)  # type: ignore[arg-type]
     assert [i.name for i in items] == ["3", "1", "2"]
+
+
+def test_two_workers_each_start_on_heavy_modules_the_cluster_ones_on_the_first() -> None:
+    """worksteal hands worker 0 the first len // 2 items and worker 1 the rest: each share
+    starts with its heavy modules (whole), the cluster ones all in the first share, the
+    others to the less loaded share, longest first; the light tests fill the shares."""
+    paths = {x: Path(f"tests/test_{x}.py") for x in ("cl", "sp1", "sp2", "sp3", "slow")}
+    items = [Item(Path(f"tests/test_light{n}.py"), f"light{n}") for n in range(12)]
+    items += [Item(paths["sp1"], "sp1a", ("spark",)), Item(paths["sp1"], "sp1b", ("spark",)),
+              Item(paths["cl"], "cl", ("cluster", "spark")), Item(paths["cl"], "cl_light"),
+              Item(paths["sp2"], "sp2", ("spark",)),
+              Item(paths["slow"], "slow", ("slow",)),
+              Item(paths["sp3"], "sp3a", ("spark",)), Item(paths["sp3"], "sp3b", ("spark",)),
+              Item(paths["sp3"], "sp3c", ("spark",))]
+    tiers.heaviest_first(items, workers=2)  # type: ignore[arg-type]
+    names = [i.name for i in items]
+    assert sorted(names) == sorted(  # nothing lost or doubled
+        [f"light{n}" for n in range(12)] + ["sp1a", "sp1b", "cl", "cl_light", "sp2", "slow",
+                                            "sp3a", "sp3b", "sp3c"])
+    first, second = names[:len(names) // 2], names[len(names) // 2:]
+    # weights: cl 60, sp3 15, sp1 10, slow 10, sp2 5: cl alone in the first; the rest in the
+    # second (sp3, sp1, slow, sp2: the second stays the less loaded), spark before slow
+    assert first[:2] == ["cl", "cl_light"]
+    assert first[2:] == [f"light{n}" for n in range(8)]
+    assert second == ["sp3a", "sp3b", "sp3c", "sp1a", "sp1b", "sp2", "slow",
+                      *(f"light{n}" for n in range(8, 12))]
+
+
+def test_one_worker_keeps_the_heaviest_first_order() -> None:
+    a, b = Path("tests/test_a.py"), Path("tests/test_b.py")
+    items = [Item(a, "light"), Item(b, "spark", ("spark",))]
+    tiers.heaviest_first(items, workers=1)  # type: ignore[arg-type]
+    assert [i.name for i in items] == ["spark", "light"]

@@ -22,9 +22,13 @@ slow tiers; ``make test`` runs everything.
 
 :func:`heaviest_first` then orders the run: modules with a cluster test first, then those
 starting Spark, then the slow and terminal ones, then the rest (each module kept whole, so
-that its module-scoped fixtures are made once). Under ``--dist worksteal`` the first worker
-starts on the long tests and the other steals from the end of its list: the run does not end
-with one worker alone on a long test, and the Spark tests sharing a worker share its JVM.
+that its module-scoped fixtures are made once). Under ``--dist worksteal`` with several
+workers, those heavy modules are shared out among the workers (:func:`spread`): worksteal
+gives each worker one contiguous share of the list, and each share starts with its worker's
+heavy modules, the cluster ones all in the first (they share its cluster and Connect
+server), so every worker starts on long tests (each Spark one on its worker's session) and
+a worker that is done steals the light tests from the end of another's list: the run does
+not end with one worker alone on the Spark tests (they were a quarter-hour of one worker).
 """
 
 from __future__ import annotations
@@ -34,6 +38,7 @@ import os
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -98,17 +103,97 @@ RANKS = ("cluster", "spark", "slow", "pty")
 """The tiers that run first, heaviest first (others after, in collection order)."""
 
 
-def heaviest_first(items: list[pytest.Item]) -> None:
-    """Order ``items`` (in place, after :func:`mark`) by their module's heaviest tier."""
-    def rank(item: pytest.Item) -> int:
-        have = {m.name for m in item.iter_markers()}
-        return next((i for i, tier in enumerate(RANKS) if tier in have), len(RANKS))
+WEIGHTS = {
+    "audit/test_connect.py": 200, "tui/test_audit_screen.py": 150, "audit/test_cluster.py": 90,
+    "cli/test_audit_export_cli.py": 200, "cli/test_file_modes.py": 160,
+    "cli/test_audit_cli.py": 130, "audit/test_summary.py": 125, "audit/test_datasource.py": 120,
+    "tui/test_audit_child.py": 100, "audit/test_export.py": 60, "audit/test_report.py": 40,
+}
+"""Heavy modules' wall seconds, roughly (a quiet 2-worker run, 2026-12-02; docs/benchmarks.md):
+only to share the heavy modules out evenly (:func:`spread`); a module not named here weighs
+:data:`ITEM_WEIGHT` for each of its tests in a heavy tier (its light tests count nothing)."""
 
+ITEM_WEIGHT = {0: 60, 1: 5, 2: 10, 3: 5}
+"""Seconds per heavy test of a module not in :data:`WEIGHTS`, by the test's rank in
+:data:`RANKS`."""
+
+
+def _rank(item: pytest.Item) -> int:
+    have = {m.name for m in item.iter_markers()}
+    return next((i for i, tier in enumerate(RANKS) if tier in have), len(RANKS))
+
+
+def _relative(item: pytest.Item) -> str:
+    try:
+        return Path(str(item.path)).resolve().relative_to(TESTS).as_posix()
+    except ValueError:
+        return str(item.path)
+
+
+def heaviest_first(items: list[pytest.Item], workers: int = 1) -> None:
+    """Order ``items`` (in place, after :func:`mark`) by their module's heaviest tier; with
+    several ``workers`` (worksteal's), the heavy modules shared out among them (:func:`spread`)."""
     module_rank: dict[str, int] = {}
     for item in items:
         key = str(item.path)
-        module_rank[key] = min(module_rank.get(key, len(RANKS)), rank(item))
+        module_rank[key] = min(module_rank.get(key, len(RANKS)), _rank(item))
     items.sort(key=lambda item: module_rank[str(item.path)])  # stable: modules stay whole
+    if workers > 1:
+        spread(items, workers, module_rank)
+
+
+def worksteal_workers(config: pytest.Config) -> int:
+    """How many xdist workers share the run under ``--dist worksteal`` (1 otherwise, and in
+    the controller or a run without xdist)."""
+    workerinput = getattr(config, "workerinput", None)
+    if workerinput is None or workerinput.get("dist") != "worksteal":
+        return 1
+    return int(workerinput.get("workercount", 1))
+
+
+def tell_the_worker(node: Any) -> None:
+    """In the controller, before a worker starts: the run's ``--dist`` in its workerinput
+    (the worker's own ``dist`` option is set to "no" by xdist)."""
+    node.workerinput["dist"] = node.config.getoption("dist", "no")
+
+
+def spread(items: list[pytest.Item], workers: int, module_rank: dict[str, int]) -> None:
+    """Lay ``items`` (heaviest first, modules whole) out for worksteal's first distribution,
+    which hands worker i the next ``len(left) // (workers - i)`` items: worker i's share
+    starts with its heavy modules (each whole), the rest of it the light tests in order.
+    The cluster modules all go to the first worker (one cluster and Connect server per
+    process); every other heavy module, the longest first, to the least loaded worker."""
+    modules: dict[str, list[pytest.Item]] = {}
+    for item in items:
+        modules.setdefault(str(item.path), []).append(item)
+    heavy = [key for key in modules if module_rank[key] < len(RANKS)]
+    light = [item for key, group in modules.items() if key not in heavy for item in group]
+
+    def weight(key: str) -> int:
+        group = modules[key]
+        return WEIGHTS.get(_relative(group[0]),
+                           sum(ITEM_WEIGHT.get(_rank(item), 0) for item in group))
+
+    shares: list[list[str]] = [[] for _ in range(workers)]
+    load = [0] * workers
+    for key in [k for k in heavy if module_rank[k] == 0]:
+        shares[0].append(key)
+        load[0] += weight(key)
+    for key in sorted((k for k in heavy if module_rank[k] > 0), key=weight, reverse=True):
+        least = load.index(min(load))
+        shares[least].append(key)
+        load[least] += weight(key)
+    order: list[pytest.Item] = []
+    left = len(items)
+    for i, share in enumerate(shares):
+        size = left // (workers - i)
+        left -= size
+        mine = [item for key in sorted(share, key=lambda k: (module_rank[k], -weight(k)))
+                for item in modules[key]]
+        fill = max(0, size - len(mine))
+        order += mine + light[:fill]
+        del light[:fill]
+    items[:] = order + light
 
 
 def excludes_processes(config: pytest.Config) -> bool:
