@@ -1,7 +1,8 @@
 """A FIFO named as an input file is one sentence and exit 2, never a hang (issue 28 item 9):
 every input-file option opens through ``mqconsole.inputfile.open_input`` (``O_NONBLOCK``,
 the type checked on the open file). No one ever writes to these FIFOs: without the fix each
-invocation blocks in ``open`` until the subprocess timeout fails the test."""
+invocation blocks in ``open`` until pytest-timeout fails the test (each runs in process, as
+tests/cli's ``run_cli`` does: what is tested is the open, not the executable's wiring)."""
 
 from __future__ import annotations
 
@@ -10,9 +11,7 @@ import subprocess
 
 import pytest
 
-from .conftest import MQCONSOLE
-
-TIMEOUT = 60  # a hang fails here instead of hanging the suite
+from .conftest import run_cli
 
 
 @pytest.fixture
@@ -23,10 +22,8 @@ def fifo(tmp_path):
 
 
 def _run(*args: str, home) -> subprocess.CompletedProcess:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("MQCONSOLE_")}
-    env["MQCONSOLE_HOME"] = str(home)
-    return subprocess.run([MQCONSOLE, *args], capture_output=True, text=True, env=env,
-                          stdin=subprocess.DEVNULL, timeout=TIMEOUT)
+    r = run_cli(*args, home=home)
+    return subprocess.CompletedProcess(["mqconsole", *args], r.code, r.out, r.err)
 
 
 CASES = [

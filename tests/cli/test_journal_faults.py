@@ -23,6 +23,8 @@ from mqconsole.mq.message import Message
 from mqconsole.mq.queue import QueueAttrs
 from mqconsole.ops.journal import Journal
 
+from .conftest import run_cli
+
 MQCONSOLE = str(Path(sys.executable).parent / "mqconsole")
 SRC, DST = "J.SRC", "J.DST"
 
@@ -51,6 +53,11 @@ def ids(path: Path, queue: str) -> list[str]:
 
 def mqconsole(*args: str, home: Path, limit: int | None = None,
               ) -> subprocess.CompletedProcess:
+    """``mqconsole ARGS``: in this process (tests/cli's ``run_cli``) unless ``limit`` is
+    given, a file size limit (``ulimit -f``), which only a process of its own can have."""
+    if limit is None:
+        r = run_cli(*args, home=home)
+        return subprocess.CompletedProcess([MQCONSOLE, *args], r.code, r.out, r.err)
     env = {k: v for k, v in os.environ.items() if not k.startswith("MQCONSOLE_")}
     env["MQCONSOLE_HOME"] = str(home)
 

@@ -11,7 +11,7 @@ import resource
 import subprocess
 import threading
 
-from .conftest import MQCONSOLE
+from .conftest import MQCONSOLE, run_cli
 
 MEMORY_CAP = 1 << 30  # address space: a plan growing without bound fails fast, not the machine
 RSS_BOUND_KB = 400 * 1024
@@ -59,16 +59,23 @@ def test_the_dry_run_of_the_largest_count_has_bounded_memory(tmp_path, demo):
     assert rss < RSS_BOUND_KB, f"peak RSS {rss} KiB"
 
 
+def _put_here(demo, home, *args: str) -> tuple[int, str, str]:
+    """Exit code, stdout and stderr of one invocation in this process (no memory to
+    measure: tests/cli's ``run_cli``)."""
+    r = run_cli("--embedded", str(demo), "put", "APP.AUDIT", *args, home=home)
+    return r.code, r.out, r.err
+
+
 def test_the_dry_run_says_how_many_would_be_put(tmp_path, demo):
-    code, _out, err, _rss = _put(demo, tmp_path / "home", "--text", "x", "--count",
-                                 "5000", "--dry-run")
+    code, _out, err = _put_here(demo, tmp_path / "home", "--text", "x", "--count", "5000",
+                                "--dry-run")
     assert code == 0, err
     assert "dry run: 5,000 of 5,000 selected messages would be put" in err
 
 
 def test_a_count_past_the_bound_is_exit_2_before_anything(tmp_path, demo):
-    code, out, err, _rss = _put(demo, tmp_path / "home", "--text", "x", "--count",
-                                "99999999999", "--dry-run")
+    code, out, err = _put_here(demo, tmp_path / "home", "--text", "x", "--count",
+                               "99999999999", "--dry-run")
     assert code == 2 and out == ""
     assert err == ("mqconsole: a put's count is at most 999,999,999 (the most messages an MQ "
                    "queue holds, its largest MAXDEPTH), not 99,999,999,999\n")
