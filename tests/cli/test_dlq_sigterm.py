@@ -30,7 +30,7 @@ from mqconsole.mq.message import Message
 from mqconsole.mq.queue import QueueAttrs
 from mqconsole.ops.dlq.attempts import AttemptStore
 
-from .conftest import signal_delivered, wait_for_output
+from .conftest import run_cli, signal_delivered, wait_for_output
 
 MQCONSOLE = str(Path(sys.executable).parent / "mqconsole")
 DLQ, DEST = "SYSTEM.DEAD.LETTER.QUEUE", "APP.BACK"
@@ -134,7 +134,7 @@ def test_sigterm_mid_pass_loses_and_duplicates_nothing(template, tmp_path, signu
 
 def test_attempt_counts_survive_a_killed_handler(tmp_path) -> None:
     """A long-lived handler retrying messages to a full queue is SIGKILLed; the counts it
-    wrote are in the file, the next process carries them on (each message's attempts one
+    wrote are in the file, the next run carries them on (each message's attempts one
     more than stored) and, with a table whose first rule's budget they exceed, falls
     through to the next rule at once — then forgets them, the messages having left."""
     path = tmp_path / "qm.sqlite"
@@ -157,6 +157,13 @@ def test_attempt_counts_survive_a_killed_handler(tmp_path) -> None:
         return subprocess.Popen([MQCONSOLE, "--embedded", str(path), "dlq-handler", "--rules",
                                  str(rules), "--attempts-file", str(counts), "--yes", *args],
                                 env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, **kw)
+
+    def next_run(table: str, *args: str) -> tuple[int, str, str]:
+        rules = tmp_path / "r.rules"
+        rules.write_text(table)
+        r = run_cli("--embedded", str(path), "dlq-handler", "--rules", str(rules),
+                    "--attempts-file", str(counts), "--yes", *args, home=tmp_path / "home")
+        return r.code, r.out, r.err
 
     def stored() -> dict[bytes, int]:
         if not counts.exists():
@@ -181,11 +188,10 @@ def test_attempt_counts_survive_a_killed_handler(tmp_path) -> None:
     assert proc.returncode == -signal.SIGKILL
     before = stored()
     assert len(before) == 50 and min(before.values()) >= 3
-    # the next process carries the counts on
-    again = handler("RETRYINT(0)\nREASON(MQRC_Q_FULL) ACTION(RETRY) RETRY(999)\n", "--once",
-                    "--json")
-    out, err = again.communicate(timeout=120)
-    assert again.returncode == 1, err
+    # the next run carries the counts on (in this process: tests/cli's run_cli)
+    code, out, err = next_run("RETRYINT(0)\nREASON(MQRC_Q_FULL) ACTION(RETRY) RETRY(999)\n",
+                              "--once", "--json")
+    assert code == 1, err
     lines = json.loads(out)["messages"]
     assert len(lines) == 50 and all(m["outcome"] == "failed" for m in lines)
     after = stored()
@@ -193,10 +199,9 @@ def test_attempt_counts_survive_a_killed_handler(tmp_path) -> None:
     assert sorted(m["attempts"] for m in lines) == sorted(after.values())
     # a budget of 2 the counts exceed: the next matching rule applies at once (its own
     # budget added: 2 + 999 more than the attempts made)
-    last = handler("RETRYINT(0)\nREASON(MQRC_Q_FULL) ACTION(RETRY) RETRY(2)\n"
-                   "ACTION(FWD) FWDQ(CATCH) RETRY(999)\n", "--once", "--json")
-    out, err = last.communicate(timeout=120)
-    assert last.returncode == 0, err
+    code, out, err = next_run("RETRYINT(0)\nREASON(MQRC_Q_FULL) ACTION(RETRY) RETRY(2)\n"
+                              "ACTION(FWD) FWDQ(CATCH) RETRY(999)\n", "--once", "--json")
+    assert code == 0, err
     doc = json.loads(out)
     assert {(m["rule"], m["outcome"]) for m in doc["messages"]} == {(2, "forwarded")}
     assert stored() == {}

@@ -20,7 +20,7 @@ import pytest
 from mqconsole.backends.open import open_embedded
 from mqconsole.ops.journal import Journal
 
-from .conftest import wait_for_output
+from .conftest import run_cli, wait_for_output
 from .test_journal_faults import DST, MQCONSOLE, SRC, ids, make_qm
 
 COUNT = 20_000
@@ -117,9 +117,8 @@ def test_sigterm_stops_at_the_next_commit_with_summary_journal_and_143(template,
     assert entry.msgids == moved  # in the order they moved
     assert entry.details["cancelled"] is True and 3000 <= len(moved) < COUNT
     assert entry.details["stopped_by"] == "SIGTERM" and entry.stopped() == "by SIGTERM"
-    shown = subprocess.run([MQCONSOLE, "--embedded", str(path), "journal"], env=_env(home),
-                           capture_output=True, timeout=60)
-    assert b"STOPPED early (by SIGTERM)" in shown.stdout
+    shown = run_cli("--embedded", str(path), "journal", home=home)  # (in this process)
+    assert "STOPPED early (by SIGTERM)" in shown.out
 
 
 SLOW = '''
@@ -243,8 +242,8 @@ def test_a_killed_save_leaves_no_partial_file_after_the_next_run(template, tmp_p
     proc.kill()
     proc.wait(timeout=30)
     assert list(out.glob(".*.partial"))  # what kill -9 leaves
-    r = subprocess.run([MQCONSOLE, "--embedded", str(path), "delete", SRC, "--limit", "1",
-                        "--all", "--backup", str(out / "one.dmp"), "--yes"],
-                       env=_env(tmp_path / "home"), capture_output=True, timeout=120)
-    assert r.returncode == 0, r.stderr
+    # the next run (in this process: tests/cli's run_cli)
+    r = run_cli("--embedded", str(path), "delete", SRC, "--limit", "1", "--all", "--backup",
+                str(out / "one.dmp"), "--yes", home=tmp_path / "home")
+    assert r.code == 0, r.err
     assert sorted(p.name for p in out.iterdir()) == ["one.dmp"]

@@ -25,6 +25,7 @@ from mqconsole.ops.journal import Journal
 from mqconsole.ops.savefile import save_queue
 from mqconsole.ops.selection import Selection
 
+from .conftest import run_cli
 from .test_journal_faults import DST, MQCONSOLE, SRC
 from .test_journal_signals import COUNT, _copy, _depth, _env, template  # noqa: F401
 
@@ -53,8 +54,9 @@ def _entry(home: Path, operation: str):
 
 
 def _listed(path: Path, home: Path) -> str:
-    return subprocess.run([MQCONSOLE, "--embedded", str(path), "journal"], env=_env(home),
-                          capture_output=True, text=True, timeout=60).stdout
+    """What ``mqconsole journal`` lists afterwards (in this process: tests/cli's
+    ``run_cli``; only the stopped command needs a process of its own)."""
+    return run_cli("--embedded", str(path), "journal", home=home).out
 
 
 @pytest.mark.parametrize("as_json", [False, True])
