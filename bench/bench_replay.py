@@ -102,7 +102,7 @@ def console_times(path: Path) -> dict:
             app.screen.query_one("#r-fail", Input).value = "position=1"
             t0 = time.perf_counter()
             await pilot.press("ctrl+o")
-            await wait_for(app, pilot, lambda: app.screen.result is not None, workers=False)
+            await wait_for(app, pilot, lambda: app.screen.view is not None, workers=False)
             await pilot.pause()
             times.append(time.perf_counter() - t0)
 

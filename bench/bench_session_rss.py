@@ -272,7 +272,7 @@ async def session(path: Path, home: Path, steps: dict, found: dict, rounds: int 
             await wait_for(app, pilot, lambda: isinstance(app.screen, ReplayScreen)
                            and bool(app.screen.query("#r-events")))
             await pilot.press("ctrl+o")
-            await wait_for(app, pilot, lambda: getattr(app.screen, "result", None) is not None)
+            await wait_for(app, pilot, lambda: getattr(app.screen, "view", None) is not None)
             note(f"replay{suffix}", t0)
             await to_queue_list()
 

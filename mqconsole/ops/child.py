@@ -202,12 +202,16 @@ class Channel:
     def call(self, job: str, request: object, on_progress: Callable[[list[Any]], None],
              cancel: threading.Event, *, ended: Callable[[str], str],
              stopped_by: Callable[[], str | None] = lambda: None,
-             error: Callable[[dict[str, Any]], BaseException] = error_of) -> Any:
+             error: Callable[[dict[str, Any]], BaseException] = error_of,
+             start: bool = True) -> Any:
         """Job ``job`` of ``request`` in the child (blocks): its progress to
         ``on_progress``, ``cancel`` set asks it to stop; its result returned, its error
         raised (``error``), its process's end raised as :class:`ChildEnded` (``ended``
-        makes the sentence of "(exit code 3) (its last line)")."""
+        makes the sentence of "(exit code 3) (its last line)"). ``start`` False: only of
+        the child running (a question about what it keeps), never a new one."""
         with self._lock:
+            if not start and not self._alive():
+                raise ChildEnded(ended("(it has ended)"))
             proc = self._child()
             job_id = next(self._ids)
             box: queue.Queue[dict[str, Any]] = queue.Queue()
@@ -250,10 +254,14 @@ class Channel:
         threading.Thread(target=reap, args=(proc,), daemon=True,
                          name=f"{self.name}-reap").start()
 
+    def _alive(self) -> bool:
+        proc = self.process
+        return proc is not None and proc.poll() is None and proc.stdin is not None \
+            and not proc.stdin.closed
+
     def _child(self) -> subprocess.Popen[str]:
         proc = self.process
-        if proc is not None and proc.poll() is None and proc.stdin is not None \
-                and not proc.stdin.closed:
+        if proc is not None and self._alive():
             return proc
         proc = subprocess.Popen(
             self.command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,

@@ -2,18 +2,24 @@
 
 Replaying a queue of thousands of messages makes and drops millions of small model objects;
 in the console's process Python's arenas kept 9-12 MB of them after the replay screen closed
-(docs/benchmarks.md). Here they go when the process ends; only the result (its events and
-timeline, what the screen shows) comes back over the pipe. The replay is the same code as
+(docs/benchmarks.md). Here they go when the process ends. The result stays here too
+(``ops.replayview.Held``: 9.3 MB of events and timeline for 10,000 messages): the console
+gets what it shows at once (``Shown``: the summary, the first page of rows, the first step)
+and asks for the rows that come into view and the step under the cursor (``RemoteView``),
+until the screen closes and this process ends. The replay is the same code as
 ``mqconsole replay --queue`` (:func:`mqconsole.ops.replay.replay_queue`, its limits; issue
 23 item 5) or ``mqconsole replay FILE`` for a scenario file: :func:`replay_for_console`,
 in process and in the child alike, on a connection of the child's own to the same queue
 manager (nothing on it changes: the replay only inquires and browses).
 
 The plumbing (start, the pipe's protocol, stop) is ``ops.child``'s: job ``"replay"`` of a
-pickled :class:`ReplayRequest`; progress ``[WHAT, DONE, TOTAL]``; the result ``(result,
-note)``; a stop (the operator's ctrl+x, or the screen closing) comes back as
-:class:`~mqconsole.ops.replay.ReplayStopped`. :class:`InProcess` replays in the console's
-process (the pilot tests; a queue manager no other process can open, ``:memory:``).
+pickled :class:`ReplayRequest`; progress ``[WHAT, DONE, TOTAL]``; the result a ``Shown``
+(the result itself kept here, replacing the one kept before); a stop (the operator's ctrl+x,
+or the screen closing) comes back as :class:`~mqconsole.ops.replay.ReplayStopped`. Jobs
+``"rows"`` (``(token, start, stop)``), ``"step"`` (``(token, index)``) and ``"json"``
+(``token``) ask about the result kept (None: a newer one replaced it). :class:`InProcess`
+replays in the console's process and keeps the result there (the pilot tests; a queue
+manager no other process can open, ``:memory:``).
 """
 
 from __future__ import annotations
@@ -24,6 +30,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
 from mqconsole.ops import child as ch
+from mqconsole.ops.replayview import Held, LocalView, ReplayView, Shown, StepView
 
 if TYPE_CHECKING:
     from mqconsole.backends.spec import BackendSpec
@@ -44,11 +51,12 @@ class Connections(Protocol):
 
 class ReplayRunner(Protocol):
     """Replays for the replay screen (the call blocks: the screen makes it in a thread
-    worker); a stop comes back as ``ReplayStopped``, an error is said as in process."""
+    worker): the view of its result, kept where it was made; a stop comes back as
+    ``ReplayStopped``, an error is said as in process."""
 
     def replay(self, queue: str, endpoints: str, fails: Sequence[str], conns: Connections,
                plugins: PluginHost, progress: Progress,
-               stop: threading.Event) -> tuple[Any, str]: ...
+               stop: threading.Event) -> ReplayView: ...
 
     def close(self) -> None: ...
 
@@ -93,14 +101,15 @@ def _rules_of(host: PluginHost | None) -> Callable[[bool], Mapping[str, Any]]:
 
 
 class InProcess:
-    """The replay in this process, on the console's main connection."""
+    """The replay in this process, on the console's main connection; its result kept here."""
 
     def replay(self, queue: str, endpoints: str, fails: Sequence[str], conns: Connections,
                plugins: PluginHost, progress: Progress,
-               stop: threading.Event) -> tuple[Any, str]:
-        return replay_for_console(queue, endpoints, fails, call=conns.call,
-                                  failure_rules=_rules_of(plugins), progress=progress,
-                                  stop=stop)
+               stop: threading.Event) -> ReplayView:
+        result, note = replay_for_console(queue, endpoints, fails, call=conns.call,
+                                          failure_rules=_rules_of(plugins),
+                                          progress=progress, stop=stop)
+        return LocalView(Held(result, note))
 
     def close(self) -> None:
         """Nothing to let go."""
@@ -140,7 +149,7 @@ class ReplayChild:
 
     def replay(self, queue: str, endpoints: str, fails: Sequence[str], conns: Connections,
                plugins: PluginHost, progress: Progress,
-               stop: threading.Event) -> tuple[Any, str]:
+               stop: threading.Event) -> ReplayView:
         from mqconsole.backends.open import reopen_spec
 
         scenario = is_scenario(queue)
@@ -159,13 +168,42 @@ class ReplayChild:
         def ended(how: str) -> str:
             return f"the replay's process ended before answering {how}"
 
-        out: tuple[Any, str] = self.channel.call("replay", request, on_progress, stop,
-                                                 ended=ended, error=_error_of)
-        return out
+        shown: Shown = self.channel.call("replay", request, on_progress, stop, ended=ended,
+                                         error=_error_of)
+        return RemoteView(self, shown)
+
+    def ask(self, job: str, request: object) -> Any:
+        """A question about the result the child keeps (blocks: a thread worker's)."""
+
+        def ended(how: str) -> str:
+            return f"the replay's process ended {how}: replay again to see its result"
+
+        return self.channel.call(job, request, lambda _fields: None, threading.Event(),
+                                 ended=ended, error=_error_of, start=False)
 
     def close(self) -> None:
         """End the child (a replay running stops at its next step)."""
         self.channel.close()
+
+
+class RemoteView:
+    """A result kept in the replay's process (``ReplayView``)."""
+
+    def __init__(self, child: ReplayChild, shown: Shown) -> None:
+        self._child = child
+        self.shown = shown
+
+    def rows(self, start: int, stop: int) -> list[Any] | None:
+        out: list[Any] | None = self._child.ask("rows", (self.shown.token, start, stop))
+        return out
+
+    def step(self, index: int) -> StepView | None:
+        out: StepView | None = self._child.ask("step", (self.shown.token, index))
+        return out
+
+    def to_json(self) -> dict[str, Any] | None:
+        out: dict[str, Any] | None = self._child.ask("json", self.shown.token)
+        return out
 
 
 def child_command() -> list[str]:
@@ -178,14 +216,35 @@ def default_runner() -> ReplayRunner:
 
 
 class Child(ch.Child):
-    """Replays each request of its input in a thread of its own."""
+    """Replays each request of its input in a thread of its own, and keeps the latest
+    result to answer about it."""
 
     name = "replay child"
+    held: Held | None = None
 
-    def do(self, job: str, state: Any, request: ReplayRequest, progress: Callable[..., None],
-           cancel: threading.Event) -> tuple[Any, str]:
-        if job != "replay":
-            raise ValueError(f"the replay's process has no job {job!r}")
+    def do(self, job: str, state: Any, request: Any, progress: Callable[..., None],
+           cancel: threading.Event) -> Any:
+        if job == "replay":
+            result, note = self.replay(request, progress, cancel)
+            token = (self.held.token if self.held is not None else 0) + 1
+            made = Held(result, note, token=token)
+            self.held = made  # the one before goes
+            return made.shown()
+        held = self.held
+        if job == "rows":
+            token, start, stop = request
+            return held.rows(start, stop) if held is not None and held.token == token \
+                else None
+        if job == "step":
+            token, index = request
+            return held.step(index) if held is not None and held.token == token else None
+        if job == "json":
+            return held.to_json() if held is not None and held.token == request else None
+        raise ValueError(f"the replay's process has no job {job!r}")
+
+    @staticmethod
+    def replay(request: ReplayRequest, progress: Callable[..., None],
+               cancel: threading.Event) -> tuple[Any, str]:
         host = ch.plugin_host(request.plugins, what="the replay")
 
         def call(fn: Callable[[Any], Any]) -> Any:
@@ -213,5 +272,5 @@ if __name__ == "__main__":
     sys.exit(main())
 
 
-__all__ = ["InProcess", "ReplayChild", "ReplayRequest", "ReplayRunner", "default_runner",
-           "replay_for_console"]
+__all__ = ["InProcess", "RemoteView", "ReplayChild", "ReplayRequest", "ReplayRunner",
+           "default_runner", "replay_for_console"]

@@ -140,7 +140,7 @@ def test_replay_events_and_summary_keep_their_meaning(snap_compare, make_app, tm
                        and bool(app.screen.query("#r-events")))
         app.screen.query_one("#r-queue", Input).value = "limits.yaml"
         await pilot.press("ctrl+o")
-        await wait_for(app, pilot, lambda: app.screen.result is not None)
+        await wait_for(app, pilot, lambda: app.screen.view is not None)
         await settle(app, pilot)
         text = screen_text(app)
         assert "ended: limits" in text

@@ -46,15 +46,16 @@ async def test_replay_a_queue_and_step_through_the_timeline(make_app, qm):
                        and bool(app.screen.query("#r-events")))
         app.screen.query_one("#r-endpoints", Input).value = str(ENDPOINTS)
         await pilot.press("ctrl+o")
-        await wait_for(app, pilot, lambda: app.screen.result is not None)
-        result = app.screen.result
-        assert result.events and result.timeline is not None
+        await wait_for(app, pilot, lambda: app.screen.view is not None)
+        view = app.screen.view
+        assert view.shown.count and view.shown.timeline
         assert "APP.ORDERS read by OrdersMDB" in screen_text(app)
         assert "APP.ORDERS (40)" in screen_text(app)
         await pilot.press("n")  # the first event that moves a message
-        await pilot.pause()
         row = app.screen.query_one("#r-events", RowList).cursor
-        assert result.events[row]["type"] in ("requeued", "dead_lettered", "endpoint_stopped")
+        assert view.to_json()["events"][row]["type"] in ("requeued", "dead_lettered",
+                                                         "endpoint_stopped")
+        await wait_for(app, pilot, lambda: f"after event {row + 1}:" in screen_text(app))
         assert "APP.ORDERS.BOQ (1)" in screen_text(app) or "STOPPED" in screen_text(app)
     assert depth(qm, "APP.ORDERS") == before
 
@@ -88,8 +89,8 @@ async def test_replay_runs_a_site_plugins_failure_rule(make_app, tmp_path):
         await wait_for(app, pilot, lambda: isinstance(app.screen, ReplayScreen)
                        and bool(app.screen.query("#r-events")))
         await pilot.press("ctrl+o")
-        await wait_for(app, pilot, lambda: app.screen.result is not None)
-        assert [m["message"] for m in app.screen.result.final["lost"]] == ["a"]
+        await wait_for(app, pilot, lambda: app.screen.view is not None)
+        assert [m["message"] for m in app.screen.view.to_json()["final"]["lost"]] == ["a"]
 
 
 async def test_replay_of_a_queue_with_a_plugin_fail_rule(make_app, qm):
@@ -102,8 +103,8 @@ async def test_replay_of_a_queue_with_a_plugin_fail_rule(make_app, qm):
         app.screen.query_one("#r-endpoints", Input).value = str(ENDPOINTS)
         app.screen.query_one("#r-fail", Input).value = "plugin=not-json,first=1"
         await pilot.press("ctrl+o")
-        await wait_for(app, pilot, lambda: app.screen.result is not None)
-        assert app.screen.result.events
+        await wait_for(app, pilot, lambda: app.screen.view is not None)
+        assert app.screen.view.shown.count
         assert "no plugin offering failure rules" not in screen_text(app)
 
 
@@ -120,4 +121,4 @@ async def test_replay_names_an_unknown_plugin_rule_in_one_sentence(make_app, qm)
         await wait_for(app, pilot, lambda: any(
             "no failure-rule plugin named 'nope'" in str(n.message)
             for n in app._notifications))
-        assert app.screen.result is None
+        assert app.screen.view is None

@@ -12,7 +12,9 @@ from __future__ import annotations
 import pytest
 from textual.widgets import ProgressBar
 
+from mqconsole.ops.replay import event_text
 from mqconsole.ops.replaychild import ReplayChild
+from mqconsole.tui.widgets.rowlist import RowList
 from tests.cli.conftest import run_cli
 from tests.support.counting import bulk_fill
 
@@ -39,11 +41,18 @@ async def test_the_replays_process_replays_a_queue_as_the_cli_does(make_app, qm,
     async with app.run_test(size=(120, 30)) as pilot:
         screen = await _open(app, pilot, "position=2")
         await pilot.press("ctrl+o")
-        await wait_for(app, pilot, lambda: screen.result is not None)
+        await wait_for(app, pilot, lambda: screen.view is not None)
         runner = screen.runner
         assert isinstance(runner, ReplayChild) and runner.process is not None
         child = runner.process
-        console = screen.result.to_json()
+        console = screen.view.to_json()  # the result the child keeps
+        table = screen.query_one("#r-events", RowList)
+        last = screen.view.shown.count - 1
+        table.move_cursor(last)  # its page asked of the child
+        await wait_for(app, pilot, lambda: table.cells(last)[2] != "…")
+        ev = console["events"][last]
+        assert table.cells(last) == [str(last + 1), str(ev["t_ms"]),
+                                     event_text(ev, names=screen.view.shown.names)]
         assert screen.query_one("#r-progress", ProgressBar).has_class("-hidden")
         assert f"{QUEUE} read by" in str(screen.query_one("#r-summary").content)
         screen.query_one("#r-fail").value = "position=zero"  # a second job, an error

@@ -27,7 +27,7 @@ async def test_replay_lists_msgids_by_the_end_that_differs(make_app, qm):
                        and bool(app.screen.query("#r-events")))
         app.screen.query_one("#r-endpoints", Input).value = str(ENDPOINTS)
         await pilot.press("ctrl+o")
-        await wait_for(app, pilot, lambda: app.screen.result is not None)
+        await wait_for(app, pilot, lambda: app.screen.view is not None)
         listed = [line.split()[0] for line in str(app.screen.query_one("#r-contents").content)
                   .split("\n") if " bo=" in line]
         assert len(listed) > 3 and len(set(listed)) == len(listed)  # no two look the same

@@ -38,8 +38,8 @@ async def test_the_console_and_the_cli_replay_a_queue_alike(make_app, qm, demo_f
     async with app.run_test(size=(120, 30)) as pilot:
         screen = await _open(app, pilot, "position=2")
         await pilot.press("ctrl+o")
-        await wait_for(app, pilot, lambda: screen.result is not None)
-        console = screen.result.to_json()
+        await wait_for(app, pilot, lambda: screen.view is not None)
+        console = screen.view.to_json()
         assert screen.query_one("#r-progress", ProgressBar).has_class("-hidden")
     cli = run_cli("--embedded", str(demo_file), "replay", "--queue", QUEUE, "--endpoints",
                   str(ENDPOINTS), "--fail", "position=2", "--json", home=tmp_path / "home")
@@ -82,11 +82,11 @@ async def test_a_replay_says_how_far_it_is_and_ctrl_x_stops_it(make_app, qm):
         gate.open.set()
         await wait_for(app, pilot, lambda: "replay stopped after" in str(
             screen.query_one("#r-summary").content))
-        assert screen.result is None and screen.stop is None
+        assert screen.view is None and screen.stop is None
         assert screen.query_one("#r-progress", ProgressBar).has_class("-hidden")
         gate.open.clear()
         gate.entered.clear()
         gate.open.set()  # a second run goes to the end
         await pilot.press("ctrl+o")
-        await wait_for(app, pilot, lambda: screen.result is not None)
-        assert screen.result.summary["successes"] == total
+        await wait_for(app, pilot, lambda: screen.view is not None)
+        assert screen.view.shown.summary["successes"] == total

@@ -99,8 +99,8 @@ async def test_a_replay_lets_go_when_it_closes(make_app, qm):
                        and bool(app.screen.query("#r-events")))
         app.screen.query_one("#r-endpoints", Input).value = str(ENDPOINTS)
         await pilot.press("ctrl+o")
-        await wait_for(app, pilot, lambda: app.screen.result is not None)
-        refs = [weakref.ref(app.screen), weakref.ref(app.screen.result)]
+        await wait_for(app, pilot, lambda: app.screen.view is not None)
+        refs = [weakref.ref(app.screen), weakref.ref(app.screen.view)]
         assert await _gone(app, pilot, refs[0], QueuesScreen)
         assert refs[1]() is None
 

@@ -10,7 +10,9 @@ every queue's messages (with backout counts) and every endpoint's state after th
 A queue is replayed by the code of ``mqconsole replay --queue`` (ops.replay.replay_queue,
 the same limits), in a process of its own (``ops.replaychild``: the model's millions of
 short-lived objects are not the console's to keep), with a progress bar fed from it;
-``ctrl+x`` (or escape) stops it.
+``ctrl+x`` (or escape) stops it. Its result stays in that process (``ops.replayview``): the
+screen holds the summary and a few pages of rows (``tui.pages``), asks for the rows as they
+come into view and for the step under the cursor, and the process ends when it closes.
 """
 
 from __future__ import annotations
@@ -27,7 +29,8 @@ from textual.widgets import Input, Label, ProgressBar, Static
 
 from mqconsole.tui import keys as K
 from mqconsole.tui.context import ConsoleContext
-from mqconsole.tui.flow import in_thread, launch
+from mqconsole.tui.flow import in_thread, launch, start
+from mqconsole.tui.pages import Pages
 from mqconsole.tui.safe import clean, txt
 from mqconsole.tui.screens.base import ConsoleScreen
 from mqconsole.tui.widgets.banner import Banner
@@ -36,10 +39,8 @@ from mqconsole.tui.widgets.rowlist import RowColumn, RowList
 
 if TYPE_CHECKING:
     from mqconsole.ops.replaychild import ReplayRunner
+    from mqconsole.ops.replayview import EventRow, ReplayView, StepView
 
-NOTABLE = {"requeued", "dead_lettered", "to_exception_destination", "to_module_destination",
-           "lost", "endpoint_stopped", "endpoint_started", "qmgr_restart"}
-MAX_LISTED = 12  # messages shown per queue at one step
 COLUMNS = (RowColumn("#", 5, right=True), RowColumn("T(ms)", 7, right=True),
            RowColumn("EVENT", 120))
 
@@ -55,7 +56,8 @@ class ReplayScreen(ConsoleScreen):
         self.queue = queue or ""
         self.endpoints = endpoints or ""
         self.fail = fail
-        self.result: Any = None
+        self.view: ReplayView | None = None  # the result shown (kept where it was made)
+        self.pages: Pages[EventRow] | None = None  # its rows here (a few pages)
         self.stop: threading.Event | None = None  # set while a replay runs
         self.names: dict[str, str] = {}  # endpoints' names shortened in the list
         self._runner: ReplayRunner | None = None
@@ -154,6 +156,7 @@ class ReplayScreen(ConsoleScreen):
 
     def on_unmount(self) -> None:
         self.stop_work()
+        self.view = self.pages = None
         if self._runner is not None:  # its process ends: what it held goes with it
             self._runner.close()
             self._runner = None
@@ -178,85 +181,91 @@ class ReplayScreen(ConsoleScreen):
         if self.stop is not None:
             self.stop.set()
 
-    def _show(self, out: tuple[Any, str]) -> None:
-        from mqconsole.ops.replay import event_text, short_name, summary_text
-
-        result, note = out
+    def _show(self, view: ReplayView) -> None:
         if not self.is_attached:
             return
-        self.result = result
-        events = result.events
-        # the list names endpoints shortly, never cut mid-word ("the model activation
-        # specification" is "model AS"); the pane beside it says the current event whole
-        names = {n: short_name(n) for n in {str(ev.get("endpoint", "")) for ev in events} if n}
-        self.names = {n: s for n, s in names.items() if s != n}
+        shown = view.shown
+        self.view = view
+        self.names = shown.names
         # why it ended first: at 80 columns the line's end is what is cut
-        counts = summary_text(result).rsplit("; ended:", 1)[0]
+        counts = shown.counts.rsplit("; ended:", 1)[0]
         self.query_one("#r-summary", Static).update(
-            txt(f"ended: {result.summary['stopped_by']} · {note}: {counts}"))
+            txt(f"ended: {shown.summary['stopped_by']} · {shown.note}: {counts}"))
         table = self.query_one("#r-events", RowList)
+        self.pages = pages = Pages(self.ctx, self, shown.count, view.rows,
+                                   table.refresh, first=shown.first, what="replay events")
 
         def cells(n: int) -> list[Text]:
-            ev = events[n]
-            return [Text(str(n + 1)), Text(str(ev.get("t_ms", ""))),
-                    txt(event_text(ev, names=self.names),
-                        "bold" if ev["type"] in NOTABLE else "")]
+            row = pages.get(n)
+            if row is None:  # its page is on its way
+                return [Text(str(n + 1)), Text(""), Text("…", "dim")]
+            number, t_ms, text, notable = row
+            return [Text(str(number)), Text(t_ms), txt(text, "bold" if notable else "")]
 
-        table.show(len(events), cells)
+        table.show(shown.count, cells)
         table.focus()
-        self._show_step(0 if events else -1)
+        self._draw_step(shown.step)
 
     def _cursor_moved(self, row: int) -> None:
-        if self.result is not None and 0 <= row < len(self.result.events):
-            self._show_step(row)
+        view = self.view
+        if view is None or not 0 <= row < view.shown.count or not view.shown.timeline:
+            return
+        if view.shown.step is not None and view.shown.step.index == row:
+            self._draw_step(view.shown.step)
+            return
 
-    def _show_step(self, index: int) -> None:
+        async def fetch() -> None:
+            step = await in_thread(self.ctx, partial(view.step, row), queue=None,
+                                   what="replay step", node=self, group="step",
+                                   exclusive=True)
+            if self.view is view and self.query_one("#r-events", RowList).cursor == row:
+                self._draw_step(step)
+
+        # the newest cursor's step only: one asked for before it is dropped
+        start(self, fetch, what="replay step", group="step-flow", exclusive=True)
+
+    def _draw_step(self, step: StepView | None) -> None:
         from mqconsole.ops.replay import short_label
 
-        timeline = self.result.timeline if self.result is not None else None
         out = Text()
-        if timeline is None:
+        if step is None:
             self.query_one("#r-contents", Static).update(out)
             return
-        if index < 0:
+        if step.event is None:
             out.append("before the first event\n", "dim")
         else:  # the event whole, wrapped here (its line in the list is cut at the edge)
-            from mqconsole.ops.replay import event_text
-
-            out.append(f"after event {index + 1}: ", "dim")
-            out.append_text(txt(event_text(self.result.events[index])))
+            out.append(f"after event {step.index + 1}: ", "dim")
+            out.append_text(txt(step.event))
             out.append("\n")
-        for queue, items in timeline.queues_at(index).items():
-            out.append(f"{clean(queue)} ({len(items)})\n", "bold")
-            for m in items[:MAX_LISTED]:
-                label = short_label(clean(m.message), 14)  # the end: where MsgIds differ
-                out.append(f"  {label} bo={m.backout_count}")
-                if m.in_flight:
-                    who, _, session = m.in_flight.partition("/")
+        for queue, depth, items in step.queues:
+            out.append(f"{clean(queue)} ({depth})\n", "bold")
+            for message, backout, in_flight in items:
+                label = short_label(clean(message), 14)  # the end: where MsgIds differ
+                out.append(f"  {label} bo={backout}")
+                if in_flight:
+                    who, _, session = in_flight.partition("/")
                     flight = self.names.get(who, who) + (f"/{session}" if session else "")
                     out.append(f" ⇄{clean(flight)}", "italic")
                 out.append("\n")
-            if len(items) > MAX_LISTED:
-                out.append(f"  … {len(items) - MAX_LISTED} more\n", "dim")
-        endpoints = timeline.endpoints_at(index)
-        if endpoints:
+            if depth > len(items):
+                out.append(f"  … {depth - len(items)} more\n", "dim")
+        if step.endpoints:
             out.append("Endpoints\n", "bold")
-            for name, st in endpoints.items():
-                style = "bold red" if st.state == "stopped" else ""
-                out.append(f"  {clean(self.names.get(name, name))}: {st.state} "
-                           f"rc={st.rollback_counter}\n", style)
+            for name, state, rollback in step.endpoints:
+                style = "bold red" if state == "stopped" else ""
+                out.append(f"  {clean(self.names.get(name, name))}: {state} "
+                           f"rc={rollback}\n", style)
         self.query_one("#r-contents", Static).update(out)
 
     def _jump(self, step: int) -> None:
-        if self.result is None or not self.result.events:
+        from mqconsole.ops.replayview import next_notable
+
+        if self.view is None or not self.view.shown.count:
             return
         table = self.query_one("#r-events", RowList)
-        n = table.cursor + step
-        while 0 <= n < len(self.result.events):
-            if self.result.events[n]["type"] in NOTABLE:
-                table.move_cursor(n)
-                return
-            n += step
+        n = next_notable(self.view.shown.notable, table.cursor, step)
+        if n is not None:
+            table.move_cursor(n)
 
     def action_next_event(self) -> None:
         self._jump(1)
