@@ -7,6 +7,7 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -17,7 +18,7 @@ from mqconsole.cli.commands.common import OutputPath
 from mqconsole.cli.main import cli as root
 from mqconsole.cli.main import main
 from tests.audit.reportdata import make_rows, write_snapshot
-from tests.cli.conftest import run_cli
+from tests.cli.conftest import IN_PROCESS, Result, _in_process, clean_env, run_cli
 
 # what each option that writes is given in the walk: args around the path X
 WRITES: dict[tuple[str, str], Callable[[str, Path], list[str]]] = {
@@ -168,6 +169,31 @@ def test_every_option_that_writes_refuses_mqconsoles_files_directly_and_through_
 
 # -- the data-loss items as real invocations, the store and backups checked byte for byte --
 
+def _spark_running():
+    if "pyspark" not in sys.modules:
+        return None
+    from pyspark import SparkContext
+
+    return SparkContext._active_spark_context
+
+
+def refused_here(*args: str, home: Path) -> Result:
+    """An audit command that is refused before Spark starts, run in this process as
+    ``run_cli`` runs the others (``run_cli`` runs an audit command as the executable, lest
+    it start Spark here): should it start Spark all the same, the test fails on its
+    assertions and the session it started is stopped here. (``MQCONSOLE_TEST_CLI=subprocess``:
+    the executable.)"""
+    if not IN_PROCESS:
+        return run_cli(*args, home=home, process=True)
+    before = _spark_running()
+    try:
+        return _in_process(list(args), clean_env(home), None)
+    finally:
+        after = _spark_running()
+        if after is not None and after is not before:
+            after.stop()
+
+
 def test_journal_path_set_to_the_store_is_refused_and_nothing_moves(place, tmp_path):
     """Item 4: ``journal.path`` naming the store (or its -wal, or a backup)."""
     store = place["store"]
@@ -196,8 +222,8 @@ def test_export_out_the_stores_wal_or_shm_is_refused_and_the_store_still_opens(p
     store = place["store"]
     before = fingerprint(store.parent, place["home"])
     for side in ("-wal", "-shm"):
-        r = run_cli("--embedded", str(store), "audit", "export", "--out", f"{store}{side}",
-                    "--queues", "APP.*", home=place["home"])
+        r = refused_here("--embedded", str(store), "audit", "export", "--out",
+                         f"{store}{side}", "--queues", "APP.*", home=place["home"])
         assert r.code == 2, r.err
         assert f"--out {store}{side} belongs to the queue manager database {store}" in r.err
         assert not Path(f"{store}{side}").exists()
@@ -215,8 +241,9 @@ def test_report_html_onto_the_store_or_a_link_to_a_backup_is_refused(place, tmp_
     link.symlink_to(backup)
     before = fingerprint(store.parent, place["home"])
     for target in (store, link):
-        r = run_cli("--embedded", str(store), "audit", "report", "--in", str(place["snap"]),
-                    "--html", str(target), "--master", "local[1]", home=place["home"])
+        r = refused_here("--embedded", str(store), "audit", "report", "--in",
+                         str(place["snap"]), "--html", str(target), "--master", "local[1]",
+                         home=place["home"])
         assert r.code == 2, r.err
         assert f"--html {target} " in r.err and "never writes over its own files" in r.err
     assert fingerprint(store.parent, place["home"]) == before

@@ -2,20 +2,24 @@
 
 They are never installed into the project's venv: a folder run copies the example's folder
 (the files a site would copy), an entry-point run writes the distribution metadata their
-``pyproject.toml`` declares into a directory on PYTHONPATH, as ``pip install`` would.
+``pyproject.toml`` declares into a directory on the import path (PYTHONPATH of the
+executable; in process, ``sys.path`` for the call), as ``pip install`` would.
 """
 
 from __future__ import annotations
 
+import importlib
 import os
 import re
 import shutil
+import sys
 import tomllib
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
-from .conftest import run_cli
+from .conftest import IN_PROCESS, Result, run_cli
 
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLES = {
@@ -51,6 +55,32 @@ def installed(tmp_path: Path, name: str) -> dict[str, str]:
     return {"PYTHONPATH": str(site)}
 
 
+def with_installed(call: Callable[..., Result], *args: str, env: dict[str, str] | None,
+                   **kw) -> Result:
+    """``call(*args, **kw)`` (``run_cli`` or the ``cli`` fixture) with ``env`` of
+    :func:`installed`: in this process its directory is on ``sys.path`` for the call only
+    (what the call imported from there forgotten afterwards, as a process's end would);
+    with ``MQCONSOLE_TEST_CLI=subprocess``, the executable with PYTHONPATH."""
+    if env is None or not IN_PROCESS:
+        return call(*args, env=env, **kw)
+    site = env["PYTHONPATH"]
+    # a module of that name imported here before would hide the installed one: set aside
+    names = {p.stem for p in Path(site).glob("*.py")}
+    hidden = {n: sys.modules.pop(n) for n in names if n in sys.modules}
+    sys.path.insert(0, site)
+    importlib.invalidate_caches()
+    try:
+        return call(*args, **kw)
+    finally:
+        sys.path.remove(site)
+        sys.path_importer_cache.pop(site, None)
+        for name, module in list(sys.modules.items()):
+            if str(getattr(module, "__file__", None) or "").startswith(site + os.sep):
+                del sys.modules[name]
+        sys.modules.update(hidden)
+        importlib.invalidate_caches()
+
+
 def config(tmp_path: Path, text: str) -> str:
     cfg = tmp_path / "config.yaml"
     cfg.write_text(text)
@@ -78,8 +108,8 @@ def test_each_example_loads_from_its_folder(tmp_path, name) -> None:
 @pytest.mark.parametrize("name", sorted(EXAMPLES))
 def test_each_example_loads_by_its_entry_point(tmp_path, name) -> None:
     env = installed(tmp_path, name)
-    r = run_cli("--config", config(tmp_path, f"plugins:\n  enabled: [{name}]\n"),
-                "plugins", "--json", home=tmp_path / "home", env=env)
+    r = with_installed(run_cli, "--config", config(tmp_path, f"plugins:\n  enabled: [{name}]\n"),
+                       "plugins", "--json", home=tmp_path / "home", env=env)
     assert r.code == 0, r.err
     [entry] = [p for p in r.json if p["name"] == name]
     dist = "mqconsole-" + name.replace("_", "-")
@@ -105,12 +135,12 @@ def test_fixed_width_decodes_in_show(cli, tmp_path, how) -> None:
         cfg = config(tmp_path, "plugins:\n" + settings)
     cli("queue", "define", "ORDERS.IN")
     assert cli("put", "ORDERS.IN", "--hex", ORDER.hex(), "--msgid", "0B" * 24).code == 0
-    r = cli("--config", cfg, "show", "ORDERS.IN", "0B" * 24, "--json", env=env)
+    r = with_installed(cli, "--config", cfg, "show", "ORDERS.IN", "0B" * 24, "--json", env=env)
     assert r.code == 0, r.err
     [decoded] = r.json["decoded"]
     assert (decoded["plugin"], decoded["title"]) == ("fixed_width", "Order record")
     assert "amount       125.50" in decoded["text"].splitlines()
-    text = cli("--config", cfg, "show", "ORDERS.IN", "0B" * 24, env=env).out
+    text = with_installed(cli, "--config", cfg, "show", "ORDERS.IN", "0B" * 24, env=env).out
     assert "Decoded by plugin fixed_width: Order record" in text
     assert "  ordered_on   2026-11-24" in text.splitlines()
 
