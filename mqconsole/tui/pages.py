@@ -29,7 +29,8 @@ KEEP = 4  # pages held
 class Pages(Generic[T]):
     """``count`` rows, ``fetch(start, stop)`` giving rows ``start`` to ``stop`` (blocking, in
     a thread worker of ``node``; None: they are gone, nothing is said); ``arrived()`` is
-    called on the event loop when a page comes. ``first``: rows 0.. already here."""
+    called on the event loop when a page comes. ``first``: rows 0.. already here (however
+    many pages they are)."""
 
     def __init__(self, ctx: Console, node: DOMNode, count: int,
                  fetch: Callable[[int, int], Sequence[T] | None], arrived: Callable[[], object],
@@ -46,8 +47,10 @@ class Pages(Generic[T]):
         self._pages: OrderedDict[int, Sequence[T]] = OrderedDict()
         self._asked: set[int] = set()
         self.failed = False  # a fetch failed (said once): no more are asked
-        if first:
-            self._pages[0] = list(first[:size])
+        for n, at in enumerate(range(0, min(len(first), count), size)):
+            page = list(first[at:at + size])
+            if len(page) == size or at + len(page) == count:  # (a part of one is asked for)
+                self._pages[n] = page  # all kept until others come
 
     def get(self, i: int) -> T | None:
         """Row ``i``, or None while its page is being fetched (asked for now)."""

@@ -120,8 +120,9 @@ async def test_the_plan_holds_its_rows_as_plain_values_not_rich_texts(make_app, 
         await pilot.press("enter")
         await wait_for(app, pilot, lambda: screen.plan is not None)
         await settle(app, pilot)
-        assert len(plan_rows(screen)) == len(screen.rows) == 240
-        assert all(type(v) in (str, int, bool) for row in screen.rows for v in row)
+        assert len(plan_rows(screen)) == screen.pages.count == screen.pages.held == 240
+        assert all(type(v) in (str, int, bool) for i in range(240)
+                   for v in screen.pages.get(i))
         assert _live_texts() - before < 60, "Rich texts kept per row"
         assert plan_rows(screen)[0][5].startswith("would fail now: MQRC_Q_FULL")
 
@@ -414,7 +415,7 @@ async def test_f_puts_the_cursor_back_in_the_rules_field(make_app, rules_dir):
 def test_what_would_fail_comes_first_in_the_outcome_column() -> None:
     """At 80 columns the OUTCOME column is cut at the screen's edge: its first words say
     what would fail (issue 24: the dead-letter plan hid 'would fail now')."""
-    from mqconsole.tui.screens.dlq import first_the_failure
+    from mqconsole.ops.dlq.handler import first_the_failure
 
     said = first_the_failure("would retry to APP.PAYMENTS (header removed) — would fail now: "
                              "MQRC_Q_FULL")
@@ -599,3 +600,35 @@ async def test_a_plans_progress_after_the_screen_has_gone_is_dropped(make_app, r
         await settle(app, pilot)
         assert app.is_running and app.return_code is None
         assert not isinstance(app.screen, DlqHandlerScreen)
+
+
+async def test_a_plan_past_its_first_rows_pages_them_as_they_come_into_view(
+        make_app, rules_dir, monkeypatch):
+    """Issue 23 item 3: the console holds a plan's first rows and a few pages; the others stay
+    with the runner (the handler's process by default) and are asked for as they come into
+    view: scrolling shows the same rows, the line under the table follows."""
+    import mqconsole.ops.dlq.rows as rows_mod
+    from mqconsole.tui.screens.dlq import row_cells
+
+    monkeypatch.setattr(rows_mod, "FIRST", 30)
+    app = make_app()
+    async with app.run_test(size=(120, 34)) as pilot:
+        screen = await open_handler(app, pilot, "small.rules")
+        await wait_for(app, pilot, lambda: screen.plan is not None)
+        listed = screen.plan.extra["listed"]
+        assert listed.count == 240 and len(listed.first) == 30
+        assert "messages" not in screen.plan.extra
+        whole = screen.runner.rows(listed.token, 0, listed.count)  # what the runner keeps
+        table = screen.query_one("#d-plan", RowList)
+
+        def drawn(i: int) -> list[str]:
+            return [c.plain for c in row_cells(whole[i], i)]
+
+        assert table.cells(0) == drawn(0)
+        for target in (239, 100, 31, 5):
+            table.move_cursor(target)
+            await wait_for(app, pilot, lambda t=target: table.cells(t) != ["…"])
+            assert table.cells(target) == drawn(target)
+            await wait_for(app, pilot, lambda t=target: str(
+                screen.query_one("#d-row", Static).content).startswith(f"#{t + 1} …"))
+        assert screen.pages.held <= 240

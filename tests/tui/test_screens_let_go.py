@@ -68,7 +68,8 @@ async def test_the_handlers_plan_and_run_hold_a_page_and_let_go(make_app, qm, tm
         await pilot.press("enter")
         await wait_for(app, pilot, lambda: screen.plan is not None)
         plan = screen.plan
-        assert len(plan.extra["messages"]) == PAGE  # listed: a page
+        assert plan.extra["listed"].count == PAGE  # listed: a page, kept by the runner
+        assert "messages" not in plan.extra
         assert plan.extra["message_count"] == total  # counted: all
         assert sum(plan.extra["outcome_counts"].values()) == total
         report = screen.op.spec.report
@@ -81,7 +82,7 @@ async def test_the_handlers_plan_and_run_hold_a_page_and_let_go(make_app, qm, tm
         await pilot.press("enter")
         await wait_for(app, pilot, lambda: app.screen is screen and screen.outcome is not None)
         ran = screen.outcome
-        assert len(ran.extra["messages"]) == PAGE
+        assert ran.extra["listed"].count == PAGE and "messages" not in ran.extra
         assert sum(ran.extra["outcome_counts"].values()) == total
         refs = [weakref.ref(screen), weakref.ref(plan), weakref.ref(ran),
                 weakref.ref(report)]

@@ -22,8 +22,11 @@ They speak JSON, one object a line (the plumbing, shared with the replay's proce
   ended however it did) stops what runs at its next message (the open unit of work backed
   out, the journal's end record written) and ends the child.
 - child → console: ``{"id": N, "progress": [DONE, TOTAL, MATCHED]}``, then ``{"id": N,
-  "result": PICKLE}`` (the :class:`~mqconsole.ops.operation.Summary`) or ``{"id": N,
+  "result": PICKLE}`` (the :class:`~mqconsole.ops.operation.Summary` as the console holds
+  it: its listed messages kept here as rows, ``ops.dlq.rows.present``) or ``{"id": N,
   "error": {...}}`` (what the console says as it says the same error in process).
+- job ``"rows"`` of ``(token, start, stop)``: those rows of the latest plan or run (None:
+  a newer one replaced them), asked as they come into view.
 
 A child killed mid-run leaves each message once: what its committed units moved is moved
 (and journaled), its open unit is backed out — by SQLite for the embedded queue manager
@@ -49,6 +52,7 @@ from mqconsole.ops.child import (
 )
 from mqconsole.ops.child import decode as _decode  # noqa: F401  (tests)
 from mqconsole.ops.child import encode as _encode  # noqa: F401  (tests)
+from mqconsole.ops.dlq.rows import HeldRows, Row, present
 
 if TYPE_CHECKING:
     from mqconsole.backends.spec import BackendSpec
@@ -71,7 +75,9 @@ class Connections(Protocol):
 
 class HandlerRunner(Protocol):
     """Plans and runs the handler screen's pass (the calls block: the screen makes them in
-    a thread worker); an error raised is said as the same error in process is."""
+    a thread worker); an error raised is said as the same error in process is. The summary
+    lists its messages as ``extra["listed"]`` (``ops.dlq.rows.Listed``), the rows kept by
+    the runner: :meth:`rows` gives them (None: a newer plan or run replaced them)."""
 
     def plan(self, op: Operation, conns: Connections, progress: Progress,
              cancel: threading.Event) -> Summary: ...
@@ -79,18 +85,24 @@ class HandlerRunner(Protocol):
     def run(self, op: Operation, conns: Connections, progress: Progress,
             cancel: threading.Event) -> Summary: ...
 
+    def rows(self, token: int, start: int, stop: int) -> list[Row] | None: ...
+
     def close(self) -> None: ...
 
 
 class InProcess:
-    """The pass in this process, on a connection of its own (as every console operation)."""
+    """The pass in this process, on a connection of its own (as every console operation);
+    its listed messages kept here as rows."""
+
+    def __init__(self) -> None:
+        self.held = HeldRows()
 
     def plan(self, op: Operation, conns: Connections, progress: Progress,
              cancel: threading.Event) -> Summary:
         qm = conns.new()
         try:
             op.validate(qm)
-            return op.preview(qm, progress=progress, cancel=cancel)
+            return present(op.preview(qm, progress=progress, cancel=cancel), self.held)
         finally:
             conns.release(qm)
 
@@ -98,9 +110,12 @@ class InProcess:
             cancel: threading.Event) -> Summary:
         qm = conns.new()
         try:
-            return op.run(qm, progress=progress, cancel=cancel)
+            return present(op.run(qm, progress=progress, cancel=cancel), self.held)
         finally:
             conns.release(qm)
+
+    def rows(self, token: int, start: int, stop: int) -> list[Row] | None:
+        return self.held.rows(token, start, stop)
 
     def close(self) -> None:
         """Nothing to let go."""
@@ -174,6 +189,7 @@ class HandlerChild:
         self.channel = ch.Channel(command if command is not None else child_command(),
                                   name="handler-child")
         self._here = InProcess()
+        self._in_child = False  # the latest plan or run was the child's (its rows there)
 
     @property
     def process(self) -> Any:
@@ -183,6 +199,7 @@ class HandlerChild:
     def plan(self, op: Operation, conns: Connections, progress: Progress,
              cancel: threading.Event) -> Summary:
         spec = self._spec(conns)
+        self._in_child = spec is not None
         if spec is None:
             return self._here.plan(op, conns, progress, cancel)
         summary: Summary = self._call("plan", op, Request.of(op, spec), progress, cancel)
@@ -195,9 +212,22 @@ class HandlerChild:
     def run(self, op: Operation, conns: Connections, progress: Progress,
             cancel: threading.Event) -> Summary:
         spec = self._spec(conns)
+        self._in_child = spec is not None
         if spec is None:
             return self._here.run(op, conns, progress, cancel)
         return self._call("run", op, Request.of(op, spec), progress, cancel)
+
+    def rows(self, token: int, start: int, stop: int) -> list[Row] | None:
+        if not self._in_child:
+            return self._here.rows(token, start, stop)
+
+        def ended(how: str) -> str:
+            return f"the dead-letter handler's process ended {how}: plan again to list"
+
+        out: list[Row] | None = self.channel.call(
+            "rows", (token, start, stop), lambda _fields: None, threading.Event(),
+            ended=ended, error=error_of, start=False)
+        return out
 
     @staticmethod
     def _spec(conns: Connections) -> BackendSpec | None:
@@ -243,15 +273,28 @@ class Child(ch.Child):
 
     name = "handler child"
 
-    def prepare(self, request: Request) -> Operation:
-        return request.operation()
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.held = HeldRows()
 
-    def stopping(self, op: Operation, stopped_by: str) -> None:
-        op.face_details.setdefault("stopped_by", stopped_by)  # the end record says
+    def prepare(self, request: Any) -> Operation | None:
+        return request.operation() if isinstance(request, Request) else None
+
+    def stopping(self, op: Operation | None, stopped_by: str) -> None:
+        if op is not None:
+            op.face_details.setdefault("stopped_by", stopped_by)  # the end record says
+
+    def do(self, what: str, op: Operation | None, request: Any, progress: Progress,
+           cancel: threading.Event) -> Any:
+        if what == "rows":
+            token, start, stop = request
+            return self.held.rows(token, start, stop)
+        assert op is not None
+        return present(self.pass_of(what, op, request, progress, cancel), self.held)
 
     @staticmethod
-    def do(what: str, op: Operation, request: Request,
-           progress: Progress, cancel: threading.Event) -> Summary:
+    def pass_of(what: str, op: Operation, request: Request,
+                progress: Progress, cancel: threading.Event) -> Summary:
         from mqconsole.backends.open import open_backend
 
         progress.wants_matched = True  # type: ignore[attr-defined]  # (Control.report)

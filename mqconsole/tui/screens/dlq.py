@@ -10,7 +10,9 @@ counts the command line keeps too) and what would happen; each rule's line says 
 messages it would take. ``ctrl+o`` runs that pass after a confirmation, with progress and
 ``escape`` to stop (the open unit of work is backed out), then shows the summary, each
 message's outcome and each rule's counts. ``r`` reads the file and plans again. The messages
-(the first :data:`MAX_ROWS`) are held as plain rows and drawn as they come into view
+(the first :data:`MAX_ROWS`) are kept as plain rows where the plan or run was made
+(``ops.dlq.rows``): the screen holds the first few hundred and a few pages more
+(``tui.pages``), asks for the others as they come into view and draws them then
 (:class:`~mqconsole.tui.widgets.rowlist.RowList`).
 
 Typing in the Rules or Queue field plans too, once the typing pauses (``PLAN_DELAY``): one
@@ -40,11 +42,12 @@ from textual.containers import Horizontal, ScrollableContainer
 from textual.suggester import SuggestFromList
 from textual.widgets import Input, Label, Static
 
-from mqconsole.ops.dlq.handler import first_the_failure
+from mqconsole.ops.dlq.rows import Listed, Row
 from mqconsole.ops.words import counted
 from mqconsole.tui import keys as K
 from mqconsole.tui.context import ConsoleContext
 from mqconsole.tui.flow import Reported, in_thread, start
+from mqconsole.tui.pages import Pages
 from mqconsole.tui.requests import QueueChanged, QueuesChanged
 from mqconsole.tui.safe import clean, txt
 from mqconsole.tui.screens.base import ConsoleScreen
@@ -74,57 +77,15 @@ def _short(outcome: str) -> str:
     return what.split(" to ")[0].split(" as ")[0]
 
 
-def outcome_text(m: dict[str, Any]) -> str:
-    """A message's outcome as the table says it: what would fail first, then its reason
-    when the outcome does not name it."""
-    return first_the_failure(m["outcome"]) + (
-        f" ({m['reason']})" if m.get("reason") and m["reason"] not in m["outcome"] else "")
-
-
-def format_cell(m: dict[str, Any]) -> str:
-    """The format FORMAT rules matched, and the dead-letter header's in brackets when it
-    differs (an RFH2 of message properties between them: ``MQSTR (MQHRF2)``)."""
-    data, header = m.get("format") or "", m.get("header_format") or ""
-    if not data and not header:
-        return "-"
-    return data if header in ("", data) else f"{data} ({header})"
-
-
-#: a listed message as the table draws it, plain values made safe once: MSGID's last 8,
-#: RULE, ACTION, ATT, FORMAT, OUTCOME (:func:`outcome_text`) and whether it failed or would
-#: fail. The rows are drawn as they come into view (``RowList``): 5,000 rows of Rich texts in
-#: a DataTable were 13 MB of a plan's 23 MB of objects, kept by Python's arenas once freed.
-Row = tuple[str, str, str, int, str, str, bool]
-
-
-def is_bad(outcome: str) -> bool:
-    """The message failed, or would fail (first or after its action)."""
-    return outcome.startswith(("failed", "would fail")) or " — would fail" in outcome
-
-
-def plan_rows(messages: list[dict[str, Any]]) -> list[Row]:
-    """The rows of the listed messages; the texts many rows share are held once."""
-    shared: dict[str, str] = {}
-
-    def one(text: str) -> str:
-        return shared.setdefault(text, text)
-
-    return [(clean(str(m["msg_id"]))[-8:], one(str(m["rule"] or "-")),
-             one(clean(m["action"] or "-")), int(m["attempts"] or 0),
-             one(clean(format_cell(m))), one(clean(outcome_text(m))), is_bad(m["outcome"]))
-            for m in messages]
-
-
-def row_cells(rows: list[Row]) -> Callable[[int], list[Text]]:
-    """Row ``i``'s cells, made when it is drawn (never kept)."""
-
-    def cells(i: int) -> list[Text]:
-        tail, rule, action, attempts, fmt, outcome, bad = rows[i]
-        return [Text(tail), Text(rule), Text(action),
-                Text(str(attempts), style="yellow" if attempts else ""), Text(fmt),
-                Text(outcome, style="red" if bad else "")]
-
-    return cells
+def row_cells(row: Row | None, i: int) -> list[Text]:
+    """Row ``i``'s cells, made safe when it is drawn (never kept); None: its page is on its
+    way."""
+    if row is None:
+        return [Text("…", "dim")]
+    msg_id, rule, action, attempts, fmt, outcome, bad = row
+    return [Text(clean(msg_id)[-8:]), Text(clean(rule)), Text(clean(action)),
+            Text(str(attempts), style="yellow" if attempts else ""), Text(clean(fmt)),
+            Text(clean(outcome), style="red" if bad else "")]
 
 
 def rules_text(text: str, problems: list[Problem], notes: dict[int, str] | None = None
@@ -165,6 +126,12 @@ def outcome_counts(summary: Summary) -> Counter[str]:
     if counts is not None:
         return Counter(counts)
     return Counter(m["outcome"] for m in summary.extra.get("messages", []))
+
+
+def listed_of(summary: Summary) -> Listed:
+    """The plan's or run's listed messages as the runner keeps them (``ops.dlq.rows``)."""
+    listed = summary.extra.get("listed")
+    return listed if isinstance(listed, Listed) else Listed(0, (), (), 0)
 
 
 def short_counts(summary: Summary, failing: int) -> Counter[str]:
@@ -208,7 +175,7 @@ class DlqHandlerScreen(ConsoleScreen):
         self._typed: Timer | None = None  # the plan a pause in typing starts
         self._planned: tuple[str, str] | None = None  # (rules, queue) of the last plan
         self.shown: Summary | None = None  # the plan or run the table lists
-        self.rows: list[Row] = []  # its listed messages as the table draws them
+        self.pages: Pages[Row] | None = None  # its listed messages here (a few pages)
         self.plan_delay = PLAN_DELAY
         self._runner: HandlerRunner | None = None
 
@@ -256,11 +223,12 @@ class DlqHandlerScreen(ConsoleScreen):
     def _row_under_cursor(self, row: int) -> None:
         """The highlighted message's outcome whole, under the table (its cell may end at
         the screen's edge)."""
-        if not 0 <= row < len(self.rows):
+        found = self.pages.get(row) if self.pages is not None else None
+        if found is None:  # none, or its page is on its way (drawn again when it comes)
             return
-        tail, _rule, _action, _attempts, _fmt, outcome, bad = self.rows[row]
-        line = Text(f"#{row + 1} …{tail}: ", "bold")
-        line.append(outcome, "red" if bad else "")
+        msg_id, _rule, _action, _attempts, _fmt, outcome, bad = found
+        line = Text(f"#{row + 1} …{clean(msg_id)[-8:]}: ", "bold")
+        line.append(clean(outcome), "red" if bad else "")
         self.query_one("#d-row", Static).update(line)
 
     def action_focus_rules(self) -> None:
@@ -314,8 +282,8 @@ class DlqHandlerScreen(ConsoleScreen):
         path, self.queue = self._fields()
         self._planned = (path, self.queue)
         self.op = self.plan = None
-        self.rows = []
-        self.query_one("#d-plan", RowList).show(0, row_cells(self.rows))
+        self.pages = None
+        self.query_one("#d-plan", RowList).show(0, lambda i: [])
         if not path:
             self._status("Give a rules file (a runmqdlq rules table).")
             return
@@ -408,13 +376,21 @@ class DlqHandlerScreen(ConsoleScreen):
 
     # -- showing a plan or a run ---------------------------------------------------------
     def _show(self, summary: Summary) -> None:
-        messages: list[dict[str, Any]] = summary.extra.get("messages", [])
+        listed = listed_of(summary)
         table = self.query_one("#d-plan", RowList)
         self.shown = summary
-        self.rows = rows = plan_rows(messages[:MAX_ROWS])
+        runner = self.runner
+
+        def arrived() -> None:
+            table.refresh()
+            self._row_under_cursor(table.cursor)
+
+        self.pages = pages = Pages(self.ctx, self, listed.count,
+                                   lambda start, stop: runner.rows(listed.token, start, stop),
+                                   arrived, first=listed.first, what="dead-letter handler rows")
         self.query_one("#d-row", Static).update(Text(""))
-        self._columns(sorted({r[4] for r in rows}) or ["MQSTR"])
-        table.show(len(rows), row_cells(rows))
+        self._columns([clean(f) for f in listed.formats] or ["MQSTR"])
+        table.show(listed.count, lambda i: row_cells(pages.get(i), i))
         self._row_under_cursor(0)
         by_rule = {r["rule"]: r for r in summary.extra.get("rules", [])}
         notes: dict[int, str] = {}
@@ -429,7 +405,7 @@ class DlqHandlerScreen(ConsoleScreen):
         self._show_file(notes)
         failing = summary.result.would_fail() if summary.dry_run else 0
         counts = short_counts(summary, failing)
-        total = int(summary.extra.get("message_count", len(messages)))
+        total = int(summary.extra.get("message_count", listed.count))
         parts = ", ".join(f"{n:,} {what}" for what, n in counts.most_common())
         queue = clean(summary.extra.get("queue") or self.queue)
         line = Text()
@@ -455,7 +431,7 @@ class DlqHandlerScreen(ConsoleScreen):
             line.append(f" · the first {MAX_ROWS:,} of {total:,} listed "
                         "(dlq-handler --dry-run lists all)", "dim")
         self._status(line)
-        if messages:
+        if listed.count:
             table.focus()
 
     # -- running ----------------------------------------------------------------------------
@@ -537,6 +513,7 @@ class DlqHandlerScreen(ConsoleScreen):
 
     def on_unmount(self) -> None:
         self._planning.set()
+        self.pages = None
         if self._runner is not None:  # its process ends: what it held goes with it
             self._runner.close()
             self._runner = None
