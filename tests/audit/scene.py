@@ -41,14 +41,15 @@ UNKNOWN_REASON = 4321
 
 
 def run_mqconsole(*args: str, home: Path, env: dict | None = None, timeout: int = 900,
-                  wrap: list[str] | None = None) -> subprocess.CompletedProcess:
+                  wrap: list[str] | None = None,
+                  cwd: Path | None = None) -> subprocess.CompletedProcess:
     """A real ``mqconsole`` process of this venv, with its own MQCONSOLE_HOME (``wrap``: the
-    command it runs under, e.g. ``unshare``)."""
+    command it runs under, e.g. ``unshare``; ``cwd``: its working folder)."""
     full = {k: v for k, v in os.environ.items() if not k.startswith("MQCONSOLE_")}
     full["MQCONSOLE_HOME"] = str(home)
     full.update(env or {})
     return subprocess.run([*(wrap or []), str(Path(sys.executable).parent / "mqconsole"), *args],
-                          capture_output=True, text=True, env=full, timeout=timeout)
+                          capture_output=True, text=True, env=full, timeout=timeout, cwd=cwd)
 
 
 @dataclass

@@ -1,9 +1,10 @@
 """``mqconsole audit export`` as operators run it: a real process, a real Spark.
 
-One export of the scene, as the executable (its own Spark: the state folder's log, nothing of
-the JVM's on the terminal), (tests/audit/scene.py: the demo queues, headers that do not parse,
+One export of the scene (tests/audit/scene.py: the demo queues, headers that do not parse,
 an unknown reason, MsgIds repeated across queues and files, a dmpmqmsg file and an amqsbcg
-listing) with a site plugin's audit column, checked against plain Python; one CSV export;
+listing) with a site plugin's audit column, as the executable (its own Spark: the state
+folder's log, nothing of the JVM's on the terminal) under umask 022, checked against plain
+Python and for private files (with a report and a query after it); one CSV export;
 and every refusal, which happens before Spark starts. The report of the export and the CSV
 export run in process on the test process's SparkSession (the ``spark`` fixture; tests/cli's
 ``run_cli``).
@@ -43,7 +44,9 @@ def scene(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def exported(scene, tmp_path_factory):
-    """One export of every scene queue and file, with the json_field example plugin."""
+    """One export of every scene queue and file, with the json_field example plugin: the
+executable (its own Spark, its log and settings under its home) under umask 022, in an
+empty working folder (``home.parent / "cwd"``)."""
     base = tmp_path_factory.mktemp("export")
     plugin = base / "site" / "json_field"
     shutil.copytree(REPO / "plugins" / "json_field", plugin,
@@ -53,9 +56,14 @@ def exported(scene, tmp_path_factory):
     cfg.write_text(f"plugins:\n  paths: [{plugin}]\n"  # its settings reach the executors
                    "  settings:\n    json_field:\n      fields: [currency]\n")
     out = base / "snap"
-    r = run("--config", str(cfg), "--embedded", str(scene.qm_path), "audit", "export",
-            "--out", str(out), "--queues", QUEUES, *map(str, scene.files), "--json",
-            home=base / "home")
+    (base / "cwd").mkdir()  # its working folder, empty: it must stay so (file-modes test)
+    umask = os.umask(0o022)  # the usual one: what it is given, not what it uses
+    try:
+        r = run("--config", str(cfg), "--embedded", str(scene.qm_path), "audit", "export",
+                "--out", str(out), "--queues", QUEUES, *map(str, scene.files), "--json",
+                home=base / "home", cwd=base / "cwd")
+    finally:
+        os.umask(umask)
     return r, out, base / "home"
 
 
@@ -126,6 +134,33 @@ def test_export_folder_manifest_and_permissions(exported, scene) -> None:
     for noise in ("WARN", "Exception", "log4j", "at org.", "Traceback"):
         assert noise not in r.stderr
     assert (home / "state" / "spark" / "spark.log").exists()
+
+
+def test_every_file_the_audit_commands_create_is_0600_in_0700_folders(exported, tmp_path,
+                                                                     monkeypatch, spark):
+    """Everything mqconsole creates is private (tests/cli/test_file_modes.py, issue 24 item
+    8, issue 28 item 14): the export above, then the report and sql in process on the test
+    process's Spark, all under umask 022 in one empty working folder: every file and folder
+    under the home and the outputs is 0600 / 0700, and nothing is left in that folder."""
+    from tests.cli.test_file_modes import everything, not_private
+
+    r, snap, home = exported
+    assert r.returncode == 0, r.stderr
+    cwd, out = home.parent / "cwd", tmp_path / "out"
+    out.mkdir()
+    monkeypatch.chdir(cwd)
+    umask = os.umask(0o022)
+    try:
+        for args in (["audit", "report", "--in", str(snap), "--html", str(out / "r.html")],
+                     ["audit", "sql", "--in", str(snap), "SELECT queue, count(*) FROM "
+                      "messages GROUP BY queue", "--out", str(out / "counts")]):
+            done = run_cli(*args, "--master", "local[2]", home=home)
+            assert done.code == 0, (args, done.err)
+    finally:
+        os.umask(umask)
+    assert (home / "state" / "spark").is_dir()  # the export's JVM's log and its settings
+    assert not_private(home, snap, out) == [], everything(home, snap, out)
+    assert list(cwd.iterdir()) == []
 
 
 def test_csv_export_with_payload_of_two_queue_managers(scene, tmp_path, spark) -> None:
