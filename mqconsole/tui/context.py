@@ -20,7 +20,7 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from functools import partial
+from functools import cache, partial
 from pathlib import Path, PurePath
 from typing import TYPE_CHECKING, Any
 
@@ -373,7 +373,10 @@ class ConsoleContext:
             "mqconsole.tui.screens.replay")
 
 
+@cache
 def _module_exists(name: str) -> bool:
+    """Whether ``name`` can be imported (asked once a process: the queue screen's footer
+    asks for the doctor and the replay on every key, each a search of the import path)."""
     try:
         return importlib.util.find_spec(name) is not None
     except (ImportError, ValueError):

@@ -74,3 +74,28 @@ async def test_the_same_keys_keep_their_widgets_and_a_change_is_shown() -> None:
         await pilot.pause()
         await pilot.pause()
         assert any(k.key == "z" for k in _keys(app)), [k.key for k in _keys(app)]
+
+
+async def test_a_key_is_styled_at_its_mount_only(monkeypatch) -> None:
+    """Textual's key is compact by default, then bound to the footer's (not compact): it
+    was styled again for each, twice a key on every remake. Given its look before its
+    mount, a key is styled once, and looks as the footer says."""
+    restyled: list[str] = []
+    update_styles = App.update_styles
+
+    def counting(self: App[None], node, animate: bool = True) -> None:
+        restyled.append(type(node).__name__)
+        update_styles(self, node, animate)
+
+    monkeypatch.setattr(App, "update_styles", counting)
+    app = _App()
+    async with app.run_test(size=(100, 10)) as pilot:
+        app.set_focus(app.query_one("#one"))
+        await pilot.pause()
+        await pilot.pause()
+        app.set_focus(app.query_one("#three"))  # another key: the footer made again
+        await pilot.pause()
+        await pilot.pause()
+        assert [d for d, _ in _shown(app)] == ["Other", "Quit", "Mute"], _shown(app)
+        assert all(not k.compact and not k.has_class("-compact") for k in _keys(app))
+    assert "FooterKey" not in restyled, restyled
