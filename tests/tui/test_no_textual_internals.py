@@ -57,10 +57,17 @@ def _files() -> list[Path]:
     return sorted(p for p in MQCONSOLE.rglob("*.py"))
 
 
+@cache
+def _nodes(file: Path) -> tuple[ast.AST, ...]:
+    """Every node of ``file``'s syntax tree: each file of mqconsole parsed once for the
+    three tests (a parse of the package is a second of CPU)."""
+    return tuple(ast.walk(ast.parse(file.read_text(encoding="utf-8"))))
+
+
 def test_no_textual_private_module_is_imported() -> None:
     found = []
     for file in _files():
-        for node in ast.walk(ast.parse(file.read_text(encoding="utf-8"))):
+        for node in _nodes(file):
             if isinstance(node, ast.ImportFrom) and node.module:
                 parts = node.module.split(".")
                 if parts[0] == "textual" and (any(p.startswith("_") for p in parts)
@@ -79,7 +86,7 @@ def _own_private_names() -> set[str]:
     """Private names mqconsole defines itself (its own attributes may be read anywhere)."""
     own: set[str] = set()
     for file in _files():
-        for node in ast.walk(ast.parse(file.read_text(encoding="utf-8"))):
+        for node in _nodes(file):
             if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) \
                     and _private(node.name):
                 own.add(node.name)
@@ -143,7 +150,7 @@ def test_no_private_attribute_of_textual_is_read() -> None:
     theirs = _textual_private_names() - _own_private_names()
     found = []
     for file in _files():
-        for node in ast.walk(ast.parse(file.read_text(encoding="utf-8"))):
+        for node in _nodes(file):
             if not isinstance(node, ast.Attribute) or node.attr not in theirs:
                 continue
             if isinstance(node.value, ast.Name) and node.value.id in NOT_TEXTUAL:
