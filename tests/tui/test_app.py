@@ -121,6 +121,20 @@ async def test_themes_from_yaml_and_a_broken_file_falls_back(make_app, tmp_path)
         assert app.theme == "mqconsole-dark"  # the default, not a crash
 
 
+def test_a_theme_file_that_is_not_yaml_is_named_with_its_line(tmp_path):
+    """Theme files are read through libyaml where PyYAML has it; one it refuses is read
+    again by PyYAML's own parser: the same words as before, file and line."""
+    import pytest
+
+    from mqconsole.tui.themes import ThemeFileError, load_theme_file
+
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("name: bad\n  primary: [\n")
+    with pytest.raises(ThemeFileError) as caught:
+        load_theme_file(bad)
+    assert str(caught.value) == f"{bad} line 2: mapping values are not allowed here"
+
+
 async def test_profile_theme_wins_and_no_color_is_respected(make_app, monkeypatch):
     monkeypatch.setenv("NO_COLOR", "1")
     app = make_app(theme="mqconsole-light")
