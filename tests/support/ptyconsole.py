@@ -50,14 +50,20 @@ class Console:
                     return
                 self.out.extend(data)
 
-    def text(self) -> str:
-        return re.sub(rb"\x1b\[[0-9;?]*[A-Za-z]", b"", bytes(self.out)).decode("utf-8",
-                                                                               "replace")
+    def text(self, since: int = 0) -> str:
+        """What was drawn (from byte ``since`` of the output: a :meth:`mark`)."""
+        return re.sub(rb"\x1b\[[0-9;?]*[A-Za-z]", b"", bytes(self.out[since:])).decode(
+            "utf-8", "replace")
 
-    def wait_for(self, words: str, seconds: float | None = None) -> None:
+    def mark(self) -> int:
+        """Where the output is now: ``wait_for(words, since=mark)`` waits for words drawn
+        after it (a screen shown again, whose words were drawn before too)."""
+        return len(self.out)
+
+    def wait_for(self, words: str, seconds: float | None = None, *, since: int = 0) -> None:
         """Wait until the screen shows ``words``; a failure ends with the screen's last text."""
         end = time.monotonic() + (self.wait if seconds is None else seconds)
-        while words not in (tail := self.text()[-20000:]):
+        while words not in (tail := self.text(since)[-20000:]):
             assert time.monotonic() < end, (f"the console never showed {words!r}: "
                                             f"...{tail[-1500:]!r}")
             self.pump(0.2)
