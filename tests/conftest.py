@@ -26,12 +26,15 @@ collector.collect_less()  # the cyclic GC less often (tests/support/collector.py
 jvms.quick_start()  # the JVMs the tests start compile less (tests/support/jvms.py)
 
 
-def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+@pytest.hookimpl(wrapper=True)
+def pytest_collection_modifyitems(config: pytest.Config,
+                                  items: list[pytest.Item]) -> Iterator[None]:
     """Every test's tiers (spark, cluster, subprocess, pty, mqi, slow) as markers, from its
-    folder, module and fixtures, and the heaviest modules first, shared out among the xdist
-    workers under worksteal (every worker collects, and orders alike): see
-    tests/support/tiers.py."""
+    folder, module and fixtures (before ``-m`` selects by them), and then, of the tests
+    selected, the heaviest modules first, shared out among the xdist workers under
+    worksteal (every worker collects, and orders alike): see tests/support/tiers.py."""
     tiers.mark(items)
+    yield
     tiers.heaviest_first(items, tiers.worksteal_workers(config))
 
 

@@ -70,3 +70,16 @@ def test_one_worker_keeps_the_heaviest_first_order() -> None:
     items = [Item(a, "light"), Item(b, "spark", ("spark",))]
     tiers.heaviest_first(items, workers=1)  # type: ignore[arg-type]
     assert [i.name for i in items] == ["spark", "light"]
+
+
+def test_heavy_modules_that_overflow_a_share_fill_the_other_after_its_own() -> None:
+    """Every test heavy (``-m spark``): a share holds what fits of its own modules (whole);
+    a module that does not fit fills another share after that one's own."""
+    cl, x, y, z = (Path(f"tests/test_{n}.py") for n in ("cl", "x", "y", "z"))
+    items = [Item(cl, f"cl{n}", ("cluster", "spark")) for n in range(2)]
+    for path in (x, y, z):
+        items += [Item(path, f"{path.stem[5:]}{n}", ("spark",)) for n in range(2)]
+    # weights: cl 120 (the first share); x, y, z 10 each: all three to the second share,
+    # which holds 4 of the 8 tests: z goes on to the first share, after cl
+    tiers.heaviest_first(items, workers=2)  # type: ignore[arg-type]
+    assert [i.name for i in items] == ["cl0", "cl1", "z0", "z1", "x0", "x1", "y0", "y1"]

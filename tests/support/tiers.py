@@ -162,7 +162,9 @@ def spread(items: list[pytest.Item], workers: int, module_rank: dict[str, int]) 
     which hands worker i the next ``len(left) // (workers - i)`` items: worker i's share
     starts with its heavy modules (each whole), the rest of it the light tests in order.
     The cluster modules all go to the first worker (one cluster and Connect server per
-    process); every other heavy module, the longest first, to the least loaded worker."""
+    process); every other heavy module, the longest first, to the least loaded worker. A
+    heavy module that does not fit its worker's share (when nearly every selected test is
+    heavy: ``-m spark``) fills another's after that one's own, before the light tests."""
     modules: dict[str, list[pytest.Item]] = {}
     for item in items:
         modules.setdefault(str(item.path), []).append(item)
@@ -183,17 +185,25 @@ def spread(items: list[pytest.Item], workers: int, module_rank: dict[str, int]) 
         least = load.index(min(load))
         shares[least].append(key)
         load[least] += weight(key)
+    sizes, left = [], len(items)
+    for i in range(workers):  # worksteal's first distribution
+        sizes.append(left // (workers - i))
+        left -= sizes[i]
+    chunks: list[list[pytest.Item]] = []
+    spill: list[pytest.Item] = []  # heavy modules that do not fit their worker's share
+    for size, share in zip(sizes, shares, strict=True):
+        chunk: list[pytest.Item] = []
+        for key in sorted(share, key=lambda k: (module_rank[k], -weight(k))):
+            fits = not chunk or len(chunk) + len(modules[key]) <= size
+            (chunk if fits else spill).extend(modules[key])
+        chunks.append(chunk)
+    pool = spill + light  # the rest fill each share up to its size, in this order
     order: list[pytest.Item] = []
-    left = len(items)
-    for i, share in enumerate(shares):
-        size = left // (workers - i)
-        left -= size
-        mine = [item for key in sorted(share, key=lambda k: (module_rank[k], -weight(k)))
-                for item in modules[key]]
-        fill = max(0, size - len(mine))
-        order += mine + light[:fill]
-        del light[:fill]
-    items[:] = order + light
+    for size, chunk in zip(sizes, chunks, strict=True):
+        fill = max(0, size - len(chunk))
+        order += chunk + pool[:fill]
+        del pool[:fill]
+    items[:] = order + pool
 
 
 def excludes_processes(config: pytest.Config) -> bool:
