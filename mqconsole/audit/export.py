@@ -524,12 +524,14 @@ def run_export(spark: SparkSession, plan: ExportPlan, *,
         if request.format == "parquet" and store.exists(data):
             _compact(spark, store, data, plan, keep)
         heard = len(plan.notes)
-        files = _count(spark, plan, data, sources)
+        # the rows of every file, and (Parquet) the report's aggregates from the same
+        # files, in one pass of the lists: written under the staged folder
+        files, summary = _count(spark, plan, data, sources, staged)
         for said in plan.notes[heard:]:  # a queue whose stretches changed while read
             tell(said)
         writes: list[Op] = []  # the commit's files, written in this order
-        if request.format == "parquet" and files:  # the report's aggregates, from the commit
-            writes.append(_summarize(spark, staged, data, files))
+        if summary is not None and files:  # the aggregates' summary.json, tied to the commit
+            writes.append(summary)
         _depths_at_end(plan)
         for said in _changes(plan):
             plan.notes.append(said)
@@ -703,36 +705,31 @@ def _compact(spark: SparkSession, store: Store, data: str, plan: ExportPlan,
     compact(spark, store, data, spark_ddl(columns), target, [c.name for c in columns], keep)
 
 
-def _summarize(spark: SparkSession, staged: str, data: str, files: list[dict[str, Any]]
-               ) -> Op:
-    """The stored aggregates, computed by Spark from the files just committed (not from
-    what the readers yielded: a retried or speculative task cannot count twice) and tied
-    to them (``files_digest``); their ``summary.json``, written by the commit."""
-    from .summary import SUMMARY_DIR, SUMMARY_FILE, files_digest, store_aggregates
-
-    frame = (spark.read.option("basePath", data)
-             .parquet(*[join(data, f["path"]) for f in files]))
-    info = store_aggregates(frame, join(staged, SUMMARY_DIR))
-    info["files_digest"] = files_digest(files)
-    return op("write_new", uri=join(staged, SUMMARY_DIR, SUMMARY_FILE), text=json.dumps(info))
-
-
-def _count(spark: SparkSession, plan: ExportPlan, data: str, sources: list[QueueSource]
-           ) -> list[dict[str, Any]]:
+def _count(spark: SparkSession, plan: ExportPlan, data: str, sources: list[QueueSource],
+           staged: str | None = None) -> tuple[list[dict[str, Any]], Op | None]:
     """Rows per source and per data file, counted by Spark from the written files (one
     pass, which also gives each queue's lowest and highest position); a queue read in
     stretches whose positions are not one browse's (a stretch that changed while it was
-    read) is noted. The data files, sorted by path."""
+    read) is noted. The data files, sorted by path, and for a Parquet snapshot (with
+    ``staged``) the writing of the stored aggregates' ``summary.json``: the aggregates are
+    computed by Spark from the same files (not from what the readers yielded: a retried or
+    speculative task cannot count twice), the lists in the count's own pass
+    (``summary.store_aggregates_by_file``), and tied to them (``files_digest``)."""
     from .errors import first_line
+    from .summary import SUMMARY_DIR, SUMMARY_FILE, files_digest, store_aggregates_by_file
 
-    reader = spark.read.option("header", "true") if plan.request.format == "csv" \
-        else spark.read
+    fmt = plan.request.format
+    reader = spark.read.option("header", "true") if fmt == "csv" else spark.read
+    info: dict[str, Any] | None = None
     try:
-        frame = reader.format(plan.request.format).load(data)
-        counted = (frame.selectExpr("input_file_name() AS file", "qmgr", "queue", "source",
-                                    "position")
-                   .groupBy("file", "qmgr", "queue", "source")
-                   .agg(*_count_aggregates(frame)).collect())
+        frame = reader.format(fmt).load(data)
+        if fmt == "parquet" and staged is not None:
+            info, counted = store_aggregates_by_file(frame, join(staged, SUMMARY_DIR))
+        else:
+            counted = [row.asDict() for row in frame.selectExpr(
+                "input_file_name() AS file", "qmgr", "queue", "source", "position")
+                .groupBy("file", "qmgr", "queue", "source")
+                .agg(*_count_aggregates(frame)).collect()]
     except Exception as e:
         if "UNABLE_TO_INFER_SCHEMA" in first_line(e) or "PATH_NOT_FOUND" in first_line(e):
             counted = []  # no rows, so no file
@@ -760,10 +757,15 @@ def _count(spark: SparkSession, plan: ExportPlan, data: str, sources: list[Queue
     for src in sources:
         if src.part is not None:
             stretches[(src.key, src.queue)] = stretches.get((src.key, src.queue), 0) + 1
-    if stretches and plan.request.format == "parquet":
+    if stretches and fmt == "parquet":
         plan.notes += _stretch_notes(frame, plan, stretches, bounds)
-    return sorted(({"path": p, "rows": n} for p, n in per_file.items()),
-                  key=lambda f: f["path"])
+    files: list[dict[str, Any]] = [{"path": p, "rows": per_file[p]} for p in sorted(per_file)]
+    summary = None
+    if info is not None and staged is not None:
+        info["files_digest"] = files_digest(files)
+        summary = op("write_new", uri=join(staged, SUMMARY_DIR, SUMMARY_FILE),
+                     text=json.dumps(info))
+    return files, summary
 
 
 def _count_aggregates(frame) -> list:

@@ -76,28 +76,44 @@ DUPLICATES_DDL = "msg_id string, n bigint, queues array<string>"
 """The stored duplicates' columns (``summary/duplicates``)."""
 
 
-def lists_sql(source: str, plugins: list[str], extra: dict[str, str] | None = None
-              ) -> tuple[str, dict[str, tuple[str, ...]]]:
+FILE_LIST = "file"
+"""The rollup's set of per-file counts (``lists_sql(by_file=True)``: the export's count of
+its committed files, never stored): ``_file``, qmgr, queue, ``_source``, with the lowest and
+highest ``position`` (``_lo``, ``_hi``)."""
+FILE_COLUMNS = ("_file", "_source", "_lo", "_hi")
+
+
+def lists_sql(source: str, plugins: list[str], extra: dict[str, str] | None = None,
+              by_file: bool = False) -> tuple[str, dict[str, tuple[str, ...]]]:
     """One GROUP BY of ``source`` on every key a list needs (``extra``: more keys, name →
     SQL, e.g. the report's age bucket), then one GROUPING SETS query over that small result
     giving every list; the SQL and the lists' keys (``dims``), in the order of
     ``grouping_id()``'s bits. Each row has the first and last arrival time (µs) of its
     messages: fixed-width values, so Spark aggregates in a hash map (the oldest message
     itself, a struct, made it sort every row by the keys); the messages that arrived then
-    are found by :func:`duplicates_and_extremes`."""
+    are found by :func:`duplicates_and_extremes`. ``by_file``: the same pass also counts
+    the rows of each data file (:data:`FILE_LIST`), so the export counts what it committed
+    and its lists in one read of the messages (it took two)."""
     dims = dict(DIMENSIONS)
     for name in extra or {}:
         dims[name] = (name,)
     for column in plugins:
         dims[f"plugin:{column}"] = (quote(column),)
+    if by_file:
+        dims[FILE_LIST] = ("_file", "qmgr", "queue", "_source")
     keys = ["dlh_reason IS NOT NULL AS has_dlh" if c == "has_dlh" else c
             for c in dict.fromkeys(c for keys in DIMENSIONS.values() for c in keys)]
     keys += [quote(c) for c in plugins]
     keys += [f"{sql} AS {name}" for name, sql in (extra or {}).items()]
+    more, outer = "", ""
+    if by_file:
+        keys += ["input_file_name() AS _file", "source AS _source"]
+        more = ", min(position) AS _lo, max(position) AS _hi"
+        outer = ", min(_lo) AS _lo, max(_hi) AS _hi"
     arrival = f"unix_micros({ARRIVAL_SQL})"
     compact = (f"SELECT {', '.join(keys)}, count(*) AS n, coalesce(sum(length), 0) AS bytes, "
                f"count_if({UNPARSED_SQL}) AS unparsed, min({arrival}) AS oldest, "
-               f"max({arrival}) AS youngest FROM {source} GROUP BY ALL")
+               f"max({arrival}) AS youngest{more} FROM {source} GROUP BY ALL")
     columns = list(dict.fromkeys(c for keys in dims.values() for c in keys))
     sets = ", ".join(f"({', '.join(keys)})" for keys in dims.values())
     width = len(columns)
@@ -106,8 +122,10 @@ def lists_sql(source: str, plugins: list[str], extra: dict[str, str] | None = No
         f"THEN '{name}'" for name, keys in dims.items())
     sql = (f"SELECT {', '.join(columns)}, CASE grouping_id() WHEN {(1 << width) - 1} THEN "
            f"'total' {cases} END AS list, sum(n) AS n, sum(bytes) AS bytes, "
-           f"sum(unparsed) AS unparsed, min(oldest) AS oldest, max(youngest) AS youngest "
-           f"FROM ({compact}) GROUP BY GROUPING SETS ((), {sets})")
+           f"sum(unparsed) AS unparsed, min(oldest) AS oldest, max(youngest) AS youngest"
+           f"{outer} FROM ({compact}) GROUP BY GROUPING SETS ((), {sets})")
+    if by_file:
+        del dims[FILE_LIST]
     return sql, dims
 
 
@@ -178,51 +196,81 @@ def _point_sql(name: str, point: dict[str, Any] | None) -> tuple[str, dict[str, 
 def store_aggregates(frame: DataFrame, summary: str) -> dict[str, Any]:
     """Compute the aggregates of ``frame`` (the committed messages) with Spark and write
     them under ``summary`` (a folder URI, new) with Spark's Parquet writer; returns what
-    ``summary.json`` holds but the commit's digest (the caller adds it and writes it).
+    ``summary.json`` holds but the commit's digest (the caller adds it and writes it)."""
+    return _store(frame, summary, by_file=False)[0]
 
-    Four reads of the messages: the arrival times (whose first and last are the oldest's
-    and youngest's), the duplicates and those two messages (two reads: the MsgIds' hashes,
-    then the candidates' rows), the lists (one hash aggregation on the keys, the total
-    row given the oldest and youngest message; the other rows' are null)."""
+
+def store_aggregates_by_file(frame: DataFrame, summary: str
+                             ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """:func:`store_aggregates` of ``frame`` (a read of the data files themselves, so
+    ``input_file_name()`` names them), and from the same pass each file's rows per (qmgr,
+    queue, source): ``file``, ``qmgr``, ``queue``, ``source``, ``n``, ``lo`` and ``hi``
+    (the lowest and highest position): the export's count of what it commits."""
+    return _store(frame, summary, by_file=True)
+
+
+def _store(frame: DataFrame, summary: str, by_file: bool
+           ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """Three reads of the messages: the lists (one hash aggregation on the keys, collected:
+    the report collects them all too; their total row gives the first and last arrival
+    and, ``by_file``, the rows of each file), the arrival times, the duplicates and the
+    oldest and youngest message (two reads: the MsgIds' hashes, then the candidates' rows).
+    The lists and the duplicates are written from Arrow (no pass over the messages)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
     spark = frame.sparkSession
     plugins = plugin_names(frame)
     frame.createOrReplaceTempView(SOURCE_VIEW)
+    sql, dims = lists_sql(SOURCE_VIEW, plugins, by_file=by_file)
+    rollup = spark.sql(sql)
+    schema = rollup.schema
+    table = rollup.toArrow()
+    kept = [f for f in schema.fields if f.name not in FILE_COLUMNS]
+    per_file: list[dict[str, Any]] = []
+    if by_file:
+        files = table.filter(pc.equal(table["list"], FILE_LIST))
+        per_file = [{"file": r["_file"], "qmgr": r["qmgr"], "queue": r["queue"],
+                     "source": r["_source"], "n": r["n"], "lo": r["_lo"], "hi": r["_hi"]}
+                    for r in files.to_pylist()]
+        table = table.filter(pc.not_equal(table["list"], FILE_LIST))
+    table = table.select([f.name for f in kept])
+    totals = table.filter(pc.equal(table["list"], "total")).to_pylist()
+    total = totals[0] if totals else {}
+    first, last = total.get("oldest"), total.get("youngest")
     # one file each ("error": Spark Connect refuses its synonym "errorifexists")
     (spark.sql(f"SELECT unix_micros({ARRIVAL_SQL}) AS arrival, count(*) AS n "
                f"FROM {SOURCE_VIEW} WHERE {ARRIVAL_SQL} IS NOT NULL GROUP BY 1")
      .coalesce(1).write.mode("error").option("compression", "zstd")
      .parquet(f"{summary}/arrivals"))
-    ends = (spark.read.parquet(f"{summary}/arrivals")
-            .selectExpr("min(arrival) AS first", "max(arrival) AS last").collect())
-    first, last = (ends[0]["first"], ends[0]["last"]) if ends else (None, None)
     duplicates, oldest, youngest = duplicates_and_extremes(spark, SOURCE_VIEW, first, last)
-    import pyarrow as pa
-
     # from Arrow, not a list of rows: the JVM reads it (a list of rows is unpickled by a
     # Python worker, which took 18 s to start on a loaded machine)
-    table = pa.table({"msg_id": [d["msg_id"] for d in duplicates],
+    found = pa.table({"msg_id": [d["msg_id"] for d in duplicates],
                       "n": [d["count"] for d in duplicates],
                       "queues": [d["queues"] for d in duplicates]},
                      schema=pa.schema([("msg_id", pa.string()), ("n", pa.int64()),
                                        ("queues", pa.list_(pa.string()))]))
     # the schema said too: Spark Connect's client infers none from an empty table (no
     # duplicates: [CANNOT_INFER_EMPTY_SCHEMA]), classic Spark takes the table's
-    (spark.createDataFrame(table, schema=DUPLICATES_DDL).coalesce(1).write.mode("error")
+    (spark.createDataFrame(found, schema=DUPLICATES_DDL).coalesce(1).write.mode("error")
      .option("compression", "zstd").parquet(f"{summary}/duplicates"))
-    sql, dims = lists_sql(SOURCE_VIEW, plugins)
+    from pyspark.sql.types import StructType
+
+    view = f"{SOURCE_VIEW}_lists"
+    spark.createDataFrame(table, schema=StructType(kept)).createOrReplaceTempView(view)
     columns = list(dict.fromkeys(c for keys in dims.values() for c in keys))
     old_sql, old_args = _point_sql("oldest", oldest)
     young_sql, young_args = _point_sql("youngest", youngest)
     lists = spark.sql(
         f"SELECT {', '.join(columns)}, list, n, bytes, unparsed, CASE WHEN list = 'total' "
         f"THEN {old_sql} END AS oldest, CASE WHEN list = 'total' THEN {young_sql} END AS "
-        f"youngest FROM ({sql})", args={**old_args, **young_args})
+        f"youngest FROM {view}", args={**old_args, **young_args})
     lists.coalesce(1).write.mode("error").option("compression", "zstd").parquet(
         f"{summary}/lists")
-    total = (spark.read.parquet(f"{summary}/lists").where("list = 'total'")
-             .select("n").collect())
-    return {"version": VERSION, "rows": int(total[0]["n"] or 0) if total else 0,
-            "plugins": plugins}
+    spark.catalog.dropTempView(view)
+    return ({"version": VERSION, "rows": int(total.get("n") or 0), "plugins": plugins},
+            per_file)
 
 
 def summarize(spark: SparkSession, data: str, root: str) -> dict[str, Any]:
