@@ -77,3 +77,40 @@ def test_the_console_sets_it_before_it_starts(monkeypatch):
     with pytest.raises(RuntimeError):
         app.run_app(object())
     assert calls == ["heap", "build"]
+
+
+# every other 16 KiB block freed: whole free pages lie between blocks in use, which glibc
+# keeps (they are not at the top of its heap) until malloc_trim hands them back
+_TRIM_PROBE = """
+from mqconsole.tui import heap
+blocks = [bytearray(16 << 10) for _ in range(2000)]
+del blocks[::2]
+print(heap.give_back_freed())
+"""
+
+
+@pytest.mark.subprocess
+def test_freed_pages_between_blocks_in_use_are_given_back():
+    out = subprocess.run([sys.executable, "-c", _TRIM_PROBE], capture_output=True, text=True,
+                         check=True, env={**os.environ, "PYTHONPATH": str(ROOT)}).stdout
+    assert out.split() == (["True"] if GLIBC else ["False"])
+
+
+async def test_back_at_the_queue_list_the_heap_is_trimmed(make_app, monkeypatch):
+    """Leaving a screen for the queue list hands what it freed back (issue 23 item 3)."""
+    from mqconsole.tui.screens.queues import QueuesScreen
+
+    from .conftest import settle, wait_for
+
+    trims: list[str] = []
+    monkeypatch.setattr(heap, "give_back_freed", lambda: trims.append("trim") or True)
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(app, pilot)
+        started = len(trims)
+        await pilot.press("J")
+        await wait_for(app, pilot, lambda: app.screen.__class__.__name__ == "JournalScreen")
+        assert len(trims) == started  # nothing while the journal is open
+        await pilot.press("escape")
+        await wait_for(app, pilot, lambda: isinstance(app.screen, QueuesScreen)
+                       and len(trims) > started)

@@ -18,6 +18,7 @@ from textual.timer import Timer
 from textual.widgets import DataTable, Static
 from textual.widgets.data_table import ColumnKey
 
+from mqconsole.tui import heap
 from mqconsole.tui import keys as K
 from mqconsole.tui.context import ConsoleContext
 from mqconsole.tui.requests import OpenDoctor, OpenQueue, OpenReplay, ShowQueueInfo
@@ -169,6 +170,9 @@ class QueuesScreen(ConsoleScreen):
     def on_screen_resume(self) -> None:
         if not self.is_attached:
             return
+        # the screen closed above (a handler run, an audit, a replay) is removed by now or
+        # at the next refresh: what it freed in the C heap goes back to the system then
+        self.call_after_refresh(heap.give_back_freed)
         self.query_one(Banner).refresh()
         if self.rows:
             self.action_refresh()
