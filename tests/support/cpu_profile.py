@@ -77,7 +77,9 @@ def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> 
     # spent before: that part is taken off
     cpu = (base1 - base0 + sum(c - live0.get(pid, 0.0) for pid, c in live1.items())
            - sum(c for pid, c in live0.items() if pid not in live1))
-    line = json.dumps({"nodeid": item.nodeid, "cpu": round(cpu, 3), "wall": round(wall, 3)})
+    line = json.dumps({"nodeid": item.nodeid, "cpu": round(cpu, 3), "wall": round(wall, 3),
+                       "end": round(time.time(), 3),
+                       "worker": os.environ.get("PYTEST_XDIST_WORKER", "")})
     with open(out, "a") as f:
         f.write(line + "\n")
 
