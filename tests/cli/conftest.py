@@ -11,8 +11,11 @@ import shutil
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import NoReturn
 
 import pytest
 
@@ -66,7 +69,8 @@ def on_the_running_spark(args: tuple[str, ...] | list[str]) -> bool:
 
 
 def run_cli(*args: str, home: Path, input: str | None = None, env: dict | None = None,
-            process: bool = False, connect_here: bool = False) -> Result:
+            process: bool = False, connect_here: bool = False,
+            before_spark: bool = False) -> Result:
     """mqconsole with ``args``, MQCONSOLE_HOME=``home``, no other MQCONSOLE_* variable,
     ``env`` besides, ``input`` on stdin (a pipe, never a terminal): its exit code, stdout
     and stderr. In this process (see :data:`IN_PROCESS`) unless ``process`` or what is
@@ -75,11 +79,13 @@ def run_cli(*args: str, home: Path, input: str | None = None, env: dict | None =
     output then goes to that session's log (``spark_log``), not under ``home``; with
     ``connect_here``, one over ``--remote`` runs here too (a Connect client starts no JVM):
     the Connect session it opens stays for the next such call, one session on the server
-    for them all, until the test stops it (tests/audit/test_connect.py)."""
+    for them all, until the test stops it (tests/audit/test_connect.py). With
+    ``before_spark``, an audit command that must be refused before Spark starts runs here
+    whatever session is running, and starting one fails the test (:func:`no_spark`)."""
     full_env = {k: v for k, v in os.environ.items() if not k.startswith("MQCONSOLE_")}
     full_env["MQCONSOLE_HOME"] = str(home)
     full_env.update(env or {})
-    here = on_the_running_spark(args) or (connect_here and "--remote" in args)
+    here = on_the_running_spark(args) or (connect_here and "--remote" in args) or before_spark
     if (process or not IN_PROCESS or any(k in (env or {}) for k in PROCESS_ONLY_ENV)
             or (any(a in SPARK_COMMANDS for a in args) and not here)):
         # (no tight bound: a JVM starting on a busy machine takes minutes; a hang is
@@ -87,7 +93,27 @@ def run_cli(*args: str, home: Path, input: str | None = None, env: dict | None =
         p = subprocess.run([MQCONSOLE, *args], capture_output=True, text=True, input=input,
                            env=full_env, timeout=1200)
         return Result(p.returncode, p.stdout, p.stderr)
+    if before_spark:
+        with no_spark():
+            return _in_process(list(args), full_env, input)
     return _in_process(list(args), full_env, input)
+
+
+@contextmanager
+def no_spark() -> Iterator[None]:
+    """Within it, starting Spark (``start_session``, a Connect session) fails the test:
+    what a command does before Spark, run in process, cannot reach the running session."""
+    from mqconsole.audit import remote, session
+
+    def refused(*args: object, **kwargs: object) -> NoReturn:
+        raise AssertionError("Spark was started: the command was not refused before it")
+
+    saved = session.start_session, remote.connect
+    session.start_session = remote.connect = refused  # type: ignore[assignment]
+    try:
+        yield
+    finally:
+        session.start_session, remote.connect = saved
 
 
 def _in_process(args: list[str], env: dict[str, str], input: str | None) -> Result:

@@ -1,5 +1,6 @@
 """``mqconsole audit clean`` (issue 25 item 2): what killed exports left is removed, a
-running export's staging folder is kept; no Spark."""
+running export's staging folder is kept; no Spark (in process: ``before_spark``, starting
+Spark would fail the test)."""
 
 from __future__ import annotations
 
@@ -25,7 +26,8 @@ def test_clean_removes_killed_exports_staging_and_keeps_a_running_one(tmp_path) 
     fd = os.open(running / ".lock", os.O_RDWR | os.O_CREAT, 0o600)
     fcntl.flock(fd, fcntl.LOCK_EX)
     try:
-        r = run_cli("audit", "clean", str(exports), home=tmp_path / "home")
+        r = run_cli("audit", "clean", str(exports), home=tmp_path / "home",
+                    before_spark=True)
     finally:
         os.close(fd)
     assert r.code == 0, r.err
@@ -38,16 +40,20 @@ def test_clean_removes_killed_exports_staging_and_keeps_a_running_one(tmp_path) 
     # lock is free now, so it goes too)
     again = exports / f".snap.tmp-{_dead_pid()}-ddddddddddd0"
     again.mkdir()
-    r = run_cli("audit", "clean", str(exports / "snap"), "--json", home=tmp_path / "home")
+    r = run_cli("audit", "clean", str(exports / "snap"), "--json", home=tmp_path / "home",
+                before_spark=True)
     assert r.code == 0, r.err
     assert sorted(json.loads(r.out)["removed"]) == sorted([str(again), str(running)])
-    r = run_cli("audit", "clean", str(exports), home=tmp_path / "home")
+    r = run_cli("audit", "clean", str(exports), home=tmp_path / "home",
+                before_spark=True)
     assert r.code == 0 and "nothing to clean" in r.out
 
 
 def test_clean_of_a_missing_folder_or_another_file_system_is_exit_2(tmp_path) -> None:
-    r = run_cli("audit", "clean", str(tmp_path / "no" / "such"), home=tmp_path / "home")
+    r = run_cli("audit", "clean", str(tmp_path / "no" / "such"), home=tmp_path / "home",
+                before_spark=True)
     assert r.code == 2 and "no such folder" in r.err
     assert "Traceback" not in r.err
-    r = run_cli("audit", "clean", "hdfs://nn:8020/audits", home=tmp_path / "home")
+    r = run_cli("audit", "clean", "hdfs://nn:8020/audits", home=tmp_path / "home",
+                before_spark=True)
     assert r.code == 2 and "this machine's folders only" in r.err

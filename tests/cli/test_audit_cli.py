@@ -156,23 +156,28 @@ def test_a_failed_spark_job_is_exit_1_with_spark_s_reason(snapshot, tmp_path, sp
 
 
 def test_not_a_query_missing_snapshot_and_bad_time_are_exit_2_before_spark(tmp_path):
+    """In process (``before_spark``: starting Spark would fail the test)."""
     home = tmp_path / "home"
-    r = run_cli("audit", "sql", "--in", str(tmp_path), "DROP TABLE messages", home=home)
+
+    def before_spark(*args: str):
+        return run_cli(*args, home=home, before_spark=True)
+
+    r = before_spark("audit", "sql", "--in", str(tmp_path), "DROP TABLE messages")
     assert r.code == 2 and "is not one" in r.err and "starting Spark" not in r.err
-    r = run_cli("audit", "report", "--in", str(tmp_path / "nope"), home=home)
+    r = before_spark("audit", "report", "--in", str(tmp_path / "nope"))
     assert r.code == 2 and "does not exist" in r.err and "starting Spark" not in r.err
-    r = run_cli("audit", "report", "--in", str(tmp_path), home=home)
+    r = before_spark("audit", "report", "--in", str(tmp_path))
     assert r.code == 2 and "has no manifest.json: not a finished audit snapshot" in r.err
     (tmp_path / "manifest.json").write_text('{"format": "parquet"}')
-    r = run_cli("audit", "report", "--in", str(tmp_path), home=home)
+    r = before_spark("audit", "report", "--in", str(tmp_path))
     assert r.code == 2 and "no Parquet files" in r.err
     (tmp_path / "manifest.json").unlink()
-    r = run_cli("audit", "report", "--in", str(tmp_path), "--as-of", "yesterday", home=home)
+    r = before_spark("audit", "report", "--in", str(tmp_path), "--as-of", "yesterday")
     assert r.code == 2 and "ISO 8601" in r.err
-    r = run_cli("audit", "report", "--in", str(tmp_path), "--master", "mars", home=home)
+    r = before_spark("audit", "report", "--in", str(tmp_path), "--master", "mars")
     assert r.code == 2 and "not a Spark master" in r.err
-    r = run_cli("audit", "sql", "--in", str(tmp_path), "--conf", "executor.memory=4g",
-                "SELECT 1", home=home)
+    r = before_spark("audit", "sql", "--in", str(tmp_path), "--conf", "executor.memory=4g",
+                     "SELECT 1")
     assert r.code == 2 and "not a Spark setting" in r.err and "starting Spark" not in r.err
 
 
@@ -211,10 +216,10 @@ def test_remote_that_does_not_answer_is_exit_3_at_once(snapshot, tmp_path):
         "mqconsole: cannot reach the Spark Connect server sc://127.0.0.1:1:")
     assert "Traceback" not in r.err
     r = run_cli("audit", "sql", "--in", str(snapshot[0]), "--remote", "http://x", "SELECT 1",
-                home=tmp_path / "home")
+                home=tmp_path / "home", before_spark=True)
     assert r.code == 2 and "sc://HOST:PORT" in r.err
     r = run_cli("audit", "sql", "--in", str(snapshot[0]), "--remote", "sc://127.0.0.1:1",
-                "--master", "local[2]", "SELECT 1", home=tmp_path / "home")
+                "--master", "local[2]", "SELECT 1", home=tmp_path / "home", before_spark=True)
     assert r.code == 2 and "alternatives" in r.err
 
 

@@ -7,7 +7,8 @@ folder's log, nothing of the JVM's on the terminal) under umask 022, checked aga
 Python and for private files (with a report and a query after it); one CSV export;
 and every refusal, which happens before Spark starts. The report of the export and the CSV
 export run in process on the test process's SparkSession (the ``spark`` fixture; tests/cli's
-``run_cli``).
+``run_cli``), and so do the refusals (``before_spark``: starting Spark fails the test); a
+missing Java stays a process of its own (its PATH and JAVA_HOME).
 """
 
 from __future__ import annotations
@@ -214,30 +215,32 @@ def test_csv_export_with_payload_of_two_queue_managers(scene, tmp_path, spark) -
     (["--queues", "APP.*", "--format", "xml"], "xml"),
 ])
 def test_bad_input_is_refused_before_spark(scene, tmp_path, args, words) -> None:
-    r = run("--embedded", str(scene.qm_path), "audit", "export", "--out",
-            str(tmp_path / "snap"), *args, home=tmp_path / "home", timeout=120)
-    assert r.returncode == 2, r.stderr
-    assert words in r.stderr and "Traceback" not in r.stderr
+    """In process (``before_spark``: starting Spark would fail the test)."""
+    r = run_cli("--embedded", str(scene.qm_path), "audit", "export", "--out",
+                str(tmp_path / "snap"), *args, home=tmp_path / "home", before_spark=True)
+    assert r.code == 2, r.err
+    assert words in r.err and "Traceback" not in r.err and "starting Spark" not in r.err
     assert not (tmp_path / "home" / "state" / "spark").exists()  # Spark never started
 
 
 def test_existing_out_and_replace_of_a_non_snapshot(scene, tmp_path) -> None:
     (tmp_path / "snap").mkdir()
-    r = run("--embedded", str(scene.qm_path), "audit", "export", "--out",
-            str(tmp_path / "snap"), "--queues", "APP.*", home=tmp_path / "home", timeout=120)
-    assert r.returncode == 2 and "exists" in r.stderr and "--replace" in r.stderr
-    r = run("--embedded", str(scene.qm_path), "audit", "export", "--out",
-            str(tmp_path / "snap"), "--queues", "APP.*", "--replace", home=tmp_path / "home",
-            timeout=120)
-    assert r.returncode == 2 and "is not a snapshot" in r.stderr
+    r = run_cli("--embedded", str(scene.qm_path), "audit", "export", "--out",
+                str(tmp_path / "snap"), "--queues", "APP.*", home=tmp_path / "home",
+                before_spark=True)
+    assert r.code == 2 and "exists" in r.err and "--replace" in r.err
+    r = run_cli("--embedded", str(scene.qm_path), "audit", "export", "--out",
+                str(tmp_path / "snap"), "--queues", "APP.*", "--replace",
+                home=tmp_path / "home", before_spark=True)
+    assert r.code == 2 and "is not a snapshot" in r.err
 
 
 def test_a_file_that_is_not_a_message_file(scene, tmp_path) -> None:
     bad = tmp_path / "notes.txt"
     bad.write_text("hello\n")
-    r = run("audit", "export", "--out", str(tmp_path / "snap"), str(bad),
-            home=tmp_path / "home", timeout=120)
-    assert r.returncode == 2 and "not a dmpmqmsg file" in r.stderr
+    r = run_cli("audit", "export", "--out", str(tmp_path / "snap"), str(bad),
+                home=tmp_path / "home", before_spark=True)
+    assert r.code == 2 and "not a dmpmqmsg file" in r.err
 
 
 def test_no_java_says_how_to_get_it(scene, tmp_path) -> None:
