@@ -50,6 +50,33 @@ async def test_sort_filter_and_refresh_of_the_queue_list(make_app, qm):
         assert next(r for r in screen.rows if r["name"] == "APP.ORDERS.BOQ")["depth"] == 4
 
 
+async def test_a_refresh_reading_the_same_queues_leaves_the_table_as_it_is(make_app, qm):
+    """The timer's refresh (and one back from another screen) that finds the queues as shown
+    does not clear and fill the table again (Textual would draw it all again); one that
+    finds a change does, and keeps the cursor on its queue."""
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(app, pilot)
+        screen = app.screen
+        table = screen.query_one("#queues", DataTable)
+        cleared: list[int] = []
+        clear = table.clear
+        table.clear = lambda *a, **k: (cleared.append(1), clear(*a, **k))[1]  # type: ignore[method-assign]
+        names = [str(table.get_row_at(i)[0]).strip() for i in range(table.row_count)]
+        table.move_cursor(row=names.index("APP.ORDERS.BOQ"))
+        await pilot.press("r")
+        await settle(app, pilot)
+        assert cleared == []
+        assert screen.current_queue() == "APP.ORDERS.BOQ"
+        qm.get("APP.ORDERS.BOQ", syncpoint=False)
+        await pilot.press("r")
+        await settle(app, pilot)
+        assert cleared == [1]
+        assert screen.current_queue() == "APP.ORDERS.BOQ"
+        row = table.get_row("APP.ORDERS.BOQ")
+        assert str(row[1]).strip() == "4"
+
+
 async def test_backend_failure_is_a_notification_not_a_crash(tmp_path):
     def broken():
         return open_embedded(str(tmp_path / "missing.sqlite"))

@@ -129,6 +129,8 @@ class QueuesScreen(ConsoleScreen):
         self.name_filter = ""
         self._timer: Timer | None = None
         self._told_note: str | None = None  # the listing note last notified
+        self._filled: Any = None  # what the table shows (see _fill)
+        self._texts: dict[str, tuple[Any, ...]] = {}  # what #dlq and #status show
 
     def compose(self) -> ComposeResult:
         yield Banner(self.ctx)
@@ -210,7 +212,7 @@ class QueuesScreen(ConsoleScreen):
                 self.app.notify(clean(note), title="Queue list without the command server",
                                 severity="warning", markup=False)
         self._told_note = note
-        self.query_one("#dlq", Static).update(line)
+        self._set_text("dlq", line)
         self._fill()
 
     def visible_rows(self) -> list[dict[str, Any]]:
@@ -220,9 +222,11 @@ class QueuesScreen(ConsoleScreen):
         return rows
 
     def _fill(self) -> None:
+        """The table's rows, headings and widths, and the status line. A refresh that reads
+        the same queues as shown (the timer's, one back from another screen, after an action
+        that changed nothing here) leaves the table as it is: clearing and adding the rows
+        again would have Textual draw it all again and lay out the screen for nothing."""
         table = self.query_one("#queues", DataTable)
-        current = self.current_queue()
-        table.clear()
         theme = self.app.current_theme
         rows = self.visible_rows()
         role_col = table.columns.get("role")  # type: ignore[call-overload]
@@ -232,43 +236,36 @@ class QueuesScreen(ConsoleScreen):
             name_w, _ = flexible_widths(self.size.width or self.app.size.width)
             longest = max((len(r["name"]) for r in rows), default=0)
             name_col.width = max(name_w, min(MAX_NAME, longest)) + 1
-        for r in rows:
-            s = share(r)
-            share_text = Text("-" if s is None else f"{s * 100:.0f}%", justify="right")
-            if s is not None and s >= 0.9:
-                share_text.stylize(f"bold {theme.error}")
-            elif s is not None and s >= 0.7:
-                share_text.stylize(f"bold {theme.warning}")
-            depth = r.get("depth")
-            depth_text = Text(_depth(depth), justify="right")
-            if r.get("is_dead_letter_queue") and depth:
-                depth_text.stylize(f"bold {theme.error}")
-            inh = ("P" if r.get("put_inhibited") else "-") + ("G" if r.get("get_inhibited")
-                                                              else "-")
-            bothresh = r.get("bothresh")
-            table.add_row(
-                _left(r["name"]), depth_text, share_text,
-                Text(_handles(r), justify="right"),
-                Text(" " + inh, style=f"bold {theme.warning}" if "P" in inh or "G" in inh
-                     else ""),
-                Text(_num(bothresh) if r.get("type") in ("local", "model") else "",
-                     justify="right"),
-                _left(r.get("boqname") or ""),
-                Text(" Y" if r.get("hardenbo") else " N" if r.get("type") == "local" else ""),
-                _left(role(r, wide=role_wide)),
-                key=r["name"])
-        for c in COLUMNS:
-            arrow = (" ▼" if self.sort_reverse else " ▲") if c.key == self.sort_key else ""
-            table.columns[ColumnKey(c.key)].label = _head(c, arrow)
-        if current is not None and current in table.rows:
-            table.move_cursor(row=table.get_row_index(current))
+        cells = [(r["name"], _cells(r, theme, role_wide)) for r in rows]
+        heads = [_head(c, (" ▼" if self.sort_reverse else " ▲") if c.key == self.sort_key
+                       else "") for c in COLUMNS]
+        filled = ([_same(t) for t in heads], [c.width for c in table.columns.values()],
+                  [(key, [_same(t) for t in row]) for key, row in cells])
+        if filled != self._filled:
+            self._filled = filled
+            current = self.current_queue()
+            table.clear()
+            for key, row in cells:
+                table.add_row(*row, key=key)
+            for c, head in zip(COLUMNS, heads, strict=True):
+                table.columns[ColumnKey(c.key)].label = head
+            if current is not None and current in table.rows:
+                table.move_cursor(row=table.get_row_index(current))
         total = len(self.rows)
         shown = len(rows)
         status = f"{shown} of {total} queues" if shown != total else f"{total} queues"
         if self.name_filter:
             status += f" · name {self.name_filter}"
         status += f" · sorted by {self.sort_key}{' (reversed)' if self.sort_reverse else ''}"
-        self.query_one("#status", Static).update(txt(status))
+        self._set_text("status", txt(status))
+
+    def _set_text(self, name: str, content: Text) -> None:
+        """The line ``#name`` shows ``content``; not told again what it shows already (each
+        update lays the screen out again)."""
+        if self._texts.get(name) == _same(content):
+            return
+        self._texts[name] = _same(content)
+        self.query_one(f"#{name}", Static).update(content)
 
     def current_queue(self) -> str | None:
         table = self.query_one("#queues", DataTable)
@@ -403,6 +400,35 @@ class QueuesScreen(ConsoleScreen):
 
     def action_sort_by(self, key: str) -> None:
         self.sort_by(key)
+
+
+def _cells(r: dict[str, Any], theme: Any, role_wide: bool) -> tuple[Text, ...]:
+    """One queue's row of the table."""
+    s = share(r)
+    share_text = Text("-" if s is None else f"{s * 100:.0f}%", justify="right")
+    if s is not None and s >= 0.9:
+        share_text.stylize(f"bold {theme.error}")
+    elif s is not None and s >= 0.7:
+        share_text.stylize(f"bold {theme.warning}")
+    depth = r.get("depth")
+    depth_text = Text(_depth(depth), justify="right")
+    if r.get("is_dead_letter_queue") and depth:
+        depth_text.stylize(f"bold {theme.error}")
+    inh = ("P" if r.get("put_inhibited") else "-") + ("G" if r.get("get_inhibited") else "-")
+    bothresh = r.get("bothresh")
+    return (
+        _left(r["name"]), depth_text, share_text,
+        Text(_handles(r), justify="right"),
+        Text(" " + inh, style=f"bold {theme.warning}" if "P" in inh or "G" in inh else ""),
+        Text(_num(bothresh) if r.get("type") in ("local", "model") else "", justify="right"),
+        _left(r.get("boqname") or ""),
+        Text(" Y" if r.get("hardenbo") else " N" if r.get("type") == "local" else ""),
+        _left(role(r, wide=role_wide)))
+
+
+def _same(t: Text) -> tuple[Any, ...]:
+    """What a cell draws (rich's ``Text.__eq__`` leaves out its style and justification)."""
+    return (t.plain, tuple(t.spans), str(t.style), t.justify, t.no_wrap, t.overflow)
 
 
 def _depth(depth: int | None) -> str:
