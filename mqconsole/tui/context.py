@@ -14,8 +14,9 @@ anything else — opening a screen, refreshing the queues — by posting the Tex
 from __future__ import annotations
 
 import contextlib
-import importlib.util
+import importlib.machinery
 import os
+import sys
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -375,12 +376,27 @@ class ConsoleContext:
 
 @cache
 def _module_exists(name: str) -> bool:
-    """Whether ``name`` can be imported (asked once a process: the queue screen's footer
-    asks for the doctor and the replay on every key, each a search of the import path)."""
-    try:
-        return importlib.util.find_spec(name) is not None
-    except (ImportError, ValueError):
-        return False
+    """Whether ``name`` can be imported, found without importing it or the packages it is
+    in (``importlib.util.find_spec`` imports the parents: asking for ``mqconsole.model.engine``
+    imported the whole delivery model and pydantic's scenario schema, most of the console's
+    start-up CPU, for the footer's first look at its keys). Asked once a process: the queue
+    screen's footer asks for the doctor and the replay on every key."""
+    path: Any = None
+    parts = name.split(".")
+    for i in range(len(parts)):
+        full = ".".join(parts[:i + 1])
+        module = sys.modules.get(full)
+        try:
+            spec = module.__spec__ if module is not None else \
+                importlib.machinery.PathFinder.find_spec(full, path)
+        except (ImportError, ValueError):
+            return False
+        if spec is None:
+            return False
+        path = spec.submodule_search_locations
+        if path is None and i < len(parts) - 1:
+            return False  # a module where a package was wanted
+    return True
 
 
 __all__ = [
