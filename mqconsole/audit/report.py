@@ -1,6 +1,6 @@
 """The audit report: Spark SQL over a snapshot, with audit.md's keys.
 
-From the messages, two passes over the data, never a pass per list:
+From the messages, one pass over them and two small reads, never a pass per list:
 
 1. **compact** — one ``GROUP BY`` of the messages on every key a list needs (queue, reason,
    destination, put application, backout count, age bucket, plugin columns) with counts,
@@ -8,10 +8,14 @@ From the messages, two passes over the data, never a pass per list:
    values so Spark aggregates in a hash map (a struct there, the oldest message itself,
    made Spark sort every row by the ten keys: 5 of the report's 15 CPU-seconds at 1M);
    then, over that small result, one ``GROUPING SETS`` query gives every list at once.
-2. **duplicates and extremes** — MsgIds that occur more than once: a cheap 64-bit hash finds
-   the candidates, and only their rows are grouped by MsgId with their queues; the same
-   scan keeps the rows that arrived at the first and last arrival time, of which the
-   oldest and youngest message are the first and last by (arrival, qmgr, queue, position).
+   When the report is asked from the messages, the same pass counts each data file's
+   rows, the check against the manifest (which otherwise is a job of its own).
+2. **duplicates** — MsgIds that occur more than once: a 64-bit hash of each finds the
+   candidates (no candidates, no more reads), then only their rows are counted by MsgId and
+   queue (:func:`.summary.duplicate_ids`);
+3. **extremes** — the rows that arrived at the first and last arrival time, read with a
+   filter Parquet's page statistics answer (a few pages, not the messages); the oldest and
+   youngest are the first and last of them by (arrival, qmgr, queue, position).
 
 When the export stored its aggregates (:mod:`.summary`), the lists that do not depend on
 ``--as-of`` and the duplicates are read as stored, and only the age buckets are computed,
@@ -58,13 +62,16 @@ from mqconsole.audit.snapshot import (
     plugin_columns,
     read_messages,
 )
+from mqconsole.audit.store import relative
 from mqconsole.audit.summary import (
     DIMENSIONS,
     GROUPABLE,
     data_disagreement,
+    disagreement,
+    duplicate_ids,
     duplicates_and_extremes,
-    duplicates_sql,
     files_digest,
+    listed_present,
     load_summary,
     quote,
 )
@@ -116,12 +123,16 @@ def _build(spark: SparkSession, folder: SnapshotFolder, when: datetime, say: Pro
            use_summary: bool) -> dict[str, Any]:
     stored = None
     present = None
+    count_files = False  # each file's rows counted by the report's own pass
     if folder.files is not None:  # a committed snapshot: its data as its manifest says?
-        disagreement, present = data_disagreement(spark, folder)
-        if disagreement is not None:
-            say(f"the snapshot's data disagrees with its manifest ({disagreement}): the "
-                "stored aggregates are not used; counting the messages that are there")
-            use_summary = False
+        if use_summary:
+            differs, present = data_disagreement(spark, folder)
+            if differs is not None:
+                say(_disagrees(differs))
+                use_summary = False
+        else:  # the messages are read anyway: their pass counts each file's rows too
+            present = listed_present(spark, folder)
+            count_files = True
     if use_summary:
         stored = load_summary(spark, folder)
         if stored is not None and folder.files is not None and (
@@ -143,19 +154,36 @@ def _build(spark: SparkSession, folder: SnapshotFolder, when: datetime, say: Pro
         plugins = tuple(c for c in plugin_columns(frame.columns) if types[c] in GROUPABLE)
         spec = ReportInput(folder=folder, as_of=when, plugins=plugins)
         say("counting the messages")
-        rollup = _rollup(spark, spec)
+        rollup = _rollup(spark, spec, by_file=count_files)
+        if count_files:
+            found: dict[str, int] = {}
+            for row in rollup:
+                path = relative(row["_file"], folder.data) if row["_set"] == "file" else None
+                if path is not None:
+                    found[path] = int(row["n"])
+            differs = disagreement(folder, found)[0]
+            if differs is not None:
+                say(_disagrees(differs))
         ages = None
         say("finding duplicate MsgIds")
         total = next((r for r in rollup if r["_set"] == "total"), {})
         duplicates, total["oldest"], total["youngest"] = duplicates_and_extremes(
-            spark, "messages", total.get("oldest"), total.get("youngest"))
+            spark, "messages", total.get("oldest"), total.get("youngest"),
+            int(total.get("n") or 0))
     return _assemble(rollup, ages, duplicates, spec)
 
 
-def _rollup(spark: SparkSession, spec: ReportInput) -> list[dict[str, Any]]:
+def _disagrees(differs: str) -> str:
+    return (f"the snapshot's data disagrees with its manifest ({differs}): the stored "
+            "aggregates are not used; counting the messages that are there")
+
+
+def _rollup(spark: SparkSession, spec: ReportInput, by_file: bool = False
+            ) -> list[dict[str, Any]]:
     """Every list's rows in one GROUPING SETS query over the compact groups (the lists the
     export stores, plus the age bucket); ``oldest`` and ``youngest`` are arrival times
-    (µs), the rows themselves are found with the duplicates."""
+    (µs), the rows themselves are found with the duplicates. ``by_file``: each data file's
+    rows too (set ``file``, its URI in ``_file``), from the same pass."""
     dims = dict(DIMENSIONS)
     dims["bucket"] = ("bucket",)
     for column in spec.plugins:
@@ -164,6 +192,9 @@ def _rollup(spark: SparkSession, spec: ReportInput) -> list[dict[str, Any]]:
             for c in dict.fromkeys(c for keys in DIMENSIONS.values() for c in keys)]
     keys += [quote(c) for c in spec.plugins]
     keys.append(f"{bucket_sql(ARRIVAL_SQL, spec.as_of)} AS bucket")
+    if by_file:
+        dims["file"] = ("_file",)
+        keys.append("input_file_name() AS _file")
     arrival = f"unix_micros({ARRIVAL_SQL})"
     compact = (f"SELECT {', '.join(keys)}, count(*) AS n, coalesce(sum(length), 0) AS bytes, "
                f"count_if({UNPARSED_SQL}) AS unparsed, min({arrival}) AS oldest, "
@@ -190,10 +221,7 @@ def _ages_from_arrivals(spark: SparkSession, as_of: datetime) -> dict[str, int]:
 
 def duplicate_msg_ids(spark: SparkSession, source: str = "messages") -> list[dict[str, Any]]:
     """MsgIds occurring more than once, with their count and queues (never truncated)."""
-    sql = duplicates_sql(source)
-    rows = [{"msg_id": r["msg_id"], "count": int(r["n"]), "queues": list(r["queues"])}
-            for r in spark.sql(sql).collect()]
-    return sorted(rows, key=lambda r: (-r["count"], r["msg_id"]))
+    return duplicate_ids(spark, source)
 
 
 def _sorted(rows: list[dict[str, Any]], *keys: str) -> list[dict[str, Any]]:

@@ -25,6 +25,8 @@ from the messages against the same plain-Python oracle.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -129,57 +131,109 @@ def lists_sql(source: str, plugins: list[str], extra: dict[str, str] | None = No
     return sql, dims
 
 
-def duplicates_sql(source: str) -> str:
-    """MsgIds occurring more than once, with their count and queues: a cheap 64-bit hash
-    finds the candidates, and only their rows are grouped by MsgId."""
-    return (f"WITH candidates AS (SELECT xxhash64(msg_id) AS h FROM {source} "
-            f"WHERE msg_id IS NOT NULL GROUP BY 1 HAVING count(*) > 1) "
-            f"SELECT msg_id, count(*) AS n, sort_array(collect_set(queue)) AS queues "
-            f"FROM {source} WHERE msg_id IS NOT NULL "
-            f"AND xxhash64(msg_id) IN (SELECT h FROM candidates) "
-            f"GROUP BY msg_id HAVING count(*) > 1")
-
-
 def duplicates_and_extremes(spark: SparkSession, source: str, first: int | None,
-                            last: int | None) -> tuple[list[dict[str, Any]],
+                            last: int | None, rows: int | None = None
+                            ) -> tuple[list[dict[str, Any]],
                                                        dict[str, Any] | None,
                                                        dict[str, Any] | None]:
     """The MsgIds of ``source`` occurring more than once (``msg_id``, ``count``, ``queues``;
-    by count, then MsgId), and the oldest and youngest message, given their arrival times
-    (µs), in one scan: the rows of the candidate MsgIds and those that arrived at ``first``
-    or ``last`` are grouped by MsgId (a MsgId not among the candidates occurs once, so the
-    counts stay exact); the oldest and youngest are the first and last of those rows by
-    (arrival, qmgr, queue, position, msg_id), as Spark orders the struct."""
+    by count, then MsgId: :func:`duplicate_ids`), and the oldest and youngest message,
+    given their arrival times (µs: :func:`extremes`); ``rows``: how many ``source`` holds."""
+    oldest, youngest = extremes(spark, source, first, last)
+    return duplicate_ids(spark, source, rows), oldest, youngest
+
+
+CANDIDATES_VIEW = "mqconsole_duplicate_candidates"
+BYPASS_PARTIAL = "spark.sql.execution.bypassPartialAggregation"
+"""One aggregation after the shuffle, no partial one before it (a setting of pyspark 4.3)."""
+COMBINE_AGGREGATION = "spark.sql.execution.combineAdjacentAggregation"
+"""A partial and a final aggregation with no shuffle between: one (pyspark 4.3)."""
+ONE_TASK_ROWS = 4_000_000
+"""Up to this many rows, one task counts the MsgIds' hashes (a few seconds of one core)."""
+
+
+@contextmanager
+def _settings(spark: SparkSession, settings: dict[str, str]) -> Iterator[None]:
+    """Spark SQL settings for the queries run (and so planned) inside, then as they were."""
+    before = {key: spark.conf.get(key, None) for key in settings}
+    for key, value in settings.items():
+        spark.conf.set(key, value)
+    try:
+        yield
+    finally:
+        for key, old in before.items():
+            if old is None:
+                spark.conf.unset(key)
+            else:
+                spark.conf.set(key, old)
+
+
+def duplicate_ids(spark: SparkSession, source: str, rows: int | None = None
+                  ) -> list[dict[str, Any]]:
+    """The MsgIds of ``source`` occurring more than once, with their count and queues, by
+    count, then MsgId. A 64-bit hash of each MsgId finds the candidates (one read of the
+    MsgIds, a hash aggregation on a ``long``); none, and that is all (every MsgId its own,
+    the usual dead-letter queue). Else only the candidates' rows are counted by (MsgId,
+    queue), fixed-width again (a set of queues per MsgId made Spark fall back to sorting
+    every candidate row), and summed per MsgId here: a MsgId that shares a hash but occurs
+    once drops out, so the counts stay exact.
+
+    Nearly every hash occurs once, so counting them before the shuffle saves nothing: one
+    count after it (:data:`BYPASS_PARTIAL`). ``rows`` (how many ``source`` holds, when
+    known) at most :data:`ONE_TASK_ROWS`: one task counts them all, no shuffle (the
+    shuffle of a million hashes cost Spark more than the counting)."""
+    if rows is not None and rows <= ONE_TASK_ROWS:
+        settings = {COMBINE_AGGREGATION: "true"}
+        sql = (f"SELECT h FROM (SELECT /*+ COALESCE(1) */ xxhash64(msg_id) AS h FROM {source} "
+               f"WHERE msg_id IS NOT NULL) GROUP BY h HAVING count(*) > 1")
+    else:
+        settings = {BYPASS_PARTIAL: "true"}
+        sql = (f"SELECT xxhash64(msg_id) AS h FROM {source} WHERE msg_id IS NOT NULL "
+               f"GROUP BY 1 HAVING count(*) > 1")
+    with _settings(spark, settings):
+        hashes = spark.sql(sql).toArrow()
+    if hashes.num_rows == 0:
+        return []
+    spark.createDataFrame(hashes, schema="h bigint").createOrReplaceTempView(CANDIDATES_VIEW)
+    try:
+        found = spark.sql(
+            f"SELECT msg_id, queue, count(*) AS n FROM {source} WHERE msg_id IS NOT NULL "
+            f"AND xxhash64(msg_id) IN (SELECT h FROM {CANDIDATES_VIEW}) "
+            f"GROUP BY msg_id, queue").toArrow()
+    finally:
+        spark.catalog.dropTempView(CANDIDATES_VIEW)
+    counts: dict[str, int] = {}
+    queues: dict[str, set[str]] = {}
+    for msg_id, queue, n in zip(found["msg_id"].to_pylist(), found["queue"].to_pylist(),
+                                found["n"].to_pylist(), strict=True):
+        counts[msg_id] = counts.get(msg_id, 0) + n
+        if queue is not None:
+            queues.setdefault(msg_id, set()).add(queue)
+    return sorted(({"msg_id": m, "count": c, "queues": sorted(queues.get(m, ()))}
+                   for m, c in counts.items() if c > 1),
+                  key=lambda r: (-r["count"], r["msg_id"]))
+
+
+def extremes(spark: SparkSession, source: str, first: int | None, last: int | None
+             ) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
+    """The oldest and youngest message of ``source``, given the first and last arrival
+    time (µs): the first and last of the rows that arrived then by (arrival, qmgr, queue,
+    position, msg_id), as Spark orders the struct. The rows are found with a filter Parquet
+    can use (either time column equal to either time: a superset of the arrival's), and as
+    those times are the ends of the arrivals, the pages' min and max skip nearly every page:
+    a few thousand rows read, not a pass over the messages."""
+    if first is None or last is None:
+        return None, None
     arrival = f"unix_micros({ARRIVAL_SQL})"
-    at = {name: "FALSE" if value is None else f"{arrival} = {int(value)}"
-          for name, value in (("first", first), ("last", last))}
-    sql = (f"WITH candidates AS (SELECT xxhash64(msg_id) AS h FROM {source} "
-           f"WHERE msg_id IS NOT NULL GROUP BY 1 HAVING count(*) > 1) "
-           f"SELECT msg_id, count(*) AS n, sort_array(collect_set(queue)) AS queues, "
-           f"min(CASE WHEN {at['first']} THEN {POINT_SQL} END) AS oldest, "
-           f"max(CASE WHEN {at['last']} THEN {POINT_SQL} END) AS youngest FROM {source} "
-           f"WHERE (msg_id IS NOT NULL AND xxhash64(msg_id) IN (SELECT h FROM candidates)) "
-           f"OR {at['first']} OR {at['last']} GROUP BY msg_id")
-    duplicates, oldest, youngest = [], None, None
-    for row in spark.sql(sql).collect():
-        if row["msg_id"] is not None and row["n"] > 1:
-            duplicates.append({"msg_id": row["msg_id"], "count": int(row["n"]),
-                               "queues": list(row["queues"])})
-        if row["oldest"] is not None:
-            found = row["oldest"].asDict()
-            oldest = found if oldest is None or _order(found) < _order(oldest) else oldest
-        if row["youngest"] is not None:
-            found = row["youngest"].asDict()
-            youngest = found if youngest is None or _order(found) > _order(youngest) \
-                else youngest
-    return sorted(duplicates, key=lambda r: (-r["count"], r["msg_id"])), oldest, youngest
-
-
-def _order(point: dict[str, Any]) -> tuple[Any, ...]:
-    """Spark's order of the (arrival, qmgr, queue, position, msg_id) struct: by field, a
-    null before any value."""
-    return tuple((point[k] is not None, point[k] if point[k] is not None else 0)
-                 for k in POINT_FIELDS)
+    times = f"timestamp_micros({int(first)}), timestamp_micros({int(last)})"
+    sql = (f"SELECT min(CASE WHEN a = {int(first)} THEN point END) AS oldest, "
+           f"max(CASE WHEN a = {int(last)} THEN point END) AS youngest "
+           f"FROM (SELECT {arrival} AS a, {POINT_SQL} AS point FROM {source} "
+           f"WHERE dlh_put_time IN ({times}) OR put_time IN ({times})) "
+           f"WHERE a IN ({int(first)}, {int(last)})")
+    row = spark.sql(sql).collect()[0]
+    return (None if row["oldest"] is None else row["oldest"].asDict(),
+            None if row["youngest"] is None else row["youngest"].asDict())
 
 
 def _point_sql(name: str, point: dict[str, Any] | None) -> tuple[str, dict[str, Any]]:
@@ -213,8 +267,9 @@ def _store(frame: DataFrame, summary: str, by_file: bool
            ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """Three reads of the messages: the lists (one hash aggregation on the keys, collected:
     the report collects them all too; their total row gives the first and last arrival
-    and, ``by_file``, the rows of each file), the arrival times, the duplicates and the
-    oldest and youngest message (two reads: the MsgIds' hashes, then the candidates' rows).
+    and, ``by_file``, the rows of each file), the arrival times, the MsgIds' hashes (and
+    the candidates' rows when some hash occurs twice); the oldest and youngest message
+    from a few pages (:func:`extremes`).
     The lists and the duplicates are written from Arrow (no pass over the messages)."""
     import pyarrow as pa
     import pyarrow.compute as pc
@@ -243,7 +298,8 @@ def _store(frame: DataFrame, summary: str, by_file: bool
                f"FROM {SOURCE_VIEW} WHERE {ARRIVAL_SQL} IS NOT NULL GROUP BY 1")
      .coalesce(1).write.mode("error").option("compression", "zstd")
      .parquet(f"{summary}/arrivals"))
-    duplicates, oldest, youngest = duplicates_and_extremes(spark, SOURCE_VIEW, first, last)
+    duplicates, oldest, youngest = duplicates_and_extremes(
+        spark, SOURCE_VIEW, first, last, int(total.get("n") or 0))
     # from Arrow, not a list of rows: the JVM reads it (a list of rows is unpickled by a
     # Python worker, which took 18 s to start on a loaded machine)
     found = pa.table({"msg_id": [d["msg_id"] for d in duplicates],
@@ -319,7 +375,6 @@ def data_disagreement(spark: SparkSession, folder: SnapshotFolder
     differs, the listed files still there to read)."""
     from .store import relative
 
-    listed = {str(f["path"]): int(f["rows"]) for f in folder.manifest.get("files") or []}
     frame = spark.read.parquet(folder.data)
     found: dict[str, int] = {}
     for row in (frame.selectExpr("input_file_name() AS file").groupBy("file").count()
@@ -327,6 +382,23 @@ def data_disagreement(spark: SparkSession, folder: SnapshotFolder
         path = relative(row["file"], folder.data)
         if path is not None:
             found[path] = int(row["count"])
+    return disagreement(folder, found)
+
+
+def listed_present(spark: SparkSession, folder: SnapshotFolder) -> list[str]:
+    """The data files the manifest lists that are there (Spark's listing of the data
+    folder, no job): what a report counting each file's rows as it reads them reads."""
+    from .store import relative
+
+    there = {relative(f, folder.data) for f in spark.read.parquet(folder.data).inputFiles()}
+    return [p for p in folder.files or [] if p in there]
+
+
+def disagreement(folder: SnapshotFolder, found: dict[str, int]
+                 ) -> tuple[str | None, list[str]]:
+    """:func:`data_disagreement` from each file's rows as Spark counted them (``found``:
+    path relative to the data folder → rows; a file without rows is not found)."""
+    listed = {str(f["path"]): int(f["rows"]) for f in folder.manifest.get("files") or []}
     missing = [p for p in listed if p not in found]
     changed = [p for p in listed if p in found and found[p] != listed[p]]
     present = [p for p in listed if p in found]
