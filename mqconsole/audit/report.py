@@ -140,12 +140,13 @@ def _build(spark: SparkSession, folder: SnapshotFolder, when: datetime, say: Pro
                 or stored.info.get("rows") != folder.manifest.get("rows")):
             say("the stored aggregates disagree with the manifest (not computed from the "
                 "files it commits): counting the messages instead")
+            spark.catalog.dropTempView(stored.arrivals_view)
             stored = None
     if stored is not None:
         say(f"counting {counted(stored.info['rows'], grouped=True)} from the stored aggregates")
         spec = ReportInput(folder=folder, as_of=when, plugins=tuple(stored.info["plugins"]))
         rollup = stored.rows
-        ages = _ages_from_arrivals(spark, when)
+        ages = _ages_from_arrivals(spark, when, stored.arrivals_view)
         duplicates = stored.duplicates()
     else:
         say(f"reading the messages of {folder.where}")
@@ -212,11 +213,14 @@ def _rollup(spark: SparkSession, spec: ReportInput, by_file: bool = False
     return [row.asDict(recursive=True) for row in spark.sql(sql).collect()]
 
 
-def _ages_from_arrivals(spark: SparkSession, as_of: datetime) -> dict[str, int]:
+def _ages_from_arrivals(spark: SparkSession, as_of: datetime, view: str) -> dict[str, int]:
     sql = (f"SELECT {bucket_sql('timestamp_micros(arrival)', as_of)} AS bucket, sum(n) AS n "
-           f"FROM summary_arrivals GROUP BY 1")
-    return {row["bucket"]: int(row["n"]) for row in spark.sql(sql).collect()
-            if row["bucket"] is not None}
+           f"FROM {view} GROUP BY 1")
+    try:
+        return {row["bucket"]: int(row["n"]) for row in spark.sql(sql).collect()
+                if row["bucket"] is not None}
+    finally:
+        spark.catalog.dropTempView(view)
 
 
 def duplicate_msg_ids(spark: SparkSession, source: str = "messages") -> list[dict[str, Any]]:

@@ -58,6 +58,17 @@ DIMENSIONS: dict[str, tuple[str, ...]] = {
 GROUPABLE = ("string", "int", "bigint", "smallint", "tinyint", "boolean", "date",
              "timestamp", "double", "float")
 SOURCE_VIEW = "mqconsole_summary_source"
+"""The prefix of the messages' view while their aggregates are computed: each computation
+gives it a suffix of its own (:func:`unique_view`), since a session's temporary views are
+shared by every job on it and two exports on one session (two threads) must not replace or
+drop each other's."""
+
+
+def unique_view(prefix: str) -> str:
+    """A temporary view name no other job on the session uses."""
+    import uuid
+
+    return f"{prefix}_{uuid.uuid4().hex[:12]}"
 
 
 def quote(name: str) -> str:
@@ -194,14 +205,15 @@ def duplicate_ids(spark: SparkSession, source: str, rows: int | None = None
         hashes = spark.sql(sql).toArrow()
     if hashes.num_rows == 0:
         return []
-    spark.createDataFrame(hashes, schema="h bigint").createOrReplaceTempView(CANDIDATES_VIEW)
+    candidates = unique_view(CANDIDATES_VIEW)
+    spark.createDataFrame(hashes, schema="h bigint").createOrReplaceTempView(candidates)
     try:
         found = spark.sql(
             f"SELECT msg_id, queue, count(*) AS n FROM {source} WHERE msg_id IS NOT NULL "
-            f"AND xxhash64(msg_id) IN (SELECT h FROM {CANDIDATES_VIEW}) "
+            f"AND xxhash64(msg_id) IN (SELECT h FROM {candidates}) "
             f"GROUP BY msg_id, queue").toArrow()
     finally:
-        spark.catalog.dropTempView(CANDIDATES_VIEW)
+        spark.catalog.dropTempView(candidates)
     counts: dict[str, int] = {}
     queues: dict[str, set[str]] = {}
     for msg_id, queue, n in zip(found["msg_id"].to_pylist(), found["queue"].to_pylist(),
@@ -271,13 +283,22 @@ def _store(frame: DataFrame, summary: str, by_file: bool
     the candidates' rows when some hash occurs twice); the oldest and youngest message
     from a few pages (:func:`extremes`).
     The lists and the duplicates are written from Arrow (no pass over the messages)."""
+    spark = frame.sparkSession
+    plugins = plugin_names(frame)
+    source = unique_view(SOURCE_VIEW)
+    frame.createOrReplaceTempView(source)
+    try:
+        return _store_in(spark, source, plugins, summary, by_file)
+    finally:
+        spark.catalog.dropTempView(source)
+
+
+def _store_in(spark: SparkSession, source: str, plugins: list[str], summary: str,
+              by_file: bool) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    spark = frame.sparkSession
-    plugins = plugin_names(frame)
-    frame.createOrReplaceTempView(SOURCE_VIEW)
-    sql, dims = lists_sql(SOURCE_VIEW, plugins, by_file=by_file)
+    sql, dims = lists_sql(source, plugins, by_file=by_file)
     rollup = spark.sql(sql)
     schema = rollup.schema
     table = rollup.toArrow()
@@ -295,11 +316,11 @@ def _store(frame: DataFrame, summary: str, by_file: bool
     first, last = total.get("oldest"), total.get("youngest")
     # one file each ("error": Spark Connect refuses its synonym "errorifexists")
     (spark.sql(f"SELECT unix_micros({ARRIVAL_SQL}) AS arrival, count(*) AS n "
-               f"FROM {SOURCE_VIEW} WHERE {ARRIVAL_SQL} IS NOT NULL GROUP BY 1")
+               f"FROM {source} WHERE {ARRIVAL_SQL} IS NOT NULL GROUP BY 1")
      .coalesce(1).write.mode("error").option("compression", "zstd")
      .parquet(f"{summary}/arrivals"))
     duplicates, oldest, youngest = duplicates_and_extremes(
-        spark, SOURCE_VIEW, first, last, int(total.get("n") or 0))
+        spark, source, first, last, int(total.get("n") or 0))
     # from Arrow, not a list of rows: the JVM reads it (a list of rows is unpickled by a
     # Python worker, which took 18 s to start on a loaded machine)
     found = pa.table({"msg_id": [d["msg_id"] for d in duplicates],
@@ -313,18 +334,20 @@ def _store(frame: DataFrame, summary: str, by_file: bool
      .option("compression", "zstd").parquet(f"{summary}/duplicates"))
     from pyspark.sql.types import StructType
 
-    view = f"{SOURCE_VIEW}_lists"
+    view = unique_view(f"{SOURCE_VIEW}_lists")
     spark.createDataFrame(table, schema=StructType(kept)).createOrReplaceTempView(view)
     columns = list(dict.fromkeys(c for keys in dims.values() for c in keys))
     old_sql, old_args = _point_sql("oldest", oldest)
     young_sql, young_args = _point_sql("youngest", youngest)
-    lists = spark.sql(
-        f"SELECT {', '.join(columns)}, list, n, bytes, unparsed, CASE WHEN list = 'total' "
-        f"THEN {old_sql} END AS oldest, CASE WHEN list = 'total' THEN {young_sql} END AS "
-        f"youngest FROM {view}", args={**old_args, **young_args})
-    lists.coalesce(1).write.mode("error").option("compression", "zstd").parquet(
-        f"{summary}/lists")
-    spark.catalog.dropTempView(view)
+    try:
+        lists = spark.sql(
+            f"SELECT {', '.join(columns)}, list, n, bytes, unparsed, CASE WHEN list = 'total' "
+            f"THEN {old_sql} END AS oldest, CASE WHEN list = 'total' THEN {young_sql} END AS "
+            f"youngest FROM {view}", args={**old_args, **young_args})
+        lists.coalesce(1).write.mode("error").option("compression", "zstd").parquet(
+            f"{summary}/lists")
+    finally:
+        spark.catalog.dropTempView(view)
     return ({"version": VERSION, "rows": int(total.get("n") or 0), "plugins": plugins},
             per_file)
 
@@ -354,6 +377,8 @@ class StoredSummary:
     info: dict[str, Any]
     rows: list[dict[str, Any]]
     duplicate_rows: list[dict[str, Any]]
+    arrivals_view: str = "summary_arrivals"
+    """The temporary view of the stored arrival times (a name of this load's own)."""
 
     def duplicates(self) -> list[dict[str, Any]]:
         return self.duplicate_rows
@@ -412,7 +437,8 @@ def disagreement(folder: SnapshotFolder, found: dict[str, int]
 
 
 def load_summary(spark: SparkSession, folder: SnapshotFolder) -> StoredSummary | None:
-    """The stored aggregates (the view ``summary_arrivals`` registered), read by Spark, or
+    """The stored aggregates (their arrival times registered as ``arrivals_view``), read by
+    Spark, or
     None when the snapshot has none or an older version of them."""
     from .store import join
 
@@ -427,7 +453,8 @@ def load_summary(spark: SparkSession, folder: SnapshotFolder) -> StoredSummary |
         lists = [r.asDict(recursive=True)
                  for r in spark.read.parquet(join(base, "lists")).collect()]
         duplicates = spark.read.parquet(join(base, "duplicates")).collect()
-        spark.read.parquet(join(base, "arrivals")).createOrReplaceTempView("summary_arrivals")
+        arrivals = unique_view("summary_arrivals")
+        spark.read.parquet(join(base, "arrivals")).createOrReplaceTempView(arrivals)
     except Exception as e:
         from .errors import is_spark_error
 
@@ -438,4 +465,4 @@ def load_summary(spark: SparkSession, folder: SnapshotFolder) -> StoredSummary |
         row["_set"] = row.pop("list")
     return StoredSummary(info=info, rows=lists, duplicate_rows=sorted(
         ({"msg_id": r["msg_id"], "count": int(r["n"]), "queues": list(r["queues"])}
-         for r in duplicates), key=lambda d: (-d["count"], d["msg_id"])))
+         for r in duplicates), key=lambda d: (-d["count"], d["msg_id"])), arrivals_view=arrivals)

@@ -66,6 +66,32 @@ def test_stored_aggregates_give_the_same_report(spark, tmp_path):
         assert "stored aggregates" in said[0]
 
 
+def test_aggregates_and_reports_leave_other_jobs_views_alone(spark, tmp_path):
+    """The summary's and the report's temporary views are each job's own: two exports or
+    reports on one session (two threads) replaced and dropped each other's fixed names
+    ([TABLE_OR_VIEW_NOT_FOUND] in the concurrent-exports test). Views another job holds
+    under the old fixed names stay what they were, and none of ours is left behind."""
+    from mqconsole.audit.summary import CANDIDATES_VIEW, SOURCE_VIEW, summarize
+
+    rows = make_rows(300, seed=8)
+    rows[5]["msg_id"] = rows[6]["msg_id"]  # a duplicate: the candidates' view is made
+    folder = write_snapshot(tmp_path / "snap", rows)
+    theirs = (SOURCE_VIEW, f"{SOURCE_VIEW}_lists", CANDIDATES_VIEW, "summary_arrivals")
+    for name in theirs:
+        spark.sql("SELECT 'theirs' AS owner").createOrReplaceTempView(name)
+    before = {t.name for t in spark.catalog.listTables() if t.isTemporary}
+    try:
+        summarize(spark, folder / "messages", folder)
+        assert build_report(spark, folder, as_of=AS_OF) == oracle(rows)
+        for name in theirs:
+            assert spark.table(name).collect()[0]["owner"] == "theirs"
+        after = {t.name for t in spark.catalog.listTables() if t.isTemporary}
+        assert after - {"messages"} == before - {"messages"}  # (audit sql's name for them)
+    finally:
+        for name in theirs:
+            spark.catalog.dropTempView(name)
+
+
 def test_plugin_columns_add_lists_on_both_paths(spark, tmp_path):
     import pyarrow as pa
 
