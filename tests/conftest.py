@@ -32,15 +32,10 @@ def pytest_collection_modifyitems(config: pytest.Config,
     """Every test's tiers (spark, cluster, subprocess, pty, mqi, slow) as markers, from its
     folder, module and fixtures (before ``-m`` selects by them), and then, of the tests
     selected, the heaviest modules first, shared out among the xdist workers under
-    worksteal (every worker collects, and orders alike): see tests/support/tiers.py. When
-    a Spark test is selected, the JVMs load Spark's classes from an archive, built once
-    (tests/support/jvms.py)."""
+    worksteal (every worker collects, and orders alike): see tests/support/tiers.py."""
     tiers.mark(items)
     yield
     tiers.heaviest_first(items, tiers.worksteal_workers(config))
-    cache = getattr(config, "cache", None)
-    if cache is not None and any(item.get_closest_marker("spark") for item in items):
-        jvms.share_classes(cache.mkdir("jvm-cds"))  # Spark's classes from an archive
 
 
 @pytest.hookimpl(optionalhook=True)
