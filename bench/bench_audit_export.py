@@ -18,7 +18,8 @@ Figures (JSON on stdout):
 
 The queue holds dead letters (MQDLH + a 200-byte JSON body), put dates spread over 30 days,
 6 reasons, 20 destinations, 10 put applications. It is built once (cached in
-``.bench/audit``): 10,000 messages put through the backend, then copied in SQLite to N
+``.bench/audit``, or ``$MQCONSOLE_BENCH_DATA/audit``): 10,000 messages put through the
+backend, then copied in SQLite to N
 (the copy is the bench's setup; the export reads through the backend's browse).
 ``--mix realistic`` (the default, issue 25 item 10): 5 % of the seed messages carry an RFH2
 with a ``usr`` folder after the MQDLH (the general decoder's rows), and every copy gets
@@ -46,7 +47,7 @@ from _common import ROOT, emit, mqconsole_exe, warm_bytecode
 
 QUEUE = "BIG.DLQ"
 SEED = 10_000
-DATA = ROOT / ".bench" / "audit"
+DATA = Path(os.environ.get("MQCONSOLE_BENCH_DATA") or ROOT / ".bench") / "audit"
 REASONS = [2053, 2085, 2035, 2087, 2189, 65536 + 7]
 
 
