@@ -68,7 +68,6 @@ from mqconsole.audit.summary import (
     GROUPABLE,
     data_disagreement,
     disagreement,
-    duplicate_ids,
     duplicates_and_extremes,
     files_digest,
     listed_present,
@@ -223,11 +222,6 @@ def _ages_from_arrivals(spark: SparkSession, as_of: datetime, view: str) -> dict
         spark.catalog.dropTempView(view)
 
 
-def duplicate_msg_ids(spark: SparkSession, source: str = "messages") -> list[dict[str, Any]]:
-    """MsgIds occurring more than once, with their count and queues (never truncated)."""
-    return duplicate_ids(spark, source)
-
-
 def _sorted(rows: list[dict[str, Any]], *keys: str) -> list[dict[str, Any]]:
     def key(row: dict[str, Any]) -> tuple[Any, ...]:
         parts: list[Any] = [-row["count"]]
@@ -294,5 +288,5 @@ def _assemble(rollup: list[dict[str, Any]], ages: dict[str, int] | None,
     return report
 
 
-__all__ = ["AFTER_AS_OF", "BUCKETS", "BUCKET_EDGES", "bucket_sql", "build_report",
-           "duplicate_msg_ids", "iso", "parse_as_of"]
+__all__ = ["AFTER_AS_OF", "BUCKETS", "BUCKET_EDGES", "bucket_sql", "build_report", "iso",
+           "parse_as_of"]
