@@ -35,12 +35,7 @@ def pytest_collection_modifyitems(config: pytest.Config,
     worksteal (every worker collects, and orders alike): see tests/support/tiers.py."""
     tiers.mark(items)
     yield
-    tiers.heaviest_first(items, tiers.worksteal_workers(config), tiers.cores())
-
-
-def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
-    """``-n auto``: one worker more than the cores (tests/support/tiers.py auto_workers)."""
-    return tiers.auto_workers()
+    tiers.heaviest_first(items, tiers.worksteal_workers(config))
 
 
 @pytest.hookimpl(optionalhook=True)

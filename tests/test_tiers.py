@@ -83,21 +83,3 @@ def test_heavy_modules_that_overflow_a_share_fill_the_other_after_its_own() -> N
     # which holds 4 of the 8 tests: z goes on to the first share, after cl
     tiers.heaviest_first(items, workers=2)  # type: ignore[arg-type]
     assert [i.name for i in items] == ["cl0", "cl1", "z0", "z1", "x0", "x1", "y0", "y1"]
-
-
-def test_a_worker_beyond_the_heavy_ones_gets_light_tests_only() -> None:
-    """Three workers on two cores (``-n auto``): the heavy modules go to the first two
-    shares only; the third share is light tests."""
-    items = [Item(Path(f"tests/test_light{n}.py"), f"light{n}") for n in range(9)]
-    for x in ("a", "b", "c"):
-        items.append(Item(Path(f"tests/test_{x}.py"), x, ("spark",)))
-    tiers.heaviest_first(items, workers=3, heavy_workers=2)  # type: ignore[arg-type]
-    names = [i.name for i in items]
-    shares = names[:4], names[4:8], names[8:]
-    assert sorted(names) == sorted([f"light{n}" for n in range(9)] + ["a", "b", "c"])
-    assert {n for n in names if n in "abc"} <= set(shares[0] + shares[1])
-    assert all(n.startswith("light") for n in shares[2]), shares
-
-
-def test_auto_gives_one_worker_more_than_the_cores() -> None:
-    assert tiers.auto_workers() == tiers.cores() + 1 >= 2

@@ -130,34 +130,16 @@ def _relative(item: pytest.Item) -> str:
         return str(item.path)
 
 
-def heaviest_first(items: list[pytest.Item], workers: int = 1,
-                   heavy_workers: int | None = None) -> None:
-    """Order ``items`` (in place, after :func:`mark`) by their module's heavy tier; with
-    several ``workers`` (worksteal's), the heavy modules shared out among the first
-    ``heavy_workers`` of them (all by default; :func:`spread`)."""
+def heaviest_first(items: list[pytest.Item], workers: int = 1) -> None:
+    """Order ``items`` (in place, after :func:`mark`) by their module's heaviest tier; with
+    several ``workers`` (worksteal's), the heavy modules shared out among them (:func:`spread`)."""
     module_rank: dict[str, int] = {}
     for item in items:
         key = str(item.path)
         module_rank[key] = min(module_rank.get(key, len(RANKS)), _rank(item))
     items.sort(key=lambda item: module_rank[str(item.path)])  # stable: modules stay whole
     if workers > 1:
-        spread(items, workers, module_rank, heavy_workers)
-
-
-def auto_workers() -> int:
-    """``-n auto``'s workers: one more than the cores. The suite's tests wait a good part
-    of their time (a console pilot between keys, a child process, a JVM), so two workers on
-    two cores left the machine half idle (897 CPU-s in 14 min, 2026-12-03); the extra
-    worker runs light tests only (:func:`spread`), so the Spark sessions stay one per core."""
-    return cores() + 1
-
-
-def cores() -> int:
-    """The cores this process may run on."""
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # not Linux
-        return os.cpu_count() or 1
+        spread(items, workers, module_rank)
 
 
 def worksteal_workers(config: pytest.Config) -> int:
@@ -175,15 +157,12 @@ def tell_the_worker(node: Any) -> None:
     node.workerinput["dist"] = node.config.getoption("dist", "no")
 
 
-def spread(items: list[pytest.Item], workers: int, module_rank: dict[str, int],
-           heavy_workers: int | None = None) -> None:
+def spread(items: list[pytest.Item], workers: int, module_rank: dict[str, int]) -> None:
     """Lay ``items`` (heaviest first, modules whole) out for worksteal's first distribution,
     which hands worker i the next ``len(left) // (workers - i)`` items: worker i's share
     starts with its heavy modules (each whole), the rest of it the light tests in order.
     The cluster modules all go to the first worker (one cluster and Connect server per
-    process); every other heavy module, the longest first, to the least loaded of the first
-    ``heavy_workers`` (each of those workers starts a Spark session; the others run only
-    light tests, filling the moments the heavy ones wait: :func:`auto_workers`). A
+    process); every other heavy module, the longest first, to the least loaded worker. A
     heavy module that does not fit its worker's share (when nearly every selected test is
     heavy: ``-m spark``) fills another's after that one's own, before the light tests."""
     modules: dict[str, list[pytest.Item]] = {}
@@ -198,7 +177,7 @@ def spread(items: list[pytest.Item], workers: int, module_rank: dict[str, int],
                            sum(ITEM_WEIGHT.get(_rank(item), 0) for item in group))
 
     shares: list[list[str]] = [[] for _ in range(workers)]
-    load = [0] * min(workers, heavy_workers or workers)
+    load = [0] * workers
     for key in [k for k in heavy if module_rank[k] == 0]:
         shares[0].append(key)
         load[0] += weight(key)
