@@ -411,16 +411,22 @@ def put_resolution(qm: object) -> ResolvesPuts | None:
 
 @runtime_checkable
 class ChecksPuts(Protocol):
-    """An optional capability of a ``QueueManager`` that checks authority (an MQI
-    connection): ``open_for_put(queue, qmgr_name)`` opens the queue for output and closes it
-    again, putting nothing, and raises ``MQError`` as the put's MQOPEN would — 2035 without
-    +put (MQ checks the authority to put when a queue is opened with MQOO_OUTPUT: IBM MQ,
-    "MQOPEN - Open object", and "Authority checking in the MQI"), 2085, 2087, 2082. A plan
-    asks it so that it can say a put would be refused for authority before the put, and so
-    that a queue it may put to but not inquire (no +inq) is no predicted failure. Check for
-    it with :func:`put_checks`; the embedded queue manager has no authorities to check."""
+    """An optional capability of a ``QueueManager`` that checks authority:
+    ``open_for_put(queue, qmgr_name, context=, alt_user=)`` opens the queue for output as
+    the put would (the context option the put sets, the alternate user it puts as) and
+    closes it again, putting nothing, and raises ``MQError`` as the put's MQOPEN would —
+    2035 without +put, or without the context authority (+setall on the queue and the queue
+    manager for set-all, +setid for set-identity, +passall on the queue for pass-all), or
+    for an alternate user without +altusr (MQ checks these when a queue is opened with
+    MQOO_OUTPUT and the context and MQOO_ALTERNATE_USER_AUTHORITY options, and MQPUT1 as
+    the MQOPEN with the matching options: IBM MQ, "MQOPEN - Open object", "Authority
+    checking in the MQI", "Authorizations for context"), 2085, 2087, 2082. A plan asks it so
+    that it can say a put would be refused for authority before the put, and so that a
+    queue it may put to but not inquire (no +inq) is no predicted failure. Check for it with
+    :func:`put_checks`."""
 
-    def open_for_put(self, queue: str, qmgr_name: str = "") -> None: ...
+    def open_for_put(self, queue: str, qmgr_name: str = "", *,
+                     context: Context = Context.NEW, alt_user: str = "") -> None: ...
 
 
 def put_checks(qm: object) -> ChecksPuts | None:

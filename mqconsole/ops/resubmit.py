@@ -230,7 +230,8 @@ def resubmit(qm: QueueManager, queue: str, selection: Selection, *, to: str | No
                         batch=batch, batch_bytes=batch_bytes, context=context,
                         dry_run=dry_run,
                         control=control, note_texts=_NOTES,
-                        done_destinations=done_destinations, predict=local_prediction(qm),
+                        done_destinations=done_destinations,
+                        predict=local_prediction(qm, context),
                         check=check)
     if to is not None and not any(e.get("destination") == to for e in result.plan) \
             and to not in result.moved_to and not any(f.destination == to

@@ -168,6 +168,7 @@ class Route:
     qmgr_name: str = ""
     changes: tuple[str, ...] = ()
     notes: tuple[str, ...] = ()
+    alt_user: str = ""  # the put's alternate user (the handler's PUTAUT(CTX)), for plans
 
 
 Planner = Callable[[Message], Route]
@@ -1310,24 +1311,28 @@ def dlh_changes(before: Message, after: Message) -> tuple[str, ...]:
     return tuple(out)
 
 
-def local_prediction(qm: QueueManager) -> Callable[[Route], int | None]:
+def local_prediction(qm: QueueManager, context: Context = Context.NEW
+                     ) -> Callable[[Route], int | None]:
     """For dry runs: the reason a put to a local queue would most likely fail with (queue
     unknown, not authorized, put-inhibited, full, message too long), counting the plan's
     own messages. On a queue manager that checks authority (``base.ChecksPuts``) each
-    destination is opened for output once, nothing put: a refusal there (2035 without +put,
+    destination is opened for output once, nothing put, with the ``context`` the run puts
+    with and as the route's alternate user: a refusal there (2035 without +put, without
+    +setall for set-all context, without +altusr or the user's own authority for PUTAUT(CTX);
     2085, 2087 for a remote one too) is the prediction, and a queue that may be put to but
     not inquired (no +inq) is no predicted failure."""
     attrs: dict[str, Any] = {}
     planned: dict[str, int] = {}
     checks = put_checks(qm)
-    opened: dict[tuple[str, str], int | None] = {}
+    opened: dict[tuple[str, str, str], int | None] = {}
 
     def predict(route: Route) -> int | None:
         if checks is not None:
-            key = (route.queue, route.qmgr_name)
+            key = (route.queue, route.qmgr_name, route.alt_user)
             if key not in opened:
                 try:
-                    checks.open_for_put(*key)
+                    checks.open_for_put(route.queue, route.qmgr_name, context=context,
+                                        alt_user=route.alt_user)
                     opened[key] = None
                 except MQError as e:
                     opened[key] = e.reason
@@ -1419,12 +1424,13 @@ def transfer(qm: QueueManager, source: str, dest: str, selection: Selection, *,
 
     notes = {"no_dlh": "{messages} had no dead-letter header and {were} "
                        + ("copied" if copy else "moved") + " unchanged (--strip-dlh)"}
+    context = (Context.PASS_ALL if pass_context else
+               Context.NEW if new_context else Context.SET_ALL)
     return run_engine(qm, source, selection, planner, operation="copy" if copy else "move",
-                      destination=label, copy=copy, batch=batch,
-                      context=(Context.PASS_ALL if pass_context else
-                               Context.NEW if new_context else Context.SET_ALL),
+                      destination=label, copy=copy, batch=batch, context=context,
                       dry_run=dry_run, control=control, dest_qm=None if same_qm else dest_qm,
                       note_texts=notes, check=check, direct=not strip_dlh,
                       batch_bytes=batch_bytes,
-                      predict=local_prediction(qm if same_qm else dest_qm))  # type: ignore[arg-type]
+                      predict=local_prediction(qm if same_qm else dest_qm,  # type: ignore[arg-type]
+                                               context))
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 from contract_support import bodies, mq_error, msg, put_bodies
 
-from mqconsole.backends.base import Context, QueueManager
+from mqconsole.backends.base import Context, QueueManager, put_checks
+from mqconsole.mq.errors import MQError
 from mqconsole.mq.queue import QueueAttrs
 
 USER = "ctuser"
@@ -96,3 +97,50 @@ def test_define_needs_chg(restricted, connect, make_queue) -> None:
 def test_admin_principal_still_works(restricted, qm: QueueManager, queue: str) -> None:
     put_bodies(qm, queue, "ok")
     assert bodies(qm, queue) == [b"ok"]
+
+
+def test_a_plan_s_open_for_put_refuses_what_the_put_refuses(restricted, connect,
+                                                            qm: QueueManager,
+                                                            queue: str) -> None:
+    """``open_for_put`` (``base.ChecksPuts``, what a dry run asks) opens as the put would
+    — its context, its alternate user — and says what the put then does, putting nothing:
+    +put; +setall on the queue and the queue manager for set-all context; for an alternate
+    user (the handler's PUTAUT(CTX)), +altusr for the connection's user and the put's
+    authorities for the alternate one."""
+    bob = connect(USER)
+    checks = put_checks(bob)
+    if checks is None:  # the variant offering no optional capability (tests/support/plain.py)
+        assert restricted.id == "embedded-plain"
+        return
+    puts = 0
+
+    def both(**how: object) -> tuple[int | None, int | None]:
+        nonlocal puts
+        said = did = None
+        try:
+            checks.open_for_put(queue, **how)  # type: ignore[arg-type]
+        except MQError as e:
+            said = e.reason
+        try:
+            bob.put(queue, msg("x"), syncpoint=False, **how)  # type: ignore[arg-type]
+            puts += 1
+        except MQError as e:
+            did = e.reason
+        return said, did
+
+    new, set_all = {"context": Context.NEW}, {"context": Context.SET_ALL}
+    as_alice = {"context": Context.SET_ALL, "alt_user": "alice"}
+    assert both(**new) == (2035, 2035)
+    restricted.grant(USER, queue, {"put"})
+    assert both(**new) == (None, None)
+    assert both(**set_all) == (2035, 2035)
+    restricted.grant(USER, queue, {"put", "setall"})
+    restricted.grant(USER, "", {"connect", "dsp", "setall"}, object_type="qmgr")
+    assert both(**set_all) == (None, None)
+    assert both(**as_alice) == (2035, 2035)  # bob has no +altusr
+    restricted.grant(USER, "", {"connect", "dsp", "setall", "altusr"}, object_type="qmgr")
+    assert both(**as_alice) == (2035, 2035)  # alice may not put there
+    restricted.grant("alice", queue, {"put", "setall"})
+    restricted.grant("alice", "", {"setall"}, object_type="qmgr")
+    assert both(**as_alice) == (None, None)
+    assert qm.inquire_queue(queue).depth == puts == 3  # the checks put nothing

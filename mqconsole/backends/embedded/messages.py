@@ -170,6 +170,16 @@ class Messages(Resolution):
                              alt_user=alt_user.strip() if alt_user else "")
         return Message(md, body)
 
+    @api
+    def open_for_put(self, queue: str, qmgr_name: str = "", *,
+                     context: Context = Context.NEW, alt_user: str = "") -> None:
+        """The put's MQOPEN, nothing put (``base.ChecksPuts``): the name resolved and the
+        authorities checked as :meth:`put` checks them (+put, the context's, +altusr and
+        the alternate user's), raising what the put would raise before storing anything."""
+        self._own_view()
+        self._resolve_put(queue, qmgr_name, self._auth_records(), Context(context),
+                          alt_user.strip() if alt_user else "")
+
     def _put(self, queue: str, message: Message, context: Context, syncpoint: bool,
              qmgr_name: str, new_msg_id: bool, packed: bytes | None = None,
              alt_user: str = "") -> tuple[MQMD, bytes]:

@@ -58,20 +58,32 @@ class Messages(Admin):
             )
         return handle
 
-    def open_for_put(self, queue: str, qmgr_name: str = "") -> None:
+    def open_for_put(self, queue: str, qmgr_name: str = "", *,
+                     context: Context = Context.NEW, alt_user: str = "") -> None:
         """MQOPEN for output and MQCLOSE, nothing put (``base.ChecksPuts``): raises as the
-        put's open would — MQ checks +put at MQOPEN with MQOO_OUTPUT (IBM MQ, "MQOPEN -
-        Open object": "the queue manager checks that the user is authorized to open the
-        object for the options specified"). A model queue's dynamic queue is deleted
-        again (MQCO_DELETE_PURGE), as ``_open`` does."""
+        put's MQPUT1 would — MQ checks +put at MQOPEN with MQOO_OUTPUT, the context
+        authorities with MQOO_SET_ALL_CONTEXT / MQOO_SET_IDENTITY_CONTEXT /
+        MQOO_PASS_ALL_CONTEXT, and the alternate user's with MQOO_ALTERNATE_USER_AUTHORITY
+        (IBM MQ, "MQOPEN - Open object": "the queue manager checks that the user is
+        authorized to open the object for the options specified"; MQPUT1 checks as an
+        MQOPEN with the options matching its MQPMO ones). A model queue's dynamic queue is
+        deleted again (MQCO_DELETE_PURGE), as ``_open`` does."""
         C = self.lib.CMQC
-        target = f"{queue!r}" + (f" on {qmgr_name}" if qmgr_name.strip() else "")
+        context = Context(context)
+        alt_user = alt_user.strip() if alt_user else ""
+        target, auth, hint = _put_authority(queue, qmgr_name, context, alt_user)
         wanted = name_bytes(queue)
         od = self.lib.module.OD(ObjectName=wanted,
                                 ObjectQMgrName=name_bytes(qmgr_name or "", "queue manager"))
-        with self._call(f"open {target} to put to it", auth="+put", obj=queue):
-            handle = self.lib.module.Queue(self._qmgr, od,
-                                           C.MQOO_OUTPUT | C.MQOO_FAIL_IF_QUIESCING)
+        options = C.MQOO_OUTPUT | C.MQOO_FAIL_IF_QUIESCING | {
+            Context.SET_ALL: C.MQOO_SET_ALL_CONTEXT,
+            Context.SET_IDENTITY: C.MQOO_SET_IDENTITY_CONTEXT,
+            Context.PASS_ALL: C.MQOO_PASS_ALL_CONTEXT, Context.NEW: 0}[context]
+        if alt_user:
+            od.AlternateUserId = alt_user.encode("utf-8", "replace")[:12].ljust(12)
+            options |= C.MQOO_ALTERNATE_USER_AUTHORITY
+        with self._call(f"open {target} to put to it", auth=auth, obj=queue, hint=hint):
+            handle = self.lib.module.Queue(self._qmgr, od, options)
         opened = bytes(getattr(od, "ObjectName", wanted) or b"").strip(b" \x00")
         with self._lock, contextlib.suppress(self.lib.MQMIError, self.lib.PYIFError):
             if opened and opened != wanted:  # a model queue made a dynamic one
@@ -224,19 +236,7 @@ class Messages(Admin):
             passing = pass_from._handle
         alt_user = alt_user.strip() if alt_user else ""
         C = self.lib.CMQC
-        target = f"{queue!r}" + (f" on {qmgr_name}" if qmgr_name.strip() else "")
-        auth, hint = {
-            Context.SET_ALL: ("+put and +setall", " and +setall on the queue manager (to keep "
-                              "the message's context); or put with --new-context to give it "
-                              "a new one"),
-            Context.SET_IDENTITY: ("+put and +setid", " and +setid on the queue manager"),
-            Context.PASS_ALL: ("+put and +passall", " (to pass the context of the message "
-                               "got; or use --context default to give it a new one)"),
-            Context.NEW: ("+put", "")}[context]
-        if alt_user:
-            target += f" as {alt_user!r} (alternate user authority)"
-            hint = (f" for {alt_user!r}{hint}, and +altusr on the queue manager for the "
-                    "connection's user")
+        target, auth, hint = _put_authority(queue, qmgr_name, context, alt_user)
         if message.truncated_from is not None:
             raise MQError(C.MQRC_DATA_LENGTH_ERROR, f"cannot put to {target}: only the first "
                           f"{len(message.body)} of the message's {message.truncated_from} "
@@ -268,3 +268,22 @@ class Messages(Admin):
             put = message_from_lib(md, body)
             put.md.backout_count = 0  # MQ stores 0 and leaves the caller's value in the MD
             return put
+
+
+def _put_authority(queue: str, qmgr_name: str, context: Context, alt_user: str
+                   ) -> tuple[str, str, str]:
+    """A put's target as errors name it, the authorities it needs, and the hint for 2035."""
+    target = f"{queue!r}" + (f" on {qmgr_name}" if qmgr_name.strip() else "")
+    auth, hint = {
+        Context.SET_ALL: ("+put and +setall", " and +setall on the queue manager (to keep "
+                          "the message's context); or put with --new-context to give it "
+                          "a new one"),
+        Context.SET_IDENTITY: ("+put and +setid", " and +setid on the queue manager"),
+        Context.PASS_ALL: ("+put and +passall", " (to pass the context of the message "
+                           "got; or use --context default to give it a new one)"),
+        Context.NEW: ("+put", "")}[context]
+    if alt_user:
+        target += f" as {alt_user!r} (alternate user authority)"
+        hint = (f" for {alt_user!r}{hint}, and +altusr on the queue manager for the "
+                "connection's user")
+    return target, auth, hint

@@ -347,7 +347,7 @@ class Handler:
         # by its commits, and those of a unit backed out
         self._cut: tuple[bool, int, int, int] = (True, 0, 0, 0)
         self._held = 0  # of MAXUMSGS, what the open unit held before the message in hand
-        self._predict: Callable[..., int | None] | None = None
+        self._predict: dict[Context, Callable[..., int | None]] = {}
         # where puts land, resolved once a pass (definitions may change between passes)
         self._landings: dict[tuple[str, str], Landing] = {}
         self._input = strip_pad(settings.queue)  # the local queue behind the input queue
@@ -780,7 +780,7 @@ class Handler:
                                 "rule": rule.number, "action": rule.action,
                                 "destination": label}
         if out is not None:
-            reason = self._predicted(queue, qmgr_name, label, out)
+            reason = self._predicted(queue, qmgr_name, label, out, as_user)
             if reason:
                 text += f" — would fail now: {reason_name(reason)}"
                 outcome.reason = reason_name(reason)
@@ -809,12 +809,17 @@ class Handler:
             alike["count"] = int(alike.get("count", 1)) + 1
 
     def _predicted(self, queue: str, qmgr_name: str, label: str | None,
-                   out: Message) -> int | None:
+                   out: Message, as_user: str = "") -> int | None:
         from mqconsole.ops.transfer import Route, local_prediction
 
-        if self._predict is None:
-            self._predict = local_prediction(self.qm)
-        return self._predict(Route(queue, label or queue, out, qmgr_name=qmgr_name))
+        # the run's put: PUTAUT(CTX) set-all context as the message's user, PUTAUT(DEF)
+        # the handler's own, a new context (``_one``)
+        context = Context.SET_ALL if as_user else Context.NEW
+        predict = self._predict.get(context)
+        if predict is None:
+            predict = self._predict[context] = local_prediction(self.qm, context)
+        return predict(Route(queue, label or queue, out, qmgr_name=qmgr_name,
+                             alt_user=as_user))
 
     # -- units of work ----------------------------------------------------------------------
     def _commit(self, unit: list[_Pending], end: _PassEnd) -> None:

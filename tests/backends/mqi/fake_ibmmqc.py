@@ -658,14 +658,15 @@ class Engine:
             raise Failure(C.MQRC_HOBJ_ERROR)
         return h
 
-    def _require(self, conn: Conn, auth: str, name: str, object_type: str = "queue") -> None:
+    def _require(self, conn: Conn, auth: str, name: str, object_type: str = "queue",
+                 principal: str = "") -> None:
+        who = principal or conn.principal
         granted = conn.qm.effective_authorities(
-            conn.principal, name if object_type == "queue" else conn.qdef.name,
+            who, name if object_type == "queue" else conn.qdef.name,
             object_type=object_type)
         if granted is not None and auth not in granted:
             raise MQError(C.MQRC_NOT_AUTHORIZED,
-                          f"principal {conn.principal!r} lacks +{auth} on {object_type} "
-                          f"{name!r}")
+                          f"principal {who!r} lacks +{auth} on {object_type} {name!r}")
 
     @staticmethod
     def _may(conn: Conn, auth: str, name: str, object_type: str = "queue") -> bool:
@@ -852,12 +853,22 @@ class Engine:
             info["cluster"] = qdef.cluster_queues[name]
             h = self._open_queue(conn, qdef.cluster_queues[name], "", options)
         else:
-            h = self._open_queue(conn, name, qmgr_name, options)
+            who = ""
+            if options & C.MQOO_ALTERNATE_USER_AUTHORITY:
+                # IBM MQ, MQOO_ALTERNATE_USER_AUTHORITY: the open is validated with the OD's
+                # AlternateUserId ("the call can succeed only if this AlternateUserId is
+                # authorized to open the object with the specified access options"), and
+                # the connection's own user needs +altusr on the queue manager
+                self._require(conn, "altusr", qdef.name, "qmgr")
+                who = _text(OD.get(od, "AlternateUserId"))
+                info.update(alt_user=who)
+            h = self._open_queue(conn, name, qmgr_name, options, who)
         conn.handles[h.hobj] = h
         info["hobj"] = h.hobj
         return h.hobj, bytes(out)
 
-    def _open_queue(self, conn: Conn, name: str, qmgr_name: str, options: int) -> Handle:
+    def _open_queue(self, conn: Conn, name: str, qmgr_name: str, options: int,
+                    principal: str = "") -> Handle:
         remote = bool(qmgr_name) and qmgr_name != conn.qdef.name
         if options & (_ANY_INPUT | C.MQOO_BROWSE | C.MQOO_INQUIRE | C.MQOO_SET) and remote:
             raise Failure(C.MQRC_OPTION_NOT_VALID_FOR_TYPE)
@@ -871,11 +882,11 @@ class Engine:
                   (C.MQOO_PASS_IDENTITY_CONTEXT, "passid")]
         for bit, auth in checks:
             if options & bit and not remote:
-                self._require(conn, auth, name)
+                self._require(conn, auth, name, principal=principal)
         for bit, auth in ((C.MQOO_SET_ALL_CONTEXT, "setall"),
                           (C.MQOO_SET_IDENTITY_CONTEXT, "setid")):
             if options & bit:
-                self._require(conn, auth, conn.qdef.name, "qmgr")
+                self._require(conn, auth, conn.qdef.name, "qmgr", principal=principal)
         if attrs is not None and options & (_ANY_INPUT | C.MQOO_BROWSE) and \
                 attrs.type in (QueueType.REMOTE, QueueType.MODEL):
             raise Failure(C.MQRC_OPTION_NOT_VALID_FOR_TYPE)

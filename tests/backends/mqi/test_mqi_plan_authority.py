@@ -64,3 +64,55 @@ def test_a_handler_plan_predicts_2035_for_a_destination_without_put(qmgr, tmp_pa
     [m] = list(report.messages)
     assert "would fail now: MQRC_NOT_AUTHORIZED" in m.outcome, m.outcome
     assert report.result.would_fail() == 1
+
+
+def test_a_move_plan_opens_with_the_run_s_context(qmgr) -> None:
+    """A move keeping the messages' context (set-all, the default) needs +setall on the
+    destination and the queue manager: without it the plan says 2035 for every message,
+    as the run then fails; with --new-context (+put only) it predicts nothing."""
+    src, dest, _ = _setup(qmgr)
+    admin = qmgr.admin()
+    admin.set_authority("ops", dest, {"put", "inq"})
+    admin.set_authority("ops", "", {"connect", "inq"}, object_type="qmgr")  # no +setall
+    ops = qmgr.connect(user="ops")
+    kept = transfer(ops, src, dest, Selection(all=True), dry_run=True)
+    assert kept.would_fail() == 3, kept.plan
+    assert {g["reason_name"] for g in kept.would_fail_groups()} == {"MQRC_NOT_AUTHORIZED"}
+    run = transfer(ops, src, dest, Selection(all=True))
+    assert run.done == 0 and len(run.failed) == 3
+    new = transfer(ops, src, dest, Selection(all=True), dry_run=True, new_context=True)
+    assert new.would_fail() == 0, new.would_fail_groups()
+
+
+def test_a_handler_plan_predicts_2035_for_putaut_ctx_as_a_user_who_may_not_put(
+        qmgr) -> None:
+    """PUTAUT(CTX) puts as the message's UserIdentifier (alternate user authority): the
+    plan opens the destination as that user, so a user without +put there is 2035 in the
+    plan, as in the run; once the user may put, the plan and the run agree again."""
+    dlq, dest = qmgr.queue(), qmgr.queue()
+    admin = qmgr.admin()
+    md, body = add_dead_letter_header(
+        MQMD(format="MQSTR   ", msg_id=b"C%023d" % 1, user_identifier="app1"), b"x",
+        reason=2053, dest_q_name=dest)
+    admin.put(dlq, Message(md, body), context=Context.SET_ALL, syncpoint=False)
+    admin.set_authority("mqadmin", "*", "all")
+    admin.set_authority("mqadmin", "", "all", object_type="qmgr")
+    admin.set_authority("dlqh", dlq, {"browse", "get", "inq"})
+    admin.set_authority("dlqh", dest, {"inq"})
+    admin.set_authority("dlqh", "", {"connect", "inq", "altusr"}, object_type="qmgr")
+    admin.set_authority("app1", "", {"setall"}, object_type="qmgr")
+    handler = qmgr.connect(user="dlqh")
+    table = parse_table("ACTION(RETRY) PUTAUT(CTX)\n")
+
+    def plan() -> str:
+        report = run_handler(handler, table, settings_for(table, dlq, dry_run=True),
+                             store_path=None)
+        [m] = list(report.messages)
+        return m.outcome
+
+    assert "as app1 — would fail now: MQRC_NOT_AUTHORIZED" in plan()
+    admin.set_authority("app1", dest, {"put", "setall"})
+    assert "would fail" not in plan()
+    report = run_handler(handler, table, settings_for(table, dlq, once=True),
+                         store_path=None)
+    assert report.result.done == 1, [m.outcome for m in report.messages]
