@@ -148,7 +148,9 @@ def connect_server(folder: Path, *, timeout: float = START_BOUND, master: str = 
              "mqconsole-test-connect", "--master", master,
              "--conf", f"spark.connect.grpc.binding.port={port}",
              "--conf", "spark.connect.grpc.binding.address=127.0.0.1",
-             "--conf", "spark.ui.enabled=false", "--conf", "spark.task.maxFailures=1"],
+             "--conf", "spark.ui.enabled=false", "--conf", "spark.task.maxFailures=1",
+             # two shuffle partitions, as the tests' own session (Spark's default is 200)
+             "--conf", "spark.sql.shuffle.partitions=2"],
             stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=env)
     try:
         _wait_for(log, "Spark Connect server started", proc, timeout)
