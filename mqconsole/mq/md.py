@@ -56,6 +56,8 @@ MQ_NAME = {attr: mq for attr, mq, _, _ in LAYOUT}
 ATTR_BY_MQ_NAME = {mq: attr for attr, mq, _, _ in LAYOUT}
 LENGTHS = {attr: n for attr, _, _, n in LAYOUT}
 KINDS = {attr: k for attr, _, k, _ in LAYOUT}
+_PADDED_FIELDS = tuple((attr, k, n) for attr, _, k, n in LAYOUT if k in ("c", "b"))
+"""The MQCHAR and MQBYTE fields, in LAYOUT's order: cut and padded to their length."""
 
 
 def _offsets() -> dict[str, int]:
@@ -126,13 +128,19 @@ class MQMD:
     original_length: int = -1
 
     def __post_init__(self) -> None:
-        for attr, _, kind, n in LAYOUT:
+        # a field already of its type and length (most are: an MD copied or unpacked) is
+        # what the cut and the padding would give back, and is left as it is
+        for attr, kind, n in _PADDED_FIELDS:
             v = getattr(self, attr)
             if kind == "c":
+                if type(v) is str and len(v) == n:
+                    continue
                 if isinstance(v, bytes):
                     v = v.decode("latin-1")
                 setattr(self, attr, v[:n].ljust(n))
-            elif kind == "b":
+            else:
+                if type(v) is bytes and len(v) == n:
+                    continue
                 if isinstance(v, str):
                     v = bytes.fromhex(v)
                 setattr(self, attr, bytes(v[:n]).ljust(n, b"\x00"))

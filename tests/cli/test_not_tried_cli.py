@@ -27,21 +27,23 @@ from mqconsole.ops.selection import Selection
 
 from .conftest import run_cli
 from .test_journal_faults import DST, MQCONSOLE, SRC
-from .test_journal_signals import COUNT, _copy, _depth, _env, template  # noqa: F401
+from .test_journal_signals import COUNT, _copy, _depth, _env, template, watching  # noqa: F401
 
 DLQ = "SYSTEM.DEAD.LETTER.QUEUE"
 pytestmark = pytest.mark.slow
 
 
-def _run_until(args: list[str], home: Path, done) -> subprocess.Popen:
-    """Start mqconsole with ``args`` and return once ``done()`` holds (it still runs)."""
+def _run_until(args: list[str], home: Path, path: Path, done) -> subprocess.Popen:
+    """Start mqconsole with ``args`` and return once ``done(depth)`` holds (it still runs),
+    ``depth(queue)`` read from ``path`` through one connection held for the wait."""
     proc = subprocess.Popen([MQCONSOLE, *args], env=_env(home), stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, stdin=subprocess.DEVNULL)
     deadline = time.monotonic() + 180
-    while proc.poll() is None and time.monotonic() < deadline:
-        if done():
-            break
-        time.sleep(0.005)
+    with watching(path) as depth:
+        while proc.poll() is None and time.monotonic() < deadline:
+            if done(depth):
+                break
+            time.sleep(0.005)
     assert proc.poll() is None, "it ended before it could be stopped"
     return proc
 
@@ -64,8 +66,8 @@ def test_a_delete_stopped_mid_way_counts_what_it_never_tried(template, tmp_path,
                                                              as_json):
     path, home = _copy(template, tmp_path / "del.sqlite"), tmp_path / "home"
     proc = _run_until(["--embedded", str(path), "delete", SRC, "--all", "--yes",
-                       *(["--json"] if as_json else [])], home,
-                      lambda: _depth(path, SRC) <= COUNT - 3000)
+                       *(["--json"] if as_json else [])], home, path,
+                      lambda depth: depth(SRC) <= COUNT - 3000)
     proc.send_signal(signal.SIGTERM)
     out, err = proc.communicate(timeout=180)
     assert proc.returncode == 143, err
@@ -92,8 +94,8 @@ def test_a_load_stopped_mid_way_says_how_many_of_the_file_were_not_put(
     finally:
         qm.close()
     path, home = _copy(template, tmp_path / "load.sqlite"), tmp_path / "home"
-    proc = _run_until(["--embedded", str(path), "load", str(dump), DST, "--yes"], home,
-                      lambda: _depth(path, DST) >= 3000)
+    proc = _run_until(["--embedded", str(path), "load", str(dump), DST, "--yes"], home, path,
+                      lambda depth: depth(DST) >= 3000)
     proc.send_signal(signal.SIGTERM)
     _out, err = proc.communicate(timeout=180)
     assert proc.returncode == 143, err
@@ -131,8 +133,8 @@ def test_a_handler_stopped_mid_pass_counts_the_messages_it_never_tried(dead_lett
     rules = tmp_path / "r.rules"
     rules.write_text("RETRYINT(0) WAIT(NO)\nACTION(RETRY)\n")
     proc = _run_until(["--embedded", str(path), "dlq-handler", "--rules", str(rules),
-                       "--yes", *(["--json"] if as_json else [])], home,
-                      lambda: _depth(path, "APP.BACK") >= 3000)
+                       "--yes", *(["--json"] if as_json else [])], home, path,
+                      lambda depth: depth("APP.BACK") >= 3000)
     proc.send_signal(signal.SIGTERM)
     out, err = proc.communicate(timeout=180)
     assert proc.returncode == 0, err  # a signal is how a handler ends (its exit codes)

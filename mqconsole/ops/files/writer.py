@@ -102,7 +102,8 @@ def descriptor_lines(md) -> list[str]:
             continue
         if attr in TEXT_ATTRS:
             text = str(value)[:length].ljust(length)
-            bad = next((ch for ch in text if ord(ch) > 0xFF), None)
+            # (an ASCII text, nearly every one, is looked at in C, not character by character)
+            bad = None if text.isascii() else next((ch for ch in text if ord(ch) > 0xFF), None)
             if bad is not None:
                 raise DmpWriteError(f"MQMD field {fid} holds {bad!r}, which is not a single "
                                     "byte: the file carries descriptor text as latin-1")
