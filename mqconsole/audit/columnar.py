@@ -162,19 +162,29 @@ def plain(messages: Sequence[Message]) -> np.ndarray:
     """Which messages ``columns`` takes together: a boolean per message (see the module's
     text); ``columns`` of those alone is never None. Decided with numpy on the batch's
     fields (a Format decoded once per distinct value), not message by message."""
-    n = len(messages)
+    stored = [getattr(m, "stored", None) for m in messages]
+    return plain_packed([None if s is None else s[0] for s in stored],
+                        [m.body for m in messages])
+
+
+def plain_packed(blobs: Sequence[bytes | None], bodies: Sequence[Any]) -> np.ndarray:
+    """``plain`` of rows given as their packed MDs (CCSID 819; None: a message whose MD is
+    not packed) and bodies: what ``columns_packed`` takes together."""
+    n = len(blobs)
     mask = np.zeros(n, dtype=bool)
     if n == 0:
         return mask
-    stored = [getattr(m, "stored", None) for m in messages]
-    lengths = np.fromiter((0 if s is None else len(s[0]) for s in stored), np.int64, n)
+    try:  # a packed read has no None: its lengths at C speed
+        lengths = np.fromiter(map(len, blobs), np.int64, n)  # type: ignore[arg-type]
+    except TypeError:
+        lengths = np.fromiter(map(len, (b"" if b is None else b for b in blobs)), np.int64, n)
     best: tuple[int, int, int, Any] | None = None  # (-count, first index, width, head)
     heads_of: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
     for width in (324, 364):
         at = np.flatnonzero(lengths == width)
         if not len(at):
             continue
-        md = _records([stored[i][0] for i in at], width)  # type: ignore[index]
+        md = _records([blobs[i] for i in at.tolist()], width)  # type: ignore[misc]
         usable = (md[:, :4] == _MD_EYE).all(axis=1)
         version_ok = np.zeros(len(at), dtype=bool)
         for word, (_big, version) in _VERSION_WORDS.items():
@@ -205,8 +215,8 @@ def plain(messages: Sequence[Message]) -> np.ndarray:
     ok &= _formats_in(formats, lambda f: f == "MQDEAD" or f not in HEADER_FORMATS)
     at = np.flatnonzero(dead & ok)
     if len(at):
-        bodies = [messages[picked[i]].body for i in at.tolist()]
-        long_enough = np.fromiter(map(len, bodies), np.int64, len(bodies)) >= MQDLH_LENGTH
+        dead_bodies = [bodies[i] for i in picked[at].tolist()]
+        long_enough = np.fromiter(map(len, dead_bodies), np.int64, len(at)) >= MQDLH_LENGTH
         encodings = _longs(md[at][:, slice(*_SPAN["encoding"])], big_endian) & 0x0F
         ccsids = _longs(md[at][:, slice(*_SPAN["ccsid"])], big_endian)
         good = long_enough & ((encodings == 1) | (encodings == 2))
@@ -220,7 +230,8 @@ def plain(messages: Sequence[Message]) -> np.ndarray:
         good &= np.array(ascii_ok, dtype=bool)[inverse.reshape(-1)]
         long_at = np.flatnonzero(long_enough)
         if len(long_at):
-            dlh = _records([bodies[i][:MQDLH_LENGTH] for i in long_at.tolist()], MQDLH_LENGTH)
+            dlh = _records([dead_bodies[i][:MQDLH_LENGTH] for i in long_at.tolist()],
+                           MQDLH_LENGTH)
             fine = (dlh[:, :4] == _DLH_EYE).all(axis=1)
             fine &= (dlh[:, 12:108] < 0x80).all(axis=1) & (dlh[:, 116:172] < 0x80).all(axis=1)
             big = encodings[long_at] == 1
@@ -237,15 +248,31 @@ def plain(messages: Sequence[Message]) -> np.ndarray:
 def columns(messages: Sequence[Message]) -> tuple[dict[str, Any], list[bytes]] | None:
     """The batch's columns by name (``rows.ROW_COLUMNS`` but ``position``) and payloads;
     None when a message is not of the plain kind (see the module's text)."""
-    n = len(messages)
-    if n == 0:
+    if not messages:
         return None
     stored = [getattr(m, "stored", None) for m in messages]
     if any(s is None for s in stored):
         return None
-    blobs = [s[0] for s in stored]  # type: ignore[index]
+    return columns_packed(
+        [s[0] for s in stored],  # type: ignore[index]
+        [m.body if isinstance(m.body, bytes) else bytes(m.body) for m in messages],
+        backouts=[s[1] for s in stored],  # type: ignore[index]
+        expiries=[s[2] for s in stored])  # type: ignore[index]
+
+
+def columns_packed(blobs: Sequence[bytes], bodies: Sequence[bytes], *,
+                   backouts: Sequence[int] | None = None,
+                   expiries: Sequence[int | None] | None = None
+                   ) -> tuple[dict[str, Any], list[bytes]] | None:
+    """``columns`` of rows given as their packed MDs and bodies (bytes). ``backouts`` and
+    ``expiries`` (None: an Expiry as packed) are the BackoutCount and Expiry kept apart
+    from a stored MD; without them both are read from the MD (``BrowsesPacked`` patches
+    them in)."""
+    n = len(blobs)
+    if n == 0:
+        return None
     width = len(blobs[0])
-    if width not in (324, 364) or any(len(b) != width for b in blobs):
+    if width not in (324, 364) or (np.fromiter(map(len, blobs), np.int64, n) != width).any():
         return None
     md = _records(blobs, width)
     head = md[0, :8].tobytes()
@@ -275,17 +302,19 @@ def columns(messages: Sequence[Message]) -> tuple[dict[str, Any], list[bytes]] |
     numbers = {a: _longs(span(a), big_endian) for a in _NUMBERS}
     for attr in _NUMBERS:
         out[attr] = pa.array(numbers[attr], pa.int32())
-    out["backout_count"] = pa.array([s[1] for s in stored], pa.int32())  # type: ignore[index]
-    expiry = _longs(span("expiry"), big_endian).copy()
-    for i, s in enumerate(stored):
-        if s[2] is not None:  # type: ignore[index]
-            expiry[i] = s[2]  # type: ignore[index]
+    out["backout_count"] = pa.array(
+        _longs(span("backout_count"), big_endian) if backouts is None else backouts, pa.int32())
+    expiry = _longs(span("expiry"), big_endian)
+    if expiries is not None and any(e is not None for e in expiries):
+        expiry = expiry.copy()
+        for i, e in enumerate(expiries):
+            if e is not None:
+                expiry[i] = e
     out["expiry"] = pa.array(expiry, pa.int32())
     formats = _text(span("format"), left=True)
     out["format"] = formats
     out["reply_to_q"] = _text(span("reply_to_q"))
     out["reply_to_qmgr"] = _text(span("reply_to_qmgr"))
-    bodies = [m.body if isinstance(m.body, bytes) else bytes(m.body) for m in messages]
     dead = _dead_letters(formats, numbers, bodies, big_endian)
     if dead is None:
         return None
@@ -295,19 +324,19 @@ def columns(messages: Sequence[Message]) -> tuple[dict[str, Any], list[bytes]] |
     out["properties"] = pa.MapArray.from_arrays(
         pa.array(np.zeros(n + 1, dtype=np.int32)), pa.array([], pa.string()),
         pa.array([], pa.string()))
-    out["length"] = pa.array([len(b) for b in bodies], pa.int64())
-    out["payload_length"] = pa.array([len(p) for p in payloads], pa.int64())
-    out["payload_sha256"] = pa.array([hashlib.sha256(p).hexdigest() for p in payloads],
-                                     pa.string())
+    out["length"] = pa.array(np.fromiter(map(len, bodies), np.int64, n))
+    out["payload_length"] = pa.array(np.fromiter(map(len, payloads), np.int64, n))
+    sha = hashlib.sha256
+    out["payload_sha256"] = pa.array([sha(p).hexdigest() for p in payloads], pa.string())
     return out, payloads
 
 
-def _dead_letters(formats: pa.Array, numbers: dict[str, np.ndarray], bodies: list[bytes],
+def _dead_letters(formats: pa.Array, numbers: dict[str, np.ndarray], bodies: Sequence[bytes],
                   md_big_endian: bool) -> tuple[dict[str, pa.Array], list[bytes]] | None:
     """The ``dlh_*`` columns and the payloads: rows whose Format is MQDEAD carry one MQDLH
     then data; rows of a format that is no header carry none; None for anything else."""
     n = len(bodies)
-    kinds = {f: f == "MQDEAD" for f in set(formats.to_pylist())}
+    kinds = {f: f == "MQDEAD" for f in pc.unique(formats).to_pylist()}
     if any(f in HEADER_FORMATS and not dead for f, dead in kinds.items()):
         return None  # another header first: the general reader, row by row
     dead = pc.equal(formats, "MQDEAD").to_numpy(zero_copy_only=False).astype(bool)
@@ -318,8 +347,8 @@ def _dead_letters(formats: pa.Array, numbers: dict[str, np.ndarray], bodies: lis
         ("dlh_format", pa.string()), ("dlh_put_appl_name", pa.string()),
         ("dlh_put_time", pa.timestamp("us", tz="UTC")))}
     if len(rows) == 0:
-        return out, bodies
-    heads = [bodies[i] for i in rows]
+        return out, list(bodies)
+    heads = [bodies[i] for i in rows.tolist()]
     if any(len(b) < MQDLH_LENGTH for b in heads):
         return None
     encodings = numbers["encoding"][rows] & 0x0F
@@ -340,14 +369,15 @@ def _dead_letters(formats: pa.Array, numbers: dict[str, np.ndarray], bodies: lis
     if (version != 1).any():
         return None
     formats_after = _text(dlh[:, slice(*_DLH_FORMAT)], left=True)
-    if any(f in HEADER_FORMATS for f in set(formats_after.to_pylist())):
+    if any(f in HEADER_FORMATS for f in pc.unique(formats_after).to_pylist()):
         return None  # a header after the MQDLH: the general reader
     reasons = _longs(dlh[:, 8:12], big_endian)
-    names = {r: known_reason_name(r) for r in set(reasons.tolist())}
+    unique_reasons, reason_at = np.unique(reasons, return_inverse=True)
+    names = pa.array([known_reason_name(r) for r in unique_reasons.tolist()], pa.string())
     put_time, _ = _times(dlh[:, slice(*_DLH_DATE)], dlh[:, slice(*_DLH_TIME)])
     got = {
         "dlh_reason": pa.array(reasons, pa.int32()),
-        "dlh_reason_name": pa.array([names[r] for r in reasons.tolist()], pa.string()),
+        "dlh_reason_name": names.take(pa.array(reason_at.reshape(-1))),
         "dlh_dest_q": _text(dlh[:, slice(*_DLH_DEST_Q)]),
         "dlh_dest_qmgr": _text(dlh[:, slice(*_DLH_DEST_QMGR)]),
         "dlh_format": formats_after,
@@ -362,4 +392,4 @@ def _dead_letters(formats: pa.Array, numbers: dict[str, np.ndarray], bodies: lis
     return out, payloads
 
 
-__all__ = ["columns", "plain"]
+__all__ = ["columns", "columns_packed", "plain", "plain_packed"]

@@ -47,7 +47,7 @@ from typing import TYPE_CHECKING, Any
 import pyarrow as pa
 from pyspark.sql.datasource import DataSource, DataSourceReader, InputPartition
 
-from mqconsole.backends.base import BrowsesInRanges
+from mqconsole.backends.base import BrowsesInRanges, packed_browse
 from mqconsole.backends.embedded.stored import BACKOUT_COUNT_AT, StoredMessage, long_at
 from mqconsole.mq.message import Message
 from mqconsole.ops.dmpfile import DmpReader
@@ -56,7 +56,7 @@ from mqconsole.plugins.discovery import FOLDER_MODULE_PREFIX
 from .columns import Column, snapshot_columns, spark_ddl
 from .progress import Progress, ProgressWriter
 from .raw import RAW_BATCH_BYTES, RAW_DDL, RawBatchBuilder, decoder
-from .rows import BATCH_ROWS, BatchBuilder, ComputedColumn
+from .rows import BATCH_ROWS, BatchBuilder, ComputedColumn, packed_batch
 from .sources import (
     FilePiece,
     FileSource,
@@ -294,7 +294,7 @@ class MqconsoleReader(DataSourceReader):
             builder = self._builder(qmgr, source.queue, "queue")
             if part is None:
                 with qm.browse(source.queue) as cursor:
-                    yield from self._drain(builder, _browse(cursor), state, progress)
+                    yield from self._drain_cursor(builder, cursor, state, progress)
                 return
             if not isinstance(qm, BrowsesInRanges):
                 raise SourceError(f"{source.queue} cannot be read in stretches here")
@@ -302,8 +302,35 @@ class MqconsoleReader(DataSourceReader):
             # once (it is bounded by keys, not by counts); the export sees from the
             # positions that they are not one browse's and says so (never reads again)
             with qm.browse_range(source.queue, part) as cursor:
-                yield from self._drain(builder, _browse(cursor), state, progress,
-                                       first=part.first_position)
+                yield from self._drain_cursor(builder, cursor, state, progress,
+                                              first=part.first_position)
+
+    def _drain_cursor(self, builder: BatchBuilder | RawBatchBuilder, cursor,
+                      state: Progress, progress: ProgressWriter, first: int = 1
+                      ) -> Iterator[pa.RecordBatch]:
+        """``_drain`` of a browse cursor's messages. A cursor that reads them packed
+        (``BrowsesPacked``: the embedded queue manager) gives its rows' MDs and bodies
+        straight to the decoding, without a message object each (``rows.packed_batch``),
+        when no plugin column asks for the messages."""
+        packed = packed_browse(cursor)
+        if packed is None or not isinstance(builder, BatchBuilder) or builder.computed:
+            yield from self._drain(builder, _browse(cursor), state, progress, first)
+            return
+        position = first
+        while True:
+            rows = packed.next_packed(self.batch_rows)
+            if rows:
+                blobs, bodies = zip(*rows, strict=True)
+                batch = packed_batch(builder.schema, builder.qmgr, builder.queue,
+                                     builder.source, blobs, bodies, position)
+                position += len(rows)
+                state.read = position - first
+                yield batch
+                progress.write(state)
+            if len(rows) < self.batch_rows:
+                break
+        state.done = True
+        progress.write(state)
 
     def _read_file(self, source: FileSource, progress: ProgressWriter
                    ) -> Iterator[pa.RecordBatch]:

@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 
+from mqconsole.backends.embedded.stored import BACKOUT_COUNT_AT, StoredMessage, long_at
 from mqconsole.mq.message import Message
 
 from .columns import Column, arrow_schema
@@ -105,7 +106,8 @@ def _array(values, kind: pa.DataType) -> pa.Array:
         return pa.array(out, type=kind)
 
 
-def _slow(messages: Sequence[Message], positions: Sequence[int]) -> tuple[list, list[bytes]]:
+def _slow(messages: Sequence[Message], positions: Sequence[int] | np.ndarray
+          ) -> tuple[list, list[bytes]]:
     rows = [row_values(m, p) for m, p in zip(messages, positions, strict=True)]
     if not rows:
         return [()] * len(ROW_COLUMNS), []
@@ -122,29 +124,62 @@ def fixed_columns(messages: Sequence[Message], positions: Sequence[int], schema:
 
     n = len(messages)
     mask = columnar.plain(messages) if columnar_ and n else None
+    return _merged(n, mask, positions, schema,
+                   lambda at: columnar.columns([messages[i] for i in at]),
+                   lambda at: [messages[i] for i in at])
+
+
+def packed_fixed_columns(blobs: Sequence[bytes], bodies: Sequence[bytes],
+                         positions: Sequence[int] | np.ndarray, schema: pa.Schema
+                         ) -> tuple[list, list[bytes]]:
+    """``fixed_columns`` of rows read packed (``backends.base.BrowsesPacked``: each MD as
+    stored, its BackoutCount and Expiry patched in, and the body): no message object but
+    for the rows that are not plain (``columnar.plain_packed``)."""
+    from . import columnar
+
+    n = len(blobs)
+
+    def fast(at: list[int]):
+        if len(at) == n:
+            return columnar.columns_packed(blobs, bodies)
+        return columnar.columns_packed([blobs[i] for i in at], [bodies[i] for i in at])
+
+    def slow(at: list[int]) -> list[Message]:
+        return [StoredMessage(blobs[i], bodies[i], long_at(blobs[i], BACKOUT_COUNT_AT))
+                for i in at]
+
+    return _merged(n, columnar.plain_packed(blobs, bodies) if n else None, positions,
+                   schema, fast, slow)
+
+
+def _merged(n: int, mask, positions: Sequence[int] | np.ndarray, schema: pa.Schema,
+            fast_of: Callable[[list[int]], tuple[dict[str, Any], list[bytes]] | None],
+            messages_of: Callable[[list[int]], list[Message]]) -> tuple[list, list[bytes]]:
+    """The plain rows (``mask``) made at once by ``fast_of`` (row numbers → columns by
+    name and payloads, or None), the others row by row from ``messages_of`` (row numbers
+    → messages), merged in the rows' order."""
     if mask is None or not mask.any():
-        return _slow(messages, positions)
+        return _slow(messages_of(list(range(n))), positions)
     fast_at = np.flatnonzero(mask).tolist()
     if len(fast_at) == n:
-        fast = columnar.columns(messages)
+        fast = fast_of(fast_at)
         if fast is None:
-            return _slow(messages, positions)
+            return _slow(messages_of(fast_at), positions)
         by_name, payloads = fast
-        return [list(positions), *(by_name[c] for c in ROW_COLUMNS[1:])], payloads
+        return [positions, *(by_name[c] for c in ROW_COLUMNS[1:])], payloads
     slow_at = np.flatnonzero(~mask).tolist()
-    fast = columnar.columns([messages[i] for i in fast_at])
+    fast = fast_of(fast_at)
     if fast is None:
-        return _slow(messages, positions)
+        return _slow(messages_of(list(range(n))), positions)
     by_name, fast_payloads = fast
-    slow_values, slow_payloads = _slow([messages[i] for i in slow_at],
-                                       [positions[i] for i in slow_at])
+    slow_values, slow_payloads = _slow(messages_of(slow_at), [positions[i] for i in slow_at])
     # row i of the batch is row order[i] of (the fast rows, then the slow rows)
     order = np.empty(n, dtype=np.int64)
     order[fast_at] = np.arange(len(fast_at))
     order[slow_at] = np.arange(len(slow_at)) + len(fast_at)
     take = pa.array(order)
     kinds = {f.name: f.type for f in schema}
-    out: list = [list(positions)]
+    out: list = [positions]
     for name, slow in zip(ROW_COLUMNS[1:], slow_values[1:], strict=True):
         kind = kinds[name]
         head = by_name[name]
@@ -154,6 +189,18 @@ def fixed_columns(messages: Sequence[Message], positions: Sequence[int], schema:
         out.append(pa.concat_arrays([head, _array(list(slow), kind)]).take(take))
     both = [*fast_payloads, *slow_payloads]
     return out, [both[i] for i in order.tolist()]
+
+
+def packed_batch(schema: pa.Schema, qmgr: str, queue: str, source: str,
+                 blobs: Sequence[bytes], bodies: Sequence[bytes], first: int
+                 ) -> pa.RecordBatch:
+    """One batch of ``schema`` (no plugin columns) of rows read packed
+    (``packed_fixed_columns``), numbered from ``first``."""
+    n = len(blobs)
+    positions = np.arange(first, first + n, dtype=np.int64)
+    columns, payloads = packed_fixed_columns(blobs, bodies, positions, schema)
+    return assemble(schema, n, [qmgr] * n, [queue] * n, [source] * n, columns, payloads,
+                    [], 0)
 
 
 class BatchBuilder:
@@ -232,4 +279,5 @@ def assemble(schema: pa.Schema, n: int, qmgr, queue, source, columns: list,
 
 
 __all__ = ["BATCH_ROWS", "ROW_COLUMNS", "BatchBuilder", "ComputedColumn", "assemble",
-           "fixed_columns", "known_reason_name", "put_micros", "row_values"]
+           "fixed_columns", "known_reason_name", "packed_batch", "packed_fixed_columns",
+           "put_micros", "row_values"]

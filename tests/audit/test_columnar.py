@@ -154,3 +154,47 @@ def test_one_odd_message_costs_its_own_row_not_the_batch(monkeypatch) -> None:
     by_rows = _both(batch, first=0)[1]
     assert by_columns.equals(by_rows), (by_columns.to_pylist(), by_rows.to_pylist())
     assert by_columns.column("properties")[7].as_py() == [("tenant", "eu")]
+
+
+def _packed(message: Message) -> tuple[bytes, bytes]:
+    """``message`` as a cursor reads it packed (``next_packed``): the stored MD with its
+    BackoutCount and Expiry patched in, and the body."""
+    from mqconsole.backends.embedded.stored import BACKOUT_COUNT_AT, EXPIRY_AT, byte_order
+
+    blob, backout, expiry = message.stored  # type: ignore[attr-defined,misc]
+    md = bytearray(blob)
+    order = byte_order(blob)
+    md[BACKOUT_COUNT_AT:BACKOUT_COUNT_AT + 4] = backout.to_bytes(4, order, signed=True)
+    if expiry is not None:
+        md[EXPIRY_AT:EXPIRY_AT + 4] = expiry.to_bytes(4, order, signed=True)
+    return bytes(md), bytes(message.body)
+
+
+@examples(300)
+@given(st.lists(messages(plain=False), max_size=8), st.lists(messages(plain=True), max_size=8))
+def test_rows_read_packed_make_the_same_batch(odd, plain) -> None:
+    from mqconsole.audit.columns import arrow_schema
+    from mqconsole.audit.rows import packed_batch
+
+    batch = odd + plain
+    if not batch:
+        return
+    blobs, bodies = zip(*map(_packed, batch), strict=True)  # before the MDs are unpacked
+    by_rows = _both(batch)[1]
+    packed = packed_batch(arrow_schema(snapshot_columns(with_payload=True)), "QM1", "Q",
+                          "queue", blobs, bodies, 7)
+    assert packed.equals(by_rows), (packed.to_pylist(), by_rows.to_pylist())
+
+
+def test_a_mixed_batch_read_packed_is_the_same() -> None:
+    from mqconsole.audit.columns import arrow_schema
+    from mqconsole.audit.rows import packed_batch
+
+    batch, odd = _mixed()
+    batch = [m for i, m in enumerate(batch) if i != 50]  # a packed read has no other kind
+    blobs, bodies = zip(*map(_packed, batch), strict=True)
+    assert list(np.flatnonzero(~columnar.plain_packed(blobs, bodies))) == [
+        i if i < 50 else i - 1 for i in odd if i != 50]
+    packed = packed_batch(arrow_schema(snapshot_columns(with_payload=True)), "QM1", "Q",
+                          "queue", blobs, bodies, 0)
+    assert packed.equals(_both(batch, first=0)[1])
