@@ -18,9 +18,10 @@ from mqconsole.ops.dlq.child import InProcess
 from mqconsole.ops.replaychild import InProcess as ReplayInProcess
 from mqconsole.tui.app import MQConsoleApp
 from mqconsole.tui.context import REPO_THEMES, ProfileInfo, Settings
-from tests.support import css_cache
+from tests.support import css_cache, headless_frames
 
 css_cache.install()  # Textual's CSS parsed once per test process, not once per pilot's app
+headless_frames.install()  # no frame rendered that a headless app would drop unwritten
 
 NOW = datetime(2026, 11, 22, 12, 0, 0, tzinfo=UTC)
 DEMO_SEED = 20260922
@@ -100,7 +101,8 @@ async def settle(app, pilot, rounds: int = 3) -> None:
     """Let workers finish and their results reach the screen."""
     for _ in range(rounds):
         await _workers_done(app)
-        await pilot.pause()
+        await headless_frames.pause_unrendered(pilot)
+    headless_frames.frame(app)  # the screen as it is now drawn (one frame, not one a round)
 
 
 def _screen_mounted(app) -> bool:
@@ -131,8 +133,9 @@ async def wait_for(app, pilot, condition: Callable[[], bool], timeout: float = 1
             raise AssertionError("timed out waiting for the console")
         if workers:
             await _workers_done(app)
-        await pilot.pause()
+        await headless_frames.pause_unrendered(pilot)
         await asyncio.sleep(0.01)
+    headless_frames.frame(app)  # the screen as it is now drawn (one frame, not one a poll)
 
 
 async def audit_done(app, pilot, screen, timeout: float = 300.0) -> dict:
