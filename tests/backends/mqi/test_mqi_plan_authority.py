@@ -47,16 +47,8 @@ def test_a_move_plan_predicts_2035_without_put_and_nothing_without_inq(qmgr) -> 
 
 
 def test_a_handler_plan_predicts_2035_for_a_destination_without_put(qmgr, tmp_path) -> None:
-    dlq, no_put = qmgr.queue(), qmgr.queue()
-    admin = qmgr.admin()
-    md, body = add_dead_letter_header(MQMD(format="MQSTR   ", msg_id=b"D%023d" % 1), b"x",
-                                      reason=2053, dest_q_name=no_put)
-    admin.put(dlq, Message(md, body), context=Context.SET_ALL, syncpoint=False)
-    admin.set_authority("mqadmin", "*", "all")
-    admin.set_authority("mqadmin", "", "all", object_type="qmgr")
-    admin.set_authority("dlqh", dlq, {"browse", "get", "inq"})
-    admin.set_authority("dlqh", no_put, {"inq"})
-    admin.set_authority("dlqh", "", {"connect", "inq"}, object_type="qmgr")
+    dlq, _, _ = _one_dead_letter(qmgr, MQMD(format="MQSTR   ", msg_id=b"D%023d" % 1),
+                                 {"connect", "inq"})
     handler = qmgr.connect(user="dlqh")
     table = parse_table("ACTION(RETRY) PUTAUT(DEF)\n")
     report = run_handler(handler, table, settings_for(table, dlq, dry_run=True),
@@ -89,17 +81,9 @@ def test_a_handler_plan_predicts_2035_for_putaut_ctx_as_a_user_who_may_not_put(
     """PUTAUT(CTX) puts as the message's UserIdentifier (alternate user authority): the
     plan opens the destination as that user, so a user without +put there is 2035 in the
     plan, as in the run; once the user may put, the plan and the run agree again."""
-    dlq, dest = qmgr.queue(), qmgr.queue()
-    admin = qmgr.admin()
-    md, body = add_dead_letter_header(
-        MQMD(format="MQSTR   ", msg_id=b"C%023d" % 1, user_identifier="app1"), b"x",
-        reason=2053, dest_q_name=dest)
-    admin.put(dlq, Message(md, body), context=Context.SET_ALL, syncpoint=False)
-    admin.set_authority("mqadmin", "*", "all")
-    admin.set_authority("mqadmin", "", "all", object_type="qmgr")
-    admin.set_authority("dlqh", dlq, {"browse", "get", "inq"})
-    admin.set_authority("dlqh", dest, {"inq"})
-    admin.set_authority("dlqh", "", {"connect", "inq", "altusr"}, object_type="qmgr")
+    dlq, dest, admin = _one_dead_letter(
+        qmgr, MQMD(format="MQSTR   ", msg_id=b"C%023d" % 1, user_identifier="app1"),
+        {"connect", "inq", "altusr"})
     admin.set_authority("app1", "", {"setall"}, object_type="qmgr")
     handler = qmgr.connect(user="dlqh")
     table = parse_table("ACTION(RETRY) PUTAUT(CTX)\n")
@@ -116,3 +100,19 @@ def test_a_handler_plan_predicts_2035_for_putaut_ctx_as_a_user_who_may_not_put(
     report = run_handler(handler, table, settings_for(table, dlq, once=True),
                          store_path=None)
     assert report.result.done == 1, [m.outcome for m in report.messages]
+
+
+def _one_dead_letter(qmgr, md: MQMD, on_qmgr: set[str]):
+    """A dead-letter queue holding one message for a destination (queue names from the
+    stand-in), the handler's user ``dlqh`` allowed to read it, to look at the destination
+    (+inq, no +put) and ``on_qmgr`` on the queue manager: (dlq, destination, admin)."""
+    dlq, dest = qmgr.queue(), qmgr.queue()
+    admin = qmgr.admin()
+    md, body = add_dead_letter_header(md, b"x", reason=2053, dest_q_name=dest)
+    admin.put(dlq, Message(md, body), context=Context.SET_ALL, syncpoint=False)
+    admin.set_authority("mqadmin", "*", "all")
+    admin.set_authority("mqadmin", "", "all", object_type="qmgr")
+    admin.set_authority("dlqh", dlq, {"browse", "get", "inq"})
+    admin.set_authority("dlqh", dest, {"inq"})
+    admin.set_authority("dlqh", "", on_qmgr, object_type="qmgr")
+    return dlq, dest, admin
