@@ -313,7 +313,8 @@ class MqconsoleReader(DataSourceReader):
         straight to the decoding, without a message object each (``rows.packed_batch``),
         when no plugin column asks for the messages."""
         packed = packed_browse(cursor)
-        if packed is None or not isinstance(builder, BatchBuilder) or builder.computed:
+        if packed is None or not isinstance(builder, BatchBuilder) or builder.computed \
+                or not builder.columnar:  # (False: row by row, as fixed_columns does)
             yield from self._drain(builder, _browse(cursor), state, progress, first)
             return
         position = first
