@@ -20,20 +20,74 @@ One module per job: ``locate`` (finding the file), ``loading`` (reading and vali
 ``errors`` and ``sentences`` (problems as sentences), ``checks`` (small validators), the
 models in ``schema`` (the root), ``profiles``, ``backends``, ``console`` (themes, keymap,
 ``tui:``) and ``plugins``; ``show`` (``config show``).
+
+The names below are imported on first use (PEP 562): ``locate`` and ``errors`` need no
+pydantic, so a process that only asks whether a configuration file applies, or names
+``ConfigError``, does not pay pydantic's import and the models' build (about a
+quarter of a second of a CLI start).
 """
 
 from __future__ import annotations
 
-from .backends import EmbeddedBackendConfig, MQBackendConfig
-from .checks import check_connection_name
-from .console import COLOUR_NAMES, DEFAULT_THEME, TuiConfig
-from .errors import ConfigError, ConfigProblem
-from .loading import load_config, load_config_file, parse_config
-from .locate import ORIGIN_DEFAULTS, ORIGIN_ENV, ORIGIN_FLAG, ORIGIN_USER_DIR, config_path
-from .plugins import PluginsConfig, ProfilePluginsConfig
-from .profiles import DEFAULT_PROFILE_NAME, ENVIRONMENTS, Profile, embedded_profile
-from .schema import Config, JournalConfig, default_config
-from .show import dump_config, iter_setting_paths
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .backends import EmbeddedBackendConfig, MQBackendConfig
+    from .checks import check_connection_name
+    from .console import COLOUR_NAMES, DEFAULT_THEME, TuiConfig
+    from .errors import ConfigError, ConfigProblem
+    from .loading import load_config, load_config_file, parse_config
+    from .locate import ORIGIN_DEFAULTS, ORIGIN_ENV, ORIGIN_FLAG, ORIGIN_USER_DIR, config_path
+    from .plugins import PluginsConfig, ProfilePluginsConfig
+    from .profiles import DEFAULT_PROFILE_NAME, ENVIRONMENTS, Profile, embedded_profile
+    from .schema import Config, JournalConfig, default_config
+    from .show import dump_config, iter_setting_paths
+
+_WHERE: dict[str, str] = {
+    "COLOUR_NAMES": "console",
+    "Config": "schema",
+    "ConfigError": "errors",
+    "ConfigProblem": "errors",
+    "DEFAULT_PROFILE_NAME": "profiles",
+    "DEFAULT_THEME": "console",
+    "ENVIRONMENTS": "profiles",
+    "EmbeddedBackendConfig": "backends",
+    "JournalConfig": "schema",
+    "MQBackendConfig": "backends",
+    "ORIGIN_DEFAULTS": "locate",
+    "ORIGIN_ENV": "locate",
+    "ORIGIN_FLAG": "locate",
+    "ORIGIN_USER_DIR": "locate",
+    "PluginsConfig": "plugins",
+    "Profile": "profiles",
+    "ProfilePluginsConfig": "plugins",
+    "TuiConfig": "console",
+    "check_connection_name": "checks",
+    "config_path": "locate",
+    "default_config": "schema",
+    "dump_config": "show",
+    "embedded_profile": "profiles",
+    "iter_setting_paths": "show",
+    "load_config": "loading",
+    "load_config_file": "loading",
+    "parse_config": "loading",
+}
+"""Each public name and the module of this package that defines it."""
+
+
+def __getattr__(name: str) -> Any:
+    module = _WHERE.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f".{module}", __name__), name)
+    globals()[name] = value  # the next lookup is a plain one
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_WHERE})
+
 
 __all__ = [
     "COLOUR_NAMES",

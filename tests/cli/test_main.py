@@ -28,12 +28,21 @@ def test_the_table_names_every_command_of_every_module() -> None:
 
 
 def test_a_command_imports_only_its_own_module(tmp_path) -> None:
+    """... and, run with ``--embedded`` and no configuration file, no pydantic (the config
+    package's models): a command that loads the site plugins asks only whether a
+    configuration file applies."""
+    qm = str(tmp_path / "qm.sqlite")
     probe = ("import sys; from mqconsole.cli.main import main; "
-             f"main(['--embedded', {str(tmp_path / 'qm.sqlite')!r}, 'init']); "
+             f"main(['--embedded', {qm!r}, 'init']); "
              "print(sorted(m.rsplit('.', 1)[1] for m in sys.modules "
-             "if m.startswith('mqconsole.cli.commands.')))")
+             "if m.startswith('mqconsole.cli.commands.'))); "
+             f"main(['--embedded', {qm!r}, 'delete', 'SYSTEM.DEAD.LETTER.QUEUE', '--all', "
+             "'--yes']); "
+             "print('mqconsole.plugins.host' in sys.modules, "
+             "sorted(m for m in sys.modules if m.split('.')[0] == 'pydantic'))")
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
                          check=True, env={"MQCONSOLE_HOME": str(tmp_path / "home"),
                                           "PATH": "/usr/bin:/bin"})
     # (common.py holds the options and helpers the commands share)
-    assert out.stdout.strip().splitlines()[-1] == "['common', 'init_cmd']"
+    assert out.stdout.strip().splitlines()[-2] == "['common', 'init_cmd']"
+    assert out.stdout.strip().splitlines()[-1] == "True []"
