@@ -9,6 +9,9 @@ ends. A test folder's ``qm`` fixture is then one line: what differs is only whic
 
 from __future__ import annotations
 
+import os
+import shutil
+import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -69,6 +72,8 @@ def _ctrl_c_as_a_shell_gives_it() -> None:
         signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
 
 MakeQM = Callable[..., EmbeddedQueueManager]
+RAM = "/dev/shm" if os.access("/dev/shm", os.W_OK | os.X_OK) else None
+"""Where ``make_qm(copy_of=...)`` puts its copies (None: the temp folder)."""
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
@@ -92,13 +97,19 @@ def capabilities(request: pytest.FixtureRequest) -> str:
 @pytest.fixture
 def make_qm(capabilities: str) -> Iterator[MakeQM]:
     """``make_qm("SRC", "DST", max_depth=100_000, path=None, name="QM1", principal=None,
-    demo=False)``: queues by name (each with ``attrs``) or as ``QueueAttrs``. In a test
-    marked ``capabilities_off_too`` it also runs with every optional capability off."""
+    demo=False, copy_of=None)``: queues by name (each with ``attrs``) or as ``QueueAttrs``;
+    ``copy_of`` a queue manager file built once (a module's filled template): a private
+    copy of it in RAM, opened, as cheap as an empty one. In a test marked
+    ``capabilities_off_too`` it also runs with every optional capability off."""
     opened: list[EmbeddedQueueManager] = []
+    folders: list[str] = []
 
     def make(*queues: str | QueueAttrs, path: Path | str | None = None, name: str = "QM1",
-             principal: str | None = None, demo: bool = False,
+             principal: str | None = None, demo: bool = False, copy_of: Path | None = None,
              **attrs: object) -> EmbeddedQueueManager:
+        if copy_of is not None:  # (in RAM, as ":memory:" is: no fsync at its checkpoints)
+            folders.append(tempfile.mkdtemp(prefix="mqconsole-test-", dir=RAM))
+            path = shutil.copy(copy_of, Path(folders[-1]) / "qm.sqlite")
         qm = open_embedded(":memory:" if path is None else path, create=path is not None,
                            name=name, principal=principal)
         opened.append(qm)
@@ -116,6 +127,8 @@ def make_qm(capabilities: str) -> Iterator[MakeQM]:
     yield make
     for qm in reversed(opened):
         qm.close()
+    for folder in folders:
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 @pytest.fixture

@@ -8,10 +8,13 @@ from __future__ import annotations
 import copy
 from collections import Counter
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import pytest
 
+from mqconsole.backends.open import open_embedded
 from mqconsole.mq.message import Message
+from mqconsole.mq.queue import QueueAttrs
 from mqconsole.ops.selection import Selection
 from mqconsole.ops.transfer import transfer
 from tests.support.faulty import (
@@ -117,9 +120,27 @@ CASES: dict[str, Case] = {
 }
 
 
+ORIGINAL = _messages()
+"""What every test finds on SRC: read only (a test compares what it moved against it)."""
+
+
+@pytest.fixture(scope="module")
+def filled(tmp_path_factory) -> Path:
+    """SRC holding ORIGINAL (put as ``fill`` puts them), DST empty: built once, each test
+    gets a private copy (``make_qm(copy_of=...)``) rather than 250 puts of its own."""
+    path = tmp_path_factory.mktemp("faults") / "filled.sqlite"
+    qm = open_embedded(path, create=True)
+    for q in (SRC, DST):
+        qm.define_queue(QueueAttrs(q, max_depth=100_000))
+    fill(qm, SRC, ORIGINAL)
+    qm.close()
+    assert not Path(f"{path}-wal").exists()  # all of it in the one file copied
+    return path
+
+
 @pytest.fixture
-def qm(make_qm):
-    return make_qm(SRC, DST, max_depth=100_000)
+def qm(make_qm, filled):
+    return make_qm(copy_of=filled)
 
 
 @pytest.mark.parametrize("route", ["move_next", "move_current_to", "put_get_current"])
@@ -129,8 +150,7 @@ def test_fault_matrix(qm, name, route):
     message that hits a fault by its one-call step), through its one-call move step alone,
     and through the protocol's put + get_current (the wrapper hides the fast paths)."""
     case = CASES[name]
-    original = _messages()
-    fill(qm, SRC, original)
+    original = ORIGINAL
     faults = copy.deepcopy(case.faults)  # fresh counters for each run
     faults.fast = route != "put_get_current"
     faults.many = route == "move_next"
@@ -178,8 +198,6 @@ def _each_copied_once(original: list[Message], dst: list[Message]) -> None:
 
 
 def test_backout_counts_rise_only_for_backed_out_units(qm):
-    original = _messages()
-    fill(qm, SRC, original)
     fq = FaultyQueueManager(qm, Faults(commit={2: 2003, 3: 2003}))
     transfer(fq, SRC, DST, Selection.build(all_=True), batch=BATCH)
     src = browse_all(qm, SRC)
@@ -189,8 +207,7 @@ def test_backout_counts_rise_only_for_backed_out_units(qm):
 
 
 def test_a_stopped_move_can_be_run_again_to_finish(qm):
-    original = _messages()
-    fill(qm, SRC, original)
+    original = ORIGINAL
     fq = FaultyQueueManager(qm, Faults(commit={2: 2003, 3: 2003}))
     first = transfer(fq, SRC, DST, Selection.build(all_=True), batch=BATCH)
     assert first.done == 50
@@ -203,8 +220,7 @@ def test_a_stopped_move_can_be_run_again_to_finish(qm):
 def test_a_browse_failing_before_anything_is_the_callers_error(qm):
     from mqconsole.mq.errors import MQError
 
-    original = _messages()
-    fill(qm, SRC, original)
+    original = ORIGINAL
     fq = FaultyQueueManager(qm, Faults(browse_next={1: 2016}))
     with pytest.raises(MQError) as e:
         transfer(fq, SRC, DST, Selection.build(all_=True))
@@ -213,8 +229,7 @@ def test_a_browse_failing_before_anything_is_the_callers_error(qm):
 
 
 def test_the_redo_cursor_failing_stops_with_the_unit_reported(qm):
-    original = _messages()
-    fill(qm, SRC, original)
+    original = ORIGINAL
     # the 5th get fails; the redo's first browse (the 6th next) fails too
     fq = FaultyQueueManager(qm, Faults(get={5: 2009}, browse_next={6: 2009}))
     r = transfer(fq, SRC, DST, Selection.build(all_=True), batch=BATCH)
@@ -235,8 +250,7 @@ def test_a_move_on_the_embedded_backend_takes_the_fast_steps(qm, monkeypatch, wr
     backend's path: put, then get under the cursor)."""
     from mqconsole.backends.embedded.cursor import EmbeddedCursor
 
-    original = _messages()
-    fill(qm, SRC, original)
+    original = ORIGINAL
     steps, many = [], []
     real_step, real_many = EmbeddedCursor.move_current_to, EmbeddedCursor.move_next
 
@@ -270,8 +284,7 @@ def test_an_sqlite_failure_moving_move_nexts_rows_backs_the_unit_out_and_redoes_
     is rolled back, so the whole unit of work (the message moved by the one-call step
     before them included) is backed out and redone; every message ends up exactly once,
     all moved, in order."""
-    original = _messages()
-    fill(qm, SRC, original)
+    original = ORIGINAL
     fired: list[int] = []
 
     def fault(row_id: int) -> int:
@@ -304,8 +317,7 @@ def test_units_written_as_marks_midway_move_exactly_once(qm, monkeypatch, faults
     from mqconsole.backends.embedded import session
 
     monkeypatch.setattr(session, "DEFER_BYTES", 300)
-    original = _messages()
-    fill(qm, SRC, original)
+    original = ORIGINAL
     fq = FaultyQueueManager(qm, Faults(**faults))
     r = transfer(fq, SRC, DST, Selection.build(all_=True), batch=BATCH)
     assert (r.done, r.failed) == (N, [])
