@@ -54,10 +54,13 @@ MDS = st.builds(
 BODIES = st.binary(max_size=120) | st.sampled_from([b"", b"\n\nA VER 2\n", b"X " * 30])
 
 
+_TEXT_CODES = [c for c in range(256) if c not in (10, 13)]
+"""The latin-1 characters a text field may hold (built once: it was built per character)."""
+
+
 def random_md(rnd: random.Random) -> MQMD:
     def text(n: int) -> str:
-        return "".join(chr(rnd.choice([c for c in range(256) if c not in (10, 13)]))
-                       for _ in range(rnd.randint(0, n)))
+        return "".join(chr(rnd.choice(_TEXT_CODES)) for _ in range(rnd.randint(0, n)))
 
     def long() -> int:
         return rnd.choice([0, -1, 1, 2**31 - 1, -(2**31), rnd.randint(-(2**31), 2**31 - 1)])

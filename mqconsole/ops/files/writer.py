@@ -123,9 +123,15 @@ def descriptor_lines(md) -> list[str]:
 def _x_lines(data: bytes | memoryview, fp: IO) -> None:
     """``X`` lines of 25 bytes; ``data`` must not be empty."""
     for start in range(0, len(data), X_CHUNK):
-        digits = bytes(data[start:start + X_CHUNK]).hex().upper()
-        step = X_BYTES_PER_LINE * 2
-        _emit(fp, "".join(f"X {digits[i:i + step]}\n" for i in range(0, len(digits), step)))
+        _emit(fp, _x_text(bytes(data[start:start + X_CHUNK])) + "\n")
+
+
+def _x_text(data: bytes) -> str:
+    """``X`` lines of 25 bytes (no line end after the last), ``X `` for no bytes: the hex
+    digits split into lines by ``bytes.hex`` itself, one string built, not one a line."""
+    if not data:
+        return "X "
+    return "X " + data.hex("\n", -X_BYTES_PER_LINE).upper().replace("\n", "\nX ")
 
 
 def _s_lines(run: bytes) -> str:
@@ -182,10 +188,8 @@ def write_message(fp: IO, message: Message, *, index: int | None = None,
     if index is not None:
         head.insert(0, f"* Index {index}")
     if body_style == "X" and len(body) <= X_CHUNK:
-        digits = body.hex().upper()
-        step = X_BYTES_PER_LINE * 2
-        lines = [f"X {digits[i:i + step]}" for i in range(0, len(digits), step)] or ["X "]
-        _emit(fp, "\n".join(head + lines) + "\n\n")
+        head.append(_x_text(body))
+        _emit(fp, "\n".join(head) + "\n\n")
         return
     _emit(fp, "\n".join(head) + "\n")
     if body_style == "X":
