@@ -2,7 +2,7 @@
 
 The oracle computes every count of the report from the rows as Python dicts, with none of
 the report's code: loops and dicts, audit.md read literally. The rows are written with
-pyarrow in the snapshot's layout (audit.md columns, partitioned by queue and put date), so
+pyarrow in the snapshot's layout (audit.md columns, partitioned by queue), so
 the report's tests do not depend on the export; the export's own tests run the same oracle
 on what it wrote from queues and files.
 """
@@ -107,10 +107,12 @@ def make_rows(n: int, seed: int = 11, *, as_of: datetime = AS_OF) -> list[dict[s
 
 
 def write_snapshot(folder: Path, rows: list[dict[str, Any]], *,
-                   extra: dict[str, pa.DataType] | None = None) -> Path:
+                   extra: dict[str, pa.DataType] | None = None, by_date: bool = False) -> Path:
     """Write ``rows`` as a snapshot folder as the export lays it out: ``manifest.json`` (what
-    the report needs of one) and ``messages/`` (Parquet, zstd, partitioned by queue, put
-    date)."""
+    the report needs of one) and ``messages/`` (Parquet, zstd, partitioned by queue, one
+    file a queue). ``by_date``: partitioned by queue and put date, as exports before issue
+    25 wrote them (a file a queue and day: about a hundred files for a few hundred rows
+    here), which the reader still reads as they are (docs/audit.md)."""
     schema = SCHEMA
     for name, type_ in (extra or {}).items():
         schema = schema.append(pa.field(name, type_))
@@ -121,7 +123,7 @@ def write_snapshot(folder: Path, rows: list[dict[str, Any]], *,
     (folder / "manifest.json").write_text(json.dumps(
         {"schema_version": SCHEMA_VERSION, "format": "parquet", "data": "messages"}))
     pq.write_to_dataset(table, root_path=str(folder / "messages"),
-                        partition_cols=["queue", "put_date"],
+                        partition_cols=["queue", "put_date"] if by_date else ["queue"],
                         compression="zstd", existing_data_behavior="overwrite_or_ignore",
                         basename_template="part-{i}.parquet")
     return folder

@@ -9,8 +9,10 @@ from tests.audit.reportdata import AS_OF, make_rows, oracle, write_snapshot
 
 
 def test_every_count_equals_the_oracle(spark, tmp_path):
+    """On a snapshot laid out as exports before issue 25 wrote them (by queue and put date:
+    ``put_date`` a folder name, read back as a date); the other tests' are by queue only."""
     rows = make_rows(600)
-    folder = write_snapshot(tmp_path / "snap", rows)
+    folder = write_snapshot(tmp_path / "snap", rows, by_date=True)
     report = build_report(spark, folder, as_of=AS_OF, use_summary=False)
     assert report == oracle(rows)
 
