@@ -93,7 +93,10 @@ def test_sigterm_mid_pass_loses_and_duplicates_nothing(template, tmp_path, signu
         for suffix in ("-wal", "-shm"):
             if Path(str(template) + suffix).exists():
                 shutil.copy(str(template) + suffix, str(path) + suffix)
-        target = rng.randrange(300, COUNT - 2000)
+        # past start-up and several commits (batch 50), thousands still to go: mid-pass
+        # wherever it lands; the handler's work up to the signal is this test's CPU, so
+        # the signal comes in the first third rather than anywhere up to 8,000
+        target = rng.randrange(300, 3000)
         proc = subprocess.Popen([MQCONSOLE, "--embedded", str(path), "dlq-handler", "--rules",
                                  str(rules), "--yes", "--batch", "50"], env=env,
                                 stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
