@@ -18,10 +18,11 @@ from mqconsole.ops.dlq.child import InProcess
 from mqconsole.ops.replaychild import InProcess as ReplayInProcess
 from mqconsole.tui.app import MQConsoleApp
 from mqconsole.tui.context import REPO_THEMES, ProfileInfo, Settings
-from tests.support import css_cache, headless_frames
+from tests.support import css_cache, headless_frames, settled_steps
 
 css_cache.install()  # Textual's CSS parsed once per test process, not once per pilot's app
 headless_frames.install()  # no frame rendered that a headless app would drop unwritten
+settled_steps.install()  # a pilot's key or pause ends when the app has done its work
 
 NOW = datetime(2026, 11, 22, 12, 0, 0, tzinfo=UTC)
 DEMO_SEED = 20260922
@@ -133,8 +134,9 @@ async def wait_for(app, pilot, condition: Callable[[], bool], timeout: float = 1
             raise AssertionError("timed out waiting for the console")
         if workers:
             await _workers_done(app)
-        await headless_frames.pause_unrendered(pilot)
+        await settled_steps.settled(app)  # what came in handled (nothing sent to the idle)
         await asyncio.sleep(0.01)
+    await settled_steps.settled(app)  # what the app was sent meanwhile, handled
     headless_frames.frame(app)  # the screen as it is now drawn (one frame, not one a poll)
 
 

@@ -69,7 +69,9 @@ async def test_a_destination_on_another_queue_manager_is_named_with_it(make_app,
     async with app.run_test(size=(120, 30)) as pilot:
         await settle(app, pilot)
         await open_queue(app, pilot, "REMOTE.DLQ")
-        await wait_for(app, pilot, lambda: app.screen.model.done)
+        # read to the end and the summary counted (drawn after the last read)
+        await wait_for(app, pilot, lambda: app.screen.model.done
+                       and "→APP.ORDERS" in screen_text(app))
         model = app.screen.model
         assert sorted(model.row(i).dest for i in range(2)) == ["APP.ORDERS", "APP.ORDERS@QM9"]
         text = screen_text(app)
