@@ -218,6 +218,20 @@ def test_the_fast_reader_reads_and_refuses_as_the_general_one(data):
     assert fast == general
 
 
+def test_a_data_line_after_a_message_s_empty_line_is_read_alike_by_both_readers():
+    """Empty lines may stand anywhere (the general reader's rule, tests/ops/test_dmpfile.py),
+    so an 'X' line after a message's empty line (here a damaged 'A VER' line) is more of
+    that message. The fast reader, which reads a message at a time, had given that message
+    out already and refused the 'X' line as starting no message (found by the property
+    test above): it now holds each message until what follows cannot continue it."""
+    last = SAMPLE.rindex(b"\nA VER ") + 1
+    damaged = SAMPLE[:last] + b"X" + SAMPLE[last + 1:]
+    fast, general = read_both(damaged)
+    assert fast == general
+    assert isinstance(general, list) and len(general) == 3
+    assert general[:2] == read_both(SAMPLE)[1][:2]  # the 'X' line held no hex pair
+
+
 def test_count_messages_checks_what_reading_checks():
     big = SAMPLE.replace(b"A PRI ", b"A PRI 9999999999", 1)
     for data in (SAMPLE, big, SAMPLE + b"A VER 2\n"):

@@ -9,7 +9,9 @@ its groups, the body in one ``binascii.unhexlify``), giving exactly what ``iter_
 gives for it. At the first message that is laid out otherwise (``S``/``T`` lines, an
 ASCII column, ``X`` lines of another width, CRLF, a short field, a value out of range, a
 message bigger than ``FAST_LIMIT``) the rest of the file goes to ``iter_dmp``, from that
-line, so everything it accepts or refuses (naming the line) stays as it is.
+line (or from the message before it, when that line is a data line: more of that message
+to ``iter_dmp``, for which empty lines may stand anywhere), so everything it accepts or
+refuses (naming the line) stays as it is.
 """
 
 from __future__ import annotations
@@ -212,6 +214,10 @@ def iter_fast(lines: Lines, general: Callable[[Lines], Iterator[Message]], *,
         buf, number = back[1].encode("latin-1") + b"\n", back[0] - 1
     pos = 0
     eof = False
+    # the last message read fast, given out once what follows it cannot be more of it
+    # (a data line after its empty line is, for ``iter_dmp``: empty lines and comments
+    # may stand anywhere): (what to yield, where it starts in ``buf``)
+    held: tuple[Message | tuple[bytes, bytes] | None, int] | None = None
     v2, v1, x_lines = _V2.match, _V1.match, _x_lines
     make2, make1 = (_PACK2, _PACK1) if packed else (_MAKE2, _MAKE1)
     long_line = _LONG_LINE.search
@@ -225,32 +231,58 @@ def iter_fast(lines: Lines, general: Callable[[Lines], Iterator[Message]], *,
         if x is not None:
             assert m is not None
             body, end = x
-            if (not build and len(m.group(1).lstrip(b"+-")) < 10
-                    and long_line(buf, pos, m.end()) is None):
-                yield None  # every integer has at most 9 digits: in range (VER is group 1)
-                pos = end
-                continue
-            md = make(m.groups())
-            if md is not None:
-                yield (md, body) if packed else Message(md, body)  # type: ignore[misc, arg-type]
+            item: Message | tuple[bytes, bytes] | None = None
+            # without build, None for a message whose integers have at most 9 digits
+            # each (so in range; VER is group 1); else the message, if in range
+            read = (not build and len(m.group(1).lstrip(b"+-")) < 10
+                    and long_line(buf, pos, m.end()) is None)
+            if not read:
+                md = make(m.groups())
+                read = md is not None
+                if md is not None:
+                    item = (md, body) if packed else Message(md, body)  # type: ignore[arg-type, assignment]
+            if read:
+                if held is not None:
+                    yield held[0]
+                held = (item, pos)
                 pos = end
                 continue
         if not eof and ((x is None and len(buf) - pos < FAST_LIMIT) or pos >= len(buf)):
             chunk = fp.read(BLOCK)
             if chunk:
-                number += buf.count(b"\n", 0, pos)
-                buf = buf[pos:] + chunk
-                pos = 0
+                keep = pos if held is None else held[1]
+                number += buf.count(b"\n", 0, keep)
+                buf = buf[keep:] + chunk
+                pos -= keep
+                if held is not None:
+                    held = (held[0], 0)
                 continue
             eof = True
             continue
-        if pos >= len(buf):
+        start = pos
+        if held is not None:
+            if pos < len(buf) and _continues(buf, pos):
+                start = held[1]  # read again from its start, with what continues it
+            else:
+                yield held[0]
+            held = None
+        if start >= len(buf):
             return
         # laid out otherwise (or out of range): the general reader from here on
-        rest = Lines(_Prefixed(buf[pos:], fp), lines.name)  # type: ignore[arg-type]
-        rest.number = number + buf.count(b"\n", 0, pos)
+        rest = Lines(_Prefixed(buf[start:], fp), lines.name)  # type: ignore[arg-type]
+        rest.number = number + buf.count(b"\n", 0, start)
         yield from general(rest)
         return
+
+
+def _continues(buf: bytes, pos: int) -> bool:
+    """The first line from ``pos`` that is neither empty nor a comment is a data line
+    (``X``, ``S``, ``T``): more of the message before ``pos`` as ``iter_dmp`` reads it."""
+    for line in buf[pos:pos + FAST_LIMIT].split(b"\n"):
+        if not line.strip() or line.startswith(b"*"):
+            continue
+        return line[:1] in (b"X", b"S", b"T")
+    return False
 
 
 __all__ = ["iter_fast"]
