@@ -32,7 +32,7 @@ from typing import Any
 def install() -> bool:
     """Headless apps of this process render no frame they would drop; False if Textual
     has no such method (or it is installed already)."""
-    from textual.app import App, ScreenStackError
+    from textual.app import App
     from textual.pilot import Pilot
     from textual.screen import Screen
 
@@ -51,11 +51,8 @@ def install() -> bool:
 
     def pending_frame(app: App) -> None:
         """The top screen's frame, if anything changed since the last one."""
-        if not app.is_running:
-            return
-        try:
-            screen = app.screen
-        except ScreenStackError:
+        screen = top_screen(app)
+        if screen is None:
             return
         if screen._compositor._dirty_regions and screen.is_current \
                 and not app._batch_count:
@@ -83,6 +80,18 @@ def install() -> bool:
 
 
 _RENDER: list[Any] = []
+
+
+def top_screen(app: Any) -> Any:
+    """The screen on top of a running app; None when the app has stopped or has no screen."""
+    from textual.app import ScreenStackError
+
+    if not app.is_running:
+        return None
+    try:
+        return app.screen
+    except ScreenStackError:
+        return None
 
 
 def frame(app: Any) -> None:

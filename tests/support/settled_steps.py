@@ -105,19 +105,17 @@ def _screen_pending(screen: Any) -> bool:
 async def settled(app: Any) -> None:
     """Until the app and the screen on top have handled every message sent to them (also
     those sent while waiting) and the screen has laid out what changed."""
-    from textual.app import ScreenStackError
     from textual.pilot import Pilot
+
+    from tests.support import headless_frames
 
     pilot = Pilot(app)
     for future in _SENT.pop(app, []):  # the keys sent are in the app's queue
         await asyncio.wrap_future(future)
     for _ in range(_ROUNDS):
         await asyncio.sleep(0)  # callbacks ready on the loop (a thread's call_from_thread)
-        if not app.is_running:
-            return
-        try:
-            screen = app.screen
-        except ScreenStackError:
+        screen = headless_frames.top_screen(app)
+        if screen is None:
             return
         if app._resize_timer is not None:
             # a resize waits for the app's debounce timer (1/120 s) to send it on to the
