@@ -139,6 +139,12 @@ class ExportPlan:
     def sources(self) -> int:
         return len(self.queues) + len(self.files)
 
+    @property
+    def rows_expected(self) -> int:
+        """The rows known before Spark starts: the queues' depths at the start (a saved
+        file's messages are counted by Spark)."""
+        return sum(q.depth_start or 0 for q in self.queues) + sum(f.rows for f in self.files)
+
 
 @dataclass
 class ExportSummary:

@@ -82,6 +82,7 @@ class SparkSettings:
     log_dir: Path | None = None  # default: <state folder>/spark
     shuffle_partitions: int | None = None  # default: the master's cores (local), else 8
     conf: Mapping[str, str] = field(default_factory=dict)
+    compile_hot: bool = False  # C2 for the per-row code (:data:`HOT_JIT`): a big export
 
     @property
     def log_file(self) -> Path:
@@ -96,6 +97,23 @@ def _cores(master: str) -> int:
         return 8
     return (os.cpu_count() or 2) if m.group(1) == "*" else int(m.group(1))
 
+
+QUICK_JIT = "-XX:TieredStopAtLevel=1"
+"""The driver's JIT for most of mqconsole's sessions: C1 only. A report, a query or a small
+export is over before HotSpot's optimising compiler (C2) pays for what it compiles
+(docs/benchmarks.md: C2 with its default thresholds cost as much CPU as it saved)."""
+
+HOT_JIT = ("-XX:TieredStopAtLevel=4 -XX:Tier4InvocationThreshold=100000 "
+           "-XX:Tier4MinInvocationThreshold=50000 -XX:Tier4CompileThreshold=120000 "
+           "-XX:Tier4BackEdgeThreshold=400000")
+"""C2 for the methods run about 10^5 times only: a big export's per-row and per-value code
+(Arrow to rows, the sort, Parquet's writer), not the thousands of warm methods of Spark's
+planning. Measured on 1M messages (docs/benchmarks.md, "C2 for the hot code only"): the
+task threads 57.5 -> 22.4 CPU-s, the compilers +9.8, the whole export -18 %."""
+
+HOT_ROWS = 500_000
+"""From how many rows an export's session compiles its hot code with C2 (:data:`HOT_JIT`):
+the compilers' cost is about fixed, the saving grows with the rows (at 1M, 35 CPU-s)."""
 
 # what mqconsole never leaves to a site: a retried or speculative copy of a task would
 # browse a queue again
@@ -155,8 +173,8 @@ def spark_conf_pairs(settings: SparkSettings, log4j: Path,
     given = {**site, **settings.conf}
     local = on_this_machine(settings.master)
     executor_log4j = f"file:{log4j}" if local else SHIPPED_LOG4J
-    java_opts = (f"-Dlog4j2.configurationFile=file:{log4j} -XX:TieredStopAtLevel=1 "
-                 "-XX:+UseSerialGC")
+    jit = HOT_JIT if settings.compile_hot else QUICK_JIT
+    java_opts = f"-Dlog4j2.configurationFile=file:{log4j} {jit} -XX:+UseSerialGC"
     warehouse = Path(tempfile.gettempdir()) / f"mqconsole-spark-warehouse-{os.getuid()}"
     conf = {
         "spark.master": settings.master,
@@ -320,6 +338,7 @@ def log_path() -> Path:
     return SparkSettings().log_file
 
 
-__all__ = ["DEFAULT_MASTER", "PINNED", "BadMaster", "SparkSettings", "SparkUnavailable",
+__all__ = ["DEFAULT_MASTER", "HOT_JIT", "HOT_ROWS", "PINNED", "QUICK_JIT", "BadMaster",
+           "SparkSettings", "SparkUnavailable",
            "check_master", "first_line", "log_path", "parse_conf", "site_defaults",
            "spark_conf_pairs", "spark_log_dir", "start_session", "stop_session"]

@@ -82,3 +82,46 @@ def test_site_defaults_are_read_as_spark_submit_reads_them(tmp_path):
     for bad in ("spark.a", "a=1", "=1"):
         with pytest.raises(AuditInputError, match="not a Spark setting"):
             parse_conf([bad])
+
+
+def test_a_big_export_compiles_its_hot_code_with_c2_and_every_other_session_with_c1(tmp_path):
+    """C1 only for a session's driver by default; C2 for the code run ~10^5 times when the
+    session is for an export of many rows (the export's JVM spends most of its time in a few
+    per-row methods, where C2 pays); a site's Java options still come last (they win)."""
+    from mqconsole.audit.session import HOT_JIT, QUICK_JIT, SparkSettings, spark_conf_pairs
+
+    log4j = tmp_path / "log4j2.properties"
+    quick = spark_conf_pairs(SparkSettings(master="local[2]"), log4j, site={}, environ={})
+    hot = spark_conf_pairs(SparkSettings(master="local[2]", compile_hot=True,
+                                         conf={"spark.driver.extraJavaOptions": "-Dsite=1"}),
+                           log4j, site={}, environ={})
+    assert QUICK_JIT in quick["spark.driver.extraJavaOptions"]
+    assert HOT_JIT not in quick["spark.driver.extraJavaOptions"]
+    options = hot["spark.driver.extraJavaOptions"]
+    assert HOT_JIT in options and QUICK_JIT not in options
+    assert options.startswith(f"-Dlog4j2.configurationFile=file:{log4j} ")
+    assert options.endswith(" -Dsite=1")
+
+
+def test_the_cli_export_asks_for_c2_from_hot_rows_on(monkeypatch):
+    """``audit export`` opens Spark after planning, with the rows the plan counted: below
+    HOT_ROWS C1, from it on C2 (start_session replaced: no JVM here)."""
+    import pytest
+
+    from mqconsole.audit import session
+    from mqconsole.cli.commands import audit_spark
+
+    asked: list[bool] = []
+
+    class Stop(Exception):
+        pass
+
+    def start(settings):
+        asked.append(settings.compile_hot)
+        raise Stop
+
+    monkeypatch.setattr(session, "start_session", start)
+    for rows in (0, session.HOT_ROWS - 1, session.HOT_ROWS):
+        with pytest.raises(Stop):
+            audit_spark.open_spark("local[2]", None, rows=rows)
+    assert asked == [False, False, True]

@@ -111,7 +111,7 @@ def export(ctx: click.Context, out: str, patterns: str | None, files: tuple[str,
     plan = plan_export(request)
     spark = open_spark(master, remote, intro=f"exporting {len(plan.queues)} queue(s) and "
                                              f"{len(plan.files)} file(s) to {safe(out)}; ",
-                       conf=conf)
+                       conf=conf, rows=plan.rows_expected)
     summary = run_export(spark, plan, report=ProgressLines(), note=lambda t: say(safe(t)))
     say(f"{counted(summary.rows, grouped=True)} in {safe(summary.out)} "
         f"({summary.seconds:.1f} s)")

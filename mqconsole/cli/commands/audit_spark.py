@@ -57,10 +57,12 @@ def check_choice(master: str | None, remote: str | None) -> None:
 
 
 def open_spark(master: str | None, remote: str | None, intro: str = "",
-               conf: dict[str, str] | None = None) -> Any:
+               conf: dict[str, str] | None = None, rows: int = 0) -> Any:
     """The Spark session (started quietly, JVM output in the log) with ``conf`` (--conf);
-    progress on stderr, ``intro`` first on the same line."""
-    from mqconsole.audit.session import DEFAULT_MASTER, SparkSettings, start_session
+    progress on stderr, ``intro`` first on the same line. ``rows``: how many an export
+    will write (from :data:`~mqconsole.audit.session.HOT_ROWS` on, a session started here
+    compiles its per-row code with C2)."""
+    from mqconsole.audit.session import DEFAULT_MASTER, HOT_ROWS, SparkSettings, start_session
 
     check_choice(master, remote)
     say(f"{intro}starting Spark ({remote or master or DEFAULT_MASTER}) ...")
@@ -70,4 +72,5 @@ def open_spark(master: str | None, remote: str | None, intro: str = "",
         session = connect(remote)
         set_conf(session, conf or {})
         return session
-    return start_session(SparkSettings(master=master or DEFAULT_MASTER, conf=conf or {}))
+    return start_session(SparkSettings(master=master or DEFAULT_MASTER, conf=conf or {},
+                                       compile_hot=rows >= HOT_ROWS))
