@@ -19,8 +19,8 @@ from collections.abc import Callable
 
 from mqconsole.mq.md import LAYOUT, MQMD_V1_LENGTH, MQMD_V2_LENGTH, OFFSETS
 
-from .common import FIELDS, TEXT_ATTRS, X_BYTES_PER_LINE
-from .writer import X_CHUNK
+from .common import FIELDS, TEXT_ATTRS
+from .writer import X_CHUNK, x_text
 
 _LENGTH = {attr: n for attr, _, _, n in LAYOUT}
 
@@ -68,9 +68,7 @@ assert all(attr in TEXT_ATTRS for _, attr, kind, _, _ in FIELDS if kind == "c")
 
 def body_lines(body: bytes) -> str:
     """The ``X`` lines of a body (each ended): 25 bytes a line, ``X `` alone when empty."""
-    if not body:
-        return "X \n"
-    return "X " + body.hex("\n", -X_BYTES_PER_LINE).upper().replace("\n", "\nX ") + "\n"
+    return x_text(body) + "\n"
 
 
 def message_text(md: bytes, body: bytes) -> str | None:

@@ -123,10 +123,10 @@ def descriptor_lines(md) -> list[str]:
 def _x_lines(data: bytes | memoryview, fp: IO) -> None:
     """``X`` lines of 25 bytes; ``data`` must not be empty."""
     for start in range(0, len(data), X_CHUNK):
-        _emit(fp, _x_text(bytes(data[start:start + X_CHUNK])) + "\n")
+        _emit(fp, x_text(bytes(data[start:start + X_CHUNK])) + "\n")
 
 
-def _x_text(data: bytes) -> str:
+def x_text(data: bytes) -> str:
     """``X`` lines of 25 bytes (no line end after the last), ``X `` for no bytes: the hex
     digits split into lines by ``bytes.hex`` itself, one string built, not one a line."""
     if not data:
@@ -188,7 +188,7 @@ def write_message(fp: IO, message: Message, *, index: int | None = None,
     if index is not None:
         head.insert(0, f"* Index {index}")
     if body_style == "X" and len(body) <= X_CHUNK:
-        head.append(_x_text(body))
+        head.append(x_text(body))
         _emit(fp, "\n".join(head) + "\n\n")
         return
     _emit(fp, "\n".join(head) + "\n")
