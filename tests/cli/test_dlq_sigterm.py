@@ -29,6 +29,7 @@ from mqconsole.mq.md import MQMD
 from mqconsole.mq.message import Message
 from mqconsole.mq.queue import QueueAttrs
 from mqconsole.ops.dlq.attempts import AttemptStore
+from tests.support.queues import msgids_and_bodies
 
 from .conftest import run_cli, signal_delivered, wait_for_output
 
@@ -65,16 +66,6 @@ def template(tmp_path_factory) -> Path:
     qm.commit()
     qm.close()
     return path
-
-
-def _contents(qm, queue: str) -> list[tuple[bytes, bytes]]:
-    out = []
-    with qm.browse(queue) as cur:
-        while True:
-            batch = cur.next_batch(1000)
-            out.extend((m.md.msg_id, m.body) for m in batch)
-            if len(batch) < 1000:
-                return out
 
 
 @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT, signal.SIGKILL],
@@ -119,7 +110,7 @@ def test_sigterm_mid_pass_loses_and_duplicates_nothing(template, tmp_path, signu
             assert "stopped (a signal or cancel)" in err and "Traceback" not in err
         qm = open_embedded(path)
         try:
-            left, back = _contents(qm, DLQ), _contents(qm, DEST)
+            left, back = msgids_and_bodies(qm, DLQ), msgids_and_bodies(qm, DEST)
             assert not qm.queue_status(DLQ).uncommitted_messages
         finally:
             qm.close()
@@ -280,7 +271,7 @@ def test_a_hanging_put_stopped_by_a_second_signal(template, tmp_path, first, sec
     assert b"Traceback" not in err
     qm = open_embedded(path)
     try:
-        left, back = _contents(qm, DLQ), _contents(qm, DEST)
+        left, back = msgids_and_bodies(qm, DLQ), msgids_and_bodies(qm, DEST)
         assert not qm.queue_status(DLQ).uncommitted_messages
     finally:
         qm.close()

@@ -22,6 +22,7 @@ from mqconsole.mq.md import MQMD
 from mqconsole.mq.message import Message
 from mqconsole.mq.queue import QueueAttrs
 from mqconsole.ops.journal import Journal
+from tests.support.queues import msgids
 
 from .conftest import run_cli
 
@@ -45,8 +46,7 @@ def make_qm(path: Path, count: int) -> Path:
 def ids(path: Path, queue: str) -> list[str]:
     qm = open_embedded(path)
     try:
-        with qm.browse(queue) as cur:
-            return [m.md.msg_id.hex().upper() for m in iter(cur.next, None)]
+        return [msg_id.hex().upper() for msg_id in msgids(qm, queue)]
     finally:
         qm.close()
 

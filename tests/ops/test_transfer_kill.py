@@ -30,6 +30,7 @@ from mqconsole.backends.open import open_embedded
 from mqconsole.mq.md import MQMD
 from mqconsole.mq.message import Message
 from mqconsole.mq.queue import QueueAttrs
+from tests.support.queues import msgids_and_bodies
 
 MQCONSOLE = str(Path(sys.executable).parent / "mqconsole")
 SRC, DST = "KILL.SRC", "KILL.DST"
@@ -67,16 +68,6 @@ def _copy(template: Path, target: Path) -> None:
         extra = Path(str(template) + suffix)
         if extra.exists():
             shutil.copy(extra, str(target) + suffix)
-
-
-def _contents(qm, queue: str) -> list[tuple[bytes, bytes]]:
-    out = []
-    with qm.browse(queue) as cur:
-        while True:
-            batch = cur.next_batch(1000)
-            out.extend((m.md.msg_id, m.body) for m in batch)
-            if len(batch) < 1000:
-                return out
 
 
 def _depth(qm, queue: str) -> int:
@@ -118,7 +109,7 @@ def test_sigkill_during_move_never_loses_or_duplicates(template, tmp_path):
         # a new connection backs out the dead process's unit of work
         qm = open_embedded(path)
         try:
-            src, dst = _contents(qm, SRC), _contents(qm, DST)
+            src, dst = msgids_and_bodies(qm, SRC), msgids_and_bodies(qm, DST)
             assert not qm.queue_status(SRC).uncommitted_messages
         finally:
             qm.close()

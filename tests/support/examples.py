@@ -23,9 +23,27 @@ profile scales it::
 from __future__ import annotations
 
 import os
+import sys
 from typing import Any
 
-from hypothesis import HealthCheck, settings
+
+def _leave_unrewritten(package: str) -> None:
+    """pytest rewrites the asserts of every module of a distribution that has a pytest
+    plugin, so each test process parsed, rewrote and compiled Hypothesis's 70-odd modules
+    from source instead of loading their installed bytecode: 1.2-1.6 CPU-s per xdist worker
+    (and per pytest a test starts), for asserts inside Hypothesis that no test reads. Its
+    name is taken out of the rewriting import hook's marks before the first import of it
+    (here); a pytest without that hook or mark (a private detail) changes nothing."""
+    for finder in sys.meta_path:
+        marked = getattr(finder, "_must_rewrite", None)
+        if type(finder).__name__ == "AssertionRewritingHook" and isinstance(marked, set):
+            marked.discard(package)
+            getattr(finder, "_marked_for_rewrite_cache", {}).clear()
+
+
+_leave_unrewritten("hypothesis")
+
+from hypothesis import HealthCheck, settings  # noqa: E402
 
 SCALES = {"ci": 1.0, "dev": 0.1}
 """Each profile's share of a test's examples."""
