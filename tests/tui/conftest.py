@@ -18,11 +18,12 @@ from mqconsole.ops.dlq.child import InProcess
 from mqconsole.ops.replaychild import InProcess as ReplayInProcess
 from mqconsole.tui.app import MQConsoleApp
 from mqconsole.tui.context import REPO_THEMES, ProfileInfo, Settings
-from tests.support import css_cache, headless_frames, settled_steps
+from tests.support import cell_cache, css_cache, headless_frames, settled_steps
 
 css_cache.install()  # Textual's CSS parsed once per test process, not once per pilot's app
 headless_frames.install()  # no frame rendered that a headless app would drop unwritten
 settled_steps.install()  # a pilot's key or pause ends when the app has done its work
+cell_cache.install()  # a DataTable's cell rendered once per test process, not once per table
 
 NOW = datetime(2026, 11, 22, 12, 0, 0, tzinfo=UTC)
 DEMO_SEED = 20260922
