@@ -10,7 +10,7 @@ saved file) is packed here. A descriptor whose text is not latin-1 (packing woul
 travels pickled in ``message`` instead, so nothing differs from decoding in the reader.
 
 ``decode_batch`` makes the snapshot's columns of a raw batch: the plain messages at once,
-the others row by row (``rows.fixed_columns``), plugin columns as their plugin.
+the others row by row (``rows.merged``), plugin columns as their plugin.
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ import struct
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
+import numpy as np
 import pyarrow as pa
 
 from mqconsole.backends.embedded.mdfast import pack819
@@ -28,7 +29,7 @@ from mqconsole.mq.md import LAYOUT
 from mqconsole.mq.message import Message
 
 from .columns import Column, arrow_schema
-from .rows import ComputedColumn, assemble, fixed_columns
+from .rows import ComputedColumn, assemble, merged
 
 RAW_COLUMNS: tuple[tuple[str, pa.DataType, str], ...] = (
     ("qmgr", pa.string(), "string"),
@@ -88,12 +89,15 @@ class RawBatchBuilder:
         self.bytes += len(body)
 
     def flush(self) -> pa.RecordBatch:
+        from .columnar import binaries, from_numpy, int32s, repeated
+
         n = len(self._values)
         columns = list(zip(*self._values, strict=True)) if n else [()] * 5
-        arrays = [pa.array([self.qmgr] * n, pa.string()), pa.array([self.queue] * n, pa.string()),
-                  pa.array(self._positions, pa.int64()), pa.array([self.source] * n, pa.string())]
-        arrays += [pa.array(list(values), kind) for values, (_, kind, _) in
-                   zip(columns, RAW_COLUMNS[4:], strict=True)]
+        md, backouts, expiries, bodies, pickled = columns
+        arrays = [repeated(self.qmgr, n), repeated(self.queue, n),
+                  from_numpy(np.array(self._positions, dtype=np.int64), pa.int64()),
+                  repeated(self.source, n), binaries(md), int32s(backouts), int32s(expiries),
+                  binaries(bodies), binaries(pickled)]
         self._values, self._positions, self.bytes = [], [], 0
         return pa.RecordBatch.from_arrays(arrays, schema=RAW_SCHEMA)
 
@@ -115,14 +119,29 @@ def decode_batch(raw: pa.RecordBatch, columns: Sequence[Column], *,
                  computed: Sequence[ComputedColumn] = (),
                  call: Callable[[ComputedColumn, Message], Any] | None = None,
                  columnar: bool = True) -> pa.RecordBatch:
-    """The snapshot's rows (``columns``) of a raw batch, in its order."""
+    """The snapshot's rows (``columns``) of a raw batch, in its order: the plain rows from
+    its columns at once (``columnar.decode_arrow``: no message object), the others (and
+    every row when plugin columns ask for the messages) as messages, row by row."""
+    from .columnar import decode_arrow
+
     schema = arrow_schema(columns)
-    messages = messages_of(raw)
-    positions = raw.column("position").to_pylist()
-    fixed, payloads = fixed_columns(messages, positions, schema, columnar_=columnar)
+    n = raw.num_rows
+    positions = raw.column("position").to_numpy(zero_copy_only=False)
+    fast = decode_arrow(raw.column("md"), raw.column("body"), raw.column("backout_count"),
+                        raw.column("expiry")) if columnar and n else None
+    messages = messages_of(raw) if computed else None
+
+    def some(at: list[int]) -> list[Message]:
+        if messages is not None:
+            return [messages[i] for i in at]
+        if len(at) == n:
+            return messages_of(raw)
+        return messages_of(raw.take(pa.array(at, pa.int64())))
+
+    fixed, payloads = merged(n, fast, positions, schema, some)
     run = call or (lambda column, message: column.compute(message))
-    computed_rows = [tuple(run(c, m) for c in computed) for m in messages] if computed else []
-    return assemble(schema, len(messages), raw.column("qmgr"), raw.column("queue"),
+    computed_rows = [tuple(run(c, m) for c in computed) for m in messages or ()]
+    return assemble(schema, n, raw.column("qmgr"), raw.column("queue"),
                     raw.column("source"), fixed, payloads, computed_rows, len(computed))
 
 

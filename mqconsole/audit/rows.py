@@ -27,6 +27,7 @@ from .values import BLANKS as _BLANKS
 from .values import known_reason_name, put_micros
 
 BATCH_ROWS = 8192
+_NUMPY = {pa.int64(): np.dtype(np.int64), pa.int32(): np.dtype(np.int32)}
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,16 +118,13 @@ def _slow(messages: Sequence[Message], positions: Sequence[int] | np.ndarray
 def fixed_columns(messages: Sequence[Message], positions: Sequence[int], schema: pa.Schema,
                   *, columnar_: bool = True) -> tuple[list, list[bytes]]:
     """The fixed columns of ``messages`` but qmgr, queue and source (``ROW_COLUMNS`` order;
-    each an Arrow array or a list) and their payloads. The plain messages
-    (``columnar.plain``) are made at once, the others row by row, and the two are put
-    back in the messages' order: one odd message costs only its own row."""
+    each an Arrow array or a list) and their payloads (when ``schema`` has them). The plain
+    messages (``columnar.plain``) are made at once, the others row by row, and the two are
+    put back in the messages' order: one odd message costs only its own row."""
     from . import columnar
 
-    n = len(messages)
-    mask = columnar.plain(messages) if columnar_ and n else None
-    return _merged(n, mask, positions, schema,
-                   lambda at: columnar.columns([messages[i] for i in at]),
-                   lambda at: [messages[i] for i in at])
+    fast = columnar.decode_messages(messages) if columnar_ and messages else None
+    return merged(len(messages), fast, positions, schema, lambda at: [messages[i] for i in at])
 
 
 def packed_fixed_columns(blobs: Sequence[bytes], bodies: Sequence[bytes],
@@ -134,44 +132,32 @@ def packed_fixed_columns(blobs: Sequence[bytes], bodies: Sequence[bytes],
                          ) -> tuple[list, list[bytes]]:
     """``fixed_columns`` of rows read packed (``backends.base.BrowsesPacked``: each MD as
     stored, its BackoutCount and Expiry patched in, and the body): no message object but
-    for the rows that are not plain (``columnar.plain_packed``)."""
+    for the rows that are not plain (``columnar.decode_packed``)."""
     from . import columnar
-
-    n = len(blobs)
-
-    def fast(at: list[int]):
-        if len(at) == n:
-            return columnar.columns_packed(blobs, bodies)
-        return columnar.columns_packed([blobs[i] for i in at], [bodies[i] for i in at])
 
     def slow(at: list[int]) -> list[Message]:
         return [StoredMessage(blobs[i], bodies[i], long_at(blobs[i], BACKOUT_COUNT_AT))
                 for i in at]
 
-    return _merged(n, columnar.plain_packed(blobs, bodies) if n else None, positions,
-                   schema, fast, slow)
+    fast = columnar.decode_packed(blobs, bodies) if len(blobs) else None
+    return merged(len(blobs), fast, positions, schema, slow)
 
 
-def _merged(n: int, mask, positions: Sequence[int] | np.ndarray, schema: pa.Schema,
-            fast_of: Callable[[list[int]], tuple[dict[str, Any], list[bytes]] | None],
-            messages_of: Callable[[list[int]], list[Message]]) -> tuple[list, list[bytes]]:
-    """The plain rows (``mask``) made at once by ``fast_of`` (row numbers → columns by
-    name and payloads, or None), the others row by row from ``messages_of`` (row numbers
-    → messages), merged in the rows' order."""
-    if mask is None or not mask.any():
-        return _slow(messages_of(list(range(n))), positions)
-    fast_at = np.flatnonzero(mask).tolist()
-    if len(fast_at) == n:
-        fast = fast_of(fast_at)
-        if fast is None:
-            return _slow(messages_of(fast_at), positions)
-        by_name, payloads = fast
-        return [positions, *(by_name[c] for c in ROW_COLUMNS[1:])], payloads
-    slow_at = np.flatnonzero(~mask).tolist()
-    fast = fast_of(fast_at)
-    if fast is None:
-        return _slow(messages_of(list(range(n))), positions)
-    by_name, fast_payloads = fast
+def merged(n: int, fast, positions: Sequence[int] | np.ndarray, schema: pa.Schema,
+           messages_of: Callable[[list[int]], list[Message]]) -> tuple[list, list[bytes]]:
+    """The plain rows (``fast``: a ``columnar.Decoded``, or None: none) made at once, the
+    others row by row from ``messages_of`` (row numbers → messages), merged in the rows'
+    order; the payloads only when ``schema`` has them."""
+    want = "payload" in schema.names
+    if fast is None or fast.columns is None:
+        values, payloads = _slow(messages_of(list(range(n))), positions)
+        return values, payloads if want else []
+    by_name = fast.columns
+    fast_payloads = fast.payloads() if want else []
+    if fast.mask.all():
+        return [positions, *(by_name[c] for c in ROW_COLUMNS[1:])], fast_payloads
+    fast_at = np.flatnonzero(fast.mask)
+    slow_at = np.flatnonzero(~fast.mask).tolist()
     slow_values, slow_payloads = _slow(messages_of(slow_at), [positions[i] for i in slow_at])
     # row i of the batch is row order[i] of (the fast rows, then the slow rows)
     order = np.empty(n, dtype=np.int64)
@@ -187,6 +173,8 @@ def _merged(n: int, mask, positions: Sequence[int] | np.ndarray, schema: pa.Sche
         if head.type != kind:
             head = head.cast(kind)
         out.append(pa.concat_arrays([head, _array(list(slow), kind)]).take(take))
+    if not want:
+        return out, []
     both = [*fast_payloads, *slow_payloads]
     return out, [both[i] for i in order.tolist()]
 
@@ -199,8 +187,7 @@ def packed_batch(schema: pa.Schema, qmgr: str, queue: str, source: str,
     n = len(blobs)
     positions = np.arange(first, first + n, dtype=np.int64)
     columns, payloads = packed_fixed_columns(blobs, bodies, positions, schema)
-    return assemble(schema, n, [qmgr] * n, [queue] * n, [source] * n, columns, payloads,
-                    [], 0)
+    return assemble(schema, n, qmgr, queue, source, columns, payloads, [], 0)
 
 
 class BatchBuilder:
@@ -250,17 +237,20 @@ class BatchBuilder:
         """The rows added since the last flush as one batch (possibly empty)."""
         n = len(self._messages)
         columns, payloads = self._fixed()
-        batch = assemble(self.schema, n, [self.qmgr] * n, [self.queue] * n, [self.source] * n,
-                         columns, payloads, self._computed, len(self.computed))
+        batch = assemble(self.schema, n, self.qmgr, self.queue, self.source, columns,
+                         payloads, self._computed, len(self.computed))
         self._messages, self._positions, self._computed = [], [], []
         return batch
 
 
 def assemble(schema: pa.Schema, n: int, qmgr, queue, source, columns: list,
              payloads: list[bytes], computed: list[tuple], n_computed: int) -> pa.RecordBatch:
-    """One batch of ``schema`` from its parts (each an Arrow array or a list of ``n``):
-    qmgr, queue and source, the fixed columns (``fixed_columns``), the payloads (kept when
-    the schema has them) and the plugin columns' values per row."""
+    """One batch of ``schema`` from its parts (each an Arrow array, a numpy array or a list
+    of ``n``; qmgr, queue and source may be one string for all): qmgr, queue and source,
+    the fixed columns (``fixed_columns``), the payloads (kept when the schema has them)
+    and the plugin columns' values per row."""
+    from .columnar import from_numpy, repeated
+
     with_payload = "payload" in schema.names
     extra: list = [payloads] if with_payload else []
     if n_computed:
@@ -270,6 +260,10 @@ def assemble(schema: pa.Schema, n: int, qmgr, queue, source, columns: list,
     for v, f in zip(values, schema, strict=True):
         if isinstance(v, pa.ChunkedArray):
             v = v.combine_chunks()
+        if isinstance(v, str):
+            v = repeated(v, n)
+        elif isinstance(v, np.ndarray) and v.dtype == _NUMPY.get(f.type):
+            v = from_numpy(v, f.type)
         if not isinstance(v, pa.Array):
             v = _array(v, f.type)
         elif v.type != f.type:

@@ -198,3 +198,21 @@ def test_a_mixed_batch_read_packed_is_the_same() -> None:
     packed = packed_batch(arrow_schema(snapshot_columns(with_payload=True)), "QM1", "Q",
                           "queue", blobs, bodies, 0)
     assert packed.equals(_both(batch, first=0)[1])
+
+
+def test_arrays_made_from_buffers_are_what_pyarrow_makes() -> None:
+    """The batch builders' arrays come from buffers, not pyarrow's list conversion (which
+    imports pandas): the same arrays, nulls and empty values included."""
+    import pyarrow as pa
+
+    assert columnar.repeated("", 3).equals(pa.array(["", "", ""]))  # a file without a qmgr
+    assert columnar.repeated("QM1", 2).equals(pa.array(["QM1", "QM1"]))
+    assert columnar.repeated("x", 0).equals(pa.array([], pa.string()))
+    text = ["a", None, "\xe9", ""]
+    assert columnar.strings(text).equals(pa.array(text, pa.string()))
+    blobs = [b"a", None, b"", bytearray(b"xy")]
+    assert columnar.binaries(blobs).equals(pa.array([b"a", None, b"", b"xy"], pa.binary()))
+    assert columnar.binaries([]).equals(pa.array([], pa.binary()))
+    numbers = [1, None, -2**31, 2**31 - 1]
+    assert columnar.int32s(numbers).equals(pa.array(numbers, pa.int32()))
+    assert columnar.int32s([3, 4]).equals(pa.array([3, 4], pa.int32()))
