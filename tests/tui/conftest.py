@@ -18,9 +18,10 @@ from mqconsole.ops.dlq.child import InProcess
 from mqconsole.ops.replaychild import InProcess as ReplayInProcess
 from mqconsole.tui.app import MQConsoleApp
 from mqconsole.tui.context import REPO_THEMES, ProfileInfo, Settings
-from tests.support import cell_cache, css_cache, headless_frames, settled_steps
+from tests.support import cell_cache, css_cache, headless_frames, rule_cache, settled_steps
 
 css_cache.install()  # Textual's CSS parsed once per test process, not once per pilot's app
+rule_cache.install()  # the CSS rules a node matches worked out once per test process
 headless_frames.install()  # no frame rendered that a headless app would drop unwritten
 settled_steps.install()  # a pilot's key or pause ends when the app has done its work
 cell_cache.install()  # a DataTable's cell rendered once per test process, not once per table
