@@ -134,6 +134,7 @@ class RealQueueManager:
 
     id = "realmq"
     multiprocess = True
+    outlives_the_test = True  # (conftest.Backend)
 
     def __init__(self, tmp_path: Path) -> None:
         from mqconsole.backends.mqi import MQConnectSettings
