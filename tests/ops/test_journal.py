@@ -22,6 +22,8 @@ from mqconsole.ops.journal import (
     parse_time,
 )
 
+from .journal_writers import BIG, RECORDS, WRITERS, writer
+
 
 def entry(**kw) -> JournalEntry:
     base = dict(operation="move", qmgr="QM1", profile="prod", source="APP.DLQ",
@@ -191,26 +193,12 @@ def test_time_format_round_trips():
 
 # -- many writers at once -------------------------------------------------------------------
 
-WRITERS = 4
-RECORDS = 500
-BIG = 400  # msgids per record: ~20 KB lines, far above PIPE_BUF (4 KB)
-
-
-def _writer(path: str, worker: int) -> None:
-    journal = Journal(path)
-    for n in range(RECORDS):
-        ids = [f"{worker:04d}{n:06d}{k:038X}" for k in range(BIG)]
-        journal.append(JournalEntry(operation="move", source=f"W{worker}", msgids=ids,
-                                    outcomes=[Outcome(ids[0], "done")],
-                                    details={"worker": worker, "n": n}))
-
-
 @pytest.mark.subprocess
 def test_concurrent_appends_never_interleave(tmp_path):
     path = tmp_path / "journal.jsonl"
     methods = multiprocessing.get_all_start_methods()
     ctx = multiprocessing.get_context("spawn" if "spawn" in methods else methods[0])
-    procs = [ctx.Process(target=_writer, args=(str(path), w)) for w in range(WRITERS)]
+    procs = [ctx.Process(target=writer, args=(str(path), w)) for w in range(WRITERS)]
     for p in procs:
         p.start()
     for p in procs:
