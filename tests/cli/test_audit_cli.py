@@ -1,8 +1,9 @@
 """``mqconsole audit report | sql``: real invocations. The test process's SparkSession
 (the ``spark`` fixture) runs them in process (tests/cli's ``run_cli``), as the console runs
-its audits; what only a process of its own shows runs the executable, starting its own
-Spark: where the JVM's output goes (the state folder's log, never the terminal), a Java or
-pyspark missing, a sitecustomize."""
+its audits, a failing query too (its JVM's words in that session's log); what only a
+process of its own shows runs the executable: a Java or pyspark missing, a sitecustomize
+(none of them starts a JVM). Where a fresh process's own Spark writes (the state folder's
+log, never the terminal) is the CLI export's check (test_audit_export_cli.py)."""
 
 from __future__ import annotations
 
@@ -67,9 +68,13 @@ def test_report_html_is_one_page_with_tables_and_bars(snapshot, tmp_path, spark)
         "audit.html", "victim.txt"]
 
 
-def test_sql_json_and_bad_sql_in_one_sentence(snapshot, tmp_path, spark):
-    """The bad query runs the executable, which starts its own Spark: the JVM's words and
-    Spark's stack trace go to the state folder's log file, never the terminal."""
+def test_sql_json_and_bad_sql_in_one_sentence(snapshot, tmp_path, spark, spark_log):
+    """The bad query is one sentence: the JVM's words and Spark's stack trace go to the
+    session's log file, never the command's stderr. It runs in process on the test's
+    session, whose log is ``spark_log`` (as a command's own session's is the state folder's
+    spark.log); that a fresh process's own Spark puts nothing on the terminal and logs
+    under its home is the CLI export's check (test_audit_export_cli.py,
+    test_export_folder_manifest_and_permissions): a process here started one JVM more."""
     folder, rows = snapshot
     r = run_cli("audit", "sql", "--in", str(folder), "--json", "--master", "local[2]",
                 "SELECT queue, count(*) AS n FROM messages GROUP BY queue ORDER BY queue",
@@ -79,15 +84,19 @@ def test_sql_json_and_bad_sql_in_one_sentence(snapshot, tmp_path, spark):
     for row in rows:
         counts[row["queue"]] = counts.get(row["queue"], 0) + 1
     assert r.json == [{"queue": q, "n": n} for q, n in sorted(counts.items())]
+    logged = spark_log.stat().st_size if spark_log.exists() else 0
     bad = run_cli("audit", "sql", "--in", str(folder), "--master", "local[2]",
-                  "SELECT no_such_column FROM messages", home=tmp_path / "home", process=True)
+                  "SELECT no_such_column FROM messages", home=tmp_path / "home")
     assert bad.code == 2
     assert bad.err.strip().splitlines()[-1].startswith("mqconsole: the query failed:")
     assert "no_such_column" in bad.err and "Traceback" not in bad.err
     assert "at org.apache" not in bad.err
     assert len([line for line in bad.err.splitlines() if "mqconsole:" in line]) == 1
-    # Spark's own words, stack trace included, are in the log file instead
-    log = (tmp_path / "home" / "state" / "spark" / "spark.log").read_text(errors="replace")
+    # Spark's own words, stack trace included, are in the log file instead (what this
+    # query added to it: the worker's other tests write there too)
+    with spark_log.open("rb") as fp:
+        fp.seek(logged)
+        log = fp.read().decode(errors="replace")
     assert "no_such_column" in log and "at org.apache" in log
 
 

@@ -142,9 +142,21 @@ async def test_a_missing_snapshot_is_one_notification_before_spark(make_app, tmp
 
 async def test_export_with_a_progress_bar_then_the_report(make_app, demo_file, qm, tmp_path,
                                                           spark):
+    """The console's export shows its progress, then its report; and, as the CLI's export
+    does, a site plugin's audit column (the json_field example, run in Spark's workers as
+    its plugin) is a column of the console's snapshot (one export for both: each more was
+    a whole export's Spark jobs)."""
+    import pyarrow.dataset as ds
+
+    from mqconsole.plugins.testing import import_plugin, plugin_host
+
+    repo = Path(__file__).resolve().parents[2]
+    host = plugin_host(("json_field", import_plugin(repo / "plugins" / "json_field"
+                                                    / "json_field.py")))
     expected_rows = qm.inquire_queue(DLQ).depth
     app = make_app(clock=lambda: AS_OF, audit_master="local[2]", audit_dir=tmp_path,
-                   audit_connection={"backend": "embedded", "path": str(demo_file)})
+                   audit_connection={"backend": "embedded", "path": str(demo_file)},
+                   plugins=host)
     async with app.run_test(size=(100, 34)) as pilot:
         await settle(app, pilot)
         screen = AuditScreen(app.ctx, DLQ, folder=tmp_path / "snap")
@@ -163,28 +175,6 @@ async def test_export_with_a_progress_bar_then_the_report(make_app, demo_file, q
         assert bar.has_class("-hidden")
         assert (tmp_path / "snap" / "manifest.json").exists()
         assert qm.inquire_queue(DLQ).depth == expected_rows  # an audit only browses
-
-
-async def test_the_consoles_export_carries_the_site_plugins_audit_columns(make_app, demo_file,
-                                                                          tmp_path, spark):
-    """As the CLI's export does: a site plugin's audit column (the json_field example, run
-    in Spark's workers as its plugin) is a column of the console's snapshot."""
-    import pyarrow.dataset as ds
-
-    from mqconsole.plugins.testing import import_plugin, plugin_host
-
-    repo = Path(__file__).resolve().parents[2]
-    host = plugin_host(("json_field", import_plugin(repo / "plugins" / "json_field"
-                                                    / "json_field.py")))
-    app = make_app(clock=lambda: AS_OF, audit_master="local[2]", audit_dir=tmp_path,
-                   audit_connection={"backend": "embedded", "path": str(demo_file)},
-                   plugins=host)
-    async with app.run_test(size=(100, 34)) as pilot:
-        await settle(app, pilot)
-        screen = AuditScreen(app.ctx, DLQ, folder=tmp_path / "snap")
-        await app.push_screen(screen)
-        await pilot.press("ctrl+e")
-        await audit_done(app, pilot, screen, timeout=300)
     names = ds.dataset(tmp_path / "snap" / "messages", format="parquet",
                        partitioning="hive").schema.names
     assert "json_field_type" in names
