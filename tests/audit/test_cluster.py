@@ -2,16 +2,23 @@
 ``spark-class``; the run's ``spark_cluster``, shared with the Connect server's tests), export
 + report with ``--master spark://…``: the same report as plain Python's (the oracle, which
 test_report and test_audit_cli hold local Spark's report to: a local run here would only
-start one JVM more). The fixture stops both JVMs by PID when the run ends."""
+start one JVM more). The fixture stops both JVMs by PID when the run ends.
+
+Both commands run in one client process (tests/audit/connect_client.py, ``main(args)`` one
+after the other, as operators' commands run), so the report runs on the export's session:
+one driver and one application on the cluster, where a process per command started two of
+each (a driver JVM and an executor JVM more, for the same jobs on the same cluster)."""
 
 from __future__ import annotations
 
 import json
+import os
 
 import pytest
 
+from .connect_client import REPO, Client
 from .reportdata import oracle
-from .scene import DEMO_QUEUES, NOW, QUEUES, build_scene, expected_rows, run_mqconsole
+from .scene import DEMO_QUEUES, NOW, QUEUES, build_scene, expected_rows
 
 pytestmark = pytest.mark.cluster
 
@@ -22,14 +29,26 @@ def test_export_and_report_on_a_standalone_cluster(tmp_path, spark_cluster) -> N
     as_of = ["--as-of", "2026-11-25T10:00:00Z", "--json"]
     work = spark_cluster.logs / "work"
     before = set(work.glob("app-*"))
-    export = run_mqconsole("--embedded", str(scene.qm_path), "audit", "export", "--out",
-                           str(snap), "--queues", QUEUES, *map(str, scene.files),
-                           "--master", spark_cluster.url, "--json", home=home)
-    assert export.returncode == 0, export.stderr
-    on_cluster = run_mqconsole("audit", "report", "--in", str(snap), *as_of, "--master",
-                               spark_cluster.url, home=home)
-    assert on_cluster.returncode == 0, on_cluster.stderr
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MQCONSOLE_")}
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(REPO), os.environ.get("PYTHONPATH"))
+                                        if p)
+    client = Client([], env, home, tmp_path / "client.log")
+    try:
+        export = client("--embedded", str(scene.qm_path), "audit", "export", "--out",
+                        str(snap), "--queues", QUEUES, *map(str, scene.files), "--master",
+                        spark_cluster.url, "--json")
+        assert export.code == 0, export.err
+        assert client.master == spark_cluster.url  # the export's driver is the cluster's
+        on_cluster = client("audit", "report", "--in", str(snap), *as_of, "--master",
+                            spark_cluster.url)
+        assert on_cluster.code == 0, on_cluster.err
+        # still that session (a report on another master would have stopped it, and one
+        # started anew on this cluster would be a second application)
+        assert client.master == spark_cluster.url
+    finally:
+        code = client.close()
+    assert code == 0
     ran = set(work.glob("app-*")) - before
-    assert len(ran) == 2  # both ran as applications of the cluster, not locally
-    assert json.loads(export.stdout)["rows"] == len(expected_rows(scene, DEMO_QUEUES))
-    assert json.loads(on_cluster.stdout) == oracle(expected_rows(scene, DEMO_QUEUES), NOW)
+    assert len(ran) == 1  # both ran as the cluster's application, not locally
+    assert json.loads(export.out)["rows"] == len(expected_rows(scene, DEMO_QUEUES))
+    assert json.loads(on_cluster.out) == oracle(expected_rows(scene, DEMO_QUEUES), NOW)

@@ -17,14 +17,14 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
 
-from tests.cli.conftest import Result
+from tests.cli.conftest import Result, run_cli
 
+from .connect_client import Client
 from .reportdata import oracle
 from .scene import DEMO_QUEUES, NOW, QUEUES, Scene, build_scene, expected_rows, run_mqconsole
 
@@ -41,31 +41,6 @@ def _own_mount_namespace() -> list[str] | None:
     except (OSError, subprocess.TimeoutExpired):
         return None
     return ["unshare", "-rm"] if done.returncode == 0 else None
-
-
-class Client:
-    """tests/audit/connect_client.py: ``client(*args)`` runs ``mqconsole args`` there (its
-    home ``home``) and gives its exit code, stdout and stderr."""
-
-    def __init__(self, wrap: list[str], env: dict[str, str], home: Path, log: Path) -> None:
-        self.home = home
-        with log.open("wb") as err:
-            self.process = subprocess.Popen(
-                [*wrap, sys.executable, "-m", "tests.audit.connect_client"], cwd=REPO,
-                env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=err, text=True)
-
-    def __call__(self, *args: str) -> Result:
-        assert self.process.stdin is not None and self.process.stdout is not None
-        self.process.stdin.write(json.dumps({"args": args, "home": str(self.home)}) + "\n")
-        self.process.stdin.flush()
-        line = self.process.stdout.readline()  # (a hang is pytest-timeout's to stop)
-        assert line, f"the client ended (exit {self.process.wait()})"
-        return Result(**json.loads(line))
-
-    def close(self) -> int:
-        assert self.process.stdin is not None
-        self.process.stdin.close()
-        return self.process.wait(timeout=300)
 
 
 @dataclass
@@ -194,7 +169,8 @@ def test_remote_export_to_a_server_that_does_not_answer_is_exit_3_in_one_sentenc
     last = r.stderr.strip().splitlines()[-1]
     assert last.startswith("mqconsole: cannot reach the Spark Connect server sc://127.0.0.1:1")
     assert "Traceback" not in r.stderr and not (tmp_path / "snap").exists()
-    both = run_mqconsole("--embedded", str(scene.qm_path), "audit", "export", "--out",
-                         str(tmp_path / "snap"), "--queues", QUEUES, "--remote",
-                         "sc://127.0.0.1:1", "--master", "local[2]", home=tmp_path / "home")
-    assert both.returncode == 2 and "alternatives" in both.stderr
+    # refused before Spark: in this process (starting Spark would fail the test)
+    both = run_cli("--embedded", str(scene.qm_path), "audit", "export", "--out",
+                   str(tmp_path / "snap"), "--queues", QUEUES, "--remote", "sc://127.0.0.1:1",
+                   "--master", "local[2]", home=tmp_path / "home", before_spark=True)
+    assert both.code == 2 and "alternatives" in both.err
