@@ -1,5 +1,6 @@
 """``spark.read.format("mqconsole")`` on its own: schema, partitions, rows as plain Python
-reads them, errors in one sentence."""
+reads them, errors in one sentence. An operator's plain session (no register call, a
+profile by name) runs in a process of its own: test_own_session.py."""
 
 from __future__ import annotations
 
@@ -90,67 +91,6 @@ def test_each_partition_is_one_queue_or_file_read_in_browse_order(spark, scene) 
         assert len(p.s) == 1  # one source per partition
         key = tuple(p.s[0])
         assert p.n == want[key] and (p.lo, p.hi, p.d) == (1, p.n, p.n)
-
-
-SCRIPT = """
-import json, sys
-from pyspark.sql import SparkSession
-spark = (SparkSession.builder.master("local[1]").config("spark.ui.enabled", "false")
-         .config("spark.sql.session.timeZone", "UTC")
-         # (a short-lived driver: quick JIT, serial GC, as mqconsole's own sessions start)
-         .config("spark.driver.extraJavaOptions", "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC")
-         .getOrCreate())
-files, qm = json.loads(sys.argv[1]), sys.argv[2]
-out = {
-    "files": spark.read.format("mqconsole").load(files).count(),
-    "one_file": spark.read.format("mqconsole").load(files[0]).count(),
-    "embedded": spark.read.format("mqconsole").option("embedded", qm)
-                .option("queues", "APP.*.BOQ").load().count(),
-    "profile": spark.read.format("mqconsole").option("profile", "audited")
-               .option("queues", "SYSTEM.DEAD.LETTER.QUEUE").load()
-               .groupBy("queue").count().collect()[0].asDict(),
-}
-try:
-    spark.read.format("mqconsole").option("profile", "nope").option("queues", "Q").load().count()
-except Exception as e:
-    out["unknown"] = str(e)
-print("RESULT " + json.dumps(out))
-spark.stop()
-"""
-
-
-def test_on_its_own_with_no_register_call(scene, tmp_path) -> None:
-    """A plain SparkSession of the operator's own (no mqconsole code run first): PySpark
-    finds the source through the installed pyspark_mqconsole module, and a profile of
-    mqconsole's configuration is opened by name (no password inside the options)."""
-    import json
-    import os
-    import subprocess
-    import sys
-    from pathlib import Path
-
-    repo = Path(__file__).resolve().parents[2]
-    config = tmp_path / "config.yaml"
-    config.write_text(f"profiles:\n  - name: audited\n    backend:\n      type: embedded\n"
-                      f"      path: {scene.qm_path}\n")
-    env = {k: v for k, v in os.environ.items() if not k.startswith("MQCONSOLE_")}
-    env.update(MQCONSOLE_CONFIG=str(config), MQCONSOLE_HOME=str(tmp_path / "home"),
-               PYSPARK_PYTHON=sys.executable, SPARK_LOCAL_IP="127.0.0.1",
-               # an installed (not editable) mqconsole is found on the path like this
-               PYTHONPATH=str(repo))
-    files = [str(p) for p in scene.files]
-    r = subprocess.run([sys.executable, "-c", SCRIPT, json.dumps(files), str(scene.qm_path)],
-                       capture_output=True, text=True, env=env, timeout=600, cwd=tmp_path)
-    line = next((x for x in r.stdout.splitlines() if x.startswith("RESULT ")), None)
-    assert line is not None, r.stderr[-3000:]
-    got = json.loads(line.removeprefix("RESULT "))
-    rows = expected_rows(scene, DEMO_QUEUES)
-    assert got["files"] == sum(1 for e in rows if e["source"] != "queue")
-    assert got["one_file"] == sum(1 for e in rows if e["source"] == str(scene.files[0]))
-    assert got["embedded"] == sum(1 for e in rows if e["queue"].endswith(".BOQ"))
-    assert got["profile"] == {"queue": "SYSTEM.DEAD.LETTER.QUEUE", "count": sum(
-        1 for e in rows if e["queue"] == "SYSTEM.DEAD.LETTER.QUEUE")}
-    assert "profile 'nope' is not known to the mqconsole data source" in got["unknown"]
 
 
 def test_a_queue_of_the_embedded_queue_manager_split_in_stretches(spark, scene) -> None:
