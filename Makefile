@@ -40,6 +40,12 @@ $(PYMQI_STAMP): $(STAMP)
 java-check:
 	@command -v java >/dev/null 2>&1 || { echo "make test needs Java 17 or 21 for the Spark audit tests: install it (Debian/Ubuntu: apt-get install openjdk-17-jre-headless; macOS: brew install openjdk@17) or put its bin folder on PATH" >&2; exit 3; }
 
+# pytest runs with Python's bytecode cache on (env -u PYTHONDONTWRITEBYTECODE, as an
+# installed mqconsole runs): where the variable is set, every xdist worker, every pytest,
+# mqconsole and Spark Python worker a test starts compiled mqconsole and the tests from
+# source again (collection 9.2 -> 3.5 CPU-s a worker; __pycache__ is git-ignored)
+PYTEST := env -u PYTHONDONTWRITEBYTECODE $(BIN)/python -m pytest
+
 # mypy (about 25 s of CPU from a fresh clone, under a second with its cache) runs beside
 # pytest, in the moments its workers wait: its lines appear among pytest's dots (pytest's
 # summary stays last) and its exit status counts as much as pytest's
@@ -47,7 +53,7 @@ test: $(STAMP) $(PYMQI_STAMP) java-check
 	$(BIN)/ruff check mqconsole tests bench tools plugins
 	$(BIN)/lint-imports
 	@$(BIN)/mypy & mypy=$$!; \
-	$(BIN)/python -m pytest -n auto -q; tests=$$?; \
+	$(PYTEST) -n auto -q; tests=$$?; \
 	wait $$mypy; typed=$$?; \
 	test $$typed = 0 || echo "make test: mypy found problems (above)" >&2; \
 	test $$tests = 0 && test $$typed = 0
@@ -60,7 +66,7 @@ QUICK_PATHS := tests/mq tests/config tests/model tests/plugins tests/ops \
 	tests/backends/embedded tests/contract plugins
 QUICK_MARKS := not (spark or cluster or subprocess or pty or mqi or slow)
 quick: $(STAMP)
-	HYPOTHESIS_PROFILE=dev $(BIN)/python -m pytest -n auto -q -m "$(QUICK_MARKS)" $(QUICK_PATHS)
+	HYPOTHESIS_PROFILE=dev $(PYTEST) -n auto -q -m "$(QUICK_MARKS)" $(QUICK_PATHS)
 
 # The whole suite beside a CPU hog of twice as many busy processes as cores: no test may
 # depend on the machine's speed (issue 26). The hogs are this recipe's own children,
@@ -71,7 +77,7 @@ test-loaded: $(STAMP) $(PYMQI_STAMP) java-check
 	n=$$($(BIN)/python -c 'import os; print(2 * (os.cpu_count() or 1))'); \
 	for i in $$(seq $$n); do $(BIN)/python -c 'while True: pass' & hogs="$$hogs $$!"; done; \
 	echo "test-loaded: $$n CPU hogs ($$hogs)"; \
-	$(BIN)/python -m pytest -n auto -q --session-timeout=16200
+	$(PYTEST) -n auto -q --session-timeout=16200
 
 # [bench]: DuckDB, the audit report's yardstick (bench_audit_report.py); not in make test
 bench: $(STAMP)
