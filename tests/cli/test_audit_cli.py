@@ -12,7 +12,7 @@ import json
 import pytest
 
 from tests.audit.reportdata import AS_OF, make_rows, oracle, write_snapshot
-from tests.cli.conftest import run_cli
+from tests.cli.conftest import IN_PROCESS, run_cli
 
 AS_OF_TEXT = "2026-11-25T10:00:00Z"
 
@@ -93,10 +93,14 @@ def test_sql_json_and_bad_sql_in_one_sentence(snapshot, tmp_path, spark, spark_l
     assert "at org.apache" not in bad.err
     assert len([line for line in bad.err.splitlines() if "mqconsole:" in line]) == 1
     # Spark's own words, stack trace included, are in the log file instead (what this
-    # query added to it: the worker's other tests write there too)
-    with spark_log.open("rb") as fp:
-        fp.seek(logged)
-        log = fp.read().decode(errors="replace")
+    # query added to it: the worker's other tests write there too); under
+    # MQCONSOLE_TEST_CLI=subprocess the executable's own, under its home
+    if IN_PROCESS:
+        with spark_log.open("rb") as fp:
+            fp.seek(logged)
+            log = fp.read().decode(errors="replace")
+    else:
+        log = (tmp_path / "home" / "state" / "spark" / "spark.log").read_text(errors="replace")
     assert "no_such_column" in log and "at org.apache" in log
 
 
