@@ -12,7 +12,12 @@ Figures (JSON on stdout):
   rows; ``export_seconds - floor_seconds`` is what reading the queue, decoding the headers
   and folding the stored aggregates add.
 * ``cpu_seconds`` (in ``memory``): CPU time of the whole process tree (the JVM, the Python
-  workers, the driver), which a loaded machine changes far less than wall time.
+  workers, the driver), which a loaded machine changes far less than wall time; and
+  ``cpu_seconds_by_process``: each process's own seconds (its children's not added, so
+  nothing counts twice) by kind: Spark's Python processes (``spark_python``: the
+  readers, planners and decoders), the ``jvm``, the ``driver`` (the ``mqconsole``
+  process) and ``other``; a process is sampled every 0.25 s, so one that ends between two
+  looks loses at most that.
 * ``memory``: peak resident memory of Spark's Python workers (where batches are built) and
   of the whole process tree, at ``--small`` messages and at N: flat means about the same.
 
@@ -144,12 +149,14 @@ def _tree(root: int) -> list[int]:
     return out
 
 
-def _cpu_seconds(pid: int) -> float:
-    """User + system seconds of ``pid`` and of its children it has waited for."""
+def _cpu_seconds(pid: int, *, children: bool = True) -> float:
+    """User + system seconds of ``pid`` and (``children``) of its children it has waited
+    for."""
     try:
         with open(f"/proc/{pid}/stat") as fp:
             fields = fp.read().rsplit(")", 1)[1].split()
-        return sum(int(f) for f in fields[11:15]) / os.sysconf("SC_CLK_TCK")
+        return sum(int(f) for f in fields[11:15 if children else 13]) / os.sysconf(
+            "SC_CLK_TCK")
     except (OSError, ValueError, IndexError):
         return 0.0
 
@@ -171,6 +178,8 @@ def timed(args: list[str], env: dict) -> tuple[float, subprocess.CompletedProces
     a quarter of a second)."""
     peak = {"python_workers_mb": 0.0, "tree_mb": 0.0, "jvm_mb": 0.0}
     cpu: dict[int, float] = {}
+    own: dict[int, float] = {}  # a process's own seconds, its children's apart
+    kind: dict[int, str] = {}  # pid -> spark_python (Spark's Python processes), jvm, other
     t0 = time.perf_counter()
     proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             env=env)
@@ -181,12 +190,17 @@ def timed(args: list[str], env: dict) -> tuple[float, subprocess.CompletedProces
             total = workers = jvm = 0.0
             for pid in _tree(proc.pid):
                 cpu[pid] = max(cpu.get(pid, 0.0), _cpu_seconds(pid))
+                own[pid] = max(own.get(pid, 0.0), _cpu_seconds(pid, children=False))
                 rss, cmd = _rss_mb(pid)
                 total += rss
                 if "pyspark" in cmd and ("daemon" in cmd or "worker" in cmd):
                     workers = max(workers, rss)
+                    kind[pid] = "spark_python"
                 elif "java" in cmd.split(" ")[0]:
                     jvm += rss
+                    kind[pid] = "jvm"
+                elif cmd and "java" not in kind.get(pid, ""):
+                    kind[pid] = "spark_python" if "pyspark" in cmd else "other"
             peak["tree_mb"] = max(peak["tree_mb"], total)
             peak["python_workers_mb"] = max(peak["python_workers_mb"], workers)
             peak["jvm_mb"] = max(peak["jvm_mb"], jvm)
@@ -197,8 +211,13 @@ def timed(args: list[str], env: dict) -> tuple[float, subprocess.CompletedProces
     seconds = time.perf_counter() - t0
     done.set()
     sampler.join()
+    by_kind: dict[str, float] = {}
+    for pid, seconds_of in own.items():
+        name = "driver" if pid == proc.pid else kind.get(pid, "other")
+        by_kind[name] = by_kind.get(name, 0.0) + seconds_of
     return seconds, subprocess.CompletedProcess(args, proc.returncode, out, err), {
-        **{k: round(v) for k, v in peak.items()}, "cpu_seconds": round(sum(cpu.values()), 1)}
+        **{k: round(v) for k, v in peak.items()}, "cpu_seconds": round(sum(cpu.values()), 1),
+        "cpu_seconds_by_process": {k: round(v, 1) for k, v in sorted(by_kind.items())}}
 
 
 CONF: list[str] = []  # --conf K=V given to the export
