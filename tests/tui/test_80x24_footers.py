@@ -16,13 +16,17 @@ from mqconsole.tui.screens.misc import HelpDialog
 
 from .conftest import DLQ, screen_text, settle, wait_for
 
-SCREENS = {  # keys pressed on the dead-letter queue (in the list of queues) -> the screen
-    "journal record": (["J"], "JournalScreen", ["enter"], "JournalRecordScreen"),
-    "doctor": (["D"], "DoctorScreen", [], ""),
-    "replay": (["M"], "ReplayScreen", [], ""),
-    "dead-letter handler": (["H"], "DlqHandlerScreen", [], ""),
-    "audit": (["A"], "AuditScreen", [], ""),
-    "editor": (["enter", "enter"], "DetailScreen", ["e"], "EditScreen"),
+SCREENS = {  # steps from the dead-letter queue (in the list of queues): keys -> the screen
+    "journal record": [(["J"], "JournalScreen"), (["enter"], "JournalRecordScreen")],
+    "doctor": [(["D"], "DoctorScreen")],
+    "replay": [(["M"], "ReplayScreen")],
+    "dead-letter handler": [(["H"], "DlqHandlerScreen")],
+    "audit": [(["A"], "AuditScreen")],
+    # each step waits for its screen and the screen's workers: the message list's second
+    # enter opens a message only once the list has its rows (pressed together, the second
+    # came before the rows on a busy machine and opened nothing)
+    "editor": [(["enter"], "MessagesScreen"), (["enter"], "DetailScreen"),
+               (["e"], "EditScreen")],
 }
 HELP = ("? Keys", "f1 Keys")
 QUIT = ("q Quit", "^q Quit")
@@ -32,19 +36,15 @@ QUIT = ("q Quit", "^q Quit")
 async def test_the_footer_keeps_help_and_quit(make_app, qm, tmp_path, name):
     Operation(Move("APP.ORDERS", "APP.LEGACY", Selection(all=True)),
               journal=Journal(tmp_path / "journal.jsonl"), profile="test").run(qm)
-    first, first_screen, then, then_screen = SCREENS[name]
     app = make_app()
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(app, pilot)
         table = app.screen.query_one("#queues", DataTable)
         names = [str(table.get_row_at(i)[0]).strip() for i in range(table.row_count)]
         table.move_cursor(row=names.index(DLQ))
-        await pilot.press(*first)
-        await wait_for(app, pilot, lambda: type(app.screen).__name__ == first_screen)
-        await settle(app, pilot)
-        if then:
-            await pilot.press(*then)
-            await wait_for(app, pilot, lambda: type(app.screen).__name__ == then_screen)
+        for keys, screen in SCREENS[name]:
+            await pilot.press(*keys)
+            await wait_for(app, pilot, lambda screen=screen: type(app.screen).__name__ == screen)
             await settle(app, pilot)
         footer = screen_text(app).split("\n")[-1]
         assert any(k in footer for k in HELP) and any(k in footer for k in QUIT), footer
