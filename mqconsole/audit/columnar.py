@@ -121,13 +121,31 @@ def from_numpy(values: np.ndarray, kind: pa.DataType) -> pa.Array:
 
 
 def repeated(text: str, n: int) -> pa.Array:
-    """``text`` ``n`` times, as a string array."""
-    data = text.encode()
+    """``text`` ``n`` times, as a string array; null when ``text`` is no UTF-8 (a saved
+    file's name that is not, read under a UTF-8 locale, holds surrogates), as pyarrow's
+    conversion made it."""
+    try:
+        data = text.encode()
+    except UnicodeEncodeError:
+        return pa.nulls(n, pa.string())
+    _fits(len(data) * n)  # before the bytes are made
     return _fixed_strings(data * n, n, len(data))
+
+
+_OFFSET_MAX = 2**31 - 1  # a string array's int32 offsets
+
+
+def _fits(total: int) -> None:
+    """Refuse what int32 offsets cannot hold (``from_buffers`` does not check: wrapped
+    offsets would make a corrupt array, not an error)."""
+    if total > _OFFSET_MAX:
+        raise ValueError(f"{total:,} bytes of text in one batch: more than a string "
+                         "array holds (2 GiB); read in smaller batches")
 
 
 def _fixed_strings(data: bytes, n: int, width: int) -> pa.Array:
     """``n`` strings of ``width`` bytes each, laid end to end in ``data``."""
+    _fits(n * width)
     offsets = np.arange(n + 1, dtype=np.int32) * np.int32(width)
     return pa.Array.from_buffers(pa.string(), n, [None, pa.py_buffer(offsets),
                                                   pa.py_buffer(data)])
@@ -137,7 +155,8 @@ def strings(values: Sequence[str | None]) -> pa.Array:
     """A few Python strings (None: null) as an Arrow string array, without pyarrow's list
     conversion (which imports pandas)."""
     encoded = [b"" if v is None else v.encode() for v in values]
-    lengths = np.fromiter(map(len, encoded), np.int32, len(encoded))
+    lengths = np.fromiter(map(len, encoded), np.int64, len(encoded))
+    _fits(int(lengths.sum()))
     offsets = np.zeros(len(encoded) + 1, dtype=np.int32)
     np.cumsum(lengths, out=offsets[1:])
     valid = np.fromiter((v is not None for v in values), bool, len(values))
@@ -552,7 +571,7 @@ def _sha256(offsets: np.ndarray, data: np.ndarray, rows: np.ndarray, dead: np.nd
             ) -> pa.Array:
     """Hex SHA-256 of each of ``rows``' payload (its body after the MQDLH of a dead
     letter), the bodies given as a binary array's (``offsets``, ``data``)."""
-    raw = data.tobytes()
+    raw = np.ascontiguousarray(data).data  # a memoryview: slices hashed where they lie
     starts = (offsets[rows] + MQDLH_LENGTH * dead).tolist()
     ends = offsets[rows + 1].tolist()
     sha = hashlib.sha256

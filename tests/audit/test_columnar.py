@@ -4,6 +4,7 @@ plain batches (which it takes) and odd ones (which it hands back)."""
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -208,11 +209,15 @@ def test_arrays_made_from_buffers_are_what_pyarrow_makes() -> None:
     assert columnar.repeated("", 3).equals(pa.array(["", "", ""]))  # a file without a qmgr
     assert columnar.repeated("QM1", 2).equals(pa.array(["QM1", "QM1"]))
     assert columnar.repeated("x", 0).equals(pa.array([], pa.string()))
+    # a saved file's name that is not UTF-8 (surrogates): null, as pyarrow made it
+    assert columnar.repeated("dlq-\udce9.dmp", 2).equals(pa.array([None, None], pa.string()))
     text = ["a", None, "\xe9", ""]
     assert columnar.strings(text).equals(pa.array(text, pa.string()))
     blobs = [b"a", None, b"", bytearray(b"xy")]
     assert columnar.binaries(blobs).equals(pa.array([b"a", None, b"", b"xy"], pa.binary()))
     assert columnar.binaries([]).equals(pa.array([], pa.binary()))
+    with pytest.raises(ValueError, match="2 GiB"):  # int32 offsets: refused, not wrapped
+        columnar.repeated("x" * 2**16, 2**15)
     numbers = [1, None, -2**31, 2**31 - 1]
     assert columnar.int32s(numbers).equals(pa.array(numbers, pa.int32()))
     assert columnar.int32s([3, 4]).equals(pa.array([3, 4], pa.int32()))
