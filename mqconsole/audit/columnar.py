@@ -14,9 +14,9 @@ dead letters of the most common byte order) — and makes the columns of ``rows.
 (but ``position``) of those rows from the same arrays, so a batch where 5 % carry an RFH2
 takes the other 95 % at once and only those 5 % row by row (``rows.BatchBuilder``).
 ``decode_arrow`` does the same from a raw batch's Arrow columns (``raw.py``) without a
-Python object per row. ``plain``/``plain_packed`` (the mask) and ``columns``/
-``columns_packed`` (the columns when every row is plain, else None) are its parts. The
-answer is the same either way (tests compare both on the same batches, odd ones included).
+Python object per row, ``decode_messages`` from messages (``Decoded.mask``: the plain
+rows; ``Decoded.columns``: theirs). The answer is the same either way (tests compare
+both on the same batches, odd ones included).
 
 The arrays are made from buffers (``pa.Array.from_buffers``), not from Python lists:
 pyarrow's list conversion imports pandas (a third of a CPU-second a process) and costs a
@@ -581,12 +581,6 @@ def _sha256(offsets: np.ndarray, data: np.ndarray, rows: np.ndarray, dead: np.nd
 
 # -- the parts, as the row builders ask for them ------------------------------------------
 
-def plain(messages: Sequence[Message]) -> np.ndarray:
-    """Which messages ``columns`` takes together: a boolean per message (see the module's
-    text). Decided with numpy on the batch's fields, not message by message."""
-    return decode_messages(messages).mask
-
-
 def decode_messages(messages: Sequence[Message]) -> Decoded:
     """``decode_packed`` of messages: those holding their packed MD (``StoredMessage``)
     may be plain, any other is not."""
@@ -602,43 +596,5 @@ def decode_messages(messages: Sequence[Message]) -> Decoded:
                          expiry_set=expiry_set if expiry_set.any() else None)
 
 
-def plain_packed(blobs: Sequence[bytes | None], bodies: Sequence[Any]) -> np.ndarray:
-    """``plain`` of rows given as their packed MDs (CCSID 819; None: a message whose MD is
-    not packed) and bodies."""
-    return decode_packed(blobs, bodies).mask
-
-
-def _all(decoded: Decoded) -> tuple[dict[str, Any], list[bytes]] | None:
-    if decoded.columns is None or not decoded.mask.all():
-        return None
-    return decoded.columns, decoded.payloads()
-
-
-def columns(messages: Sequence[Message]) -> tuple[dict[str, Any], list[bytes]] | None:
-    """The batch's columns by name (``rows.ROW_COLUMNS`` but ``position``) and payloads;
-    None when a message is not of the plain kind (see the module's text)."""
-    if not messages:
-        return None
-    return _all(decode_messages(messages))
-
-
-def columns_packed(blobs: Sequence[bytes], bodies: Sequence[bytes], *,
-                   backouts: Sequence[int] | None = None,
-                   expiries: Sequence[int | None] | None = None
-                   ) -> tuple[dict[str, Any], list[bytes]] | None:
-    """``columns`` of rows given as their packed MDs and bodies (bytes)."""
-    n = len(blobs)
-    if n == 0:
-        return None
-    expiry_set = expiry_values = None
-    if expiries is not None and any(e is not None for e in expiries):
-        expiry_set = np.array([e is not None for e in expiries], dtype=bool)
-        expiry_values = np.array([0 if e is None else e for e in expiries], dtype=np.int32)
-    return _all(decode_packed(blobs, bodies, backouts=None if backouts is None else
-                              np.asarray(backouts, dtype=np.int32),
-                              expiries=expiry_values, expiry_set=expiry_set))
-
-
-__all__ = ["Decoded", "binaries", "columns", "columns_packed", "decode_arrow",
-           "decode_messages", "decode_packed", "from_numpy", "int32s", "plain", "plain_packed",
-           "repeated", "strings"]
+__all__ = ["Decoded", "binaries", "decode_arrow", "decode_messages", "decode_packed",
+           "from_numpy", "int32s", "repeated", "strings"]

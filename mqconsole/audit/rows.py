@@ -119,7 +119,7 @@ def fixed_columns(messages: Sequence[Message], positions: Sequence[int], schema:
                   *, columnar_: bool = True) -> tuple[list, list[bytes]]:
     """The fixed columns of ``messages`` but qmgr, queue and source (``ROW_COLUMNS`` order;
     each an Arrow array or a list) and their payloads (when ``schema`` has them). The plain
-    messages (``columnar.plain``) are made at once, the others row by row, and the two are
+    messages (``columnar.decode_messages``) are made at once, the others row by row, and the two are
     put back in the messages' order: one odd message costs only its own row."""
     from . import columnar
 

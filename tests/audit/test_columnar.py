@@ -88,6 +88,12 @@ def test_any_batch_is_the_same_made_either_way(odd, plain) -> None:
     assert by_columns.equals(by_rows), (by_columns.to_pylist(), by_rows.to_pylist())
 
 
+def _all_plain(messages: list) -> bool:
+    """The whole batch made at once: every message of the plain kind."""
+    decoded = columnar.decode_messages(messages)
+    return decoded.columns is not None and bool(decoded.mask.all())
+
+
 def test_the_plain_kinds_are_taken_and_others_handed_back() -> None:
     md, body = add_dead_letter_header(MQMD(format="MQSTR"), b"x", reason=2053,
                                       dest_q_name="Q", dest_qmgr_name="QM",
@@ -95,12 +101,12 @@ def test_the_plain_kinds_are_taken_and_others_handed_back() -> None:
                                       put_time="10000000")
     dead = StoredMessage(pack819(md), body)
     plain = StoredMessage(pack819(MQMD(format="MQSTR")), b"hello")
-    assert columnar.columns([dead, plain, dead]) is not None
-    assert columnar.columns([dead, Message(md, body)]) is None  # no packed MD
+    assert _all_plain([dead, plain, dead])
+    assert not _all_plain([dead, Message(md, body)])  # no packed MD
     rfh2 = StoredMessage(pack819(MQMD(format="MQHRF2")), b"RFH ")
-    assert columnar.columns([dead, rfh2]) is None  # another header: row by row
+    assert not _all_plain([dead, rfh2])  # another header: row by row
     latin = StoredMessage(pack819(MQMD(format="MQSTR", put_appl_name="caf\xe9")), b"")
-    assert columnar.columns([plain, latin]) is None
+    assert not _all_plain([plain, latin])
 
 
 def _mixed(n: int = 200) -> tuple[list[Message], list[int]]:
@@ -136,7 +142,7 @@ def test_one_odd_message_costs_its_own_row_not_the_batch(monkeypatch) -> None:
     from mqconsole.audit import rows
 
     batch, odd = _mixed()
-    assert list(np.flatnonzero(~columnar.plain(batch))) == odd
+    assert list(np.flatnonzero(~columnar.decode_messages(batch).mask)) == odd
     made_by_rows = []
     real = rows.row_values
 
@@ -194,7 +200,7 @@ def test_a_mixed_batch_read_packed_is_the_same() -> None:
     batch, odd = _mixed()
     batch = [m for i, m in enumerate(batch) if i != 50]  # a packed read has no other kind
     blobs, bodies = zip(*map(_packed, batch), strict=True)
-    assert list(np.flatnonzero(~columnar.plain_packed(blobs, bodies))) == [
+    assert list(np.flatnonzero(~columnar.decode_packed(blobs, bodies).mask)) == [
         i if i < 50 else i - 1 for i in odd if i != 50]
     packed = packed_batch(arrow_schema(snapshot_columns(with_payload=True)), "QM1", "Q",
                           "queue", blobs, bodies, 0)
