@@ -142,8 +142,8 @@ class ExportPlan:
     @property
     def rows_expected(self) -> int:
         """The rows known before Spark starts: the queues' depths at the start (a saved
-        file's messages are counted by Spark)."""
-        return sum(q.depth_start or 0 for q in self.queues) + sum(f.rows for f in self.files)
+        file's messages are counted by Spark: its ``rows`` are 0 until then)."""
+        return sum(q.depth_start or 0 for q in self.queues)
 
 
 @dataclass

@@ -166,7 +166,7 @@ def _export(start: SparkStarter, master: str | None, job: ExportJob,
                             if job.plugins is not None else (),
                             remote=is_remote(master))
     plan = plan_export(request)
-    total = sum(q.depth_start or 0 for q in plan.queues) or None
+    total = plan.rows_expected or None
     spark = start(master)
     if watch.cancel.is_set():
         raise Cancelled("export cancelled: nothing was written")
