@@ -10,9 +10,13 @@ $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
 
-# [spark] and [connect] too, so the audit tests (PySpark, Spark Connect) run in `make test`
+# [spark] and [connect] too, so the audit tests (PySpark, Spark Connect) run in `make test`.
+# pip compiles the 5,400 modules it installs one after the other (about 28 CPU-s, half of the
+# install); compileall does the same on every core. Not compiling at all costs more: each
+# xdist worker then compiles what it imports at collection, side by side (docs/benchmarks.md)
 $(STAMP): $(BIN)/python pyproject.toml
-	$(BIN)/python -m pip install -q -e '.[dev,spark,connect]'
+	$(BIN)/python -m pip install -q --no-compile -e '.[dev,spark,connect]'
+	$(BIN)/python -m compileall -q -j 0 $(VENV)/lib || echo "make: some installed modules did not compile (pip would not have compiled them either)" >&2
 	touch $(STAMP)
 
 DEMO ?= $(CURDIR)/.demo/demo.sqlite
