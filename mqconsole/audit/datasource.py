@@ -32,6 +32,9 @@ again for every action and on a task retry, so browse once into a snapshot
 
 Plugin audit columns and the connections travel inside the registered class: ``register``
 makes a subclass holding them, which Spark pickles (by value) to its Python workers.
+
+The export reads with the same reader and partitions, but as ``mapInArrow`` over the
+partitions' numbers (``partition_read``): no Python processes of Spark's to plan the read.
 """
 
 from __future__ import annotations
@@ -473,6 +476,38 @@ def source_class(connections: Mapping[str, object] | None = None,
                  "__module__": __name__})
 
 
+class PartitionRead:
+    """The export's read without Spark's Python data source planning: ``mapInArrow`` over
+    one row per partition (its number), each task reading its partition with the data
+    source's own reader (:func:`partition_read`). What Spark's data source does, in the
+    same tasks (its read function is a ``mapInArrow`` over the pickled partitions too), but
+    without the three Python processes Spark starts to plan it (the lookup of installed
+    sources, ``create_data_source``, ``plan_data_source_read``)."""
+
+    def __init__(self, reader: MqconsoleReader, partitions: Sequence[InputPartition]) -> None:
+        self.reader = reader
+        self.partitions = list(partitions)
+
+    def __call__(self, batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        for batch in batches:
+            for index in batch.column(0).to_pylist():
+                yield from self.reader.read(self.partitions[index])
+
+
+def partition_read(connections: Mapping[str, object],
+                   plugin_columns: Sequence[PluginColumn],
+                   options: Mapping[str, str]) -> tuple[PartitionRead, str]:
+    """The read of ``options`` (the data source's: ``queue_list``, ``file_list``, ``raw``
+    ...) through these connections, and its schema (DDL), as ``spark.read.format(
+    "mqconsole")`` of a source :func:`register` made would plan it: the same reader,
+    the same partitions in the same order, the same checks (``SourceError``)."""
+    source = source_class(connections, plugin_columns)(dict(options))
+    schema = source.schema()
+    reader = MqconsoleReader(dict(source.options), source.columns(), dict(connections),
+                             list(plugin_columns))
+    return PartitionRead(reader, reader.partitions()), schema
+
+
 def register(spark, connections: Mapping[str, object] | None = None,
              plugin_columns: Sequence[PluginColumn] = ()) -> None:
     """Make ``spark.read.format("mqconsole")`` read through these connections (name →
@@ -480,6 +515,6 @@ def register(spark, connections: Mapping[str, object] | None = None,
     spark.dataSource.register(source_class(connections, plugin_columns))
 
 
-__all__ = ["FILE_PIECE_BYTES", "NAME", "MqconsoleDataSource", "PluginColumn", "export_decoder",
-           "file_queue", "plugin_columns",
+__all__ = ["FILE_PIECE_BYTES", "NAME", "MqconsoleDataSource", "PartitionRead", "PluginColumn",
+           "export_decoder", "file_queue", "partition_read", "plugin_columns",
            "register", "source_class"]

@@ -281,19 +281,24 @@ def _conf_bytes(spark: SparkSession, key: str, default: int) -> int:
 def _reader(spark: SparkSession, plan: ExportPlan, sources: list[QueueSource],
             files: list[FileSource], progress_dir: str | None, raw: bool):
     """The rows of every source: raw (``raw.py``, decoded after by ``_decoded``) or
-    decoded by the readers themselves."""
-    from .datasource import register
+    decoded by the readers themselves. Read by the data source's reader, one task per
+    source (``datasource.partition_read``), as ``mapInArrow`` over the partitions' numbers:
+    ``spark.read.format("mqconsole")`` read the same way, but Spark planned it in three
+    Python processes of its own, each importing pyspark, pyarrow and mqconsole (about a
+    fifth of a short export's time before its first job, docs/benchmarks.md)."""
+    from .datasource import partition_read
 
     request = plan.request
-    register(spark, request.connections, request.plugin_columns)
-    reader = spark.read.format("mqconsole").option("raw", str(raw).lower())
+    options = {"raw": str(raw).lower(), "with_payload": str(request.with_payload).lower()}
     if sources:
-        reader = reader.option("queue_list", json.dumps([s.to_json() for s in sources]))
+        options["queue_list"] = json.dumps([s.to_json() for s in sources])
     if files:
-        reader = reader.option("file_list", json.dumps([f.to_json() for f in files]))
+        options["file_list"] = json.dumps([f.to_json() for f in files])
     if progress_dir is not None:
-        reader = reader.option("progress_dir", progress_dir)
-    return reader.option("with_payload", str(request.with_payload).lower()).load()
+        options["progress_dir"] = progress_dir
+    read, schema = partition_read(request.connections, request.plugin_columns, options)
+    count = len(read.partitions)
+    return spark.range(0, count, 1, count).mapInArrow(read, schema)
 
 
 SPREAD_MIN_ROWS = 20_000  # fewer rows than these are decoded where they are read
@@ -424,10 +429,11 @@ def _watch(progress_dir: str | None, plan: ExportPlan, owners: list[int],
 
 
 def explain_failure(error: BaseException, master: str) -> AuditError:
-    """One sentence for a failed Spark job: the first error of ours inside Spark's text."""
+    """One sentence for a failed Spark job: the first error of ours inside Spark's text (or
+    a ``SourceError`` of the read's planning, which runs in this process)."""
     from .session import first_line
 
-    text = str(error)
+    text = f"SourceError: {error}" if isinstance(error, SourceError) else str(error)
     if "no space left on device" in text.lower():
         return NoSpace("the export failed: no space left on device (nothing was written: "
                        "free some space and export again)")

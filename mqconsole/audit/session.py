@@ -1,9 +1,10 @@
 """Starting Spark for an audit: checked first, quiet, its output in a log file.
 
-``start_session`` checks pyspark and Java (``java.require_spark``: one sentence, exit 3),
-then starts the JVM gateway itself with its stdout and stderr going to
-``<state folder>/spark/spark.log`` (the console draws on stderr, which a JVM would inherit),
-with a log4j2 configuration that sends Spark's own logging there too, and builds the
+``start_session`` checks pyspark and Java (``java.require_spark``'s checks: one sentence, exit
+3; Java only when no session runs already), then starts the JVM gateway itself with its
+stdout and stderr going to ``<state folder>/spark/spark.log`` (the console draws on stderr,
+which a JVM would inherit), with a log4j2 configuration that sends Spark's own logging there
+too, and builds the
 ``SparkSession`` on that gateway. Settings (docs/audit.md): UTC session time
 zone, microsecond Parquet timestamps, no UI or console progress bar, quick JIT and a serial
 GC for the short-lived driver, ``spark.task.maxFailures=1`` (a retried task would browse a
@@ -25,7 +26,7 @@ from typing import TYPE_CHECKING
 from mqconsole import paths
 
 from .errors import AuditInputError, SparkDidNotStart, first_line
-from .java import SparkUnavailable, require_spark
+from .java import SparkUnavailable, check_java, check_pyspark
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -115,6 +116,10 @@ HOT_ROWS = 500_000
 """From how many rows an export's session compiles its hot code with C2 (:data:`HOT_JIT`):
 the compilers' cost is about fixed, the saving grows with the rows (at 1M, 35 CPU-s)."""
 
+DAEMON_MODULE = "mqconsole.audit.daemon"
+"""The daemon of a local session's Python workers (``daemon.py``: pyspark imported from the
+installed package, not compiled again from Spark's zip in every daemon and worker)."""
+
 # what mqconsole never leaves to a site: a retried or speculative copy of a task would
 # browse a queue again
 PINNED = {"spark.task.maxFailures": "1", "spark.speculation": "false"}
@@ -165,9 +170,10 @@ def spark_conf_pairs(settings: SparkSettings, log4j: Path,
     defaults, then the site's (``spark-defaults.conf``: ``site``) and ``settings.conf``
     (``--conf``) over them, the Java options joined, :data:`PINNED` last. The Python of the
     executors is the driver's only when the site names none (``spark.pyspark.python`` or
-    ``PYSPARK_PYTHON``: a venv packed for YARN or Kubernetes). On a cluster, the executors'
-    logging settings travel with the job (``spark.files``) instead of naming a file only the
-    driver's machine has."""
+    ``PYSPARK_PYTHON``: a venv packed for YARN or Kubernetes); a local session whose workers
+    run the driver's Python starts them with :data:`DAEMON_MODULE`. On a cluster, the
+    executors' logging settings travel with the job (``spark.files``) instead of naming a
+    file only the driver's machine has."""
     env = os.environ if environ is None else environ
     site = site_defaults(env) if site is None else site
     given = {**site, **settings.conf}
@@ -195,6 +201,10 @@ def spark_conf_pairs(settings: SparkSettings, log4j: Path,
     }
     if "spark.pyspark.python" not in given and not env.get("PYSPARK_PYTHON"):
         conf["spark.pyspark.python"] = sys.executable
+    python = given.get("spark.pyspark.python") or env.get("PYSPARK_PYTHON") or sys.executable
+    if settings.master.startswith("local") and python == sys.executable:
+        # the tasks' Python workers are this Python's: pyspark from its installed files
+        conf["spark.python.daemon.module"] = DAEMON_MODULE
     if local:
         conf["spark.driver.host"] = "127.0.0.1"
         conf["spark.driver.bindAddress"] = "127.0.0.1"
@@ -245,11 +255,12 @@ def start_session(settings: SparkSettings | None = None) -> SparkSession:
     """
     settings = settings or SparkSettings()
     check_master(settings.master)
-    require_spark()
+    check_pyspark()
     with _lock:
         running = _running(settings.master)
-        if running is not None:
+        if running is not None:  # its JVM runs: no Java to look for (a JVM's start each)
             return running
+        check_java()
         return _start(settings)
 
 

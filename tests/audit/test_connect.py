@@ -68,9 +68,10 @@ def over_connect(spark_connect, tmp_path_factory) -> OverConnect:
     Connect, in its own mount namespace where ``unshare`` allows (the folder the server and
     the worker share, hidden behind a private tmpfs: any file the client opened or wrote
     there would be missing or lost). The client cannot read a queue or a file itself
-    either: its data source's reader raises (a sitecustomize; the server's Python workers
-    import their own mqconsole, whose environment has no such sitecustomize), so an export
-    that holds every row was read on the server, nowhere else."""
+    either: its data source's reader, and the reader's ``read``, raise (a sitecustomize; the
+    server's Python workers import their own mqconsole, whose environment has no such
+    sitecustomize), so an export that holds every row was read on the server, nowhere
+    else."""
     base = tmp_path_factory.mktemp("over-connect")
     scene = build_scene(base / "scene")
     shared, home = base / "shared", base / "home"
@@ -82,7 +83,8 @@ def over_connect(spark_connect, tmp_path_factory) -> OverConnect:
         "import mqconsole.audit.datasource as ds\n"
         "def _refuse(*args, **kwargs):\n"
         "    raise RuntimeError('the client read the queues itself')\n"
-        "ds.MqconsoleDataSource.reader = _refuse\n")
+        "ds.MqconsoleDataSource.reader = _refuse\n"
+        "ds.MqconsoleReader.read = _refuse\n")
     env = {k: v for k, v in os.environ.items() if not k.startswith("MQCONSOLE_")}
     env["PYTHONPATH"] = os.pathsep.join(
         p for p in (str(shadow), str(REPO), os.environ.get("PYTHONPATH")) if p)

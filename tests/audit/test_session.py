@@ -55,13 +55,38 @@ def test_a_site_sets_spark_and_mqconsole_keeps_only_what_it_pins(tmp_path):
         "-Dlog4j2.configurationFile=mqconsole-log4j2.properties"
     assert pairs["spark.files"] == f"/site/a.txt,{log4j}#mqconsole-log4j2.properties"
     assert "spark.driver.host" not in pairs
+    assert "spark.python.daemon.module" not in pairs  # a cluster's workers: Spark's own
     here = spark_conf_pairs(SparkSettings(master="local[2]"), log4j, site={}, environ={})
     assert here["spark.pyspark.python"] == sys.executable  # the site names none
+    assert here["spark.python.daemon.module"] == "mqconsole.audit.daemon"  # this Python's
     assert here["spark.executor.extraJavaOptions"] == f"-Dlog4j2.configurationFile=file:{log4j}"
     assert "spark.files" not in here
     env_python = spark_conf_pairs(SparkSettings(master="local[2]"), log4j, site={},
                                   environ={"PYSPARK_PYTHON": "/venv/bin/python"})
     assert "spark.pyspark.python" not in env_python
+    assert "spark.python.daemon.module" not in env_python  # another Python: Spark's daemon
+    own = spark_conf_pairs(SparkSettings(master="local[2]", conf={
+        "spark.python.daemon.module": "site.daemon"}), log4j, site={}, environ={})
+    assert own["spark.python.daemon.module"] == "site.daemon"
+
+
+def test_the_workers_daemon_imports_pyspark_from_the_installed_package(tmp_path):
+    """pip's layout (``<pyspark>/python/lib/*.zip`` beside the package): those zips go last
+    in the daemon's path, so pyspark is imported from its compiled files; a zip of another
+    Spark (a SPARK_HOME of its own) or any other zip stays where it is."""
+    from mqconsole.audit.daemon import installed_zips
+
+    site = tmp_path / "site-packages"
+    (site / "pyspark" / "python" / "lib").mkdir(parents=True)
+    (site / "pyspark" / "__init__.py").write_text("")
+    own = [str(site / "pyspark" / "python" / "lib" / name)
+           for name in ("pyspark.zip", "py4j-0.10.9.9-src.zip")]
+    other = [str(tmp_path / "spark-home" / "python" / "lib" / "pyspark.zip"),
+             str(tmp_path / "app.zip")]
+    path = [*own, *other, str(tmp_path / "src"), str(site)]
+    assert installed_zips(path) == own
+    assert installed_zips([p for p in path if p != str(site)]) == []  # no package beside
+    assert installed_zips([str(tmp_path / "src"), str(site)]) == []
 
 
 def test_site_defaults_are_read_as_spark_submit_reads_them(tmp_path):
