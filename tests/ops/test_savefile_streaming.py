@@ -7,6 +7,7 @@ from __future__ import annotations
 import io
 import random
 import tracemalloc
+from pathlib import Path
 
 import pytest
 from hypothesis import given
@@ -250,12 +251,24 @@ N = 4000
 BODY = bytes(range(256)) * 12  # 3 KiB: a list of every message would be > 12 MB
 
 
-@pytest.fixture
-def full(make_qm):
-    qm = make_qm(SRC, DST, max_depth=1_000_000)
+@pytest.fixture(scope="module")
+def filled(tmp_path_factory):
+    """SRC holding the N messages, DST empty: put once for the module (each test that reads
+    or empties it gets a private copy, ``make_qm(copy_of=...)``, not N puts of its own)."""
+    path = tmp_path_factory.mktemp("streaming") / "filled.sqlite"
+    qm = open_embedded(path, create=True)
+    for q in (SRC, DST):
+        qm.define_queue(QueueAttrs(q, max_depth=1_000_000))
     put_all(qm, SRC, (Message(MQMD(format="MQSTR", msg_id=i.to_bytes(24, "big")), BODY)
                       for i in range(1, N + 1)))
-    return qm
+    qm.close()
+    assert not Path(f"{path}-wal").exists()  # all of it in the one file copied
+    return path
+
+
+@pytest.fixture
+def full(make_qm, filled):
+    return make_qm(copy_of=filled)
 
 
 def peak_of(work) -> int:
