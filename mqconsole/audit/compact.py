@@ -27,7 +27,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
-from .store import Store, join, relative
+from .store import Store, join
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -56,35 +56,33 @@ def plan_compaction(sizes: dict[str, int], target: int, keep: Mapping[str, int] 
     out = {}
     for folder, files in by_folder.items():
         want = wanted_files(sum(sizes[f] for f in files), target)
-        if len(files) <= (keep or {}).get(_queue_of(folder), 0):
+        if len(files) <= (keep or {}).get(queue_of(folder), 0):
             continue  # one file per read partition, written in parallel
         if len(files) > want:
             out[folder] = (files, want)
     return out
 
 
-def file_sizes(spark: SparkSession, data: str) -> dict[str, int]:
-    """Every Parquet file under ``data`` with its bytes, as Spark's file system sees them
-    (the same on a cluster, over Connect: a listing job, no content read)."""
-    rows = (spark.read.format("binaryFile").option("recursiveFileLookup", "true")
-            .option("pathGlobFilter", "*.parquet").load(data)
-            .select("path", "length").collect())
-    out = {}
-    for row in rows:
-        path = relative(row["path"], data)
-        if path is not None and "/" in path and not path.startswith(("_", ".")):
-            out[path] = int(row["length"])
-    return out
+def parquet_files(sizes: Mapping[str, int]) -> dict[str, int]:
+    """The data files of a listing of the data folder (``Store.sizes``: every file under
+    it, relative path → bytes): the Parquet files inside a partition folder, none under a
+    folder or of a name Spark hides (``_…``, ``.…``: ``_SUCCESS``, ``.….crc``)."""
+    return {path: int(size) for path, size in sizes.items()
+            if path.endswith(".parquet") and "/" in path
+            and not any(part.startswith(("_", ".")) for part in path.split("/"))}
 
 
 def compact(spark: SparkSession, store: Store, data: str, ddl: str, target: int,
-            columns: Sequence[str], keep: Mapping[str, int] | None = None) -> dict[str, int]:
+            columns: Sequence[str], keep: Mapping[str, int] | None,
+            sizes: Mapping[str, int]) -> dict[str, int]:
     """Write again the queues whose files are too many for their bytes (see the module);
     partition folder → the files it holds now. ``ddl``: the snapshot's schema (a queue named
-    ``007`` stays a string); ``keep``: queue → files it may keep (``plan_compaction``)."""
+    ``007`` stays a string); ``keep``: queue → files it may keep (``plan_compaction``);
+    ``sizes``: the data files and their bytes (:func:`parquet_files` of the store's
+    listing: the decision takes no Spark job)."""
     if target <= 0 or not store.renames(data):
         return {}
-    todo = plan_compaction(file_sizes(spark, data), target, keep)
+    todo = plan_compaction(dict(sizes), target, keep)
     if not todo:
         return {}
     paths = [join(data, f) for files, _ in todo.values() for f in files]
@@ -93,7 +91,7 @@ def compact(spark: SparkSession, store: Store, data: str, ddl: str, target: int,
     if total == 1:
         frame = frame.coalesce(1)  # one queue, one file: no shuffle
     else:  # each queue over its own buckets (a bucket per file it is to have)
-        cases = " ".join(f"WHEN {_sql_text(_queue_of(folder))} THEN {want}"
+        cases = " ".join(f"WHEN {_sql_text(queue_of(folder))} THEN {want}"
                          for folder, (_, want) in todo.items())
         frame = (frame.selectExpr("*", f"pmod(position, CASE queue {cases} ELSE 1 END) "
                                         "AS `_bucket`")
@@ -108,7 +106,7 @@ def compact(spark: SparkSession, store: Store, data: str, ddl: str, target: int,
     return {folder: want for folder, (_, want) in todo.items()}
 
 
-def _queue_of(folder: str) -> str:
+def queue_of(folder: str) -> str:
     """The queue a partition folder holds (``queue=A%2FB`` → ``A/B``: Spark escapes)."""
     from urllib.parse import unquote
 
@@ -119,5 +117,5 @@ def _sql_text(text: str) -> str:
     return "'" + text.replace("\\", "\\\\").replace("'", "\\'") + "'"
 
 
-__all__ = ["COMPACT_DIR", "TARGET_FILE_BYTES", "compact", "file_sizes", "plan_compaction",
-           "wanted_files"]
+__all__ = ["COMPACT_DIR", "TARGET_FILE_BYTES", "compact", "parquet_files", "plan_compaction",
+           "queue_of", "wanted_files"]

@@ -29,6 +29,7 @@ import errno
 import json
 import os
 import shutil
+import sys
 import threading
 import time
 import uuid
@@ -533,17 +534,22 @@ def run_export(spark: SparkSession, plan: ExportPlan, *,
         if report is not None and progress_dir is not None:
             report(_states(read_progress(progress_dir), owners, plan))
         data = join(staged, DATA_DIR)
-        if request.format == "parquet" and store.exists(data):
-            _compact(spark, store, data, plan, keep)
+        listing = None  # (Parquet) the data files and their bytes, from the store's listing
+        if request.format == "parquet":
+            from .compact import parquet_files
+
+            listing = parquet_files(store.sizes(data))
+            if listing:
+                _compact(spark, store, data, plan, keep, listing)
         heard = len(plan.notes)
         # the rows of every file, and (Parquet) the report's aggregates from the same
-        # files, in one pass of the lists: written under the staged folder
-        files, summary = _count(spark, plan, data, sources, staged)
+        # files, in one job for a snapshot of up to summary.ONE_JOB_ROWS
+        files, summary = _count(spark, plan, data, sources, staged, listing)
         for said in plan.notes[heard:]:  # a queue whose stretches changed while read
             tell(said)
         writes: list[Op] = []  # the commit's files, written in this order
-        if summary is not None and files:  # the aggregates' summary.json, tied to the commit
-            writes.append(summary)
+        if summary and files:  # the aggregates' files, then summary.json tied to the commit
+            writes += summary
         _depths_at_end(plan)
         for said in _changes(plan):
             plan.notes.append(said)
@@ -703,45 +709,80 @@ def _run_job(spark: SparkSession, plan: ExportPlan, staged: str, parts: int,
 
 
 def _compact(spark: SparkSession, store: Store, data: str, plan: ExportPlan,
-             keep: dict[str, int]) -> None:
+             keep: dict[str, int], listing: dict[str, int]) -> None:
     """A queue written in more files than its bytes need written again (``compact.py``):
     files of at least ``spark.mqconsole.targetFileBytes`` (64 MiB; 0: never), but for a
-    queue in no more files than ``keep`` says (one per read partition)."""
+    queue in no more files than ``keep`` says (one per read partition). ``listing``: the
+    data files and their bytes, as the store listed them (no Spark job to decide)."""
     from .columns import spark_ddl
     from .compact import TARGET_FILE_BYTES, compact
 
     target = _conf_bytes(spark, "spark.mqconsole.targetFileBytes", TARGET_FILE_BYTES)
+    columns = _columns(plan)
+    compact(spark, store, data, spark_ddl(columns), target, [c.name for c in columns], keep,
+            listing)
+
+
+def _columns(plan: ExportPlan) -> list:
     request = plan.request
-    columns = snapshot_columns(with_payload=request.with_payload, plugin_columns=[
+    return snapshot_columns(with_payload=request.with_payload, plugin_columns=[
         (c.full_name, c.spark_type) for c in request.plugin_columns])
-    compact(spark, store, data, spark_ddl(columns), target, [c.name for c in columns], keep)
 
 
 def _count(spark: SparkSession, plan: ExportPlan, data: str, sources: list[QueueSource],
-           staged: str | None = None) -> tuple[list[dict[str, Any]], Op | None]:
+           staged: str | None = None, listing: dict[str, int] | None = None
+           ) -> tuple[list[dict[str, Any]], list[Op]]:
     """Rows per source and per data file, counted by Spark from the written files (one
     pass, which also gives each queue's lowest and highest position); a queue read in
     stretches whose positions are not one browse's (a stretch that changed while it was
     read) is noted. The data files, sorted by path, and for a Parquet snapshot (with
-    ``staged``) the writing of the stored aggregates' ``summary.json``: the aggregates are
-    computed by Spark from the same files (not from what the readers yielded: a retried or
-    speculative task cannot count twice), the lists in the count's own pass
-    (``summary.store_aggregates_by_file``), and tied to them (``files_digest``)."""
+    ``staged``) the writing of the stored aggregates and their ``summary.json``: the
+    aggregates are computed by Spark from the same files (not from what the readers
+    yielded: a retried or speculative task cannot count twice), in the count's own job
+    (``summary.store_aggregates_by_file``), and tied to them (``files_digest``).
+
+    ``listing`` (Parquet: the data files and their bytes, from the store): the files are
+    read with the snapshot's schema (no job to infer it), none are not read at all, and up
+    to ``summary.ONE_JOB_ROWS`` expected rows (and ``ONE_JOB_BYTES`` of files) the count
+    and every aggregate are one Spark job."""
+    from .columns import spark_ddl
+    from .compact import queue_of
     from .errors import first_line
-    from .summary import SUMMARY_DIR, SUMMARY_FILE, files_digest, store_aggregates_by_file
+    from .summary import (
+        ONE_JOB_BYTES,
+        ONE_JOB_ROWS,
+        SUMMARY_DIR,
+        SUMMARY_FILE,
+        files_digest,
+        store_aggregates_by_file,
+    )
 
     fmt = plan.request.format
     reader = spark.read.option("header", "true") if fmt == "csv" else spark.read
     info: dict[str, Any] | None = None
+    writes: list[Op] = []
+    frame = None
     try:
-        frame = reader.format(fmt).load(data)
+        if fmt == "parquet" and listing is not None:
+            if not listing:
+                raise FileNotFoundError(data)  # no rows, so no file
+            frame = spark.read.schema(spark_ddl(_columns(plan))).parquet(data)
+        else:
+            frame = reader.format(fmt).load(data)
         if fmt == "parquet" and staged is not None:
-            info, counted = store_aggregates_by_file(frame, join(staged, SUMMARY_DIR))
+            queues = None  # the queues the files hold, when the aggregates are one job
+            if listing and sum(listing.values()) <= ONE_JOB_BYTES and \
+                    _rows_estimate(plan) <= ONE_JOB_ROWS:
+                queues = sorted({queue_of(path.split("/", 1)[0]) for path in listing})
+            info, counted, writes = store_aggregates_by_file(
+                frame, join(staged, SUMMARY_DIR), queues)
         else:
             counted = [row.asDict() for row in frame.selectExpr(
                 "input_file_name() AS file", "qmgr", "queue", "source", "position")
                 .groupBy("file", "qmgr", "queue", "source")
                 .agg(*_count_aggregates(frame)).collect()]
+    except FileNotFoundError:
+        counted = []
     except Exception as e:
         if "UNABLE_TO_INFER_SCHEMA" in first_line(e) or "PATH_NOT_FOUND" in first_line(e):
             counted = []  # no rows, so no file
@@ -769,15 +810,27 @@ def _count(spark: SparkSession, plan: ExportPlan, data: str, sources: list[Queue
     for src in sources:
         if src.part is not None:
             stretches[(src.key, src.queue)] = stretches.get((src.key, src.queue), 0) + 1
-    if stretches and fmt == "parquet":
+    if stretches and fmt == "parquet" and frame is not None:
         plan.notes += _stretch_notes(frame, plan, stretches, bounds)
     files: list[dict[str, Any]] = [{"path": p, "rows": per_file[p]} for p in sorted(per_file)]
-    summary = None
+    summary: list[Op] = []
     if info is not None and staged is not None:
         info["files_digest"] = files_digest(files)
-        summary = op("write_new", uri=join(staged, SUMMARY_DIR, SUMMARY_FILE),
-                     text=json.dumps(info))
+        summary = [*writes, op("write_new", uri=join(staged, SUMMARY_DIR, SUMMARY_FILE),
+                               text=json.dumps(info))]
     return files, summary
+
+
+def _rows_estimate(plan: ExportPlan) -> int:
+    """The rows the plan expects: the queues' depths at the start, a saved file's bytes
+    over 600 (about a dead letter's lines, as ``_estimates`` says)."""
+    rows = plan.rows_expected
+    for f in plan.files:
+        try:
+            rows += os.path.getsize(f.path) // 600
+        except OSError:
+            return sys.maxsize
+    return rows
 
 
 def _count_aggregates(frame) -> list:

@@ -57,6 +57,36 @@ def run_ops(ops: Sequence[Op]) -> Iterator[tuple[str, str]]:
             return
 
 
+BYTES = "$bytes"
+"""How an operation's ``bytes`` argument (``write_bytes``) travels in the ops' JSON: an
+object with this one key, the bytes in base64."""
+
+
+def _encode(value: Any) -> Any:
+    if isinstance(value, bytes | bytearray):
+        import base64
+
+        return {BYTES: base64.b64encode(value).decode("ascii")}
+    raise TypeError(f"{type(value).__name__} is not an argument a store operation takes")
+
+
+def _decode(value: dict[str, Any]) -> Any:
+    if set(value) == {BYTES}:
+        import base64
+
+        return base64.b64decode(value[BYTES])
+    return value
+
+
+def ops_json(ops: Sequence[Op]) -> str:
+    """``ops`` as the JSON a server's task reads (:func:`ops_from_json`)."""
+    return json.dumps(list(ops), default=_encode)
+
+
+def ops_from_json(text: str) -> list[Op]:
+    return [(name, args) for name, args in json.loads(text, object_hook=_decode)]
+
+
 def run_batches(batches: Iterator[Any]) -> Iterator[Any]:
     """The ``mapInArrow`` function: each row's ``ops`` (JSON ``[[op, args], ...]``) done by
     :func:`run_ops`, a ``(status, value)`` row each."""
@@ -64,7 +94,7 @@ def run_batches(batches: Iterator[Any]) -> Iterator[Any]:
 
     for batch in batches:
         for text in batch.column(0).to_pylist():
-            done = list(run_ops([(name, args) for name, args in json.loads(text)]))
+            done = list(run_ops(ops_from_json(text)))
             yield pa.RecordBatch.from_pydict({"status": [s for s, _ in done],
                                               "value": [v for _, v in done]})
 
@@ -98,7 +128,7 @@ class ServerStore(Store):
                         "file system run with --master (the driver's Hadoop reaches it)")
         if not ops:
             return []
-        rows = (self.spark.createDataFrame([(json.dumps(list(ops)),)], "ops string")
+        rows = (self.spark.createDataFrame([(ops_json(ops),)], "ops string")
                 .mapInArrow(run_batches, SCHEMA).collect())
         values = []
         for row in rows:
@@ -125,6 +155,9 @@ class ServerStore(Store):
     def write_new(self, uri: str, text: str) -> None:
         self._run("write_new", uri=uri, text=text)
 
+    def write_bytes(self, uri: str, data: bytes) -> None:
+        self._run("write_bytes", uri=uri, data=data)
+
     def mkdirs(self, uri: str) -> None:
         self._run("mkdirs", uri=uri)
 
@@ -133,6 +166,9 @@ class ServerStore(Store):
 
     def children(self, uri: str) -> list[str]:
         return list(self._run("children", uri=uri))
+
+    def sizes(self, uri: str) -> dict[str, int]:
+        return dict(self._run("sizes", uri=uri))
 
     def age(self, uri: str) -> float | None:
         return self._run("age", uri=uri)

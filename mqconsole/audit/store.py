@@ -102,8 +102,8 @@ def relative(file_uri: str, root: str) -> str | None:
     return inner[len(base.rstrip("/")) + 1:]
 
 
-OPERATIONS = ("read_text", "exists", "is_dir", "write_new", "mkdirs", "remove", "children",
-              "age", "make_private", "publish")
+OPERATIONS = ("read_text", "exists", "is_dir", "write_new", "write_bytes", "mkdirs", "remove",
+              "children", "sizes", "age", "make_private", "publish")
 """The operations :meth:`Store.many` takes, by the name of their method."""
 
 Op = tuple[str, dict[str, Any]]
@@ -146,6 +146,11 @@ class Store:
         """Create the file with ``text``, 0600; FileExistsError when it exists."""
         raise NotImplementedError
 
+    def write_bytes(self, uri: str, data: bytes) -> None:
+        """Create the file (and its folders) with ``data``, 0600; FileExistsError when it
+        exists: the stored aggregates' Parquet files, written by the driver."""
+        raise NotImplementedError
+
     def mkdirs(self, uri: str) -> None:
         raise NotImplementedError
 
@@ -155,6 +160,11 @@ class Store:
 
     def children(self, uri: str) -> list[str]:
         """The names in a folder (none when it is not there)."""
+        raise NotImplementedError
+
+    def sizes(self, uri: str) -> dict[str, int]:
+        """Every file under the folder ``uri`` (path relative to it) with its bytes; none
+        when it is not there. A listing, no content read."""
         raise NotImplementedError
 
     def age(self, uri: str) -> float | None:
@@ -212,6 +222,14 @@ class LocalStore(Store):
         with os.fdopen(fd, "w", encoding="utf-8") as fp:
             fp.write(text)
 
+    def write_bytes(self, uri: str, data: bytes) -> None:
+        path = self._p(uri)
+        os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0),
+                     0o600)
+        with os.fdopen(fd, "wb") as fp:
+            fp.write(data)
+
     def mkdirs(self, uri: str) -> None:
         os.makedirs(self._p(uri), mode=0o700, exist_ok=True)
 
@@ -228,6 +246,16 @@ class LocalStore(Store):
             return sorted(os.listdir(self._p(uri)))
         except OSError:
             return []
+
+    def sizes(self, uri: str) -> dict[str, int]:
+        root = self._p(uri)
+        out = {}
+        for folder, _dirs, names in os.walk(root):
+            for name in names:
+                path = os.path.join(folder, name)
+                with contextlib.suppress(FileNotFoundError):
+                    out[os.path.relpath(path, root).replace(os.sep, "/")] = os.path.getsize(path)
+        return out
 
     def age(self, uri: str) -> float | None:
         try:
@@ -389,6 +417,23 @@ class HadoopStore(Store):
         with contextlib.suppress(Exception):  # an object store has no permissions
             fs.setPermission(path, self._perm("-rw-------"))
 
+    def write_bytes(self, uri: str, data: bytes) -> None:
+        fs, path = self._fs(uri)
+        fs.mkdirs(path.getParent(), self._perm("drwx------"))
+        try:
+            out = fs.create(path, False)
+        except Exception as e:
+            java = getattr(e, "java_exception", None)
+            if java is not None and "AlreadyExists" in java.getClass().getName():
+                raise FileExistsError(uri) from None
+            raise
+        try:
+            out.write(bytearray(data))
+        finally:
+            out.close()
+        with contextlib.suppress(Exception):  # an object store has no permissions
+            fs.setPermission(path, self._perm("-rw-------"))
+
     def mkdirs(self, uri: str) -> None:
         fs, path = self._fs(uri)
         fs.mkdirs(path, self._perm("drwx------"))
@@ -406,6 +451,22 @@ class HadoopStore(Store):
             if self._missing(e):
                 return []
             raise
+
+    def sizes(self, uri: str) -> dict[str, int]:
+        fs, root = self._fs(uri)
+        try:
+            found = fs.listFiles(root, True)
+        except Exception as e:
+            if self._missing(e):
+                return {}
+            raise
+        out = {}
+        while found.hasNext():
+            status = found.next()
+            inner = relative(str(status.getPath().toString()), uri)
+            if inner is not None:
+                out[inner] = int(status.getLen())
+        return out
 
     def age(self, uri: str) -> float | None:
         fs, path = self._fs(uri)

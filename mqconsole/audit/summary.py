@@ -3,8 +3,12 @@
 Computed by Spark from the committed data (:func:`store_aggregates`: the files the manifest
 lists, read back after they are written, never folded inside the data source's ``read()``),
 so a retried or speculative task cannot count twice: Spark keeps one successful attempt of
-each task. Written by Spark's own Parquet writer under ``_summary/`` (Spark skips folders
-starting with ``_`` when it reads the messages):
+each task. Stored as Parquet (zstd) under ``_summary/`` (Spark skips folders starting with
+``_`` when it reads the messages), a file per table as Spark's writer names and lays it out
+(``part-00000-….c000.zstd.parquet`` beside a ``_SUCCESS``): the small results collected
+from Spark are written by the driver through the snapshot's store, with the commit (the
+export's aggregates of a small snapshot are one Spark job,
+:func:`_one_job`); the arrival times of a bigger snapshot by Spark's writer:
 
 - ``lists/``: every list of the report that does not depend on ``--as-of`` — one row per
   (list, key) with its count, bytes and unparsed rows, exactly what the report's
@@ -38,6 +42,7 @@ from mqconsole.audit.snapshot import (  # (where the snapshot's parts are named)
     SUMMARY_FILE,
     SnapshotFolder,
 )
+from mqconsole.audit.store import Op, join, op
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
@@ -107,26 +112,8 @@ def lists_sql(source: str, plugins: list[str], extra: dict[str, str] | None = No
     are found by :func:`duplicates_and_extremes`. ``by_file``: the same pass also counts
     the rows of each data file (:data:`FILE_LIST`), so the export counts what it committed
     and its lists in one read of the messages (it took two)."""
-    dims = dict(DIMENSIONS)
-    for name in extra or {}:
-        dims[name] = (name,)
-    for column in plugins:
-        dims[f"plugin:{column}"] = (quote(column),)
-    if by_file:
-        dims[FILE_LIST] = ("_file", "qmgr", "queue", "_source")
-    keys = ["dlh_reason IS NOT NULL AS has_dlh" if c == "has_dlh" else c
-            for c in dict.fromkeys(c for keys in DIMENSIONS.values() for c in keys)]
-    keys += [quote(c) for c in plugins]
-    keys += [f"{sql} AS {name}" for name, sql in (extra or {}).items()]
-    more, outer = "", ""
-    if by_file:
-        keys += ["input_file_name() AS _file", "source AS _source"]
-        more = ", min(position) AS _lo, max(position) AS _hi"
-        outer = ", min(_lo) AS _lo, max(_hi) AS _hi"
-    arrival = f"unix_micros({ARRIVAL_SQL})"
-    compact = (f"SELECT {', '.join(keys)}, count(*) AS n, coalesce(sum(length), 0) AS bytes, "
-               f"count_if({UNPARSED_SQL}) AS unparsed, min({arrival}) AS oldest, "
-               f"max({arrival}) AS youngest{more} FROM {source} GROUP BY ALL")
+    compact, dims = compact_sql(source, plugins, extra, by_file)
+    outer = ", min(_lo) AS _lo, max(_hi) AS _hi" if by_file else ""
     columns = list(dict.fromkeys(c for keys in dims.values() for c in keys))
     sets = ", ".join(f"({', '.join(keys)})" for keys in dims.values())
     width = len(columns)
@@ -140,6 +127,76 @@ def lists_sql(source: str, plugins: list[str], extra: dict[str, str] | None = No
     if by_file:
         del dims[FILE_LIST]
     return sql, dims
+
+
+def compact_sql(source: str, plugins: list[str], extra: dict[str, str] | None = None,
+                by_file: bool = False, file_sql: str = "input_file_name()"
+                ) -> tuple[str, dict[str, tuple[str, ...]]]:
+    """:func:`lists_sql`'s first step, the one GROUP BY of ``source`` on every key, and
+    the lists' keys (with :data:`FILE_LIST`'s when ``by_file``); ``file_sql``: what names
+    the file (a column of ``source`` computed below a coalesce: :func:`_one_job`)."""
+    dims = dict(DIMENSIONS)
+    for name in extra or {}:
+        dims[name] = (name,)
+    for column in plugins:
+        dims[f"plugin:{column}"] = (quote(column),)
+    if by_file:
+        dims[FILE_LIST] = ("_file", "qmgr", "queue", "_source")
+    keys = ["dlh_reason IS NOT NULL AS has_dlh" if c == "has_dlh" else c
+            for c in dict.fromkeys(c for keys in DIMENSIONS.values() for c in keys)]
+    keys += [quote(c) for c in plugins]
+    keys += [f"{sql} AS {name}" for name, sql in (extra or {}).items()]
+    more = ""
+    if by_file:
+        keys += [f"{file_sql} AS _file", "source AS _source"]
+        more = ", min(position) AS _lo, max(position) AS _hi"
+    arrival = f"unix_micros({ARRIVAL_SQL})"
+    return (f"SELECT {', '.join(keys)}, count(*) AS n, coalesce(sum(length), 0) AS bytes, "
+            f"count_if({UNPARSED_SQL}) AS unparsed, min({arrival}) AS oldest, "
+            f"max({arrival}) AS youngest{more} FROM {source} GROUP BY ALL"), dims
+
+
+def _unquote(name: str) -> str:
+    return name[1:-1].replace("``", "`") if name.startswith("`") else name
+
+
+def rollup(compact: Any, dims: dict[str, tuple[str, ...]]) -> Any:
+    """What :func:`lists_sql`'s GROUPING SETS gives, from its compact groups (an Arrow
+    table of :func:`compact_sql`), summed here by pyarrow: a row per list and key (the
+    other keys null; ``list`` names it, ``total`` the row of every group), with the sums of
+    ``n``, ``bytes`` and ``unparsed``, the least ``oldest`` and greatest ``youngest`` (and of
+    ``_lo`` and ``_hi`` when the files are counted). No rows when there are no groups (as
+    Spark gives none)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    columns = [_unquote(c) for c in dict.fromkeys(c for keys in dims.values() for c in keys)]
+    measures = [("n", "sum"), ("bytes", "sum"), ("unparsed", "sum"), ("oldest", "min"),
+                ("youngest", "max")]
+    if "_lo" in compact.column_names:
+        measures += [("_lo", "min"), ("_hi", "max")]
+    fields = [compact.schema.field(c) for c in columns]
+    fields += [pa.field("list", pa.string())]
+    fields += [pa.field(c, compact.schema.field(c).type) for c, _ in measures]
+    schema = pa.schema(fields)
+    if compact.num_rows == 0:
+        return schema.empty_table()
+    pieces = []
+    for name, keys in [("total", ()), *dims.items()]:
+        names = [_unquote(k) for k in dict.fromkeys(keys)]
+        if names:
+            got = compact.group_by(names, use_threads=False).aggregate(measures)
+        else:
+            got = pa.table({f"{c}_{f}": pa.array([getattr(pc, f)(compact[c]).as_py()],
+                                                 type=compact.schema.field(c).type)
+                            for c, f in measures})
+        rows = got.num_rows
+        arrays = [got[c] if c in names else pa.nulls(rows, type=field.type)
+                  for c, field in zip(columns, fields, strict=False)]
+        arrays.append(pa.array([name] * rows, type=pa.string()))
+        arrays += [got[f"{c}_{f}"].cast(compact.schema.field(c).type) for c, f in measures]
+        pieces.append(pa.Table.from_arrays(arrays, schema=schema))
+    return pa.concat_tables(pieces)
 
 
 def duplicates_and_extremes(spark: SparkSession, source: str, first: int | None,
@@ -159,6 +216,9 @@ BYPASS_PARTIAL = "spark.sql.execution.bypassPartialAggregation"
 """One aggregation after the shuffle, no partial one before it (a setting of pyspark 4.3)."""
 COMBINE_AGGREGATION = "spark.sql.execution.combineAdjacentAggregation"
 """A partial and a final aggregation with no shuffle between: one (pyspark 4.3)."""
+UNION_PARTITIONING = "spark.sql.unionOutputPartitioning"
+"""Off: a UNION ALL of single-partition branches runs a task per branch, side by side (on,
+pyspark 4.3 zips them into one task)."""
 ONE_TASK_ROWS = 4_000_000
 """Up to this many rows, one task counts the MsgIds' hashes (a few seconds of one core)."""
 
@@ -261,95 +321,258 @@ def _point_sql(name: str, point: dict[str, Any] | None) -> tuple[str, dict[str, 
 
 def store_aggregates(frame: DataFrame, summary: str) -> dict[str, Any]:
     """Compute the aggregates of ``frame`` (the committed messages) with Spark and write
-    them under ``summary`` (a folder URI, new) with Spark's Parquet writer; returns what
-    ``summary.json`` holds but the commit's digest (the caller adds it and writes it)."""
-    return _store(frame, summary, by_file=False)[0]
+    them under ``summary`` (a folder URI, new); returns what ``summary.json`` holds but the
+    commit's digest (the caller adds it and writes it). Any frame (a read of files or not):
+    the passes of :func:`_store_in` that do not need the snapshot's listing."""
+    from .stores import store_for
+
+    info, _files, writes = _store(frame, summary, by_file=False, queues=None)
+    store_for(frame.sparkSession, summary).many(writes)
+    return info
 
 
-def store_aggregates_by_file(frame: DataFrame, summary: str
-                             ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-    """:func:`store_aggregates` of ``frame`` (a read of the data files themselves, so
+def store_aggregates_by_file(frame: DataFrame, summary: str, queues: list[str] | None = None
+                             ) -> tuple[dict[str, Any], list[dict[str, Any]], list[Op]]:
+    """The aggregates of ``frame`` (a read of the data files themselves, so
     ``input_file_name()`` names them), and from the same pass each file's rows per (qmgr,
     queue, source): ``file``, ``qmgr``, ``queue``, ``source``, ``n``, ``lo`` and ``hi``
-    (the lowest and highest position): the export's count of what it commits."""
-    return _store(frame, summary, by_file=True)
+    (the lowest and highest position): the export's count of what it commits. The stored
+    files are not written here: the writing of each (:class:`~.store.Op`, for the
+    snapshot's store) is returned, for the commit to write with the manifest (over Spark
+    Connect, one job on the server for all of them).
+
+    ``queues``: every queue the files hold (their partition folders), given when the
+    files are few enough (:data:`ONE_JOB_ROWS`, :data:`ONE_JOB_BYTES`): then everything is one
+    Spark job (:func:`_one_job`); None: a pass per aggregate, for any size."""
+    return _store(frame, summary, by_file=True, queues=queues)
 
 
-def _store(frame: DataFrame, summary: str, by_file: bool
-           ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-    """Three reads of the messages: the lists (one hash aggregation on the keys, collected:
-    the report collects them all too; their total row gives the first and last arrival
-    and, ``by_file``, the rows of each file), the arrival times, the MsgIds' hashes (and
-    the candidates' rows when some hash occurs twice); the oldest and youngest message
-    from a few pages (:func:`extremes`).
-    The lists and the duplicates are written from Arrow (no pass over the messages)."""
+ONE_JOB_ROWS = 250_000
+ONE_JOB_BYTES = 64 << 20
+"""Up to this many rows (as the plan expects them) and bytes of data files, the export
+computes its aggregates in one Spark job (:func:`_one_job`), a task per aggregate and no
+shuffle; the arrival times are collected then (at most a row per message) and written by
+the driver. Beyond, a pass per aggregate (:func:`_store_in`, several jobs): each row that
+goes through the one job's coalesce to one task costs about a microsecond per aggregate
+(measured: 1M rows, 9.5 JVM CPU-seconds in one job against 5.5 in eleven), while each
+job saved is a few tenths of a second of planning and scheduling."""
+MAX_QUEUE_BITS = 256
+"""Up to this many queues, the one job finds each duplicate MsgId's queues as bits (a
+``long`` per 64 queues, fixed-width: a hash aggregation); more, and the duplicates are
+found by :func:`duplicate_ids`' passes."""
+
+
+def _store(frame: DataFrame, summary: str, by_file: bool, queues: list[str] | None
+           ) -> tuple[dict[str, Any], list[dict[str, Any]], list[Op]]:
     spark = frame.sparkSession
     plugins = plugin_names(frame)
     source = unique_view(SOURCE_VIEW)
     frame.createOrReplaceTempView(source)
     try:
+        if queues is not None:
+            return _one_job(spark, source, plugins, summary, by_file, queues)
         return _store_in(spark, source, plugins, summary, by_file)
     finally:
         spark.catalog.dropTempView(source)
 
 
 def _store_in(spark: SparkSession, source: str, plugins: list[str], summary: str,
-              by_file: bool) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
+              by_file: bool) -> tuple[dict[str, Any], list[dict[str, Any]], list[Op]]:
+    """A pass per aggregate, for any size: the lists (one hash aggregation on the keys,
+    collected: the report collects them all too; their total row gives the first and last
+    arrival and, ``by_file``, the rows of each file), the arrival times (written by Spark:
+    a row per distinct time, as many as the messages at worst), the MsgIds' hashes (and
+    the candidates' rows when some hash occurs twice); the oldest and youngest message
+    from a few pages (:func:`extremes`)."""
     sql, dims = lists_sql(source, plugins, by_file=by_file)
-    rollup = spark.sql(sql)
-    schema = rollup.schema
-    table = rollup.toArrow()
-    kept = [f for f in schema.fields if f.name not in FILE_COLUMNS]
-    per_file: list[dict[str, Any]] = []
-    if by_file:
-        files = table.filter(pc.equal(table["list"], FILE_LIST))
-        per_file = [{"file": r["_file"], "qmgr": r["qmgr"], "queue": r["queue"],
-                     "source": r["_source"], "n": r["n"], "lo": r["_lo"], "hi": r["_hi"]}
-                    for r in files.to_pylist()]
-        table = table.filter(pc.not_equal(table["list"], FILE_LIST))
-    table = table.select([f.name for f in kept])
-    totals = table.filter(pc.equal(table["list"], "total")).to_pylist()
-    total = totals[0] if totals else {}
-    first, last = total.get("oldest"), total.get("youngest")
-    # one file each ("error": Spark Connect refuses its synonym "errorifexists")
+    table = spark.sql(sql).toArrow()
+    lists, per_file, total = _split_lists(table, dims)
+    # one file ("error": Spark Connect refuses its synonym "errorifexists")
     (spark.sql(f"SELECT unix_micros({ARRIVAL_SQL}) AS arrival, count(*) AS n "
                f"FROM {source} WHERE {ARRIVAL_SQL} IS NOT NULL GROUP BY 1")
      .coalesce(1).write.mode("error").option("compression", "zstd")
      .parquet(f"{summary}/arrivals"))
     duplicates, oldest, youngest = duplicates_and_extremes(
-        spark, source, first, last, int(total.get("n") or 0))
-    # from Arrow, not a list of rows: the JVM reads it (a list of rows is unpickled by a
-    # Python worker, which took 18 s to start on a loaded machine)
+        spark, source, total.get("oldest"), total.get("youngest"), int(total.get("n") or 0))
+    writes = _writes(summary, lists, dims, oldest, youngest, duplicates, None)
+    return ({"version": VERSION, "rows": int(total.get("n") or 0), "plugins": plugins},
+            per_file, writes)
+
+
+def _split_lists(table: Any, dims: dict[str, tuple[str, ...]]
+                 ) -> tuple[Any, list[dict[str, Any]], dict[str, Any]]:
+    """The rollup's rows (:func:`lists_sql`, an Arrow table) as the stored lists' columns
+    (the keys, ``list``, ``n``, ``bytes``, ``unparsed``, ``oldest`` and ``youngest``, here
+    still the arrival times), each file's rows (``by_file``) and the total row."""
+    import pyarrow.compute as pc
+
+    per_file: list[dict[str, Any]] = []
+    if "_file" in table.column_names:
+        files = table.filter(pc.equal(table["list"], FILE_LIST))
+        per_file = [{"file": r["_file"], "qmgr": r["qmgr"], "queue": r["queue"],
+                     "source": r["_source"], "n": r["n"], "lo": r["_lo"], "hi": r["_hi"]}
+                    for r in files.select(["_file", "qmgr", "queue", "_source", "n", "_lo",
+                                           "_hi"]).to_pylist()]
+        table = table.filter(pc.not_equal(table["list"], FILE_LIST))
+    columns = [_unquote(c) for c in dict.fromkeys(c for keys in dims.values() for c in keys)]
+    table = table.select([*columns, "list", "n", "bytes", "unparsed", "oldest", "youngest"])
+    totals = table.filter(pc.equal(table["list"], "total")).to_pylist()
+    return table, per_file, totals[0] if totals else {}
+
+
+def _point_type() -> Any:
+    """:data:`POINT_DDL` in Arrow, its fields not null (as Spark wrote it: a struct of
+    the values found)."""
+    import pyarrow as pa
+
+    return pa.struct([pa.field("arrival", pa.int64(), nullable=False),
+                      pa.field("qmgr", pa.string(), nullable=False),
+                      pa.field("queue", pa.string(), nullable=False),
+                      pa.field("position", pa.int64(), nullable=False),
+                      pa.field("msg_id", pa.string(), nullable=False)])
+
+
+def _writes(summary: str, lists: Any, dims: dict[str, tuple[str, ...]],
+            oldest: dict[str, Any] | None, youngest: dict[str, Any] | None,
+            duplicates: list[dict[str, Any]], arrivals: Any | None) -> list[Op]:
+    """The stored tables as Parquet files (zstd, one per table, named and laid out as
+    Spark's writer lays them out: ``part-00000-….c000.zstd.parquet`` and ``_SUCCESS``),
+    written by the driver through the snapshot's store: the lists with the oldest and
+    youngest message on the total row (null on the others), the duplicates, and the
+    arrival times when they were collected (``arrivals``)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    is_total = pc.fill_null(pc.equal(lists["list"], "total"), False).to_pylist()
+    point = _point_type()
+    lists = lists.drop_columns(["oldest", "youngest"])
+    lists = lists.append_column(pa.field("oldest", point), pa.array(
+        [oldest if t else None for t in is_total], type=point))
+    lists = lists.append_column(pa.field("youngest", point), pa.array(
+        [youngest if t else None for t in is_total], type=point))
     found = pa.table({"msg_id": [d["msg_id"] for d in duplicates],
                       "n": [d["count"] for d in duplicates],
                       "queues": [d["queues"] for d in duplicates]},
                      schema=pa.schema([("msg_id", pa.string()), ("n", pa.int64()),
                                        ("queues", pa.list_(pa.string()))]))
-    # the schema said too: Spark Connect's client infers none from an empty table (no
-    # duplicates: [CANNOT_INFER_EMPTY_SCHEMA]), classic Spark takes the table's
-    (spark.createDataFrame(found, schema=DUPLICATES_DDL).coalesce(1).write.mode("error")
-     .option("compression", "zstd").parquet(f"{summary}/duplicates"))
-    from pyspark.sql.types import StructType
+    tables = {"lists": lists, "duplicates": found}
+    if arrivals is not None:
+        tables["arrivals"] = arrivals
+    out: list[Op] = []
+    for name, table in tables.items():
+        out += _parquet_writes(join(summary, name), table)
+    return out
 
-    view = unique_view(f"{SOURCE_VIEW}_lists")
-    spark.createDataFrame(table, schema=StructType(kept)).createOrReplaceTempView(view)
-    columns = list(dict.fromkeys(c for keys in dims.values() for c in keys))
-    old_sql, old_args = _point_sql("oldest", oldest)
-    young_sql, young_args = _point_sql("youngest", youngest)
-    try:
-        lists = spark.sql(
-            f"SELECT {', '.join(columns)}, list, n, bytes, unparsed, CASE WHEN list = 'total' "
-            f"THEN {old_sql} END AS oldest, CASE WHEN list = 'total' THEN {young_sql} END AS "
-            f"youngest FROM {view}", args={**old_args, **young_args})
-        lists.coalesce(1).write.mode("error").option("compression", "zstd").parquet(
-            f"{summary}/lists")
-    finally:
-        spark.catalog.dropTempView(view)
-    return ({"version": VERSION, "rows": int(total.get("n") or 0), "plugins": plugins},
-            per_file)
+
+def _parquet_writes(folder: str, table: Any) -> list[Op]:
+    import io
+    import uuid
+
+    import pyarrow.parquet as pq
+
+    sink = io.BytesIO()
+    pq.write_table(table, sink, compression="zstd")
+    return [op("write_bytes", uri=join(folder, f"part-00000-{uuid.uuid4()}-c000.zstd.parquet"),
+               data=sink.getvalue()),
+            op("write_new", uri=join(folder, "_SUCCESS"), text="")]
+
+
+def _one_job(spark: SparkSession, source: str, plugins: list[str], summary: str,
+             by_file: bool, queues: list[str]
+             ) -> tuple[dict[str, Any], list[dict[str, Any]], list[Op]]:
+    """Every aggregate in one Spark job: a ``UNION ALL`` of four aggregations, each over
+    the messages coalesced to one task (no shuffle, so no job per stage), run side by side:
+
+    - the lists (:func:`lists_sql`, and each file's rows);
+    - the arrival times, one row per distinct time;
+    - the MsgIds found more than once, their count, and their queues as bits (queue i of
+      ``queues``: bit i of a ``long`` per 64), all fixed-width, a hash aggregation;
+    - the oldest and youngest message (the least and greatest (arrival, qmgr, queue,
+      position, msg_id)), and how many rows hold a queue not in ``queues``.
+
+    The result is small but for the arrival times (at most a row per message: why this is
+    for small snapshots: :data:`ONE_JOB_ROWS`); collected once, the files written by the driver
+    (:func:`_writes`). Exact under retries: Spark keeps one attempt of each task. A queue
+    not in ``queues`` (or more than :data:`MAX_QUEUE_BITS`): the duplicates are found
+    again by :func:`duplicate_ids` (more jobs)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    def one_task(columns: str, where: str = "") -> str:
+        return f"(SELECT /*+ COALESCE(1) */ {columns} FROM {source}{where})"
+
+    names = queues if len(queues) <= MAX_QUEUE_BITS else []
+    index = ("CASE queue " + " ".join(f"WHEN {_text(q)} THEN {i + 1}"
+                                      for i, q in enumerate(names)) + " ELSE 0 END"
+             if names else "0")
+    lists, dims = compact_sql(one_task("*, input_file_name() AS mq_file" if by_file else "*"),
+                              plugins, by_file=by_file, file_sql="mq_file")
+    arrival = f"unix_micros({ARRIVAL_SQL})"
+    parts = {
+        "lists": lists,
+        "arrivals": f"SELECT {arrival} AS _arrival, count(*) AS n FROM "
+                    f"{one_task('put_time, dlh_put_time')} WHERE {ARRIVAL_SQL} IS NOT NULL "
+                    "GROUP BY 1",
+        "duplicates": (
+            "SELECT msg_id AS _msg_id, count(*) AS n"
+            + "".join(f", bit_or(CASE WHEN _q > {64 * c} AND _q <= {64 * (c + 1)} THEN "
+                      f"shiftleft(1L, _q - {64 * c + 1}) END) AS _q{c}"
+                      for c in range((len(names) + 63) // 64))
+            + f" FROM {one_task(f'msg_id, {index} AS _q', ' WHERE msg_id IS NOT NULL')} "
+            "GROUP BY msg_id HAVING count(*) > 1"),
+        "extremes": (
+            "SELECT min(_p) AS _first, max(_p) AS _last, count_if(_q = 0) AS _unknown FROM "
+            + one_task(f"CASE WHEN {ARRIVAL_SQL} IS NOT NULL THEN {POINT_SQL} END AS _p, "
+                       f"CASE WHEN queue IS NULL THEN NULL ELSE {index} END AS _q")),
+    }
+    union = None
+    for name, sql in parts.items():
+        frame = spark.sql(sql).selectExpr(f"'{name}' AS _part", "*")
+        union = frame if union is None else union.unionByName(frame, allowMissingColumns=True)
+    assert union is not None
+    with _settings(spark, {COMBINE_AGGREGATION: "true", UNION_PARTITIONING: "false"}):
+        table = union.toArrow()
+
+    def part(name: str) -> Any:
+        return table.filter(pc.equal(table["_part"], name))
+
+    compact = part("lists").drop_columns(
+        ["_part", "_arrival", "_msg_id", "_first", "_last", "_unknown",
+         *[c for c in table.column_names if c.startswith("_q") and c[2:].isdigit()]])
+    lists_table, per_file, total = _split_lists(rollup(compact, dims), {
+        k: v for k, v in dims.items() if k != FILE_LIST})
+    ends = part("extremes").select(["_first", "_last", "_unknown"]).to_pylist()
+    end = ends[0] if ends else {}
+    rows = int(total.get("n") or 0)
+    if end.get("_unknown") or (queues and not names):
+        duplicates = duplicate_ids(spark, source, rows)
+    else:
+        duplicates = _duplicates_from_bits(part("duplicates"), names)
+    arrivals = part("arrivals").select(["_arrival", "n"]).rename_columns(
+        ["arrival", "n"]).cast(pa.schema([
+        ("arrival", pa.int64()), pa.field("n", pa.int64(), nullable=False)]))
+    writes = _writes(summary, lists_table, dims, end.get("_first"), end.get("_last"),
+                     duplicates, arrivals)
+    return {"version": VERSION, "rows": rows, "plugins": plugins}, per_file, writes
+
+
+def _duplicates_from_bits(table: Any, names: list[str]) -> list[dict[str, Any]]:
+    """The duplicates (as :func:`duplicate_ids` gives them) from :func:`_one_job`'s rows:
+    MsgId, count, and the queues' bits."""
+    chunks = [c for c in table.column_names if c.startswith("_q") and c[2:].isdigit()]
+    out = []
+    for row in table.select(["_msg_id", "n", *chunks]).to_pylist():
+        held = []
+        for c in chunks:
+            bits, base = row[c] or 0, 64 * int(c[2:])
+            held += [names[base + i] for i in range(64) if bits >> i & 1]
+        out.append({"msg_id": row["_msg_id"], "count": int(row["n"]), "queues": sorted(held)})
+    return sorted(out, key=lambda r: (-r["count"], r["msg_id"]))
+
+
+def _text(value: str) -> str:
+    """A SQL string literal."""
+    return "'" + value.replace("\\", "\\\\").replace("'", "\\'") + "'"
 
 
 def summarize(spark: SparkSession, data: str, root: str) -> dict[str, Any]:
@@ -440,8 +663,6 @@ def load_summary(spark: SparkSession, folder: SnapshotFolder) -> StoredSummary |
     """The stored aggregates (their arrival times registered as ``arrivals_view``), read by
     Spark, or
     None when the snapshot has none or an older version of them."""
-    from .store import join
-
     base = folder.summary_dir
     try:  # (read when the snapshot was opened, with its manifest)
         info = json.loads(folder.read_text(join(base, SUMMARY_FILE)) or "null")

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from mqconsole.audit.compact import plan_compaction, wanted_files
+from mqconsole.audit.compact import parquet_files, plan_compaction, wanted_files
 from mqconsole.backends.base import Context
 from mqconsole.backends.open import open_embedded
 from mqconsole.mq.queue import QueueAttrs
@@ -34,6 +34,16 @@ def test_the_rule_each_file_at_least_the_target() -> None:
                            64 * MB, {"A/B": 2}) == {}  # by the queue's name, not its folder's
     assert plan_compaction(sizes, 0) == {}
     assert plan_compaction(sizes, 1) == {}  # every file already at least 1 byte
+
+
+def test_the_data_files_of_a_store_listing() -> None:
+    """The compaction decides from the store's listing (no Spark job): the Parquet files in
+    partition folders, not Spark's markers, checksums or a folder it hides."""
+    listing = {"_SUCCESS": 0, "queue=A/part-0.parquet": 10, "queue=A/.part-0.parquet.crc": 1,
+               "queue=B%2FC/part-1.zstd.parquet": 20, "_compact/queue=A/part-2.parquet": 5,
+               "queue=A/_temporary/part-3.parquet": 5, "stray.parquet": 1}
+    assert parquet_files(listing) == {"queue=A/part-0.parquet": 10,
+                                      "queue=B%2FC/part-1.zstd.parquet": 20}
 
 
 @pytest.mark.parametrize("target", [None, "1"])

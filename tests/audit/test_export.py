@@ -159,11 +159,50 @@ def test_queues_read_in_stretches_give_one_browse_and_the_same_aggregates(
     stretches = {q: sum(s.queue == q for s in sources) for q in queues}
     files = {q: len(list((snap / "messages" / f"queue={q}").glob("*.parquet"))) for q in queues}
     assert files == stretches  # one file per stretch, as its reader wrote it: no compaction
-    # the stored aggregates = those computed again from the written files
+    # the stored aggregates (the export's one job) = those computed again from the
+    # written files by a pass per aggregate (summarize: Spark's GROUPING SETS, its writer
+    # for the arrival times)
     summarize(spark, snap / "messages", tmp_path / "again")
     stored = _stored(snap)
     assert stored["info"].pop("files_digest")  # tied to the commit (not summarize's job)
     assert stored == _stored(tmp_path / "again")
+    assert stored["duplicates"] and any("AUDIT.DLQ" in d and "SYSTEM.DEAD" in d
+                                        for d in stored["duplicates"])  # across queues
+    _one_job_and_its_fallbacks(spark, snap, tmp_path, queues, stored, monkeypatch)
+
+
+def _one_job_and_its_fallbacks(spark, snap: Path, tmp_path: Path, queues: list[str],
+                               stored: dict, monkeypatch) -> None:
+    """The export's aggregates of a few files: one Spark job, the duplicates' queues found
+    as bits; a queue it was not told of, or more queues than it has bits for, and the
+    duplicates are found by duplicate_ids' passes: the same stored files each time."""
+    import json
+
+    from mqconsole.audit import summary
+    from mqconsole.audit.columns import snapshot_columns, spark_ddl
+    from mqconsole.audit.store import LocalStore, to_uri
+
+    frame = spark.read.schema(spark_ddl(snapshot_columns())).parquet(
+        to_uri(snap / "messages"))
+    context = spark.sparkContext
+    for name, told in (("one", queues), ("unknown", queues[:1]), ("bits", queues)):
+        if name == "bits":
+            monkeypatch.setattr(summary, "MAX_QUEUE_BITS", 1)
+        folder = tmp_path / name
+        group = f"aggregates-{name}-{id(folder)}"
+        context.setJobGroup(group, group)
+        try:
+            info, files, writes = summary.store_aggregates_by_file(
+                frame, to_uri(folder / "_summary"), sorted(told))
+        finally:
+            context.setLocalProperty("spark.jobGroup.id", None)
+        jobs = len(context.statusTracker().getJobIdsForGroup(group))
+        assert jobs == 1 if name == "one" else jobs > 1, (name, jobs)
+        assert sum(f["n"] for f in files) == info["rows"] == sum(
+            int(f["rows"]) for f in json.loads((snap / "manifest.json").read_text())["files"])
+        LocalStore().many(writes)
+        (folder / "_summary" / "summary.json").write_text(json.dumps(info))
+        assert _stored(folder) == stored, name
 
 
 def test_a_stretch_that_changed_under_its_reader_is_said_and_not_read_again(

@@ -51,6 +51,16 @@ def test_many_operations_are_one_job_in_order(spark, counted, tmp_path) -> None:
     assert store.children(folder) == ["manifest.json"] and store.is_dir(folder)
     assert _jobs(spark, counted) == 4
     assert store.many([]) == [] and _jobs(spark, counted) == 4
+    # bytes travel too (a stored aggregate's Parquet file), and a listing gives sizes
+    data = bytes(range(256)) * 3
+    assert store.many([op("write_bytes", uri=f"{folder}/a/b/part.parquet", data=data),
+                       op("sizes", uri=folder), op("sizes", uri=f"{folder}/none")]) == [
+        None, {"manifest.json": 3, "a/b/part.parquet": len(data)}, {}]
+    assert (tmp_path / "snap" / "a" / "b" / "part.parquet").read_bytes() == data
+    assert stat.S_IMODE((tmp_path / "snap" / "a" / "b" / "part.parquet").stat().st_mode) == 0o600
+    with pytest.raises(FileExistsError):
+        store.write_bytes(f"{folder}/a/b/part.parquet", b"again")
+    assert _jobs(spark, counted) == 6
 
 
 def test_the_first_failure_stops_the_rest_and_is_raised_as_here(spark, counted,
@@ -113,9 +123,10 @@ def on_the_server(monkeypatch) -> list[list[str]]:
 
 def test_export_report_and_sql_through_the_server_store(spark, on_the_server,
                                                         tmp_path) -> None:
-    """An export checks its --out in one job, makes its staging folder, asks whether any
-    data was written and commits in one job (the aggregates' description, the manifest,
-    the marker, the permissions, the publishing); opening a snapshot is one job."""
+    """An export checks its --out in one job, makes its staging folder, lists the data
+    files written (their bytes decide the compaction) and commits in one job (the stored
+    aggregates' files and their description, the manifest, the marker, the permissions,
+    the publishing); opening a snapshot is one job."""
     from mqconsole.audit.export import ExportRequest, plan_export, run_export
     from mqconsole.audit.query import prepare_query
     from mqconsole.audit.report import build_report
@@ -144,8 +155,11 @@ def test_export_report_and_sql_through_the_server_store(spark, on_the_server,
     summary = run_export(spark, plan_export(request(out)))
     assert summary.rows == 5
     assert on_the_server == [
-        ["exists", "read_text", "children"], ["mkdirs"], ["exists"],
-        ["write_new", "write_new", "write_new", "make_private", "publish"]]
+        ["exists", "read_text", "children"], ["mkdirs"], ["sizes"],
+        ["write_bytes", "write_new"] * 3
+        + ["write_new", "write_new", "write_new", "make_private", "publish"]]
+    assert sorted(p.name for p in (out / "_summary").iterdir()) == [
+        "arrivals", "duplicates", "lists", "summary.json"]
     manifest = json.loads((out / "manifest.json").read_text())
     assert manifest["rows"] == 5 and (out / "_SUCCESS").is_file()
     assert sorted(p.name for p in base.iterdir()) == ["snap"]  # published, nothing beside
