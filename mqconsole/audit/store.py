@@ -402,24 +402,16 @@ class HadoopStore(Store):
             raise
 
     def write_new(self, uri: str, text: str) -> None:
-        fs, path = self._fs(uri)
-        try:
-            out = fs.create(path, False)
-        except Exception as e:
-            java = getattr(e, "java_exception", None)
-            if java is not None and "AlreadyExists" in java.getClass().getName():
-                raise FileExistsError(uri) from None
-            raise
-        try:
-            out.write(bytearray(text.encode("utf-8")))
-        finally:
-            out.close()
-        with contextlib.suppress(Exception):  # an object store has no permissions
-            fs.setPermission(path, self._perm("-rw-------"))
+        self._create(uri, text.encode("utf-8"))
 
     def write_bytes(self, uri: str, data: bytes) -> None:
         fs, path = self._fs(uri)
         fs.mkdirs(path.getParent(), self._perm("drwx------"))
+        self._create(uri, data)
+
+    def _create(self, uri: str, data: bytes) -> None:
+        """A new file holding ``data`` (FileExistsError where one is there), private."""
+        fs, path = self._fs(uri)
         try:
             out = fs.create(path, False)
         except Exception as e:
