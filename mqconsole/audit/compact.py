@@ -27,6 +27,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
+from .sqltext import sql_text
 from .store import Store, join
 
 if TYPE_CHECKING:
@@ -91,7 +92,7 @@ def compact(spark: SparkSession, store: Store, data: str, ddl: str, target: int,
     if total == 1:
         frame = frame.coalesce(1)  # one queue, one file: no shuffle
     else:  # each queue over its own buckets (a bucket per file it is to have)
-        cases = " ".join(f"WHEN {_sql_text(queue_of(folder))} THEN {want}"
+        cases = " ".join(f"WHEN {sql_text(queue_of(folder))} THEN {want}"
                          for folder, (_, want) in todo.items())
         frame = (frame.selectExpr("*", f"pmod(position, CASE queue {cases} ELSE 1 END) "
                                         "AS `_bucket`")
@@ -111,10 +112,6 @@ def queue_of(folder: str) -> str:
     from urllib.parse import unquote
 
     return unquote(folder.split("=", 1)[1])
-
-
-def _sql_text(text: str) -> str:
-    return "'" + text.replace("\\", "\\\\").replace("'", "\\'") + "'"
 
 
 __all__ = ["COMPACT_DIR", "TARGET_FILE_BYTES", "compact", "parquet_files", "plan_compaction",

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
+from mqconsole.audit.sqltext import sql_text
 from mqconsole.ops.textsearch import escape
 
 if TYPE_CHECKING:
@@ -58,17 +59,13 @@ def _where_eq(where_field: str, value: Any) -> str:
     return f"{where_field} = {_quoted(text)}"
 
 
-def _sql_text(value: str | None) -> str:
-    return "NULL" if value is None else "'" + value.replace("\\", "\\\\").replace("'", "\\'") + "'"
-
-
 def _eq(field: str, value: Any, where_field: str) -> tuple[str, str]:
     if isinstance(value, int) or (value is None and where_field in ("reason", "backout_count")):
         where = f"{where_field} = {'null' if value is None else int(value)}"
         sql = f"{field} IS NULL" if value is None else f"{field} = {int(value)}"
         return where, sql
     where = _where_eq(where_field, value)
-    sql = f"{field} IS NULL" if value is None else f"{field} = {_sql_text(value)}"
+    sql = f"{field} IS NULL" if value is None else f"{field} = {sql_text(value)}"
     return where, sql
 
 
@@ -77,7 +74,7 @@ def _sql_value(value: Any) -> str:
         return "TRUE" if value else "FALSE"
     if isinstance(value, int | float):
         return repr(value)
-    return _sql_text(str(value))
+    return sql_text(str(value))
 
 
 def _age(bucket: str, as_of: datetime) -> tuple[str, str] | None:
@@ -92,7 +89,7 @@ def _age(bucket: str, as_of: datetime) -> tuple[str, str] | None:
         iso,
     )
 
-    same = f"{bucket_sql(ARRIVAL_SQL, as_of)} = {_sql_text(bucket)}"
+    same = f"{bucket_sql(ARRIVAL_SQL, as_of)} = {sql_text(bucket)}"
     if bucket == AFTER_AS_OF:
         return f"arrival > {iso(as_of)}", same
     if bucket not in BUCKETS:
@@ -112,8 +109,8 @@ def drill(list_key: str, row: dict[str, Any], *, as_of: datetime | None = None
     time, for an age bucket), or None when there is none."""
     parts: list[tuple[str, str]]
     if list_key == "by_queue":
-        return Drill(where="", sql=f"qmgr <=> {_sql_text(row['qmgr'])} AND queue = "
-                                   f"{_sql_text(row['queue'])}",
+        return Drill(where="", sql=f"qmgr <=> {sql_text(row['qmgr'])} AND queue = "
+                                   f"{sql_text(row['queue'])}",
                      queue=row["queue"], qmgr=row["qmgr"])
     if list_key == "by_reason":
         parts = [_eq("dlh_reason", row["reason"], "reason")]
@@ -129,7 +126,7 @@ def drill(list_key: str, row: dict[str, Any], *, as_of: datetime | None = None
     elif list_key == "backout_counts":
         parts = [_eq("backout_count", row["backout_count"], "backout_count")]
     elif list_key == "duplicate_msg_ids":
-        parts = [(f"msgid = {row['msg_id']}", f"msg_id = {_sql_text(row['msg_id'])}")]
+        parts = [(f"msgid = {row['msg_id']}", f"msg_id = {sql_text(row['msg_id'])}")]
     elif list_key == "by_age":
         age = None if as_of is None else _age(row["bucket"], as_of)
         if age is None:

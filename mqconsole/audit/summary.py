@@ -42,6 +42,7 @@ from mqconsole.audit.snapshot import (  # (where the snapshot's parts are named)
     SUMMARY_FILE,
     SnapshotFolder,
 )
+from mqconsole.audit.sqltext import sql_text
 from mqconsole.audit.store import Op, join, op
 
 if TYPE_CHECKING:
@@ -502,7 +503,7 @@ def _one_job(spark: SparkSession, source: str, plugins: list[str], summary: str,
         return f"(SELECT /*+ COALESCE(1) */ {columns} FROM {source}{where})"
 
     names = queues if len(queues) <= MAX_QUEUE_BITS else []
-    index = ("CASE queue " + " ".join(f"WHEN {_text(q)} THEN {i + 1}"
+    index = ("CASE queue " + " ".join(f"WHEN {sql_text(q)} THEN {i + 1}"
                                       for i, q in enumerate(names)) + " ELSE 0 END"
              if names else "0")
     lists, dims = compact_sql(one_task("*, input_file_name() AS mq_file" if by_file else "*"),
@@ -568,11 +569,6 @@ def _duplicates_from_bits(table: Any, names: list[str]) -> list[dict[str, Any]]:
             held += [names[base + i] for i in range(64) if bits >> i & 1]
         out.append({"msg_id": row["_msg_id"], "count": int(row["n"]), "queues": sorted(held)})
     return sorted(out, key=lambda r: (-r["count"], r["msg_id"]))
-
-
-def _text(value: str) -> str:
-    """A SQL string literal."""
-    return "'" + value.replace("\\", "\\\\").replace("'", "\\'") + "'"
 
 
 def summarize(spark: SparkSession, data: str, root: str) -> dict[str, Any]:
