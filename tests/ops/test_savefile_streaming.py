@@ -7,7 +7,6 @@ from __future__ import annotations
 import io
 import random
 import tracemalloc
-from pathlib import Path
 
 import pytest
 from hypothesis import given
@@ -26,6 +25,7 @@ from mqconsole.ops.result import Control, MsgIdLog
 from mqconsole.ops.savefile import load_to_queue, save_queue, write_messages_file
 from mqconsole.ops.selection import Selection
 from tests.support.examples import examples
+from tests.support.templates import filled_template
 
 SRC, DST = "APP.SRC", "APP.DST"
 
@@ -255,15 +255,10 @@ BODY = bytes(range(256)) * 12  # 3 KiB: a list of every message would be > 12 MB
 def filled(tmp_path_factory):
     """SRC holding the N messages, DST empty: put once for the module (each test that reads
     or empties it gets a private copy, ``make_qm(copy_of=...)``, not N puts of its own)."""
-    path = tmp_path_factory.mktemp("streaming") / "filled.sqlite"
-    qm = open_embedded(path, create=True)
-    for q in (SRC, DST):
-        qm.define_queue(QueueAttrs(q, max_depth=1_000_000))
-    put_all(qm, SRC, (Message(MQMD(format="MQSTR", msg_id=i.to_bytes(24, "big")), BODY)
-                      for i in range(1, N + 1)))
-    qm.close()
-    assert not Path(f"{path}-wal").exists()  # all of it in the one file copied
-    return path
+    return filled_template(
+        tmp_path_factory.mktemp("streaming"), (SRC, DST), 1_000_000,
+        lambda qm: put_all(qm, SRC, (Message(MQMD(format="MQSTR", msg_id=i.to_bytes(24, "big")),
+                                             BODY) for i in range(1, N + 1))))
 
 
 @pytest.fixture

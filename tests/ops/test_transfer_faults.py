@@ -12,9 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from mqconsole.backends.open import open_embedded
 from mqconsole.mq.message import Message
-from mqconsole.mq.queue import QueueAttrs
 from mqconsole.ops.selection import Selection
 from mqconsole.ops.transfer import transfer
 from tests.support.faulty import (
@@ -26,6 +24,7 @@ from tests.support.faulty import (
     key,
     make_message,
 )
+from tests.support.templates import filled_template
 
 # issue 22 item 12: once more with every optional capability off (tests/support/plain.py)
 pytestmark = pytest.mark.capabilities_off_too
@@ -128,14 +127,8 @@ ORIGINAL = _messages()
 def filled(tmp_path_factory) -> Path:
     """SRC holding ORIGINAL (put as ``fill`` puts them), DST empty: built once, each test
     gets a private copy (``make_qm(copy_of=...)``) rather than 250 puts of its own."""
-    path = tmp_path_factory.mktemp("faults") / "filled.sqlite"
-    qm = open_embedded(path, create=True)
-    for q in (SRC, DST):
-        qm.define_queue(QueueAttrs(q, max_depth=100_000))
-    fill(qm, SRC, ORIGINAL)
-    qm.close()
-    assert not Path(f"{path}-wal").exists()  # all of it in the one file copied
-    return path
+    return filled_template(tmp_path_factory.mktemp("faults"), (SRC, DST), 100_000,
+                           lambda qm: fill(qm, SRC, ORIGINAL))
 
 
 @pytest.fixture
