@@ -193,6 +193,14 @@ class Store:
         return age is not None and age > LEFTOVER_SECONDS
 
 
+def _create(path: str, data: bytes) -> None:
+    """A new local file holding ``data``, 0600 (FileExistsError where one is there)."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0),
+                 0o600)
+    with os.fdopen(fd, "wb") as fp:
+        fp.write(data)
+
+
 class LocalStore(Store):
     """A ``file:`` snapshot on the driver's own disk (a classic session)."""
 
@@ -217,18 +225,12 @@ class LocalStore(Store):
         return os.path.isdir(self._p(uri))
 
     def write_new(self, uri: str, text: str) -> None:
-        fd = os.open(self._p(uri), os.O_WRONLY | os.O_CREAT | os.O_EXCL
-                     | getattr(os, "O_CLOEXEC", 0), 0o600)
-        with os.fdopen(fd, "w", encoding="utf-8") as fp:
-            fp.write(text)
+        _create(self._p(uri), text.encode("utf-8"))
 
     def write_bytes(self, uri: str, data: bytes) -> None:
         path = self._p(uri)
         os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0),
-                     0o600)
-        with os.fdopen(fd, "wb") as fp:
-            fp.write(data)
+        _create(path, data)
 
     def mkdirs(self, uri: str) -> None:
         os.makedirs(self._p(uri), mode=0o700, exist_ok=True)
