@@ -329,11 +329,17 @@ def _estimates(plan: ExportPlan, sources: list[QueueSource], files: list[FileSou
         if f.piece is not None:
             out.append(f.piece.count)
         else:
-            with contextlib.suppress(OSError):
-                out.append(os.path.getsize(f.path) // 600)  # about a dead letter's lines
-                continue
-            out.append(None)
+            out.append(_file_rows(f.path))
     return out
+
+
+def _file_rows(path: str) -> int | None:
+    """The rows a saved file is expected to give: its bytes over 600, about a dead letter's
+    lines (None: it cannot be read here)."""
+    try:
+        return os.path.getsize(path) // 600
+    except OSError:
+        return None
 
 
 def _spread(estimates: list[int | None], parts: int) -> bool:
@@ -762,27 +768,25 @@ def _count(spark: SparkSession, plan: ExportPlan, data: str, sources: list[Queue
     info: dict[str, Any] | None = None
     writes: list[Op] = []
     frame = None
+    counted: list[dict[str, Any]] = []  # no rows, so no file: nothing counted
     try:
         if fmt == "parquet" and listing is not None:
-            if not listing:
-                raise FileNotFoundError(data)  # no rows, so no file
-            frame = spark.read.schema(spark_ddl(_columns(plan))).parquet(data)
+            if listing:
+                frame = spark.read.schema(spark_ddl(_columns(plan))).parquet(data)
         else:
             frame = reader.format(fmt).load(data)
-        if fmt == "parquet" and staged is not None:
+        if frame is not None and fmt == "parquet" and staged is not None:
             queues = None  # the queues the files hold, when the aggregates are one job
             if listing and sum(listing.values()) <= ONE_JOB_BYTES and \
                     _rows_estimate(plan) <= ONE_JOB_ROWS:
                 queues = sorted({queue_of(path.split("/", 1)[0]) for path in listing})
             info, counted, writes = store_aggregates_by_file(
                 frame, join(staged, SUMMARY_DIR), queues)
-        else:
+        elif frame is not None:
             counted = [row.asDict() for row in frame.selectExpr(
                 "input_file_name() AS file", "qmgr", "queue", "source", "position")
                 .groupBy("file", "qmgr", "queue", "source")
                 .agg(*_count_aggregates(frame)).collect()]
-    except FileNotFoundError:
-        counted = []
     except Exception as e:
         if "UNABLE_TO_INFER_SCHEMA" in first_line(e) or "PATH_NOT_FOUND" in first_line(e):
             counted = []  # no rows, so no file
@@ -822,14 +826,14 @@ def _count(spark: SparkSession, plan: ExportPlan, data: str, sources: list[Queue
 
 
 def _rows_estimate(plan: ExportPlan) -> int:
-    """The rows the plan expects: the queues' depths at the start, a saved file's bytes
-    over 600 (about a dead letter's lines, as ``_estimates`` says)."""
+    """The rows the plan expects: the queues' depths at the start, and each saved file's
+    :func:`_file_rows` (one that cannot be read here: more than any bound)."""
     rows = plan.rows_expected
     for f in plan.files:
-        try:
-            rows += os.path.getsize(f.path) // 600
-        except OSError:
+        n = _file_rows(f.path)
+        if n is None:
             return sys.maxsize
+        rows += n
     return rows
 
 
