@@ -89,10 +89,6 @@ def plugin_names(frame: DataFrame) -> list[str]:
 
 POINT_SQL = (f"named_struct('arrival', unix_micros({ARRIVAL_SQL}), 'qmgr', qmgr, 'queue', "
              f"queue, 'position', position, 'msg_id', msg_id)")
-POINT_DDL = "struct<arrival:bigint,qmgr:string,queue:string,position:bigint,msg_id:string>"
-POINT_FIELDS = ("arrival", "qmgr", "queue", "position", "msg_id")
-DUPLICATES_DDL = "msg_id string, n bigint, queues array<string>"
-"""The stored duplicates' columns (``summary/duplicates``)."""
 
 
 FILE_LIST = "file"
@@ -309,17 +305,6 @@ def extremes(spark: SparkSession, source: str, first: int | None, last: int | No
             None if row["youngest"] is None else row["youngest"].asDict())
 
 
-def _point_sql(name: str, point: dict[str, Any] | None) -> tuple[str, dict[str, Any]]:
-    """The struct of one extreme message for the stored total row (SQL parameters, so no
-    value is quoted into the text); NULL when there is none."""
-    if point is None:
-        return f"CAST(NULL AS {POINT_DDL})", {}
-    kinds = {"arrival": "bigint", "position": "bigint"}
-    fields = ", ".join(f"'{f}', CAST(:{name}_{f} AS {kinds.get(f, 'string')})"
-                       for f in POINT_FIELDS)
-    return f"named_struct({fields})", {f"{name}_{f}": point[f] for f in POINT_FIELDS}
-
-
 def store_aggregates(frame: DataFrame, summary: str) -> dict[str, Any]:
     """Compute the aggregates of ``frame`` (the committed messages) with Spark and write
     them under ``summary`` (a folder URI, new); returns what ``summary.json`` holds but the
@@ -422,8 +407,8 @@ def _split_lists(table: Any, dims: dict[str, tuple[str, ...]]
 
 
 def _point_type() -> Any:
-    """:data:`POINT_DDL` in Arrow, its fields not null (as Spark wrote it: a struct of
-    the values found)."""
+    """The Arrow type of :data:`POINT_SQL`'s struct, its fields not null (as Spark wrote
+    it: a struct of the values found)."""
     import pyarrow as pa
 
     return pa.struct([pa.field("arrival", pa.int64(), nullable=False),
