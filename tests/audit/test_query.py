@@ -139,12 +139,9 @@ def test_queries_of_every_shape_still_run(spark, snap):
 def test_rows_are_bounded_and_say_when_there_are_more(spark, snap):
     folder, _ = snap
     text = "SELECT position FROM messages"
-    assert (len(run_query(spark, folder, text, limit=10).rows),
-            run_query(spark, folder, text, limit=10).more) == (10, True)
-    assert (len(run_query(spark, folder, text, limit=60).rows),
-            run_query(spark, folder, text, limit=60).more) == (60, False)
-    assert (len(run_query(spark, folder, text, limit=0).rows),
-            run_query(spark, folder, text, limit=0).more) == (60, False)
+    for limit, shown, more in ((10, 10, True), (60, 60, False), (0, 60, False)):
+        got = run_query(spark, folder, text, limit=limit)  # one query each: rows and more
+        assert (len(got.rows), got.more) == (shown, more), limit
     assert query_module.DEFAULT_LIMIT == 1000
 
 
