@@ -45,6 +45,13 @@ class Message:
     def correl_id_hex(self) -> str:
         return self.md.correl_id.hex().upper()
 
+    def packed_md(self) -> bytes | None:
+        """The MD as ``md.pack(ccsid=819)`` lays it out, when this message holds it so
+        already and its ``md`` was never unpacked (a stored message: ``packed_md`` of the
+        embedded backend's); None otherwise. For writers that copy a message out
+        (``ops.files.packed``) without unpacking its 29 fields."""
+        return None
+
     @property
     def report(self) -> int:
         """The MD's Report options (a stored message reads them without unpacking)."""

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import random
+import time
+
 import pytest
 
 from mqconsole.backends.base import Context
@@ -189,3 +192,36 @@ def test_unknown_commit_outcome_stops_and_says_so(qm, tmp_path):
     assert r.not_tried == 2 and r.skipped == 0  # after the unit in doubt: never tried
     assert len(bodies(qm)) == 2 and len(load_file(r.backup)) == 6
     assert any("unknown" in w for w in r.warnings)
+
+
+def test_the_backup_holds_what_the_general_writer_writes(qm, tmp_path, monkeypatch):
+    """The backup is written from each stored message's packed MD (``packed_md``) where it
+    still has one: byte for byte what ``write_messages_file`` writes of the same browsed
+    messages — versions 1 and 2, both byte orders, an expiry counting down, BackoutCounts
+    raised by a backout."""
+    from mqconsole.ops.savefile import write_messages_file
+    from tests.ops.test_savefile_streaming import messages_part, random_md
+
+    rnd = random.Random(5)
+    for i in range(60):
+        md = random_md(rnd)
+        md.expiry = rnd.choice([-1, -1, 900_000])
+        md.backout_count = 0
+        md.priority = i % 10
+        qm.put(Q, Message(md, rnd.randbytes(rnd.randint(0, 80))), context=Context.SET_ALL,
+               syncpoint=False)
+    with qm.browse(Q, for_get=True) as c:  # BackoutCount 1 on a few of them
+        for _ in range(7):
+            c.next()
+            c.get_current(syncpoint=True)
+    qm.backout()
+    later = time.time() + 3600  # an hour on (the Expiry left is not what was put),
+    monkeypatch.setattr(time, "time", lambda: later)  # and alike in both browses
+    with qm.browse(Q) as c:
+        browsed = c.next_batch(1000)
+    assert any(m.md.backout_count for m in browsed) and any(m.md.expiry > 0 for m in browsed)
+    general = tmp_path / "general.dmp"
+    write_messages_file(general, browsed, qmgr=qm.name, queue=Q)
+    r = delete_messages(qm, Q, Selection(all=True), backup=tmp_path / "backup.dmp")
+    assert r.done == 60 and r.failed == []
+    assert messages_part(tmp_path / "backup.dmp") == messages_part(general)

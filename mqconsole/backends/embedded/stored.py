@@ -18,7 +18,7 @@ from mqconsole.mq.facts import (
     parse_put_datetime,
     to_micros,
 )
-from mqconsole.mq.md import MQMD, MQMD_V2_LENGTH, OFFSETS
+from mqconsole.mq.md import MQMD, MQMD_V1_LENGTH, MQMD_V2_LENGTH, OFFSETS
 from mqconsole.mq.message import GROUP_FLAGS, Message
 
 from .mdfast import unpack819
@@ -83,6 +83,25 @@ class StoredMessage(Message):
         if self._md is not None:
             return None
         return self._blob, self._backout_count, self._expiry
+
+    def packed_md(self) -> bytes | None:
+        """The stored MD with the BackoutCount and the Expiry left written in (what
+        ``md`` would unpack), while ``md`` was not unpacked or replaced; else None."""
+        if self._md is not None:
+            return None
+        blob = self._blob
+        expiry = self._expiry
+        if len(blob) < MQMD_V1_LENGTH or (expiry is not None and expiry >= 2**31):
+            return None  # (unpacking it, writing it raise what they raise)
+        order: Literal["little", "big"] = "little" if blob[VERSION_AT] else "big"
+        backout = self._backout_count.to_bytes(4, order, signed=True)
+        if expiry is None and blob[BACKOUT_COUNT_AT:BACKOUT_COUNT_AT + 4] == backout:
+            return blob
+        md = bytearray(blob)
+        md[BACKOUT_COUNT_AT:BACKOUT_COUNT_AT + 4] = backout
+        if expiry is not None:
+            md[EXPIRY_AT:EXPIRY_AT + 4] = expiry.to_bytes(4, order, signed=True)
+        return bytes(md)
 
     @property
     def msg_id_hex(self) -> str:

@@ -39,7 +39,7 @@ from mqconsole.ops.selection import Selection
 from mqconsole.ops.views import MessageView
 from mqconsole.ops.words import counted
 
-from .publish import write_file_safely, write_messages_file
+from .publish import write_file_safely
 
 BROWSE_BATCH = 200
 PACKED_BATCH = 100  # messages save's fast route reads and writes at once
@@ -226,6 +226,8 @@ def save_selected(qm: QueueManager, queue: str, path: str | os.PathLike | None,
     def chosen() -> Iterator[Message]:
         for position, message in iter_selected(qm, queue, selection, control,
                                                missing=missing):
+            if write_packed:  # before message_key unpacks the MD
+                last_md[0] = message.packed_md()
             if report.saved is not None:
                 report.saved.add(position, message.msg_id_hex,
                                  (message_key(message), message.token))
@@ -235,11 +237,28 @@ def save_selected(qm: QueueManager, queue: str, path: str | os.PathLike | None,
             report.bytes += len(message.body)
             yield message
 
+    last_md: list[bytes | None] = [None]  # the packed MD of the message ``chosen`` gave last
+    write_packed = path is not None
     if path is None:
         for _ in chosen():
             pass
     else:
-        write_messages_file(path, chosen(), qmgr=qm.name, queue=queue, force=force)
+        def fill_from(fp: IO[str]) -> int:
+            # what write_messages_file writes; a message still holding its MD packed
+            # (``Message.packed_md``) is written from it (``files.packed``), not unpacked
+            fp.write(header_text(qmgr=qm.name, queue=queue))
+            n = 0
+            for message in chosen():
+                md = last_md[0]
+                text = None if md is None else message_text(md, message.body)
+                if text is None:
+                    write_message(fp, message)
+                else:
+                    fp.write(text)
+                n += 1
+            return n
+
+        write_file_safely(path, fill_from, force=force)
     report.missing = sum(missing)
     return report
 
