@@ -136,12 +136,23 @@ def qm(make_qm, filled):
     return make_qm(copy_of=filled)
 
 
-@pytest.mark.parametrize("route", ["move_next", "move_current_to", "put_get_current"])
+ROUTES = [("all", "move_next"), ("all", "move_current_to"), ("all", "put_get_current"),
+          ("off", "put_get_current")]
+"""The routes a move can take: on the embedded queue manager as it is, its three; with
+every optional capability off (``capabilities``, tests/support/plain.py) the cursor has
+no move step to offer, so ``Faults.fast`` and ``Faults.many`` hide nothing more and
+the one route there is put + get_current (the other two routes ran that very code
+again, with the same faults, on the same copy: the same test twice more)."""
+
+
+@pytest.mark.capabilities_off_too(False)  # both capabilities are in ROUTES
+@pytest.mark.parametrize(("capabilities", "route"), ROUTES, indirect=["capabilities"])
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_fault_matrix(qm, name, route):
-    """Each case three times: through the embedded cursor's many steps in one call (each
+    """Each case on each route: through the embedded cursor's many steps in one call (each
     message that hits a fault by its one-call step), through its one-call move step alone,
-    and through the protocol's put + get_current (the wrapper hides the fast paths)."""
+    and through the protocol's put + get_current (the wrapper hides the fast paths), on
+    the embedded queue manager as it is and with every optional capability off."""
     case = CASES[name]
     original = ORIGINAL
     faults = copy.deepcopy(case.faults)  # fresh counters for each run
