@@ -34,8 +34,7 @@ from mqconsole.mq.rfh2 import MQRFH, MQRFH2, parse_folder
 from mqconsole.mq.xqh import MQMDE, MQXQH
 from tests.support.examples import examples
 
-SETTINGS = examples(300, suppress_health_check=[HealthCheck.data_too_large])
-FEW = examples(150, suppress_health_check=[HealthCheck.data_too_large])
+SETTINGS = examples(100, suppress_health_check=[HealthCheck.data_too_large])
 
 PARSERS = (MQDLH, MQRFH2, MQRFH, MQXQH, MQMDE)
 CCSIDS = st.sampled_from([0, 819, 1208, 1252, 37, 500, 1047, 943, 1200, 4711, -2])
@@ -260,7 +259,7 @@ def test_safe_text_leaves_nothing_unsafe(text):
         assert out == text
 
 
-@FEW
+@SETTINGS
 @given(text=st.text(st.sampled_from("<>/ab=\"'&;!-[]CDAT \x00"), max_size=80))
 def test_parse_folder_never_raises(text):
     result = parse_folder(text)

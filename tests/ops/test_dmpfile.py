@@ -542,7 +542,6 @@ LINE_STARTS = st.sampled_from(["A VER ", "A MSI ", "A FMT ", "A AIX ", "A GRP ",
                                "message number 1", "  AccountingToken :"])
 
 
-@examples(300)
 @given(st.lists(st.tuples(LINE_STARTS, st.text(max_size=60)), max_size=40),
        st.sampled_from(["* DMPMQMSG Version:1 Created:x\n", "AMQSBCG0 - starts here\n"]))
 def test_random_lines_raise_only_dmpfileerror(lines, header):
@@ -570,7 +569,6 @@ def _mutations(text: str, rng: random.Random) -> str:
     return "".join(chars)
 
 
-@examples(200)
 @given(st.randoms(use_true_random=False))
 def test_mutated_valid_files_raise_only_dmpfileerror(rng):
     msgs = [Message(sample_md(), b"hello \x00\x01 world"), Message(sample_md(version=1), b"")]

@@ -17,7 +17,6 @@ from mqconsole.mq.rfh2 import MQRFH2
 from mqconsole.ops import views as views_mod
 from mqconsole.ops.timefmt import format_put_date_time
 from mqconsole.ops.views import MessageView, msg_flag_names, report_option_names
-from tests.support.examples import examples
 
 NOW = datetime(2026, 9, 22, 12, 0, 0, tzinfo=UTC)
 PUT = datetime(2026, 9, 22, 2, 34, 28, 280000, tzinfo=UTC)
@@ -300,7 +299,6 @@ _FORMATS = st.sampled_from(["", "MQSTR", "MQDEAD", "MQHRF2", "MQXMIT", "MQHMDE",
                             "\x1b[2J", "MQ\x00\x00"])
 
 
-@examples(300)
 @given(fmt=_FORMATS, ccsid=st.sampled_from([0, 37, 500, 819, 1047, 1200, 1208, 65535, -3]),
        encoding=st.sampled_from([0, 273, 546, 785, -1]), expiry=_LONGS, report=_LONGS,
        version=st.sampled_from([1, 2]),

@@ -19,7 +19,6 @@ from mqconsole.ops import views as views_mod
 from mqconsole.ops.timefmt import format_put_date_time
 from mqconsole.ops.views import MessageView
 from mqconsole.ops.where import FIELDS, Where, WhereError, compile_where, field_names
-from tests.support.examples import examples
 
 NOW = datetime(2026, 9, 22, 12, 0, 0, tzinfo=UTC)
 
@@ -318,7 +317,6 @@ def test_where_error_is_a_value_error():
 
 # -- never raising ---------------------------------------------------------------------------
 
-@examples(500)
 @given(st.text(max_size=80))
 def test_arbitrary_text_raises_only_where_error(expr):
     try:
@@ -335,7 +333,6 @@ _PIECES = st.sampled_from([
 ])
 
 
-@examples(500)
 @given(st.lists(_PIECES, max_size=14))
 def test_token_soup_raises_only_where_error(pieces):
     try:
@@ -392,7 +389,6 @@ def arbitrary_messages(draw):
                        draw(st.sampled_from([NOW, NOW - timedelta(days=20000), None])))
 
 
-@examples(300)
 @given(arbitrary_messages())
 def test_compiled_expressions_never_raise_on_arbitrary_messages(view):
     for w in COMPILED:

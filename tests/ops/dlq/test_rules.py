@@ -17,7 +17,6 @@ from mqconsole.ops.dlq.rules import (
     parse_table,
     read_table,
 )
-from tests.support.examples import examples
 
 # IBM's example table (docs/dlq-handler.md), as the docs ship it
 IBM_EXAMPLE_FILE = Path(__file__).parents[3] / "examples" / "dlq" / "ibm-example.rules"
@@ -207,7 +206,6 @@ keyword = st.sampled_from((*ALL_KEYWORDS, "ACTION(FWD)", "(", ")", "'", "+", "-"
 hostile = st.lists(st.one_of(keyword, st.text(max_size=6)), max_size=40).map("".join)
 
 
-@examples(400)
 @given(hostile)
 def test_the_parser_never_crashes_on_hostile_text(text: str) -> None:
     table, found = check_table(text)
@@ -218,7 +216,6 @@ def test_the_parser_never_crashes_on_hostile_text(text: str) -> None:
         assert "\n" not in sentence and "\x1b" not in sentence
 
 
-@examples(200)
 @given(st.one_of(st.binary(max_size=200),
                  hostile.map(lambda t: t.encode("utf-8", "surrogatepass")),
                  st.tuples(hostile, st.binary(max_size=8), hostile).map(
