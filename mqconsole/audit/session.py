@@ -84,6 +84,8 @@ class SparkSettings:
     shuffle_partitions: int | None = None  # default: the master's cores (local), else 8
     conf: Mapping[str, str] = field(default_factory=dict)
     compile_hot: bool = False  # C2 for the per-row code (:data:`HOT_JIT`): a big export
+    share_classes: bool = False  # the driver maps Spark's classes from an archive (classes.py)
+    dump_classes: bool = False  # ... and writes one at its exit when there is none
 
     @property
     def log_file(self) -> Path:
@@ -181,6 +183,13 @@ def spark_conf_pairs(settings: SparkSettings, log4j: Path,
     executor_log4j = f"file:{log4j}" if local else SHIPPED_LOG4J
     jit = HOT_JIT if settings.compile_hot else QUICK_JIT
     java_opts = f"-Dlog4j2.configurationFile=file:{log4j} {jit} -XX:+UseSerialGC"
+    if settings.share_classes:
+        from . import classes
+        from .java import find_java
+
+        shared = classes.java_options(log4j.parent, find_java(env), given,
+                                      dump=settings.dump_classes, environ=env)
+        java_opts = f"{java_opts} {shared}".rstrip()
     warehouse = Path(tempfile.gettempdir()) / f"mqconsole-spark-warehouse-{os.getuid()}"
     conf = {
         "spark.master": settings.master,

@@ -130,23 +130,25 @@ def test_a_big_export_compiles_its_hot_code_with_c2_and_every_other_session_with
 
 def test_the_cli_export_asks_for_c2_from_hot_rows_on(monkeypatch):
     """``audit export`` opens Spark after planning, with the rows the plan counted: below
-    HOT_ROWS C1, from it on C2 (start_session replaced: no JVM here)."""
+    HOT_ROWS C1, from it on C2, and the driver writes its class-data sharing archive at exit
+    when there is none (audit/classes.py); every command-line session uses the archive
+    (start_session replaced: no JVM here)."""
     import pytest
 
     from mqconsole.audit import session
     from mqconsole.cli.commands import audit_spark
 
-    asked: list[bool] = []
+    asked: list[tuple[bool, bool, bool]] = []
 
     class Stop(Exception):
         pass
 
     def start(settings):
-        asked.append(settings.compile_hot)
+        asked.append((settings.compile_hot, settings.share_classes, settings.dump_classes))
         raise Stop
 
     monkeypatch.setattr(session, "start_session", start)
     for rows in (0, session.HOT_ROWS - 1, session.HOT_ROWS):
         with pytest.raises(Stop):
             audit_spark.open_spark("local[2]", None, rows=rows)
-    assert asked == [False, False, True]
+    assert asked == [(False, True, False), (False, True, False), (True, True, True)]

@@ -73,4 +73,5 @@ def open_spark(master: str | None, remote: str | None, intro: str = "",
         set_conf(session, conf or {})
         return session
     return start_session(SparkSettings(master=master or DEFAULT_MASTER, conf=conf or {},
-                                       compile_hot=rows >= HOT_ROWS))
+                                       compile_hot=rows >= HOT_ROWS, share_classes=True,
+                                       dump_classes=rows >= HOT_ROWS))
