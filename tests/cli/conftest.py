@@ -227,6 +227,18 @@ def answer_on_a_terminal(args: list[str], answer: bytes | None, *, home: Path
 
 
 @pytest.fixture(scope="session")
+def template(tmp_path_factory) -> Path:
+    """Queue manager QMJ with 20,000 messages on J.SRC and J.DST empty, built once per test
+    process: the move, delete and load processes of test_journal_signals,
+    test_not_tried_cli and test_signal_exit_codes each run on a copy of it (``_copy``).
+    (test_dlq_sigterm has a template of its own.)"""
+    from .test_journal_faults import make_qm
+    from .test_journal_signals import COUNT
+
+    return make_qm(tmp_path_factory.mktemp("signals") / "template.sqlite", COUNT)
+
+
+@pytest.fixture(scope="session")
 def demo_template(tmp_path_factory) -> Path:
     d = tmp_path_factory.mktemp("demo")
     path = d / "demo.sqlite"

@@ -23,15 +23,10 @@ from mqconsole.backends.open import open_embedded
 from mqconsole.ops.journal import Journal
 
 from .conftest import run_cli, wait_for_output
-from .test_journal_faults import DST, MQCONSOLE, SRC, ids, make_qm
+from .test_journal_faults import DST, MQCONSOLE, SRC, ids
 
 COUNT = 20_000
 pytestmark = pytest.mark.slow
-
-
-@pytest.fixture(scope="module")
-def template(tmp_path_factory) -> Path:
-    return make_qm(tmp_path_factory.mktemp("signals") / "template.sqlite", COUNT)
 
 
 def _copy(template: Path, target: Path) -> Path:

@@ -27,7 +27,7 @@ from mqconsole.ops.selection import Selection
 
 from .conftest import run_cli
 from .test_journal_faults import DST, MQCONSOLE, SRC
-from .test_journal_signals import COUNT, _copy, _depth, _env, template, watching  # noqa: F401
+from .test_journal_signals import COUNT, _copy, _depth, _env, watching
 
 DLQ = "SYSTEM.DEAD.LETTER.QUEUE"
 pytestmark = pytest.mark.slow
@@ -62,7 +62,7 @@ def _listed(path: Path, home: Path) -> str:
 
 
 @pytest.mark.parametrize("as_json", [False, True])
-def test_a_delete_stopped_mid_way_counts_what_it_never_tried(template, tmp_path,  # noqa: F811
+def test_a_delete_stopped_mid_way_counts_what_it_never_tried(template, tmp_path,
                                                              as_json):
     path, home = _copy(template, tmp_path / "del.sqlite"), tmp_path / "home"
     proc = _run_until(["--embedded", str(path), "delete", SRC, "--all", "--yes",
@@ -85,7 +85,7 @@ def test_a_delete_stopped_mid_way_counts_what_it_never_tried(template, tmp_path,
 
 
 def test_a_load_stopped_mid_way_says_how_many_of_the_file_were_not_put(
-        template, tmp_path):  # noqa: F811
+        template, tmp_path):
     src = _copy(template, tmp_path / "src.sqlite")
     qm = open_embedded(src)
     dump = tmp_path / "all.dmp"

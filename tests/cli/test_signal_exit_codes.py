@@ -24,14 +24,14 @@ from mqconsole.ops.dlq.attempts import AttemptStore
 from mqconsole.ops.journal import Journal
 
 from .test_journal_faults import DST, MQCONSOLE, SRC, ids
-from .test_journal_signals import COUNT, _copy, _env, _journal, _move_until, template  # noqa: F401
+from .test_journal_signals import COUNT, _copy, _env, _journal, _move_until
 
 DLQ = "SYSTEM.DEAD.LETTER.QUEUE"
 pytestmark = pytest.mark.slow
 
 
 def test_sighup_stops_a_move_at_the_next_commit_with_summary_journal_and_129(
-        template, tmp_path):  # noqa: F811
+        template, tmp_path):
     path, home = _copy(template, tmp_path / "hup.sqlite"), tmp_path / "home"
     proc = _move_until(path, home, 3000)
     proc.send_signal(signal.SIGHUP)
