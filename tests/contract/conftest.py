@@ -22,10 +22,10 @@ import pytest
 from contract_support import ADMIN, drain
 
 from mqconsole.backends.base import QueueManager
-from mqconsole.backends.embedded import create_queue_manager
 from mqconsole.backends.open import open_embedded
 from mqconsole.mq.errors import MQError
 from mqconsole.mq.queue import QueueAttrs, QueueType
+from tests.support.templates import empty_queue_manager
 
 QMGR_NAME = "QMCT"
 
@@ -92,7 +92,7 @@ class EmbeddedFile(_Embedded):
     def __init__(self, tmp_path: Path) -> None:
         super().__init__()
         self.path = tmp_path / "contract.qm"
-        create_queue_manager(self.path, QMGR_NAME).close()
+        empty_queue_manager(self.path, QMGR_NAME)  # create_queue_manager(...).close(), copied
 
     def connect(self, principal: str | None = None) -> QueueManager:
         return open_embedded(self.path, principal=principal or ADMIN)

@@ -26,8 +26,8 @@ from typing import Any
 from contract_support import ADMIN
 
 from mqconsole.backends.base import QueueManager
-from mqconsole.backends.embedded import create_queue_manager
 from mqconsole.backends.embedded.connection import open_embedded
+from tests.support.templates import empty_queue_manager
 
 _MQI_TESTS = Path(__file__).resolve().parents[1] / "backends" / "mqi"
 if str(_MQI_TESTS) not in sys.path:
@@ -58,7 +58,7 @@ class StandInBackend:
 
         self._install()
         self.path = tmp_path / "contract.qm"
-        create_queue_manager(self.path, QMGR_NAME).close()
+        empty_queue_manager(self.path, QMGR_NAME)  # create_queue_manager(...).close(), copied
         self.engine = standin.ENGINE
         self.qdef = self.engine.register(standin.QMgrDef.for_file(
             QMGR_NAME, self.path, ADMIN, password=PASSWORD))

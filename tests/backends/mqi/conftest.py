@@ -16,10 +16,10 @@ import pytest
 import standin
 from fake_ibmmqc import ENGINE, Engine, QMgrDef
 
-from mqconsole.backends.embedded import create_queue_manager
 from mqconsole.backends.embedded.connection import open_embedded
 from mqconsole.backends.mqi import MQConnectSettings, MQIQueueManager, open_mq
 from mqconsole.backends.mqi import shim as shim_mod
+from tests.support.templates import empty_queue_manager
 
 ADMIN = "mqadmin"
 PASSWORD = "s3cret-pw"
@@ -61,7 +61,7 @@ class QMgr:
                  name: str, **qdef: Any) -> None:
         self.name = name
         self.path = tmp_path / f"{name}.qm"
-        create_queue_manager(self.path, name).close()
+        empty_queue_manager(self.path, name)  # create_queue_manager(...).close(), copied
         qdef.setdefault("password", PASSWORD)
         self.qdef = engine.register(QMgrDef.for_file(name, self.path, ADMIN, **qdef))
         self.engine = engine
