@@ -17,6 +17,8 @@ from mqconsole.backends.open import open_embedded
 from mqconsole.mq.queue import QueueAttrs
 
 _EMPTY: dict[str, Path] = {}
+RAM = "/dev/shm" if os.access("/dev/shm", os.W_OK | os.X_OK) else None
+"""A folder in RAM for a test's queue manager files (None: the temp folder)."""
 
 
 def empty_queue_manager(path: str | os.PathLike[str], name: str) -> Path:

@@ -6,6 +6,8 @@ it is a dev dependency) and pymqi (when its sdist is at hand: tests/backends/mqi
 
 from __future__ import annotations
 
+import shutil
+import tempfile
 import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import replace
@@ -19,7 +21,7 @@ from fake_ibmmqc import ENGINE, Engine, QMgrDef
 from mqconsole.backends.embedded.connection import open_embedded
 from mqconsole.backends.mqi import MQConnectSettings, MQIQueueManager, open_mq
 from mqconsole.backends.mqi import shim as shim_mod
-from tests.support.templates import empty_queue_manager
+from tests.support.templates import RAM, empty_queue_manager
 
 ADMIN = "mqadmin"
 PASSWORD = "s3cret-pw"
@@ -57,10 +59,10 @@ def engine() -> Iterator[Engine]:
 class QMgr:
     """A queue manager behind the stand-in: its definition, its file, and connections."""
 
-    def __init__(self, tmp_path: Path, engine: Engine, lib: shim_mod.MQLibrary,
+    def __init__(self, folder: Path, engine: Engine, lib: shim_mod.MQLibrary,
                  name: str, **qdef: Any) -> None:
         self.name = name
-        self.path = tmp_path / f"{name}.qm"
+        self.path = folder / f"{name}.qm"
         empty_queue_manager(self.path, name)  # create_queue_manager(...).close(), copied
         qdef.setdefault("password", PASSWORD)
         self.qdef = engine.register(QMgrDef.for_file(name, self.path, ADMIN, **qdef))
@@ -103,18 +105,21 @@ class QMgr:
 
 
 @pytest.fixture
-def make_qmgr(tmp_path: Path, engine: Engine, library: shim_mod.MQLibrary
-              ) -> Iterator[Callable[..., QMgr]]:
+def make_qmgr(engine: Engine, library: shim_mod.MQLibrary) -> Iterator[Callable[..., QMgr]]:
+    """Queue managers behind the stand-in, their files in RAM (``RAM``, as ``make_qm``'s
+    copies: no fsync at a checkpoint or a last close), removed when the test ends."""
     made: list[QMgr] = []
+    folder = Path(tempfile.mkdtemp(prefix="mqconsole-mqi-", dir=RAM))
 
     def _make(name: str = "QMT", lib: shim_mod.MQLibrary | None = None, **qdef: Any) -> QMgr:
-        q = QMgr(tmp_path, engine, lib or library, name, **qdef)
+        q = QMgr(folder, engine, lib or library, name, **qdef)
         made.append(q)
         return q
 
     yield _make
     for q in made:
         q.close()
+    shutil.rmtree(folder, ignore_errors=True)
     # every connection is closed: a dynamic queue left now stays for good on a real queue
     # manager (a PERMDYN model's reply queue closed without MQCO_DELETE_PURGE)
     left = {q.name: engine.leftovers(q.qdef) for q in made if engine.leftovers(q.qdef)}
