@@ -14,6 +14,8 @@ shared between runs.
 
 from __future__ import annotations
 
+import shutil
+import tempfile
 import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -25,7 +27,7 @@ from mqconsole.backends.base import QueueManager
 from mqconsole.backends.open import open_embedded
 from mqconsole.mq.errors import MQError
 from mqconsole.mq.queue import QueueAttrs, QueueType
-from tests.support.templates import empty_queue_manager
+from tests.support.templates import RAM, empty_queue_manager
 
 QMGR_NAME = "QMCT"
 
@@ -144,12 +146,18 @@ BACKENDS.update(MQI_BACKENDS)  # type: ignore[arg-type]
 
 
 @pytest.fixture(params=list(BACKENDS))
-def backend(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Backend]:
-    b = BACKENDS[request.param](tmp_path)
+def backend(request: pytest.FixtureRequest) -> Iterator[Backend]:
+    """Each backend of the contract, a file-backed one's file in RAM (``RAM``, as
+    ``make_qm``'s copies: no fsync at a checkpoint or a last close), removed at the end."""
+    folder = Path(tempfile.mkdtemp(prefix="mqconsole-contract-", dir=RAM))
     try:
-        yield b
+        b = BACKENDS[request.param](folder)
+        try:
+            yield b
+        finally:
+            b.close()
     finally:
-        b.close()
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 @pytest.fixture
