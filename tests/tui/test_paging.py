@@ -6,10 +6,14 @@ rows listed without bodies are drawn as the messages' views would be."""
 
 from __future__ import annotations
 
+import shutil
+from pathlib import Path
+
 import pytest
 from hypothesis import HealthCheck, given
 from hypothesis import strategies as st
 
+from mqconsole.backends.open import open_embedded
 from mqconsole.mq.md import MQMD
 from mqconsole.mq.message import Message
 from mqconsole.mq.queue import QueueAttrs
@@ -26,15 +30,32 @@ from .conftest import NOW, open_queue, screen_text, settle, wait_for
 DEPTH = 6000
 
 
-@pytest.fixture
-def deep(qm):
-    """6,000 messages; every seventh is longer (what the filter looks for)."""
+@pytest.fixture(scope="module")
+def demo_template(demo_template: Path, tmp_path_factory) -> Path:
+    """The demo scene with APP.DEEP's 6,000 messages (every seventh is longer: what the
+    filter looks for), built once per module: each test's ``demo_file`` is a copy of it
+    (the tests of this module that use the demo all use ``deep``) instead of 6,000 puts
+    of its own."""
+    path = tmp_path_factory.mktemp("deep") / "qm.sqlite"
+    for suffix in ("", "-wal", "-shm"):
+        src = Path(str(demo_template) + suffix)
+        if src.exists():
+            shutil.copy(src, str(path) + suffix)
+    qm = open_embedded(str(path))
     qm.define_queue(QueueAttrs(name="APP.DEEP", max_depth=100_000))
     for n in range(DEPTH):
         body = b"long message %05d" % n if n % 7 == 3 else b"m%05d" % n
         qm.put("APP.DEEP", Message(MQMD(format="MQSTR", ccsid=1208, priority=n % 3), body),
                syncpoint=True)
     qm.commit()
+    qm.close()
+    return path
+
+
+@pytest.fixture
+def deep(qm) -> str:
+    """APP.DEEP, filled in this module's demo template."""
+    assert qm.inquire_queue("APP.DEEP").depth == DEPTH
     return "APP.DEEP"
 
 
