@@ -38,6 +38,8 @@ from typing import Any
 # conditions decide
 _ROUNDS = 500
 _POLL = 0.002
+_TIMEOUT = 30.0  # (Pilot's own wait's)
+_STOPPED_POLL = 0.1  # how often a wait for the widgets looks whether the app still runs
 
 
 def install() -> bool:
@@ -105,11 +107,8 @@ def _screen_pending(screen: Any) -> bool:
 async def settled(app: Any) -> None:
     """Until the app and the screen on top have handled every message sent to them (also
     those sent while waiting) and the screen has laid out what changed."""
-    from textual.pilot import Pilot
-
     from tests.support import headless_frames
 
-    pilot = Pilot(app)
     for future in _SENT.pop(app, []):  # the keys sent are in the app's queue
         await asyncio.wrap_future(future)
     for _ in range(_ROUNDS):
@@ -121,10 +120,44 @@ async def settled(app: Any) -> None:
             # a resize waits for the app's debounce timer (1/120 s) to send it on to the
             # screen: the condition polled
             await asyncio.sleep(_POLL)
-        elif any(_busy(pump) for pump in _pumps(app, screen)):
-            # Textual's own wait: a callback queued behind what each pump has
-            await pilot._wait_for_screen()
+        elif busy := [pump for pump in _pumps(app, screen) if _busy(pump)]:
+            # a callback queued behind what each busy pump has, as Textual's own wait
+            # queues one behind every pump of the screen (an idle one has nothing to wait
+            # for: its callback was most of the messages a pilot test's app handled)
+            await _handled(app, busy)
         elif _screen_pending(screen) and screen.is_current and not app._batch_count:
             screen._on_timer_update()
         else:
             return
+
+
+async def _handled(app: Any, pumps: list[Any]) -> None:
+    """Until each of ``pumps`` has called a callback queued behind what it had (Textual's
+    public ``call_later``); as Pilot's own wait, an app that stops meanwhile (an exception,
+    an exit) ends the wait, and a wait of over 30 s fails."""
+    left = 0
+    done = asyncio.Event()
+
+    def called() -> None:
+        nonlocal left
+        left -= 1
+        if not left:
+            done.set()
+
+    for pump in pumps:
+        if pump.call_later(called):
+            left += 1
+    if not left:
+        return
+    waiter = asyncio.ensure_future(done.wait())
+    end = asyncio.get_running_loop().time() + _TIMEOUT
+    try:
+        while not waiter.done():
+            await asyncio.wait([waiter], timeout=_STOPPED_POLL)
+            if not waiter.done() and not app.is_running:
+                return
+            if asyncio.get_running_loop().time() > end:
+                raise AssertionError("the console's widgets did not handle their messages "
+                                     f"within {_TIMEOUT:.0f} s")
+    finally:
+        waiter.cancel()
