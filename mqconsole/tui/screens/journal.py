@@ -221,7 +221,9 @@ class JournalScreen(ConsoleScreen):
         status += f" · {getattr(self, 'journal_path', '')}"
         if self.problems:
             status += f" · {len(self.problems)} unreadable line(s) skipped"
-        self.query_one("#status", Static).update(txt(status))
+        # one line high and as wide as the screen whatever it says (console.tcss): only
+        # painted, the screen not laid out again
+        self.query_one("#status", Static).update(txt(status), layout=False)
 
     def on_row_list_selected(self, event: RowList.Selected) -> None:
         from mqconsole.tui.screens.journal_record import JournalRecordScreen

@@ -110,6 +110,11 @@ def summary_text(model: RowSource, width: int, depth_now: int | None = None,
     return out
 
 
+FIXED_PANELS = frozenset({"#status"})
+"""Panels whose size their text never changes (console.tcss: ``height: 1``, the screen's
+width): updated without a layout."""
+
+
 class MessagesScreen(ConsoleScreen):
     HELP_NAME = "messages"
     KEYS = [*K.MESSAGE_KEYS, K.BACK]
@@ -549,10 +554,12 @@ class MessagesScreen(ConsoleScreen):
 
     def _show(self, selector: str, text: Text) -> None:
         """Update a panel when its text changed: an update lays the screen out again, and
-        a key that only moves through the list should repaint only the list."""
+        a key that only moves through the list should repaint only the list. The status
+        line is one line high and as wide as the screen whatever it says (console.tcss): its
+        new text is only painted, the screen not laid out again."""
         if self._shown.get(selector) != text:
             self._shown[selector] = text
-            self.query_one(selector, Static).update(text)
+            self.query_one(selector, Static).update(text, layout=selector not in FIXED_PANELS)
 
     # -- keys ---------------------------------------------------------------------------------
     def action_dlq_handler(self) -> None:

@@ -265,7 +265,9 @@ class QueuesScreen(ConsoleScreen):
         if self._texts.get(name) == _same(content):
             return
         self._texts[name] = _same(content)
-        self.query_one(f"#{name}", Static).update(content)
+        # the status line is one line high and as wide as the screen whatever it says
+        # (console.tcss): only painted, the screen not laid out again
+        self.query_one(f"#{name}", Static).update(content, layout=name != "status")
 
     def current_queue(self) -> str | None:
         table = self.query_one("#queues", DataTable)
