@@ -549,7 +549,8 @@ def run_export(spark: SparkSession, plan: ExportPlan, *,
                 _compact(spark, store, data, plan, keep, listing)
         heard = len(plan.notes)
         # the rows of every file, and (Parquet) the report's aggregates from the same
-        # files, in one job for a snapshot of up to summary.ONE_JOB_ROWS
+        # files, in one job for a snapshot of up to summary.ONE_JOB_ROWS (3-4 jobs up to
+        # SHUFFLED_JOB_ROWS)
         files, summary = _count(spark, plan, data, sources, staged, listing)
         for said in plan.notes[heard:]:  # a queue whose stretches changed while read
             tell(said)
@@ -750,13 +751,15 @@ def _count(spark: SparkSession, plan: ExportPlan, data: str, sources: list[Queue
     ``listing`` (Parquet: the data files and their bytes, from the store): the files are
     read with the snapshot's schema (no job to infer it), none are not read at all, and up
     to ``summary.ONE_JOB_ROWS`` expected rows (and ``ONE_JOB_BYTES`` of files) the count
-    and every aggregate are one Spark job."""
+    and every aggregate are one Spark job; up to ``summary.SHUFFLED_JOB_ROWS``, one job with
+    shuffles and two or three small ones; beyond, a pass per aggregate."""
     from .columns import spark_ddl
     from .compact import queue_of
     from .errors import first_line
     from .summary import (
         ONE_JOB_BYTES,
         ONE_JOB_ROWS,
+        SHUFFLED_JOB_ROWS,
         SUMMARY_DIR,
         SUMMARY_FILE,
         files_digest,
@@ -777,11 +780,13 @@ def _count(spark: SparkSession, plan: ExportPlan, data: str, sources: list[Queue
             frame = reader.format(fmt).load(data)
         if frame is not None and fmt == "parquet" and staged is not None:
             queues = None  # the queues the files hold, when the aggregates are one job
-            if listing and sum(listing.values()) <= ONE_JOB_BYTES and \
-                    _rows_estimate(plan) <= ONE_JOB_ROWS:
+            rows = _rows_estimate(plan)
+            shuffled = not (listing and sum(listing.values()) <= ONE_JOB_BYTES
+                            and rows <= ONE_JOB_ROWS)
+            if listing and (not shuffled or rows <= SHUFFLED_JOB_ROWS):
                 queues = sorted({queue_of(path.split("/", 1)[0]) for path in listing})
             info, counted, writes = store_aggregates_by_file(
-                frame, join(staged, SUMMARY_DIR), queues)
+                frame, join(staged, SUMMARY_DIR), queues, shuffled)
         elif frame is not None:
             counted = [row.asDict() for row in frame.selectExpr(
                 "input_file_name() AS file", "qmgr", "queue", "source", "position")

@@ -260,6 +260,11 @@ def duplicate_ids(spark: SparkSession, source: str, rows: int | None = None
                f"GROUP BY 1 HAVING count(*) > 1")
     with _settings(spark, settings):
         hashes = spark.sql(sql).toArrow()
+    return _candidates(spark, source, hashes)
+
+
+def _candidates(spark: SparkSession, source: str, hashes: Any) -> list[dict[str, Any]]:
+    """:func:`duplicate_ids` given the hashes found more than once (an Arrow table, ``h``)."""
     if hashes.num_rows == 0:
         return []
     candidates = unique_view(CANDIDATES_VIEW)
@@ -317,7 +322,8 @@ def store_aggregates(frame: DataFrame, summary: str) -> dict[str, Any]:
     return info
 
 
-def store_aggregates_by_file(frame: DataFrame, summary: str, queues: list[str] | None = None
+def store_aggregates_by_file(frame: DataFrame, summary: str, queues: list[str] | None = None,
+                             shuffled: bool = False
                              ) -> tuple[dict[str, Any], list[dict[str, Any]], list[Op]]:
     """The aggregates of ``frame`` (a read of the data files themselves, so
     ``input_file_name()`` names them), and from the same pass each file's rows per (qmgr,
@@ -329,8 +335,10 @@ def store_aggregates_by_file(frame: DataFrame, summary: str, queues: list[str] |
 
     ``queues``: every queue the files hold (their partition folders), given when the
     files are few enough (:data:`ONE_JOB_ROWS`, :data:`ONE_JOB_BYTES`): then everything is one
-    Spark job (:func:`_one_job`); None: a pass per aggregate, for any size."""
-    return _store(frame, summary, by_file=True, queues=queues)
+    Spark job (:func:`_one_job`); with ``shuffled`` (more rows, up to
+    :data:`SHUFFLED_JOB_ROWS`), one job with shuffles and two or three small ones; None: a
+    pass per aggregate, for any size."""
+    return _store(frame, summary, by_file=True, queues=queues, shuffled=shuffled)
 
 
 ONE_JOB_ROWS = 250_000
@@ -342,21 +350,29 @@ the driver. Beyond, a pass per aggregate (:func:`_store_in`, several jobs): each
 goes through the one job's coalesce to one task costs about a microsecond per aggregate
 (measured: 1M rows, 9.5 JVM CPU-seconds in one job against 5.5 in eleven), while each
 job saved is a few tenths of a second of planning and scheduling."""
+SHUFFLED_JOB_ROWS = 4_000_000
+"""Up to this many rows (beyond :data:`ONE_JOB_ROWS`), the export's aggregates are one job
+with shuffles (``_one_job(shuffled=True)``: each aggregation partial where it reads, then
+final after a shuffle, adaptive execution off so the stages are one job), the MsgIds' hashes
+counted in one task, the candidates' rows and the oldest and youngest message (a few pages)
+after: 3-4 jobs where the passes took 11 (1M plain bench rows, warm session, JVM CPU-s
+2.6-3.6 against 3.4-5.0, unique MsgIds 3.2-3.5 against 4.2-5.0). The arrival times are
+collected (a row per distinct time, at most 64 MB here)."""
 MAX_QUEUE_BITS = 256
 """Up to this many queues, the one job finds each duplicate MsgId's queues as bits (a
 ``long`` per 64 queues, fixed-width: a hash aggregation); more, and the duplicates are
 found by :func:`duplicate_ids`' passes."""
 
 
-def _store(frame: DataFrame, summary: str, by_file: bool, queues: list[str] | None
-           ) -> tuple[dict[str, Any], list[dict[str, Any]], list[Op]]:
+def _store(frame: DataFrame, summary: str, by_file: bool, queues: list[str] | None,
+           shuffled: bool = False) -> tuple[dict[str, Any], list[dict[str, Any]], list[Op]]:
     spark = frame.sparkSession
     plugins = plugin_names(frame)
     source = unique_view(SOURCE_VIEW)
     frame.createOrReplaceTempView(source)
     try:
         if queues is not None:
-            return _one_job(spark, source, plugins, summary, by_file, queues)
+            return _one_job(spark, source, plugins, summary, by_file, queues, shuffled)
         return _store_in(spark, source, plugins, summary, by_file)
     finally:
         spark.catalog.dropTempView(source)
@@ -464,7 +480,7 @@ def _parquet_writes(folder: str, table: Any) -> list[Op]:
 
 
 def _one_job(spark: SparkSession, source: str, plugins: list[str], summary: str,
-             by_file: bool, queues: list[str]
+             by_file: bool, queues: list[str], shuffled: bool = False
              ) -> tuple[dict[str, Any], list[dict[str, Any]], list[Op]]:
     """Every aggregate in one Spark job: a ``UNION ALL`` of four aggregations, each over
     the messages coalesced to one task (no shuffle, so no job per stage), run side by side:
@@ -480,12 +496,21 @@ def _one_job(spark: SparkSession, source: str, plugins: list[str], summary: str,
     for small snapshots: :data:`ONE_JOB_ROWS`); collected once, the files written by the driver
     (:func:`_writes`). Exact under retries: Spark keeps one attempt of each task. A queue
     not in ``queues`` (or more than :data:`MAX_QUEUE_BITS`): the duplicates are found
-    again by :func:`duplicate_ids` (more jobs)."""
+    again by :func:`duplicate_ids` (more jobs).
+
+    ``shuffled`` (a bigger snapshot: :data:`SHUFFLED_JOB_ROWS`): the lists and the arrival
+    times aggregated where they are read (no coalesce: the scan's batches stay in whole-stage
+    code) and finished after a shuffle, adaptive execution off so that the union's stages are
+    one job; the MsgIds' 64-bit hashes counted in one task (nearly every one occurs once: a
+    partial count would save nothing); then the candidates' rows (:func:`duplicate_ids`'
+    second step, only when a hash occurs twice) and the oldest and youngest message from
+    the pages holding the first and last arrival (:func:`extremes`), a job each."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
     def one_task(columns: str, where: str = "") -> str:
-        return f"(SELECT /*+ COALESCE(1) */ {columns} FROM {source}{where})"
+        hint = "" if shuffled else "/*+ COALESCE(1) */ "
+        return f"(SELECT {hint}{columns} FROM {source}{where})"
 
     names = queues if len(queues) <= MAX_QUEUE_BITS else []
     index = ("CASE queue " + " ".join(f"WHEN {sql_text(q)} THEN {i + 1}"
@@ -511,29 +536,46 @@ def _one_job(spark: SparkSession, source: str, plugins: list[str], summary: str,
             + one_task(f"CASE WHEN {ARRIVAL_SQL} IS NOT NULL THEN {POINT_SQL} END AS _p, "
                        f"CASE WHEN queue IS NULL THEN NULL ELSE {index} END AS _q")),
     }
+    if shuffled:  # the MsgIds' hashes (fixed-width keys); the extremes from a few pages
+        del parts["extremes"]
+        parts["duplicates"] = (
+            "SELECT _h, count(*) AS n FROM (SELECT /*+ COALESCE(1) */ xxhash64(msg_id) AS _h "
+            f"FROM {source} WHERE msg_id IS NOT NULL) GROUP BY _h HAVING count(*) > 1")
     union = None
     for name, sql in parts.items():
         frame = spark.sql(sql).selectExpr(f"'{name}' AS _part", "*")
         union = frame if union is None else union.unionByName(frame, allowMissingColumns=True)
     assert union is not None
-    with _settings(spark, {COMBINE_AGGREGATION: "true", UNION_PARTITIONING: "false"}):
+    settings = {COMBINE_AGGREGATION: "true", UNION_PARTITIONING: "false"}
+    if shuffled:  # one job: AQE would run each shuffle's stage as a job of its own
+        settings = {"spark.sql.adaptive.enabled": "false", UNION_PARTITIONING: "false",
+                    COMBINE_AGGREGATION: "true"}
+    with _settings(spark, settings):
         table = union.toArrow()
 
     def part(name: str) -> Any:
         return table.filter(pc.equal(table["_part"], name))
 
     compact = part("lists").drop_columns(
-        ["_part", "_arrival", "_msg_id", "_first", "_last", "_unknown",
-         *[c for c in table.column_names if c.startswith("_q") and c[2:].isdigit()]])
+        [c for c in table.column_names if c in ("_part", "_arrival", "_msg_id", "_first",
+                                                "_last", "_unknown", "_h")
+         or (c.startswith("_q") and c[2:].isdigit())])
     lists_table, per_file, total = _split_lists(rollup(compact, dims), {
         k: v for k, v in dims.items() if k != FILE_LIST})
-    ends = part("extremes").select(["_first", "_last", "_unknown"]).to_pylist()
-    end = ends[0] if ends else {}
     rows = int(total.get("n") or 0)
-    if end.get("_unknown") or (queues and not names):
-        duplicates = duplicate_ids(spark, source, rows)
+    if shuffled:  # (each one job: no stage of its own)
+        with _settings(spark, settings):
+            first, last = extremes(spark, source, total.get("oldest"), total.get("youngest"))
+            duplicates = _candidates(spark, source, part("duplicates").select(
+                ["_h"]).rename_columns(["h"]))
+        end = {"_first": first, "_last": last}
     else:
-        duplicates = _duplicates_from_bits(part("duplicates"), names)
+        ends = part("extremes").select(["_first", "_last", "_unknown"]).to_pylist()
+        end = ends[0] if ends else {}
+        if end.get("_unknown") or (queues and not names):
+            duplicates = duplicate_ids(spark, source, rows)
+        else:
+            duplicates = _duplicates_from_bits(part("duplicates"), names)
     arrivals = part("arrivals").select(["_arrival", "n"]).rename_columns(
         ["arrival", "n"]).cast(pa.schema([
         ("arrival", pa.int64()), pa.field("n", pa.int64(), nullable=False)]))
