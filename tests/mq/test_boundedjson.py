@@ -56,3 +56,42 @@ def test_any_nesting_depth_is_read_or_refused_cleanly(n, opener):
         assert n > MAX_DEPTH
         return
     assert depth(value) == n
+
+
+@pytest.mark.parametrize("text", [NESTED, NESTED.encode(), "[" * 5000, "{\"a\":" * 2000],
+                         ids=["text", "bytes", "unclosed", "objects"])
+def test_no_collection_runs_while_a_deep_text_is_parsed(text, monkeypatch):
+    """A garbage collection deep inside the parser would run other objects' finalisers with
+    no stack left (their RecursionError reported as unraisable: a stray test failure seen
+    in a long run); with the collector as eager as it gets, none starts during the parse."""
+    import gc
+
+    from mqconsole.mq import boundedjson
+
+    real = json.loads
+    parsing = [False]
+    during: list[int] = []
+
+    def count(phase: str, info: dict) -> None:
+        if phase == "start" and parsing[0]:
+            during.append(info["generation"])
+
+    def watched(doc):
+        parsing[0] = True
+        try:
+            return real(doc)
+        finally:
+            parsing[0] = False
+
+    monkeypatch.setattr(boundedjson.json, "loads", watched)
+    thresholds = gc.get_threshold()
+    gc.callbacks.append(count)
+    gc.set_threshold(1, 1, 1)
+    try:
+        with pytest.raises(TooDeep):
+            loads(text)
+    finally:
+        gc.set_threshold(*thresholds)
+        gc.callbacks.remove(count)
+    assert during == []
+    assert gc.isenabled()
