@@ -29,6 +29,7 @@ from .errors import AuditInputError, SparkDidNotStart, first_line
 from .java import SparkUnavailable, check_java, check_pyspark
 
 if TYPE_CHECKING:
+    from pyspark import SparkContext
     from pyspark.sql import SparkSession
 
 DEFAULT_MASTER = "local[*]"
@@ -253,6 +254,7 @@ def _prepare_environment(settings: SparkSettings) -> None:
 
 
 _lock = threading.Lock()
+_started: tuple[SparkContext, Path] | None = None  # the context _start made, its log file
 
 
 def start_session(settings: SparkSettings | None = None) -> SparkSession:
@@ -268,6 +270,11 @@ def start_session(settings: SparkSettings | None = None) -> SparkSession:
     with _lock:
         running = _running(settings.master)
         if running is not None:  # its JVM runs: no Java to look for (a JVM's start each)
+            if _started is not None and _started[0] is running.sparkContext:
+                # pyspark's error logging back to where this session's JVM writes: a
+                # Connect session opened in this process since (remote.connect) sent it to
+                # its own log
+                quiet_python_loggers(_started[1])
             return running
         check_java()
         return _start(settings)
@@ -288,6 +295,7 @@ def _running(master: str) -> SparkSession | None:
 
 
 def _start(settings: SparkSettings) -> SparkSession:
+    global _started
     from pyspark import SparkConf, SparkContext
     from pyspark.java_gateway import launch_gateway
     from pyspark.sql import SparkSession
@@ -313,6 +321,7 @@ def _start(settings: SparkSettings) -> SparkSession:
             raise SparkDidNotStart(f"Spark did not start on {settings.master} ({first_line(e)}); "
                               f"its output is in {settings.log_file}") from None
     quiet_python_loggers(settings.log_file)
+    _started = context, settings.log_file
     return SparkSession(context)
 
 

@@ -16,6 +16,28 @@ def test_session_settings(spark) -> None:
     assert spark.range(5).count() == 5
 
 
+def test_a_running_session_given_back_logs_pysparks_errors_to_its_own_file(spark, spark_log,
+                                                                          tmp_path) -> None:
+    """A Connect session opened in the process sends pyspark's error logging to its own log
+    (remote.connect, the console's ``tui.audit_master = sc://…``); an audit given the
+    running classic session back (start_session, any log_dir) sends it back to that
+    session's log, where its JVM writes: a failing query's words are never in another
+    file (issue 26: the CLI's bad-query test failed after the console's Connect test)."""
+    from mqconsole.audit.session import SparkSettings, quiet_python_loggers, start_session
+
+    quiet_python_loggers(tmp_path / "connect.log")  # what remote.connect does
+    again = start_session(SparkSettings(master="local[2]", log_dir=tmp_path / "own"))
+    assert again.sparkContext is spark.sparkContext
+    logged = spark_log.stat().st_size
+    with pytest.raises(Exception, match="no_such_column"):
+        again.sql("SELECT no_such_column").collect()
+    with spark_log.open("rb") as fp:
+        fp.seek(logged)
+        assert "no_such_column" in fp.read().decode(errors="replace")
+    assert "no_such_column" not in ((tmp_path / "connect.log").read_text()
+                                    if (tmp_path / "connect.log").exists() else "")
+
+
 @pytest.mark.parametrize("master", ["local", "local[2]", "local[*]", "spark://127.0.0.1:7077",
                                     "yarn", "k8s://https://10.0.0.1:443"])
 def test_masters_spark_knows(master) -> None:
