@@ -252,8 +252,7 @@ def duplicate_ids(spark: SparkSession, source: str, rows: int | None = None
     shuffle of a million hashes cost Spark more than the counting)."""
     if rows is not None and rows <= ONE_TASK_ROWS:
         settings = {COMBINE_AGGREGATION: "true"}
-        sql = (f"SELECT h FROM (SELECT /*+ COALESCE(1) */ xxhash64(msg_id) AS h FROM {source} "
-               f"WHERE msg_id IS NOT NULL) GROUP BY h HAVING count(*) > 1")
+        sql = _repeated_hashes_in_one_task(source, "h")
     else:
         settings = {BYPASS_PARTIAL: "true"}
         sql = (f"SELECT xxhash64(msg_id) AS h FROM {source} WHERE msg_id IS NOT NULL "
@@ -261,6 +260,14 @@ def duplicate_ids(spark: SparkSession, source: str, rows: int | None = None
     with _settings(spark, settings):
         hashes = spark.sql(sql).toArrow()
     return _candidates(spark, source, hashes)
+
+
+def _repeated_hashes_in_one_task(source: str, name: str) -> str:
+    """The SQL of the MsgIds' 64-bit hashes (as ``name``) that occur more than once in
+    ``source``, counted in one task (no shuffle): :func:`duplicate_ids`' first step for a
+    few rows, and :func:`_one_job`'s duplicates part for a bigger snapshot."""
+    return (f"SELECT {name} FROM (SELECT /*+ COALESCE(1) */ xxhash64(msg_id) AS {name} "
+            f"FROM {source} WHERE msg_id IS NOT NULL) GROUP BY {name} HAVING count(*) > 1")
 
 
 def _candidates(spark: SparkSession, source: str, hashes: Any) -> list[dict[str, Any]]:
@@ -538,9 +545,7 @@ def _one_job(spark: SparkSession, source: str, plugins: list[str], summary: str,
     }
     if shuffled:  # the MsgIds' hashes (fixed-width keys); the extremes from a few pages
         del parts["extremes"]
-        parts["duplicates"] = (
-            "SELECT _h, count(*) AS n FROM (SELECT /*+ COALESCE(1) */ xxhash64(msg_id) AS _h "
-            f"FROM {source} WHERE msg_id IS NOT NULL) GROUP BY _h HAVING count(*) > 1")
+        parts["duplicates"] = _repeated_hashes_in_one_task(source, "_h")
     union = None
     for name, sql in parts.items():
         frame = spark.sql(sql).selectExpr(f"'{name}' AS _part", "*")
@@ -548,8 +553,7 @@ def _one_job(spark: SparkSession, source: str, plugins: list[str], summary: str,
     assert union is not None
     settings = {COMBINE_AGGREGATION: "true", UNION_PARTITIONING: "false"}
     if shuffled:  # one job: AQE would run each shuffle's stage as a job of its own
-        settings = {"spark.sql.adaptive.enabled": "false", UNION_PARTITIONING: "false",
-                    COMBINE_AGGREGATION: "true"}
+        settings["spark.sql.adaptive.enabled"] = "false"
     with _settings(spark, settings):
         table = union.toArrow()
 
