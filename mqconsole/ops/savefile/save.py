@@ -223,11 +223,13 @@ def save_selected(qm: QueueManager, queue: str, path: str | os.PathLike | None,
 
     missing: list[int] = []
 
-    def chosen() -> Iterator[Message]:
+    def chosen() -> Iterator[tuple[Message, bytes | None]]:
+        """Each message chosen, counted in the report, with its MD as stored while still
+        packed (``Message.packed_md``: taken before ``message_key`` unpacks it) when a
+        file is written."""
         for position, message in iter_selected(qm, queue, selection, control,
                                                missing=missing):
-            if write_packed:  # before message_key unpacks the MD
-                last_md[0] = message.packed_md()
+            packed = None if path is None else message.packed_md()
             if report.saved is not None:
                 report.saved.add(position, message.msg_id_hex,
                                  (message_key(message), message.token))
@@ -235,10 +237,8 @@ def save_selected(qm: QueueManager, queue: str, path: str | os.PathLike | None,
                     report.cod += 1
             report.count += 1
             report.bytes += len(message.body)
-            yield message
+            yield message, packed
 
-    last_md: list[bytes | None] = [None]  # the packed MD of the message ``chosen`` gave last
-    write_packed = path is not None
     if path is None:
         for _ in chosen():
             pass
@@ -248,8 +248,7 @@ def save_selected(qm: QueueManager, queue: str, path: str | os.PathLike | None,
             # (``Message.packed_md``) is written from it (``files.packed``), not unpacked
             fp.write(header_text(qmgr=qm.name, queue=queue))
             n = 0
-            for message in chosen():
-                md = last_md[0]
+            for message, md in chosen():
                 text = None if md is None else message_text(md, message.body)
                 if text is None:
                     write_message(fp, message)
