@@ -193,12 +193,12 @@ def timed(args: list[str], env: dict) -> tuple[float, subprocess.CompletedProces
                 own[pid] = max(own.get(pid, 0.0), _cpu_seconds(pid, children=False))
                 rss, cmd = _rss_mb(pid)
                 total += rss
-                if "pyspark" in cmd and ("daemon" in cmd or "worker" in cmd):
-                    workers = max(workers, rss)
-                    kind[pid] = "spark_python"
-                elif "java" in cmd.split(" ")[0]:
+                if "java" in cmd.split(" ")[0]:  # (its arguments name pyspark's daemon)
                     jvm += rss
                     kind[pid] = "jvm"
+                elif "pyspark" in cmd and ("daemon" in cmd or "worker" in cmd):
+                    workers = max(workers, rss)
+                    kind[pid] = "spark_python"
                 elif cmd and "java" not in kind.get(pid, ""):
                     kind[pid] = "spark_python" if "pyspark" in cmd else "other"
             peak["tree_mb"] = max(peak["tree_mb"], total)
