@@ -662,12 +662,22 @@ def remove_leftovers(out: str | Path, store: Store | None = None,
     return removed
 
 
+PARALLELISM_SQL = ("SELECT max(p) + 1 AS n FROM (SELECT spark_partition_id() AS p FROM "
+                   "range(1048576))")
+"""How many tasks a range gets when it names none: Spark's default parallelism for a leaf
+(``spark.sql.leafNodeDefaultParallelism``, else the cluster's cores: ``Range``'s slices),
+what a Spark Connect session does not otherwise say. One small job on the server."""
+
+
 def _parallelism(spark: SparkSession) -> int:
-    """How many stretches a queue is read in: the session's cores (a Connect session does
-    not say: one)."""
+    """How many stretches a queue is read in and tasks its raw rows are spread over: the
+    session's cores; over Spark Connect (no SparkContext to ask) the server's, from
+    :data:`PARALLELISM_SQL`."""
     from .remote import is_connect
 
-    return 1 if is_connect(spark) else spark.sparkContext.defaultParallelism
+    if not is_connect(spark):
+        return spark.sparkContext.defaultParallelism
+    return max(1, int(spark.sql(PARALLELISM_SQL).collect()[0]["n"] or 1))
 
 
 def _run_job(spark: SparkSession, plan: ExportPlan, staged: str, parts: int,

@@ -176,3 +176,19 @@ def test_remote_export_to_a_server_that_does_not_answer_is_exit_3_in_one_sentenc
                    str(tmp_path / "snap"), "--queues", QUEUES, "--remote", "sc://127.0.0.1:1",
                    "--master", "local[2]", home=tmp_path / "home", before_spark=True)
     assert both.code == 2 and "alternatives" in both.err
+
+
+def test_an_export_over_connect_reads_and_decodes_on_the_servers_cores(spark_connect) -> None:
+    """A Connect client has no SparkContext to ask for the cores: the export asks the server
+    (one small job), so a queue is read in stretches and a queue of real MQ (one browse, one
+    task) decoded by every task, as under --master (it took 1: nothing split or spread)."""
+    from mqconsole.audit.export import _parallelism, _spread
+    from mqconsole.audit.remote import connect
+
+    session = connect(spark_connect.url)
+    try:
+        parts = _parallelism(session)
+    finally:
+        session.stop()  # this worker's other tests run Spark in-process
+    assert parts == 2  # the Connect application's cores on the run's cluster (conftest.py)
+    assert _spread([1_000_000], parts)
