@@ -60,6 +60,8 @@ class OverConnect:
     before: dict[Path, bytes] = field(default_factory=dict)
     after: dict[Path, bytes] = field(default_factory=dict)
     client_exit: int = 0
+    guarded: list[str] = field(default_factory=list)
+    """The processes that loaded the client's guard (its sitecustomize): the client's."""
 
 
 @pytest.fixture(scope="module")
@@ -84,7 +86,9 @@ def over_connect(spark_connect, tmp_path_factory) -> OverConnect:
         "def _refuse(*args, **kwargs):\n"
         "    raise RuntimeError('the client read the queues itself')\n"
         "ds.MqconsoleDataSource.reader = _refuse\n"
-        "ds.MqconsoleReader.read = _refuse\n")
+        "ds.MqconsoleReader.read = _refuse\n"
+        "import os\n"  # the client's pid, so the test knows the guard was in the client
+        "open(os.path.join(os.path.dirname(__file__), f'loaded-{os.getpid()}'), 'w').close()\n")
     env = {k: v for k, v in os.environ.items() if not k.startswith("MQCONSOLE_")}
     env["PYTHONPATH"] = os.pathsep.join(
         p for p in (str(shadow), str(REPO), os.environ.get("PYTHONPATH")) if p)
@@ -116,8 +120,9 @@ def over_connect(spark_connect, tmp_path_factory) -> OverConnect:
         after = {p: p.read_bytes() for p in snap.rglob("*") if p.is_file()}
     finally:
         code = client.close()
+    guarded = sorted(p.name for p in shadow.glob("loaded-*"))
     return OverConnect(scene, snap, url, unshare is not None, export, report, sql, bad,
-                       writes, seen, before, after, code)
+                       writes, seen, before, after, code, guarded)
 
 
 def test_export_report_and_sql_over_spark_connect(over_connect) -> None:
@@ -142,6 +147,9 @@ def test_export_report_and_sql_over_spark_connect(over_connect) -> None:
     assert all("Traceback" not in w.err for w in o.writes)
     assert o.after == o.before and o.before
     assert o.client_exit == 0
+    # the guard was there: the client process loaded the sitecustomize that makes its own
+    # reader raise (had its import failed, Python would have carried on without it)
+    assert o.guarded, "the client's guard (sitecustomize) was not loaded"
 
 
 def test_the_client_never_sees_the_snapshot_folder(over_connect) -> None:
