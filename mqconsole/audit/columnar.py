@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import binascii
 import hashlib
+import struct
 from collections.abc import Sequence
 from typing import Any
 
@@ -34,8 +35,10 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from mqconsole.backends.embedded.mdfast import pack819
 from mqconsole.mq.chain import DEFAULT_CHAR_CCSID, HEADER_FORMATS
 from mqconsole.mq.dlh import MQDLH_LENGTH, struc_codec
+from mqconsole.mq.md import LAYOUT
 from mqconsole.mq.message import Message
 
 from .fields import _SPAN, _VERSION_WORDS
@@ -581,10 +584,30 @@ def _sha256(offsets: np.ndarray, data: np.ndarray, rows: np.ndarray, dead: np.nd
 
 # -- the parts, as the row builders ask for them ------------------------------------------
 
+_TEXT = tuple(attr for attr, _, kind, _ in LAYOUT if kind == "c")
+
+
+def packed_as_stored(message: Message) -> tuple[bytes, int, int | None] | None:
+    """What a stored message holds (``StoredMessage.stored``) for any message: its MD as
+    the embedded queue manager packs it (CCSID 819), its BackoutCount, and its Expiry kept
+    apart (None: the MD's own). A message read from real MQ or a saved file is packed here;
+    None when its MD's text is not latin-1 (packing would lose it) or does not pack."""
+    stored: Any = getattr(message, "stored", None)
+    if stored is not None:
+        return stored
+    md = message.md
+    try:
+        "".join(getattr(md, attr) for attr in _TEXT).encode("latin-1")
+        return pack819(md), md.backout_count, None
+    except (UnicodeEncodeError, struct.error, TypeError, ValueError, AttributeError):
+        return None
+
+
 def decode_messages(messages: Sequence[Message]) -> Decoded:
-    """``decode_packed`` of messages: those holding their packed MD (``StoredMessage``)
-    may be plain, any other is not."""
-    stored = [getattr(m, "stored", None) for m in messages]
+    """``decode_packed`` of messages: a stored message's packed MD as stored, any other's
+    packed here (:func:`packed_as_stored`: a message of real MQ or of a saved file is
+    decoded at once too when plain); one whose MD does not pack is not plain."""
+    stored = [packed_as_stored(m) for m in messages]
     n = len(messages)
     blobs = [None if s is None else s[0] for s in stored]
     backouts = np.fromiter((0 if s is None else s[1] for s in stored), np.int32, n)
@@ -597,4 +620,4 @@ def decode_messages(messages: Sequence[Message]) -> Decoded:
 
 
 __all__ = ["Decoded", "binaries", "decode_arrow", "decode_messages", "decode_packed",
-           "from_numpy", "int32s", "repeated", "strings"]
+           "from_numpy", "int32s", "packed_as_stored", "repeated", "strings"]

@@ -16,18 +16,16 @@ the others row by row (``rows.merged``), plugin columns as their plugin.
 from __future__ import annotations
 
 import pickle
-import struct
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 import numpy as np
 import pyarrow as pa
 
-from mqconsole.backends.embedded.mdfast import pack819
 from mqconsole.backends.embedded.stored import BACKOUT_COUNT_AT, StoredMessage, long_at
-from mqconsole.mq.md import LAYOUT
 from mqconsole.mq.message import Message
 
+from .columnar import packed_as_stored
 from .columns import Column, arrow_schema
 from .rows import ComputedColumn, assemble, merged
 
@@ -45,22 +43,16 @@ RAW_COLUMNS: tuple[tuple[str, pa.DataType, str], ...] = (
 RAW_SCHEMA = pa.schema([pa.field(name, kind) for name, kind, _ in RAW_COLUMNS])
 RAW_DDL = ", ".join(f"`{name}` {ddl}" for name, _, ddl in RAW_COLUMNS)
 RAW_BATCH_BYTES = 64 << 20  # a raw batch is flushed at these many body bytes too
-_TEXT = tuple(attr for attr, _, kind, _ in LAYOUT if kind == "c")
 
 
 def raw_values(message: Message) -> tuple[bytes | None, int | None, int | None, bytes,
                                           bytes | None]:
     """``(md, backout_count, expiry, body, pickled)`` of one message (see the module)."""
     body = message.body if isinstance(message.body, bytes) else bytes(message.body)
-    stored: Any = getattr(message, "stored", None)
-    if stored is not None:
-        return stored[0], stored[1], stored[2], body, None
-    md = message.md
-    try:
-        "".join(getattr(md, attr) for attr in _TEXT).encode("latin-1")
-        return pack819(md), md.backout_count, None, body, None
-    except (UnicodeEncodeError, struct.error, TypeError, ValueError, AttributeError):
+    packed = packed_as_stored(message)
+    if packed is None:
         return None, None, None, body, pickle.dumps(message)
+    return packed[0], packed[1], packed[2], body, None
 
 
 class RawBatchBuilder:

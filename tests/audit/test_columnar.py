@@ -94,7 +94,9 @@ def test_the_plain_kinds_are_taken_and_others_handed_back() -> None:
     dead = StoredMessage(pack819(md), body)
     plain = StoredMessage(pack819(MQMD(format="MQSTR")), b"hello")
     assert _all_plain([dead, plain, dead])
-    assert not _all_plain([dead, Message(md, body)])  # no packed MD
+    assert _all_plain([dead, Message(md, body)])  # real MQ's: its MD packed here
+    euro = Message(md.copy(put_appl_name="\u20ac"), body)  # not latin-1: does not pack
+    assert not _all_plain([dead, euro])
     rfh2 = StoredMessage(pack819(MQMD(format="MQHRF2")), b"RFH ")
     assert not _all_plain([dead, rfh2])  # another header: row by row
     latin = StoredMessage(pack819(MQMD(format="MQSTR", put_appl_name="caf\xe9")), b"")
@@ -119,9 +121,11 @@ def _mixed(n: int = 200) -> tuple[list[Message], list[int]]:
                                           b"x%d" % i, reason=2053, dest_q_name="Q",
                                           dest_qmgr_name="QM", put_appl_name="app",
                                           put_date="20261125", put_time="10000000")
-        if i == 50:  # no packed MD (a message of real MQ as it was read)
-            out.append(Message(md, body))
+        if i == 50:  # no packed MD (real MQ's), its text not latin-1: does not pack
+            out.append(Message(md.copy(put_appl_name="\u20ac"), body))
             odd.append(i)
+        elif i == 52:  # no packed MD (a message of real MQ as it was read): packed here
+            out.append(Message(md, body))
         elif i == 51:  # latin-1 beyond ASCII
             out.append(StoredMessage(pack819(md.copy(put_appl_name="caf\xe9")), body))
             odd.append(i)
@@ -190,15 +194,31 @@ def test_any_batch_is_the_same_made_any_way(odd, plain) -> None:
     assert packed.equals(by_rows), (packed.to_pylist(), by_rows.to_pylist())
 
 
+@examples(100)
+@given(st.lists(messages(plain=False), max_size=6), st.lists(messages(plain=True), max_size=6))
+def test_messages_read_from_real_mq_are_packed_and_the_same_made_any_way(odd, plain) -> None:
+    """Messages as real MQ or a saved file gives them (an MQMD, no stored MD): each packed
+    as the embedded queue manager packs it, the plain ones made at once (issue 25 item 4:
+    the fast path for every source), and the batch exactly the batch made row by row."""
+    stored_plain = _all_plain(plain)  # (before the MDs are unpacked)
+    batch = [Message(m.md, bytes(m.body)) for m in odd + plain]
+    if not batch:
+        return
+    assert _all_plain(batch[len(odd):]) == stored_plain  # taken as when stored
+    by_columns, by_rows = _both(batch)
+    assert by_columns.equals(by_rows), (by_columns.to_pylist(), by_rows.to_pylist())
+
+
 def test_a_mixed_batch_read_packed_is_the_same() -> None:
     from mqconsole.audit.columns import arrow_schema
     from mqconsole.audit.rows import packed_batch
 
     batch, odd = _mixed()
-    batch = [m for i, m in enumerate(batch) if i != 50]  # a packed read has no other kind
+    real_mq = (50, 52)  # a packed read has no other kind than stored messages
+    batch = [m for i, m in enumerate(batch) if i not in real_mq]
     blobs, bodies = zip(*map(_packed, batch), strict=True)
     assert list(np.flatnonzero(~columnar.decode_packed(blobs, bodies).mask)) == [
-        i if i < 50 else i - 1 for i in odd if i != 50]
+        i - sum(r < i for r in real_mq) for i in odd if i not in real_mq]
     packed = packed_batch(arrow_schema(snapshot_columns(with_payload=True)), "QM1", "Q",
                           "queue", blobs, bodies, 0)
     assert packed.equals(_both(batch, first=0)[1])
