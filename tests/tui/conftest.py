@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import os
 import shutil
 from collections.abc import Callable
 from datetime import UTC, datetime
@@ -20,11 +21,16 @@ from mqconsole.tui.app import MQConsoleApp
 from mqconsole.tui.context import REPO_THEMES, ProfileInfo, Settings
 from tests.support import cell_cache, css_cache, headless_frames, rule_cache, settled_steps
 
-css_cache.install()  # Textual's CSS parsed once per test process, not once per pilot's app
-rule_cache.install()  # the CSS rules a node matches worked out once per test process
-headless_frames.install()  # no frame rendered that a headless app would drop unwritten
-settled_steps.install()  # a pilot's key or pause ends when the app has done its work
-cell_cache.install()  # a DataTable's cell rendered once per test process, not once per table
+STOCK_TEXTUAL = "MQCONSOLE_TEST_STOCK_TEXTUAL"
+"""Set, the pilot tests run on Textual as operators run it: none of the five speed-ups below
+(tests/tui/test_stock_textual.py runs the snapshot tests so, in a pytest of their own)."""
+
+if not os.environ.get(STOCK_TEXTUAL):  # (set: the Textual operators run, nothing replaced)
+    css_cache.install()  # Textual's CSS parsed once per test process, not once per app
+    rule_cache.install()  # the CSS rules a node matches worked out once per test process
+    headless_frames.install()  # no frame rendered that a headless app would drop unwritten
+    settled_steps.install()  # a pilot's key or pause ends when the app has done its work
+    cell_cache.install()  # a DataTable's cell rendered once per test process, not per table
 
 NOW = datetime(2026, 11, 22, 12, 0, 0, tzinfo=UTC)
 DEMO_SEED = 20260922
