@@ -21,7 +21,7 @@ from mqconsole.backends.embedded import EmbeddedQueueManager
 from mqconsole.backends.open import open_embedded
 from mqconsole.mq.queue import QueueAttrs
 from mqconsole.plugins import testing as plugin_testing
-from tests.support import collector, jvms, tiers
+from tests.support import collector, jvms, terminals, tiers
 from tests.support.examples import load_profile
 
 load_profile()  # HYPOTHESIS_PROFILE: ci (the default) or dev; before any test module
@@ -54,8 +54,15 @@ def pytest_collection_finish(session: pytest.Session) -> None:
 
 @pytest.fixture(autouse=True)
 def _tiers_hold(request: pytest.FixtureRequest) -> Iterator[None]:
-    """In a run that leaves the subprocess tier out, a test starting a process fails."""
+    """In a run that leaves the subprocess tier out, a test starting a process fails; in any
+    run, a test outside the pty tier opening a pseudo-terminal fails."""
     yield from tiers.forbid_processes(request)
+
+
+terminal = terminals.terminal
+pty_console = terminals.pty_console
+"""The two ways a test opens a pseudo-terminal, which put it in the pty tier
+(tests/support/terminals.py)."""
 
 
 @pytest.fixture(autouse=True)

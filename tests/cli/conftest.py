@@ -5,13 +5,12 @@ from __future__ import annotations
 import io
 import json
 import os
-import pty
 import select
 import shutil
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -199,31 +198,36 @@ def signal_delivered(proc: subprocess.Popen, signum: int, *, timeout: float = 12
 QUESTION = "[y/N]: "  # the end of click.confirm's question
 
 
-def answer_on_a_terminal(args: list[str], answer: bytes | None, *, home: Path
-                         ) -> tuple[int, str, str]:
-    """Run mqconsole with a pseudo-terminal for stdin (stdout and stderr pipes), wait for its
-    question and give ``answer`` (None: Ctrl-C, a SIGINT, at the question): its code,
-    stdout and stderr. A terminal buffers what is typed early, so this waits for the
-    question to be sure it was asked, not to give it time."""
+@pytest.fixture
+def answer_on_a_terminal(terminal) -> Callable[..., tuple[int, str, str]]:
+    """``answer_on_a_terminal(args, answer, home=...)``: run mqconsole with a
+    pseudo-terminal for stdin (stdout and stderr pipes), wait for its question and give
+    ``answer`` (None: Ctrl-C, a SIGINT, at the question): its code, stdout and stderr. A
+    terminal buffers what is typed early, so this waits for the question to be sure it was
+    asked, not to give it time. (The ``terminal`` fixture: the test is in the pty tier.)"""
     import signal
 
-    controller, terminal = pty.openpty()
-    proc = subprocess.Popen([MQCONSOLE, *args], env=clean_env(home), stdin=terminal,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    os.close(terminal)
-    try:
-        early = wait_for_output(proc, QUESTION)
-        if answer is None:
-            proc.send_signal(signal.SIGINT)
-        else:
-            os.write(controller, answer)
-        out, err = proc.communicate(timeout=120)
-    finally:
-        os.close(controller)
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
-    return proc.returncode, out.decode(), (early + err).decode()
+    def answer_it(args: list[str], answer: bytes | None, *, home: Path
+                  ) -> tuple[int, str, str]:
+        keyboard = terminal()
+        proc = subprocess.Popen([MQCONSOLE, *args], env=clean_env(home), stdin=keyboard.end,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        keyboard.hand_over()
+        try:
+            early = wait_for_output(proc, QUESTION)
+            if answer is None:
+                proc.send_signal(signal.SIGINT)
+            else:
+                keyboard.write(answer)
+            out, err = proc.communicate(timeout=120)
+        finally:
+            keyboard.close()
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+        return proc.returncode, out.decode(), (early + err).decode()
+
+    return answer_it
 
 
 @pytest.fixture(scope="session")

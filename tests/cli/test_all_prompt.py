@@ -3,13 +3,8 @@
 
 from __future__ import annotations
 
-import pytest
 
-from .conftest import answer_on_a_terminal
-
-
-@pytest.mark.pty
-def test_the_all_question_gives_the_count(demo, tmp_path):
+def test_the_all_question_gives_the_count(demo, tmp_path, answer_on_a_terminal):
     code, _, text = answer_on_a_terminal(["--embedded", str(demo), "move", "APP.ORDERS",
                                           "APP.AUDIT", "--all"], b"n\n", home=tmp_path / "home")
     assert code == 4, text

@@ -5,17 +5,12 @@ in --dry-run and in --json; the console's choice comes from the same decision
 
 from __future__ import annotations
 
-import pytest
-
-from .conftest import answer_on_a_terminal
-
 DLQ = "SYSTEM.DEAD.LETTER.QUEUE"
 KEPT = ("the dead-letter header is kept: applications reading APP.AUDIT get an MQDLH in "
         "front of each payload (--strip-dlh removes it)")
 
 
-@pytest.mark.pty
-def test_the_question_on_a_terminal_says_the_header_is_kept(demo, tmp_path):
+def test_the_question_on_a_terminal_says_the_header_is_kept(demo, tmp_path, answer_on_a_terminal):
     code, _, text = answer_on_a_terminal(["--embedded", str(demo), "move", DLQ, "APP.AUDIT",
                                           "--all"], b"n\n", home=tmp_path / "home")
     assert code == 4, text  # not confirmed: nothing moved

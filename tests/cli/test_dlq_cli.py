@@ -242,35 +242,25 @@ def test_an_unusable_attempts_file_is_bad_input_before_anything(cli, tmp_path: P
     assert _depths(cli)["SYSTEM.DEAD.LETTER.QUEUE"] == 240
 
 
-def test_a_dry_run_on_a_terminal_cuts_the_story_not_the_reason(demo, tmp_path: Path) -> None:
+def test_a_dry_run_on_a_terminal_cuts_the_story_not_the_reason(demo, tmp_path: Path,
+                                                               terminal) -> None:
     """Issue 24 item 4: on a terminal the plan's WHAT WOULD HAPPEN column is 80 wide at most
     (into a file nothing is cut): each row says what would fail first, so what is cut is
     where the message was going, never 'MQRC_UNKNOWN_OBJE…'."""
-    import os
-    import pty
     import subprocess
 
     from .conftest import MQCONSOLE, clean_env
 
     rules = tmp_path / "site.rules"
     rules.write_text("DESTQ(APP.*) ACTION(FWD) FWDQ(APP.NO.SUCH.ERRORS.QUEUE) HEADER(NO)\n")
-    controller, terminal = pty.openpty()
+    screen = terminal()
     proc = subprocess.Popen([MQCONSOLE, "--embedded", str(demo), "dlq-handler", "--rules",
                              str(rules), "--dry-run"], env=clean_env(tmp_path / "home"),
-                            stdin=subprocess.DEVNULL, stdout=terminal, stderr=subprocess.PIPE)
-    os.close(terminal)
-    out = b""
+                            stdin=subprocess.DEVNULL, stdout=screen.end, stderr=subprocess.PIPE)
+    screen.hand_over()
     try:
-        while True:
-            try:
-                chunk = os.read(controller, 65536)
-            except OSError:  # the process closed its end
-                break
-            if not chunk:
-                break
-            out += chunk
+        out = screen.read_to_the_end()
     finally:
-        os.close(controller)
         proc.wait(timeout=120)
     rows = [ln for ln in out.decode().splitlines() if "would fail now" in ln]
     assert rows, out.decode()

@@ -5,11 +5,8 @@ one progress bar on stderr that reaches the whole count, its finished line print
 from __future__ import annotations
 
 import os
-import pty
 import re
 import subprocess
-
-import pytest
 
 from mqconsole.backends.base import Context
 from mqconsole.backends.open import open_embedded
@@ -21,35 +18,26 @@ from mqconsole.ops.dmpfile import read_messages
 from .conftest import MQCONSOLE
 
 N = 2500
-pytestmark = pytest.mark.pty
 
 
-def run_in_terminal(args: list[str], home) -> tuple[int, str]:
-    """Run mqconsole with stderr on a pseudo-terminal (stdout a pipe): its code and what
-    the terminal got."""
+def run_in_terminal(terminal, args: list[str], home) -> tuple[int, str]:
+    """Run mqconsole with stderr on a pseudo-terminal (``terminal``, the fixture; stdout a
+    pipe): its code and what the terminal got."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("MQCONSOLE_")}
     env["MQCONSOLE_HOME"] = str(home)
-    controller, terminal = pty.openpty()
+    screen = terminal()
     proc = subprocess.Popen([MQCONSOLE, *args], env=env, stdin=subprocess.DEVNULL,
-                            stdout=subprocess.PIPE, stderr=terminal)
-    os.close(terminal)
-    seen = b""
+                            stdout=subprocess.PIPE, stderr=screen.end)
+    screen.hand_over()
     try:
-        while True:
-            try:
-                chunk = os.read(controller, 65536)
-            except OSError:  # the other end closed (EIO on Linux)
-                break
-            if not chunk:
-                break
-            seen += chunk
+        seen = screen.read_to_the_end()
         proc.communicate(timeout=300)
     finally:
-        os.close(controller)
+        screen.close()
     return proc.returncode, seen.decode(errors="replace")
 
 
-def test_save_all_and_load_show_one_bar_each_finished_once(tmp_path):
+def test_save_all_and_load_show_one_bar_each_finished_once(tmp_path, terminal):
     db = tmp_path / "qm.sqlite"
     qm = open_embedded(db, create=True)
     for q in ("APP.SRC", "APP.DST"):
@@ -62,13 +50,13 @@ def test_save_all_and_load_show_one_bar_each_finished_once(tmp_path):
     qm.commit()
     qm.close()
     target = tmp_path / "all.dmp"
-    code, seen = run_in_terminal(["--embedded", str(db), "save", "APP.SRC", "--all",
+    code, seen = run_in_terminal(terminal, ["--embedded", str(db), "save", "APP.SRC", "--all",
                                   str(target)], tmp_path / "home")
     assert code == 0, seen
     assert seen.count(f"] {N}/{N}") == 1, seen
     assert len(re.findall(r"\[[#-]+\] \d+/\d+\r?\n", seen)) == 1, seen  # one finished line
     assert sum(1 for _ in read_messages(target)) == N
-    code, seen = run_in_terminal(["--embedded", str(db), "load", str(target), "APP.DST",
+    code, seen = run_in_terminal(terminal, ["--embedded", str(db), "load", str(target), "APP.DST",
                                   "--yes"], tmp_path / "home")
     assert code == 0, seen
     assert seen.count(f"] {N}/{N}") == 1, seen

@@ -7,7 +7,6 @@ Also Ctrl-C on a read-only command and at the confirmation: 130, never 4."""
 from __future__ import annotations
 
 import os
-import pty
 import random
 import shutil
 import signal
@@ -209,22 +208,18 @@ def test_ctrl_c_on_a_read_only_command_is_130(template, tmp_path):
     assert err.endswith(b"mqconsole: interrupted\n") and b"Traceback" not in err
 
 
-@pytest.mark.pty
-def test_ctrl_c_at_the_confirmation_is_130(template, tmp_path):
+def test_ctrl_c_at_the_confirmation_is_130(template, tmp_path, terminal):
     path = _copy(template, tmp_path / "ask.sqlite")
-    controller, terminal = pty.openpty()
+    keyboard = terminal()
     proc = subprocess.Popen([MQCONSOLE, "--embedded", str(path), "move", SRC, DST, "--all"],
-                            env=_env(tmp_path / "home"), stdin=terminal,
+                            env=_env(tmp_path / "home"), stdin=keyboard.end,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    os.close(terminal)
-    try:
-        deadline = time.monotonic() + 120  # a condition: it reads from the terminal
-        while proc.poll() is None and time.monotonic() < deadline and not _reading(proc):
-            time.sleep(0.05)
-        proc.send_signal(signal.SIGINT)
-        _, err = proc.communicate(timeout=120)
-    finally:
-        os.close(controller)
+    keyboard.hand_over()
+    deadline = time.monotonic() + 120  # a condition: it reads from the terminal
+    while proc.poll() is None and time.monotonic() < deadline and not _reading(proc):
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=120)
     assert proc.returncode == 130, err
     assert ids(path, DST) == []
 

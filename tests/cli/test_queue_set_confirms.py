@@ -3,10 +3,6 @@ item 5): real invocations, on a pseudo-terminal for the question."""
 
 from __future__ import annotations
 
-import pytest
-
-from .conftest import answer_on_a_terminal
-
 MISSING = ("BOQNAME APP.ORDERS.RETRY names a queue that does not exist on QM1: a message "
            "backed out BOTHRESH times cannot be requeued there until it is defined")
 
@@ -46,8 +42,7 @@ def test_queue_define_warns_too(cli):
     assert r.code == 0 and "BOQNAME APP.NEW.BOQ names a queue that does not exist" in r.err
 
 
-@pytest.mark.pty
-def test_on_a_terminal_it_asks_after_the_warning(demo, tmp_path):
+def test_on_a_terminal_it_asks_after_the_warning(demo, tmp_path, answer_on_a_terminal):
     code, out, text = answer_on_a_terminal(["--embedded", str(demo), "queue", "set",
                                             "APP.ORDERS", "--boqname", "APP.ORDERS.RETRY"],
                                            b"y\n", home=tmp_path / "home")

@@ -8,8 +8,6 @@ import os
 import subprocess
 from pathlib import Path
 
-import pytest
-
 from tests.ops.test_dmpfile import REAL as REAL_FILE
 
 from .conftest import MQCONSOLE, run_cli
@@ -76,31 +74,20 @@ def test_without_a_terminal_a_change_needs_yes_or_dry_run(tmp_path, cli):
     assert depth_and_files(cli, tmp_path) == before
 
 
-def _run_with_terminal_stderr(args: list[str], home: Path) -> tuple[int, str]:
-    pty = pytest.importorskip("pty")
-    master, slave = pty.openpty()
+def _run_with_terminal_stderr(terminal, args: list[str], home: Path) -> tuple[int, str]:
+    screen = terminal()
     env = {k: v for k, v in os.environ.items() if not k.startswith("MQCONSOLE_")}
     env["MQCONSOLE_HOME"] = str(home)
     p = subprocess.Popen([MQCONSOLE, *args], stdin=subprocess.DEVNULL,
-                         stdout=subprocess.DEVNULL, stderr=slave, env=env)
-    os.close(slave)
-    chunks = []
-    while True:
-        try:
-            data = os.read(master, 4096)
-        except OSError:  # EIO: the other side closed
-            break
-        if not data:
-            break
-        chunks.append(data)
-    os.close(master)
-    return p.wait(timeout=120), b"".join(chunks).decode("utf-8", "replace")
+                         stdout=subprocess.DEVNULL, stderr=screen.end, env=env)
+    screen.hand_over()
+    seen = screen.read_to_the_end()
+    return p.wait(timeout=120), seen.decode("utf-8", "replace")
 
 
-@pytest.mark.pty
-def test_progress_bar_only_on_a_terminal(tmp_path, demo, cli):
+def test_progress_bar_only_on_a_terminal(tmp_path, demo, cli, terminal):
     code, err = _run_with_terminal_stderr(
-        ["--embedded", str(demo), "delete", DLQ, "--all", "--yes"], tmp_path / "home")
+        terminal, ["--embedded", str(demo), "delete", DLQ, "--all", "--yes"], tmp_path / "home")
     assert code == 0, err
     assert "[" in err and "#" in err and "\r" in err and "deleted" in err
     assert cli("browse", DLQ, "--json").json == []

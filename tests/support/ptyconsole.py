@@ -1,5 +1,7 @@
 """The real console in a pseudo-terminal (its own process), for tests of signals, keys and
-quitting that a pilot cannot show: what it draws, the keys typed, its exit code."""
+quitting that a pilot cannot show: what it draws, the keys typed, its exit code. A test
+starts it with the ``pty_console`` fixture (tests/support/terminals.py), which puts the
+test in the pty tier and kills a console left running."""
 
 from __future__ import annotations
 
@@ -36,6 +38,7 @@ class Console:
 
         fcntl.ioctl(self.fd, termios.TIOCSWINSZ, struct.pack("HHHH", 30, 120, 0, 0))
         self.out = bytearray()
+        self.code: int | None = None  # its exit code, once :meth:`exit_code` saw it end
 
     def pump(self, seconds: float) -> None:
         end = time.monotonic() + seconds
@@ -79,7 +82,25 @@ class Console:
             self.pump(0.1)
             pid, status = os.waitpid(self.pid, os.WNOHANG)
             if pid:
-                return os.waitstatus_to_exitcode(status)
-        os.kill(self.pid, signal.SIGKILL)
-        os.waitpid(self.pid, 0)
+                self.code = os.waitstatus_to_exitcode(status)
+                return self.code
+        self.kill()
         return None
+
+    def kill(self) -> None:
+        """SIGKILL, and the process reaped."""
+        os.kill(self.pid, signal.SIGKILL)
+        self.code = os.waitstatus_to_exitcode(os.waitpid(self.pid, 0)[1])
+
+    def close(self) -> None:
+        """Kill the console if it still runs (a failed test never leaves it running) and
+        close its terminal."""
+        if self.code is None:
+            pid, status = os.waitpid(self.pid, os.WNOHANG)
+            if pid:
+                self.code = os.waitstatus_to_exitcode(status)
+            else:
+                self.kill()
+        if self.fd >= 0:
+            fd, self.fd = self.fd, -1
+            os.close(fd)

@@ -12,7 +12,9 @@ test lands in the right tier without anyone marking it:
   executable), a test using the contract suite's ``multiprocess`` fixture, a ``pty`` test;
   elsewhere a test that starts a process says so (``pytest.mark.subprocess``), and
   ``make quick`` refuses one that does not (:func:`forbid_processes`);
-* ``pty``: talks to a process through a pseudo-terminal (marked where it does);
+* ``pty``: talks to a process through a pseudo-terminal: a test using the ``terminal`` or
+  ``pty_console`` fixture (tests/support/terminals.py), the only way a test opens one: one
+  opening it otherwise is refused in every run (:func:`forbid_processes`);
 * ``mqi``: the MQI backend over the stand-in (tests/backends/mqi, and the contract tests'
   ``mqi-*`` and ``realmq`` backends);
 * ``slow``: long-running (marked where it is: a kill test's rounds, streaming a big queue).
@@ -52,8 +54,8 @@ MODULES = {"tui/test_audit_screen.py": ("spark",), "cli/test_audit_cli.py": ("sp
 """A module under tests/ and the tiers of every test in it."""
 
 FIXTURES = {"spark": ("spark",), "spark_cluster": ("cluster",), "spark_connect": ("cluster",),
-            "multiprocess": ("subprocess",)}
-"""A fixture and the tiers of every test using it."""
+            "multiprocess": ("subprocess",), "terminal": ("pty",), "pty_console": ("pty",)}
+"""A fixture and the tiers of every test using it (directly or through another fixture)."""
 
 IMPLIED = {"cluster": ("spark",), "pty": ("subprocess",)}
 
@@ -219,25 +221,44 @@ def excludes_processes(config: pytest.Config) -> bool:
             and not expr.evaluate(lambda name, **_: name == "subprocess"))
 
 
+PROCESS_STARTS = ((subprocess.Popen, "_execute_child"),
+                  (multiprocessing.process.BaseProcess, "start"),
+                  (os, "fork"), (os, "forkpty"), (os, "posix_spawn"), (os, "posix_spawnp"))
+"""What starts a process (subprocess, multiprocessing, os.spawn* through os.fork, pty.fork
+through os.forkpty): refused in a run without the subprocess tier."""
+
+TERMINAL_OPENS = ((os, "openpty"), (os, "forkpty"))
+"""What opens a pseudo-terminal (pty.openpty and pty.fork call these): refused to a test
+outside the pty tier."""
+
+
 def forbid_processes(request: pytest.FixtureRequest) -> Iterator[None]:
-    """In a run without the subprocess tier, a test that starts a process fails, saying
-    how to mark it, so that ``make quick`` stays quick and the tiers stay true."""
-    if not excludes_processes(request.config):
-        yield
-        return
+    """While the test runs: in a run without the subprocess tier (``make quick``), starting a
+    process fails, saying how to mark the test, so that the quick run stays quick and the
+    tiers stay true; in every run, a test outside the pty tier that opens a pseudo-terminal
+    fails, saying which fixture puts it there (so no pty test is left unmarked)."""
+    node = request.node
+    refused: dict[tuple[Any, str], Any] = {}
+    if excludes_processes(request.config):
+        def no_process(*_args: object, **_kw: object) -> None:
+            raise AssertionError(
+                f"{node.nodeid} starts a process: mark it pytest.mark.subprocess "
+                "(tests/support/tiers.py); make quick leaves that tier out")
 
-    def refuse(*_args: object, **_kw: object) -> None:
-        raise AssertionError(
-            f"{request.node.nodeid} starts a process: mark it pytest.mark.subprocess "
-            "(tests/support/tiers.py); make quick leaves that tier out")
+        refused.update({place: no_process for place in PROCESS_STARTS if hasattr(*place)})
+    if node.get_closest_marker("pty") is None:
+        def no_terminal(*_args: object, **_kw: object) -> None:
+            raise AssertionError(
+                f"{node.nodeid} opens a pseudo-terminal outside the pty tier: open it with "
+                "the terminal or pty_console fixture (tests/support/terminals.py), which "
+                "puts the test in that tier")
 
-    saved = (subprocess.Popen._execute_child, multiprocessing.process.BaseProcess.start,  # type: ignore[attr-defined]
-             os.fork)
-    subprocess.Popen._execute_child = refuse  # type: ignore[attr-defined,assignment]
-    multiprocessing.process.BaseProcess.start = refuse  # type: ignore[method-assign,assignment]
-    os.fork = refuse  # type: ignore[assignment]
+        refused.update({place: no_terminal for place in TERMINAL_OPENS if hasattr(*place)})
+    saved = {place: getattr(*place) for place in refused}
+    for (owner, name), refuse in refused.items():
+        setattr(owner, name, refuse)
     try:
         yield
     finally:
-        (subprocess.Popen._execute_child, multiprocessing.process.BaseProcess.start,  # type: ignore[attr-defined]
-         os.fork) = saved
+        for (owner, name), original in saved.items():
+            setattr(owner, name, original)

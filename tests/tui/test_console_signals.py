@@ -11,7 +11,6 @@ slow one spent a minute of CPU on.)"""
 
 from __future__ import annotations
 
-import contextlib
 import os
 import signal
 from pathlib import Path
@@ -22,9 +21,8 @@ from mqconsole.backends.embedded import create_queue_manager
 from mqconsole.mq.md import MQMD
 from mqconsole.mq.queue import QueueAttrs
 from mqconsole.ops.messages import put_messages
-from tests.support.ptyconsole import Console as PtyConsole
 
-pytestmark = [pytest.mark.slow, pytest.mark.pty]
+pytestmark = pytest.mark.slow  # (pty and subprocess: the pty_console fixture)
 
 PACED = '''
 import time
@@ -58,34 +56,29 @@ def slow_site(tmp_path_factory) -> tuple[Path, Path]:
 
 
 @pytest.mark.parametrize(("how", "code"), [("SIGTERM", 143), ("SIGHUP", 129), ("q", 0)])
-def test_the_console_answers_while_a_slow_filter_runs(slow_site, tmp_path, how, code):
+def test_the_console_answers_while_a_slow_filter_runs(slow_site, tmp_path, how, code,
+                                                      pty_console):
     path, config = slow_site
-    console = PtyConsole("--config", str(config), "--embedded", str(path),
-                         home=tmp_path / "home")
-    try:
-        console.wait_for("SLOW")
-        console.keys(b"\r")  # SLOW: the first row (sorted by name)
-        console.wait_for("showing 600 of 600")
-        console.keys(b"/")
-        for ch in "paced_pace = 'seen'":
-            os.write(console.fd, ch.encode())
-        console.keys(b"\r")
-        console.wait_for("filtering")  # the filter runs (a minute)
-        if how == "q":
-            # escape stops the filter (also one typed before the console handled the end
-            # of the reading: it runs on the messages read too, test_messages_races.py),
-            # then q quits: both answered while the slow filter runs off the event loop —
-            # a filter on the event loop held both keys. q only once the escape was taken:
-            # a q that reaches the console's read with the escape is one key, alt+q (on a
-            # busy machine the two arrived together and nothing quit or stopped)
-            console.keys(b"\x1b")
-            console.wait_for("Stopped filtering")
-            console.keys(b"q")
-        else:
-            os.kill(console.pid, getattr(signal, how))
-        assert console.exit_code() == code, console.text()[-2000:]
-    finally:
-        with contextlib.suppress(ChildProcessError):  # (a failure: never leave it running)
-            if os.waitpid(console.pid, os.WNOHANG) == (0, 0):
-                os.kill(console.pid, signal.SIGKILL)
-                os.waitpid(console.pid, 0)
+    console = pty_console("--config", str(config), "--embedded", str(path),
+                          home=tmp_path / "home")
+    console.wait_for("SLOW")
+    console.keys(b"\r")  # SLOW: the first row (sorted by name)
+    console.wait_for("showing 600 of 600")
+    console.keys(b"/")
+    for ch in "paced_pace = 'seen'":
+        os.write(console.fd, ch.encode())
+    console.keys(b"\r")
+    console.wait_for("filtering")  # the filter runs (a minute)
+    if how == "q":
+        # escape stops the filter (also one typed before the console handled the end
+        # of the reading: it runs on the messages read too, test_messages_races.py),
+        # then q quits: both answered while the slow filter runs off the event loop —
+        # a filter on the event loop held both keys. q only once the escape was taken:
+        # a q that reaches the console's read with the escape is one key, alt+q (on a
+        # busy machine the two arrived together and nothing quit or stopped)
+        console.keys(b"\x1b")
+        console.wait_for("Stopped filtering")
+        console.keys(b"q")
+    else:
+        os.kill(console.pid, getattr(signal, how))
+    assert console.exit_code() == code, console.text()[-2000:]

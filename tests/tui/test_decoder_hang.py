@@ -5,18 +5,9 @@ waiting for the decoder's thread)."""
 
 from __future__ import annotations
 
-import contextlib
-import os
-import signal
-import sys
-from pathlib import Path
-
 import pytest
 
-from tests.support.ptyconsole import Console
-
-MQCONSOLE = str(Path(sys.executable).parent / "mqconsole")
-pytestmark = pytest.mark.slow
+pytestmark = pytest.mark.slow  # (pty and subprocess: the pty_console fixture)
 
 SPIN = '''
 import time
@@ -29,31 +20,25 @@ def mqconsole_decode_payload(message, payload):
 '''
 
 
-def test_q_quits_while_a_decoder_never_returns(tmp_path, demo_file):
+def test_q_quits_while_a_decoder_never_returns(tmp_path, demo_file, pty_console):
     folder = tmp_path / "site-plugins"
     folder.mkdir(mode=0o700)
     (folder / "spin.py").write_text(SPIN)
     config = tmp_path / "config.yaml"
     config.write_text(f"plugins:\n  paths: [{folder}]\n")
-    console = Console("--config", str(config), "--embedded", str(demo_file),
-                      home=tmp_path / "home", wait=120, exit_wait=60)
-    try:
-        console.wait_for("APP.AUDIT")
-        console.keys(b"\x1b[B", b"\r")  # APP.INVOICES, its first message
-        console.wait_for("showing 12 of 12")  # its rows read: enter opens the first
-        console.keys(b"\r")
-        console.wait_for("7 Decoded")
-        console.keys(b"7")
-        console.wait_for("decoder spin timed out")
-        shown = console.mark()
-        console.keys(b"\x1b")  # back to the queue: the console still answers
-        # (q once the escape was taken: read together they are one key, alt+q)
-        console.wait_for("showing 12 of 12", since=shown)
-        console.keys(b"q")
-        assert console.exit_code() == 0, console.text()[-2000:]
-        assert "Traceback" not in console.text()
-    finally:
-        with contextlib.suppress(ChildProcessError):  # (a failure: never leave it running)
-            if os.waitpid(console.pid, os.WNOHANG) == (0, 0):
-                os.kill(console.pid, signal.SIGKILL)
-                os.waitpid(console.pid, 0)
+    console = pty_console("--config", str(config), "--embedded", str(demo_file),
+                          home=tmp_path / "home", wait=120, exit_wait=60)
+    console.wait_for("APP.AUDIT")
+    console.keys(b"\x1b[B", b"\r")  # APP.INVOICES, its first message
+    console.wait_for("showing 12 of 12")  # its rows read: enter opens the first
+    console.keys(b"\r")
+    console.wait_for("7 Decoded")
+    console.keys(b"7")
+    console.wait_for("decoder spin timed out")
+    shown = console.mark()
+    console.keys(b"\x1b")  # back to the queue: the console still answers
+    # (q once the escape was taken: read together they are one key, alt+q)
+    console.wait_for("showing 12 of 12", since=shown)
+    console.keys(b"q")
+    assert console.exit_code() == 0, console.text()[-2000:]
+    assert "Traceback" not in console.text()
