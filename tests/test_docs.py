@@ -56,6 +56,40 @@ def test_the_readmes_command_list_is_every_command_of_the_cli():
     assert all(re.search(rf"^  {re.escape(name)}\s", shown, re.M) for name in listed)
 
 
+def test_the_readme_names_the_commands_without_json_as_the_cli_has_them():
+    """The README's --json sentence names exactly the commands with no --json option, read
+    here from the click tree (it named ``config path``, which has one, and not ``config
+    show``, which has none)."""
+    import click
+
+    from mqconsole.cli.main import cli
+
+    def leaves(group: click.Group, prefix: str, ctx: click.Context):
+        for name in group.list_commands(ctx):
+            command = group.get_command(ctx, name)
+            if isinstance(command, click.Group):
+                yield from leaves(command, f"{prefix}{name} ", click.Context(command, parent=ctx))
+            elif command is not None and not command.hidden:
+                yield f"{prefix}{name}", command
+
+    without = {name for name, command in leaves(cli, "", click.Context(cli))
+               if not any("--json" in p.opts for p in command.params)}
+    assert {"config show", "tui"} <= without and "config path" not in without
+    readme = (ROOT / "README.md").read_text()
+    [sentence] = re.findall(r"<!-- json: [^\n]*-->\n(.*?)<!-- json:end -->", readme, re.S)
+    named = set(re.findall(r"`([a-z -]+)`", sentence)) - {"--json"}
+    assert named == without, sentence
+
+
+def test_a_command_losing_its_json_option_makes_the_readme_stale(monkeypatch):
+    from mqconsole.cli.commands.config_cmd import path
+
+    gen = _gen_docs()
+    monkeypatch.setattr(path, "params", [p for p in path.params if "--json" not in p.opts])
+    assert "config path" in gen.without_json()
+    assert gen.stale() == ["README.md (json)"]
+
+
 # -- the docs stand alone in a clone ---------------------------------------------------------
 
 _PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]

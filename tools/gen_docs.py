@@ -12,6 +12,10 @@ import re
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import click
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -29,32 +33,56 @@ def _exit_codes() -> str:
     return "\n".join(["| code | meaning |", "|---|---|", *rows]) + "\n"
 
 
-def _commands() -> str:
-    """Every command and sub-command with the first sentence of its help (from click)."""
+def _leaves() -> list[tuple[str, click.Command]]:
+    """Every command and sub-command the CLI lists (not hidden), by its full name, in
+    ``--help``'s order, groups included."""
     import click
 
     from mqconsole.cli.main import cli
 
-    ctx = click.Context(cli)
-    rows = []
+    found: list[tuple[str, click.Command]] = []
 
     def walk(group: click.Group, prefix: str, ctx: click.Context) -> None:
         for name in group.list_commands(ctx):
             command = group.get_command(ctx, name)
             if command is None or command.hidden:
                 continue
-            rows.append(f"| `mqconsole {prefix}{name}` | {command.get_short_help_str(500)} |")
+            found.append((f"{prefix}{name}", command))
             if isinstance(command, click.Group):
                 walk(command, f"{prefix}{name} ", click.Context(command, parent=ctx))
 
-    walk(cli, "", ctx)
+    walk(cli, "", click.Context(cli))
+    return found
+
+
+def _commands() -> str:
+    """Every command and sub-command with the first sentence of its help (from click)."""
+    rows = [f"| `mqconsole {name}` | {command.get_short_help_str(500)} |"
+            for name, command in _leaves()]
     return "\n".join(["| command | what it does |", "|---|---|", *rows]) + "\n"
+
+
+def without_json() -> list[str]:
+    """The commands (not groups) that have no ``--json`` option, by their full names."""
+    import click
+
+    return [name for name, command in _leaves() if not isinstance(command, click.Group)
+            and not any("--json" in p.opts for p in command.params)]
+
+
+def _json() -> str:
+    """The sentence saying which commands take ``--json``: all but :func:`without_json`."""
+    names = [f"`{name}`" for name in without_json()]
+    but = (" but " + (", ".join(names[:-1]) + " and " + names[-1] if len(names) > 1
+                      else names[0])) if names else ""
+    return (f"Every command{but} takes `--json` (JSON on stdout, narration on stderr).\n")
 
 
 PARTS: list[tuple[str, str, Callable[[], str]]] = [
     ("docs/tui.md", "keys", _keys),
     ("README.md", "exit-codes", _exit_codes),
     ("README.md", "commands", _commands),
+    ("README.md", "json", _json),
 ]
 
 
