@@ -68,3 +68,20 @@ def test_no_import_circle_anywhere_in_the_package() -> None:
         if imported.startswith("mqconsole.") and imported != importer
         and graph.chain_exists(importer=imported, imported=importer))
     assert circles == [], circles
+
+
+def test_a_real_queue_manager_is_opened_by_the_one_opener_only() -> None:
+    """Issue 26 item 5: backends/open.py's ``open_backend`` opens a real queue manager (its
+    library, then its password, then MQCONNX); the MQI backend exports no opener of its own
+    (``open_mq`` was one, used by tests only, around the password step)."""
+    import importlib
+    import pkgutil
+
+    import mqconsole.backends.mqi as mqi
+
+    modules = [mqi, *(importlib.import_module(f"{mqi.__name__}.{m.name}")
+                      for m in pkgutil.iter_modules(mqi.__path__))]
+    openers = [f"{module.__name__}.{name}" for module in modules for name, value in
+               vars(module).items() if name.startswith("open") and callable(value)
+               and getattr(value, "__module__", "").startswith(mqi.__name__)]
+    assert openers == []

@@ -80,9 +80,11 @@ class StandInBackend:
     def connect(self, principal: str | None = None) -> QueueManager:
         from dataclasses import replace
 
-        from mqconsole.backends.mqi import open_mq
+        from mqconsole.backends.open import open_backend
+        from mqconsole.backends.spec import BackendSpec
 
-        return open_mq(replace(self.settings, user=principal or ADMIN))
+        return open_backend(BackendSpec(kind="mq", mq=replace(self.settings,
+                                                              user=principal or ADMIN)))
 
     def _admin_qm(self):  # setmqaut on the queue manager underneath
         if self._admin is None:
@@ -160,9 +162,10 @@ class RealQueueManager:
         return replace(self.settings, user=user, password=password)
 
     def connect(self, principal: str | None = None) -> QueueManager:
-        from mqconsole.backends.mqi import open_mq
+        from mqconsole.backends.open import open_backend
+        from mqconsole.backends.spec import BackendSpec
 
-        return open_mq(self._settings(principal))
+        return open_backend(BackendSpec(kind="mq", mq=self._settings(principal)))
 
     def grant(self, principal: str, object_name: str, authorities: set[str] | str, *,
               object_type: str = "queue") -> None:

@@ -8,7 +8,6 @@ installed (``shim.MQLibraryMissing``).
 from .connection import (
     MQConnectSettings,
     MQIQueueManager,
-    open_mq,
 )
 from .cursor import MQICursor
 from .shim import MQLibrary, MQLibraryMissing, load
@@ -20,5 +19,4 @@ __all__ = [
     "MQLibrary",
     "MQLibraryMissing",
     "load",
-    "open_mq",
 ]

@@ -112,10 +112,3 @@ class MQIQueueManager(Messages, UnitsOfWork, Connecting):
         return (f"<MQIQueueManager {self._name or '?'} via {self.lib.name} "
                 f"({self._describe()}), {state}>")
 
-
-def open_mq(settings: MQConnectSettings, *, library: shim.MQLibrary | None = None
-            ) -> MQIQueueManager:
-    """Connect to a real queue manager (raises ``shim.MQLibraryMissing`` without MQ's client
-    library, MQError for a failed connection)."""
-    return MQIQueueManager(settings, library=library)
-

@@ -19,8 +19,10 @@ import standin
 from fake_ibmmqc import ENGINE, Engine, QMgrDef
 
 from mqconsole.backends.embedded.connection import open_embedded
-from mqconsole.backends.mqi import MQConnectSettings, MQIQueueManager, open_mq
+from mqconsole.backends.mqi import MQConnectSettings, MQIQueueManager
 from mqconsole.backends.mqi import shim as shim_mod
+from mqconsole.backends.open import open_backend
+from mqconsole.backends.spec import BackendSpec
 from tests.support.templates import RAM, empty_queue_manager
 
 ADMIN = "mqadmin"
@@ -78,7 +80,9 @@ class QMgr:
         self._count = 0
 
     def connect(self, **changes: Any) -> MQIQueueManager:
-        qm = open_mq(replace(self.settings, **changes), library=self.lib)
+        # the one opener (backends/open.py): settings.library names this stand-in's library
+        qm = open_backend(BackendSpec(kind="mq", mq=replace(self.settings, **changes)))
+        assert isinstance(qm, MQIQueueManager)
         self.opened.append(qm)
         return qm
 

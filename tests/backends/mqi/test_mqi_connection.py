@@ -12,7 +12,7 @@ import pytest
 import standin
 
 from mqconsole.backends.base import Context
-from mqconsole.backends.mqi import MQConnectSettings, open_mq
+from mqconsole.backends.mqi import MQConnectSettings
 from mqconsole.backends.open import open_backend
 from mqconsole.backends.spec import BackendSpec, PasswordUnavailable
 from mqconsole.mq.errors import MQError
@@ -289,7 +289,7 @@ def test_close_backs_out_although_mqdisc_would_commit(qmgr, qm) -> None:
 
 def test_a_dropped_connection_is_backed_out(qmgr) -> None:
     q = qmgr.queue()
-    other = open_mq(qmgr.settings, library=qmgr.lib)
+    other = open_backend(BackendSpec(kind="mq", mq=qmgr.settings))  # (held by nothing else)
     other.put(q, _msg("lost"))
     del other
     gc.collect()

@@ -25,7 +25,9 @@ needs_real_qmgr = pytest.mark.skipif(
 @pytest.mark.realmq
 @needs_real_qmgr
 def test_real_queue_manager_answers() -> None:
-    from mqconsole.backends.mqi import MQConnectSettings, open_mq
+    from mqconsole.backends.mqi import MQConnectSettings
+    from mqconsole.backends.open import open_backend
+    from mqconsole.backends.spec import BackendSpec
 
     env = os.environ
     user, _, password = env.get("MQCONSOLE_TEST_USERS", "").split(",")[0].partition("=")[2] \
@@ -36,7 +38,7 @@ def test_real_queue_manager_answers() -> None:
         cipher_spec=env.get("MQCONSOLE_TEST_CIPHER"),
         key_repository=env.get("MQCONSOLE_TEST_KEYR"), user=user or None,
         password=password or None)
-    qm = open_mq(settings)
+    qm = open_backend(BackendSpec(kind="mq", mq=settings))
     try:
         info = qm.inquire_qmgr()
         assert info.name == env["MQCONSOLE_TEST_QMGR"]
