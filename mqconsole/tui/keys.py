@@ -320,7 +320,9 @@ REFUSED = "read_only_refused"
 def changing_keys_refused(classes: Iterable[type]) -> list[BindingType]:
     """BINDINGS that take over every key ``classes`` bind to a changing action: in a
     subclass, Textual's bindings of a key replace its bases' (a read-only screen's class), so
-    the key reaches no changing action; the stand-in is hidden and refused."""
+    the key reaches no changing action; the stand-in is hidden and refused. Each has the id
+    of the binding it stands in for, so the keymap moves it with that binding: the key the
+    operator gave ``delete`` is the one refused on a read-only screen."""
     out: list[BindingType] = []
     seen: set[str] = set()
     for cls in classes:
@@ -331,7 +333,7 @@ def changing_keys_refused(classes: Iterable[type]) -> list[BindingType]:
             for key in (k.strip() for k in binding.key.split(",")):
                 if key and key not in seen:
                     seen.add(key)
-                    out.append(Binding(key, REFUSED, show=False))
+                    out.append(Binding(key, REFUSED, show=False, id=binding.id))
     return out
 
 

@@ -43,7 +43,8 @@ def test_changing_actions_are_the_ones_that_change_queues():
 
 
 def _every_binding_under_tui():
-    """(class, Binding) of every class under mqconsole/tui that declares BINDINGS."""
+    """(class, Binding) of every class under mqconsole/tui that declares BINDINGS, and of
+    each console screen's read-only class (made at run time: its refused stand-ins)."""
     import importlib
     import inspect
     import pkgutil
@@ -51,14 +52,17 @@ def _every_binding_under_tui():
     from textual.binding import Binding
 
     import mqconsole.tui as tui
+    from mqconsole.tui.screens.base import ConsoleScreen, read_only_class
 
     for info in pkgutil.walk_packages(tui.__path__, "mqconsole.tui."):
         module = importlib.import_module(info.name)
         for _, cls in inspect.getmembers(module, inspect.isclass):
-            if cls.__module__ != module.__name__ or "BINDINGS" not in vars(cls):
+            if cls.__module__ != module.__name__:
                 continue
-            for b in vars(cls)["BINDINGS"]:
-                yield cls, b if isinstance(b, Binding) else Binding(*b)
+            classes = [cls, read_only_class(cls)] if issubclass(cls, ConsoleScreen) else [cls]
+            for each in classes:
+                for b in vars(each).get("BINDINGS", ()):
+                    yield each, b if isinstance(b, Binding) else Binding(*b)
 
 
 def test_every_binding_under_tui_has_an_id_the_keymap_takes():
@@ -66,10 +70,49 @@ def test_every_binding_under_tui_has_an_id_the_keymap_takes():
     the id is one ``keymap:`` accepts (the ids ``?`` lists, the list keys j/k/g/G too)."""
     found = list(_every_binding_under_tui())
     assert len(found) > 50  # the walk reached the screens, dialogs and widgets
+    assert sum(b.action == K.REFUSED for _, b in found) > 10  # and the read-only stand-ins
     without = [f"{cls.__name__}: {b.key}" for cls, b in found if not b.id]
     assert not without, without
     refused = K.unknown_keymap_ids({b.id: "x" for _, b in found})
     assert not refused, refused
+
+
+def test_a_read_only_stand_in_has_the_id_of_the_key_it_stands_in_for():
+    """A read-only screen binds each changing key to the refused stand-in, under the id of
+    the changing binding it replaces (so the keymap moves it with that binding)."""
+    from mqconsole.tui.screens.base import read_only_class
+
+    for screen in (QueuesScreen, MessagesScreen, DetailScreen, DlqHandlerScreen):
+        changing: dict[str, str | None] = {}  # key: the id of the binding it has (its class's)
+        for cls in screen.__mro__:
+            for b in vars(cls).get("BINDINGS", ()):
+                if K.is_changing(b.action):
+                    for key in b.key.split(","):
+                        changing.setdefault(key.strip(), b.id)
+        stand_ins = {b.key: b.id for b in read_only_class(screen).BINDINGS}
+        assert changing and stand_ins == changing, screen
+        assert set(stand_ins.values()) <= K.KNOWN_IDS, screen
+
+
+async def test_on_a_read_only_screen_the_remapped_key_says_why_nothing_happens(make_app):
+    """keymap delete: ctrl+y on a read-only profile: ctrl+y (the operator's delete) says
+    delete is not available; d, no longer delete, says nothing (was the other way round:
+    the stand-in had no id, so it stayed on d and ctrl+y did nothing)."""
+    from .conftest import open_queue, settle
+
+    app = make_app(read_only=True, keymap={"delete": "ctrl+y"})
+    refused = "Profile test is read-only: delete is not available here."
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(app, pilot)
+        await open_queue(app, pilot, "APP.ORDERS")
+        await settle(app, pilot)
+        await pilot.press("ctrl+y")
+        await pilot.pause()
+        assert [str(n.message) for n in app._notifications] == [refused]
+        await pilot.press("d")
+        await pilot.pause()
+        assert [str(n.message) for n in app._notifications] == [refused]
+        assert isinstance(app.screen, MessagesScreen)
 
 
 async def test_the_message_lists_keys_are_remapped_by_their_id(make_app):

@@ -66,11 +66,13 @@ class ConsoleScreen(Screen):
 
     def on_key(self, event: Any) -> None:
         """In a read-only profile a changing key is not bound: say why nothing happens
-        (instead of nothing at all)."""
+        (instead of nothing at all), for the key the keymap gives it if it gives one."""
         if not self.ctx.read_only:
             return
+        keymap = self.ctx.settings.keymap
         for key in self.KEYS:
-            if key.changing and event.key in key.key.split(","):
+            keys = keymap.get(key.id) or key.key
+            if key.changing and event.key in (k.strip() for k in keys.split(",")):
                 event.stop()
                 self.ctx.notify(f"Profile {self.ctx.profile.name} is read-only: "
                                 f"{key.description.lower()} is not available here.",
