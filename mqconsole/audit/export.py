@@ -609,25 +609,27 @@ def _taken(out: str) -> OutTaken:
                     "--out, or --replace)")
 
 
-def clean_staging(folder: str | Path) -> tuple[list[str], list[str]]:
+def clean_staging(folder: str | Path, store: Store | None = None
+                  ) -> tuple[list[str], list[str]]:
     """``audit clean``: the staging folders killed exports left (``.NAME.tmp-…``) in
     ``folder`` (where exports wrote their ``--out``), or beside it when it is an ``--out``;
-    (removed, kept: an export still holds them). This machine's folders only."""
+    (removed, kept: an export may still hold them, :meth:`Store.abandoned`). Without
+    ``store``, this machine's folders only (no Spark); with one (Spark's Hadoop, or the
+    Connect server's), any folder it reaches."""
     target = to_uri(folder)
-    path = local_path(target)
-    if path is None:
-        raise AuditInputError(f"{display(target)}: audit clean looks at this machine's folders "
-                              "only; the next export to the same --out removes what a killed "
-                              "one left there")
-    store = LocalStore()
+    if store is None:
+        if local_path(target) is None:
+            raise AuditInputError(f"{display(target)}: another file system than this "
+                                  "machine's: give --master (Spark's Hadoop reaches it) or "
+                                  "--remote (the Spark Connect server's executors)")
+        store = LocalStore()
     places: list[tuple[str, str | None]] = []
-    if os.path.isdir(path):
+    if store.is_dir(target):
         places.append((target, None))
-    path = path.rstrip("/") or "/"
-    if path != "/" and os.path.isdir(os.path.dirname(path)):
+    if name_of(target) and store.is_dir(parent(target)):
         places.append((parent(target), f".{name_of(target)}.tmp-"))
     if not places:
-        raise AuditInputError(f"{path}: no such folder")
+        raise AuditInputError(f"{display(target)}: no such folder")
     removed, kept = [], []
     for where, prefix in places:
         for name in store.children(where):

@@ -31,12 +31,17 @@ def test_paths_become_absolute_uris_here() -> None:
 
 @pytest.fixture
 def viewfs(spark, tmp_path):
-    """``viewfs://mqtest/audit`` mounted on ``tmp_path/fs`` in the session's Hadoop."""
+    """``viewfs://NAME/audit`` mounted on ``tmp_path/fs`` in the session's Hadoop, NAME a
+    mount table of this test's own (Hadoop caches a file system by scheme and authority:
+    a second test's mount of the same name would reach the first test's folder)."""
+    import uuid
+
     root = tmp_path / "fs"
     root.mkdir()
+    name = f"mq{uuid.uuid4().hex[:12]}"
     spark.sparkContext._jsc.hadoopConfiguration().set(
-        "fs.viewfs.mounttable.mqtest.link./audit", f"file://{root}")
-    return "viewfs://mqtest/audit", root
+        f"fs.viewfs.mounttable.{name}.link./audit", f"file://{root}")
+    return f"viewfs://{name}/audit", root
 
 
 def test_an_export_and_its_report_on_a_hadoop_uri(spark, tmp_path, viewfs) -> None:
@@ -65,3 +70,40 @@ def test_an_export_and_its_report_on_a_hadoop_uri(spark, tmp_path, viewfs) -> No
     # the name is taken: refused (checked through Hadoop, the client's disk is not asked)
     with pytest.raises(AuditInputError, match="exists: choose another --out"):
         run_export(spark, plan_export(request))
+
+
+def test_audit_clean_on_another_file_system_goes_through_sparks_hadoop(spark, tmp_path,
+                                                                        viewfs) -> None:
+    """``audit clean`` of a Hadoop URI (viewfs:// here, as hdfs:// would be): the staging a
+    killed export left 24 hours ago is removed, a younger one kept and named (no lock can
+    be seen on another file system: age decides), anything else left alone; without
+    Spark (the CLI starts it for such a folder) the function refuses in one sentence."""
+    import time
+
+    from mqconsole.audit.errors import AuditInputError
+    from mqconsole.audit.export import clean_staging
+    from tests.cli.conftest import run_cli
+
+    base, root = viewfs
+    exports = root / "exports"
+    old, young, other = (exports / ".snap.tmp-1-aaa", exports / ".snap.tmp-2-bbb",
+                         exports / "snap")
+    for folder in (old, young, other):
+        folder.mkdir(parents=True)
+        (folder / "part-0.parquet").write_bytes(b"x")
+    day_ago = time.time() - 25 * 3600
+    os.utime(old, (day_ago, day_ago))
+    r = run_cli("audit", "clean", f"{base}/exports", "--json", "--master", "local[2]",
+                home=tmp_path / "home")
+    assert r.code == 0, r.err
+    assert r.json == {"removed": [f"{base}/exports/.snap.tmp-1-aaa"],
+                      "kept": [f"{base}/exports/.snap.tmp-2-bbb"]}
+    assert not old.exists() and young.is_dir() and other.is_dir()
+    r = run_cli("audit", "clean", f"{base}/exports/snap", "--master", "local[2]",
+                home=tmp_path / "home")
+    assert r.code == 0 and "kept" in r.out and "younger than 24 hours" in r.out, r.err
+    r = run_cli("audit", "clean", f"{base}/no/such", "--master", "local[2]",
+                home=tmp_path / "home")
+    assert r.code == 2 and "no such folder" in r.err and "Traceback" not in r.err
+    with pytest.raises(AuditInputError, match="another file system than this machine's"):
+        clean_staging(f"{base}/exports")

@@ -188,16 +188,28 @@ def _show_rows(prepared: Any, limit: int, as_json: bool, block: int = 1000
 @audit.command("clean")
 @click.argument("folders", nargs=-1, required=True, metavar="FOLDER...", type=InputPath())
 @json_option
-def clean(folders: tuple[str, ...], as_json: bool) -> None:
+@spark_options
+def clean(folders: tuple[str, ...], as_json: bool, master: str | None, remote: str | None,
+          conf: dict[str, str]) -> None:
     """Remove what killed exports left: their staging folders (.NAME.tmp-...) in FOLDER
     (where exports write their --out), or beside it when FOLDER is an --out. A staging
-    folder an export still holds is kept and named. No Spark: this machine's folders."""
+    folder an export may still hold is kept and named. This machine's folders without
+    Spark; another file system's (hdfs://, s3a://, ...) through Spark's Hadoop (--master),
+    or the Connect server's folders with --remote, where a staging folder is removed once
+    24 hours old (whether its export lives cannot be told from here)."""
     from mqconsole.audit.export import clean_staging
+    from mqconsole.audit.store import local_path, to_uri
+    from mqconsole.audit.stores import store_for
 
+    uris = [to_uri(f) for f in folders]
+    spark = None
+    if remote or any(local_path(u) is None for u in uris):
+        spark = open_spark(master, remote, conf=conf)
     removed: list[str] = []
     kept: list[str] = []
-    for folder in folders:
-        gone, held = clean_staging(folder)
+    for uri in uris:
+        store = None if spark is None else store_for(spark, uri)
+        gone, held = clean_staging(uri, store)
         removed += gone
         kept += held
     if as_json:
@@ -205,8 +217,10 @@ def clean(folders: tuple[str, ...], as_json: bool) -> None:
         return
     for path in removed:
         click.echo(f"removed {safe(path)}")
-    for path in kept:
-        click.echo(f"kept {safe(path)} (an export is writing it)")
+    for path in kept:  # (another file system's: by age, a lock cannot be seen there)
+        why = ("an export is writing it" if local_path(to_uri(path)) is not None else
+               "younger than 24 hours: an export may still be writing it")
+        click.echo(f"kept {safe(path)} ({why})")
     if not removed and not kept:
         click.echo("nothing to clean: no staging folder of a killed export there")
 
