@@ -58,6 +58,7 @@ from .sources import (
     split_queue,
 )
 from .store import (
+    LEFTOVER_SECONDS,
     LocalStore,
     Op,
     Store,
@@ -513,9 +514,13 @@ def run_export(spark: SparkSession, plan: ExportPlan, *,
     out = to_uri(request.out)
     store = store_for(spark, out)
     # what is there, in one go (over Connect, each Store.many is one job on the server)
-    there, old_manifest, beside = store.many([
+    there, old_manifest, beside, claimed, committed = store.many([
         op("exists", uri=out), op("read_text", uri=join(out, MANIFEST)),
-        op("children", uri=parent(out))])
+        op("children", uri=parent(out)), op("age", uri=join(out, CLAIM)),
+        op("exists", uri=join(out, COMMIT_MARKER))])
+    if there and _abandoned_in_place(claimed, committed):  # a killed in-place export's
+        store.remove(out)
+        there, old_manifest = False, None
     if request.remote or local_path(out) is None:  # not checked by the plan
         _check_target(store, out, request.replace, there, old_manifest)
     remove_leftovers(out, store, names=beside)
@@ -599,6 +604,14 @@ def run_export(spark: SparkSession, plan: ExportPlan, *,
 CLAIM = "_EXPORTING"  # an in-place export's claim on --out, removed when it commits
 
 
+def _abandoned_in_place(claim_age: float | None, committed: bool) -> bool:
+    """Is a folder what an in-place export (a file system without an atomic rename) left
+    when it was killed: its claim there, no commit marker, the claim older than a live
+    export's could be (``LEFTOVER_SECONDS``: whether its process lives cannot be told from
+    here)? Such a folder is removed by the next export to it and by ``audit clean``."""
+    return claim_age is not None and not committed and claim_age > LEFTOVER_SECONDS
+
+
 class OutTaken(AuditInputError):
     """``--out`` was made (by another export) while this export ran (exit 2)."""
 
@@ -624,13 +637,20 @@ def clean_staging(folder: str | Path, store: Store | None = None
                                   "--remote (the Spark Connect server's executors)")
         store = LocalStore()
     places: list[tuple[str, str | None]] = []
+    removed, kept = [], []
     if store.is_dir(target):
         places.append((target, None))
+        claim_age, committed = store.many([op("age", uri=join(target, CLAIM)),
+                                           op("exists", uri=join(target, COMMIT_MARKER))])
+        if claim_age is not None and not committed:  # an in-place export's --out
+            if _abandoned_in_place(claim_age, committed):
+                store.remove(target)
+                return [display(target)], []
+            return [], [display(target)]
     if name_of(target) and store.is_dir(parent(target)):
         places.append((parent(target), f".{name_of(target)}.tmp-"))
     if not places:
         raise AuditInputError(f"{display(target)}: no such folder")
-    removed, kept = [], []
     for where, prefix in places:
         for name in store.children(where):
             staged = join(where, name)

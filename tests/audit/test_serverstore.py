@@ -155,7 +155,7 @@ def test_export_report_and_sql_through_the_server_store(spark, on_the_server,
     summary = run_export(spark, plan_export(request(out)))
     assert summary.rows == 5
     assert on_the_server == [
-        ["exists", "read_text", "children"], ["mkdirs"], ["sizes"],
+        ["exists", "read_text", "children", "age", "exists"], ["mkdirs"], ["sizes"],
         ["write_bytes", "write_new"] * 3
         + ["write_new", "write_new", "write_new", "make_private", "publish"]]
     assert sorted(p.name for p in (out / "_summary").iterdir()) == [

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+from pathlib import Path
 
 import pytest
 
@@ -107,3 +108,59 @@ def test_audit_clean_on_another_file_system_goes_through_sparks_hadoop(spark, tm
     assert r.code == 2 and "no such folder" in r.err and "Traceback" not in r.err
     with pytest.raises(AuditInputError, match="another file system than this machine's"):
         clean_staging(f"{base}/exports")
+
+
+def test_an_export_in_place_and_what_a_killed_one_left(spark, tmp_path, viewfs,
+                                                       monkeypatch) -> None:
+    """Where no folder renames atomically (an object store; viewfs:// made one here) the
+    export writes in place under --out, claimed by ``_EXPORTING``, committed by the marker
+    written last, the claim then removed. What a killed one left there (its claim, some
+    data, no marker) is refused while it may still be an export's, removed by the next
+    export once its claim is 24 h old, and by ``audit clean``."""
+    import time
+
+    from mqconsole.audit import store as stores_module
+    from mqconsole.audit.errors import AuditInputError
+    from mqconsole.audit.export import ExportRequest, clean_staging, plan_export, run_export
+    from mqconsole.audit.report import build_report
+
+    from .reportdata import oracle
+
+    monkeypatch.setattr(stores_module, "ATOMIC_RENAME", ("file",))
+    base, root = viewfs
+    scene = build_scene(tmp_path / "scene")
+    want = expected_rows(scene, DEMO_QUEUES)
+    day_ago = time.time() - 25 * 3600
+
+    def killed_export_at(name: str, age: float | None = None) -> Path:
+        left = root / name
+        (left / "messages").mkdir(parents=True)
+        (left / "messages" / "part-0.parquet").write_bytes(b"half a file")
+        (left / "_EXPORTING").write_text("12345\n")
+        if age is not None:
+            os.utime(left / "_EXPORTING", (age, age))
+        return left
+
+    out = f"{base}/snap"
+    request = ExportRequest(out=out, patterns=list(DEMO_QUEUES), connections={
+        "dev": {"backend": "embedded", "path": str(scene.qm_path)}},
+        files=[str(f) for f in scene.files])
+    left = killed_export_at("snap")
+    with pytest.raises(AuditInputError, match="exists"):  # may be a live export's still
+        run_export(spark, plan_export(request))
+    assert (left / "_EXPORTING").is_file()
+    os.utime(left / "_EXPORTING", (day_ago, day_ago))
+    summary = run_export(spark, plan_export(request))
+    assert summary.rows == len(want)
+    assert (left / "_SUCCESS").is_file() and not (left / "_EXPORTING").exists()
+    assert not (left / "messages" / "part-0.parquet").exists()  # the killed one's data
+    assert sorted(p.name for p in root.iterdir()) == ["snap"]  # in place: nothing beside
+    assert build_report(spark, out, as_of=NOW) == oracle(want, NOW)
+    # audit clean: a killed in-place export's --out, removed once its claim is 24 h old
+    store = store_for(spark, base)
+    old, young = killed_export_at("old", day_ago), killed_export_at("young")
+    assert clean_staging(f"{base}/old", store) == ([f"{base}/old"], [])
+    assert clean_staging(f"{base}/young", store) == ([], [f"{base}/young"])
+    assert not old.exists() and (young / "_EXPORTING").is_file()
+    assert clean_staging(out, store) == ([], [])  # a committed snapshot: not touched
+    assert (left / "_SUCCESS").is_file()
