@@ -180,7 +180,8 @@ def test_export_report_and_sql_through_the_server_store(spark, on_the_server,
     del on_the_server[:]
     with pytest.raises(AuditInputError, match="exists: choose another --out"):
         run_export(spark, plan)
-    assert on_the_server == [["exists", "read_text", "children"]]  # nothing written
+    # nothing written: the first look only
+    assert on_the_server == [["exists", "read_text", "children", "age", "exists"]]
     assert sorted(p.name for p in base.iterdir()) == ["other", "snap"]
 
 
