@@ -11,7 +11,8 @@ They speak JSON, one object a line:
   cancels what runs, stops Spark and ends the child — without a job that has not ended
   :data:`STOP_SECONDS` later (one no cancel reaches: the child is nobody's then).
 - child → console, for job N: ``{"id": N, "status": TEXT}``, ``{"id": N, "progress":
-  [READ, TOTAL], "text": TEXT}``, then ``{"id": N, "result": ...}`` or ``{"id": N,
+  [READ, TOTAL], "text": TEXT}``, ``{"id": N, "note": TEXT}`` (what the operator must keep
+  seeing: the snapshot's notes, a report's doubts), then ``{"id": N, "result": ...}`` or ``{"id": N,
   "error": SENTENCE, "cancelled": BOOL}``.
 
 The child's standard output is the console's channel only (whatever else prints goes to its
@@ -210,6 +211,8 @@ class ChildRunner:
                     done, total = message["progress"]
                     watch.progress(int(done), None if total is None else int(total),
                                    str(message.get("text", "")))
+                elif "note" in message:
+                    watch.note(str(message["note"]))
                 elif "result" in message:
                     return message["result"]
                 elif "error" in message:
@@ -323,7 +326,8 @@ class Child:
             self._cancels[job_id],
             status=lambda text: self.tell(job_id, status=text),
             progress=lambda done, total, text: self.tell(job_id, progress=[done, total],
-                                                         text=text))
+                                                         text=text),
+            note=lambda text: self.tell(job_id, note=text))
         try:
             result = self.do(str(message.get("job")), message, watch)
         except BaseException as e:  # every failure is one sentence for the console

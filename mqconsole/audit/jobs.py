@@ -41,13 +41,17 @@ def _nothing(*_args: Any) -> None:
 
 @dataclass(frozen=True)
 class Watch:
-    """What a job hears and tells while it runs: the operator's cancel, a status line, and
-    the progress bar (messages read of the total, when known). The callbacks are called
-    from the job's thread."""
+    """What a job hears and tells while it runs: the operator's cancel, a status line, the
+    progress bar (messages read of the total, when known), and its notes: what the operator
+    must know and keep seeing once the job is over (the snapshot's notes — a queue that
+    changed while it was exported —, and a report's doubt — its data disagrees with its
+    manifest), each a sentence the CLI says too. The callbacks are called from the job's
+    thread."""
 
     cancel: threading.Event = field(default_factory=threading.Event)
     status: Callable[[str], None] = _nothing
     progress: Callable[[int, int | None, str], None] = _nothing
+    note: Callable[[str], None] = _nothing
 
 
 @dataclass(frozen=True)
@@ -118,10 +122,11 @@ def as_cancelled(what: str, error: BaseException, cancel: threading.Event) -> Ba
 def report(start: SparkStarter, master: str | None, folder: Path, as_of: datetime,
            watch: Watch) -> dict[str, Any]:
     """The report of the snapshot at ``folder`` (a missing folder is said before Spark
-    starts, where this process can look)."""
+    starts, where this process can look); as the CLI's report, the snapshot's notes (what
+    its export said about it) and the report's doubts are told to ``watch.note``."""
     try:
         from .report import build_report
-        from .snapshot import precheck
+        from .snapshot import open_snapshot, precheck, snapshot_notes
 
         precheck(folder, remote=is_remote(master))
         spark = start(master)
@@ -129,7 +134,11 @@ def report(start: SparkStarter, master: str | None, folder: Path, as_of: datetim
             raise Cancelled("report cancelled")
         watcher = cancel_jobs_when(watch.cancel, spark)
         try:
-            result = build_report(spark, folder, as_of=as_of, progress=watch.status)
+            opened = open_snapshot(spark, folder)  # once, for its notes and its report
+            for text in snapshot_notes(opened):
+                watch.note(text)
+            result = build_report(spark, opened, as_of=as_of, progress=watch.status,
+                                  warn=watch.note)
         finally:
             watcher.set()
         if watch.cancel.is_set():
@@ -141,7 +150,9 @@ def report(start: SparkStarter, master: str | None, folder: Path, as_of: datetim
 
 def export(start: SparkStarter, master: str | None, job: ExportJob,
            watch: Watch) -> dict[str, Any]:
-    """The export, then its report: ``{"rows": exported, "report": the report}``."""
+    """The export, then its report: ``{"rows": exported, "report": the report}``; what the
+    export says about its snapshot (a queue that changed while it was read: the CLI's
+    export says it too) and the report's doubts are told to ``watch.note``."""
     try:
         return _export(start, master, job, watch)
     except BaseException as e:
@@ -177,9 +188,9 @@ def _export(start: SparkStarter, master: str | None, job: ExportJob,
         per_queue = ", ".join(f"{s.queue} {s.read:,}" for s in states)
         watch.progress(read, total, f"read {read:,}: {per_queue}")
 
-    summary = run_export(spark, plan, report=progress, cancel=watch.cancel)
+    summary = run_export(spark, plan, report=progress, cancel=watch.cancel, note=watch.note)
     watch.status(f"exported {counted(summary.rows, grouped=True)}; counting…")
-    result = build_report(spark, job.folder, as_of=job.as_of)
+    result = build_report(spark, job.folder, as_of=job.as_of, warn=watch.note)
     return {"rows": summary.rows, "report": result}
 
 

@@ -101,13 +101,18 @@ def _quote(name: str) -> str:
 
 
 def build_report(spark: SparkSession, path: Any, *, as_of: datetime | None = None,
-                 progress: Progress | None = None, use_summary: bool = True) -> dict[str, Any]:
-    """The report of the snapshot at ``path`` (audit.md's keys), computed by Spark SQL."""
+                 progress: Progress | None = None, use_summary: bool = True,
+                 warn: Progress | None = None) -> dict[str, Any]:
+    """The report of the snapshot at ``path`` (audit.md's keys), computed by Spark SQL.
+    ``progress`` hears what it does; ``warn`` what the operator must keep knowing once it
+    is done (its data disagrees with its manifest, the stored aggregates with the
+    manifest: counted from the messages instead) — said as progress when not given (the
+    CLI's lines stay on its terminal; the console's status line does not keep them)."""
     say = progress or (lambda _text: None)
     folder = open_snapshot(spark, path)
     when = as_of or parse_as_of(None)
     try:
-        return _build(spark, folder, when, say, use_summary)
+        return _build(spark, folder, when, say, use_summary, warn or say)
     except Exception as e:
         if not is_spark_error(e):
             raise
@@ -119,7 +124,7 @@ def build_report(spark: SparkSession, path: Any, *, as_of: datetime | None = Non
 
 
 def _build(spark: SparkSession, folder: SnapshotFolder, when: datetime, say: Progress,
-           use_summary: bool) -> dict[str, Any]:
+           use_summary: bool, warn: Progress) -> dict[str, Any]:
     stored = None
     present = None
     count_files = False  # each file's rows counted by the report's own pass
@@ -127,7 +132,7 @@ def _build(spark: SparkSession, folder: SnapshotFolder, when: datetime, say: Pro
         if use_summary:
             differs, present = data_disagreement(spark, folder)
             if differs is not None:
-                say(_disagrees(differs))
+                warn(_disagrees(differs))
                 use_summary = False
         else:  # the messages are read anyway: their pass counts each file's rows too
             present = listed_present(spark, folder)
@@ -137,8 +142,8 @@ def _build(spark: SparkSession, folder: SnapshotFolder, when: datetime, say: Pro
         if stored is not None and folder.files is not None and (
                 stored.info.get("files_digest") != files_digest(folder.manifest["files"])
                 or stored.info.get("rows") != folder.manifest.get("rows")):
-            say("the stored aggregates disagree with the manifest (not computed from the "
-                "files it commits): counting the messages instead")
+            warn("the stored aggregates disagree with the manifest (not computed from the "
+                 "files it commits): counting the messages instead")
             spark.catalog.dropTempView(stored.arrivals_view)
             stored = None
     if stored is not None:
@@ -163,7 +168,7 @@ def _build(spark: SparkSession, folder: SnapshotFolder, when: datetime, say: Pro
                     found[path] = int(row["n"])
             differs = disagreement(folder, found)[0]
             if differs is not None:
-                say(_disagrees(differs))
+                warn(_disagrees(differs))
         ages = None
         say("finding duplicate MsgIds")
         total = next((r for r in rollup if r["_set"] == "total"), {})

@@ -3,7 +3,8 @@ no Spark. Run as ``python audit_fake_child.py REPORT_JSON LOG --master M``.
 
 - ``report``: a status line, then the report in REPORT_JSON; a folder named ``slow`` waits
   for the console's cancel and answers "report cancelled"; a folder named ``die`` says why
-  on stderr and ends (exit 3) without answering.
+  on stderr and ends (exit 3) without answering; a folder named ``noted`` notes a sentence
+  first (as a snapshot whose queue changed while it was exported).
 - ``export``: progress 0 of 251, then 200 of 251, a status, then ``{"rows": 251, "report":
   REPORT_JSON}``.
 - ``queues_holding``: two queues.
@@ -57,6 +58,10 @@ def serve(report: dict, log: TextIO, master: str) -> int:
             tell(job_id, status=f"reading the messages of {message['folder']}")
             if folder == "slow":
                 threading.Thread(target=slow, args=(job_id,), daemon=True).start()
+            elif folder == "noted":
+                tell(job_id, note="APP.DLQ (QM1) changed during the export: 224 more rows "
+                                  "than its depth")
+                tell(job_id, result=report)
             elif folder == "die":
                 print("java.lang.OutOfMemoryError: Java heap space", file=sys.stderr)
                 sys.stderr.flush()

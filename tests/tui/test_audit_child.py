@@ -88,8 +88,8 @@ def test_the_console_imports_no_spark_library_with_its_default_runner(demo_file,
 
 
 def _fake_runner(report_file: Path, log: Path):
-    return lambda master: ChildRunner(master, command=[sys.executable, str(FAKE),
-                                                        str(report_file), str(log)])
+    return lambda master, **_: ChildRunner(master, command=[sys.executable, str(FAKE),
+                                                             str(report_file), str(log)])
 
 
 def _notes(app) -> list[str]:
@@ -141,6 +141,46 @@ async def test_a_child_that_dies_is_one_sentence_and_the_next_job_starts_another
         assert screen.runner.process is not first
         second = screen.runner.process
     assert second.wait(timeout=120) == 0  # the console ended: so did its audit's process
+
+
+async def test_a_note_of_the_audits_process_reaches_the_operator(make_app, tmp_path):
+    """The audit's process notes what the operator must keep seeing (the snapshot's notes):
+    the console notifies it and shows it under the report's headline."""
+    report, report_file = _report(tmp_path)
+    said = "APP.DLQ (QM1) changed during the export: 224 more rows than its depth"
+    app = make_app(audit_runner=_fake_runner(report_file, tmp_path / "child.log"))
+    async with app.run_test(size=(100, 34)) as pilot:
+        await settle(app, pilot)
+        screen = AuditScreen(app.ctx, DLQ, folder=tmp_path / "noted")
+        await app.push_screen(screen)
+        await pilot.press("ctrl+r")
+        await wait_for(app, pilot, lambda: screen.report is not None, workers=False)
+        await settle(app, pilot)
+        assert screen.report == report
+        assert [str(n.message) for n in app._notifications
+                if n.severity == "warning"] == [f"Note: {said}"]
+        assert [str(w.content) for w in screen.query("#tables .note")] == [f"note: {said}"]
+
+
+def test_the_audits_process_relays_a_jobs_notes(monkeypatch):
+    """audit/child.py's side: a job's note is a line of its own, before its result."""
+    import io
+    import threading
+
+    from mqconsole.audit import child, jobs
+
+    def report(start, master, folder, as_of, watch):
+        watch.note("Q (QM1) changed during the export: 2 fewer rows than its depth")
+        return {"messages": 0}
+
+    monkeypatch.setattr(jobs, "report", report)
+    out = io.StringIO()
+    runner = child.Child(None, out, start=lambda master: None)
+    runner._cancels[7] = threading.Event()
+    runner.run(7, {"job": "report", "folder": "/snap", "as_of": "2026-11-22T12:00:00+00:00"})
+    assert [json.loads(line) for line in out.getvalue().splitlines()] == [
+        {"id": 7, "note": "Q (QM1) changed during the export: 2 fewer rows than its depth"},
+        {"id": 7, "result": {"messages": 0}}]
 
 
 @pytest.mark.spark

@@ -180,6 +180,94 @@ async def test_export_with_a_progress_bar_then_the_report(make_app, demo_file, q
     assert "json_field_type" in names
 
 
+def _warnings(app) -> list[str]:
+    return [str(n.message) for n in app._notifications if n.severity == "warning"]
+
+
+def _note_lines(screen) -> list[str]:
+    return [str(w.content) for w in screen.query("#tables .note")]
+
+
+async def test_a_queue_that_changes_during_the_consoles_export_is_said_and_kept(
+        make_app, demo_file, qm, tmp_path, spark, monkeypatch):
+    """Messages put on the queue once the console's export is under way (as
+    tests/audit/test_export.py provokes it, through the real export): the operator is told
+    the CLI's sentence (a warning) and it stays under the report's headline, past the
+    status line's later words; the report of that snapshot (ctrl+r) shows the manifest's
+    notes as the CLI's report prints them; and when its stored aggregates no longer match
+    the manifest, the report's "disagree" sentence is kept there too, not overwritten by
+    its progress."""
+    import json
+
+    from mqconsole.audit import export
+    from mqconsole.audit.snapshot import locate, snapshot_notes
+    from mqconsole.audit.summary import SUMMARY_DIR, SUMMARY_FILE
+    from mqconsole.backends.open import open_embedded
+    from mqconsole.cli.commands.audit_cmd import render_text
+    from mqconsole.mq.md import MQMD
+    from mqconsole.mq.message import Message
+
+    start = qm.inquire_queue(DLQ).depth
+    planned = export._partitions
+
+    def busy(plan, parts):  # the queue gets 3 more messages once the export is under way
+        other = open_embedded(str(demo_file))
+        try:
+            for i in range(3):
+                other.put(DLQ, Message(MQMD(format="MQSTR"), b"late %d" % i), syncpoint=True)
+            other.commit()
+        finally:
+            other.close()
+        return planned(plan, parts)
+
+    monkeypatch.setattr(export, "_partitions", busy)
+    sentence = (f"{DLQ} (QM1) changed during the export: {start + 3:,} rows read, its "
+                f"depth {start:,} at the start and {start + 3:,} at the end")
+    folder = tmp_path / "snap"
+    app = make_app(clock=lambda: AS_OF, audit_master="local[2]", audit_dir=tmp_path,
+                   audit_connection={"backend": "embedded", "path": str(demo_file)})
+    async with app.run_test(size=(100, 34)) as pilot:
+        await settle(app, pilot)
+        screen = AuditScreen(app.ctx, DLQ, folder=folder)
+        await app.push_screen(screen)
+        await pilot.press("ctrl+e")
+        await audit_done(app, pilot, screen, timeout=300)
+        await settle(app, pilot)
+        assert screen.report["messages"] == start + 3
+        assert _warnings(app) == [f"Note: {sentence}"]
+        assert _note_lines(screen) == [f"note: {sentence}"]
+        assert str(screen.query_one("#status").content) == (
+            f"{start + 3:,} messages exported to {folder} (1 note under the report's "
+            "headline)")
+
+        # the report of that snapshot: its notes as the CLI's report prints them
+        notes = snapshot_notes(locate(folder))
+        assert notes == [sentence]
+        await pilot.press("ctrl+r")
+        await audit_done(app, pilot, screen, timeout=240)
+        await settle(app, pilot)
+        cli_lines = [line for line in render_text(screen.report, notes=notes).splitlines()
+                     if line.startswith("note: ")]
+        assert _note_lines(screen) == cli_lines == [f"note: {sentence}"]
+        assert _warnings(app) == [f"Note: {sentence}"] * 2  # once for each job
+
+        # stored aggregates that are not the manifest's: the report says so, and keeps it
+        summary = folder / SUMMARY_DIR / SUMMARY_FILE
+        info = json.loads(summary.read_text())
+        info["files_digest"] = "0" * 64
+        summary.write_text(json.dumps(info))
+        await pilot.press("ctrl+r")
+        await audit_done(app, pilot, screen, timeout=240)
+        await settle(app, pilot)
+        doubt = ("the stored aggregates disagree with the manifest (not computed from the "
+                 "files it commits): counting the messages instead")
+        assert _note_lines(screen) == [f"note: {sentence}", f"note: {doubt}"]
+        assert _warnings(app)[-1] == f"Note: {doubt}"
+        assert str(screen.query_one("#status").content).endswith(
+            "(2 notes under the report's headline)")
+        assert screen.report["messages"] == start + 3  # counted from the messages
+
+
 def _dlq_in_plain_python(qm):
     """(arrival, JSON currency) of each message of the demo's dead-letter queue, read here."""
     import json

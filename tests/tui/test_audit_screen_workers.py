@@ -84,7 +84,7 @@ async def test_a_report_that_answers_after_the_screen_closed_changes_nothing(mak
     answers, nothing raises in its thread (it raised NoMatches: the closed screen's widgets
     were gone), nothing is shown and no error is said."""
     runner = HeldRunner(_report())
-    app = make_app(audit_runner=lambda master: runner)
+    app = make_app(audit_runner=lambda master, **_: runner)
     async with app.run_test(size=(100, 34)) as pilot:
         await settle(app, pilot)
         queues = app.screen
@@ -109,7 +109,7 @@ async def test_a_drill_down_answered_after_the_screen_closed_opens_nothing(make_
     """Enter on a row of a snapshot of several queues asks which queue holds it; the
     operator goes back to the queue list meanwhile: the answer opens no browser there."""
     runner = HeldRunner(_report())
-    app = make_app(clock=lambda: AS_OF, audit_runner=lambda master: runner)
+    app = make_app(clock=lambda: AS_OF, audit_runner=lambda master, **_: runner)
     async with app.run_test(size=(100, 34)) as pilot:
         await settle(app, pilot)
         queues = app.screen
@@ -168,7 +168,7 @@ async def test_a_job_telling_its_progress_as_the_console_quits_raises_nothing(ma
     ends with 0. Three quits: the moment the job's words arrive is the machine's."""
     for _ in range(3):
         runner = ChattyRunner(_report())
-        app = make_app(audit_runner=lambda master, runner=runner: runner)
+        app = make_app(audit_runner=lambda master, runner=runner, **_: runner)
         async with app.run_test(size=(100, 34)) as pilot:
             await settle(app, pilot)
             screen = AuditScreen(app.ctx, DLQ, folder=tmp_path / "snap")
@@ -195,7 +195,7 @@ async def test_what_a_job_says_is_shown_as_plain_text(make_app, tmp_path):
     """A job's status line (the audit's process relays it) is data: an escape sequence or
     Rich markup in it is shown, not obeyed."""
     runner = SayingRunner(_report())
-    app = make_app(audit_runner=lambda master: runner)
+    app = make_app(audit_runner=lambda master, **_: runner)
     async with app.run_test(size=(100, 34)) as pilot:
         await settle(app, pilot)
         screen = AuditScreen(app.ctx, DLQ, folder=tmp_path / "snap")
@@ -234,7 +234,7 @@ async def test_an_exports_progress_from_its_own_thread_ends_in_its_note(make_app
     """Progress told from the export's own thread (not the worker's) reaches the bar, and
     none of it, arriving late, overwrites the export's closing note."""
     runner = ProgressThreadRunner(_report())
-    app = make_app(audit_runner=lambda master: runner, audit_connection={"backend": "x"})
+    app = make_app(audit_runner=lambda master, **_: runner, audit_connection={"backend": "x"})
     async with app.run_test(size=(100, 34)) as pilot:
         await settle(app, pilot)
         screen = AuditScreen(app.ctx, DLQ, folder=tmp_path / "snap")
@@ -246,4 +246,67 @@ async def test_an_exports_progress_from_its_own_thread_ends_in_its_note(make_app
         status = str(screen.query_one("#status").content)
         assert status == f"{runner.answer['messages']} messages exported to {tmp_path / 'snap'}"
         assert screen.query_one("#progress").has_class("-hidden")
+        assert _errors(app) == []
+
+
+CHANGED = f"{DLQ} (QM1) changed during the export: 3 more rows than its depth"
+DOUBT = ("the stored aggregates disagree with the manifest (not computed from the files it "
+         "commits): counting the messages instead")
+
+
+class NotingRunner(HeldRunner):
+    """A report that notes what the CLI says of its snapshot (and of its counts) while it
+    runs, then says its progress (which replaced the sentence in the status line before),
+    then answers; ``notes`` are what it notes on its next job."""
+
+    def __init__(self, report: dict[str, Any]) -> None:
+        super().__init__(report)
+        self.notes = [CHANGED, DOUBT, CHANGED]  # a sentence heard twice is said once
+
+    def report(self, folder: Path, as_of: datetime, watch: Any) -> dict[str, Any]:
+        for text in self.notes:
+            watch.note(text)
+        watch.status("counting the messages")
+        return self.answer
+
+
+def _warnings(app) -> list[str]:
+    return [str(n.message) for n in app._notifications if n.severity == "warning"]
+
+
+def _note_lines(screen) -> list[str]:
+    return [str(w.content) for w in screen.query("#tables .note")]
+
+
+async def test_a_jobs_notes_are_notified_once_and_stay_on_the_report_view(make_app,
+                                                                          tmp_path):
+    """What a report notes (the snapshot changed while exported; the stored aggregates
+    disagree with the manifest) is one warning notification each, and stays under the
+    report's headline as the CLI's report prints it ("note: …") — the status line's later
+    words do not take it away; the next report without notes shows none."""
+    runner = NotingRunner(_report())
+    app = make_app(audit_runner=lambda master, **_: runner)
+    async with app.run_test(size=(100, 34)) as pilot:
+        await settle(app, pilot)
+        screen = AuditScreen(app.ctx, DLQ, folder=tmp_path / "snap")
+        await app.push_screen(screen)
+        await pilot.press("ctrl+r")
+        await audit_done(app, pilot, screen)
+        await settle(app, pilot)
+        assert _warnings(app) == [f"Note: {CHANGED}", f"Note: {DOUBT}"]
+        assert _note_lines(screen) == [f"note: {CHANGED}", f"note: {DOUBT}"]
+        assert screen.notes == [CHANGED, DOUBT]
+        status = str(screen.query_one("#status").content)
+        assert status == (f"report of {tmp_path / 'snap'} (2 notes under the report's "
+                          "headline)")
+        headline = screen.query("#tables Static").first()
+        assert "title" in headline.classes  # the notes come right under it
+        runner.notes = []
+        await pilot.press("ctrl+r")
+        await audit_done(app, pilot, screen)
+        await settle(app, pilot)
+        assert _note_lines(screen) == [] and screen.notes == []
+        # the second report's tables replace the first's (same ids: DuplicateIds before)
+        assert screen.query_one("#list-by_reason", DataTable).row_count
+        assert len(_warnings(app)) == 2  # nothing more said
         assert _errors(app) == []

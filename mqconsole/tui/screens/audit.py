@@ -14,6 +14,10 @@ The jobs run in the audit's own process (``audit.child``: Spark and its Python l
 are never imported by the console, and their memory goes when this screen closes), or where
 ``tui.Settings.audit_runner`` says (the tests: in process, on their one Spark session).
 Spark's output goes to its log file (``audit.session``); failures are one notification.
+What a job notes for the operator — the snapshot's notes (a queue that changed while it was
+exported), a report's doubts (its data disagrees with its manifest): the sentences the CLI
+says — is a warning notification when it is heard, and stays on the report view, under its
+headline, as the CLI's report shows it.
 """
 
 from __future__ import annotations
@@ -82,6 +86,8 @@ class AuditScreen(ConsoleScreen):
         self.patterns = patterns
         self.folder = folder or default_folder(ctx.settings.audit_dir, ctx.settings.now())
         self.report: dict[str, Any] | None = report
+        self.notes: list[str] = []  # what the job of the report shown noted (see _end)
+        self._told: set[str] = set()  # the running job's notes notified as they were heard
         self.runner = runner or _runner(ctx, spark)
         self.running: str | None = None  # "export" or "report" while a worker runs
         self.cancel = threading.Event()
@@ -102,9 +108,9 @@ class AuditScreen(ConsoleScreen):
         yield VerticalScroll(id="tables")
         yield Footer()
 
-    def on_mount(self) -> None:
+    async def on_mount(self) -> None:
         if self.report is not None:
-            self.show_report(self.report)
+            await self.show_report(self.report, self.notes)
 
     # -- what the operator does ---------------------------------------------------------------
     def action_export(self) -> None:
@@ -126,8 +132,9 @@ class AuditScreen(ConsoleScreen):
                         severity="error", markup=False)
             return
         self._begin("export")
+        heard: list[str] = []
         self._job("export", partial(self._export, patterns, Path(folder).expanduser(),
-                                    self.cancel))
+                                    self.cancel, heard), heard)
 
     def action_report(self) -> None:
         if self.running:
@@ -135,7 +142,8 @@ class AuditScreen(ConsoleScreen):
             return
         folder = Path(self.query_one("#folder", Input).value.strip()).expanduser()
         self._begin("report")
-        self._job("report", partial(self._report, folder, self.cancel))
+        heard: list[str] = []
+        self._job("report", partial(self._report, folder, self.cancel, heard), heard)
 
     def action_cancel(self) -> None:
         if not self.running:
@@ -162,6 +170,7 @@ class AuditScreen(ConsoleScreen):
     def _begin(self, what: str) -> None:
         self.running = what
         self.cancel = threading.Event()
+        self._told = set()
         bar = self.query_one("#progress", ProgressBar)
         bar.update(total=None, progress=0)
         bar.remove_class("-hidden")
@@ -186,9 +195,12 @@ class AuditScreen(ConsoleScreen):
         go before it does), not closing with the console (the same)."""
         return self.is_attached and self in self.app.screen_stack
 
-    def _job(self, what: str, job: Callable[[], tuple[dict[str, Any], str]]) -> None:
-        """Run ``job`` (the report and the note to show) in a thread; then :meth:`_end` —
-        unless the screen has gone meanwhile (its result, or its error, is dropped)."""
+    def _job(self, what: str, job: Callable[[], tuple[dict[str, Any], str]],
+             heard: list[str]) -> None:
+        """Run ``job`` (the report and the status line to show) in a thread; then
+        :meth:`_end` with what it noted (``heard``, filled by its thread: complete when it
+        has ended) — unless the screen has gone meanwhile (its result, or its error, is
+        dropped)."""
 
         async def flow() -> None:
             done, error = await in_thread(self.ctx, partial(_attempt, job), queue=None,
@@ -196,17 +208,21 @@ class AuditScreen(ConsoleScreen):
             if not self._shown():  # the console is quitting: its screens are going
                 return
             if error is not None:
-                self._end(None, error)
+                await self._end(None, error, heard=heard)
             else:
                 report, note = done
-                self._end(report, None, note)
+                await self._end(report, None, note, heard)
 
         start(self, flow, what=f"audit {what}", group=AUDIT, exclusive=True)
 
-    def _end(self, report: dict[str, Any] | None, error: BaseException | None,
-             note: str = "") -> None:
+    async def _end(self, report: dict[str, Any] | None, error: BaseException | None,
+                   note: str = "", heard: list[str] | None = None) -> None:
         what, self.running = self.running, None
         self.query_one("#progress", ProgressBar).add_class("-hidden")
+        notes = list(dict.fromkeys(heard or ()))
+        for text in notes:  # those not notified yet as they were heard (a late word is
+            if text not in self._told:  # dropped by _from_job once the job has ended)
+                self._tell_note(text)
         if error is not None:
             from mqconsole.audit.jobs import as_cancelled
 
@@ -219,22 +235,44 @@ class AuditScreen(ConsoleScreen):
             return
         if report is not None:
             self.report = report
-            self.show_report(report)
-            self._status(note or "report done")
+            self.notes = notes
+            await self.show_report(report, notes)
+            status = note or "report done"
+            if notes:  # the status line changes with the next job: the notes stay there
+                status += f" ({counted(len(notes), 'note')} under the report's headline)"
+            self._status(status)
 
-    def _watch(self, cancel: threading.Event) -> Watch:
-        """What a job tells this screen (from its thread)."""
+    def _tell_note(self, text: str) -> None:
+        """A job's note, notified once (a warning: the operator must know it)."""
+        self._told.add(text)
+        self.notify(clean(f"Note: {text}"), severity="warning", markup=False)
+
+    def _heard(self, text: str) -> None:
+        """A note of the running job, as it is heard (on the event loop)."""
+        if text not in self._told:
+            self._tell_note(text)
+
+    def _watch(self, cancel: threading.Event, heard: list[str]) -> Watch:
+        """What a job tells this screen (from its thread); its notes are kept in ``heard``
+        for :meth:`_end`, and notified as they come."""
+
+        def note(text: str) -> None:
+            heard.append(text)
+            self._from_job(cancel, self._heard, text)
+
         return Watch(cancel, status=lambda text: self._from_job(cancel, self._status, text),
                      progress=lambda done, total, text: self._from_job(
-                         cancel, self._progress, done, total, text))
+                         cancel, self._progress, done, total, text), note=note)
 
-    def _report(self, folder: Path, cancel: threading.Event) -> tuple[dict[str, Any], str]:
+    def _report(self, folder: Path, cancel: threading.Event,
+                heard: list[str]) -> tuple[dict[str, Any], str]:
         """In a thread: the report of the snapshot at ``folder``."""
-        report = self.runner.report(folder, self.ctx.settings.now(), self._watch(cancel))
+        report = self.runner.report(folder, self.ctx.settings.now(),
+                                    self._watch(cancel, heard))
         return report, f"report of {clean(folder)}"
 
-    def _export(self, patterns: str, folder: Path,
-                cancel: threading.Event) -> tuple[dict[str, Any], str]:
+    def _export(self, patterns: str, folder: Path, cancel: threading.Event,
+                heard: list[str]) -> tuple[dict[str, Any], str]:
         """In a thread: the export of ``patterns`` into ``folder``, and its report."""
         settings = self.ctx.settings
         job = ExportJob(patterns=patterns, folder=folder, profile=self.ctx.profile.name,
@@ -242,7 +280,7 @@ class AuditScreen(ConsoleScreen):
                         # the report's time: the console's clock when it has one of its own
                         # (the tests'), else now when the report starts, after the export
                         as_of=None if settings.clock is None else settings.now())
-        done = self.runner.export(job, self._watch(cancel))
+        done = self.runner.export(job, self._watch(cancel, heard))
         return done["report"], f"{counted(done['rows'], grouped=True)} exported to " \
                                f"{clean(folder)}"
 
@@ -251,14 +289,21 @@ class AuditScreen(ConsoleScreen):
         self._status(text)
 
     # -- the report -----------------------------------------------------------------------------
-    def show_report(self, report: dict[str, Any]) -> None:
-        """The report's lists as tables, each count with a horizontal bar."""
+    async def show_report(self, report: dict[str, Any], notes: list[str] | None = None
+                          ) -> None:
+        """The report's lists as tables, each count with a horizontal bar; ``notes`` (what
+        the export said about the snapshot, the report's doubts) under the headline, as the
+        CLI's report shows them. The tables of a report shown before are removed first
+        (their ids are the new ones': mounted while the old were still there, the second
+        report of the screen failed, DuplicateIds, and showed no table)."""
         from mqconsole.audit.present import bar, extremes, headline, tables
 
         box = self.query_one("#tables", VerticalScroll)
-        box.remove_children()
+        await box.remove_children()
         self._tables = {}
         widgets: list[Any] = [Static(txt(headline(report)), classes="title")]
+        widgets += [Static(Text(clean(f"note: {text}"), style="bold yellow"), classes="note")
+                    for text in notes or ()]
         widgets += [Static(txt(f"{label}: {text}")) for label, text in extremes(report)]
         for part in tables(report):
             widgets.append(Static(txt(part.title), classes="title"))
@@ -274,7 +319,7 @@ class AuditScreen(ConsoleScreen):
                               Text(bar(count, largest, BAR_WIDTH), style="bold"))
             self._tables[part.key] = part.source
             widgets.append(table)
-        box.mount_all(widgets)
+        await box.mount_all(widgets)
         first = next((w for w in widgets if isinstance(w, DataTable)), None)
         if first is not None:  # the rows are what to look at now (enter opens one); the
             # report's head line stays in sight (scrolling to the focused table raced the
