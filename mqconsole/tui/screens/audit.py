@@ -217,11 +217,20 @@ class AuditScreen(ConsoleScreen):
 
     async def _end(self, report: dict[str, Any] | None, error: BaseException | None,
                    note: str = "", heard: list[str] | None = None) -> None:
-        what, self.running = self.running, None
+        """The job has ended: its notes, then its error or its report. The screen's job
+        runs (``running``: no other starts, a late word of it only changes what this then
+        sets again) until its report is shown."""
+        try:
+            await self._ended(self.running, report, error, note, heard or [])
+        finally:
+            self.running = None
+
+    async def _ended(self, what: str | None, report: dict[str, Any] | None,
+                     error: BaseException | None, note: str, heard: list[str]) -> None:
         self.query_one("#progress", ProgressBar).add_class("-hidden")
-        notes = list(dict.fromkeys(heard or ()))
-        for text in notes:  # those not notified yet as they were heard (a late word is
-            if text not in self._told:  # dropped by _from_job once the job has ended)
+        notes = list(dict.fromkeys(heard))
+        for text in notes:  # those not notified as they were heard (the heard word that
+            if text not in self._told:  # comes later finds it told, or the job ended)
                 self._tell_note(text)
         if error is not None:
             from mqconsole.audit.jobs import as_cancelled
@@ -234,9 +243,9 @@ class AuditScreen(ConsoleScreen):
                         markup=False)
             return
         if report is not None:
+            await self.show_report(report, notes)
             self.report = report
             self.notes = notes
-            await self.show_report(report, notes)
             status = note or "report done"
             if notes:  # the status line changes with the next job: the notes stay there
                 status += f" ({counted(len(notes), 'note')} under the report's headline)"
