@@ -37,7 +37,7 @@ import sys
 import threading
 import time
 from collections import deque
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
@@ -90,8 +90,10 @@ class ChildRunner:
     (started on the first job, ended by :meth:`close`); ``command`` starts another program
     speaking the same lines (the tests' cheap stand-in)."""
 
-    def __init__(self, master: str | None, *, command: Sequence[str] | None = None) -> None:
+    def __init__(self, master: str | None, *, command: Sequence[str] | None = None,
+                 conf: Mapping[str, str] | None = None) -> None:
         self.master = master
+        self.conf = dict(conf or {})  # the console's Spark settings (tui.audit_conf)
         self.command = list(command) if command is not None else child_command()
         self.process: subprocess.Popen[str] | None = None  # the latest child (tests wait on it)
         self._lock = threading.Lock()
@@ -145,7 +147,7 @@ class ChildRunner:
                 and not proc.stdin.closed:
             return proc
         proc = subprocess.Popen(
-            [*self.command, "--master", self.master or ""], stdin=subprocess.PIPE,
+            [*self.command, *child_arguments(self.master, self.conf)], stdin=subprocess.PIPE,
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, encoding="utf-8",
             errors="replace", bufsize=1, close_fds=True,
             start_new_session=True)  # the terminal's signals are the console's
@@ -238,6 +240,27 @@ class ChildRunner:
             f"signal {-code}" if code is not None else "still running"
         return (f"the audit's process ended before answering ({how})"
                 + (f": {last[:300]}" if last else ""))
+
+
+def child_arguments(master: str | None, conf: Mapping[str, str]) -> list[str]:
+    """The audit's process's command line: the master, and each Spark setting as the audit
+    commands take it (``--conf spark.KEY=VALUE``)."""
+    return ["--master", master or "",
+            *(arg for key, value in conf.items() for arg in ("--conf", f"{key}={value}"))]
+
+
+def parse_arguments(argv: Sequence[str] | None) -> tuple[str | None, dict[str, str]]:
+    """The master and the Spark settings of :func:`child_arguments` (the settings through
+    the audit commands' parser: :class:`AuditInputError` for a bad one)."""
+    from .session import parse_conf
+
+    parser = argparse.ArgumentParser(prog="python -m mqconsole.audit.child",
+                                     description="The console's audit jobs (JSON lines).")
+    parser.add_argument("--master", default="", help="the Spark master (tui.audit_master)")
+    parser.add_argument("--conf", action="append", default=[], metavar="spark.KEY=VALUE",
+                        help="a Spark setting (tui.audit_conf; repeatable)")
+    args = parser.parse_args(argv)
+    return args.master or None, parse_conf(args.conf)
 
 
 def plugin_recipes(host: PluginHost | None) -> list[Recipe]:
@@ -369,14 +392,15 @@ class Child:
 def main(argv: Sequence[str] | None = None, *,
          start: Callable[[str | None], Any] = jobs.start_spark,
          grace: float = STOP_SECONDS) -> int:
-    parser = argparse.ArgumentParser(prog="python -m mqconsole.audit.child",
-                                     description="The console's audit jobs (JSON lines).")
-    parser.add_argument("--master", default="", help="the Spark master (tui.audit_master)")
-    args = parser.parse_args(argv)
+    try:
+        master, conf = parse_arguments(argv)
+    except AuditError as e:  # (the console checked them first: tui.audit_conf)
+        print(f"mqconsole audit child: {e}", file=sys.stderr)
+        return 2
     # the channel is the standard output as it was; whatever else prints goes to stderr
     out = os.fdopen(os.dup(1), "w", encoding="utf-8", buffering=1)
     os.dup2(2, 1)
-    ended = Child(args.master or None, out, start, grace=grace).serve(sys.stdin)
+    ended = Child(master, out, jobs.starter(start, conf), grace=grace).serve(sys.stdin)
     if not ended:  # a job is stuck where no cancel reaches (its thread is a daemon's): go
         sys.stderr.flush()
         os._exit(1)  # (not Python's shutdown, which may wait on what the job holds)

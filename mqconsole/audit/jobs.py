@@ -14,9 +14,10 @@ This module imports nothing heavy: what needs Spark is imported inside the funct
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -28,6 +29,7 @@ if TYPE_CHECKING:
     from .drill import Drill
 
 #: starts (or gives back) the Spark session for a master (``tui.audit_master``; None: local)
+#: (with the console's Spark settings, ``tui.audit_conf``, bound: :func:`starter`)
 SparkStarter = Callable[[str | None], Any]
 
 
@@ -73,16 +75,27 @@ def is_remote(master: str | None) -> bool:
     return bool(master and master.startswith("sc://"))
 
 
-def start_spark(master: str | None) -> Any:
+def start_spark(master: str | None, conf: Mapping[str, str] | None = None) -> Any:
     """The Spark session of the console's audits (reused once started): ``tui.audit_master``,
-    local[*] by default, a Spark Connect server for ``sc://…``."""
+    local[*] by default, a Spark Connect server for ``sc://…``; with ``conf``
+    (``tui.audit_conf``: the audit commands' ``--conf``) as they give it."""
     from .session import DEFAULT_MASTER, SparkSettings, start_session
 
     if is_remote(master):
-        from .remote import connect
+        from .remote import connect, set_conf
 
-        return connect(str(master))
-    return start_session(SparkSettings(master=master or DEFAULT_MASTER))
+        session = connect(str(master))
+        set_conf(session, dict(conf or {}))
+        return session
+    return start_session(SparkSettings(master=master or DEFAULT_MASTER, conf=dict(conf or {})))
+
+
+def starter(start: Callable[..., Any], conf: Mapping[str, str] | None) -> SparkStarter:
+    """``start`` with the console's Spark settings bound (``start(master, conf=conf)``);
+    ``start`` itself when there are none (a starter of one argument, the tests')."""
+    if not conf:
+        return start
+    return partial(start, conf=dict(conf))
 
 
 def sentence(error: BaseException) -> str:
@@ -219,4 +232,4 @@ def cancel_jobs_when(cancel: threading.Event, spark: Any) -> threading.Event:
 
 
 __all__ = ["Cancelled", "ExportJob", "SparkStarter", "Watch", "as_cancelled", "export",
-           "is_remote", "queues_holding", "report", "sentence", "start_spark"]
+           "is_remote", "queues_holding", "report", "sentence", "start_spark", "starter"]

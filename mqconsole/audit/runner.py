@@ -17,6 +17,7 @@ A runner's calls block (the screen calls them in a thread worker) and raise
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
@@ -50,11 +51,13 @@ class AuditRunner(Protocol):
 
 
 class InProcessRunner:
-    """The jobs in this process, on the session ``start`` gives for the master."""
+    """The jobs in this process, on the session ``start`` gives for the master (with the
+    console's Spark settings, ``conf``, when there are some: ``start(master, conf=…)``)."""
 
-    def __init__(self, master: str | None, start: SparkStarter = jobs.start_spark) -> None:
+    def __init__(self, master: str | None, start: Callable[..., Any] = jobs.start_spark, *,
+                 conf: Mapping[str, str] | None = None) -> None:
         self.master = master
-        self.start = start
+        self.start: SparkStarter = jobs.starter(start, conf)
 
     def export(self, job: ExportJob, watch: Watch) -> dict[str, Any]:
         return jobs.export(self.start, self.master, job, watch)
@@ -69,11 +72,13 @@ class InProcessRunner:
         """Nothing to let go: the session is this process's (kept for its next audit)."""
 
 
-def default_runner(master: str | None) -> AuditRunner:
-    """The console's: the jobs in a child process of their own."""
+def default_runner(master: str | None, *, conf: Mapping[str, str] | None = None
+                   ) -> AuditRunner:
+    """The console's: the jobs in a child process of their own (Spark started there with
+    ``conf``, the console's ``tui.audit_conf``)."""
     from .child import ChildRunner
 
-    return ChildRunner(master)
+    return ChildRunner(master, conf=conf)
 
 
 __all__ = ["AuditRunner", "InProcessRunner", "default_runner"]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from pydantic import Field, field_validator
 
@@ -90,3 +91,35 @@ class TuiConfig(Model):
             raise err("master", f"{value!r} is not a Spark master: local[N], spark://HOST:PORT, "
                       "yarn, k8s://URL or sc://HOST:PORT")
         return None if value is None else value.strip()
+
+    audit_conf: dict[str, str] = Field(
+        default_factory=dict,
+        description="Spark settings of the audit screen's session, spark.KEY: VALUE (as the "
+        "audit commands' --conf spark.KEY=VALUE); over the site's spark-defaults.conf",
+    )
+
+    @field_validator("audit_conf", mode="before")
+    @classmethod
+    def _conf(cls, value: Any) -> dict[str, str]:
+        """``spark.KEY: VALUE`` pairs, each value as Spark reads it (``false``, ``4``);
+        the console gives them to ``audit.session.parse_conf`` as ``--conf`` lines (config
+        may not import it: the same rule, said here with the line of the setting)."""
+        if value is None:
+            return {}
+        if not isinstance(value, dict):
+            raise err("conf", "must be a mapping of Spark settings, spark.KEY: VALUE")
+        out: dict[str, str] = {}
+        for key, setting in value.items():
+            name = str(key).strip()
+            if not isinstance(key, str) or not name.startswith("spark.") or "=" in name \
+                    or any(c.isspace() for c in name):
+                raise err("conf", f"{str(key)!r} is not a Spark setting: name it spark.KEY "
+                          "(as --conf spark.KEY=VALUE does)", at=(key,))
+            if isinstance(setting, bool):
+                out[name] = "true" if setting else "false"
+            elif isinstance(setting, str | int | float):
+                out[name] = str(setting).strip()
+            else:
+                raise err("conf", f"{name} needs one value (a word, a number, true or false)",
+                          at=(key,))
+        return out

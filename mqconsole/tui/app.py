@@ -505,10 +505,21 @@ def settings_from_config(config: Any) -> Settings:
         refresh_seconds=float(getattr(tui, "refresh_seconds", 5.0)),
         page_size=int(getattr(tui, "page_size", 200)),
         audit_master=getattr(tui, "audit_master", None),
+        audit_conf=_audit_conf(getattr(tui, "audit_conf", None)),
         journal_path=getattr(getattr(config, "journal", None), "path", None),
         journal_rotation=_rotation(getattr(getattr(config, "journal", None), "rotate", None)),
         backup_dir=getattr(config, "backup_dir", None),
     )
+
+
+def _audit_conf(conf: Any) -> dict[str, str]:
+    """``tui.audit_conf`` through the parser of the audit commands' ``--conf`` (a bad
+    setting is one sentence, exit 2, before the console starts)."""
+    if not conf:
+        return {}
+    from mqconsole.audit.session import parse_conf
+
+    return parse_conf([f"{key}={value}" for key, value in dict(conf).items()])
 
 
 def _rotation(rotate: Any) -> Any:

@@ -103,13 +103,16 @@ class Settings:
     clock: Callable[[], datetime] | None = None
     save_dir: Path | None = None  # where "save to file" suggests files (default: cwd)
     # the audit screen: what Spark's readers open (a backend spec or the profile, no
-    # password), the Spark master, and where snapshots go (default: <state>/audits)
+    # password), the Spark master and settings (``tui.audit_conf``: the audit commands'
+    # ``--conf``, checked by their parser), and where snapshots go (default: <state>/audits)
     audit_connection: Any = None
     audit_master: str | None = None
+    audit_conf: dict[str, str] = field(default_factory=dict)
     audit_dir: Path | None = None
-    # how the audit screen runs its jobs: a runner for the master (``audit.runner``); None:
-    # in the audit's own process, so the console never imports Spark's libraries
-    audit_runner: Callable[[str | None], Any] | None = None
+    # how the audit screen runs its jobs: a runner for the master and the Spark settings,
+    # ``runner(master, conf=…)`` (``audit.runner``); None: in the audit's own process, so
+    # the console never imports Spark's libraries
+    audit_runner: Callable[..., Any] | None = None
     # how the dead-letter handler screen plans and runs its pass (``ops.dlq.child``): None,
     # in the handler's own process (its millions of short-lived objects are not the
     # console's to keep); the tests: ``InProcess``

@@ -159,6 +159,18 @@ def test_several_problems_give_one_error_listing_the_first() -> None:
     assert [p.line for p in err.problems] == [2, 3, 4]
 
 
+def test_a_bad_spark_setting_of_the_console_names_its_line() -> None:
+    """tui.audit_conf (the audit screen's --conf): a name that is not spark.KEY, or a value
+    that is not one value, is one sentence at the setting's own line."""
+    err = fails("tui:\n  audit_conf:\n    spark.executor.memory: 4g\n    executor.cores: 2\n")
+    assert (err.line, err.setting) == (4, "tui.audit_conf.executor.cores")
+    assert str(err).endswith("'executor.cores' is not a Spark setting: name it spark.KEY "
+                             "(as --conf spark.KEY=VALUE does)")
+    err = fails("tui:\n  audit_conf:\n    spark.jars: [a.jar, b.jar]\n")
+    assert (err.line, err.setting) == (3, "tui.audit_conf.spark.jars")
+    assert "needs one value" in str(err)
+
+
 def test_control_characters_from_the_file_are_shown_escaped() -> None:
     err = fails('"\\e[31mred": 1\n')
     assert "\x1b" not in str(err) and "\\x1b[31mred" in str(err)

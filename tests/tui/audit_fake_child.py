@@ -1,5 +1,5 @@
 """A cheap stand-in for the audit's process (``mqconsole.audit.child``): the same JSON lines,
-no Spark. Run as ``python audit_fake_child.py REPORT_JSON LOG --master M``.
+no Spark. Run as ``python audit_fake_child.py REPORT_JSON LOG --master M [--conf K=V]...``.
 
 - ``report``: a status line, then the report in REPORT_JSON; a folder named ``slow`` waits
   for the console's cancel and answers "report cancelled"; a folder named ``die`` says why
@@ -9,7 +9,8 @@ no Spark. Run as ``python audit_fake_child.py REPORT_JSON LOG --master M``.
   REPORT_JSON}``.
 - ``queues_holding``: two queues.
 
-Every request is appended to LOG (one JSON line each), the master first; the end of the
+Every request is appended to LOG (one JSON line each), the master (and the --conf
+lines, when there are some) first; the end of the
 input ends it (exit 0), as the real one does.
 """
 
@@ -24,13 +25,15 @@ from typing import TextIO
 
 def main() -> int:
     report_file, log_file, _, master = sys.argv[1:5]
+    conf = [value for flag, value in zip(sys.argv[5::2], sys.argv[6::2], strict=True)
+            if flag == "--conf"]
     report = json.loads(Path(report_file).read_text(encoding="utf-8"))
     with open(log_file, "a", encoding="utf-8") as log:
-        return serve(report, log, master)
+        return serve(report, log, master, conf)
 
 
-def serve(report: dict, log: TextIO, master: str) -> int:
-    log.write(json.dumps({"master": master}) + "\n")
+def serve(report: dict, log: TextIO, master: str, conf: list[str]) -> int:
+    log.write(json.dumps({"master": master, **({"conf": conf} if conf else {})}) + "\n")
     log.flush()
     out_lock = threading.Lock()
     cancels: dict[int, threading.Event] = {}

@@ -162,6 +162,49 @@ async def test_a_note_of_the_audits_process_reaches_the_operator(make_app, tmp_p
         assert [str(w.content) for w in screen.query("#tables .note")] == [f"note: {said}"]
 
 
+async def test_the_consoles_spark_settings_reach_the_audits_process(make_app, tmp_path):
+    """tui.audit_conf reaches the audit's process as the audit commands' --conf lines
+    (its Spark starts with them: audit/child.py's main through parse_arguments)."""
+    from mqconsole.audit.runner import default_runner
+
+    report, report_file = _report(tmp_path)
+    log = tmp_path / "child.log"
+    command = [sys.executable, str(FAKE), str(report_file), str(log)]
+    conf = {"spark.executor.memory": "2g", "spark.speculation": "false"}
+    runners = []
+
+    def runner(master, **given):  # the console's default runner, the stand-in as its child
+        made = default_runner(master, **given)
+        made.command = command
+        runners.append(made)
+        return made
+
+    app = make_app(audit_runner=runner, audit_master="local[2]", audit_conf=conf)
+    async with app.run_test(size=(100, 34)) as pilot:
+        await settle(app, pilot)
+        screen = AuditScreen(app.ctx, DLQ, folder=tmp_path / "snap")
+        await app.push_screen(screen)
+        await pilot.press("ctrl+r")
+        await wait_for(app, pilot, lambda: screen.report is not None, workers=False)
+        assert screen.report == report
+    assert isinstance(runners[0], ChildRunner)
+    assert _log(log)[0] == {"master": "local[2]", "conf": ["spark.executor.memory=2g",
+                                                           "spark.speculation=false"]}
+
+
+def test_the_audits_process_reads_its_spark_settings_with_the_clis_parser(capsys):
+    from mqconsole.audit.child import child_arguments, main, parse_arguments
+
+    conf = {"spark.executor.memory": "2g", "spark.sql.shuffle.partitions": "3"}
+    assert parse_arguments(child_arguments("yarn", conf)) == ("yarn", conf)
+    assert parse_arguments(child_arguments(None, {})) == (None, {})
+    # a bad one (never from the console, which checks tui.audit_conf first): one sentence
+    assert main(["--master", "", "--conf", "executor.memory=2g"]) == 2
+    assert capsys.readouterr().err == (
+        "mqconsole audit child: --conf 'executor.memory=2g' is not a Spark setting: use "
+        "--conf spark.KEY=VALUE\n")
+
+
 def test_the_audits_process_relays_a_jobs_notes(monkeypatch):
     """audit/child.py's side: a job's note is a line of its own, before its result."""
     import io

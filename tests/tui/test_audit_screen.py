@@ -409,6 +409,61 @@ def test_the_audit_master_setting_reaches_the_console() -> None:
         TuiConfig(audit_master="mesos://x:1")
 
 
+def test_the_audit_conf_setting_reaches_the_console_through_the_clis_parser() -> None:
+    """tui.audit_conf: YAML's values as Spark reads them, given to the console through the
+    parser of the audit commands' --conf (a bad one is its sentence: exit 2 before the
+    console starts, tests/tui/test_app.py's way for any config)."""
+    from mqconsole.audit.errors import AuditInputError
+    from mqconsole.config.console import TuiConfig
+    from mqconsole.tui.app import settings_from_config
+
+    class Config:
+        tui = TuiConfig(audit_conf={"spark.executor.memory": "4g", "spark.speculation": False,
+                                    "spark.executor.cores": 2})
+
+    assert settings_from_config(Config()).audit_conf == {
+        "spark.executor.memory": "4g", "spark.speculation": "false",
+        "spark.executor.cores": "2"}
+    assert settings_from_config(object()).audit_conf == {}
+    with pytest.raises(ValueError, match="is not a Spark setting"):
+        TuiConfig(audit_conf={"executor.memory": "4g"})
+
+    class Unchecked:  # (a duck-typed config: the parser is the console's last word)
+        class tui:
+            audit_conf = {"executor.memory": "4g"}
+
+    with pytest.raises(AuditInputError, match=r"'executor\.memory=4g' is not a Spark setting"):
+        settings_from_config(Unchecked())
+
+
+async def test_the_consoles_spark_settings_start_its_spark(make_app, tmp_path, spark,
+                                                           monkeypatch):
+    """The console's report starts Spark with tui.audit_conf (the settings the audit
+    commands take as --conf): the session's settings, as audit.session gets them; over the
+    console's default runner they travel to the audit's process as --conf lines
+    (tests/tui/test_audit_child.py)."""
+    import mqconsole.audit.session as session
+
+    started: list[Any] = []
+
+    def start_session(settings):
+        started.append(settings)
+        return spark
+
+    monkeypatch.setattr(session, "start_session", start_session)
+    folder = write_snapshot(tmp_path / "snap", _rows(20))
+    conf = {"spark.sql.shuffle.partitions": "3", "spark.executor.memory": "2g"}
+    app = make_app(clock=lambda: AS_OF, audit_master="local[2]", audit_conf=conf)
+    async with app.run_test(size=(100, 34)) as pilot:
+        await settle(app, pilot)
+        screen = AuditScreen(app.ctx, DLQ, folder=folder)
+        await app.push_screen(screen)
+        await pilot.press("ctrl+r")
+        await audit_done(app, pilot, screen, timeout=240)
+        assert screen.report["messages"] == 20
+    assert [(s.master, dict(s.conf)) for s in started] == [("local[2]", conf)]
+
+
 async def test_a_failed_drill_down_is_one_notification_and_the_console_stays(make_app,
                                                                               monkeypatch):
     """A row of a snapshot of several queues asks Spark which queue holds its messages; when

@@ -411,12 +411,13 @@ def _attempt(job: Callable[[], Any]) -> tuple[Any, BaseException | None]:
         return None, e
 
 
-def _runner(ctx: ConsoleContext, spark: Callable[[str | None], Any] | None) -> AuditRunner:
-    """The screen's runner: on ``spark``'s session in this process when given, else as the
-    settings say (the tests: in process), else the audit's own process."""
+def _runner(ctx: ConsoleContext, spark: Callable[..., Any] | None) -> AuditRunner:
+    """The screen's runner, for the console's Spark master and settings (``tui.audit_conf``):
+    on ``spark``'s session in this process when given, else as the settings say (the tests:
+    in process), else the audit's own process."""
     from mqconsole.audit.runner import InProcessRunner, default_runner
 
-    master = ctx.settings.audit_master
+    master, conf = ctx.settings.audit_master, ctx.settings.audit_conf
     if spark is not None:
-        return InProcessRunner(master, spark)
-    return (ctx.settings.audit_runner or default_runner)(master)
+        return InProcessRunner(master, spark, conf=conf)
+    return (ctx.settings.audit_runner or default_runner)(master, conf=conf)
