@@ -169,3 +169,45 @@ async def test_escape_stops_a_filtered_browse_still_looking_for_its_first_screen
                            workers=False)
     finally:
         gate.set()
+
+
+async def test_a_row_read_as_escape_stops_the_read_keeps_the_cursor_on_the_last_row(
+        make_app, qm, monkeypatch):
+    """End, then escape while the reader's thread is between its cancel check and listing
+    the row it has just read: that row is listed after the stop, and the cursor, put on
+    the last row by the stop, is still on the last row (it stayed one above: the loaded
+    run's flake of test_escape_on_a_long_read_shows_what_was_read)."""
+    from mqconsole.tui import browsing
+    from mqconsole.tui.screens import messages as messages_screen
+
+    monkeypatch.setattr(messages_screen, "page_reader", lambda qm, queue: None)  # as real MQ
+    qm.define_queue(QueueAttrs(name="APP.STOP", max_depth=10_000))
+    put_messages(qm, "APP.STOP", MQMD(format="MQSTR", ccsid=1208), b"m", count=6000)
+    armed, reached, gate = threading.Event(), threading.Event(), threading.Event()
+    view_of = browsing.MessageView
+
+    def held_view(*args, **kwargs):  # the reader's first row after End, past its check
+        if armed.is_set() and threading.current_thread() is not threading.main_thread() \
+                and not reached.is_set():
+            reached.set()
+            assert gate.wait(120), "the test never let the reader on"
+        return view_of(*args, **kwargs)
+
+    monkeypatch.setattr(browsing, "MessageView", held_view)
+    app = make_app(page_size=100)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(app, pilot)
+        await open_queue(app, pilot, "APP.STOP")
+        await settle(app, pilot)
+        model, lst = app.screen.model, app.screen.query_one(MessageList)
+        armed.set()
+        await pilot.press("end")
+        await wait_for(app, pilot, reached.is_set, workers=False)
+        before = model.count
+        await pilot.press("escape")
+        assert model.stopped and lst.cursor == before - 1
+        gate.set()  # the row read before the stop is listed; the next check stops the read
+        await wait_for(app, pilot, lambda: not app.screen._reading)
+        await settle(app, pilot)
+        assert model.count == before + 1 and not model.done
+        assert lst.virtual_size.height == model.count and lst.cursor == model.count - 1

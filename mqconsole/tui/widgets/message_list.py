@@ -195,7 +195,10 @@ class MessageList(ScrollView, can_focus=True):
         self.virtual_size = Size(self.size.width, rows)
         if self.model is not None and (self.cursor >= rows > 0 or (self._follow_end and rows)):
             self.cursor = rows - 1
-        if self.model is None or self.model.done or self.model.stopped:
+        # a stopped read still lists the row its thread had in hand: End's cursor follows
+        # it there (the operator's own move ends the following; a stopped read does not go
+        # on by itself), so the cursor stays on the last row read
+        if self.model is None or self.model.done:
             self._follow_end = False
         self.refresh()
         self._check_needed()
