@@ -230,8 +230,7 @@ class AuditScreen(ConsoleScreen):
         self.query_one("#progress", ProgressBar).add_class("-hidden")
         notes = list(dict.fromkeys(heard))
         for text in notes:  # those not notified as they were heard (the heard word that
-            if text not in self._told:  # comes later finds it told, or the job ended)
-                self._tell_note(text)
+            self._heard(text)  # comes later finds it told, or the job ended)
         if error is not None:
             from mqconsole.audit.jobs import as_cancelled
 
@@ -257,7 +256,7 @@ class AuditScreen(ConsoleScreen):
         self.notify(clean(f"Note: {text}"), severity="warning", markup=False)
 
     def _heard(self, text: str) -> None:
-        """A note of the running job, as it is heard (on the event loop)."""
+        """A note of the running job, notified unless it was already (on the event loop)."""
         if text not in self._told:
             self._tell_note(text)
 
