@@ -8,6 +8,7 @@ import shutil
 from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -146,6 +147,17 @@ async def wait_for(app, pilot, condition: Callable[[], bool], timeout: float = 1
         await asyncio.sleep(0.01)
     await settled_steps.settled(app)  # what the app was sent meanwhile, handled
     headless_frames.frame(app)  # the screen as it is now drawn (one frame, not one a poll)
+
+
+async def audit_screen(app, pilot, folder: Path, **kwargs: Any):
+    """The audit screen of the demo's DLQ for the snapshot ``folder`` (``kwargs``: the
+    screen's own, a report to show, a Spark starter), pushed once the console has settled."""
+    from mqconsole.tui.screens.audit import AuditScreen
+
+    await settle(app, pilot)
+    screen = AuditScreen(app.ctx, DLQ, folder=folder, **kwargs)
+    await app.push_screen(screen)
+    return screen
 
 
 async def audit_done(app, pilot, screen, timeout: float = 300.0) -> dict:

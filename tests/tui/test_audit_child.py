@@ -21,10 +21,9 @@ from textual.widgets import Input
 
 from mqconsole.audit.child import ChildRunner
 from mqconsole.audit.drill import drill
-from mqconsole.tui.screens.audit import AuditScreen
 from tests.audit.reportdata import make_rows, oracle
 
-from .conftest import DLQ, settle, wait_for
+from .conftest import DLQ, audit_screen, settle, wait_for
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
@@ -101,9 +100,7 @@ async def test_cancel_reaches_the_audits_process(make_app, tmp_path):
     log = tmp_path / "child.log"
     app = make_app(audit_runner=_fake_runner(report_file, log))
     async with app.run_test(size=(100, 34)) as pilot:
-        await settle(app, pilot)
-        screen = AuditScreen(app.ctx, DLQ, folder=tmp_path / "slow")
-        await app.push_screen(screen)
+        screen = await audit_screen(app, pilot, tmp_path / "slow")
         await pilot.press("ctrl+r")
         await wait_for(app, pilot, lambda: "reading the messages" in
                        str(screen.query_one("#status").content), workers=False)
@@ -124,9 +121,7 @@ async def test_a_child_that_dies_is_one_sentence_and_the_next_job_starts_another
     report, report_file = _report(tmp_path)
     app = make_app(audit_runner=_fake_runner(report_file, tmp_path / "child.log"))
     async with app.run_test(size=(100, 34)) as pilot:
-        await settle(app, pilot)
-        screen = AuditScreen(app.ctx, DLQ, folder=tmp_path / "die")
-        await app.push_screen(screen)
+        screen = await audit_screen(app, pilot, tmp_path / "die")
         await pilot.press("ctrl+r")
         await wait_for(app, pilot, lambda: screen.running is None and bool(_notes(app)),
                        workers=False)
@@ -150,9 +145,7 @@ async def test_a_note_of_the_audits_process_reaches_the_operator(make_app, tmp_p
     said = "APP.DLQ (QM1) changed during the export: 224 more rows than its depth"
     app = make_app(audit_runner=_fake_runner(report_file, tmp_path / "child.log"))
     async with app.run_test(size=(100, 34)) as pilot:
-        await settle(app, pilot)
-        screen = AuditScreen(app.ctx, DLQ, folder=tmp_path / "noted")
-        await app.push_screen(screen)
+        screen = await audit_screen(app, pilot, tmp_path / "noted")
         await pilot.press("ctrl+r")
         await wait_for(app, pilot, lambda: screen.report is not None, workers=False)
         await settle(app, pilot)
@@ -181,9 +174,7 @@ async def test_the_consoles_spark_settings_reach_the_audits_process(make_app, tm
 
     app = make_app(audit_runner=runner, audit_master="local[2]", audit_conf=conf)
     async with app.run_test(size=(100, 34)) as pilot:
-        await settle(app, pilot)
-        screen = AuditScreen(app.ctx, DLQ, folder=tmp_path / "snap")
-        await app.push_screen(screen)
+        screen = await audit_screen(app, pilot, tmp_path / "snap")
         await pilot.press("ctrl+r")
         await wait_for(app, pilot, lambda: screen.report is not None, workers=False)
         assert screen.report == report

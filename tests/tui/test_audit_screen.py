@@ -19,7 +19,7 @@ from mqconsole.tui.screens.audit import AuditScreen
 from mqconsole.tui.screens.messages import MessagesScreen
 from tests.audit.reportdata import AS_OF, make_rows, oracle, write_snapshot
 
-from .conftest import DLQ, audit_done, settle, wait_for
+from .conftest import DLQ, audit_done, audit_screen, settle, wait_for
 
 
 def _rows(n: int = 120):
@@ -70,9 +70,7 @@ async def test_report_in_a_worker_then_a_row_opens_its_messages(make_app, tmp_pa
     expected = oracle(rows, AS_OF)
     app = make_app(clock=lambda: AS_OF, audit_master="local[2]")
     async with app.run_test(size=(100, 34)) as pilot:
-        await settle(app, pilot)
-        screen = AuditScreen(app.ctx, DLQ, folder=folder)
-        await app.push_screen(screen)
+        screen = await audit_screen(app, pilot, folder)
         await pilot.press("ctrl+r")
         await pilot.pause()
         assert screen.running == "report"
@@ -106,9 +104,7 @@ async def test_spark_starting_never_freezes_the_console_and_can_be_cancelled(mak
 
     app = make_app()
     async with app.run_test(size=(100, 34)) as pilot:
-        await settle(app, pilot)
-        screen = AuditScreen(app.ctx, DLQ, folder=folder, spark=slow_spark)
-        await app.push_screen(screen)
+        screen = await audit_screen(app, pilot, folder, spark=slow_spark)
         await pilot.press("ctrl+r")
         await pilot.pause()
         assert screen.running == "report"
@@ -129,9 +125,7 @@ async def test_a_missing_snapshot_is_one_notification_before_spark(make_app, tmp
 
     app = make_app()
     async with app.run_test(size=(100, 34)) as pilot:
-        await settle(app, pilot)
-        screen = AuditScreen(app.ctx, DLQ, folder=tmp_path / "nope", spark=no_spark)
-        await app.push_screen(screen)
+        screen = await audit_screen(app, pilot, tmp_path / "nope", spark=no_spark)
         await pilot.press("ctrl+r")
         await wait_for(app, pilot, lambda: screen.running is None, workers=False)
         notes = _notes(app)
@@ -158,9 +152,7 @@ async def test_export_with_a_progress_bar_then_the_report(make_app, demo_file, q
                    audit_connection={"backend": "embedded", "path": str(demo_file)},
                    plugins=host)
     async with app.run_test(size=(100, 34)) as pilot:
-        await settle(app, pilot)
-        screen = AuditScreen(app.ctx, DLQ, folder=tmp_path / "snap")
-        await app.push_screen(screen)
+        screen = await audit_screen(app, pilot, tmp_path / "snap")
         await pilot.press("ctrl+e")
         await pilot.pause()
         assert screen.running == "export"
@@ -227,9 +219,7 @@ async def test_a_queue_that_changes_during_the_consoles_export_is_said_and_kept(
     app = make_app(clock=lambda: AS_OF, audit_master="local[2]", audit_dir=tmp_path,
                    audit_connection={"backend": "embedded", "path": str(demo_file)})
     async with app.run_test(size=(100, 34)) as pilot:
-        await settle(app, pilot)
-        screen = AuditScreen(app.ctx, DLQ, folder=folder)
-        await app.push_screen(screen)
+        screen = await audit_screen(app, pilot, folder)
         await pilot.press("ctrl+e")
         await audit_done(app, pilot, screen, timeout=300)
         await settle(app, pilot)
@@ -324,9 +314,7 @@ async def test_an_age_row_opens_the_messages_that_age_at_the_reports_time(make_a
     report["by_age"] = [{"bucket": b, "count": counts.get(b, 0)} for b in BUCKETS]
     app = make_app(clock=lambda: AS_OF + timedelta(days=3))  # the console's clock differs
     async with app.run_test(size=(100, 34)) as pilot:
-        await settle(app, pilot)
-        screen = AuditScreen(app.ctx, DLQ, folder=Path("/srv/snap"), report=report)
-        await app.push_screen(screen)
+        screen = await audit_screen(app, pilot, Path("/srv/snap"), report=report)
         await pilot.pause()
         shown = await _open_row(app, pilot, screen, "by_age", lambda r: r["bucket"], want)
         assert shown.queue == DLQ
@@ -349,9 +337,7 @@ async def test_a_plugin_column_row_opens_the_messages_with_that_value(make_app, 
     report["by_json_field_currency"] = [{"value": t, "count": n} for t, n in types.most_common()]
     app = make_app(clock=lambda: AS_OF, plugins=host)
     async with app.run_test(size=(100, 34)) as pilot:
-        await settle(app, pilot)
-        screen = AuditScreen(app.ctx, DLQ, folder=Path("/srv/snap"), report=report)
-        await app.push_screen(screen)
+        screen = await audit_screen(app, pilot, Path("/srv/snap"), report=report)
         await pilot.pause()
         shown = await _open_row(app, pilot, screen, "by_json_field_currency",
                                 lambda r: r["value"], want)
@@ -371,9 +357,7 @@ async def test_the_console_exports_and_reports_on_a_spark_connect_server(make_ap
                    audit_connection={"backend": "embedded", "path": str(demo_file)})
     try:
         async with app.run_test(size=(100, 34)) as pilot:
-            await settle(app, pilot)
-            screen = AuditScreen(app.ctx, DLQ, folder=tmp_path / "snap")
-            await app.push_screen(screen)
+            screen = await audit_screen(app, pilot, tmp_path / "snap")
             await pilot.press("ctrl+e")
             # a hang guard: over Connect each of the snapshot's file operations is a small
             # job on the server (the console opens no file there), slow on a loaded machine
@@ -455,9 +439,7 @@ async def test_the_consoles_spark_settings_start_its_spark(make_app, tmp_path, s
     conf = {"spark.sql.shuffle.partitions": "3", "spark.executor.memory": "2g"}
     app = make_app(clock=lambda: AS_OF, audit_master="local[2]", audit_conf=conf)
     async with app.run_test(size=(100, 34)) as pilot:
-        await settle(app, pilot)
-        screen = AuditScreen(app.ctx, DLQ, folder=folder)
-        await app.push_screen(screen)
+        screen = await audit_screen(app, pilot, folder)
         await pilot.press("ctrl+r")
         await audit_done(app, pilot, screen, timeout=240)
         assert screen.report["messages"] == 20

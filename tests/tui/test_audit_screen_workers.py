@@ -19,7 +19,7 @@ from mqconsole.tui.screens.messages import MessagesScreen
 from mqconsole.tui.screens.queues import QueuesScreen
 from tests.audit.reportdata import AS_OF, make_rows, oracle
 
-from .conftest import DLQ, audit_done, settle, wait_for
+from .conftest import DLQ, audit_done, audit_screen, settle, wait_for
 
 BOUND = 600  # a hang guard only: every wait below is for something the test does
 NEWS = "\x1b[2J[bold red]late news[/]\x07"  # an escape sequence, markup and a bell
@@ -170,9 +170,7 @@ async def test_a_job_telling_its_progress_as_the_console_quits_raises_nothing(ma
         runner = ChattyRunner(_report())
         app = make_app(audit_runner=lambda master, runner=runner, **_: runner)
         async with app.run_test(size=(100, 34)) as pilot:
-            await settle(app, pilot)
-            screen = AuditScreen(app.ctx, DLQ, folder=tmp_path / "snap")
-            await app.push_screen(screen)
+            await audit_screen(app, pilot, tmp_path / "snap")
             await pilot.press("ctrl+r")
             await wait_for(app, pilot, runner.started.is_set, workers=False)
             await app.action_quit()
@@ -197,9 +195,7 @@ async def test_what_a_job_says_is_shown_as_plain_text(make_app, tmp_path):
     runner = SayingRunner(_report())
     app = make_app(audit_runner=lambda master, **_: runner)
     async with app.run_test(size=(100, 34)) as pilot:
-        await settle(app, pilot)
-        screen = AuditScreen(app.ctx, DLQ, folder=tmp_path / "snap")
-        await app.push_screen(screen)
+        screen = await audit_screen(app, pilot, tmp_path / "snap")
         status = screen.query_one("#status")
         await pilot.press("ctrl+r")
         await wait_for(app, pilot, lambda: "late news" in str(status.content), workers=False)
@@ -236,9 +232,7 @@ async def test_an_exports_progress_from_its_own_thread_ends_in_its_note(make_app
     runner = ProgressThreadRunner(_report())
     app = make_app(audit_runner=lambda master, **_: runner, audit_connection={"backend": "x"})
     async with app.run_test(size=(100, 34)) as pilot:
-        await settle(app, pilot)
-        screen = AuditScreen(app.ctx, DLQ, folder=tmp_path / "snap")
-        await app.push_screen(screen)
+        screen = await audit_screen(app, pilot, tmp_path / "snap")
         await pilot.press("ctrl+e")
         await audit_done(app, pilot, screen)
         await settle(app, pilot)
@@ -287,9 +281,7 @@ async def test_a_jobs_notes_are_notified_once_and_stay_on_the_report_view(make_a
     runner = NotingRunner(_report())
     app = make_app(audit_runner=lambda master, **_: runner)
     async with app.run_test(size=(100, 34)) as pilot:
-        await settle(app, pilot)
-        screen = AuditScreen(app.ctx, DLQ, folder=tmp_path / "snap")
-        await app.push_screen(screen)
+        screen = await audit_screen(app, pilot, tmp_path / "snap")
         await pilot.press("ctrl+r")
         await audit_done(app, pilot, screen)
         await settle(app, pilot)
