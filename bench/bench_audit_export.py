@@ -12,7 +12,10 @@ Figures (JSON on stdout):
   rows; ``export_seconds - floor_seconds`` is what reading the queue, decoding the headers
   and folding the stored aggregates add.
 * ``cpu_seconds`` (in ``memory``): CPU time of the whole process tree (the JVM, the Python
-  workers, the driver), which a loaded machine changes far less than wall time; and
+  workers, the driver), which a loaded machine changes far less than wall time: the
+  kernel's count of every descendant reaped (``getrusage(RUSAGE_CHILDREN)`` before and
+  after), or the sum of the sampled processes' own seconds where that is more (a process
+  left to init is not in the kernel's count); and
   ``cpu_seconds_by_process``: each process's own seconds (its children's not added, so
   nothing counts twice) by kind: Spark's Python processes (``spark_python``: the
   readers, planners and decoders), the ``jvm``, the ``driver`` (the ``mqconsole``
@@ -149,16 +152,24 @@ def _tree(root: int) -> list[int]:
     return out
 
 
-def _cpu_seconds(pid: int, *, children: bool = True) -> float:
-    """User + system seconds of ``pid`` and (``children``) of its children it has waited
-    for."""
+def _cpu_seconds(pid: int) -> float:
+    """User + system seconds of ``pid`` itself (its reaped children's not added)."""
     try:
         with open(f"/proc/{pid}/stat") as fp:
             fields = fp.read().rsplit(")", 1)[1].split()
-        return sum(int(f) for f in fields[11:15 if children else 13]) / os.sysconf(
+        return sum(int(f) for f in fields[11:13]) / os.sysconf(
             "SC_CLK_TCK")
     except (OSError, ValueError, IndexError):
         return 0.0
+
+
+def _reaped_seconds() -> float:
+    """User + system seconds of this process's children it has waited for, and of theirs
+    (each parent adds its reaped children's to its own count): each process once."""
+    import resource
+
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
 
 
 def _rss_mb(pid: int) -> tuple[float, str]:
@@ -177,9 +188,9 @@ def timed(args: list[str], env: dict) -> tuple[float, subprocess.CompletedProces
     CPU seconds of the tree (sampled: a process that ends between two looks loses at most
     a quarter of a second)."""
     peak = {"python_workers_mb": 0.0, "tree_mb": 0.0, "jvm_mb": 0.0}
-    cpu: dict[int, float] = {}
     own: dict[int, float] = {}  # a process's own seconds, its children's apart
     kind: dict[int, str] = {}  # pid -> spark_python (Spark's Python processes), jvm, other
+    reaped_before = _reaped_seconds()
     t0 = time.perf_counter()
     proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             env=env)
@@ -189,8 +200,7 @@ def timed(args: list[str], env: dict) -> tuple[float, subprocess.CompletedProces
         while not done.wait(0.25):
             total = workers = jvm = 0.0
             for pid in _tree(proc.pid):
-                cpu[pid] = max(cpu.get(pid, 0.0), _cpu_seconds(pid))
-                own[pid] = max(own.get(pid, 0.0), _cpu_seconds(pid, children=False))
+                own[pid] = max(own.get(pid, 0.0), _cpu_seconds(pid))
                 rss, cmd = _rss_mb(pid)
                 total += rss
                 if "java" in cmd.split(" ")[0]:  # (its arguments name pyspark's daemon)
@@ -211,12 +221,14 @@ def timed(args: list[str], env: dict) -> tuple[float, subprocess.CompletedProces
     seconds = time.perf_counter() - t0
     done.set()
     sampler.join()
+    reaped = _reaped_seconds() - reaped_before
     by_kind: dict[str, float] = {}
     for pid, seconds_of in own.items():
         name = "driver" if pid == proc.pid else kind.get(pid, "other")
         by_kind[name] = by_kind.get(name, 0.0) + seconds_of
     return seconds, subprocess.CompletedProcess(args, proc.returncode, out, err), {
-        **{k: round(v) for k, v in peak.items()}, "cpu_seconds": round(sum(cpu.values()), 1),
+        **{k: round(v) for k, v in peak.items()},
+        "cpu_seconds": round(max(reaped, sum(own.values())), 1),
         "cpu_seconds_by_process": {k: round(v, 1) for k, v in sorted(by_kind.items())}}
 
 
