@@ -185,6 +185,28 @@ def spark_cluster(tmp_path_factory):
 
 
 @pytest.fixture(scope="session")
+def built_plugin(tmp_path_factory) -> Path | None:
+    """mqconsole's Spark Connect plugin, built once per test process with this machine's
+    javac (``mqconsole audit connect-plugin``); None where there is no JDK (the tests that
+    need it say so: :func:`store_plugin_jar`)."""
+    from mqconsole.audit.java import SparkUnavailable
+    from mqconsole.audit.storeplugin import build_jar
+
+    try:
+        return build_jar(tmp_path_factory.mktemp("plugin") / "mqconsole-connect.jar")
+    except SparkUnavailable:
+        return None
+
+
+@pytest.fixture
+def store_plugin_jar(built_plugin: Path | None) -> Path:
+    """The plugin's jar; the test is skipped, with the reason, where no JDK can build it."""
+    if built_plugin is None:
+        pytest.skip("no Java compiler (a JDK's javac) here to build the Connect plugin")
+    return built_plugin
+
+
+@pytest.fixture(scope="session")
 def spark_connect(spark_cluster, tmp_path_factory):
     """One Spark Connect server per test process, on :func:`spark_cluster` (its executor
     on the cluster's worker), shared by every test that runs over Connect; stopped

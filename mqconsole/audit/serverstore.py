@@ -4,9 +4,12 @@ A Connect client has no JVM and must not need the snapshot's folder (issue 25): 
 operations (read the manifest, write it or the commit marker, list, publish...) run in a
 small Spark job, a Python function over one row (``mapInArrow``) whose one task does them on
 an executor, which reaches the snapshot as it reaches the data it writes. The task does them
-with :class:`~.store.LocalStore`, so over Connect a snapshot is a ``file:`` path the server's
-executors share; another URI is refused in one sentence (use ``--master`` there: the
-driver's Hadoop reaches it). A staging folder left by a killed export is known by its age.
+with :class:`~.store.LocalStore`: a ``file:`` path the server's executors share. Another URI
+(``hdfs:``, ``s3a:``, ``viewfs:``...) is the server's Hadoop's to reach: those operations go
+to mqconsole's relation plugin on the server's driver (:mod:`.storeplugin`, HadoopStore's
+operations in Java), the same JSON in and the same ``(status, value)`` rows out; a server
+without the plugin is said in one sentence (how to add it, or ``--master``). A staging
+folder left by a killed export is known by its age.
 
 What this costs the server (issue 26): each job about half a CPU-second, so
 :meth:`ServerStore.many` does a list of operations in one job, in order, the first failure
@@ -23,8 +26,7 @@ import json
 from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
-from .errors import AuditInputError
-from .store import OPERATIONS, LocalStore, Op, OutTaken, Store, display, scheme_of
+from .store import OPERATIONS, LocalStore, Op, OutTaken, Store, scheme_of
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -111,6 +113,20 @@ def raise_status(status: str, value: Any) -> None:
     raise ValueError(f"the server's mqconsole does not know the store operation {value}")
 
 
+def values_of(rows: Sequence[tuple[str, str]], expected: int) -> list[Any]:
+    """The operations' results from their ``(status, value)`` rows (:func:`run_ops`' or the
+    plugin's): the first failure raised as the store raises it here."""
+    values = []
+    for status, text in rows:
+        value = json.loads(text)
+        if status != "ok":
+            raise_status(status, value)
+        values.append(value)
+    if len(values) != expected:
+        raise RuntimeError(f"the server did {len(values)} of {expected} store operations")
+    return values
+
+
 class ServerStore(Store):
     """The store of a Spark Connect session: every operation on the server's side."""
 
@@ -118,27 +134,31 @@ class ServerStore(Store):
         self.spark = spark
 
     def many(self, ops: Sequence[Op]) -> list[Any]:
-        """All of ``ops`` in one Spark job, in order (see :meth:`Store.many`)."""
-        for _name, args in ops:
-            for key in _URI_ARGS:
-                if key in args and scheme_of(args[key]) != "file":
-                    raise AuditInputError(
-                        f"{display(args[key])}: over Spark Connect, mqconsole reaches a "
-                        "snapshot on a file: path the server's executors share; for another "
-                        "file system run with --master (the driver's Hadoop reaches it)")
+        """All of ``ops`` in one go, in order (see :meth:`Store.many`): ``file:`` ones in one
+        Spark job on an executor; where any is another URI, all by mqconsole's plugin on
+        the server's driver (:mod:`.storeplugin`), or one sentence when the server lacks
+        it."""
         if not ops:
             return []
-        rows = (self.spark.createDataFrame([(ops_json(ops),)], "ops string")
-                .mapInArrow(run_batches, SCHEMA).collect())
-        values = []
-        for row in rows:
-            value = json.loads(row["value"])
-            if row["status"] != "ok":
-                raise_status(row["status"], value)
-            values.append(value)
-        if len(values) != len(ops):
-            raise RuntimeError(f"the server did {len(values)} of {len(ops)} store operations")
-        return values
+        other = next((args[key] for _name, args in ops for key in _URI_ARGS
+                      if key in args and scheme_of(args[key]) != "file"), None)
+        if other is None:
+            rows = [(row["status"], row["value"]) for row in
+                    self.spark.createDataFrame([(ops_json(ops),)], "ops string")
+                    .mapInArrow(run_batches, SCHEMA).collect()]
+        else:
+            rows = self._by_plugin(ops, other)
+        return values_of(rows, len(ops))
+
+    def _by_plugin(self, ops: Sequence[Op], uri: str) -> list[tuple[str, str]]:
+        from .storeplugin import is_missing_plugin, missing_plugin, plugin_rows
+
+        try:
+            return plugin_rows(self.spark, ops_json(ops))
+        except Exception as e:
+            if is_missing_plugin(e):
+                raise missing_plugin(uri) from None
+            raise
 
     def _run(self, op: str, **args: Any) -> Any:
         return self.many([(op, args)])[0]
@@ -180,4 +200,4 @@ class ServerStore(Store):
         self._run("publish", staged=staged, out=out, replace=replace)
 
 
-__all__ = ["ServerStore", "raise_status", "run_batches", "run_op", "run_ops"]
+__all__ = ["ServerStore", "raise_status", "run_batches", "run_op", "run_ops", "values_of"]

@@ -17,8 +17,10 @@ stored aggregates' ``summary.json``, listing, publishing) through a :class:`Stor
   refuses an existing target (``FileContext``, ``Options.Rename.NONE``: atomic on HDFS)
   where the file system renames folders atomically; on an object store (no atomic rename)
   the snapshot is written in place and committed by its marker, written last.
-- :class:`ServerStore` (``serverstore.py``) — Spark Connect: the operations run as small
-  Spark jobs on the server's executors; the client never opens a file of the snapshot.
+- :class:`ServerStore` (``serverstore.py``) — Spark Connect: the operations run on the
+  server's side (a ``file:`` snapshot's in small Spark jobs on its executors, another URI's
+  by mqconsole's plugin on its driver: ``storeplugin.py``); the client never opens a file
+  of the snapshot.
 """
 
 from __future__ import annotations

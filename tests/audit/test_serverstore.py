@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from mqconsole.audit.errors import AuditInputError
-from mqconsole.audit.serverstore import ServerStore
+from mqconsole.audit.serverstore import ServerStore, ops_json
 from mqconsole.audit.store import OutTaken, op, to_uri
 
 
@@ -84,13 +84,49 @@ def test_the_first_failure_stops_the_rest_and_is_raised_as_here(spark, counted,
     assert _jobs(spark, counted) == 3
 
 
-def test_another_file_system_is_refused_before_any_operation(spark, counted,
-                                                             tmp_path) -> None:
+def test_another_file_system_goes_to_the_plugin_whole(spark, counted, tmp_path,
+                                                     monkeypatch) -> None:
+    """Where any URI of a list is not ``file:``, the whole list goes to mqconsole's plugin
+    (the server's Hadoop; tests/audit/test_connect.py runs it), as one JSON, and its rows
+    are read as the executor's are; nothing runs on an executor."""
+    from mqconsole.audit import storeplugin
+
+    sent: list[str] = []
+
+    def plugin(session, text):
+        assert session is spark
+        sent.append(text)
+        return [("ok", "null"), ("ok", "true"), ("exists", '"hdfs://nn/audit/snap/x"')]
+
+    monkeypatch.setattr(storeplugin, "plugin_rows", plugin)
     store = ServerStore(spark)
-    with pytest.raises(AuditInputError, match=r"over Spark Connect.*--master"):
-        store.many([op("mkdirs", uri=to_uri(tmp_path / "made")),
-                    op("exists", uri="hdfs://nn/audit/snap")])
+    ops = [op("mkdirs", uri=to_uri(tmp_path / "made")), op("exists", uri="hdfs://nn/audit/snap"),
+           op("write_new", uri="hdfs://nn/audit/snap/x", text="")]
+    with pytest.raises(FileExistsError, match="hdfs://nn/audit/snap/x"):
+        store.many(ops)
+    assert [json.loads(text) for text in sent] == [json.loads(ops_json(ops))]
     assert not (tmp_path / "made").exists() and _jobs(spark, counted) == 0
+
+
+def test_a_server_without_the_plugin_is_one_sentence(spark, monkeypatch) -> None:
+    """What pyspark raises for a relation no plugin of the server handles (its words, as
+    a server without mqconsole's plugin says them: test_connect.py) is the sentence."""
+    from pyspark.errors.exceptions.connect import InvalidPlanInput
+
+    from mqconsole.audit import storeplugin
+
+    def refused(session, text):
+        raise InvalidPlanInput(
+            message="[CONNECT_INVALID_PLAN.NO_HANDLER_FOR_EXTENSION] The Spark Connect plan "
+            f"is invalid. No handler found for extension type: {storeplugin.TYPE_URL} "
+            "SQLSTATE: 56K00")
+
+    monkeypatch.setattr(storeplugin, "plugin_rows", refused)
+    with pytest.raises(AuditInputError) as said:
+        ServerStore(spark).exists("s3a://bucket/snap")
+    assert str(said.value) == storeplugin.missing_plugin("s3a://bucket/snap").args[0]
+    assert str(said.value).startswith("s3a://bucket/snap: over Spark Connect")
+    assert "mqconsole audit connect-plugin" in str(said.value) and "--master" in str(said.value)
 
 
 def test_an_unknown_operation_is_refused() -> None:

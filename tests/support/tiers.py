@@ -53,8 +53,9 @@ MODULES = {"tui/test_audit_screen.py": ("spark",), "cli/test_audit_cli.py": ("sp
            "cli/test_audit_export_cli.py": ("spark",)}
 """A module under tests/ and the tiers of every test in it."""
 
-FIXTURES = {"spark": ("spark",), "spark_cluster": ("cluster",), "spark_connect": ("cluster",),
-            "multiprocess": ("subprocess",), "terminal": ("pty",), "pty_console": ("pty",)}
+FIXTURES = {"spark": ("spark",), "built_plugin": ("spark",), "spark_cluster": ("cluster",),
+            "spark_connect": ("cluster",), "multiprocess": ("subprocess",), "terminal": ("pty",),
+            "pty_console": ("pty",)}
 """A fixture and the tiers of every test using it (directly or through another fixture)."""
 
 IMPLIED = {"cluster": ("spark",), "pty": ("subprocess",)}

@@ -225,6 +225,28 @@ def clean(folders: tuple[str, ...], as_json: bool, master: str | None, remote: s
         click.echo("nothing to clean: no staging folder of a killed export there")
 
 
+@audit.command("connect-plugin")
+@click.argument("jar", metavar="OUT.jar", type=click.Path(dir_okay=False))
+@click.option("--spark-jars", metavar="DIR", type=click.Path(file_okay=False),
+              help="The Connect server's Spark jars folder ($SPARK_HOME/jars) to build "
+              "against (default: the installed pyspark's).")
+@json_option
+def connect_plugin(jar: str, spark_jars: str | None, as_json: bool) -> None:
+    """Build mqconsole's Spark Connect plugin into OUT.jar (with this machine's javac: a
+    Java 17 or 21 JDK), for a snapshot on hdfs://, s3a://, abfss://, gs://... over
+    --remote. The Connect server takes it with --jars OUT.jar --conf
+    spark.connect.extensions.relation.classes=mqconsole.audit.connect.StorePlugin
+    (docs/audit.md)."""
+    from mqconsole.audit.storeplugin import build_jar, server_settings
+
+    built = build_jar(jar, spark_jars)
+    if as_json:
+        emit_json({"jar": str(built), "server": server_settings(built)})
+        return
+    say(f"wrote {safe(str(built))}; start the Connect server with "
+        f"{safe(' '.join(server_settings(built)))}")
+
+
 audit.add_command(export)
 
 COMMANDS = [audit]
