@@ -207,14 +207,28 @@ def store_plugin_jar(built_plugin: Path | None) -> Path:
 
 
 @pytest.fixture(scope="session")
-def spark_connect(spark_cluster, tmp_path_factory):
+def spark_connect(spark_cluster, built_plugin, tmp_path_factory):
     """One Spark Connect server per test process, on :func:`spark_cluster` (its executor
     on the cluster's worker), shared by every test that runs over Connect; stopped
-    by PID when the run ends, and the run fails if it outlives that."""
+    by PID when the run ends, and the run fails if it outlives that. It runs as
+    docs/audit.md says a site's does: with mqconsole's plugin (where a JDK built it), and
+    ``viewfs://NAME/audit`` mounted on a folder of its own (``server.viewfs``: the URI and
+    the folder), a Hadoop file system only the server knows, standing for ``hdfs://``."""
+    import uuid
+
+    from mqconsole.audit.storeplugin import server_settings
     from tests.audit.cluster import alive, connect_server
 
     folder = tmp_path_factory.mktemp("connect")
-    with connect_server(folder, master=spark_cluster.url) as server:
+    root = folder / "viewfs"
+    root.mkdir()
+    name = f"mqconnect{uuid.uuid4().hex[:12]}"
+    settings = ["--conf", f"spark.hadoop.fs.viewfs.mounttable.{name}.link./audit=file://{root}"]
+    if built_plugin is not None:
+        settings += server_settings(built_plugin)
+    with connect_server(folder, master=spark_cluster.url, settings=settings) as server:
+        server.viewfs = (f"viewfs://{name}/audit", root)
+        server.plugin = built_plugin is not None
         yield server
     assert not alive(server.process.pid), "the Connect server outlived its stop"
 

@@ -628,13 +628,14 @@ def clean_staging(folder: str | Path, store: Store | None = None
     ``folder`` (where exports wrote their ``--out``), or beside it when it is an ``--out``;
     (removed, kept: an export may still hold them, :meth:`Store.abandoned`). Without
     ``store``, this machine's folders only (no Spark); with one (Spark's Hadoop, or the
-    Connect server's), any folder it reaches."""
+    Connect server's side: its executors, or its plugin for a Hadoop URI), any folder it
+    reaches."""
     target = to_uri(folder)
     if store is None:
         if local_path(target) is None:
             raise AuditInputError(f"{display(target)}: another file system than this "
                                   "machine's: give --master (Spark's Hadoop reaches it) or "
-                                  "--remote (the Spark Connect server's executors)")
+                                  "--remote (the Spark Connect server's side)")
         store = LocalStore()
     places: list[tuple[str, str | None]] = []
     removed, kept = [], []

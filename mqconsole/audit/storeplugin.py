@@ -127,12 +127,15 @@ def build_jar(out: str | os.PathLike[str], jars: str | os.PathLike[str] | None =
 
 
 def missing_plugin(uri: str) -> AuditInputError:
-    """The one sentence for a Connect server without the plugin."""
-    from .store import display
+    """The one sentence for a Connect server without the plugin, naming the file system of
+    ``uri`` (``hdfs://namenode:8020``)."""
+    from urllib.parse import urlparse
 
+    parsed = urlparse(uri)
+    where = f"{parsed.scheme}://{parsed.netloc}" if parsed.netloc else f"{parsed.scheme}:"
     return AuditInputError(
-        f"{display(uri)}: over Spark Connect, a snapshot on another file system than file: "
-        f"is reached by mqconsole's plugin on the server, which this server lacks: build it "
+        f"{where}: over Spark Connect, a snapshot on a file system other than file: is "
+        f"reached through mqconsole's plugin on the server, which this server lacks: build it "
         f"with 'mqconsole audit connect-plugin {JAR_NAME}' and start the server with "
         f"{' '.join(server_settings())}; or run with --master (the driver's Hadoop "
         "reaches it)")
@@ -145,8 +148,12 @@ def is_missing_plugin(error: BaseException) -> bool:
 
 
 def plugin_rows(spark: SparkSession, ops_text: str) -> list[tuple[str, str]]:
-    """The plugin's ``(status, value)`` rows for the operations' JSON ``ops_text``; the
-    operations are done when the server plans the relation, once for this one request."""
+    """The plugin's ``(status, value)`` rows for the operations' JSON ``ops_text``. The
+    server does them as it plans the relation, once per request: each request is a
+    relation of a plan id of its own, so the server's plan cache (keyed by the relation)
+    never answers one with an earlier one's rows (test_connect's second export to one
+    ``--out`` is refused). Nothing here asks for the relation's schema (that would plan it
+    a second time)."""
     from pyspark.sql.connect.dataframe import DataFrame
 
     frame = DataFrame(_relation_class()(ops_text), spark)  # type: ignore[arg-type]

@@ -1,5 +1,6 @@
 """Which store reaches a snapshot's URI for a Spark session: the driver's own disk, Hadoop's
-FileSystem in the driver's JVM, or (Spark Connect) the server's executors. Its own module so
+FileSystem in the driver's JVM, or (Spark Connect) the server's side (its executors for a
+``file:`` path, mqconsole's plugin on its driver for another URI). Its own module so
 that store.py (the stores) and serverstore.py (which builds on them) import one way only."""
 
 from __future__ import annotations

@@ -14,7 +14,7 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -127,15 +127,18 @@ class ConnectServer:
     url: str
     process: subprocess.Popen
     log: Path
+    viewfs: tuple[str, Path] | None = None  # a viewfs:// URI only the server mounts, and where
+    plugin: bool = False  # whether it runs mqconsole's plugin (tests/conftest.py)
 
 
 @contextlib.contextmanager
-def connect_server(folder: Path, *, timeout: float = START_BOUND, master: str = "local[2]"
-                   ) -> Iterator[ConnectServer]:
+def connect_server(folder: Path, *, timeout: float = START_BOUND, master: str = "local[2]",
+                   settings: Sequence[str] = ()) -> Iterator[ConnectServer]:
     """A Spark Connect server on 127.0.0.1 (``master``: ``local[2]``, or a standalone
     cluster's ``spark://…``, whose worker runs the executors), started in the foreground with
     ``spark-submit --class …SparkConnectServer`` (what ``sbin/start-connect-server.sh --wait``
-    runs); its Python workers are this venv's. Stopped by PID when the block ends."""
+    runs), ``settings`` (``--jars``, ``--conf``...) added; its Python workers are this
+    venv's. Stopped by PID when the block ends."""
     home = spark_home()
     env = {**os.environ, "SPARK_HOME": str(home), "SPARK_LOCAL_IP": "127.0.0.1",
            "PYSPARK_PYTHON": sys.executable, "SPARK_LOG_DIR": str(folder)}
@@ -150,7 +153,7 @@ def connect_server(folder: Path, *, timeout: float = START_BOUND, master: str = 
              "--conf", "spark.connect.grpc.binding.address=127.0.0.1",
              "--conf", "spark.ui.enabled=false", "--conf", "spark.task.maxFailures=1",
              # two shuffle partitions, as the tests' own session (Spark's default is 200)
-             "--conf", "spark.sql.shuffle.partitions=2"],
+             "--conf", "spark.sql.shuffle.partitions=2", *settings],
             stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=env)
     try:
         _wait_for(log, "Spark Connect server started", proc, timeout)

@@ -4,7 +4,10 @@ with ``SparkConnectServer``, its executors on a standalone cluster's worker: the
 ``--remote sc://…`` from a client in its own mount namespace, where the folder the server
 and the worker share is hidden behind a private tmpfs: the export's data source is
 registered over Connect and runs in the server's Python workers; the snapshot's files are
-the server's to read and write. The fixture stops the server by PID when the run ends.
+the server's to read and write. The server runs mqconsole's plugin and mounts a
+``viewfs://`` only it knows (standing for ``hdfs://``): a snapshot there works the same way,
+its small files through the plugin on the server's driver; a server without the plugin
+says so in one sentence. The fixture stops the server by PID when the run ends.
 
 The client is one process (tests/audit/connect_client.py) running the commands one after
 another on one Connect session, as ``run_cli`` runs them in process: a client starts no JVM,
@@ -16,7 +19,9 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 import subprocess
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -57,6 +62,8 @@ class OverConnect:
     bad: Result
     writes: list[Result]
     seen: Result | None  # a report without --remote, where the folder is hidden
+    on_hadoop: dict[str, Result] | None  # a viewfs:// snapshot (None: no plugin, no JDK)
+    hadoop: tuple[str, Path] = ("", Path())  # that viewfs:// and the folder it mounts
     before: dict[Path, bytes] = field(default_factory=dict)
     after: dict[Path, bytes] = field(default_factory=dict)
     client_exit: int = 0
@@ -92,9 +99,19 @@ def over_connect(spark_connect, tmp_path_factory) -> OverConnect:
     env = {k: v for k, v in os.environ.items() if not k.startswith("MQCONSOLE_")}
     env["PYTHONPATH"] = os.pathsep.join(
         p for p in (str(shadow), str(REPO), os.environ.get("PYTHONPATH")) if p)
+    assert spark_connect.viewfs is not None
+    vbase, vroot = spark_connect.viewfs
+    exports = vroot / "exports"  # what killed exports left there, for audit clean
+    for name, age in ((".old.tmp-1-aaa", 25 * 3600), (".young.tmp-2-bbb", 0)):
+        (exports / name).mkdir(parents=True)
+        (exports / name / "part-0.parquet").write_bytes(b"x")
+        os.utime(exports / name, (time.time() - age, time.time() - age))
     unshare = _own_mount_namespace()
-    wrap = [] if unshare is None else [*unshare, "sh", "-c",
-                                       'mount -t tmpfs none "$0" && exec "$@"', str(shared)]
+    # the shared folder and the one the server's viewfs:// mounts, each behind a tmpfs
+    wrap = [] if unshare is None else [
+        *unshare, "sh", "-c",
+        'mount -t tmpfs none "$0" && mount -t tmpfs none "$1" && shift && exec "$@"',
+        str(shared), str(vroot)]
     url = spark_connect.url
     client = Client(wrap, env, home, base / "client.log")
     try:
@@ -118,11 +135,26 @@ def over_connect(spark_connect, tmp_path_factory) -> OverConnect:
             "SELECT reflect('java.lang.System', 'getenv', 'HOME')",
             f"SELECT * FROM binaryFile.`{snap / 'manifest.json'}`")]
         after = {p: p.read_bytes() for p in snap.rglob("*") if p.is_file()}
+        on_hadoop = None
+        if spark_connect.plugin:  # a snapshot on a Hadoop URI only the server knows
+            vsnap = f"{vbase}/snap"
+            on_hadoop = {
+                "export": client("--embedded", str(scene.qm_path), "audit", "export", "--out",
+                                 vsnap, "--queues", QUEUES, *map(str, scene.files),
+                                 "--remote", url, "--json"),
+                "again": client("--embedded", str(scene.qm_path), "audit", "export", "--out",
+                                vsnap, "--queues", QUEUES, "--remote", url),
+                "report": client("audit", "report", "--in", vsnap, "--as-of",
+                                 "2026-11-25T10:00:00Z", "--json", "--remote", url),
+                "sql": client("audit", "sql", "--in", vsnap, "--json", "--remote", url,
+                              "SELECT count(*) AS n FROM messages"),
+                "clean": client("audit", "clean", f"{vbase}/exports", "--json", "--remote",
+                                url)}
     finally:
         code = client.close()
     guarded = sorted(p.name for p in shadow.glob("loaded-*"))
     return OverConnect(scene, snap, url, unshare is not None, export, report, sql, bad,
-                       writes, seen, before, after, code, guarded)
+                       writes, seen, on_hadoop, (vbase, vroot), before, after, code, guarded)
 
 
 def test_export_report_and_sql_over_spark_connect(over_connect) -> None:
@@ -167,6 +199,71 @@ def test_the_client_never_sees_the_snapshot_folder(over_connect) -> None:
     # the proof that the folder was hidden: a classic session of the client cannot see it
     assert o.seen is not None
     assert o.seen.code == 2 and "does not exist" in o.seen.err, o.seen.err
+
+
+def test_a_snapshot_on_a_hadoop_uri_only_the_server_knows(over_connect) -> None:
+    """``viewfs://`` (standing for ``hdfs://``) is mounted in the Connect server's Hadoop
+    only, on a folder hidden from the client like the shared one: the export writes its
+    data there through Spark and commits it through mqconsole's plugin on the server's
+    driver (a file: path's executor task could not reach it), the report and sql read it,
+    a second export to it is refused, and audit clean removes a killed export's staging
+    there by its age."""
+    o = over_connect
+    if o.on_hadoop is None:
+        pytest.skip("no Java compiler (a JDK's javac) here to build the Connect plugin")
+    done = o.on_hadoop
+    vbase, vroot = o.hadoop
+    want = expected_rows(o.scene, DEMO_QUEUES)
+    assert done["export"].code == 0, done["export"].err
+    assert json.loads(done["export"].out)["rows"] == len(want)
+    manifest = json.loads((vroot / "snap" / "manifest.json").read_text())
+    assert manifest["rows"] == len(want) and manifest["master"] == o.url
+    assert (vroot / "snap" / "_SUCCESS").is_file()
+    assert sorted(p.name for p in vroot.iterdir()) == ["exports", "snap"]  # published
+    assert all(stat.S_IMODE(p.stat().st_mode) == (0o700 if p.is_dir() else 0o600)
+               for p in [vroot / "snap", *(vroot / "snap").rglob("*")])
+    assert done["again"].code == 2, done["again"].err
+    assert f"{vbase}/snap exists: choose another --out" in done["again"].err
+    assert done["report"].code == 0, done["report"].err
+    assert done["report"].json == oracle(want, NOW)
+    assert "from the stored aggregates" in done["report"].err
+    assert done["sql"].code == 0 and done["sql"].json == [{"n": len(want)}], done["sql"].err
+    assert done["clean"].code == 0, done["clean"].err
+    assert done["clean"].json == {"removed": [f"{vbase}/exports/.old.tmp-1-aaa"],
+                                  "kept": [f"{vbase}/exports/.young.tmp-2-bbb"]}
+    assert [p.name for p in (vroot / "exports").iterdir()] == [".young.tmp-2-bbb"]
+
+
+def test_a_server_without_the_plugin_is_one_sentence(tmp_path) -> None:
+    """A Connect server started without mqconsole's plugin: a snapshot that is not a
+    file: path is refused in one sentence saying how to add the plugin (or use --master),
+    exit 2 as for any other bad input."""
+    from mqconsole.audit.storeplugin import missing_plugin
+
+    from .cluster import connect_server
+
+    scene = build_scene(tmp_path / "scene")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MQCONSOLE_")}
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(REPO), os.environ.get("PYTHONPATH"))
+                                        if p)
+    out = "hdfs://namenode.invalid:8020/audit/snap"
+    (tmp_path / "server").mkdir()
+    with connect_server(tmp_path / "server", master="local[1]") as server:
+        client = Client([], env, tmp_path / "home", tmp_path / "client.log")
+        try:
+            export = client("--embedded", str(scene.qm_path), "audit", "export", "--out", out,
+                            "--queues", QUEUES, "--remote", server.url)
+            report = client("audit", "report", "--in", out, "--remote", server.url, "--json")
+        finally:
+            assert client.close() == 0
+    sentence = f"mqconsole: {missing_plugin(out)}"
+    assert sentence.startswith("mqconsole: hdfs://namenode.invalid:8020: over Spark Connect")
+    assert "connect-plugin" in sentence and "--master" in sentence
+    for done in (export, report):
+        assert done.code == 2, done.err
+        assert done.err.strip().splitlines()[-1] == sentence
+        assert "Traceback" not in done.err and "JVM stacktrace" not in done.err
+    assert report.json == {"error": str(missing_plugin(out)), "exit": 2}
 
 
 def test_remote_export_to_a_server_that_does_not_answer_is_exit_3_in_one_sentence(

@@ -125,7 +125,7 @@ def test_a_server_without_the_plugin_is_one_sentence(spark, monkeypatch) -> None
     with pytest.raises(AuditInputError) as said:
         ServerStore(spark).exists("s3a://bucket/snap")
     assert str(said.value) == storeplugin.missing_plugin("s3a://bucket/snap").args[0]
-    assert str(said.value).startswith("s3a://bucket/snap: over Spark Connect")
+    assert str(said.value).startswith("s3a://bucket: over Spark Connect")
     assert "mqconsole audit connect-plugin" in str(said.value) and "--master" in str(said.value)
 
 

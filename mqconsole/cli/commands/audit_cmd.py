@@ -195,8 +195,9 @@ def clean(folders: tuple[str, ...], as_json: bool, master: str | None, remote: s
     (where exports write their --out), or beside it when FOLDER is an --out. A staging
     folder an export may still hold is kept and named. This machine's folders without
     Spark; another file system's (hdfs://, s3a://, ...) through Spark's Hadoop (--master),
-    or the Connect server's folders with --remote, where a staging folder is removed once
-    24 hours old (whether its export lives cannot be told from here)."""
+    or the Connect server's with --remote (a Hadoop URI through mqconsole's plugin there:
+    'audit connect-plugin'), where a staging folder is removed once 24 hours old (whether
+    its export lives cannot be told from here)."""
     from mqconsole.audit.export import clean_staging
     from mqconsole.audit.store import local_path, to_uri
     from mqconsole.audit.stores import store_for
