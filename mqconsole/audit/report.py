@@ -128,7 +128,7 @@ def _build(spark: SparkSession, folder: SnapshotFolder, when: datetime, say: Pro
     stored = None
     present = None
     count_files = False  # each file's rows counted by the report's own pass
-    if folder.files is not None:  # a committed snapshot: its data as its manifest says?
+    if folder.files:  # a committed snapshot's files as its manifest says? (none: no rows)
         if use_summary:
             differs, present = data_disagreement(spark, folder)
             if differs is not None:

@@ -112,8 +112,9 @@ def locate(path: str | Path, store: Store | None = None) -> SnapshotFolder:
     if fmt != "parquet":
         raise AuditInputError(f"{where} is a {fmt} snapshot; the report and 'audit sql' read "
                               "Parquet snapshots (export again with --format parquet)")
-    listed = manifest.get("files")
-    if not (listed if listed is not None else _has_parquet(store, data)):
+    # a committed manifest listing no file is the export of empty queues: a snapshot of
+    # no rows; a folder of schema 1 (no list) must hold Parquet files
+    if manifest.get("files") is None and not _has_parquet(store, data):
         raise AuditInputError(f"{where} holds no Parquet files: not an audit snapshot")
     return SnapshotFolder(root=root, data=data, manifest=manifest, store=store, texts={
         manifest_uri: text, marker_uri: marker, summary_uri: summary})
@@ -195,10 +196,15 @@ def read_messages(spark: SparkSession, folder: SnapshotFolder,
     manifest lists (``files``: those of them, when some are missing)."""
     # partition folders are read as the strings they are: a queue named 007 stays 007
     spark.conf.set("spark.sql.sources.partitionColumnTypeInference.enabled", "false")
+    listed = folder.files if files is None else files  # only what the commit names
+    # empty queues were exported: no file, the manifest's columns
+    empty = manifest_ddl(folder) if listed == [] else None
     try:
-        listed = folder.files if files is None else files  # only what the commit names
-        paths = [join(folder.data, f) for f in listed] if listed else [folder.data]
-        frame = spark.read.option("basePath", folder.data).parquet(*paths)
+        if empty is not None:
+            frame = spark.createDataFrame([], empty)
+        else:
+            paths = [join(folder.data, f) for f in listed] if listed else [folder.data]
+            frame = spark.read.option("basePath", folder.data).parquet(*paths)
         if "put_date" in frame.columns:
             # the frame's own column, not functions.col: the same code on Spark Connect
             frame = frame.withColumn("put_date", frame["put_date"].cast("date"))
@@ -212,6 +218,18 @@ def read_messages(spark: SparkSession, folder: SnapshotFolder,
                               f"{', '.join(missing)})")
     frame.createOrReplaceTempView(VIEW)
     return frame
+
+
+def manifest_ddl(folder: SnapshotFolder) -> str:
+    """The snapshot's columns as its manifest names them, as Spark DDL (``name type, ...``):
+    the schema of a snapshot of no rows, which has no file to read it from."""
+    columns = folder.manifest.get("columns")
+    if not (isinstance(columns, list) and columns and all(
+            isinstance(c, dict) and isinstance(c.get("name"), str)
+            and isinstance(c.get("type"), str) for c in columns)):
+        raise AuditInputError(f"{folder.where}/{MANIFEST} lists no file and no columns: "
+                              "not a snapshot's manifest")
+    return ", ".join("`" + c["name"].replace("`", "``") + "` " + c["type"] for c in columns)
 
 
 def snapshot_notes(folder: SnapshotFolder) -> list[str]:

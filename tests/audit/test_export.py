@@ -406,6 +406,42 @@ def test_a_deleted_partition_file_makes_the_report_say_so_and_recount(spark, tmp
     assert again == damaged
 
 
+def test_an_export_of_empty_queues_is_a_snapshot_of_no_rows(spark, tmp_path) -> None:
+    """An empty dead-letter queue is the common case: its export commits a manifest that
+    lists no file, and the report (zeros, five empty age buckets) and ``audit sql`` read
+    it with the manifest's columns (they said "holds no Parquet files", exit 2)."""
+    import json
+
+    from mqconsole.audit.export import run_export
+    from mqconsole.audit.query import run_query
+    from mqconsole.audit.report import build_report
+    from mqconsole.backends.open import open_embedded
+    from mqconsole.mq.queue import QueueAttrs
+
+    from .reportdata import oracle
+    from .scene import NOW
+
+    qm = open_embedded(str(tmp_path / "qm.sqlite"), create=True, name="QM1")
+    try:
+        qm.define_queue(QueueAttrs(name="APP.EMPTY.BOQ"))
+    finally:
+        qm.close()
+    request = ExportRequest(out=tmp_path / "snap", patterns=["APP.EMPTY.BOQ"], connections={
+        "dev": {"backend": "embedded", "path": str(tmp_path / "qm.sqlite")}})
+    summary = run_export(spark, plan_export(request))
+    assert summary.rows == 0
+    out = tmp_path / "snap"
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["files"] == [] and manifest["rows"] == 0
+    assert (out / "_SUCCESS").is_file()
+    assert build_report(spark, out, as_of=NOW) == oracle([], NOW)
+    columns = [c["name"] for c in manifest["columns"]]
+    result = run_query(spark, out, "SELECT count(*) AS n, max(queue) AS q FROM messages")
+    assert (result.columns, result.rows, result.more) == (["n", "q"], [[0, None]], False)
+    view = spark.table("messages")
+    assert view.columns == columns and view.count() == 0
+
+
 def test_a_queue_that_changes_during_the_export_is_said_in_the_manifest_and_report(
         spark, tmp_path) -> None:
     """Messages put on a queue while it is exported (after its depth at the start was
