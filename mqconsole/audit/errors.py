@@ -10,6 +10,9 @@ exit 3). :func:`first_line` keeps Spark's own sentence and drops its JVM stack t
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+
 
 class AuditError(Exception):
     """Base of the report's errors: ``str(e)`` is the sentence, ``code`` the exit code."""
@@ -98,6 +101,41 @@ def job_failed(error: BaseException, what: str, log_file: object = None) -> Spar
     """A failed Spark job as one sentence with Spark's reason (exit 1)."""
     where = f"; Spark's words are in {log_file}" if log_file else ""
     return SparkFailed(f"{what} failed in Spark: {first_line(error)}{where}")
+
+
+def spark_failure(error: BaseException, what: str, *, unreadable: str | None = None
+                  ) -> BaseException:
+    """``error`` as the operator's one sentence when Spark or py4j raised it and nothing
+    of ours said it yet: a job that failed is :class:`SparkFailed` (exit 1, "WHAT failed
+    in Spark: <Spark's reason>"); with ``unreadable`` (the start of a sentence naming the
+    input, e.g. "snap cannot be read as a snapshot"), what Spark refused of the input
+    (:func:`is_input_error`) is :class:`AuditInputError` (exit 2). Any other error is given
+    back as it is (ours already said, or a bug)."""
+    if isinstance(error, AuditError) or not isinstance(error, Exception) \
+            or not is_spark_error(error):
+        return error
+    said = unwrap(error)
+    if unreadable is not None and is_input_error(said):
+        return AuditInputError(f"{unreadable}: {first_line(said)}")
+    if "no space left on device" in str(said).lower():
+        return NoSpace(f"{what} failed: no space left on device (free some space and run it "
+                       "again)")
+    return job_failed(said, what)
+
+
+@contextmanager
+def spark_failures(what: str, *, unreadable: str | None = None) -> Iterator[None]:
+    """Around a command's work once Spark has started: whatever Spark or py4j raises in it
+    leaves as :func:`spark_failure`'s sentence (exit 1, or 2 for an unreadable input),
+    never as an internal error. One boundary per command, so that a job of any step (a
+    store operation over Spark Connect, a count, a compaction) is said the same way."""
+    try:
+        yield
+    except Exception as e:
+        said = spark_failure(e, what, unreadable=unreadable)
+        if said is e:
+            raise
+        raise said from None
 
 
 def unwrap(error: BaseException) -> BaseException:

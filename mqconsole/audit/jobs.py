@@ -21,7 +21,7 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .errors import AuditError
+from .errors import AuditError, spark_failure
 
 if TYPE_CHECKING:
     from mqconsole.plugins.host import PluginHost
@@ -108,6 +108,9 @@ def sentence(error: BaseException) -> str:
     if isinstance(error, Cancelled | AuditError | SparkUnavailable | BadMaster | MQError
                   | ValueError):
         return str(error)
+    said = spark_failure(error, "the audit job")  # a failed Spark job: its reason
+    if said is not error:
+        return str(said)
     return f"the audit failed: {type(error).__name__}: {_head(error)}"
 
 
@@ -124,12 +127,15 @@ def _head(error: BaseException) -> str:
     return head[:300]
 
 
-def as_cancelled(what: str, error: BaseException, cancel: threading.Event) -> BaseException:
+def as_cancelled(what: str, error: BaseException, cancel: threading.Event,
+                 unreadable: str | None = None) -> BaseException:
     """Spark's own words for a job the operator cancelled are "cancelled" (an audit error —
-    a full disk, a bad snapshot — is still said as it is)."""
+    a full disk, a bad snapshot — is still said as it is); a Spark job that failed is the
+    CLI's sentence (``errors.spark_failure``: "the report failed in Spark: …"; with
+    ``unreadable``, an input Spark refused is "<unreadable>: …")."""
     if cancel.is_set() and not isinstance(error, Cancelled | AuditError):
         return Cancelled(f"{what} cancelled")
-    return error
+    return spark_failure(error, f"the {what}", unreadable=unreadable)  # the CLI's sentence
 
 
 def report(start: SparkStarter, master: str | None, folder: Path, as_of: datetime,
@@ -158,7 +164,10 @@ def report(start: SparkStarter, master: str | None, folder: Path, as_of: datetim
             raise Cancelled("report cancelled")
         return result
     except BaseException as e:
-        raise as_cancelled("report", e, watch.cancel) from None
+        from .store import display, to_uri
+
+        raise as_cancelled("report", e, watch.cancel, unreadable=f"{display(to_uri(folder))} "
+                           "cannot be read as a snapshot") from None
 
 
 def export(start: SparkStarter, master: str | None, job: ExportJob,

@@ -24,7 +24,7 @@ class CliError(Exception):
 
 def describe(exc: BaseException) -> tuple[str, ExitCode] | None:
     """One sentence and an exit code for errors we know; None for bugs."""
-    from mqconsole.audit.errors import AuditError
+    from mqconsole.audit.errors import AuditError, spark_failure
     from mqconsole.audit.java import SparkUnavailable
     from mqconsole.audit.session import BadMaster
     from mqconsole.backends.spec import PasswordUnavailable
@@ -43,6 +43,9 @@ def describe(exc: BaseException) -> tuple[str, ExitCode] | None:
         return str(exc), exc.code
     if isinstance(exc, AuditError):
         return str(exc), ExitCode(exc.code)
+    said = spark_failure(exc, "the command")  # one no command's boundary said: exit 1
+    if isinstance(said, AuditError):
+        return str(said), ExitCode(said.code)
     if isinstance(exc, SparkUnavailable):
         return str(exc), ExitCode.UNAVAILABLE
     if isinstance(exc, BadMaster):

@@ -43,8 +43,10 @@ def report(folder: str, as_of: str | None, as_json: bool, html_file: str | None,
            master: str | None, remote: str | None, conf: dict[str, str]) -> None:
     """The audit report of a snapshot: counts by queue, reason, destination, age, put
     application and backout count, duplicate MsgIds, the oldest and youngest message."""
+    from mqconsole.audit.errors import spark_failures
     from mqconsole.audit.report import build_report, parse_as_of
     from mqconsole.audit.snapshot import open_snapshot, precheck, snapshot_notes
+    from mqconsole.audit.store import display, to_uri
 
     if as_json and html_file:
         raise click.UsageError("--json and --html are alternatives: give one")
@@ -52,11 +54,13 @@ def report(folder: str, as_of: str | None, as_json: bool, html_file: str | None,
     precheck(folder, remote=bool(remote))  # a bad folder is exit 2 before Spark starts
     started = time.monotonic()
     spark = open_spark(master, remote, conf=conf)
-    opened = open_snapshot(spark, folder)  # once (over Spark Connect, a job on the server)
-    notes = snapshot_notes(opened)
-    for text in notes:
-        say(f"note: {safe(text)}")
-    result = build_report(spark, opened, as_of=when, progress=say)
+    with spark_failures("the report", unreadable=f"{display(to_uri(folder))} cannot be read "
+                        "as a snapshot"):
+        opened = open_snapshot(spark, folder)  # once (over Spark Connect, a job on the server)
+        notes = snapshot_notes(opened)
+        for text in notes:
+            say(f"note: {safe(text)}")
+        result = build_report(spark, opened, as_of=when, progress=say)
     say(f"report done in {time.monotonic() - started:.1f} s")
     if html_file:
         from mqconsole.audit.html import render_html
@@ -118,9 +122,10 @@ def sql(folder: str, query: str, as_json: bool, limit: int, out: str | None, fmt
     Example: mqconsole audit sql --in snap "SELECT dlh_reason_name, count(*) FROM messages
     GROUP BY 1 ORDER BY 2 DESC"
     """
+    from mqconsole.audit.errors import spark_failures
     from mqconsole.audit.query import check_out, check_query, prepare_query, write_result
     from mqconsole.audit.snapshot import precheck
-    from mqconsole.audit.store import display
+    from mqconsole.audit.store import display, to_uri
 
     check_query(query)
     precheck(folder, remote=bool(remote))
@@ -128,12 +133,14 @@ def sql(folder: str, query: str, as_json: bool, limit: int, out: str | None, fmt
         raise click.UsageError("--out and --json are alternatives: give one")
     target = check_out(out, folder, remote=bool(remote)) if out is not None else None
     spark = open_spark(master, remote, conf=conf)
-    prepared = prepare_query(spark, folder, query)
-    if target is not None:
-        rows = write_result(prepared, target, fmt)
-        say(f"wrote {rows:,} rows to {safe(display(target))} ({fmt})")
-        return
-    shown, more = _show_rows(prepared, limit, as_json)
+    with spark_failures("the query", unreadable=f"{display(to_uri(folder))} cannot be read "
+                        "as a snapshot"):
+        prepared = prepare_query(spark, folder, query)
+        if target is not None:
+            rows = write_result(prepared, target, fmt)
+            say(f"wrote {rows:,} rows to {safe(display(target))} ({fmt})")
+            return
+        shown, more = _show_rows(prepared, limit, as_json)
     if more:
         say(f"{shown:,} rows shown, there are more: --limit 0 shows all, --out DIR writes "
             "them all")
@@ -198,6 +205,7 @@ def clean(folders: tuple[str, ...], as_json: bool, master: str | None, remote: s
     or the Connect server's with --remote (a Hadoop URI through mqconsole's plugin there:
     'audit connect-plugin'), where a staging folder is removed once 24 hours old (whether
     its export lives cannot be told from here)."""
+    from mqconsole.audit.errors import spark_failures
     from mqconsole.audit.export import clean_staging
     from mqconsole.audit.store import local_path, to_uri
     from mqconsole.audit.stores import store_for
@@ -208,11 +216,12 @@ def clean(folders: tuple[str, ...], as_json: bool, master: str | None, remote: s
         spark = open_spark(master, remote, conf=conf)
     removed: list[str] = []
     kept: list[str] = []
-    for uri in uris:
-        store = None if spark is None else store_for(spark, uri)
-        gone, held = clean_staging(uri, store)
-        removed += gone
-        kept += held
+    with spark_failures("audit clean"):  # (over Connect, each look is a job on the server)
+        for uri in uris:
+            store = None if spark is None else store_for(spark, uri)
+            gone, held = clean_staging(uri, store)
+            removed += gone
+            kept += held
     if as_json:
         emit_json({"removed": removed, "kept": kept})
         return

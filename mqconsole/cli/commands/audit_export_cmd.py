@@ -92,6 +92,7 @@ def export(ctx: click.Context, out: str, patterns: str | None, files: tuple[str,
 
     check_pyspark()  # exit 3 saying how to get it (the data source's module imports pyspark)
     from mqconsole.audit.datasource import plugin_columns
+    from mqconsole.audit.errors import spark_failures
     from mqconsole.audit.export import ExportRequest, plan_export, run_export
     from mqconsole.audit.sources import split_patterns
     from mqconsole.audit.store import to_uri
@@ -112,7 +113,8 @@ def export(ctx: click.Context, out: str, patterns: str | None, files: tuple[str,
     spark = open_spark(master, remote, intro=f"exporting {len(plan.queues)} queue(s) and "
                                              f"{len(plan.files)} file(s) to {safe(out)}; ",
                        conf=conf, rows=plan.rows_expected)
-    summary = run_export(spark, plan, report=ProgressLines(), note=lambda t: say(safe(t)))
+    with spark_failures("the export"):  # any step's job: read, compaction, count, commit
+        summary = run_export(spark, plan, report=ProgressLines(), note=lambda t: say(safe(t)))
     say(f"{counted(summary.rows, grouped=True)} in {safe(summary.out)} "
         f"({summary.seconds:.1f} s)")
     if as_json:
