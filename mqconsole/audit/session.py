@@ -174,14 +174,17 @@ def spark_conf_pairs(settings: SparkSettings, log4j: Path,
     (``--conf``) over them, the Java options joined, :data:`PINNED` last. The Python of the
     executors is the driver's only when the site names none (``spark.pyspark.python`` or
     ``PYSPARK_PYTHON``: a venv packed for YARN or Kubernetes); a local session whose workers
-    run the driver's Python starts them with :data:`DAEMON_MODULE`. On a cluster, the
-    executors' logging settings travel with the job (``spark.files``) instead of naming a
-    file only the driver's machine has."""
+    run the driver's Python starts them with :data:`DAEMON_MODULE`. The executors' logging
+    settings: on this machine, the driver's file; on YARN, shipped with the job
+    (``spark.yarn.dist.files``, in each container's folder before its JVM starts); on
+    another cluster, the cluster's own (a standalone worker's or the image's
+    ``SPARK_CONF_DIR``): its executors start before any file of the job reaches them, and
+    naming a file they do not have would only give log4j an error to print."""
     env = os.environ if environ is None else environ
     site = site_defaults(env) if site is None else site
     given = {**site, **settings.conf}
     local = on_this_machine(settings.master)
-    executor_log4j = f"file:{log4j}" if local else SHIPPED_LOG4J
+    yarn = settings.master.startswith("yarn")
     jit = HOT_JIT if settings.compile_hot else QUICK_JIT
     java_opts = f"-Dlog4j2.configurationFile=file:{log4j} {jit} -XX:+UseSerialGC"
     if settings.share_classes:
@@ -203,7 +206,6 @@ def spark_conf_pairs(settings: SparkSettings, log4j: Path,
                                             or _cores(settings.master)),
         "spark.sql.warehouse.dir": str(warehouse),
         "spark.driver.extraJavaOptions": java_opts,
-        "spark.executor.extraJavaOptions": f"-Dlog4j2.configurationFile={executor_log4j}",
         "spark.pyspark.driver.python": sys.executable,
         "spark.sql.execution.arrow.pyspark.enabled": "true",
         # partition columns read as the strings they are (a queue named 007 stays 007)
@@ -218,15 +220,20 @@ def spark_conf_pairs(settings: SparkSettings, log4j: Path,
     if local:
         conf["spark.driver.host"] = "127.0.0.1"
         conf["spark.driver.bindAddress"] = "127.0.0.1"
-    else:  # the executors' logging settings travel with the job
+        conf["spark.executor.extraJavaOptions"] = f"-Dlog4j2.configurationFile=file:{log4j}"
+    elif yarn:  # localised in each container's folder before its JVM starts
         shipped = f"{log4j}#{SHIPPED_LOG4J}"
-        conf["spark.files"] = ",".join(f for f in (given.get("spark.files"), shipped) if f)
+        conf["spark.yarn.dist.files"] = ",".join(
+            f for f in (given.get("spark.yarn.dist.files"), shipped) if f)
+        conf["spark.executor.extraJavaOptions"] = f"-Dlog4j2.configurationFile={SHIPPED_LOG4J}"
+    # (a standalone cluster elsewhere, Kubernetes: an executor's JVM starts before any file
+    # of the job reaches it, and spark.files takes no #name; its logging is the cluster's)
     for key in JAVA_OPTIONS:
         if given.get(key):
-            conf[key] = f"{conf[key]} {given[key]}"
+            conf[key] = f"{conf[key]} {given[key]}" if key in conf else given[key]
     # the site's settings and --conf win over mqconsole's defaults (--master names the master)
     conf.update({k: v for k, v in given.items() if k not in JAVA_OPTIONS
-                 and k not in ("spark.files", "spark.master")
+                 and k not in ("spark.yarn.dist.files", "spark.master")
                  and (k in conf or k in settings.conf)})
     conf.update(PINNED)  # whatever a site sets
     return conf

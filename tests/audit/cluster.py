@@ -83,26 +83,38 @@ def stop(proc: subprocess.Popen) -> None:
         proc.wait(timeout=30)
 
 
+def own_address() -> str | None:
+    """This machine's address on its network (the one a packet out would leave from; none
+    is sent), or None where it has only the loopback."""
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
+        try:
+            probe.connect(("192.0.2.1", 9))  # TEST-NET-1: routed, never reached
+            address = probe.getsockname()[0]
+        except OSError:
+            return None
+    return None if address.startswith("127.") or address == "0.0.0.0" else address
+
+
 @contextlib.contextmanager
 def standalone_cluster(folder: Path, *, cores: int = 2, memory: str = "2g",
-                       app_cores: int | None = None, timeout: float = START_BOUND
-                       ) -> Iterator[Cluster]:
-    """A master and one worker on 127.0.0.1 (the worker offering ``cores`` and ``memory``;
-    an application takes ``app_cores`` of them unless it says, all by default); stopped by
-    PID when the block ends."""
+                       app_cores: int | None = None, timeout: float = START_BOUND,
+                       host: str = "127.0.0.1") -> Iterator[Cluster]:
+    """A master and one worker on ``host`` (by default 127.0.0.1; the worker offering
+    ``cores`` and ``memory``; an application takes ``app_cores`` of them unless it says,
+    all by default); stopped by PID when the block ends."""
     home = spark_home()
     spark_class = str(home / "bin" / "spark-class")
-    env = {**os.environ, "SPARK_HOME": str(home), "SPARK_LOCAL_IP": "127.0.0.1",
+    env = {**os.environ, "SPARK_HOME": str(home), "SPARK_LOCAL_IP": host,
            "PYSPARK_PYTHON": sys.executable, "SPARK_WORKER_DIR": str(folder / "work"),
            "SPARK_LOG_DIR": str(folder), "SPARK_NO_DAEMONIZE": "1"}
     if app_cores is not None:  # (spark-class gives SPARK_MASTER_OPTS to the master's JVM)
         env["SPARK_MASTER_OPTS"] = f"-Dspark.deploy.defaultCores={app_cores}"
     port = free_port()
-    url = f"spark://127.0.0.1:{port}"
+    url = f"spark://{host}:{port}"
     master_log, worker_log = folder / "master.log", folder / "worker.log"
     with master_log.open("wb") as out:
         master = subprocess.Popen(
-            [spark_class, "org.apache.spark.deploy.master.Master", "--host", "127.0.0.1",
+            [spark_class, "org.apache.spark.deploy.master.Master", "--host", host,
              "--port", str(port), "--webui-port", str(free_port())],
             stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=env)
     worker = None
@@ -110,7 +122,7 @@ def standalone_cluster(folder: Path, *, cores: int = 2, memory: str = "2g",
         _wait_for(master_log, "I have been elected leader", master, timeout)
         with worker_log.open("wb") as out:
             worker = subprocess.Popen(
-                [spark_class, "org.apache.spark.deploy.worker.Worker", "--host", "127.0.0.1",
+                [spark_class, "org.apache.spark.deploy.worker.Worker", "--host", host,
                  "--cores", str(cores), "--memory", memory, "--webui-port", str(free_port()),
                  url], stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
                 env=env)

@@ -52,3 +52,37 @@ def test_export_and_report_on_a_standalone_cluster(tmp_path, spark_cluster) -> N
     assert len(ran) == 1  # both ran as the cluster's application, not locally
     assert json.loads(export.out)["rows"] == len(expected_rows(scene, DEMO_QUEUES))
     assert json.loads(on_cluster.out) == oracle(expected_rows(scene, DEMO_QUEUES), NOW)
+
+
+def test_an_export_on_a_cluster_at_this_machines_network_address(tmp_path) -> None:
+    """A standalone cluster that is not on the loopback address is mqconsole's "elsewhere"
+    (``session.on_this_machine`` is false): the settings a real cluster gets. Spark refused
+    to start there ("URI has a fragment component": the executors' logging file was given as
+    ``spark.files`` with a ``#name``, which only YARN's distributed files take); the export
+    runs, on that cluster's executor, which logs by the cluster's own settings."""
+    from mqconsole.audit.session import on_this_machine
+
+    from .cluster import own_address, standalone_cluster
+
+    address = own_address()
+    if address is None:
+        pytest.skip("this machine has no network address but the loopback")
+    scene = build_scene(tmp_path / "scene")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MQCONSOLE_")}
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(REPO), os.environ.get("PYTHONPATH"))
+                                        if p)
+    (tmp_path / "cluster").mkdir()
+    with standalone_cluster(tmp_path / "cluster", cores=1, memory="1g",
+                            host=address) as cluster:
+        assert not on_this_machine(cluster.url)
+        client = Client([], env, tmp_path / "home", tmp_path / "client.log")
+        try:
+            export = client("--embedded", str(scene.qm_path), "audit", "export", "--out",
+                            str(tmp_path / "snap"), "--queues", QUEUES,
+                            *map(str, scene.files), "--master", cluster.url, "--json")
+        finally:
+            assert client.close() == 0
+    assert export.code == 0, export.err
+    assert json.loads(export.out)["rows"] == len(expected_rows(scene, DEMO_QUEUES))
+    [executor] = (tmp_path / "cluster" / "work").glob("app-*/*/stderr")  # ran there
+    assert "Executor" in executor.read_text()

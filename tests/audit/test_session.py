@@ -61,7 +61,7 @@ def test_a_site_sets_spark_and_mqconsole_keeps_only_what_it_pins(tmp_path):
     log4j = tmp_path / "log4j2.properties"
     site = {"spark.pyspark.python": "/opt/venv/bin/python", "spark.speculation": "true",
             "spark.sql.shuffle.partitions": "64", "spark.task.maxFailures": "4",
-            "spark.driver.extraJavaOptions": "-Dsite=1", "spark.files": "/site/a.txt"}
+            "spark.driver.extraJavaOptions": "-Dsite=1", "spark.yarn.dist.files": "/site/a.txt"}
     settings = SparkSettings(master="yarn", conf={"spark.executor.memory": "8g",
                                                   "spark.sql.shuffle.partitions": "12"})
     pairs = spark_conf_pairs(settings, log4j, site=site, environ={})
@@ -75,7 +75,17 @@ def test_a_site_sets_spark_and_mqconsole_keeps_only_what_it_pins(tmp_path):
     assert pairs["spark.driver.extraJavaOptions"].endswith(" -Dsite=1")
     assert pairs["spark.executor.extraJavaOptions"] == \
         "-Dlog4j2.configurationFile=mqconsole-log4j2.properties"
-    assert pairs["spark.files"] == f"/site/a.txt,{log4j}#mqconsole-log4j2.properties"
+    # YARN localises it in the container's folder before the executor's JVM starts
+    assert pairs["spark.yarn.dist.files"] == f"/site/a.txt,{log4j}#mqconsole-log4j2.properties"
+    assert "spark.files" not in pairs  # it takes no #name: a cluster's SparkContext refused it
+    for master in ("spark://10.0.0.5:7077", "k8s://https://10.0.0.1:443"):
+        # the executors start before a file of the job reaches them: the cluster's logging
+        elsewhere = spark_conf_pairs(SparkSettings(master=master), log4j, site={}, environ={})
+        assert "spark.executor.extraJavaOptions" not in elsewhere
+        assert not {"spark.files", "spark.yarn.dist.files"} & set(elsewhere)
+        with_site = spark_conf_pairs(SparkSettings(master=master), log4j, environ={}, site={
+            "spark.executor.extraJavaOptions": "-Dsite=2"})
+        assert with_site["spark.executor.extraJavaOptions"] == "-Dsite=2"
     assert "spark.driver.host" not in pairs
     assert "spark.python.daemon.module" not in pairs  # a cluster's workers: Spark's own
     here = spark_conf_pairs(SparkSettings(master="local[2]"), log4j, site={}, environ={})
