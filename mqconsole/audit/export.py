@@ -626,7 +626,10 @@ def clean_staging(folder: str | Path, store: Store | None = None
                   ) -> tuple[list[str], list[str]]:
     """``audit clean``: the staging folders killed exports left (``.NAME.tmp-…``) in
     ``folder`` (where exports wrote their ``--out``), or beside it when it is an ``--out``;
-    (removed, kept: an export may still hold them, :meth:`Store.abandoned`). Without
+    (removed, kept: an export may still hold them, :meth:`Store.abandoned`). And the
+    snapshots a killed ``--replace`` moved aside (``.NAME.old-…``) once ``NAME`` holds its
+    committed successor; while it does not, the one aside may be the only snapshot there
+    is, and stays (not listed). Without
     ``store``, this machine's folders only (no Spark); with one (Spark's Hadoop, or the
     Connect server's side: its executors, or its plugin for a Hadoop URI), any folder it
     reaches."""
@@ -649,22 +652,39 @@ def clean_staging(folder: str | Path, store: Store | None = None
                 return [display(target)], []
             return [], [display(target)]
     if name_of(target) and store.is_dir(parent(target)):
-        places.append((parent(target), f".{name_of(target)}.tmp-"))
+        places.append((parent(target), f".{name_of(target)}."))
     if not places:
         raise AuditInputError(f"{display(target)}: no such folder")
     for where, prefix in places:
         for name in store.children(where):
             staged = join(where, name)
-            mine = name.startswith(prefix) if prefix else (
-                name.startswith(".") and ".tmp-" in name)
-            if not mine or not store.is_dir(staged):
+            kind = _leftover_kind(name, prefix or ".")
+            if kind is None or not store.is_dir(staged):
                 continue
-            if store.abandoned(staged):
+            if kind == "old":  # a replaced snapshot: gone once its successor is committed
+                out = join(where, name[1:].rsplit(".old-", 1)[0])
+                if store.exists(join(out, COMMIT_MARKER)):
+                    store.remove(staged)
+                    removed.append(display(staged))
+            elif store.abandoned(staged):
                 store.remove(staged)
                 removed.append(display(staged))
             else:
                 kept.append(display(staged))
     return removed, kept
+
+
+def _leftover_kind(name: str, prefix: str) -> str | None:
+    """``tmp`` for a staging folder (``.NAME.tmp-…``), ``old`` for a snapshot a
+    ``--replace`` moved aside (``.NAME.old-…``), of an ``--out`` whose folder name starts
+    with ``prefix`` (``.`` for any); None for anything else."""
+    if not name.startswith(prefix):
+        return None
+    for kind in ("tmp", "old"):
+        stem, sep, _tag = name[1:].rpartition(f".{kind}-")
+        if sep and stem and (prefix == "." or f".{stem}." == prefix):
+            return kind
+    return None
 
 
 def remove_leftovers(out: str | Path, store: Store | None = None,

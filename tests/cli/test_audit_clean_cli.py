@@ -55,3 +55,31 @@ def test_clean_of_a_missing_folder_is_exit_2(tmp_path) -> None:
     assert r.code == 2 and "no such folder" in r.err
     assert "Traceback" not in r.err
     # (another file system's folders, through Spark's Hadoop: tests/audit/test_store.py)
+
+
+def test_clean_removes_a_replaced_snapshot_only_once_its_successor_is_committed(
+        tmp_path) -> None:
+    """A ``--replace`` killed between its renames leaves the old snapshot aside
+    (``.NAME.old-…``): once NAME holds a committed snapshot the one aside is removed; while
+    NAME is missing, the one aside may be the only snapshot there is: left untouched."""
+    exports = tmp_path / "exports"
+    for name in ("snap", "gone"):
+        aside = exports / f".{name}.old-0123456789ab"
+        (aside / "messages").mkdir(parents=True)
+        (aside / "manifest.json").write_text("{}")
+        (aside / "_SUCCESS").write_text("")
+    (exports / "snap").mkdir()
+    (exports / "snap" / "manifest.json").write_text("{}")
+    (exports / "snap" / "_SUCCESS").write_text("")
+    (exports / ".snap.x.old-0123456789ab").mkdir()  # the out "snap.x"'s, which is missing
+    r = run_cli("audit", "clean", str(exports / "snap"), "--json", home=tmp_path / "home",
+                before_spark=True)
+    assert r.code == 0, r.err
+    assert json.loads(r.out) == {"removed": [str(exports / ".snap.old-0123456789ab")],
+                                 "kept": []}
+    assert sorted(p.name for p in exports.iterdir()) == [
+        ".gone.old-0123456789ab", ".snap.x.old-0123456789ab", "snap"]
+    r = run_cli("audit", "clean", str(exports), "--json", home=tmp_path / "home",
+                before_spark=True)
+    assert r.code == 0 and json.loads(r.out) == {"removed": [], "kept": []}, r.out
+    assert (exports / ".gone.old-0123456789ab" / "manifest.json").is_file()
