@@ -29,7 +29,6 @@ import errno
 import json
 import os
 import shutil
-import sys
 import threading
 import time
 import uuid
@@ -554,8 +553,7 @@ def run_export(spark: SparkSession, plan: ExportPlan, *,
                 _compact(spark, store, data, plan, keep, listing)
         heard = len(plan.notes)
         # the rows of every file, and (Parquet) the report's aggregates from the same
-        # files, in one job for a snapshot of up to summary.ONE_JOB_ROWS (3-4 jobs up to
-        # SHUFFLED_JOB_ROWS)
+        # files: one Spark job over them (summary.one_pass)
         files, summary = _count(spark, plan, data, sources, staged, listing)
         for said in plan.notes[heard:]:  # a queue whose stretches changed while read
             tell(said)
@@ -802,17 +800,13 @@ def _count(spark: SparkSession, plan: ExportPlan, data: str, sources: list[Queue
     (``summary.store_aggregates_by_file``), and tied to them (``files_digest``).
 
     ``listing`` (Parquet: the data files and their bytes, from the store): the files are
-    read with the snapshot's schema (no job to infer it), none are not read at all, and up
-    to ``summary.ONE_JOB_ROWS`` expected rows (and ``ONE_JOB_BYTES`` of files) the count
-    and every aggregate are one Spark job; up to ``summary.SHUFFLED_JOB_ROWS``, one job with
-    shuffles and two or three small ones; beyond, a pass per aggregate."""
+    read with the snapshot's schema (no job to infer it), none are not read at all, and the
+    count and every aggregate are one Spark job over them, at any size (then a read of its
+    small results and one of the few pages holding the oldest and youngest message)."""
     from .columns import spark_ddl
     from .compact import queue_of
     from .errors import first_line
     from .summary import (
-        ONE_JOB_BYTES,
-        ONE_JOB_ROWS,
-        SHUFFLED_JOB_ROWS,
         SUMMARY_DIR,
         SUMMARY_FILE,
         files_digest,
@@ -832,14 +826,9 @@ def _count(spark: SparkSession, plan: ExportPlan, data: str, sources: list[Queue
         else:
             frame = reader.format(fmt).load(data)
         if frame is not None and fmt == "parquet" and staged is not None:
-            queues = None  # the queues the files hold, when the aggregates are one job
-            rows = _rows_estimate(plan)
-            shuffled = not (listing and sum(listing.values()) <= ONE_JOB_BYTES
-                            and rows <= ONE_JOB_ROWS)
-            if listing and (not shuffled or rows <= SHUFFLED_JOB_ROWS):
-                queues = sorted({queue_of(path.split("/", 1)[0]) for path in listing})
+            queues = sorted({queue_of(path.split("/", 1)[0]) for path in listing or {}})
             info, counted, writes = store_aggregates_by_file(
-                frame, join(staged, SUMMARY_DIR), queues, shuffled)
+                frame, join(staged, SUMMARY_DIR), queues)
         elif frame is not None:
             counted = [row.asDict() for row in frame.selectExpr(
                 "input_file_name() AS file", "qmgr", "queue", "source", "position")
@@ -881,18 +870,6 @@ def _count(spark: SparkSession, plan: ExportPlan, data: str, sources: list[Queue
         summary = [*writes, op("write_new", uri=join(staged, SUMMARY_DIR, SUMMARY_FILE),
                                text=json.dumps(info))]
     return files, summary
-
-
-def _rows_estimate(plan: ExportPlan) -> int:
-    """The rows the plan expects: the queues' depths at the start, and each saved file's
-    :func:`_file_rows` (one that cannot be read here: more than any bound)."""
-    rows = plan.rows_expected
-    for f in plan.files:
-        n = _file_rows(f.path)
-        if n is None:
-            return sys.maxsize
-        rows += n
-    return rows
 
 
 def _count_aggregates(frame) -> list:

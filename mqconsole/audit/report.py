@@ -1,21 +1,22 @@
 """The audit report: Spark SQL over a snapshot, with audit.md's keys.
 
-From the messages, one pass over them and two small reads, never a pass per list:
+From the messages, one pass over them (one Spark job: :func:`.summary.from_the_messages`)
+and one small read, never a pass per list:
 
-1. **compact** — one ``GROUP BY`` of the messages on every key a list needs (queue, reason,
-   destination, put application, backout count, age bucket, plugin columns) with counts,
-   bytes, unparsed rows and the first and last arrival time of each group, all fixed-width
-   values so Spark aggregates in a hash map (a struct there, the oldest message itself,
-   made Spark sort every row by the ten keys: 5 of the report's 15 CPU-seconds at 1M);
-   then, over that small result, one ``GROUPING SETS`` query gives every list at once.
-   When the report is asked from the messages, the same pass counts each data file's
-   rows, the check against the manifest (which otherwise is a job of its own).
-2. **duplicates** — MsgIds that occur more than once: a 64-bit hash of each finds the
-   candidates (no candidates, no more reads), then only their rows are counted by MsgId and
-   queue (:func:`.summary.duplicate_ids`);
-3. **extremes** — the rows that arrived at the first and last arrival time, read with a
+1. **the pass** — a ``UNION ALL`` of two aggregations of the messages, each partial where the
+   files are read and final after one shuffle: the compact groups (one ``GROUP BY`` on every
+   key a list needs — queue, reason, destination, put application, backout count, age
+   bucket, plugin columns, and each data file, the check against the manifest — with
+   counts, bytes, unparsed rows and the first and last arrival time, all fixed-width values
+   so Spark aggregates in a hash map), and the MsgIds found more than once with their
+   queues as bits; then the driver sums the small compact result into every list (what a
+   ``GROUPING SETS`` query over it gives: :func:`.summary.rollup`);
+2. **extremes** — the rows that arrived at the first and last arrival time, read with a
    filter Parquet's page statistics answer (a few pages, not the messages); the oldest and
    youngest are the first and last of them by (arrival, qmgr, queue, position).
+
+A repeated MsgId on a queue the pass did not know of (the queues are the files' partition
+folders) is counted again by :func:`.summary.duplicate_ids`.
 
 When the export stored its aggregates (:mod:`.summary`), the lists that do not depend on
 ``--as-of`` and the duplicates are read as stored, and only the age buckets are computed,
@@ -47,7 +48,6 @@ from mqconsole.audit.ages import (  # the console's drill-downs import them with
     iso,
     parse_as_of,
 )
-from mqconsole.audit.columns import UNPARSED_SQL
 from mqconsole.audit.errors import (
     AuditInputError,
     first_line,
@@ -64,15 +64,14 @@ from mqconsole.audit.snapshot import (
 )
 from mqconsole.audit.store import relative
 from mqconsole.audit.summary import (
-    DIMENSIONS,
     GROUPABLE,
     data_disagreement,
     disagreement,
-    duplicates_and_extremes,
     files_digest,
+    from_the_messages,
     listed_present,
     load_summary,
-    quote,
+    queues_of,
 )
 from mqconsole.ops.words import counted
 
@@ -159,22 +158,18 @@ def _build(spark: SparkSession, folder: SnapshotFolder, when: datetime, say: Pro
         plugins = tuple(c for c in plugin_columns(frame.columns) if types[c] in GROUPABLE)
         spec = ReportInput(folder=folder, as_of=when, plugins=plugins)
         say("counting the messages")
-        rollup = _rollup(spark, spec, by_file=count_files)
+        queues = queues_of(present if present is not None else frame.inputFiles())
+        rollup, duplicates = _rollup(spark, spec, queues, by_file=count_files)
         if count_files:
             found: dict[str, int] = {}
             for row in rollup:
                 path = relative(row["_file"], folder.data) if row["_set"] == "file" else None
                 if path is not None:
-                    found[path] = int(row["n"])
+                    found[path] = found.get(path, 0) + int(row["n"])
             differs = disagreement(folder, found)[0]
             if differs is not None:
                 warn(_disagrees(differs))
         ages = None
-        say("finding duplicate MsgIds")
-        total = next((r for r in rollup if r["_set"] == "total"), {})
-        duplicates, total["oldest"], total["youngest"] = duplicates_and_extremes(
-            spark, "messages", total.get("oldest"), total.get("youngest"),
-            int(total.get("n") or 0))
     return _assemble(rollup, ages, duplicates, spec)
 
 
@@ -183,38 +178,20 @@ def _disagrees(differs: str) -> str:
             "aggregates are not used; counting the messages that are there")
 
 
-def _rollup(spark: SparkSession, spec: ReportInput, by_file: bool = False
-            ) -> list[dict[str, Any]]:
-    """Every list's rows in one GROUPING SETS query over the compact groups (the lists the
-    export stores, plus the age bucket); ``oldest`` and ``youngest`` are arrival times
-    (µs), the rows themselves are found with the duplicates. ``by_file``: each data file's
-    rows too (set ``file``, its URI in ``_file``), from the same pass."""
-    dims = dict(DIMENSIONS)
-    dims["bucket"] = ("bucket",)
-    for column in spec.plugins:
-        dims[f"plugin:{column}"] = (quote(column),)
-    keys = ["dlh_reason IS NOT NULL AS has_dlh" if c == "has_dlh" else c
-            for c in dict.fromkeys(c for keys in DIMENSIONS.values() for c in keys)]
-    keys += [quote(c) for c in spec.plugins]
-    keys.append(f"{bucket_sql(ARRIVAL_SQL, spec.as_of)} AS bucket")
-    if by_file:
-        dims["file"] = ("_file",)
-        keys.append("input_file_name() AS _file")
-    arrival = f"unix_micros({ARRIVAL_SQL})"
-    compact = (f"SELECT {', '.join(keys)}, count(*) AS n, coalesce(sum(length), 0) AS bytes, "
-               f"count_if({UNPARSED_SQL}) AS unparsed, min({arrival}) AS oldest, "
-               f"max({arrival}) AS youngest FROM messages GROUP BY ALL")
-    columns = list(dict.fromkeys(c for keys in dims.values() for c in keys))
-    width = len(columns)
-    cases = " ".join(
-        f"WHEN {sum(1 << (width - 1 - i) for i, c in enumerate(columns) if c not in keys)} "
-        f"THEN '{'age' if name == 'bucket' else name}'" for name, keys in dims.items())
-    sets = ", ".join(f"({', '.join(keys)})" for keys in dims.values())
-    sql = (f"SELECT {', '.join(columns)}, CASE grouping_id() WHEN {(1 << width) - 1} THEN "
-           f"'total' {cases} END AS _set, sum(n) AS n, sum(bytes) AS bytes, "
-           f"sum(unparsed) AS unparsed, min(oldest) AS oldest, max(youngest) AS youngest "
-           f"FROM ({compact}) GROUP BY GROUPING SETS ((), {sets})")
-    return [row.asDict(recursive=True) for row in spark.sql(sql).collect()]
+def _rollup(spark: SparkSession, spec: ReportInput, queues: list[str], by_file: bool = False
+            ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """Every list's rows (the lists the export stores, plus the age bucket: set ``age``) and
+    the duplicates, from one pass over the messages (:func:`.summary.from_the_messages`,
+    ``queues``: the queues the files hold); the total row's ``oldest`` and ``youngest`` are
+    the messages themselves. ``by_file``: each data file's rows too (set ``file``, its URI
+    in ``_file``), from the same pass."""
+    rows, duplicates = from_the_messages(
+        spark, "messages", list(spec.plugins), queues,
+        {"bucket": bucket_sql(ARRIVAL_SQL, spec.as_of)}, by_file)
+    for row in rows:
+        name = row.pop("list")
+        row["_set"] = "age" if name == "bucket" else name
+    return rows, duplicates
 
 
 def _ages_from_arrivals(spark: SparkSession, as_of: datetime, view: str) -> dict[str, int]:

@@ -3,33 +3,45 @@
 Computed by Spark from the committed data (:func:`store_aggregates`: the files the manifest
 lists, read back after they are written, never folded inside the data source's ``read()``),
 so a retried or speculative task cannot count twice: Spark keeps one successful attempt of
-each task. Stored as Parquet (zstd) under ``_summary/`` (Spark skips folders starting with
-``_`` when it reads the messages), a file per table as Spark's writer names and lays it out
-(``part-00000-….c000.zstd.parquet`` beside a ``_SUCCESS``): the small results collected
-from Spark are written by the driver through the snapshot's store, with the commit (the
-export's aggregates of a small snapshot are one Spark job,
-:func:`_one_job`); the arrival times of a bigger snapshot by Spark's writer:
+each task. **One pass over the messages**, at any size (:func:`one_pass`): one Spark job,
+each of its branches aggregating where the files are read and finishing after one shuffle,
+writes every aggregate (the lists' compact groups, the arrival times, the repeated MsgIds
+with their queues) under ``_summary/pass``, a folder per table. What follows is not a pass
+over the messages: one job reads back the pass's small tables (the compact groups and the
+repeated MsgIds), the driver sums the groups into every list (:func:`rollup`, pyarrow), and
+one job reads the few pages holding the first and last arrival (:func:`extremes`, the
+oldest and youngest message). Only when a repeated MsgId is on a queue the pass was not
+told of (or more than :data:`MAX_QUEUE_BITS` queues) are the duplicates found again by
+:func:`duplicate_ids`' passes. The report from the messages is the same pass without the
+arrival times, collected (:func:`from_the_messages`).
+
+Stored as Parquet (zstd) under ``_summary/`` (Spark skips folders starting with ``_`` when
+it reads the messages), written with the commit:
 
 - ``lists/``: every list of the report that does not depend on ``--as-of`` — one row per
-  (list, key) with its count, bytes and unparsed rows, exactly what the report's
-  ``GROUPING SETS`` query gives from the messages; the total row also holds the oldest and
-  youngest message (``oldest``, ``youngest``: arrival µs, qmgr, queue, position, msg_id;
-  null on the other rows);
-- ``arrivals/``: one row per distinct arrival time (µs since the epoch) with its count, so
-  the age buckets are computed at report time, exact for any ``--as-of``;
-- ``duplicates/``: every MsgId found more than once, its count and queues;
+  (list, key) with its count, bytes and unparsed rows, exactly what the report's lists
+  give from the messages; the total row also holds the oldest and youngest message
+  (``oldest``, ``youngest``: arrival µs, qmgr, queue, position, msg_id; null on the other
+  rows); written by the driver (``part-00000-….c000.zstd.parquet`` beside a ``_SUCCESS``);
+- ``arrivals/``: one row per distinct arrival time (µs since the epoch, ``arrival``) with
+  its count (``n``), so the age buckets are computed at report time, exact for any
+  ``--as-of``; the pass's files as Spark wrote them, moved into place (version 4: with two
+  null columns, ``lists`` and ``duplicates``, the pass's other tables);
+- ``duplicates/``: every MsgId found more than once, its count and queues (the driver);
 - ``summary.json`` (written by the export through the snapshot's store): the version, the
   rows counted, the plugin columns, and ``files_digest``, the commit they were computed
   from (:func:`files_digest`).
 
-``audit sql`` reads the messages; the tests check the report from the stored aggregates and
-from the messages against the same plain-Python oracle.
+Version 3 (the same tables, computed by several jobs) is read as version 4 is; older ones
+are not used (the report counts the messages). ``audit sql`` reads the messages; the tests
+check the report from the stored aggregates and from the messages against the same
+plain-Python oracle.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -48,7 +60,10 @@ from mqconsole.audit.store import Op, join, op
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
 
-VERSION = 3  # 3: written by Spark from the committed files (2: folded by the readers)
+VERSION = 4  # 4: one Spark job over the committed files (3: several; 2: folded by the readers)
+READABLE = (3, 4)
+"""The versions :func:`load_summary` reads: 3 and 4 store the same tables (4's arrival
+times as the pass wrote them: its other columns there too, null)."""
 TABLES = ("lists", "arrivals", "duplicates")
 # (list name, its key columns): the report's lists that do not depend on --as-of. The
 # destination lists carry has_dlh so the messages without a dead-letter header drop out.
@@ -96,34 +111,6 @@ FILE_LIST = "file"
 its committed files, never stored): ``_file``, qmgr, queue, ``_source``, with the lowest and
 highest ``position`` (``_lo``, ``_hi``)."""
 FILE_COLUMNS = ("_file", "_source", "_lo", "_hi")
-
-
-def lists_sql(source: str, plugins: list[str], extra: dict[str, str] | None = None,
-              by_file: bool = False) -> tuple[str, dict[str, tuple[str, ...]]]:
-    """One GROUP BY of ``source`` on every key a list needs (``extra``: more keys, name →
-    SQL, e.g. the report's age bucket), then one GROUPING SETS query over that small result
-    giving every list; the SQL and the lists' keys (``dims``), in the order of
-    ``grouping_id()``'s bits. Each row has the first and last arrival time (µs) of its
-    messages: fixed-width values, so Spark aggregates in a hash map (the oldest message
-    itself, a struct, made it sort every row by the keys); the messages that arrived then
-    are found by :func:`duplicates_and_extremes`. ``by_file``: the same pass also counts
-    the rows of each data file (:data:`FILE_LIST`), so the export counts what it committed
-    and its lists in one read of the messages (it took two)."""
-    compact, dims = compact_sql(source, plugins, extra, by_file)
-    outer = ", min(_lo) AS _lo, max(_hi) AS _hi" if by_file else ""
-    columns = list(dict.fromkeys(c for keys in dims.values() for c in keys))
-    sets = ", ".join(f"({', '.join(keys)})" for keys in dims.values())
-    width = len(columns)
-    cases = " ".join(
-        f"WHEN {sum(1 << (width - 1 - i) for i, c in enumerate(columns) if c not in keys)} "
-        f"THEN '{name}'" for name, keys in dims.items())
-    sql = (f"SELECT {', '.join(columns)}, CASE grouping_id() WHEN {(1 << width) - 1} THEN "
-           f"'total' {cases} END AS list, sum(n) AS n, sum(bytes) AS bytes, "
-           f"sum(unparsed) AS unparsed, min(oldest) AS oldest, max(youngest) AS youngest"
-           f"{outer} FROM ({compact}) GROUP BY GROUPING SETS ((), {sets})")
-    if by_file:
-        del dims[FILE_LIST]
-    return sql, dims
 
 
 def compact_sql(source: str, plugins: list[str], extra: dict[str, str] | None = None,
@@ -194,18 +181,6 @@ def rollup(compact: Any, dims: dict[str, tuple[str, ...]]) -> Any:
         arrays += [got[f"{c}_{f}"].cast(compact.schema.field(c).type) for c, f in measures]
         pieces.append(pa.Table.from_arrays(arrays, schema=schema))
     return pa.concat_tables(pieces)
-
-
-def duplicates_and_extremes(spark: SparkSession, source: str, first: int | None,
-                            last: int | None, rows: int | None = None
-                            ) -> tuple[list[dict[str, Any]],
-                                                       dict[str, Any] | None,
-                                                       dict[str, Any] | None]:
-    """The MsgIds of ``source`` occurring more than once (``msg_id``, ``count``, ``queues``;
-    by count, then MsgId: :func:`duplicate_ids`), and the oldest and youngest message,
-    given their arrival times (µs: :func:`extremes`); ``rows``: how many ``source`` holds."""
-    oldest, youngest = extremes(spark, source, first, last)
-    return duplicate_ids(spark, source, rows), oldest, youngest
 
 
 CANDIDATES_VIEW = "mqconsole_duplicate_candidates"
@@ -321,91 +296,216 @@ def store_aggregates(frame: DataFrame, summary: str) -> dict[str, Any]:
     """Compute the aggregates of ``frame`` (the committed messages) with Spark and write
     them under ``summary`` (a folder URI, new); returns what ``summary.json`` holds but the
     commit's digest (the caller adds it and writes it). Any frame (a read of files or not):
-    the passes of :func:`_store_in` that do not need the snapshot's listing."""
+    the queues are those its files' partition folders name (none: the duplicates' queues
+    are found by :func:`duplicate_ids`)."""
     from .stores import store_for
 
-    info, _files, writes = _store(frame, summary, by_file=False, queues=None)
+    info, _files, writes = _store(frame, summary, queues=queues_of(frame.inputFiles()))
     store_for(frame.sparkSession, summary).many(writes)
     return info
 
 
-def store_aggregates_by_file(frame: DataFrame, summary: str, queues: list[str] | None = None,
-                             shuffled: bool = False
+def store_aggregates_by_file(frame: DataFrame, summary: str, queues: list[str]
                              ) -> tuple[dict[str, Any], list[dict[str, Any]], list[Op]]:
     """The aggregates of ``frame`` (a read of the data files themselves, so
     ``input_file_name()`` names them), and from the same pass each file's rows per (qmgr,
     queue, source): ``file``, ``qmgr``, ``queue``, ``source``, ``n``, ``lo`` and ``hi``
-    (the lowest and highest position): the export's count of what it commits. The stored
-    files are not written here: the writing of each (:class:`~.store.Op`, for the
-    snapshot's store) is returned, for the commit to write with the manifest (over Spark
-    Connect, one job on the server for all of them).
-
-    ``queues``: every queue the files hold (their partition folders), given when the
-    files are few enough (:data:`ONE_JOB_ROWS`, :data:`ONE_JOB_BYTES`): then everything is one
-    Spark job (:func:`_one_job`); with ``shuffled`` (more rows, up to
-    :data:`SHUFFLED_JOB_ROWS`), one job with shuffles and two or three small ones; None: a
-    pass per aggregate, for any size."""
-    return _store(frame, summary, by_file=True, queues=queues, shuffled=shuffled)
+    (the lowest and highest position): the export's count of what it commits. ``queues``:
+    every queue the files hold (their partition folders). The arrival times are written by
+    Spark's writer here (:func:`one_pass`); the other stored files are not: their writing
+    (:class:`~.store.Op`, for the snapshot's store) is returned, for the commit to write
+    with the manifest (over Spark Connect, one job on the server for all of them)."""
+    return _store(frame, summary, queues=queues)
 
 
-ONE_JOB_ROWS = 250_000
-ONE_JOB_BYTES = 64 << 20
-"""Up to this many rows (as the plan expects them) and bytes of data files, the export
-computes its aggregates in one Spark job (:func:`_one_job`), a task per aggregate and no
-shuffle; the arrival times are collected then (at most a row per message) and written by
-the driver. Beyond, a pass per aggregate (:func:`_store_in`, several jobs): each row that
-goes through the one job's coalesce to one task costs about a microsecond per aggregate
-(measured: 1M rows, 9.5 JVM CPU-seconds in one job against 5.5 in eleven), while each
-job saved is a few tenths of a second of planning and scheduling."""
-SHUFFLED_JOB_ROWS = 4_000_000
-"""Up to this many rows (beyond :data:`ONE_JOB_ROWS`), the export's aggregates are one job
-with shuffles (``_one_job(shuffled=True)``: each aggregation partial where it reads, then
-final after a shuffle, adaptive execution off so the stages are one job), the MsgIds' hashes
-counted in one task, the candidates' rows and the oldest and youngest message (a few pages)
-after: 3-4 jobs where the passes took 11 (1M plain bench rows, warm session, JVM CPU-s
-2.6-3.6 against 3.4-5.0, unique MsgIds 3.2-3.5 against 4.2-5.0). The arrival times are
-collected (a row per distinct time, at most 64 MB here)."""
 MAX_QUEUE_BITS = 256
-"""Up to this many queues, the one job finds each duplicate MsgId's queues as bits (a
-``long`` per 64 queues, fixed-width: a hash aggregation); more, and the duplicates are
-found by :func:`duplicate_ids`' passes."""
+"""Up to this many queues, the pass finds each duplicate MsgId's queues as bits (a
+``long`` per 64 queues, fixed-width: a hash aggregation); more, or a queue it was not told
+of, and the duplicates are found again by :func:`duplicate_ids` (more passes)."""
+TABLE = "mq_table"
+"""The column naming the table of each row of the pass (its folders: ``mq_table=lists``)."""
+PASS_DIR = "pass"
+"""Where the pass writes (under ``_summary``): its arrival times are moved to
+``arrivals/``, the rest is read back and removed before the commit."""
+PASS_SETTINGS = {"spark.sql.adaptive.enabled": "false", UNION_PARTITIONING: "false",
+                 COMBINE_AGGREGATION: "true"}
+"""The pass is one job: adaptive execution would run each shuffle's map stage as a job of
+its own. The MsgIds are shuffled by MsgId first, then counted once (no partial count before
+the shuffle: nearly every MsgId occurs once, so it saved nothing and cost a second hash map
+of every MsgId: 0.95 s against 1.7-2.3 s at 1M)."""
 
 
-def _store(frame: DataFrame, summary: str, by_file: bool, queues: list[str] | None,
-           shuffled: bool = False) -> tuple[dict[str, Any], list[dict[str, Any]], list[Op]]:
+def queues_of(paths: Iterable[str]) -> list[str]:
+    """The queues named by the ``queue=…`` partition folders of data files' paths."""
+    from .compact import queue_of
+
+    found = set()
+    for path in paths:
+        folders = [p for p in str(path).split("/")[:-1] if p.startswith("queue=")]
+        if folders:
+            found.add(queue_of(folders[-1]))
+    return sorted(found)
+
+
+def one_pass(spark: SparkSession, source: str, plugins: list[str], queues: list[str], *,
+             extra: dict[str, str] | None = None, by_file: bool = False,
+             arrivals: bool = True) -> tuple[DataFrame, dict[str, tuple[str, ...]]]:
+    """Every aggregate of ``source`` as one Spark job over the messages: a ``UNION ALL``
+    of an aggregation per table, each partial where the files are read and final after
+    one shuffle, run as one job (:data:`PASS_SETTINGS`), each row tagged by
+    :data:`TABLE`:
+
+    - ``lists``: the compact groups (:func:`compact_sql`: every list's keys, ``extra``'s,
+      and each file's with ``by_file``), each with its rows, bytes, unparsed rows and first
+      and last arrival (µs);
+    - ``arrivals`` (with ``arrivals``): a row per distinct arrival time (µs) with its count
+      (``arrival``, ``n``: the stored table's columns);
+    - ``duplicates``: each MsgId found more than once (``msg_id``, ``n``), its queues as
+      bits (queue i of ``queues``: bit i of ``_q<i // 64>``), fixed-width, a hash
+      aggregation; ``_unknown``, its rows on a queue not in ``queues``: when not 0, its
+      queues are found by :func:`duplicate_ids`.
+
+    A row's columns but ``n`` are in a struct named by its table (``lists``,
+    ``duplicates``: null on the other tables' rows), so the arrival times' files hold
+    ``arrival`` and ``n`` and two null columns whatever the keys and queues.
+
+    Each branch reads only the columns it needs, so each column of the committed files is
+    read once in the job (the times twice: by the lists and the arrivals). Measured against
+    one scan whose every row is expanded into a record per table (``GROUPING SETS``: one
+    aggregation over a row three times as wide, all its keys shuffled): 2.8 s against
+    4.7 s at 1M realistic rows (docs/benchmarks.md, session 15). Exact under retries: Spark
+    keeps one attempt of each task."""
+    names = queues if len(queues) <= MAX_QUEUE_BITS else []
+    index = ("CASE queue " + " ".join(f"WHEN {sql_text(q)} THEN {i + 1}"
+                                      for i, q in enumerate(names)) + " ELSE 0 END"
+             if names else "0")
+    lists, dims = compact_sql(source, plugins, extra, by_file)
+    parts = {"lists": lists}
+    if arrivals:
+        parts["arrivals"] = (f"SELECT unix_micros({ARRIVAL_SQL}) AS arrival, count(*) AS n "
+                             f"FROM {source} WHERE {ARRIVAL_SQL} IS NOT NULL GROUP BY 1")
+    parts["duplicates"] = (
+        "SELECT msg_id, count(*) AS n"
+        + "".join(f", bit_or(CASE WHEN _q > {64 * c} AND _q <= {64 * (c + 1)} THEN "
+                  f"shiftleft(1L, _q - {64 * c + 1}) END) AS _q{c}"
+                  for c in range((len(names) + 63) // 64))
+        + f", count_if(_q = 0) AS _unknown FROM (SELECT /*+ REPARTITION(msg_id) */ msg_id, "
+        f"CASE WHEN queue IS NULL THEN -1 ELSE {index} END AS _q FROM {source} "
+        "WHERE msg_id IS NOT NULL) GROUP BY msg_id HAVING count(*) > 1")
+    union = None
+    for name, sql in parts.items():
+        frame = spark.sql(sql)
+        if name == "arrivals":  # its rows' columns as the stored table's
+            frame = frame.selectExpr(f"'{name}' AS {TABLE}", "arrival", "n")
+        else:  # the other tables' columns in a struct of their own
+            rest = ", ".join(quote(c) for c in frame.columns if c != "n")
+            frame = frame.selectExpr(f"'{name}' AS {TABLE}", "n", f"struct({rest}) AS {name}")
+        union = frame if union is None else union.unionByName(frame, allowMissingColumns=True)
+    assert union is not None
+    return union, dims
+
+
+def _unpacked(frame: DataFrame) -> DataFrame:
+    """:func:`one_pass`'s rows but its arrival times, each table's columns side by side."""
+    return frame.selectExpr(TABLE, "n", "lists.*", "duplicates.*")
+
+
+def _store(frame: DataFrame, summary: str, queues: list[str]
+           ) -> tuple[dict[str, Any], list[dict[str, Any]], list[Op]]:
+    """:func:`one_pass` written by Spark under ``summary/pass`` (a folder per table), then
+    what is not a pass over the messages: its lists and duplicates read back (one job over
+    those small files), the lists' rollup (pyarrow, the driver), the oldest and youngest
+    message (:func:`extremes`: a few pages), and the writing of the stored tables: the
+    arrival times moved into place as Spark wrote them, the lists and duplicates written by
+    the driver (:func:`_writes`), the pass's folder removed. Each file's rows are counted
+    whoever asks (the export does), so the arrival times' files hold the same columns
+    whoever computed them."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
     spark = frame.sparkSession
     plugins = plugin_names(frame)
     source = unique_view(SOURCE_VIEW)
     frame.createOrReplaceTempView(source)
     try:
-        if queues is not None:
-            return _one_job(spark, source, plugins, summary, by_file, queues, shuffled)
-        return _store_in(spark, source, plugins, summary, by_file)
+        union, dims = one_pass(spark, source, plugins, queues, by_file=True)
+        written = join(summary, PASS_DIR)
+        with _settings(spark, PASS_SETTINGS):
+            # one folder per table ("error": Spark Connect refuses "errorifexists")
+            union.write.partitionBy(TABLE).mode("error").option(
+                "compression", "zstd").parquet(written)
+            table = _unpacked(spark.read.schema(union.schema).parquet(written)
+                              .where(f"{TABLE} <> 'arrivals'")).toArrow()
+        compact = table.filter(pc.equal(table[TABLE], "lists")).select(
+            [_unquote(c) for c in dict.fromkeys(c for keys in dims.values() for c in keys)]
+            + ["n", "bytes", "unparsed", "oldest", "youngest"]
+            + ["_lo", "_hi"])
+        rolled = rollup(compact, dims)
+        dims = {k: v for k, v in dims.items() if k != FILE_LIST}
+        lists, per_file, total = _split_lists(rolled, dims)
+        first, last = total.get("oldest"), total.get("youngest")
+        with _settings(spark, PASS_SETTINGS):  # (one job, as the pass)
+            oldest, youngest = extremes(spark, source, first, last)
+        duplicates = _duplicates(spark, source, table.filter(
+            pc.equal(table[TABLE], "duplicates")), queues)
     finally:
         spark.catalog.dropTempView(source)
+    arrivals = None  # moved into place as Spark wrote them, or none at all
+    moves: list[Op] = []
+    if first is None:
+        arrivals = pa.schema([("arrival", pa.int64()),
+                              pa.field("n", pa.int64(), nullable=False)]).empty_table()
+    else:
+        moves = [op("publish", staged=join(written, f"{TABLE}=arrivals"),
+                    out=join(summary, "arrivals"), replace=False),
+                 op("write_new", uri=join(summary, "arrivals", "_SUCCESS"), text="")]
+    writes = _writes(summary, lists, dims, oldest, youngest, duplicates, arrivals)
+    writes += [*moves, op("remove", uri=written)]
+    rows = int(total.get("n") or 0)
+    return {"version": VERSION, "rows": rows, "plugins": plugins}, per_file, writes
 
 
-def _store_in(spark: SparkSession, source: str, plugins: list[str], summary: str,
-              by_file: bool) -> tuple[dict[str, Any], list[dict[str, Any]], list[Op]]:
-    """A pass per aggregate, for any size: the lists (one hash aggregation on the keys,
-    collected: the report collects them all too; their total row gives the first and last
-    arrival and, ``by_file``, the rows of each file), the arrival times (written by Spark:
-    a row per distinct time, as many as the messages at worst), the MsgIds' hashes (and
-    the candidates' rows when some hash occurs twice); the oldest and youngest message
-    from a few pages (:func:`extremes`)."""
-    sql, dims = lists_sql(source, plugins, by_file=by_file)
-    table = spark.sql(sql).toArrow()
-    lists, per_file, total = _split_lists(table, dims)
-    # one file ("error": Spark Connect refuses its synonym "errorifexists")
-    (spark.sql(f"SELECT unix_micros({ARRIVAL_SQL}) AS arrival, count(*) AS n "
-               f"FROM {source} WHERE {ARRIVAL_SQL} IS NOT NULL GROUP BY 1")
-     .coalesce(1).write.mode("error").option("compression", "zstd")
-     .parquet(f"{summary}/arrivals"))
-    duplicates, oldest, youngest = duplicates_and_extremes(
-        spark, source, total.get("oldest"), total.get("youngest"), int(total.get("n") or 0))
-    writes = _writes(summary, lists, dims, oldest, youngest, duplicates, None)
-    return ({"version": VERSION, "rows": int(total.get("n") or 0), "plugins": plugins},
-            per_file, writes)
+def from_the_messages(spark: SparkSession, source: str, plugins: list[str],
+                      queues: list[str], extra: dict[str, str], by_file: bool
+                      ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """The report's aggregates of ``source`` (the messages), from :func:`one_pass` without
+    the arrival times (``extra``: its keys, e.g. the age bucket), collected (the compact
+    groups and the duplicates: small): every list's rows (:func:`rollup`, named by
+    ``list``, the file's with ``by_file``: :data:`FILE_LIST`), the total row's ``oldest``
+    and ``youngest`` the messages themselves (:func:`extremes`), and the duplicates. One
+    pass over the messages; the extremes read a few pages."""
+    import pyarrow.compute as pc
+
+    union, dims = one_pass(spark, source, plugins, queues, extra=extra, by_file=by_file,
+                           arrivals=False)
+    with _settings(spark, PASS_SETTINGS):
+        table = _unpacked(union).toArrow()
+    compact = table.filter(pc.equal(table[TABLE], "lists")).select(
+        [_unquote(c) for c in dict.fromkeys(c for keys in dims.values() for c in keys)]
+        + ["n", "bytes", "unparsed", "oldest", "youngest"] + (["_lo", "_hi"] if by_file else []))
+    rows = rollup(compact, dims).to_pylist()
+    total = next((r for r in rows if r["list"] == "total"), None)
+    if total is not None:
+        with _settings(spark, PASS_SETTINGS):  # (one job, as the pass)
+            total["oldest"], total["youngest"] = extremes(spark, source, total["oldest"],
+                                                          total["youngest"])
+    duplicates = _duplicates(spark, source, table.filter(
+        pc.equal(table[TABLE], "duplicates")), queues)
+    return rows, duplicates
+
+
+def _duplicates(spark: SparkSession, source: str, found: Any, queues: list[str]
+                ) -> list[dict[str, Any]]:
+    """The duplicates from :func:`one_pass`'s rows (an Arrow table); when one of them is
+    on a queue not in ``queues`` (or there are more than :data:`MAX_QUEUE_BITS`), from
+    :func:`duplicate_ids` instead."""
+    import pyarrow.compute as pc
+
+    if found.num_rows == 0:
+        return []
+    if len(queues) > MAX_QUEUE_BITS or pc.sum(found["_unknown"]).as_py():
+        return duplicate_ids(spark, source)
+    return _duplicates_from_bits(found, queues)
 
 
 def _split_lists(table: Any, dims: dict[str, tuple[str, ...]]
@@ -486,119 +586,17 @@ def _parquet_writes(folder: str, table: Any) -> list[Op]:
             op("write_new", uri=join(folder, "_SUCCESS"), text="")]
 
 
-def _one_job(spark: SparkSession, source: str, plugins: list[str], summary: str,
-             by_file: bool, queues: list[str], shuffled: bool = False
-             ) -> tuple[dict[str, Any], list[dict[str, Any]], list[Op]]:
-    """Every aggregate in one Spark job: a ``UNION ALL`` of four aggregations, each over
-    the messages coalesced to one task (no shuffle, so no job per stage), run side by side:
-
-    - the lists (:func:`lists_sql`, and each file's rows);
-    - the arrival times, one row per distinct time;
-    - the MsgIds found more than once, their count, and their queues as bits (queue i of
-      ``queues``: bit i of a ``long`` per 64), all fixed-width, a hash aggregation;
-    - the oldest and youngest message (the least and greatest (arrival, qmgr, queue,
-      position, msg_id)), and how many rows hold a queue not in ``queues``.
-
-    The result is small but for the arrival times (at most a row per message: why this is
-    for small snapshots: :data:`ONE_JOB_ROWS`); collected once, the files written by the driver
-    (:func:`_writes`). Exact under retries: Spark keeps one attempt of each task. A queue
-    not in ``queues`` (or more than :data:`MAX_QUEUE_BITS`): the duplicates are found
-    again by :func:`duplicate_ids` (more jobs).
-
-    ``shuffled`` (a bigger snapshot: :data:`SHUFFLED_JOB_ROWS`): the lists and the arrival
-    times aggregated where they are read (no coalesce: the scan's batches stay in whole-stage
-    code) and finished after a shuffle, adaptive execution off so that the union's stages are
-    one job; the MsgIds' 64-bit hashes counted in one task (nearly every one occurs once: a
-    partial count would save nothing); then the candidates' rows (:func:`duplicate_ids`'
-    second step, only when a hash occurs twice) and the oldest and youngest message from
-    the pages holding the first and last arrival (:func:`extremes`), a job each."""
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
-    def one_task(columns: str, where: str = "") -> str:
-        hint = "" if shuffled else "/*+ COALESCE(1) */ "
-        return f"(SELECT {hint}{columns} FROM {source}{where})"
-
-    names = queues if len(queues) <= MAX_QUEUE_BITS else []
-    index = ("CASE queue " + " ".join(f"WHEN {sql_text(q)} THEN {i + 1}"
-                                      for i, q in enumerate(names)) + " ELSE 0 END"
-             if names else "0")
-    lists, dims = compact_sql(one_task("*, input_file_name() AS mq_file" if by_file else "*"),
-                              plugins, by_file=by_file, file_sql="mq_file")
-    arrival = f"unix_micros({ARRIVAL_SQL})"
-    parts = {
-        "lists": lists,
-        "arrivals": f"SELECT {arrival} AS _arrival, count(*) AS n FROM "
-                    f"{one_task('put_time, dlh_put_time')} WHERE {ARRIVAL_SQL} IS NOT NULL "
-                    "GROUP BY 1",
-        "duplicates": (
-            "SELECT msg_id AS _msg_id, count(*) AS n"
-            + "".join(f", bit_or(CASE WHEN _q > {64 * c} AND _q <= {64 * (c + 1)} THEN "
-                      f"shiftleft(1L, _q - {64 * c + 1}) END) AS _q{c}"
-                      for c in range((len(names) + 63) // 64))
-            + f" FROM {one_task(f'msg_id, {index} AS _q', ' WHERE msg_id IS NOT NULL')} "
-            "GROUP BY msg_id HAVING count(*) > 1"),
-        "extremes": (
-            "SELECT min(_p) AS _first, max(_p) AS _last, count_if(_q = 0) AS _unknown FROM "
-            + one_task(f"CASE WHEN {ARRIVAL_SQL} IS NOT NULL THEN {POINT_SQL} END AS _p, "
-                       f"CASE WHEN queue IS NULL THEN NULL ELSE {index} END AS _q")),
-    }
-    if shuffled:  # the MsgIds' hashes (fixed-width keys); the extremes from a few pages
-        del parts["extremes"]
-        parts["duplicates"] = _repeated_hashes_in_one_task(source, "_h")
-    union = None
-    for name, sql in parts.items():
-        frame = spark.sql(sql).selectExpr(f"'{name}' AS _part", "*")
-        union = frame if union is None else union.unionByName(frame, allowMissingColumns=True)
-    assert union is not None
-    settings = {COMBINE_AGGREGATION: "true", UNION_PARTITIONING: "false"}
-    if shuffled:  # one job: AQE would run each shuffle's stage as a job of its own
-        settings["spark.sql.adaptive.enabled"] = "false"
-    with _settings(spark, settings):
-        table = union.toArrow()
-
-    def part(name: str) -> Any:
-        return table.filter(pc.equal(table["_part"], name))
-
-    compact = part("lists").drop_columns(
-        [c for c in table.column_names if c in ("_part", "_arrival", "_msg_id", "_first",
-                                                "_last", "_unknown", "_h")
-         or (c.startswith("_q") and c[2:].isdigit())])
-    lists_table, per_file, total = _split_lists(rollup(compact, dims), {
-        k: v for k, v in dims.items() if k != FILE_LIST})
-    rows = int(total.get("n") or 0)
-    if shuffled:  # (each one job: no stage of its own)
-        with _settings(spark, settings):
-            first, last = extremes(spark, source, total.get("oldest"), total.get("youngest"))
-            duplicates = _candidates(spark, source, part("duplicates").select(
-                ["_h"]).rename_columns(["h"]))
-        end = {"_first": first, "_last": last}
-    else:
-        ends = part("extremes").select(["_first", "_last", "_unknown"]).to_pylist()
-        end = ends[0] if ends else {}
-        if end.get("_unknown") or (queues and not names):
-            duplicates = duplicate_ids(spark, source, rows)
-        else:
-            duplicates = _duplicates_from_bits(part("duplicates"), names)
-    arrivals = part("arrivals").select(["_arrival", "n"]).rename_columns(
-        ["arrival", "n"]).cast(pa.schema([
-        ("arrival", pa.int64()), pa.field("n", pa.int64(), nullable=False)]))
-    writes = _writes(summary, lists_table, dims, end.get("_first"), end.get("_last"),
-                     duplicates, arrivals)
-    return {"version": VERSION, "rows": rows, "plugins": plugins}, per_file, writes
-
-
 def _duplicates_from_bits(table: Any, names: list[str]) -> list[dict[str, Any]]:
     """The duplicates (as :func:`duplicate_ids` gives them) from :func:`_one_job`'s rows:
     MsgId, count, and the queues' bits."""
     chunks = [c for c in table.column_names if c.startswith("_q") and c[2:].isdigit()]
     out = []
-    for row in table.select(["_msg_id", "n", *chunks]).to_pylist():
+    for row in table.select(["msg_id", "n", *chunks]).to_pylist():
         held = []
         for c in chunks:
             bits, base = row[c] or 0, 64 * int(c[2:])
             held += [names[base + i] for i in range(64) if bits >> i & 1]
-        out.append({"msg_id": row["_msg_id"], "count": int(row["n"]), "queues": sorted(held)})
+        out.append({"msg_id": row["msg_id"], "count": int(row["n"]), "queues": sorted(held)})
     return sorted(out, key=lambda r: (-r["count"], r["msg_id"]))
 
 
@@ -695,7 +693,7 @@ def load_summary(spark: SparkSession, folder: SnapshotFolder) -> StoredSummary |
         info = json.loads(folder.read_text(join(base, SUMMARY_FILE)) or "null")
     except ValueError:
         return None
-    if not isinstance(info, dict) or info.get("version") != VERSION:
+    if not isinstance(info, dict) or info.get("version") not in READABLE:
         return None
     try:
         lists = [r.asDict(recursive=True)

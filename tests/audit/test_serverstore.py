@@ -192,7 +192,8 @@ def test_export_report_and_sql_through_the_server_store(spark, on_the_server,
     assert summary.rows == 5
     assert on_the_server == [
         ["exists", "read_text", "children", "age", "exists"], ["mkdirs"], ["sizes"],
-        ["write_bytes", "write_new"] * 3
+        ["write_bytes", "write_new"] * 2  # the lists, the duplicates; the arrival times
+        + ["publish", "write_new", "remove"]  # moved from the pass's folder, which goes
         + ["write_new", "write_new", "write_new", "make_private", "publish"]]
     assert sorted(p.name for p in (out / "_summary").iterdir()) == [
         "arrivals", "duplicates", "lists", "summary.json"]
