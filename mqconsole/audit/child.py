@@ -116,10 +116,10 @@ class ChildRunner:
             "as_of": None if job.as_of is None else job.as_of.isoformat(),
             "objects": base64.b64encode(objects).decode("ascii")}, watch)
 
-    def report(self, folder: Path, as_of: datetime, watch: Watch) -> dict[str, Any]:
+    def report(self, folder: str, as_of: datetime, watch: Watch) -> dict[str, Any]:
         return self._call("report", {"folder": str(folder), "as_of": as_of.isoformat()}, watch)
 
-    def queues_holding(self, folder: Path, found: Drill) -> list[tuple[str, str, int]]:
+    def queues_holding(self, folder: str, found: Drill) -> list[tuple[str, str, int]]:
         rows = self._call("queues_holding", {
             "folder": str(folder), "drill": {"where": found.where, "sql": found.sql,
                                              "queue": found.queue, "qmgr": found.qmgr}},
@@ -361,7 +361,7 @@ class Child:
             self._cancels.pop(job_id, None)
 
     def do(self, what: str, message: dict[str, Any], watch: Watch) -> Any:
-        folder = Path(message["folder"])
+        folder = str(message["folder"])  # a URI: Path() would make hdfs://nn/a hdfs:/nn/a
         if what == "report":
             return jobs.report(self.spark, self.master, folder,
                                datetime.fromisoformat(message["as_of"]), watch)

@@ -63,7 +63,7 @@ class ExportJob:
     ``as_of`` (None: when the report starts, after the export)."""
 
     patterns: str
-    folder: Path
+    folder: str  # a URI (``store.to_uri``): a Hadoop one as given, a path as ``file:``
     profile: str
     connection: object  # a BackendSpec (plain values, no password) or its mapping
     as_of: datetime | None = None
@@ -138,7 +138,7 @@ def as_cancelled(what: str, error: BaseException, cancel: threading.Event,
     return spark_failure(error, f"the {what}", unreadable=unreadable)  # the CLI's sentence
 
 
-def report(start: SparkStarter, master: str | None, folder: Path, as_of: datetime,
+def report(start: SparkStarter, master: str | None, folder: str | Path, as_of: datetime,
            watch: Watch) -> dict[str, Any]:
     """The report of the snapshot at ``folder`` (a missing folder is said before Spark
     starts, where this process can look); as the CLI's report, the snapshot's notes (what
@@ -216,7 +216,7 @@ def _export(start: SparkStarter, master: str | None, job: ExportJob,
     return {"rows": summary.rows, "report": result}
 
 
-def queues_holding(start: SparkStarter, master: str | None, folder: Path,
+def queues_holding(start: SparkStarter, master: str | None, folder: str | Path,
                    found: Drill) -> list[tuple[str, str, int]]:
     """(qmgr, queue, count) of the snapshot's queues holding a row's messages, most first."""
     from . import drill

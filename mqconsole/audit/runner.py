@@ -19,7 +19,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from datetime import datetime
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from . import jobs
@@ -36,11 +35,11 @@ class AuditRunner(Protocol):
         """The export and its report: ``{"rows": exported, "report": the report}``."""
         ...
 
-    def report(self, folder: Path, as_of: datetime, watch: Watch) -> dict[str, Any]:
-        """The report of an existing snapshot folder."""
+    def report(self, folder: str, as_of: datetime, watch: Watch) -> dict[str, Any]:
+        """The report of an existing snapshot folder (a URI: ``store.to_uri``)."""
         ...
 
-    def queues_holding(self, folder: Path, found: Drill) -> list[tuple[str, str, int]]:
+    def queues_holding(self, folder: str, found: Drill) -> list[tuple[str, str, int]]:
         """(qmgr, queue, count) of the snapshot's queues holding a row's messages."""
         ...
 
@@ -62,10 +61,10 @@ class InProcessRunner:
     def export(self, job: ExportJob, watch: Watch) -> dict[str, Any]:
         return jobs.export(self.start, self.master, job, watch)
 
-    def report(self, folder: Path, as_of: datetime, watch: Watch) -> dict[str, Any]:
+    def report(self, folder: str, as_of: datetime, watch: Watch) -> dict[str, Any]:
         return jobs.report(self.start, self.master, folder, as_of, watch)
 
-    def queues_holding(self, folder: Path, found: Drill) -> list[tuple[str, str, int]]:
+    def queues_holding(self, folder: str, found: Drill) -> list[tuple[str, str, int]]:
         return jobs.queues_holding(self.start, self.master, folder, found)
 
     def close(self) -> None:

@@ -65,6 +65,39 @@ def test_report_and_drill_down_jobs_answer_in_json_lines(spark, tmp_path):
                         "cancelled": False}]
 
 
+def test_a_hadoop_uri_reaches_the_jobs_intact(spark, tmp_path):
+    """The console sends a snapshot folder as a URI: a Hadoop one (viewfs:// standing for
+    hdfs://) is reported from and drilled into as given (``Path`` once made viewfs://name/a
+    viewfs:/name/a here, which no file system reads)."""
+    from .viewfs import mount
+
+    root = tmp_path / "fs"
+    rows = make_rows(40, seed=5)  # several queues: the drill-down asks which hold the row
+    write_snapshot(root / "snap", rows)
+    folder = f"{mount(spark, root)}/snap"
+    report = oracle(rows, AS_OF)
+    found = drill("by_reason", report["by_reason"][0])
+    out = _Answers(jobs=2)
+    child = Child("local[2]", out, start=lambda _master: spark)
+    child.stop = lambda: None  # type: ignore[method-assign]  # the session is the suite's
+
+    def requests():
+        yield json.dumps({"id": 1, "job": "report", "folder": folder,
+                          "as_of": AS_OF.isoformat()})
+        yield json.dumps({"id": 2, "job": "queues_holding", "folder": folder,
+                          "drill": {"where": found.where, "sql": found.sql, "queue": None,
+                                    "qmgr": None}})
+        assert out.answered.wait(600)
+
+    child.serve(requests())
+    last = {json.loads(line)["id"]: json.loads(line) for line in out.getvalue().splitlines()}
+    assert last[1] == {"id": 1, "result": report}
+    # the same queues as the folder's own path gives
+    assert last[2] == {"id": 2, "result": [list(q) for q in queues_holding(
+        spark, root / "snap", found)]}
+    assert last[2]["result"]
+
+
 class ObjectPlugin:
     """A plugin registered as an object (an embedding application's)."""
 

@@ -33,16 +33,12 @@ def test_paths_become_absolute_uris_here() -> None:
 @pytest.fixture
 def viewfs(spark, tmp_path):
     """``viewfs://NAME/audit`` mounted on ``tmp_path/fs`` in the session's Hadoop, NAME a
-    mount table of this test's own (Hadoop caches a file system by scheme and authority:
-    a second test's mount of the same name would reach the first test's folder)."""
-    import uuid
+    mount table of this test's own (tests/audit/viewfs.py)."""
+    from .viewfs import mount
 
     root = tmp_path / "fs"
     root.mkdir()
-    name = f"mq{uuid.uuid4().hex[:12]}"
-    spark.sparkContext._jsc.hadoopConfiguration().set(
-        f"fs.viewfs.mounttable.{name}.link./audit", f"file://{root}")
-    return f"viewfs://{name}/audit", root
+    return mount(spark, root), root
 
 
 def test_an_export_and_its_report_on_a_hadoop_uri(spark, tmp_path, viewfs) -> None:

@@ -155,6 +155,90 @@ async def test_a_note_of_the_audits_process_reaches_the_operator(make_app, tmp_p
         assert [str(w.content) for w in screen.query("#tables .note")] == [f"note: {said}"]
 
 
+@pytest.mark.parametrize("folder", ["hdfs://namenode:8020/audits/snap",
+                                    "viewfs://cluster/audits/snap"])
+async def test_a_hadoop_uri_reaches_the_audits_process_intact(make_app, demo_file, tmp_path,
+                                                              folder):
+    """A snapshot folder that is a Hadoop URI goes to the audit's process as typed, its
+    host kept (``Path`` made hdfs://namenode:8020/a hdfs:/namenode:8020/a), for the export,
+    the report and a row's drill-down; the console looks for no such folder on its own
+    disk, and names it as typed."""
+    from textual.widgets import DataTable
+
+    from mqconsole.tui.screens.messages import MessagesScreen
+
+    _, report_file = _report(tmp_path)
+    log = tmp_path / "child.log"
+    app = make_app(audit_runner=_fake_runner(report_file, log),
+                   audit_connection={"backend": "embedded", "path": str(demo_file)})
+    async with app.run_test(size=(100, 34)) as pilot:
+        screen = await audit_screen(app, pilot, folder)
+        assert screen.query_one("#folder", Input).value == folder
+        await pilot.press("ctrl+e")
+        await wait_for(app, pilot, lambda: screen.report is not None and not screen.running,
+                       workers=False)
+        status = str(screen.query_one("#status").content)
+        assert status == f"251 messages exported to {folder}"
+        await pilot.press("ctrl+r")
+        await wait_for(app, pilot, lambda: not screen.running and str(
+            screen.query_one("#status").content) == f"report of {folder}", workers=False)
+        reasons = screen.query_one("#list-by_reason", DataTable)
+        reasons.focus()
+        await pilot.pause()
+        await pilot.press("enter")
+        await wait_for(app, pilot, lambda: isinstance(app.screen, MessagesScreen))
+        assert app.screen.queue == "APP.ORDERS.BOQ"  # the stand-in's answer
+        assert not [n for n in app._notifications if n.severity == "error"], _notes(app)
+    jobs = [r for r in _log(log) if "job" in r]
+    assert [(r["job"], r["folder"]) for r in jobs] == [
+        ("export", folder), ("report", folder), ("queues_holding", folder)]
+
+
+async def test_a_path_is_made_absolute_and_connect_leaves_the_check_to_the_server(
+        make_app, demo_file, tmp_path, monkeypatch):
+    """A plain path stays a path of this machine, made absolute (a ``file:`` URI) before it
+    leaves the console; an empty folder field is one sentence; under Spark Connect
+    (``sc://``) the console's disk is not the server's: a folder that exists here is not
+    refused here (the export's store checks it on the server)."""
+    _, report_file = _report(tmp_path)
+    log = tmp_path / "child.log"
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "taken").mkdir()
+    connection = {"backend": "embedded", "path": str(demo_file)}
+    app = make_app(audit_runner=_fake_runner(report_file, log), audit_connection=connection)
+    async with app.run_test(size=(100, 34)) as pilot:
+        screen = await audit_screen(app, pilot, Path("rel") / "snap")
+        await pilot.press("ctrl+r")
+        await wait_for(app, pilot, lambda: screen.report is not None and not screen.running,
+                       workers=False)
+        assert str(screen.query_one("#status").content) == \
+            f"report of {tmp_path / 'rel' / 'snap'}"
+        screen.query_one("#folder", Input).value = "  "
+        await pilot.press("ctrl+r")
+        await pilot.pause()
+        assert _notes(app) == ["Name the snapshot folder: a path, or a URI such as "
+                               "hdfs://namenode:8020/audits/snap."]
+        assert not screen.running
+        app.clear_notifications()
+        screen.query_one("#folder", Input).value = "taken"
+        await pilot.press("ctrl+e")
+        await pilot.pause()
+        assert _notes(app) == [f"{tmp_path / 'taken'} exists: give a new snapshot folder."]
+        assert not screen.running
+    remote = make_app(audit_runner=_fake_runner(report_file, log), audit_connection=connection,
+                      audit_master="sc://spark.example:15002")
+    async with remote.run_test(size=(100, 34)) as pilot:
+        screen = await audit_screen(remote, pilot, "taken")
+        await pilot.press("ctrl+e")
+        await wait_for(remote, pilot, lambda: screen.report is not None and not screen.running,
+                       workers=False)
+        assert _notes(remote) == []
+    jobs = [r for r in _log(log) if "job" in r]
+    assert [(r["job"], r["folder"]) for r in jobs] == [
+        ("report", f"file://{tmp_path / 'rel' / 'snap'}"),
+        ("export", f"file://{tmp_path / 'taken'}")]
+
+
 async def test_the_consoles_spark_settings_reach_the_audits_process(make_app, tmp_path):
     """tui.audit_conf reaches the audit's process as the audit commands' --conf lines
     (its Spark starts with them: audit/child.py's main through parse_arguments)."""

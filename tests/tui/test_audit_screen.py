@@ -172,6 +172,36 @@ async def test_export_with_a_progress_bar_then_the_report(make_app, demo_file, q
     assert "json_field_type" in names
 
 
+async def test_export_and_report_of_a_snapshot_on_a_hadoop_uri(make_app, demo_file, qm,
+                                                                  tmp_path, spark):
+    """The console's snapshot folder may be a Hadoop URI (viewfs:// mounted on a temporary
+    folder in the session's Hadoop, standing for hdfs://namenode:8020/…): the export writes
+    there through Spark, its report and a later report (ctrl+r) read it there, and the
+    status names it as typed."""
+    from tests.audit.viewfs import mount
+
+    root = tmp_path / "fs"
+    root.mkdir()
+    folder = f"{mount(spark, root)}/snap"
+    expected_rows = qm.inquire_queue(DLQ).depth
+    app = make_app(clock=lambda: AS_OF, audit_master="local[2]",
+                   audit_connection={"backend": "embedded", "path": str(demo_file)})
+    async with app.run_test(size=(100, 34)) as pilot:
+        screen = await audit_screen(app, pilot, folder)
+        await pilot.press("ctrl+e")
+        exported = await audit_done(app, pilot, screen, timeout=300)
+        assert exported["messages"] == expected_rows
+        status = screen.query_one("#status")
+        assert str(status.content) == f"{expected_rows} messages exported to {folder}"
+        assert (root / "snap" / "manifest.json").is_file()  # through Hadoop, at its mount
+        await pilot.press("ctrl+r")
+        await pilot.pause()
+        assert screen.running == "report"
+        reported = await audit_done(app, pilot, screen, timeout=240)
+        assert str(status.content) == f"report of {folder}"
+        assert reported == exported
+
+
 def _warnings(app) -> list[str]:
     return [str(n.message) for n in app._notifications if n.severity == "warning"]
 

@@ -35,7 +35,8 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import DataTable, Input, Label, ProgressBar, Static
 
-from mqconsole.audit.jobs import ExportJob, Watch
+from mqconsole.audit.jobs import ExportJob, Watch, is_remote
+from mqconsole.audit.store import display, local_path, to_uri
 from mqconsole.ops.words import counted
 from mqconsole.tui import keys as K
 from mqconsole.tui.context import ConsoleContext
@@ -76,11 +77,13 @@ class AuditScreen(ConsoleScreen):
     KEYS = [*K.AUDIT_KEYS, K.BACK]
     BINDINGS = K.bindings([*K.AUDIT_KEYS, K.BACK])
 
-    def __init__(self, ctx: ConsoleContext, patterns: str = "", *, folder: Path | None = None,
+    def __init__(self, ctx: ConsoleContext, patterns: str = "", *,
+                 folder: Path | str | None = None,
                  report: dict[str, Any] | None = None,
                  spark: Callable[[str | None], Any] | None = None,
                  runner: AuditRunner | None = None) -> None:
-        """``runner`` runs the jobs (default: ``settings.audit_runner`` for the master, else
+        """``folder``: the snapshot folder shown, a path or a URI (``hdfs://…``);
+        ``runner`` runs the jobs (default: ``settings.audit_runner`` for the master, else
         the audit's own process); ``spark``: run them here, on the session it starts."""
         super().__init__(ctx)
         self.patterns = patterns
@@ -115,7 +118,6 @@ class AuditScreen(ConsoleScreen):
     # -- what the operator does ---------------------------------------------------------------
     def action_export(self) -> None:
         patterns = self.query_one("#patterns", Input).value.strip()
-        folder = self.query_one("#folder", Input).value.strip()
         if self.running:
             self.notify(f"An {self.running} is running: ctrl+x cancels it.", markup=False)
             return
@@ -127,23 +129,43 @@ class AuditScreen(ConsoleScreen):
             self.notify("This console has no queue manager Spark can open for an export: "
                         "use 'mqconsole audit export'.", severity="error", markup=False)
             return
-        if Path(folder).expanduser().exists():
-            self.notify(f"{clean(folder)} exists: give a new snapshot folder.",
+        folder = self._folder()
+        if folder is None:
+            return
+        local = local_path(folder)
+        # only a file: folder of a classic session is this machine's to look at (anywhere
+        # else the export's store checks it through Spark, once it has started)
+        if local is not None and not is_remote(self.ctx.settings.audit_master) \
+                and Path(local).exists():
+            self.notify(f"{clean(local)} exists: give a new snapshot folder.",
                         severity="error", markup=False)
             return
         self._begin("export")
         heard: list[str] = []
-        self._job("export", partial(self._export, patterns, Path(folder).expanduser(),
-                                    self.cancel, heard), heard)
+        self._job("export", partial(self._export, patterns, folder, self.cancel, heard),
+                  heard)
 
     def action_report(self) -> None:
         if self.running:
             self.notify(f"An {self.running} is running: ctrl+x cancels it.", markup=False)
             return
-        folder = Path(self.query_one("#folder", Input).value.strip()).expanduser()
+        folder = self._folder()
+        if folder is None:
+            return
         self._begin("report")
         heard: list[str] = []
         self._job("report", partial(self._report, folder, self.cancel, heard), heard)
+
+    def _folder(self) -> str | None:
+        """The snapshot folder field as a URI (``store.to_uri``: a URI as typed — a Hadoop
+        one keeps its host, which ``Path`` would drop —, a path made absolute here, as
+        ``file:``); None, said, when the field is empty."""
+        text = self.query_one("#folder", Input).value.strip()
+        if not text:
+            self.notify("Name the snapshot folder: a path, or a URI such as "
+                        "hdfs://namenode:8020/audits/snap.", severity="error", markup=False)
+            return None
+        return to_uri(text)
 
     def action_cancel(self) -> None:
         if not self.running:
@@ -272,16 +294,16 @@ class AuditScreen(ConsoleScreen):
                      progress=lambda done, total, text: self._from_job(
                          cancel, self._progress, done, total, text), note=note)
 
-    def _report(self, folder: Path, cancel: threading.Event,
+    def _report(self, folder: str, cancel: threading.Event,
                 heard: list[str]) -> tuple[dict[str, Any], str]:
-        """In a thread: the report of the snapshot at ``folder``."""
+        """In a thread: the report of the snapshot at ``folder`` (a URI)."""
         report = self.runner.report(folder, self.ctx.settings.now(),
                                     self._watch(cancel, heard))
-        return report, f"report of {clean(folder)}"
+        return report, f"report of {clean(display(folder))}"
 
-    def _export(self, patterns: str, folder: Path, cancel: threading.Event,
+    def _export(self, patterns: str, folder: str, cancel: threading.Event,
                 heard: list[str]) -> tuple[dict[str, Any], str]:
-        """In a thread: the export of ``patterns`` into ``folder``, and its report."""
+        """In a thread: the export of ``patterns`` into ``folder`` (a URI), and its report."""
         settings = self.ctx.settings
         job = ExportJob(patterns=patterns, folder=folder, profile=self.ctx.profile.name,
                         connection=settings.audit_connection, plugins=self.ctx.plugins,
@@ -290,7 +312,7 @@ class AuditScreen(ConsoleScreen):
                         as_of=None if settings.clock is None else settings.now())
         done = self.runner.export(job, self._watch(cancel, heard))
         return done["report"], f"{counted(done['rows'], grouped=True)} exported to " \
-                               f"{clean(folder)}"
+                               f"{clean(display(folder))}"
 
     def _progress(self, done: int, total: int | None, text: str) -> None:
         self.query_one("#progress", ProgressBar).update(total=total, progress=done)
@@ -374,7 +396,9 @@ class AuditScreen(ConsoleScreen):
     def _find_queue(self, found: Any) -> None:
         """Ask the runner which queues hold the row's messages (a snapshot of several
         queues), then open the first; nothing opens once the screen has gone."""
-        folder = Path(self.query_one("#folder", Input).value.strip()).expanduser()
+        folder = self._folder()
+        if folder is None:
+            return
 
         async def flow() -> None:
             holding, error = await in_thread(
