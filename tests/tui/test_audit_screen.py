@@ -309,6 +309,41 @@ def _dlq_in_plain_python(qm):
     return out
 
 
+async def test_a_long_list_shows_its_top_rows_and_how_many_more(make_app):
+    """As the CLI's report and the HTML page: a list longer than TOP_ROWS shows its first
+    TOP_ROWS rows, then how many more (the report itself keeps every row); a list of
+    exactly TOP_ROWS says nothing more; the last row shown still opens its messages."""
+    from mqconsole.audit.present import TOP_ROWS
+
+    report = oracle(_rows(60))
+    apps = [{"name": f"app-{i:02d}", "count": 100 - i} for i in range(TOP_ROWS + 7)]
+    report["by_put_application"] = apps
+    report["backout_counts"] = [{"backout_count": i, "count": 50 - i} for i in range(TOP_ROWS)]
+    app = make_app(clock=lambda: AS_OF)
+    async with app.run_test(size=(100, 34)) as pilot:
+        screen = await audit_screen(app, pilot, Path("/srv/snap"), report=report)
+        await pilot.pause()
+        table = screen.query_one("#list-by_put_application", DataTable)
+        assert [str(table.get_row_at(i)[0]) for i in range(table.row_count)] == [
+            a["name"] for a in apps[:TOP_ROWS]]
+        box = list(screen.query_one("#tables").children)
+        after = box[box.index(table) + 1]
+        assert after.has_class("more")
+        assert str(after.content) == \
+            "  … 7 more ('mqconsole audit report --json' lists every row)"
+        assert [str(w.content) for w in screen.query("#tables .more")] == [str(after.content)]
+        backouts = screen.query_one("#list-backout_counts", DataTable)
+        assert backouts.row_count == TOP_ROWS
+        assert screen.report["by_put_application"] == apps  # all of them, as --json
+        await pilot.pause()  # the report focuses its first table after a refresh: then ours
+        table.focus()
+        await pilot.pause()
+        table.move_cursor(row=TOP_ROWS - 1)
+        await pilot.press("enter")
+        await wait_for(app, pilot, lambda: isinstance(app.screen, MessagesScreen))
+        assert app.screen.model.where_text == f"put_appl_name = 'app-{TOP_ROWS - 1:02d}'"
+
+
 async def _open_row(app, pilot, screen, key: str, value_of, want) -> Any:
     table = screen.query_one(f"#list-{key}", DataTable)
     source = screen._tables[key]

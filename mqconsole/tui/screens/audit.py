@@ -321,12 +321,13 @@ class AuditScreen(ConsoleScreen):
     # -- the report -----------------------------------------------------------------------------
     async def show_report(self, report: dict[str, Any], notes: list[str] | None = None
                           ) -> None:
-        """The report's lists as tables, each count with a horizontal bar; ``notes`` (what
+        """The report's lists as tables (the first ``TOP_ROWS`` rows of each, then how many
+        more, as the CLI's report), each count with a horizontal bar; ``notes`` (what
         the export said about the snapshot, the report's doubts) under the headline, as the
         CLI's report shows them. The tables of a report shown before are removed first
         (their ids are the new ones': mounted while the old were still there, the second
         report of the screen failed, DuplicateIds, and showed no table)."""
-        from mqconsole.audit.present import bar, extremes, headline, tables
+        from mqconsole.audit.present import TOP_ROWS, bar, extremes, headline, tables
 
         box = self.query_one("#tables", VerticalScroll)
         await box.remove_children()
@@ -335,7 +336,7 @@ class AuditScreen(ConsoleScreen):
         widgets += [Static(Text(clean(f"note: {text}"), style="bold yellow"), classes="note")
                     for text in notes or ()]
         widgets += [Static(txt(f"{label}: {text}")) for label, text in extremes(report)]
-        for part in tables(report):
+        for part in tables(report, top=TOP_ROWS):  # as the CLI's and the HTML page's
             widgets.append(Static(txt(part.title), classes="title"))
             if not part.rows:
                 widgets.append(Static(Text("  none", style="dim")))
@@ -349,6 +350,10 @@ class AuditScreen(ConsoleScreen):
                               Text(bar(count, largest, BAR_WIDTH), style="bold"))
             self._tables[part.key] = part.source
             widgets.append(table)
+            if part.more:
+                widgets.append(Static(Text(f"  … {part.more:,} more ('mqconsole audit report "
+                                           "--json' lists every row)", style="dim"),
+                                      classes="more"))
         await box.mount_all(widgets)
         first = next((w for w in widgets if isinstance(w, DataTable)), None)
         if first is not None:  # the rows are what to look at now (enter opens one); the
