@@ -194,6 +194,34 @@ async def test_a_hadoop_uri_reaches_the_audits_process_intact(make_app, demo_fil
         ("export", folder), ("report", folder), ("queues_holding", folder)]
 
 
+async def test_a_drill_down_asks_the_snapshot_of_the_report_shown(make_app, demo_file,
+                                                                    tmp_path):
+    """The folder field edited after a report: a row's drill-down still asks the snapshot
+    that report is of (it asked whatever the field held by then)."""
+    from textual.widgets import DataTable
+
+    from mqconsole.tui.screens.messages import MessagesScreen
+
+    _, report_file = _report(tmp_path)
+    log = tmp_path / "child.log"
+    app = make_app(audit_runner=_fake_runner(report_file, log),
+                   audit_connection={"backend": "embedded", "path": str(demo_file)})
+    shown, other = "hdfs://namenode:8020/audits/shown", "hdfs://namenode:8020/audits/other"
+    async with app.run_test(size=(100, 34)) as pilot:
+        screen = await audit_screen(app, pilot, shown)
+        await pilot.press("ctrl+r")
+        await wait_for(app, pilot, lambda: screen.report is not None and not screen.running,
+                       workers=False)
+        screen.query_one("#folder", Input).value = other
+        reasons = screen.query_one("#list-by_reason", DataTable)
+        reasons.focus()
+        await pilot.pause()
+        await pilot.press("enter")
+        await wait_for(app, pilot, lambda: isinstance(app.screen, MessagesScreen))
+    jobs = [(r["job"], r["folder"]) for r in _log(log) if "job" in r]
+    assert jobs == [("report", shown), ("queues_holding", shown)]
+
+
 async def test_a_path_is_made_absolute_and_connect_leaves_the_check_to_the_server(
         make_app, demo_file, tmp_path, monkeypatch):
     """A plain path stays a path of this machine, made absolute (a ``file:`` URI) before it

@@ -89,6 +89,9 @@ class AuditScreen(ConsoleScreen):
         self.patterns = patterns
         self.folder = folder or default_folder(ctx.settings.audit_dir, ctx.settings.now())
         self.report: dict[str, Any] | None = report
+        # the folder of the report shown (a URI): its drill-downs ask that snapshot, not
+        # whatever the folder field holds by then
+        self.report_folder: str | None = to_uri(self.folder) if report is not None else None
         self.notes: list[str] = []  # what the job of the report shown noted (see _end)
         self._told: set[str] = set()  # the running job's notes notified as they were heard
         self.runner = runner or _runner(ctx, spark)
@@ -143,7 +146,7 @@ class AuditScreen(ConsoleScreen):
         self._begin("export")
         heard: list[str] = []
         self._job("export", partial(self._export, patterns, folder, self.cancel, heard),
-                  heard)
+                  heard, folder)
 
     def action_report(self) -> None:
         if self.running:
@@ -154,7 +157,7 @@ class AuditScreen(ConsoleScreen):
             return
         self._begin("report")
         heard: list[str] = []
-        self._job("report", partial(self._report, folder, self.cancel, heard), heard)
+        self._job("report", partial(self._report, folder, self.cancel, heard), heard, folder)
 
     def _folder(self) -> str | None:
         """The snapshot folder field as a URI (``store.to_uri``: a URI as typed — a Hadoop
@@ -218,11 +221,11 @@ class AuditScreen(ConsoleScreen):
         return self.is_attached and self in self.app.screen_stack
 
     def _job(self, what: str, job: Callable[[], tuple[dict[str, Any], str]],
-             heard: list[str]) -> None:
+             heard: list[str], folder: str) -> None:
         """Run ``job`` (the report and the status line to show) in a thread; then
         :meth:`_end` with what it noted (``heard``, filled by its thread: complete when it
         has ended) — unless the screen has gone meanwhile (its result, or its error, is
-        dropped)."""
+        dropped). ``folder``: the snapshot its report is of."""
 
         async def flow() -> None:
             done, error = await in_thread(self.ctx, partial(_attempt, job), queue=None,
@@ -233,6 +236,7 @@ class AuditScreen(ConsoleScreen):
                 await self._end(None, error, heard=heard)
             else:
                 report, note = done
+                self.report_folder = folder
                 await self._end(report, None, note, heard)
 
         start(self, flow, what=f"audit {what}", group=AUDIT, exclusive=True)
@@ -400,8 +404,9 @@ class AuditScreen(ConsoleScreen):
 
     def _find_queue(self, found: Any) -> None:
         """Ask the runner which queues hold the row's messages (a snapshot of several
-        queues), then open the first; nothing opens once the screen has gone."""
-        folder = self._folder()
+        queues), then open the first; nothing opens once the screen has gone. The
+        snapshot asked is the report's, whatever the folder field says now."""
+        folder = self.report_folder or self._folder()
         if folder is None:
             return
 
