@@ -155,10 +155,12 @@ class ExportSummary:
     files: list[dict[str, Any]]
     seconds: float
     format: str
+    notes: list[str] = field(default_factory=list)  # the manifest's: what the export said
 
     def to_json(self) -> dict[str, Any]:
         return {"out": self.out, "rows": self.rows, "queues": self.queues,
-                "files": self.files, "seconds": round(self.seconds, 3), "format": self.format}
+                "files": self.files, "seconds": round(self.seconds, 3), "format": self.format,
+                "notes": list(self.notes)}
 
 
 # -- planning (no Spark) ------------------------------------------------------------------
@@ -594,9 +596,10 @@ def run_export(spark: SparkSession, plan: ExportPlan, *,
     return ExportSummary(
         display(out), sum(q.rows for q in plan.queues) + sum(f.rows for f in plan.files),
         [{"profile": q.key, "qmgr": q.qmgr, "queue": q.queue, "rows": q.rows,
-          "depth_start": q.depth_start, "depth_end": q.depth_end} for q in plan.queues],
+          "depth_start": q.depth_start, "depth_end": q.depth_end, "changed": change_of(q)}
+         for q in plan.queues],
         [{"path": f.path, "qmgr": f.qmgr, "queue": f.queue, "rows": f.rows} for f in plan.files],
-        seconds, request.format)
+        seconds, request.format, list(plan.notes))
 
 
 CLAIM = "_EXPORTING"  # an in-place export's claim on --out, removed when it commits

@@ -394,6 +394,14 @@ def test_a_deleted_partition_file_makes_the_report_say_so_and_recount(spark, tmp
     assert sum(q["count"] for q in damaged["by_queue"]) == damaged["messages"]
     rows = pq.read_table(str(out / "messages"), partitioning="hive").num_rows
     assert damaged["messages"] == rows  # what is there, counted, not the stored counts
+    from tests.cli.conftest import run_cli  # --json keeps the doubt in its notes (added key)
+
+    r = run_cli("audit", "report", "--in", str(out), "--json", "--master", "local[2]",
+                "--as-of", NOW.isoformat(), home=tmp_path / "home")
+    assert r.code == 0, r.err
+    assert [n for n in r.json["notes"] if "disagrees with its manifest" in n
+            and gone["path"] in n] == r.json["notes"]
+    assert r.json["notes"] and {k: v for k, v in r.json.items() if k != "notes"} == damaged
     # a summary tied to another commit is not trusted either
     info["files_digest"] = "0" * 64
     (out / SUMMARY_DIR / SUMMARY_FILE).write_text(json.dumps(info))
@@ -490,7 +498,18 @@ def test_a_queue_that_changes_during_the_export_is_said_in_the_manifest_and_repo
         start, start + 3, start + 3)
     assert source["changed"] == sentence
     assert snapshot_notes(locate(tmp_path / "snap")) == [sentence]
-    assert build_report(spark, tmp_path / "snap", as_of=NOW)["messages"] == start + 3
+    report = build_report(spark, tmp_path / "snap", as_of=NOW)
+    assert report["messages"] == start + 3
+    # and to JSON users: the export's summary per queue, the report's notes (keys added)
+    [queue] = summary.to_json()["queues"]
+    assert queue["changed"] == sentence and summary.to_json()["notes"] == [sentence]
+    from tests.cli.conftest import run_cli
+
+    r = run_cli("audit", "report", "--in", str(tmp_path / "snap"), "--json", "--master",
+                "local[2]", "--as-of", NOW.isoformat(), home=tmp_path / "home")
+    assert r.code == 0, r.err
+    assert r.json["notes"] == [sentence]
+    assert {k: v for k, v in r.json.items() if k != "notes"} == report
 
 
 def test_change_sentences() -> None:

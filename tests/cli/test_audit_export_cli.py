@@ -105,6 +105,7 @@ def test_report_of_the_export_equals_plain_python(exported, scene, spark) -> Non
                      "--json", home=home)
     assert report.code == 0, report.err
     got = report.json
+    assert got.pop("notes") == []  # (the key added to the fixed ones) the queues kept still
     currencies = {c["value"]: c["count"] for c in got.pop("by_json_field_currency")}
     assert set(currencies) == {"EUR", None}  # the plugin's list (its values: test above)
     assert got == oracle(expected_rows(scene, DEMO_QUEUES), NOW)
@@ -192,6 +193,8 @@ def test_csv_export_with_payload_of_two_queue_managers(scene, tmp_path, spark) -
     summary = r.json
     assert {(q["profile"], q["qmgr"], q["rows"]) for q in summary["queues"]} == {
         ("one", "QM1", 5), ("two", "QM2", 2)}
+    assert [q["changed"] for q in summary["queues"]] == [None, None]  # as their depths
+    assert summary["notes"] == []
     files = list((out / "messages").rglob("*.csv.gz"))
     assert files and all("queue=APP.ORDERS.BOQ" in str(f) for f in files)
     import csv

@@ -60,7 +60,12 @@ def report(folder: str, as_of: str | None, as_json: bool, html_file: str | None,
         notes = snapshot_notes(opened)
         for text in notes:
             say(f"note: {safe(text)}")
-        result = build_report(spark, opened, as_of=when, progress=say)
+
+        def doubt(text: str) -> None:  # the report's doubts: said now, and kept as notes
+            say(text)
+            notes.append(text)
+
+        result = build_report(spark, opened, as_of=when, progress=say, warn=doubt)
     say(f"report done in {time.monotonic() - started:.1f} s")
     if html_file:
         from mqconsole.audit.html import render_html
@@ -72,8 +77,8 @@ def report(folder: str, as_of: str | None, as_json: bool, html_file: str | None,
                       option="--html", state=session_of(click.get_current_context())
                       .state_files())
         say(f"wrote {safe(html_file)}")
-    elif as_json:
-        emit_json(result)
+    elif as_json:  # notes: a key added to the report's fixed ones (docs/audit.md)
+        emit_json({**result, "notes": notes})
     else:
         click.echo(render_text(result, notes=notes))
 
