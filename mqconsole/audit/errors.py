@@ -10,6 +10,7 @@ exit 3). :func:`first_line` keeps Spark's own sentence and drops its JVM stack t
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 
@@ -60,7 +61,11 @@ def first_line(error: BaseException) -> str:
 
 
 def is_spark_error(error: Exception) -> bool:
-    """Whether Spark or py4j raised it (a sentence for the operator), not a bug of ours."""
+    """Whether Spark or py4j raised it (a sentence for the operator), not a bug of ours.
+    Never imports them (neither loaded: not theirs; the console and the CLI's other
+    commands do not load pyspark)."""
+    if "pyspark" not in sys.modules and "py4j" not in sys.modules:
+        return False
     try:
         from py4j.protocol import Py4JError
         from pyspark.errors import PySparkException

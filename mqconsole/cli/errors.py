@@ -43,9 +43,6 @@ def describe(exc: BaseException) -> tuple[str, ExitCode] | None:
         return str(exc), exc.code
     if isinstance(exc, AuditError):
         return str(exc), ExitCode(exc.code)
-    said = spark_failure(exc, "the command")  # one no command's boundary said: exit 1
-    if isinstance(said, AuditError):
-        return str(said), ExitCode(said.code)
     if isinstance(exc, SparkUnavailable):
         return str(exc), ExitCode.UNAVAILABLE
     if isinstance(exc, BadMaster):
@@ -63,6 +60,9 @@ def describe(exc: BaseException) -> tuple[str, ExitCode] | None:
                   | DmpFileError | DmpWriteError | TransferError | EditError
                   | TargetExistsError | OutputRefused):
         return str(exc), ExitCode.USAGE
+    said = spark_failure(exc, "the command")  # one no command's boundary said: exit 1
+    if isinstance(said, AuditError):
+        return str(said), ExitCode(said.code)
     if isinstance(exc, OSError):
         where = f" {exc.filename}" if getattr(exc, "filename", None) else ""
         return f"cannot use{where}: {exc.strerror or exc}", ExitCode.USAGE

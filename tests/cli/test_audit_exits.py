@@ -145,3 +145,17 @@ def test_a_spark_error_no_command_said_is_still_exit_1_in_one_sentence() -> None
 
     assert describe(_failure()) == (f"the command failed in Spark: {REASON}", 1)
     assert describe(RuntimeError("a bug")) is None
+
+
+def test_telling_a_spark_error_loads_no_pyspark() -> None:
+    """The CLI's other commands and the console say their errors without pyspark."""
+    import subprocess
+    import sys
+
+    code = ("import sys; from mqconsole.cli.errors import describe; "
+            "from mqconsole.audit.jobs import sentence; "
+            "assert describe(RuntimeError('x')) is None; sentence(RuntimeError('x')); "
+            "assert 'pyspark' not in sys.modules and 'py4j' not in sys.modules")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          cwd=Path(__file__).resolve().parents[2])
+    assert done.returncode == 0, done.stderr
