@@ -1,22 +1,22 @@
 """The audit report: Spark SQL over a snapshot, with audit.md's keys.
 
-From the messages, one pass over them (one Spark job: :func:`.summary.from_the_messages`)
-and one small read, never a pass per list:
+From the messages, one pass for the lists, one for the MsgIds and a small read, never a
+pass per list:
 
-1. **the pass** — a ``UNION ALL`` of two aggregations of the messages, each partial where the
-   files are read and final after one shuffle: the compact groups (one ``GROUP BY`` on every
-   key a list needs — queue, reason, destination, put application, backout count, age
-   bucket, plugin columns, and each data file, the check against the manifest — with
-   counts, bytes, unparsed rows and the first and last arrival time, all fixed-width values
-   so Spark aggregates in a hash map), and the MsgIds found more than once with their
-   queues as bits; then the driver sums the small compact result into every list (what a
-   ``GROUPING SETS`` query over it gives: :func:`.summary.rollup`);
-2. **extremes** — the rows that arrived at the first and last arrival time, read with a
+1. **lists** — one ``GROUP BY`` of the messages on every key a list needs (queue, reason,
+   destination, put application, backout count, age bucket, plugin columns, and each data
+   file: the check against the manifest) with counts, bytes, unparsed rows and the first
+   and last arrival time, all fixed-width values so Spark aggregates in a hash map (one
+   job: :func:`.summary.from_the_messages`, the export's pass without the arrival times
+   and the MsgIds); the driver sums that small result into every list (what a ``GROUPING
+   SETS`` query over it gives: :func:`.summary.rollup`);
+2. **duplicates** — MsgIds that occur more than once: a 64-bit hash of each finds the
+   candidates (no candidates, no more reads), then only their rows are counted by MsgId and
+   queue (:func:`.summary.duplicate_ids`). Not in the lists' job: counting every MsgId
+   exactly there means shuffling them all, which doubled the report's CPU;
+3. **extremes** — the rows that arrived at the first and last arrival time, read with a
    filter Parquet's page statistics answer (a few pages, not the messages); the oldest and
    youngest are the first and last of them by (arrival, qmgr, queue, position).
-
-A repeated MsgId on a queue the pass did not know of (the queues are the files' partition
-folders) is counted again by :func:`.summary.duplicate_ids`.
 
 When the export stored its aggregates (:mod:`.summary`), the lists that do not depend on
 ``--as-of`` and the duplicates are read as stored, and only the age buckets are computed,
@@ -71,7 +71,6 @@ from mqconsole.audit.summary import (
     from_the_messages,
     listed_present,
     load_summary,
-    queues_of,
 )
 from mqconsole.ops.words import counted
 
@@ -158,8 +157,7 @@ def _build(spark: SparkSession, folder: SnapshotFolder, when: datetime, say: Pro
         plugins = tuple(c for c in plugin_columns(frame.columns) if types[c] in GROUPABLE)
         spec = ReportInput(folder=folder, as_of=when, plugins=plugins)
         say("counting the messages")
-        queues = queues_of(present if present is not None else frame.inputFiles())
-        rollup, duplicates = _rollup(spark, spec, queues, by_file=count_files)
+        rollup, duplicates = _rollup(spark, spec, by_file=count_files)
         if count_files:
             found: dict[str, int] = {}
             for row in rollup:
@@ -178,15 +176,14 @@ def _disagrees(differs: str) -> str:
             "aggregates are not used; counting the messages that are there")
 
 
-def _rollup(spark: SparkSession, spec: ReportInput, queues: list[str], by_file: bool = False
+def _rollup(spark: SparkSession, spec: ReportInput, by_file: bool = False
             ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """Every list's rows (the lists the export stores, plus the age bucket: set ``age``) and
-    the duplicates, from one pass over the messages (:func:`.summary.from_the_messages`,
-    ``queues``: the queues the files hold); the total row's ``oldest`` and ``youngest`` are
-    the messages themselves. ``by_file``: each data file's rows too (set ``file``, its URI
-    in ``_file``), from the same pass."""
+    the duplicates (:func:`.summary.from_the_messages`); the total row's ``oldest`` and
+    ``youngest`` are the messages themselves. ``by_file``: each data file's rows too (set
+    ``file``, its URI in ``_file``), from the lists' pass."""
     rows, duplicates = from_the_messages(
-        spark, "messages", list(spec.plugins), queues,
+        spark, "messages", list(spec.plugins),
         {"bucket": bucket_sql(ARRIVAL_SQL, spec.as_of)}, by_file)
     for row in rows:
         name = row.pop("list")

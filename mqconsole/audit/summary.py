@@ -12,8 +12,9 @@ repeated MsgIds), the driver sums the groups into every list (:func:`rollup`, py
 one job reads the few pages holding the first and last arrival (:func:`extremes`, the
 oldest and youngest message). Only when a repeated MsgId is on a queue the pass was not
 told of (or more than :data:`MAX_QUEUE_BITS` queues) are the duplicates found again by
-:func:`duplicate_ids`' passes. The report from the messages is the same pass without the
-arrival times, collected (:func:`from_the_messages`).
+:func:`duplicate_ids`' passes. The report from the messages runs the same pass for its
+lists only, and counts the MsgIds' hashes in a job of its own (:func:`from_the_messages`
+says why).
 
 Stored as Parquet (zstd) under ``_summary/`` (Spark skips folders starting with ``_`` when
 it reads the messages), written with the commit:
@@ -349,7 +350,8 @@ def queues_of(paths: Iterable[str]) -> list[str]:
 
 def one_pass(spark: SparkSession, source: str, plugins: list[str], queues: list[str], *,
              extra: dict[str, str] | None = None, by_file: bool = False,
-             arrivals: bool = True) -> tuple[DataFrame, dict[str, tuple[str, ...]]]:
+             arrivals: bool = True, duplicates: bool = True
+             ) -> tuple[DataFrame, dict[str, tuple[str, ...]]]:
     """Every aggregate of ``source`` as one Spark job over the messages: a ``UNION ALL``
     of an aggregation per table, each partial where the files are read and final after
     one shuffle, run as one job (:data:`PASS_SETTINGS`), each row tagged by
@@ -384,14 +386,15 @@ def one_pass(spark: SparkSession, source: str, plugins: list[str], queues: list[
     if arrivals:
         parts["arrivals"] = (f"SELECT unix_micros({ARRIVAL_SQL}) AS arrival, count(*) AS n "
                              f"FROM {source} WHERE {ARRIVAL_SQL} IS NOT NULL GROUP BY 1")
-    parts["duplicates"] = (
-        "SELECT msg_id, count(*) AS n"
-        + "".join(f", bit_or(CASE WHEN _q > {64 * c} AND _q <= {64 * (c + 1)} THEN "
-                  f"shiftleft(1L, _q - {64 * c + 1}) END) AS _q{c}"
-                  for c in range((len(names) + 63) // 64))
-        + f", count_if(_q = 0) AS _unknown FROM (SELECT /*+ REPARTITION(msg_id) */ msg_id, "
-        f"CASE WHEN queue IS NULL THEN -1 ELSE {index} END AS _q FROM {source} "
-        "WHERE msg_id IS NOT NULL) GROUP BY msg_id HAVING count(*) > 1")
+    if duplicates:
+        parts["duplicates"] = (
+            "SELECT msg_id, count(*) AS n"
+            + "".join(f", bit_or(CASE WHEN _q > {64 * c} AND _q <= {64 * (c + 1)} THEN "
+                      f"shiftleft(1L, _q - {64 * c + 1}) END) AS _q{c}"
+                      for c in range((len(names) + 63) // 64))
+            + f", count_if(_q = 0) AS _unknown FROM (SELECT /*+ REPARTITION(msg_id) */ msg_id, "
+            f"CASE WHEN queue IS NULL THEN -1 ELSE {index} END AS _q FROM {source} "
+            "WHERE msg_id IS NOT NULL) GROUP BY msg_id HAVING count(*) > 1")
     union = None
     for name, sql in parts.items():
         frame = spark.sql(sql)
@@ -407,7 +410,8 @@ def one_pass(spark: SparkSession, source: str, plugins: list[str], queues: list[
 
 def _unpacked(frame: DataFrame) -> DataFrame:
     """:func:`one_pass`'s rows but its arrival times, each table's columns side by side."""
-    return frame.selectExpr(TABLE, "n", "lists.*", "duplicates.*")
+    return frame.selectExpr(TABLE, "n", *(f"{name}.*" for name in ("lists", "duplicates")
+                                          if name in frame.columns))
 
 
 def _store(frame: DataFrame, summary: str, queues: list[str]
@@ -466,21 +470,24 @@ def _store(frame: DataFrame, summary: str, queues: list[str]
 
 
 def from_the_messages(spark: SparkSession, source: str, plugins: list[str],
-                      queues: list[str], extra: dict[str, str], by_file: bool
+                      extra: dict[str, str], by_file: bool
                       ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-    """The report's aggregates of ``source`` (the messages), from :func:`one_pass` without
-    the arrival times (``extra``: its keys, e.g. the age bucket), collected (the compact
-    groups and the duplicates: small): every list's rows (:func:`rollup`, named by
-    ``list``, the file's with ``by_file``: :data:`FILE_LIST`), the total row's ``oldest``
-    and ``youngest`` the messages themselves (:func:`extremes`), and the duplicates. One
-    pass over the messages; the extremes read a few pages."""
-    import pyarrow.compute as pc
+    """The report's aggregates of ``source`` (the messages): the lists from
+    :func:`one_pass` without the arrival times and the MsgIds (``extra``: its keys, e.g.
+    the age bucket), collected (the compact groups: small), every list's rows summed here
+    (:func:`rollup`, named by ``list``, the file's with ``by_file``: :data:`FILE_LIST`);
+    the total row's ``oldest`` and ``youngest`` the messages themselves (:func:`extremes`,
+    a few pages), and the duplicates by :func:`duplicate_ids` (the MsgIds' 64-bit hashes
+    counted in one task). Not the export's one pass with its duplicates: shuffling every
+    MsgId to count it exactly doubled the report's CPU at 1M rows (6.0-6.5 CPU-s against
+    2.5-3.3, docs/benchmarks.md session 15), where the hashes' count in one task, and the
+    candidates' rows only when a hash repeats, cost less than the shuffle."""
 
-    union, dims = one_pass(spark, source, plugins, queues, extra=extra, by_file=by_file,
-                           arrivals=False)
+    union, dims = one_pass(spark, source, plugins, [], extra=extra, by_file=by_file,
+                           arrivals=False, duplicates=False)
     with _settings(spark, PASS_SETTINGS):
         table = _unpacked(union).toArrow()
-    compact = table.filter(pc.equal(table[TABLE], "lists")).select(
+    compact = table.select(
         [_unquote(c) for c in dict.fromkeys(c for keys in dims.values() for c in keys)]
         + ["n", "bytes", "unparsed", "oldest", "youngest"] + (["_lo", "_hi"] if by_file else []))
     rows = rollup(compact, dims).to_pylist()
@@ -489,9 +496,7 @@ def from_the_messages(spark: SparkSession, source: str, plugins: list[str],
         with _settings(spark, PASS_SETTINGS):  # (one job, as the pass)
             total["oldest"], total["youngest"] = extremes(spark, source, total["oldest"],
                                                           total["youngest"])
-    duplicates = _duplicates(spark, source, table.filter(
-        pc.equal(table[TABLE], "duplicates")), queues)
-    return rows, duplicates
+    return rows, duplicate_ids(spark, source, int(total["n"]) if total else 0)
 
 
 def _duplicates(spark: SparkSession, source: str, found: Any, queues: list[str]

@@ -193,29 +193,3 @@ def test_a_manifest_of_a_newer_schema_is_refused_in_one_sentence(tmp_path):
         manifest.write_text(json.dumps({"schema_version": bad}))
         with pytest.raises(AuditInputError, match="not a snapshot schema version"):
             locate(folder)
-
-
-def test_the_report_from_the_messages_is_one_pass_over_them(spark, tmp_path, monkeypatch):
-    """Every list, each file's rows and the duplicates with their queues come from one
-    Spark job over the messages; the only other jobs read the files' footers (the schema,
-    one task) and the few pages holding the oldest and youngest (before: the lists took
-    two jobs, the repeated MsgIds one, the rows those shared one more, the extremes two).
-    Above the size where the repeated MsgIds were counted in one task (ONE_TASK_ROWS, made
-    small): no size picks another way."""
-    from mqconsole.audit import summary
-
-    monkeypatch.setattr(summary, "ONE_TASK_ROWS", 10)
-    rows = make_rows(400, seed=12)
-    rows[7]["msg_id"] = rows[300]["msg_id"]
-    assert rows[7]["queue"] != rows[300]["queue"]  # a duplicate across queues
-    folder = write_snapshot(tmp_path / "snap", rows)
-    context = spark.sparkContext
-    group = f"report-one-pass-{id(folder)}"
-    context.setJobGroup(group, group)
-    try:
-        report = build_report(spark, folder, as_of=AS_OF, use_summary=False)
-    finally:
-        context.setLocalProperty("spark.jobGroup.id", None)
-    assert report == oracle(rows)
-    assert rows[7]["msg_id"] in [d["msg_id"] for d in report["duplicate_msg_ids"]]
-    assert len(context.statusTracker().getJobIdsForGroup(group)) == 3
