@@ -102,6 +102,8 @@ def build_jar(out: str | os.PathLike[str], jars: str | os.PathLike[str] | None =
     target = Path(out)
     if not target.parent.is_dir():
         raise AuditInputError(f"the folder of {target} does not exist")
+    if target.is_dir():
+        raise AuditInputError(f"{target} is a folder: name the jar file to write")
     with tempfile.TemporaryDirectory(prefix="mqconsole-plugin-") as tmp:
         classes = Path(tmp) / "classes"
         classes.mkdir()

@@ -211,3 +211,7 @@ def test_connect_plugin_without_a_jdk_or_a_spark_is_one_sentence(tmp_path) -> No
                 home=tmp_path / "home", before_spark=True)
     assert r.code == 2 and "holds no spark-connect_*.jar" in r.err, r.err
     assert not out.exists()
+    r = run_cli("audit", "connect-plugin", str(tmp_path), home=tmp_path / "home",
+                before_spark=True)
+    assert r.code == 2 and r.err.strip() == \
+        f"mqconsole: {tmp_path} is a folder: name the jar file to write", r.err

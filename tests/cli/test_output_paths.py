@@ -35,6 +35,7 @@ WRITES: dict[tuple[str, str], Callable[[str, Path], list[str]]] = {
                                                x],
     ("dlq-handler", "--attempts-file"): lambda x, snap: ["dlq-handler", "--rules", "rules.txt",
                                                        "--attempts-file", x, "--yes"],
+    ("audit connect-plugin", "OUT.JAR"): lambda x, snap: ["audit", "connect-plugin", x],
 }
 # options that only read what they are given (the walk checks there is no other kind)
 READS = {
@@ -45,6 +46,7 @@ READS = {
     ("audit clean", "FOLDER..."): "where exports staged (only killed exports' .NAME.tmp- "
                                   "folders are removed)",
     ("dlq-handler", "--rules"): "the rules table",
+    ("audit connect-plugin", "--spark-jars"): "a Spark's jars, compiled against",
     ("edit", "--payload-file"): "the new payload", ("put", "--file"): "the body",
     ("load", "FILE"): "the file to load (restoring a delete's backup is its job)",
     ("copy", "--dest-embedded"): "another store, opened (never created)",

@@ -241,8 +241,8 @@ def clean(folders: tuple[str, ...], as_json: bool, master: str | None, remote: s
 
 
 @audit.command("connect-plugin")
-@click.argument("jar", metavar="OUT.jar", type=click.Path(dir_okay=False))
-@click.option("--spark-jars", metavar="DIR", type=click.Path(file_okay=False),
+@click.argument("jar", metavar="OUT.jar", type=OutputPath())
+@click.option("--spark-jars", metavar="DIR", type=InputPath(),
               help="The Connect server's Spark jars folder ($SPARK_HOME/jars) to build "
               "against (default: the installed pyspark's).")
 @json_option
