@@ -164,10 +164,9 @@ def report(start: SparkStarter, master: str | None, folder: str | Path, as_of: d
             raise Cancelled("report cancelled")
         return result
     except BaseException as e:
-        from .store import display, to_uri
+        from .snapshot import unreadable
 
-        raise as_cancelled("report", e, watch.cancel, unreadable=f"{display(to_uri(folder))} "
-                           "cannot be read as a snapshot") from None
+        raise as_cancelled("report", e, watch.cancel, unreadable=unreadable(folder)) from None
 
 
 def export(start: SparkStarter, master: str | None, job: ExportJob,

@@ -61,6 +61,7 @@ from mqconsole.audit.snapshot import (
     open_snapshot,
     plugin_columns,
     read_messages,
+    unreadable,
 )
 from mqconsole.audit.store import relative
 from mqconsole.audit.summary import (
@@ -117,8 +118,7 @@ def build_report(spark: SparkSession, path: Any, *, as_of: datetime | None = Non
         spark_said = unwrap(e)
         if not is_input_error(spark_said):  # the job, not the snapshot: exit 1, Spark's reason
             raise job_failed(spark_said, "the report") from None
-        raise AuditInputError(f"{folder.where} cannot be read as a snapshot: "
-                              f"{first_line(spark_said)}") from None
+        raise AuditInputError(f"{unreadable(folder.root)}: {first_line(spark_said)}") from None
 
 
 def _build(spark: SparkSession, folder: SnapshotFolder, when: datetime, say: Progress,

@@ -120,6 +120,12 @@ def locate(path: str | Path, store: Store | None = None) -> SnapshotFolder:
         manifest_uri: text, marker_uri: marker, summary_uri: summary})
 
 
+def unreadable(path: str | Path) -> str:
+    """How the sentence begins when Spark cannot read the snapshot at ``path`` (a path or
+    URI): the report's, ``audit sql``'s and the console's, one wording."""
+    return f"{display(to_uri(path))} cannot be read as a snapshot"
+
+
 def open_snapshot(spark: SparkSession, path: str | Path | SnapshotFolder) -> SnapshotFolder:
     """:func:`locate` through the store that reaches the snapshot from ``spark``'s driver
     (Hadoop's file systems; over Spark Connect, the server's); a folder already opened is
@@ -211,8 +217,7 @@ def read_messages(spark: SparkSession, folder: SnapshotFolder,
         missing = [c for c in ("qmgr", "queue", "msg_id", "put_time", "length")
                    if c not in frame.columns]
     except Exception as e:
-        raise AuditInputError(f"{folder.where} cannot be read as a snapshot: "
-                              f"{first_line(e)}") from None
+        raise AuditInputError(f"{unreadable(folder.root)}: {first_line(e)}") from None
     if missing:
         raise AuditInputError(f"{folder.where} is not an audit snapshot (no column "
                               f"{', '.join(missing)})")

@@ -45,8 +45,7 @@ def report(folder: str, as_of: str | None, as_json: bool, html_file: str | None,
     application and backout count, duplicate MsgIds, the oldest and youngest message."""
     from mqconsole.audit.errors import spark_failures
     from mqconsole.audit.report import build_report, parse_as_of
-    from mqconsole.audit.snapshot import open_snapshot, precheck, snapshot_notes
-    from mqconsole.audit.store import display, to_uri
+    from mqconsole.audit.snapshot import open_snapshot, precheck, snapshot_notes, unreadable
 
     if as_json and html_file:
         raise click.UsageError("--json and --html are alternatives: give one")
@@ -54,8 +53,7 @@ def report(folder: str, as_of: str | None, as_json: bool, html_file: str | None,
     precheck(folder, remote=bool(remote))  # a bad folder is exit 2 before Spark starts
     started = time.monotonic()
     spark = open_spark(master, remote, conf=conf)
-    with spark_failures("the report", unreadable=f"{display(to_uri(folder))} cannot be read "
-                        "as a snapshot"):
+    with spark_failures("the report", unreadable=unreadable(folder)):
         opened = open_snapshot(spark, folder)  # once (over Spark Connect, a job on the server)
         notes = snapshot_notes(opened)
         for text in notes:
@@ -129,8 +127,8 @@ def sql(folder: str, query: str, as_json: bool, limit: int, out: str | None, fmt
     """
     from mqconsole.audit.errors import spark_failures
     from mqconsole.audit.query import check_out, check_query, prepare_query, write_result
-    from mqconsole.audit.snapshot import precheck
-    from mqconsole.audit.store import display, to_uri
+    from mqconsole.audit.snapshot import precheck, unreadable
+    from mqconsole.audit.store import display
 
     check_query(query)
     precheck(folder, remote=bool(remote))
@@ -138,8 +136,7 @@ def sql(folder: str, query: str, as_json: bool, limit: int, out: str | None, fmt
         raise click.UsageError("--out and --json are alternatives: give one")
     target = check_out(out, folder, remote=bool(remote)) if out is not None else None
     spark = open_spark(master, remote, conf=conf)
-    with spark_failures("the query", unreadable=f"{display(to_uri(folder))} cannot be read "
-                        "as a snapshot"):
+    with spark_failures("the query", unreadable=unreadable(folder)):
         prepared = prepare_query(spark, folder, query)
         if target is not None:
             rows = write_result(prepared, target, fmt)
