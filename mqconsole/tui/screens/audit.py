@@ -276,15 +276,12 @@ class AuditScreen(ConsoleScreen):
                 status += f" ({counted(len(notes), 'note')} under the report's headline)"
             self._status(status)
 
-    def _tell_note(self, text: str) -> None:
-        """A job's note, notified once (a warning: the operator must know it)."""
-        self._told.add(text)
-        self.notify(clean(f"Note: {text}"), severity="warning", markup=False)
-
     def _heard(self, text: str) -> None:
-        """A note of the running job, notified unless it was already (on the event loop)."""
+        """A note of the running job, notified once (a warning: the operator must know it),
+        on the event loop."""
         if text not in self._told:
-            self._tell_note(text)
+            self._told.add(text)
+            self.notify(clean(f"Note: {text}"), severity="warning", markup=False)
 
     def _watch(self, cancel: threading.Event, heard: list[str]) -> Watch:
         """What a job tells this screen (from its thread); its notes are kept in ``heard``
