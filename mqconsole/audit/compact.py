@@ -10,6 +10,15 @@ bytes need — more than ``max(1, bytes // target)`` — is written again as tha
 every such queue, and put in place of its files. The target is 64 MiB, or a site's
 ``--conf spark.mqconsole.targetFileBytes=SIZE`` (0: never compact).
 
+No rename, so an object store (``s3a:``, ``abfss:``, ``gs:``) compacts as a disk does: the
+new files are appended to the queue's partition folder (named after Spark's write job, so
+never an old file's name) and the old ones then removed, best effort. The data folder is
+not yet committed while this runs (a staging folder, or an ``--out`` claimed and without
+its marker), so a crash in between leaves what the next export or ``audit clean`` removes;
+an old file whose removal failed stays unlisted: the export counts only the files
+:func:`compact` gives (:class:`Compacted`), its manifest lists those, and readers read only
+what the manifest lists.
+
 A queue in no more files than the read partitions it was read in (``keep``: the stretches
 of an embedded queue, each of at least 100,000 messages, or the pieces of a saved file,
 each of 32 MiB) is left as its readers wrote it: those files were written in parallel, each
@@ -18,23 +27,22 @@ row in one task (about 35 s of CPU for 1M messages, more than a third of the exp
 bench in docs/benchmarks.md). Small files come from a read decoded by every task (a queue
 of real MQ: each task writes a file of every queue it holds), and those are compacted.
 
-Parquet snapshots only (the report's readers); a store that cannot rename a folder (an
-object store) keeps the files as written.
+Parquet snapshots only (the report's readers).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from .sqltext import sql_text
-from .store import Store, join
+from .store import Store, join, op
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
 TARGET_FILE_BYTES = 64 << 20
-COMPACT_DIR = "_compact"
 
 
 def wanted_files(total_bytes: int, target: int) -> int:
@@ -75,19 +83,25 @@ def parquet_files(sizes: Mapping[str, int]) -> dict[str, int]:
 
 def compact(spark: SparkSession, store: Store, data: str, ddl: str, target: int,
             columns: Sequence[str], keep: Mapping[str, int] | None,
-            sizes: Mapping[str, int]) -> dict[str, int]:
-    """Write again the queues whose files are too many for their bytes (see the module);
-    partition folder → the files it holds now. ``ddl``: the snapshot's schema (a queue named
-    ``007`` stays a string); ``keep``: queue → files it may keep (``plan_compaction``);
-    ``sizes``: the data files and their bytes (:func:`parquet_files` of the store's
-    listing: the decision takes no Spark job)."""
-    if target <= 0 or not store.renames(data):
-        return {}
+            sizes: Mapping[str, int]) -> Compacted | None:
+    """Write again the queues whose files are too many for their bytes (see the module):
+    the data files now (None when no queue was), of which the manifest lists them all.
+    ``ddl``: the snapshot's schema (a queue named ``007`` stays a string); ``keep``: queue
+    → files it may keep (``plan_compaction``); ``sizes``: the data files and their bytes
+    (:func:`parquet_files` of the store's listing: the decision takes no Spark job).
+
+    The new files are appended to the data folder (Spark names them after its write job:
+    none is an old file's name) and the old ones removed, best effort, with the listing
+    that tells the new ones in the same :meth:`Store.many` (one job over Spark Connect). No
+    rename: the same on an object store as on a disk."""
+    if target <= 0:
+        return None
     todo = plan_compaction(dict(sizes), target, keep)
     if not todo:
-        return {}
-    paths = [join(data, f) for files, _ in todo.values() for f in files]
-    frame = spark.read.schema(ddl).option("basePath", data).parquet(*paths)
+        return None
+    old = [f for files, _ in todo.values() for f in files]
+    frame = spark.read.schema(ddl).option("basePath", data).parquet(
+        *[join(data, f) for f in old])
     total = sum(want for _, want in todo.values())
     if total == 1:
         frame = frame.coalesce(1)  # one queue, one file: no shuffle
@@ -97,14 +111,28 @@ def compact(spark: SparkSession, store: Store, data: str, ddl: str, target: int,
         frame = (frame.selectExpr("*", f"pmod(position, CASE queue {cases} ELSE 1 END) "
                                         "AS `_bucket`")
                  .repartition(total, "queue", "_bucket"))
-    out = join(data, COMPACT_DIR)
     (frame.select(*[f"`{c}`" for c in columns])
      .sortWithinPartitions("queue", "put_time", "position")
-     .write.partitionBy("queue").mode("error").option("compression", "zstd").parquet(out))
-    for folder in todo:  # the queue's old files go once its new ones are in place
-        store.publish(join(out, folder), join(data, folder), True)
-    store.remove(out)
-    return {folder: want for folder, (_, want) in todo.items()}
+     .write.partitionBy("queue").mode("append").option("compression", "zstd").parquet(data))
+    try:  # the old files go once the new ones are there
+        listing = store.many([*(op("remove", uri=join(data, f)) for f in old),
+                              op("sizes", uri=data)])[-1]
+    except Exception:  # best effort: an old file left is not listed, nor read
+        listing = store.sizes(data)
+    now = parquet_files(listing)
+    gone = set(old)
+    return Compacted({f: n for f, n in now.items() if f not in gone},
+                     sorted(gone.intersection(now)))
+
+
+@dataclass(frozen=True)
+class Compacted:
+    """The data folder once compacted: ``files``, its data files and their bytes (the
+    new ones in place of those written again); ``left``, old files a removal left there,
+    which are not data (the export counts ``files`` only, and its manifest lists them)."""
+
+    files: dict[str, int]
+    left: list[str]
 
 
 def queue_of(folder: str) -> str:
@@ -114,5 +142,5 @@ def queue_of(folder: str) -> str:
     return unquote(folder.split("=", 1)[1])
 
 
-__all__ = ["COMPACT_DIR", "TARGET_FILE_BYTES", "compact", "parquet_files", "plan_compaction",
+__all__ = ["TARGET_FILE_BYTES", "Compacted", "compact", "parquet_files", "plan_compaction",
            "queue_of", "wanted_files"]

@@ -78,6 +78,7 @@ from .stores import store_for
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
+    from .compact import Compacted
     from .datasource import PluginColumn
 
 MANIFEST = "manifest.json"
@@ -547,16 +548,18 @@ def run_export(spark: SparkSession, plan: ExportPlan, *,
             report(_states(read_progress(progress_dir), owners, plan))
         data = join(staged, DATA_DIR)
         listing = None  # (Parquet) the data files and their bytes, from the store's listing
+        listed_only = False  # (Parquet) the data folder holds files that are not data
         if request.format == "parquet":
             from .compact import parquet_files
 
             listing = parquet_files(store.sizes(data))
-            if listing:
-                _compact(spark, store, data, plan, keep, listing)
+            compacted = _compact(spark, store, data, plan, keep, listing) if listing else None
+            if compacted is not None:
+                listing, listed_only = compacted.files, bool(compacted.left)
         heard = len(plan.notes)
         # the rows of every file, and (Parquet) the report's aggregates from the same
         # files: one Spark job over them (summary.one_pass)
-        files, summary = _count(spark, plan, data, sources, staged, listing)
+        files, summary = _count(spark, plan, data, sources, staged, listing, listed_only)
         for said in plan.notes[heard:]:  # a queue whose stretches changed while read
             tell(said)
         writes: list[Op] = []  # the commit's files, written in this order
@@ -770,18 +773,19 @@ def _run_job(spark: SparkSession, plan: ExportPlan, staged: str, parts: int,
 
 
 def _compact(spark: SparkSession, store: Store, data: str, plan: ExportPlan,
-             keep: dict[str, int], listing: dict[str, int]) -> None:
+             keep: dict[str, int], listing: dict[str, int]) -> Compacted | None:
     """A queue written in more files than its bytes need written again (``compact.py``):
     files of at least ``spark.mqconsole.targetFileBytes`` (64 MiB; 0: never), but for a
     queue in no more files than ``keep`` says (one per read partition). ``listing``: the
-    data files and their bytes, as the store listed them (no Spark job to decide)."""
+    data files and their bytes, as the store listed them (no Spark job to decide). The
+    data files then, or None when none was written again."""
     from .columns import spark_ddl
     from .compact import TARGET_FILE_BYTES, compact
 
     target = _conf_bytes(spark, "spark.mqconsole.targetFileBytes", TARGET_FILE_BYTES)
     columns = _columns(plan)
-    compact(spark, store, data, spark_ddl(columns), target, [c.name for c in columns], keep,
-            listing)
+    return compact(spark, store, data, spark_ddl(columns), target, [c.name for c in columns],
+                   keep, listing)
 
 
 def _columns(plan: ExportPlan) -> list:
@@ -791,8 +795,8 @@ def _columns(plan: ExportPlan) -> list:
 
 
 def _count(spark: SparkSession, plan: ExportPlan, data: str, sources: list[QueueSource],
-           staged: str | None = None, listing: dict[str, int] | None = None
-           ) -> tuple[list[dict[str, Any]], list[Op]]:
+           staged: str | None = None, listing: dict[str, int] | None = None,
+           listed_only: bool = False) -> tuple[list[dict[str, Any]], list[Op]]:
     """Rows per source and per data file, counted by Spark from the written files (one
     pass, which also gives each queue's lowest and highest position); a queue read in
     stretches whose positions are not one browse's (a stretch that changed while it was
@@ -805,7 +809,9 @@ def _count(spark: SparkSession, plan: ExportPlan, data: str, sources: list[Queue
     ``listing`` (Parquet: the data files and their bytes, from the store): the files are
     read with the snapshot's schema (no job to infer it), none are not read at all, and the
     count and every aggregate are one Spark job over them, at any size (then a read of its
-    small results and one of the few pages holding the oldest and youngest message)."""
+    small results and one of the few pages holding the oldest and youngest message). The
+    data folder is read, or with ``listed_only`` (it holds files a compaction could not
+    remove: ``compact.Compacted.left``) the files of ``listing`` by name."""
     from .columns import spark_ddl
     from .compact import queue_of
     from .errors import first_line
@@ -825,7 +831,10 @@ def _count(spark: SparkSession, plan: ExportPlan, data: str, sources: list[Queue
     try:
         if fmt == "parquet" and listing is not None:
             if listing:
-                frame = spark.read.schema(spark_ddl(_columns(plan))).parquet(data)
+                parquet = spark.read.schema(spark_ddl(_columns(plan)))
+                frame = (parquet.option("basePath", data).parquet(
+                    *[join(data, f) for f in sorted(listing)]) if listed_only
+                    else parquet.parquet(data))
         else:
             frame = reader.format(fmt).load(data)
         if frame is not None and fmt == "parquet" and staged is not None:

@@ -46,34 +46,47 @@ def test_the_data_files_of_a_store_listing() -> None:
                                       "queue=B%2FC/part-1.zstd.parquet": 20}
 
 
-@pytest.mark.parametrize("target", [None, "1"])
-def test_a_queue_written_by_several_tasks_is_one_file_of_sorted_rows(
-        spark, tmp_path, monkeypatch, target) -> None:
-    import pyarrow.parquet as pq
-
-    from mqconsole.audit import export
-    from mqconsole.audit.export import ExportRequest, plan_export, run_export
-    from mqconsole.audit.sources import QueueSource
-
+def _two_queues(tmp_path) -> str:
+    """An embedded queue manager holding A.DLQ (1,500 messages) and B.DLQ (300)."""
     qm_path = tmp_path / "qm.sqlite"
     qm = open_embedded(str(qm_path), create=True, name="QM1")
     try:
-        for queue, depth in (("A.DLQ", 1500), ("B.DLQ", 300)):  # A more than its share:
-            qm.define_queue(QueueAttrs(name=queue, max_depth=100000))  # spread over tasks
+        for queue, depth in (("A.DLQ", 1500), ("B.DLQ", 300)):
+            qm.define_queue(QueueAttrs(name=queue, max_depth=100000))
             for m in mixed(depth):
                 qm.put(queue, m, context=Context.SET_ALL, syncpoint=True)
         qm.commit()
     finally:
         qm.close()
-    monkeypatch.setattr(export, "_partitions", lambda plan, parts: [  # each queue one read
+    return str(qm_path)
+
+
+def _spread_reads(monkeypatch) -> None:
+    """Each queue read by one task, as a queue of real MQ, and decoded by every task (A
+    more than its share): each task writes a file of each queue."""
+    from mqconsole.audit import export
+    from mqconsole.audit.sources import QueueSource
+
+    monkeypatch.setattr(export, "_partitions", lambda plan, parts: [
         QueueSource(q.key, q.queue) for q in plan.queues])
-    monkeypatch.setattr(export, "SPREAD_MIN_ROWS", 1000)  # ... decoded by every task
+    monkeypatch.setattr(export, "SPREAD_MIN_ROWS", 1000)
+
+
+@pytest.mark.parametrize("target", [None, "1"])
+def test_a_queue_written_by_several_tasks_is_one_file_of_sorted_rows(
+        spark, tmp_path, monkeypatch, target) -> None:
+    import pyarrow.parquet as pq
+
+    from mqconsole.audit.export import ExportRequest, plan_export, run_export
+
+    qm_path = _two_queues(tmp_path)
+    _spread_reads(monkeypatch)
     if target is not None:
         spark.conf.set("spark.mqconsole.targetFileBytes", target)
     try:
         run_export(spark, plan_export(ExportRequest(
             out=tmp_path / "snap", patterns=["A.DLQ", "B.DLQ"],
-            connections={"dev": {"backend": "embedded", "path": str(qm_path)}})))
+            connections={"dev": {"backend": "embedded", "path": qm_path}})))
     finally:
         spark.conf.unset("spark.mqconsole.targetFileBytes")
     snap = tmp_path / "snap"
@@ -95,3 +108,74 @@ def test_a_queue_written_by_several_tasks_is_one_file_of_sorted_rows(
         positions = sorted(pq.read_table(snap / "messages" / files[0],
                                          columns=["position"]).column(0).to_pylist())
         assert positions == list(range(1, 1501))
+
+
+@pytest.mark.parametrize("removal", ["works", "fails"])
+def test_a_store_without_a_rename_compacts_too(spark, tmp_path, monkeypatch,
+                                               removal) -> None:
+    """On a file system without a folder rename (an object store: a ``viewfs://`` made to
+    rename nothing, as tests/audit/test_store.py's) a queue's small files are compacted all
+    the same: the new files are written beside the old ones under names of their own, the
+    manifest lists only them, and the old ones are removed. A removal that fails (it is
+    best effort) leaves an old file there, unlisted: the export counts, and the report and
+    ``audit sql`` read, only the files the manifest lists."""
+    import pyarrow.parquet as pq
+
+    from mqconsole.audit import compact as compact_module
+    from mqconsole.audit import store as store_module
+    from mqconsole.audit.export import ExportRequest, plan_export, run_export
+    from mqconsole.audit.query import run_query
+    from mqconsole.audit.report import build_report
+    from mqconsole.audit.store import HadoopStore
+
+    from .scene import NOW
+    from .viewfs import mount
+
+    monkeypatch.setattr(store_module, "ATOMIC_RENAME", ("file",))
+    root = tmp_path / "fs"
+    root.mkdir()
+    out = f"{mount(spark, root)}/snap"
+    qm_path = _two_queues(tmp_path)
+    _spread_reads(monkeypatch)
+    planned: dict[str, tuple[list[str], int]] = {}  # what the compaction wrote again
+    plan = compact_module.plan_compaction
+
+    def planning(*args, **kwargs):
+        planned.update(plan(*args, **kwargs))
+        return dict(planned)
+
+    monkeypatch.setattr(compact_module, "plan_compaction", planning)
+    if removal == "fails":  # a data file's removal does nothing (HadoopStore's says nothing)
+        remove = HadoopStore.remove
+        monkeypatch.setattr(HadoopStore, "remove", lambda self, uri: None if uri.endswith(
+            ".parquet") else remove(self, uri))
+    summary = run_export(spark, plan_export(ExportRequest(
+        out=out, patterns=["A.DLQ", "B.DLQ"],
+        connections={"dev": {"backend": "embedded", "path": qm_path}})))
+    assert summary.rows == 1800
+    snap = root / "snap"
+    assert sorted(p.name for p in root.iterdir()) == ["snap"]  # in place: nothing beside
+    tasks = spark.sparkContext.defaultParallelism
+    assert tasks > 1 and {folder: (len(files), want) for folder, (files, want)
+                          in planned.items()} == {"queue=A.DLQ": (tasks, 1),
+                                                  "queue=B.DLQ": (tasks, 1)}
+    old = {f for files, _ in planned.values() for f in files}
+    manifest = json.loads((snap / "manifest.json").read_text())
+    listed = sorted(f["path"] for f in manifest["files"])
+    assert [f.split("/")[0] for f in listed] == ["queue=A.DLQ", "queue=B.DLQ"]  # one each
+    assert not old & set(listed)
+    assert sum(f["rows"] for f in manifest["files"]) == manifest["rows"] == 1800
+    there = {p.relative_to(snap / "messages").as_posix()
+             for p in (snap / "messages").rglob("*.parquet")}
+    assert there == set(listed) | (old if removal == "fails" else set())
+    assert not list(snap.rglob("_compact")) and not (snap / "_EXPORTING").exists()
+    for name in listed:
+        rows = pq.read_table(snap / "messages" / name,
+                             columns=["put_time", "position"]).to_pylist()
+        assert rows == sorted(rows, key=lambda r: (r["put_time"], r["position"]))
+    said: list[str] = []
+    assert build_report(spark, out, as_of=NOW, warn=said.append)["messages"] == 1800
+    assert build_report(spark, out, as_of=NOW, use_summary=False,
+                        warn=said.append)["messages"] == 1800
+    assert said == []  # no disagreement: the files listed are there, with their rows
+    assert run_query(spark, out, "SELECT count(*) AS n FROM messages").rows == [[1800]]
