@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
 from decimal import Decimal
 from pathlib import Path
@@ -44,7 +44,7 @@ from mqconsole.audit.errors import (
     unwrap,
 )
 from mqconsole.audit.report import iso
-from mqconsole.audit.snapshot import VIEW, open_snapshot, read_messages
+from mqconsole.audit.snapshot import VIEW, missing_note, open_snapshot, read_messages
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
@@ -86,6 +86,8 @@ class PreparedQuery:
     columns: list[str]
     frame: DataFrame | None  # None: the answer is ``described`` (DESCRIBE messages)
     described: list[list[Any]] | None = None
+    notes: list[str] = field(default_factory=list)
+    """What the reader says about the snapshot (files its manifest lists are missing)."""
 
 
 def check_query(text: str) -> str:
@@ -111,9 +113,10 @@ def prepare_query(spark: SparkSession, path: Any, text: str) -> PreparedQuery:
     query = check_query(text)
     folder = open_snapshot(spark, path)
     frame = read_messages(spark, folder)
+    notes = [note for note in [missing_note(folder)] if note]
     if _DESCRIBE.fullmatch(query):
         return PreparedQuery(["col_name", "data_type"], None,
-                             [[name, kind] for name, kind in frame.dtypes])
+                             [[name, kind] for name, kind in frame.dtypes], notes)
     try:
         for key, value in QUERY_CONF.items():
             spark.conf.set(key, value)
@@ -125,7 +128,7 @@ def prepare_query(spark: SparkSession, path: Any, text: str) -> PreparedQuery:
             raise
         raise _failed(e) from None
     check_plan(str(plan))
-    return PreparedQuery(columns, result)
+    return PreparedQuery(columns, result, notes=notes)
 
 
 def check_plan(plan: str) -> None:

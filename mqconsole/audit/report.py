@@ -133,7 +133,7 @@ def _build(spark: SparkSession, folder: SnapshotFolder, when: datetime, say: Pro
                 warn(_disagrees(differs))
                 use_summary = False
         else:  # the messages are read anyway: their pass counts each file's rows too
-            present = listed_present(spark, folder)
+            present = listed_present(folder)
             count_files = True
     if use_summary:
         stored = load_summary(spark, folder)

@@ -47,6 +47,9 @@ class SnapshotFolder:
     store: Store | None = None
     texts: dict[str, str | None] = field(default_factory=dict)
     """The snapshot's small files read when it was opened (URI: text, None when missing)."""
+    listing: dict[str, int] | None = None
+    """Every file under ``data`` when it was opened (path relative to it → bytes; the
+    store's listing), for a snapshot whose manifest lists its files; None otherwise."""
 
     @property
     def where(self) -> str:
@@ -73,6 +76,22 @@ class SnapshotFolder:
             return None
         return [str(f["path"]) for f in listed]
 
+    @property
+    def present(self) -> list[str] | None:
+        """The listed data files that are there (all of them, when the folder was not
+        listed): what a reader reads. Never a file the manifest does not list: a file
+        dropped into the folder later is not the snapshot's."""
+        listed = self.files
+        if listed is None or self.listing is None:
+            return listed
+        return [p for p in listed if p in self.listing]
+
+    @property
+    def missing(self) -> list[str]:
+        """The listed data files that are not there."""
+        listed, present = self.files or [], set(self.present or ())
+        return [p for p in listed if p not in present]
+
 
 def locate(path: str | Path, store: Store | None = None) -> SnapshotFolder:
     """Check that ``path`` (a path or URI) is a snapshot folder, through ``store`` (by
@@ -86,10 +105,10 @@ def locate(path: str | Path, store: Store | None = None) -> SnapshotFolder:
     where = display(root)
     manifest_uri, marker_uri = join(root, MANIFEST), join(root, COMMIT_MARKER)
     summary_uri, data_dir = join(root, SUMMARY_DIR, SUMMARY_FILE), join(root, DATA_DIR)
-    text, marker, summary, has_data_dir, there, is_folder = store.many([
+    text, marker, summary, has_data_dir, there, is_folder, listing = store.many([
         op("read_text", uri=manifest_uri), op("read_text", uri=marker_uri),
         op("read_text", uri=summary_uri), op("is_dir", uri=data_dir),
-        op("exists", uri=root), op("is_dir", uri=root)])
+        op("exists", uri=root), op("is_dir", uri=root), op("sizes", uri=data_dir)])
     if text is None:
         if not there:
             raise AuditInputError(f"snapshot folder {where} does not exist "
@@ -116,8 +135,13 @@ def locate(path: str | Path, store: Store | None = None) -> SnapshotFolder:
     # no rows; a folder of schema 1 (no list) must hold Parquet files
     if manifest.get("files") is None and not _has_parquet(store, data):
         raise AuditInputError(f"{where} holds no Parquet files: not an audit snapshot")
+    if manifest.get("files") is None:
+        listing = None  # schema 1: the folder is read whole
+    elif not has_data_dir:  # the data in the folder itself
+        listing = store.sizes(root)
     return SnapshotFolder(root=root, data=data, manifest=manifest, store=store, texts={
-        manifest_uri: text, marker_uri: marker, summary_uri: summary})
+        manifest_uri: text, marker_uri: marker, summary_uri: summary},
+        listing=None if listing is None else {str(k): int(v) for k, v in listing.items()})
 
 
 def unreadable(path: str | Path) -> str:
@@ -199,10 +223,11 @@ def check_committed(root: str, manifest: dict[str, Any], store: Store,
 def read_messages(spark: SparkSession, folder: SnapshotFolder,
                   files: list[str] | None = None) -> DataFrame:
     """The snapshot as a DataFrame, registered as the ``messages`` view: the files its
-    manifest lists (``files``: those of them, when some are missing)."""
+    manifest lists that are there (:attr:`SnapshotFolder.present`; ``files``: those
+    given). A listed file that is missing is said by :func:`missing_note`."""
     # partition folders are read as the strings they are: a queue named 007 stays 007
     spark.conf.set("spark.sql.sources.partitionColumnTypeInference.enabled", "false")
-    listed = folder.files if files is None else files  # only what the commit names
+    listed = folder.present if files is None else files  # only what the commit names
     # empty queues were exported: no file, the manifest's columns
     empty = manifest_ddl(folder) if listed == [] else None
     try:
@@ -223,6 +248,17 @@ def read_messages(spark: SparkSession, folder: SnapshotFolder,
                               f"{', '.join(missing)})")
     frame.createOrReplaceTempView(VIEW)
     return frame
+
+
+def missing_note(folder: SnapshotFolder) -> str | None:
+    """What a reader of the snapshot says when files its manifest lists are not there (it
+    reads the others); None when every one is."""
+    missing = folder.missing
+    if not missing:
+        return None
+    more = f" and {len(missing) - 1} more" if len(missing) > 1 else ""
+    return (f"the snapshot's data disagrees with its manifest ({missing[0]}{more} listed in "
+            "the manifest is missing): reading the files that are there")
 
 
 def manifest_ddl(folder: SnapshotFolder) -> str:

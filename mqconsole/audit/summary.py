@@ -648,28 +648,30 @@ def files_digest(files: list[dict[str, Any]]) -> str:
 
 def data_disagreement(spark: SparkSession, folder: SnapshotFolder
                       ) -> tuple[str | None, list[str]]:
-    """Check the snapshot's data files against its manifest (Spark counts each file's
-    rows): ``(None, listed)`` when every listed file is there with its rows, else (what
-    differs, the listed files still there to read)."""
+    """Check the snapshot's data files against its manifest (Spark counts the rows of each
+    listed file that is there; the folder's listing says which are): ``(None, listed)``
+    when every listed file is there with its rows, else (what differs, the listed files
+    still there to read). A file the manifest does not list is not the snapshot's, and not
+    read."""
     from .store import relative
 
-    frame = spark.read.parquet(folder.data)
     found: dict[str, int] = {}
-    for row in (frame.selectExpr("input_file_name() AS file").groupBy("file").count()
-                .collect()):
-        path = relative(row["file"], folder.data)
-        if path is not None:
-            found[path] = int(row["count"])
+    present = folder.present or []
+    if present:
+        frame = (spark.read.option("basePath", folder.data)
+                 .parquet(*[join(folder.data, p) for p in present]))
+        for row in (frame.selectExpr("input_file_name() AS file").groupBy("file").count()
+                    .collect()):
+            path = relative(row["file"], folder.data)
+            if path is not None:
+                found[path] = int(row["count"])
     return disagreement(folder, found)
 
 
-def listed_present(spark: SparkSession, folder: SnapshotFolder) -> list[str]:
-    """The data files the manifest lists that are there (Spark's listing of the data
-    folder, no job): what a report counting each file's rows as it reads them reads."""
-    from .store import relative
-
-    there = {relative(f, folder.data) for f in spark.read.parquet(folder.data).inputFiles()}
-    return [p for p in folder.files or [] if p in there]
+def listed_present(folder: SnapshotFolder) -> list[str]:
+    """The data files the manifest lists that are there (the folder's listing when it was
+    opened, no Spark): what a report counting each file's rows as it reads them reads."""
+    return list(folder.present or [])
 
 
 def disagreement(folder: SnapshotFolder, found: dict[str, int]

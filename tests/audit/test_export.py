@@ -414,6 +414,55 @@ def test_a_deleted_partition_file_makes_the_report_say_so_and_recount(spark, tmp
     assert again == damaged
 
 
+def test_the_readers_read_only_the_files_the_manifest_lists(spark, tmp_path, scene) -> None:
+    """A file dropped into the data folder later is not the snapshot's: not Parquet (a
+    note, a partial upload) or a copy of a listed file, the report and ``audit sql`` read
+    neither (the report read the whole folder: a stray text file failed it, exit 2). With
+    every listed file gone, the report says the data disagrees and counts nothing (Spark
+    could not infer a schema from empty folders: exit 2), and ``audit sql`` reads the
+    files that are there, saying which are missing (it failed on the first missing one)."""
+    import json
+    import shutil
+
+    from mqconsole.audit.export import run_export
+    from mqconsole.audit.query import prepare_query, run_query
+    from mqconsole.audit.report import build_report
+
+    from .scene import NOW
+
+    run_export(spark, plan_export(_request(tmp_path, scene)))
+    out = tmp_path / "snap"
+    manifest = json.loads((out / "manifest.json").read_text())
+    whole = build_report(spark, out, as_of=NOW)
+    first = out / "messages" / manifest["files"][0]["path"]
+    (first.parent / "notes.txt").write_text("not a Parquet file\n")
+    shutil.copy(first, first.parent / "part-99999-stray.c000.zstd.parquet")
+    count = "SELECT count(*) AS n FROM messages"
+    for use_summary in (True, False):
+        said: list[str] = []
+        assert build_report(spark, out, as_of=NOW, use_summary=use_summary,
+                            progress=said.append) == whole
+        assert not [s for s in said if "disagree" in s]
+    assert run_query(spark, out, count).rows == [[manifest["rows"]]]
+    for listed in manifest["files"]:
+        (out / "messages" / listed["path"]).unlink()
+    said = []
+    empty = build_report(spark, out, as_of=NOW, progress=said.append)
+    assert [s for s in said if "disagrees with its manifest" in s
+            and f"and {len(manifest['files']) - 1} more" in s]
+    assert empty["messages"] == 0 and empty["by_queue"] == []
+    prepared = prepare_query(spark, out, count)
+    assert [n for n in prepared.notes if "listed in the manifest is missing" in n
+            and n.endswith("reading the files that are there")]
+    assert run_query(spark, out, count).rows == [[0]]
+    from tests.cli.conftest import run_cli
+
+    r = run_cli("audit", "sql", "--in", str(out), "--master", "local[2]", count,
+                home=tmp_path / "home")
+    assert r.code == 0, r.err
+    assert "disagrees with its manifest" in r.err and "1 rows" in r.err
+
+
 def test_an_export_of_empty_queues_is_a_snapshot_of_no_rows(spark, tmp_path) -> None:
     """An empty dead-letter queue is the common case: its export commits a manifest that
     lists no file, and the report (zeros, five empty age buckets) and ``audit sql`` read

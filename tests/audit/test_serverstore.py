@@ -207,7 +207,7 @@ def test_export_report_and_sql_through_the_server_store(spark, on_the_server,
     report = build_report(spark, out, progress=said.append)
     assert report["messages"] == 5 and "from the stored aggregates" in said[0]
     assert on_the_server == [["read_text", "read_text", "read_text", "is_dir", "exists",
-                              "is_dir"]]
+                              "is_dir", "sizes"]]  # opened in one job, data folder listed
     del on_the_server[:]
     prepared = prepare_query(spark, out, "SELECT count(*) AS n FROM messages")
     assert prepared.frame is not None and prepared.frame.collect()[0]["n"] == 5

@@ -138,6 +138,8 @@ def sql(folder: str, query: str, as_json: bool, limit: int, out: str | None, fmt
     spark = open_spark(master, remote, conf=conf)
     with spark_failures("the query", unreadable=unreadable(folder)):
         prepared = prepare_query(spark, folder, query)
+        for text in prepared.notes:
+            say(f"note: {safe(text)}")
         if target is not None:
             rows = write_result(prepared, target, fmt)
             say(f"wrote {rows:,} rows to {safe(display(target))} ({fmt})")
