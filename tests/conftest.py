@@ -213,22 +213,35 @@ def spark_connect(spark_cluster, built_plugin, tmp_path_factory):
     by PID when the run ends, and the run fails if it outlives that. It runs as
     docs/audit.md says a site's does: with mqconsole's plugin (where a JDK built it), and
     ``viewfs://NAME/audit`` mounted on a folder of its own (``server.viewfs``: the URI and
-    the folder), a Hadoop file system only the server knows, standing for ``hdfs://``."""
+    the folder), a Hadoop file system only the server knows, standing for ``hdfs://``.
+    Its executors' Python workers carry tests/audit/taskmarks.py's probe: a file in
+    ``server.tasks`` for each partition of the ``mqconsole`` data source they read, what
+    test_connect proves an export ran there by."""
     import uuid
 
     from mqconsole.audit.storeplugin import server_settings
     from tests.audit.cluster import alive, connect_server
+    from tests.audit.taskmarks import sitecustomize
 
     folder = tmp_path_factory.mktemp("connect")
     root = folder / "viewfs"
     root.mkdir()
+    tasks, probe = folder / "tasks", folder / "probe"
+    tasks.mkdir()
+    probe.mkdir()
+    (probe / "sitecustomize.py").write_text(sitecustomize(tasks))
+    repo = Path(__file__).resolve().parents[1]  # (the probe imports tests.audit.taskmarks)
+    python_path = os.pathsep.join(p for p in (str(probe), str(repo),
+                                              os.environ.get("PYTHONPATH")) if p)
     name = f"mqconnect{uuid.uuid4().hex[:12]}"
-    settings = ["--conf", f"spark.hadoop.fs.viewfs.mounttable.{name}.link./audit=file://{root}"]
+    settings = ["--conf", f"spark.hadoop.fs.viewfs.mounttable.{name}.link./audit=file://{root}",
+                "--conf", f"spark.executorEnv.PYTHONPATH={python_path}"]
     if built_plugin is not None:
         settings += server_settings(built_plugin)
     with connect_server(folder, master=spark_cluster.url, settings=settings) as server:
         server.viewfs = (f"viewfs://{name}/audit", root)
         server.plugin = built_plugin is not None
+        server.tasks = tasks
         yield server
     assert not alive(server.process.pid), "the Connect server outlived its stop"
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -141,6 +142,14 @@ class ConnectServer:
     log: Path
     viewfs: tuple[str, Path] | None = None  # a viewfs:// URI only the server mounts, and where
     plugin: bool = False  # whether it runs mqconsole's plugin (tests/conftest.py)
+    tasks: Path | None = None  # where its executors' probe writes (tests/audit/taskmarks.py)
+
+    @property
+    def app_id(self) -> str | None:
+        """Its application's id on a standalone cluster (its log says it when connected)."""
+        found = re.search(r"Connected to Spark cluster with app ID (app-[0-9-]+)",
+                          self.log.read_text(errors="replace"))
+        return found.group(1) if found else None
 
 
 @contextlib.contextmanager

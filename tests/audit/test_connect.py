@@ -32,6 +32,7 @@ from tests.cli.conftest import Result, run_cli
 from .connect_client import Client
 from .reportdata import oracle
 from .scene import DEMO_QUEUES, NOW, QUEUES, Scene, build_scene, expected_rows, run_mqconsole
+from .taskmarks import failures, marks
 
 pytestmark = pytest.mark.cluster
 
@@ -69,6 +70,10 @@ class OverConnect:
     client_exit: int = 0
     guarded: list[str] = field(default_factory=list)
     """The processes that loaded the client's guard (its sitecustomize): the client's."""
+    client_pid: int = 0
+    read_there: dict[str, dict] = field(default_factory=dict)
+    """The marks the server's executors wrote while the first export ran (taskmarks.py)."""
+    probe_failed: list[str] = field(default_factory=list)
 
 
 @pytest.fixture(scope="module")
@@ -76,11 +81,11 @@ def over_connect(spark_connect, tmp_path_factory) -> OverConnect:
     """One client: the export, the report, sql, the bad query and three refused writes over
     Connect, in its own mount namespace where ``unshare`` allows (the folder the server and
     the worker share, hidden behind a private tmpfs: any file the client opened or wrote
-    there would be missing or lost). The client cannot read a queue or a file itself
-    either: its data source's reader, and the reader's ``read``, raise (a sitecustomize; the
-    server's Python workers import their own mqconsole, whose environment has no such
-    sitecustomize), so an export that holds every row was read on the server, nowhere
-    else."""
+    there would be missing or lost). The server's executors mark each partition they read
+    (tests/audit/taskmarks.py) in a folder of the server's, hidden from the client too: the
+    marks written while the export ran are what says where it was read. The client's own
+    data source reader, and the reader's ``read``, raise (a sitecustomize the server's
+    workers do not have): a guard against the client reading a queue or a file itself."""
     base = tmp_path_factory.mktemp("over-connect")
     scene = build_scene(base / "scene")
     shared, home = base / "shared", base / "home"
@@ -107,17 +112,22 @@ def over_connect(spark_connect, tmp_path_factory) -> OverConnect:
         (exports / name / "part-0.parquet").write_bytes(b"x")
         os.utime(exports / name, (time.time() - age, time.time() - age))
     unshare = _own_mount_namespace()
-    # the shared folder and the one the server's viewfs:// mounts, each behind a tmpfs
+    tasks = spark_connect.tasks
+    assert tasks is not None
+    # the shared folder, the one the server's viewfs:// mounts and the one its executors
+    # mark their reads in, each behind a tmpfs
     wrap = [] if unshare is None else [
         *unshare, "sh", "-c",
-        'mount -t tmpfs none "$0" && mount -t tmpfs none "$1" && shift && exec "$@"',
-        str(shared), str(vroot)]
+        'for d in "$0" "$1" "$2"; do mount -t tmpfs none "$d" || exit 1; done; '
+        'shift 2 && exec "$@"', str(shared), str(vroot), str(tasks)]
     url = spark_connect.url
     client = Client(wrap, env, home, base / "client.log")
     try:
+        earlier = set(marks(tasks))  # (other tests' exports on this server)
         export = client("--embedded", str(scene.qm_path), "audit", "export", "--out",
                         str(snap), "--queues", QUEUES, *map(str, scene.files), "--remote",
                         url, "--json")
+        read_there = {k: v for k, v in marks(tasks).items() if k not in earlier}
         report = client("audit", "report", "--in", str(snap), "--as-of",
                         "2026-11-25T10:00:00Z", "--json", "--remote", url)
         sql = client("audit", "sql", "--in", str(snap), "--json", "--remote", url,
@@ -154,7 +164,8 @@ def over_connect(spark_connect, tmp_path_factory) -> OverConnect:
         code = client.close()
     guarded = sorted(p.name for p in shadow.glob("loaded-*"))
     return OverConnect(scene, snap, url, unshare is not None, export, report, sql, bad,
-                       writes, seen, on_hadoop, (vbase, vroot), before, after, code, guarded)
+                       writes, seen, on_hadoop, (vbase, vroot), before, after, code, guarded,
+                       client.process.pid, read_there, failures(tasks))
 
 
 def test_export_report_and_sql_over_spark_connect(over_connect) -> None:
@@ -182,6 +193,37 @@ def test_export_report_and_sql_over_spark_connect(over_connect) -> None:
     # the guard was there: the client process loaded the sitecustomize that makes its own
     # reader raise (had its import failed, Python would have carried on without it)
     assert o.guarded, "the client's guard (sitecustomize) was not loaded"
+
+
+def test_the_export_was_read_by_the_servers_executors(over_connect, spark_connect,
+                                                      spark_cluster) -> None:
+    """Every partition of the export (each queue, each saved file) was read by a Python
+    worker that descends from an executor JVM of the Connect server's application on the
+    standalone worker: each wrote its mark (tests/audit/taskmarks.py) in a folder of the
+    server's, hidden from the client, with its process id and its ancestors' command lines
+    as they were while it read. None of those processes is the client's."""
+    o = over_connect
+    assert o.export.code == 0, o.export.err
+    assert not o.probe_failed, o.probe_failed  # the probe was installed in the executors
+    assert o.read_there, "no task of the server's executors read a partition of the export"
+    app = spark_connect.app_id
+    assert app is not None and (spark_cluster.logs / "work" / app).is_dir()
+    client = {o.client_pid, *(int(name.split("-")[1]) for name in o.guarded)}
+    queues, files = set(), set()
+    for mark in o.read_there.values():
+        ancestors = {pid: argv for pid, argv in mark["ancestors"]}
+        assert mark["pid"] in ancestors and not client & set(ancestors), mark
+        [executor] = [argv for argv in ancestors.values()
+                      if "org.apache.spark.executor.CoarseGrainedExecutorBackend" in argv]
+        assert executor[executor.index("--app-id") + 1] == app, executor
+        source = mark["source"]
+        if len(source) > 1 and isinstance(source[1], str):
+            queues.add((source[0], source[1]))
+        else:
+            files.add(source[0])
+    summary = json.loads(o.export.out)
+    assert queues == {(q["profile"], q["queue"]) for q in summary["queues"]}
+    assert files == {str(f) for f in o.scene.files}
 
 
 def test_the_client_never_sees_the_snapshot_folder(over_connect) -> None:
