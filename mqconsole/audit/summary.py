@@ -192,8 +192,8 @@ COMBINE_AGGREGATION = "spark.sql.execution.combineAdjacentAggregation"
 UNION_PARTITIONING = "spark.sql.unionOutputPartitioning"
 """Off: a UNION ALL of single-partition branches runs a task per branch, side by side (on,
 pyspark 4.3 zips them into one task)."""
-ONE_TASK_ROWS = 4_000_000
-"""Up to this many rows, one task counts the MsgIds' hashes (a few seconds of one core)."""
+CLIENT_HASH_ROWS = 4_000_000
+"""Up to this many rows, the MsgIds' hashes are counted by the client (32 MB at most)."""
 
 
 @contextmanager
@@ -215,35 +215,38 @@ def _settings(spark: SparkSession, settings: dict[str, str]) -> Iterator[None]:
 def duplicate_ids(spark: SparkSession, source: str, rows: int | None = None
                   ) -> list[dict[str, Any]]:
     """The MsgIds of ``source`` occurring more than once, with their count and queues, by
-    count, then MsgId. A 64-bit hash of each MsgId finds the candidates (one read of the
-    MsgIds, a hash aggregation on a ``long``); none, and that is all (every MsgId its own,
-    the usual dead-letter queue). Else only the candidates' rows are counted by (MsgId,
-    queue), fixed-width again (a set of queues per MsgId made Spark fall back to sorting
-    every candidate row), and summed per MsgId here: a MsgId that shares a hash but occurs
-    once drops out, so the counts stay exact.
+    count, then MsgId. A 64-bit hash of each MsgId finds the candidates; none, and that is
+    all (every MsgId its own, the usual dead-letter queue). Else only the candidates' rows
+    are counted by (MsgId, queue), fixed-width again (a set of queues per MsgId made Spark
+    fall back to sorting every candidate row), and summed per MsgId here: a MsgId that
+    shares a hash but occurs once drops out, so the counts stay exact.
 
-    Nearly every hash occurs once, so counting them before the shuffle saves nothing: one
-    count after it (:data:`BYPASS_PARTIAL`). ``rows`` (how many ``source`` holds, when
-    known) at most :data:`ONE_TASK_ROWS`: one task counts them all, no shuffle (the
-    shuffle of a million hashes cost Spark more than the counting)."""
-    if rows is not None and rows <= ONE_TASK_ROWS:
-        settings = {COMBINE_AGGREGATION: "true"}
-        sql = _repeated_hashes_in_one_task(source, "h")
+    ``rows`` (how many ``source`` holds, when known) at most :data:`CLIENT_HASH_ROWS`: the
+    hashes are computed by the tasks side by side and counted here, with Arrow's hash
+    count (8 bytes a row: 32 MB at the bound); a hash aggregation of them in Spark cost
+    more than the rest of the report (one task: 1.0-1.2 s for 1M rows, against 0.45 s for
+    the read, the transfer and Arrow's count; docs/benchmarks.md, session 16). More, or
+    not known: Spark counts them after one shuffle, no partial count before it (nearly
+    every hash occurs once, so counting before the shuffle saves nothing:
+    :data:`BYPASS_PARTIAL`)."""
+    hashed = f"SELECT xxhash64(msg_id) AS h FROM {source} WHERE msg_id IS NOT NULL"
+    if rows is not None and rows <= CLIENT_HASH_ROWS:
+        hashes = _repeated(spark.sql(hashed).toArrow())
     else:
-        settings = {BYPASS_PARTIAL: "true"}
-        sql = (f"SELECT xxhash64(msg_id) AS h FROM {source} WHERE msg_id IS NOT NULL "
-               f"GROUP BY 1 HAVING count(*) > 1")
-    with _settings(spark, settings):
-        hashes = spark.sql(sql).toArrow()
+        with _settings(spark, {BYPASS_PARTIAL: "true"}):
+            hashes = spark.sql(f"{hashed} GROUP BY 1 HAVING count(*) > 1").toArrow()
     return _candidates(spark, source, hashes)
 
 
-def _repeated_hashes_in_one_task(source: str, name: str) -> str:
-    """The SQL of the MsgIds' 64-bit hashes (as ``name``) that occur more than once in
-    ``source``, counted in one task (no shuffle): :func:`duplicate_ids`' first step for a
-    few rows, and :func:`_one_job`'s duplicates part for a bigger snapshot."""
-    return (f"SELECT {name} FROM (SELECT /*+ COALESCE(1) */ xxhash64(msg_id) AS {name} "
-            f"FROM {source} WHERE msg_id IS NOT NULL) GROUP BY {name} HAVING count(*) > 1")
+def _repeated(hashes: Any) -> Any:
+    """The values of the Arrow table ``hashes`` (one column, ``h``) found more than once, as
+    a table of column ``h``."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    counts = pc.value_counts(hashes.column(0))
+    repeated = counts.filter(pc.greater(counts.field("counts"), 1)).field("values")
+    return pa.table({"h": repeated.cast(pa.int64())})
 
 
 def _candidates(spark: SparkSession, source: str, hashes: Any) -> list[dict[str, Any]]:
@@ -477,11 +480,11 @@ def from_the_messages(spark: SparkSession, source: str, plugins: list[str],
     the age bucket), collected (the compact groups: small), every list's rows summed here
     (:func:`rollup`, named by ``list``, the file's with ``by_file``: :data:`FILE_LIST`);
     the total row's ``oldest`` and ``youngest`` the messages themselves (:func:`extremes`,
-    a few pages), and the duplicates by :func:`duplicate_ids` (the MsgIds' 64-bit hashes
-    counted in one task). Not the export's one pass with its duplicates: shuffling every
-    MsgId to count it exactly doubled the report's CPU at 1M rows (6.0-6.5 CPU-s against
-    2.5-3.3, docs/benchmarks.md session 15), where the hashes' count in one task, and the
-    candidates' rows only when a hash repeats, cost less than the shuffle."""
+    a few pages), and the duplicates by :func:`duplicate_ids` (the MsgIds' 64-bit hashes,
+    counted by the client up to :data:`CLIENT_HASH_ROWS`). Not the export's one pass with
+    its duplicates: shuffling every MsgId to count it exactly doubled the report's CPU at
+    1M rows (6.0-6.5 CPU-s against 2.5-3.3, docs/benchmarks.md session 15), where the
+    hashes' count, and the candidates' rows only when a hash repeats, cost less."""
 
     union, dims = one_pass(spark, source, plugins, [], extra=extra, by_file=by_file,
                            arrivals=False, duplicates=False)
