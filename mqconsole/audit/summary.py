@@ -222,13 +222,12 @@ def duplicate_ids(spark: SparkSession, source: str, rows: int | None = None
     shares a hash but occurs once drops out, so the counts stay exact.
 
     ``rows`` (how many ``source`` holds, when known) at most :data:`CLIENT_HASH_ROWS`: the
-    hashes are computed by the tasks side by side and counted here, with Arrow's hash
-    count (8 bytes a row: 32 MB at the bound); a hash aggregation of them in Spark cost
-    more than the rest of the report (one task: 1.0-1.2 s for 1M rows, against 0.45 s for
-    the read, the transfer and Arrow's count; docs/benchmarks.md, session 16). More, or
-    not known: Spark counts them after one shuffle, no partial count before it (nearly
-    every hash occurs once, so counting before the shuffle saves nothing:
-    :data:`BYPASS_PARTIAL`)."""
+    hashes are computed by the tasks side by side and counted here (8 bytes a row: 32 MB
+    at the bound); a hash aggregation of them in Spark cost more than the rest of the
+    report (one task: 1.0-1.2 s for 1M rows, against 0.35-0.45 s for the read, the
+    transfer and the count here; docs/benchmarks.md, session 16). More, or not known:
+    Spark counts them after one shuffle, no partial count before it (nearly every hash
+    occurs once, so counting before the shuffle saves nothing: :data:`BYPASS_PARTIAL`)."""
     hashed = f"SELECT xxhash64(msg_id) AS h FROM {source} WHERE msg_id IS NOT NULL"
     if rows is not None and rows <= CLIENT_HASH_ROWS:
         hashes = _repeated(spark.sql(hashed).toArrow())
@@ -240,13 +239,14 @@ def duplicate_ids(spark: SparkSession, source: str, rows: int | None = None
 
 def _repeated(hashes: Any) -> Any:
     """The values of the Arrow table ``hashes`` (one column, ``h``) found more than once, as
-    a table of column ``h``."""
+    a table of column ``h``: sorted, each compared with the next (numpy's sort of 1M longs:
+    0.05 s, a third of Arrow's hash count)."""
+    import numpy as np
     import pyarrow as pa
-    import pyarrow.compute as pc
 
-    counts = pc.value_counts(hashes.column(0))
-    repeated = counts.filter(pc.greater(counts.field("counts"), 1)).field("values")
-    return pa.table({"h": repeated.cast(pa.int64())})
+    values = np.sort(hashes.column(0).to_numpy())
+    repeated = np.unique(values[1:][values[1:] == values[:-1]])
+    return pa.table({"h": pa.array(repeated, type=pa.int64())})
 
 
 def _candidates(spark: SparkSession, source: str, hashes: Any) -> list[dict[str, Any]]:
