@@ -17,6 +17,9 @@ and renaming the staged folder onto the claimed, empty one::
                          Parquet (zstd) or CSV
     DIR/_summary/        the report's aggregates (Parquet snapshots only: summary.py)
 
+While the export runs it writes a heartbeat in its staging folder (``heartbeat.py``),
+removed before the folder is published: the next export to the same ``--out`` and ``audit
+clean`` remove a staging folder whose heartbeat has stopped (:meth:`.store.Store.abandoned`).
 Folders are 0700 and files 0600 (a snapshot may hold payloads). ``--out`` that exists is
 refused unless ``replace`` (and then only when it is a snapshot). Browse only: an audit
 never removes a message.
@@ -43,6 +46,7 @@ from mqconsole.ops.dmpfile import DmpReader
 
 from .columns import PARTITION_COLUMNS, SCHEMA_VERSION, snapshot_columns
 from .errors import AuditError, AuditInputError, NoSpace, SparkFailed
+from .heartbeat import Heartbeat
 from .progress import Progress, read_progress
 from .remote import cancel_all, master_of
 from .sources import (
@@ -57,11 +61,12 @@ from .sources import (
     split_queue,
 )
 from .store import (
-    LEFTOVER_SECONDS,
+    HEARTBEAT,
     LocalStore,
     Op,
     Store,
     display,
+    gone,
     join,
     local_path,
     name_of,
@@ -516,25 +521,31 @@ def run_export(spark: SparkSession, plan: ExportPlan, *,
     out = to_uri(request.out)
     store = store_for(spark, out)
     # what is there, in one go (over Connect, each Store.many is one job on the server)
-    there, old_manifest, beside, claimed, committed = store.many([
+    there, old_manifest, beside, claimed, committed, beat_age, beat_text = store.many([
         op("exists", uri=out), op("read_text", uri=join(out, MANIFEST)),
         op("children", uri=parent(out)), op("age", uri=join(out, CLAIM)),
-        op("exists", uri=join(out, COMMIT_MARKER))])
-    if there and _abandoned_in_place(claimed, committed):  # a killed in-place export's
-        store.remove(out)
+        op("exists", uri=join(out, COMMIT_MARKER)), op("age", uri=join(out, HEARTBEAT)),
+        op("read_text", uri=join(out, HEARTBEAT))])
+    if there and _abandoned_in_place(claimed, committed, beat_age, beat_text):  # a killed
+        store.remove(out)  # in-place export's
         there, old_manifest = False, None
     if request.remote or local_path(out) is None:  # not checked by the plan
         _check_target(store, out, request.replace, there, old_manifest)
     remove_leftovers(out, store, names=beside)
     renames = store.renames(out)
-    if renames:  # staged beside --out, published by a rename
-        staged = join(parent(out), f".{name_of(out)}.tmp-{os.getpid()}-{uuid.uuid4().hex[:12]}")
-        store.mkdirs(staged)
-    else:  # written in place, committed by the marker written last
-        staged = out
+    # staged beside --out, published by a rename; or written in place, committed by the
+    # marker written last. Either beats while the export runs (heartbeat.py), its first
+    # beat written with the folder or the claim
+    staged = (join(parent(out), f".{name_of(out)}.tmp-{os.getpid()}-{uuid.uuid4().hex[:12]}")
+              if renames else out)
+    heartbeat = Heartbeat(store, staged)
+    if renames:
+        store.many([op("mkdirs", uri=staged), *heartbeat.ops()])
+    else:
         try:
             store.many([op("mkdirs", uri=out),
-                        op("write_new", uri=join(out, CLAIM), text=f"{os.getpid()}\n")])
+                        op("write_new", uri=join(out, CLAIM), text=f"{os.getpid()}\n"),
+                        *heartbeat.ops()])
         except FileExistsError:
             raise _taken(out) from None
     held = store.hold(staged)
@@ -542,6 +553,7 @@ def run_export(spark: SparkSession, plan: ExportPlan, *,
     master = master_of(spark)
     progress_dir = _progress_folder(spark)
     try:
+        heartbeat.start()
         sources, owners, keep = _run_job(spark, plan, staged, _parallelism(spark),
                                          progress_dir, report, cancel)
         if report is not None and progress_dir is not None:
@@ -573,20 +585,26 @@ def run_export(spark: SparkSession, plan: ExportPlan, *,
         writes.append(_manifest(staged, plan, seconds, master, files))
         writes += [op("write_new", uri=join(staged, COMMIT_MARKER), text=""),  # last: the
                    op("make_private", uri=staged)]  # snapshot is complete
-        last = (op("publish", staged=staged, out=out, replace=request.replace) if renames
-                else op("remove", uri=join(out, CLAIM)))
+        # the heartbeat is no file of the snapshot: gone before it is published (the
+        # staging folder's own age, just changed, stands for it until then), or, in place,
+        # once the marker is written and the claim removed
+        heartbeat.stop()
+        beat_gone = op("remove", uri=heartbeat.uri)
+        last = ([beat_gone, op("publish", staged=staged, out=out, replace=request.replace)]
+                if renames else [op("remove", uri=join(out, CLAIM)), beat_gone])
         try:
             if held is None:  # nothing held here to let go of first: the commit in one go
-                store.many([*writes, last])
+                store.many([*writes, *last])
             else:
                 store.many(writes)
                 store.release(held, staged)
                 held = None
-                store.many([last])
+                store.many(last)
         except _NameTaken:
             raise _taken(out) from None
         held = None
     except BaseException as exc:
+        heartbeat.stop()  # no beat after this: none may make the folder again
         store.release(held, staged)
         store.remove(staged)
         if isinstance(exc, OSError) and exc.errno == errno.ENOSPC:
@@ -608,12 +626,14 @@ def run_export(spark: SparkSession, plan: ExportPlan, *,
 CLAIM = "_EXPORTING"  # an in-place export's claim on --out, removed when it commits
 
 
-def _abandoned_in_place(claim_age: float | None, committed: bool) -> bool:
+def _abandoned_in_place(claim_age: float | None, committed: bool, beat_age: float | None,
+                        beat_text: str | None) -> bool:
     """Is a folder what an in-place export (a file system without an atomic rename) left
-    when it was killed: its claim there, no commit marker, the claim older than a live
-    export's could be (``LEFTOVER_SECONDS``: whether its process lives cannot be told from
-    here)? Such a folder is removed by the next export to it and by ``audit clean``."""
-    return claim_age is not None and not committed and claim_age > LEFTOVER_SECONDS
+    when it was killed: its claim there, no commit marker, and its heartbeat older than
+    the bound it declares (:func:`.store.gone`; without one, an older version's, the
+    claim older than ``LEFTOVER_SECONDS``)? Such a folder is removed by the next export to
+    it and by ``audit clean``."""
+    return claim_age is not None and not committed and gone(beat_age, beat_text, claim_age)
 
 
 class OutTaken(AuditInputError):
@@ -648,10 +668,11 @@ def clean_staging(folder: str | Path, store: Store | None = None
     removed, kept = [], []
     if store.is_dir(target):
         places.append((target, None))
-        claim_age, committed = store.many([op("age", uri=join(target, CLAIM)),
-                                           op("exists", uri=join(target, COMMIT_MARKER))])
+        claim_age, committed, beat_age, beat_text = store.many([
+            op("age", uri=join(target, CLAIM)), op("exists", uri=join(target, COMMIT_MARKER)),
+            op("age", uri=join(target, HEARTBEAT)), op("read_text", uri=join(target, HEARTBEAT))])
         if claim_age is not None and not committed:  # an in-place export's --out
-            if _abandoned_in_place(claim_age, committed):
+            if _abandoned_in_place(claim_age, committed, beat_age, beat_text):
                 store.remove(target)
                 return [display(target)], []
             return [], [display(target)]

@@ -9,7 +9,9 @@ with :class:`~.store.LocalStore`: a ``file:`` path the server's executors share.
 to mqconsole's relation plugin on the server's driver (:mod:`.storeplugin`, HadoopStore's
 operations in Java), the same JSON in and the same ``(status, value)`` rows out; a server
 without the plugin is said in one sentence (how to add it, or ``--master``). A staging
-folder left by a killed export is known by its age.
+folder left by a killed export is known by its heartbeat (heartbeat.py): a ``file:`` one's
+beats are jobs that may wait behind the export's own for an executor, so they declare the
+generous :data:`~.store.QUEUED_STALE_SECONDS`; the plugin's are not (no executor).
 
 What this costs the server (issue 26): each job about half a CPU-second, so
 :meth:`ServerStore.many` does a list of operations in one job, in order, the first failure
@@ -26,7 +28,16 @@ import json
 from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
-from .store import OPERATIONS, LocalStore, Op, OutTaken, Store, scheme_of
+from .store import (
+    OPERATIONS,
+    QUEUED_STALE_SECONDS,
+    STALE_SECONDS,
+    LocalStore,
+    Op,
+    OutTaken,
+    Store,
+    scheme_of,
+)
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -159,6 +170,12 @@ class ServerStore(Store):
             if is_missing_plugin(e):
                 raise missing_plugin(uri) from None
             raise
+
+    def beat_bound(self, uri: str) -> float:
+        """A ``file:`` heartbeat is written by a one-task job on an executor, which waits
+        behind the export's own jobs under Spark's FIFO scheduler (heartbeat.py): the
+        generous bound. Another URI's, by the plugin on the server's driver: no wait."""
+        return QUEUED_STALE_SECONDS if scheme_of(uri) == "file" else STALE_SECONDS
 
     def _run(self, op: str, **args: Any) -> Any:
         return self.many([(op, args)])[0]

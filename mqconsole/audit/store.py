@@ -26,6 +26,7 @@ stored aggregates' ``summary.json``, listing, publishing) through a :class:`Stor
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import posixpath
 import re
@@ -42,8 +43,24 @@ if TYPE_CHECKING:
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
 # file systems whose folder rename is atomic and refuses an existing target
 ATOMIC_RENAME = ("file", "hdfs", "viewfs", "webhdfs", "swebhdfs", "o3fs", "ofs")
-LEFTOVER_SECONDS = 24 * 3600  # a staging folder without a lock this old was abandoned
 LOCK = ".lock"
+
+# A running export proves it lives by a heartbeat (heartbeat.py): the file HEARTBEAT in its
+# staging folder (or, writing in place, in --out beside its claim), written again through
+# its store every BEAT_SECONDS. Another export, or `audit clean`, takes the folder for a
+# killed export's once the heartbeat's own modification time (the file system's clock, as
+# Store.age reads it: no time written by the exporting machine is trusted) is older than
+# the bound the heartbeat declares: STALE_SECONDS (20 missed beats: a few late ones, and a
+# few minutes of clock difference between the judging machine and the file system, cost
+# nothing) where beats are written by the driver itself, QUEUED_STALE_SECONDS where they are
+# Spark jobs that can wait for an executor (serverstore.py). A folder without a heartbeat
+# (an older version's, or a beat being rewritten) falls back to its own age against
+# LEFTOVER_SECONDS. LocalStore (the driver's own disk) holds a lock, which is exact.
+HEARTBEAT = "_HEARTBEAT"
+BEAT_SECONDS = 30.0
+STALE_SECONDS = 10 * 60
+QUEUED_STALE_SECONDS = 6 * 3600
+LEFTOVER_SECONDS = 24 * 3600  # a folder without a heartbeat (or a lock) this old was abandoned
 
 
 class OutTaken(FileExistsError):
@@ -190,9 +207,55 @@ class Store:
     def release(self, held: Any, staged: str) -> None:
         return None
 
+    def beat_bound(self, uri: str) -> float:
+        """How long after its last beat an export writing its heartbeat to ``uri`` through
+        this store may be taken for gone: written by this process itself (the driver's
+        disk, its Hadoop), a beat is late only by a stall of the writing machine."""
+        return STALE_SECONDS
+
     def abandoned(self, staged: str) -> bool:
-        age = self.age(staged)
+        """Whether the export that staged ``staged`` is gone: its heartbeat older than the
+        bound it declares, or (no heartbeat: an older version's folder) the folder older
+        than :data:`LEFTOVER_SECONDS`; one round trip (:meth:`many`)."""
+        beat = join(staged, HEARTBEAT)
+        beat_age, beat_text, age = self.many([op("age", uri=beat), op("read_text", uri=beat),
+                                              op("age", uri=staged)])
+        return gone(beat_age, beat_text, age)
+
+
+def heartbeat_text(stale_after: float, every: float = BEAT_SECONDS) -> str:
+    """What a heartbeat holds: who writes it (host, process), when by the writer's clock
+    (for a person reading it: the judgement reads the file's modification time), how
+    often it is written and after how long without a beat its export may be taken for
+    gone (``stale_after``, :meth:`Store.beat_bound`)."""
+    import socket
+    from datetime import UTC, datetime
+
+    return json.dumps({"host": socket.gethostname(), "pid": os.getpid(),
+                       "time": datetime.now(UTC).isoformat().replace("+00:00", "Z"),
+                       "every": every, "stale_after": stale_after}) + "\n"
+
+
+def declared_bound(text: str | None) -> float:
+    """The bound a heartbeat's text declares, kept between :data:`STALE_SECONDS` and
+    :data:`LEFTOVER_SECONDS`; :data:`LEFTOVER_SECONDS` when the text cannot be read (gone
+    or being rewritten between two looks, half written, not ours)."""
+    try:
+        declared = float(json.loads(text or "")["stale_after"])
+    except (ValueError, TypeError, KeyError):
+        return LEFTOVER_SECONDS
+    if declared != declared:  # NaN
+        return LEFTOVER_SECONDS
+    return min(max(declared, STALE_SECONDS), LEFTOVER_SECONDS)
+
+
+def gone(beat_age: float | None, beat_text: str | None, age: float | None) -> bool:
+    """Whether an export is gone, from its heartbeat's age and text (as the store read
+    them) or, without a heartbeat, the age of what it left (its staging folder, or its
+    claim on an ``--out`` written in place) against :data:`LEFTOVER_SECONDS`."""
+    if beat_age is None:
         return age is not None and age > LEFTOVER_SECONDS
+    return beat_age > declared_bound(beat_text)
 
 
 def _create(path: str, data: bytes) -> None:
@@ -528,6 +591,8 @@ class HadoopStore(Store):
             raise
 
 
-__all__ = ["ATOMIC_RENAME", "OPERATIONS", "HadoopStore", "LocalStore", "Op", "OutTaken", "Store",
-           "display", "has_scheme", "join", "local_path", "name_of", "op", "parent", "relative",
+__all__ = ["ATOMIC_RENAME", "BEAT_SECONDS", "HEARTBEAT", "LEFTOVER_SECONDS", "OPERATIONS",
+           "QUEUED_STALE_SECONDS", "STALE_SECONDS", "HadoopStore", "LocalStore", "Op",
+           "OutTaken", "Store", "declared_bound", "display", "gone", "has_scheme",
+           "heartbeat_text", "join", "local_path", "name_of", "op", "parent", "relative",
            "scheme_of", "to_uri"]

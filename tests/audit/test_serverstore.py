@@ -140,10 +140,14 @@ def test_an_unknown_operation_is_refused() -> None:
 @pytest.fixture
 def on_the_server(monkeypatch) -> list[list[str]]:
     """Every audit command's store is the Connect store (on the test's classic session);
-    the operations of each ``many`` (each a job) are listed."""
+    the operations of each ``many`` (each a job) are listed. The export's heartbeat beats
+    only with its folder (its thread's beats, every 30 s, would come in among the jobs
+    counted when the export is slow: test_heartbeat.py watches those)."""
     import mqconsole.audit.export as export
+    import mqconsole.audit.heartbeat as heartbeat
     import mqconsole.audit.stores as stores
 
+    monkeypatch.setattr(heartbeat, "BEAT_SECONDS", 10 ** 9)
     batches: list[list[str]] = []
     many = ServerStore.many
 
@@ -159,10 +163,11 @@ def on_the_server(monkeypatch) -> list[list[str]]:
 
 def test_export_report_and_sql_through_the_server_store(spark, on_the_server,
                                                         tmp_path) -> None:
-    """An export checks its --out in one job, makes its staging folder, lists the data
-    files written (their bytes decide the compaction) and commits in one job (the stored
-    aggregates' files and their description, the manifest, the marker, the permissions,
-    the publishing); opening a snapshot is one job."""
+    """An export checks its --out in one job, makes its staging folder with its first
+    heartbeat, lists the data files written (their bytes decide the compaction) and
+    commits in one job (the stored aggregates' files and their description, the manifest,
+    the marker, the permissions, the heartbeat's removal, the publishing); opening a
+    snapshot is one job."""
     from mqconsole.audit.export import ExportRequest, plan_export, run_export
     from mqconsole.audit.query import prepare_query
     from mqconsole.audit.report import build_report
@@ -191,10 +196,11 @@ def test_export_report_and_sql_through_the_server_store(spark, on_the_server,
     summary = run_export(spark, plan_export(request(out)))
     assert summary.rows == 5
     assert on_the_server == [
-        ["exists", "read_text", "children", "age", "exists"], ["mkdirs"], ["sizes"],
+        ["exists", "read_text", "children", "age", "exists", "age", "read_text"],
+        ["mkdirs", "remove", "write_new"], ["sizes"],
         ["write_bytes", "write_new"] * 2  # the lists, the duplicates; the arrival times
         + ["publish", "write_new", "remove"]  # moved from the pass's folder, which goes
-        + ["write_new", "write_new", "write_new", "make_private", "publish"]]
+        + ["write_new", "write_new", "write_new", "make_private", "remove", "publish"]]
     assert sorted(p.name for p in (out / "_summary").iterdir()) == [
         "arrivals", "duplicates", "lists", "summary.json"]
     manifest = json.loads((out / "manifest.json").read_text())
@@ -218,7 +224,8 @@ def test_export_report_and_sql_through_the_server_store(spark, on_the_server,
     with pytest.raises(AuditInputError, match="exists: choose another --out"):
         run_export(spark, plan)
     # nothing written: the first look only
-    assert on_the_server == [["exists", "read_text", "children", "age", "exists"]]
+    assert on_the_server == [["exists", "read_text", "children", "age", "exists", "age",
+                              "read_text"]]
     assert sorted(p.name for p in base.iterdir()) == ["other", "snap"]
 
 

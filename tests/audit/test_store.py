@@ -73,7 +73,8 @@ def test_audit_clean_on_another_file_system_goes_through_sparks_hadoop(spark, tm
                                                                         viewfs) -> None:
     """``audit clean`` of a Hadoop URI (viewfs:// here, as hdfs:// would be): the staging a
     killed export left 24 hours ago is removed, a younger one kept and named (no lock can
-    be seen on another file system: age decides), anything else left alone; without
+    be seen on another file system, and without a heartbeat, an older version's, age
+    decides: test_heartbeat.py has those with one), anything else left alone; without
     Spark (the CLI starts it for such a folder) the function refuses in one sentence."""
     import time
 
@@ -98,7 +99,8 @@ def test_audit_clean_on_another_file_system_goes_through_sparks_hadoop(spark, tm
     assert not old.exists() and young.is_dir() and other.is_dir()
     r = run_cli("audit", "clean", f"{base}/exports/snap", "--master", "local[2]",
                 home=tmp_path / "home")
-    assert r.code == 0 and "kept" in r.out and "younger than 24 hours" in r.out, r.err
+    assert r.code == 0 and "kept" in r.out and "its heartbeat is recent, or it has none and " \
+        "is younger than 24 hours" in r.out, r.err
     r = run_cli("audit", "clean", f"{base}/no/such", "--master", "local[2]",
                 home=tmp_path / "home")
     assert r.code == 2 and "no such folder" in r.err and "Traceback" not in r.err

@@ -207,8 +207,9 @@ def clean(folders: tuple[str, ...], as_json: bool, master: str | None, remote: s
     folder an export may still hold is kept and named. This machine's folders without
     Spark; another file system's (hdfs://, s3a://, ...) through Spark's Hadoop (--master),
     or the Connect server's with --remote (a Hadoop URI through mqconsole's plugin there:
-    'audit connect-plugin'), where a staging folder is removed once 24 hours old (whether
-    its export lives cannot be told from here)."""
+    'audit connect-plugin'), where a staging folder is removed once its export's
+    heartbeat has stopped (10 minutes without a beat; 6 hours where a Connect server's
+    executors write it; 24 hours of age for an older version's, without one)."""
     from mqconsole.audit.errors import spark_failures
     from mqconsole.audit.export import clean_staging
     from mqconsole.audit.store import local_path, to_uri
@@ -231,9 +232,10 @@ def clean(folders: tuple[str, ...], as_json: bool, master: str | None, remote: s
         return
     for path in removed:
         click.echo(f"removed {safe(path)}")
-    for path in kept:  # (another file system's: by age, a lock cannot be seen there)
+    for path in kept:  # (another file system's: by its heartbeat, no lock is seen there)
         why = ("an export is writing it" if local_path(to_uri(path)) is not None else
-               "younger than 24 hours: an export may still be writing it")
+               "an export may still be writing it: its heartbeat is recent, or it has none "
+               "and is younger than 24 hours")
         click.echo(f"kept {safe(path)} ({why})")
     if not removed and not kept:
         click.echo("nothing to clean: no staging folder of a killed export there")
