@@ -258,6 +258,18 @@ def gone(beat_age: float | None, beat_text: str | None, age: float | None) -> bo
     return beat_age > declared_bound(beat_text)
 
 
+def _text(data: bytes, uri: str) -> str:
+    """``data`` as UTF-8 text; else the OSError every store raises for it (the Connect
+    plugin's too: ``EILSEQ``, "not UTF-8 text", the file), which the CLI says as "cannot use
+    FILE: not UTF-8 text" (exit 2), not a decoding error's traceback."""
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        import errno
+
+        raise OSError(errno.EILSEQ, "not UTF-8 text", display(uri)) from None
+
+
 def _create(path: str, data: bytes) -> None:
     """A new local file holding ``data``, 0600 (FileExistsError where one is there)."""
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0),
@@ -278,8 +290,8 @@ class LocalStore(Store):
 
     def read_text(self, uri: str) -> str | None:
         try:
-            with open(self._p(uri), encoding="utf-8") as fp:
-                return fp.read()
+            with open(self._p(uri), "rb") as fp:
+                return _text(fp.read(), uri)
         except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
             return None
 
@@ -453,7 +465,7 @@ class HadoopStore(Store):
             data = self.jvm.org.apache.commons.io.IOUtils.toByteArray(stream)
         finally:
             stream.close()
-        return bytes(data).decode("utf-8")
+        return _text(bytes(data), uri)
 
     def exists(self, uri: str) -> bool:
         fs, path = self._fs(uri)

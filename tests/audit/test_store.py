@@ -162,3 +162,24 @@ def test_an_export_in_place_and_what_a_killed_one_left(spark, tmp_path, viewfs,
     assert not old.exists() and (young / "_EXPORTING").is_file()
     assert clean_staging(out, store) == ([], [])  # a committed snapshot: not touched
     assert (left / "_SUCCESS").is_file()
+
+
+def test_a_file_that_is_not_utf8_text_is_the_same_oserror_from_every_store(spark, tmp_path,
+                                                                            viewfs) -> None:
+    """A manifest (or heartbeat) of hostile bytes: each store raises what the Connect
+    plugin's does (EILSEQ, "not UTF-8 text", the file), which the CLI says in one sentence;
+    it was a UnicodeDecodeError (exit 70)."""
+    import errno
+
+    from mqconsole.audit.store import LocalStore
+
+    base, root = viewfs
+    (root / "manifest.json").write_bytes(b"\xff\xfe{}")
+    (tmp_path / "manifest.json").write_bytes(b"{\"a\": \"\xc3\"}")
+    for store, uri, where in (
+            (store_for(spark, base), f"{base}/manifest.json", f"{base}/manifest.json"),
+            (LocalStore(), to_uri(tmp_path / "manifest.json"), str(tmp_path / "manifest.json"))):
+        with pytest.raises(OSError) as e:
+            store.read_text(uri)
+        assert (e.value.errno, e.value.strerror, e.value.filename) == (
+            errno.EILSEQ, "not UTF-8 text", where)

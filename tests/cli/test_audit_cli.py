@@ -186,6 +186,11 @@ def test_not_a_query_missing_snapshot_and_bad_time_are_exit_2_before_spark(tmp_p
     (tmp_path / "manifest.json").write_text('{"format": "parquet"}')
     r = before_spark("audit", "report", "--in", str(tmp_path))
     assert r.code == 2 and "no Parquet files" in r.err
+    (tmp_path / "manifest.json").write_bytes(b'\xff\xfe{"format": "parquet"}')
+    for command in (["report"], ["sql", "SELECT 1"]):  # was exit 70, a UnicodeDecodeError
+        r = before_spark("audit", command[0], "--in", str(tmp_path), *command[1:])
+        assert r.code == 2, r.err
+        assert f"cannot use {tmp_path / 'manifest.json'}: not UTF-8 text" in r.err
     (tmp_path / "manifest.json").unlink()
     r = before_spark("audit", "report", "--in", str(tmp_path), "--as-of", "yesterday")
     assert r.code == 2 and "ISO 8601" in r.err
