@@ -83,3 +83,16 @@ def test_clean_removes_a_replaced_snapshot_only_once_its_successor_is_committed(
                 before_spark=True)
     assert r.code == 0 and json.loads(r.out) == {"removed": [], "kept": []}, r.out
     assert (exports / ".gone.old-0123456789ab" / "manifest.json").is_file()
+
+
+def test_why_a_staging_folder_was_kept_names_what_judged_it(tmp_path) -> None:
+    """This machine's folder in a classic session is judged by its export's lock; over
+    Spark Connect (--remote) the same path is judged on the server by its heartbeat, and a
+    held lock is not what kept it (it said "an export is writing it" there too)."""
+    from mqconsole.cli.commands.audit_cmd import kept_because
+
+    staged = str(tmp_path / ".snap.tmp-1-abc")
+    assert kept_because(staged, remote=False) == "an export is writing it"
+    assert kept_because(staged, remote=True).startswith("an export may still be writing it")
+    assert kept_because("hdfs://nn/x/.snap.tmp-1-abc", remote=False).startswith(
+        "an export may still be writing it: its heartbeat is recent")

@@ -232,13 +232,22 @@ def clean(folders: tuple[str, ...], as_json: bool, master: str | None, remote: s
         return
     for path in removed:
         click.echo(f"removed {safe(path)}")
-    for path in kept:  # (another file system's: by its heartbeat, no lock is seen there)
-        why = ("an export is writing it" if local_path(to_uri(path)) is not None else
-               "an export may still be writing it: its heartbeat is recent, or it has none "
-               "and is younger than 24 hours")
-        click.echo(f"kept {safe(path)} ({why})")
+    for path in kept:
+        click.echo(f"kept {safe(path)} ({kept_because(path, remote=bool(remote))})")
     if not removed and not kept:
         click.echo("nothing to clean: no staging folder of a killed export there")
+
+
+def kept_because(path: str, remote: bool) -> str:
+    """Why ``audit clean`` kept a staging folder: this machine's folder is judged by its
+    export's lock (held: it is writing); another file system's, or any over Spark Connect
+    (the server's side), by its heartbeat, which can only say "may"."""
+    from mqconsole.audit.store import local_path, to_uri
+
+    if local_path(to_uri(path)) is not None and not remote:
+        return "an export is writing it"
+    return ("an export may still be writing it: its heartbeat is recent, or it has none and "
+            "is younger than 24 hours")
 
 
 @audit.command("connect-plugin")
