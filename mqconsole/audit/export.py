@@ -48,7 +48,7 @@ from .columns import PARTITION_COLUMNS, SCHEMA_VERSION, snapshot_columns
 from .errors import AuditError, AuditInputError, NoSpace, SparkFailed
 from .heartbeat import Heartbeat
 from .progress import Progress, read_progress
-from .remote import cancel_all, master_of
+from .remote import cancel_all, check_runs_tasks_once, is_connect, master_of
 from .sources import (
     FileSource,
     QueueSource,
@@ -501,8 +501,6 @@ def _progress_folder(spark: SparkSession) -> str | None:
     lines are missing then). None over Spark Connect: the client looks at no folder."""
     import tempfile
 
-    from .remote import is_connect
-
     if is_connect(spark):
         return None
     return tempfile.mkdtemp(prefix="mqconsole-export-progress-")
@@ -526,6 +524,8 @@ def run_export(spark: SparkSession, plan: ExportPlan, *,
         op("children", uri=parent(out)), op("age", uri=join(out, CLAIM)),
         op("exists", uri=join(out, COMMIT_MARKER)), op("age", uri=join(out, HEARTBEAT)),
         op("read_text", uri=join(out, HEARTBEAT))])
+    if is_connect(spark):  # before anything is written (a classic session's are PINNED)
+        check_runs_tasks_once(spark)
     if there and _abandoned_in_place(claimed, committed, beat_age, beat_text):  # a killed
         store.remove(out)  # in-place export's
         there, old_manifest = False, None
@@ -741,8 +741,6 @@ def _parallelism(spark: SparkSession) -> int:
     """How many stretches a queue is read in and tasks its raw rows are spread over: the
     session's cores; over Spark Connect (no SparkContext to ask) the server's, from
     :data:`PARALLELISM_SQL`."""
-    from .remote import is_connect
-
     if not is_connect(spark):
         return spark.sparkContext.defaultParallelism
     return max(1, int(spark.sql(PARALLELISM_SQL).collect()[0]["n"] or 1))

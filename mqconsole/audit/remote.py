@@ -84,6 +84,42 @@ def set_conf(session: SparkSession, conf: dict[str, str]) -> None:
                                   ) from None
 
 
+SPARK_DEFAULTS = {"spark.task.maxFailures": "4", "spark.speculation": "false"}
+"""Spark's own values of :data:`session.PINNED`'s settings, where a server sets none."""
+
+
+def second_copies(conf: Any) -> list[str]:
+    """The settings of a Spark Connect server (``conf``: its session's ``spark.conf``, whose
+    ``get(key, default)`` gives the server's values) that let Spark run a task of the
+    export twice (a retry, a speculative copy), as ``key=value``; none when it runs each
+    once, as :data:`session.PINNED` makes a classic session do."""
+    bad: list[str] = []
+    speculation = str(conf.get("spark.speculation", SPARK_DEFAULTS["spark.speculation"]))
+    if speculation.strip().lower() != "false":
+        bad.append(f"spark.speculation={speculation}")
+    failures = str(conf.get("spark.task.maxFailures", SPARK_DEFAULTS["spark.task.maxFailures"]))
+    if failures.strip() != "1":
+        bad.append(f"spark.task.maxFailures={failures}")
+    return bad
+
+
+def check_runs_tasks_once(spark: SparkSession) -> None:
+    """Refuse an export over Connect (exit 2, one sentence, before anything is read or
+    written) to a server that would run a task twice: a second copy would browse its queue
+    again. A Connect client cannot set either (the server's own settings): the sentence
+    says how to start the server."""
+    from .errors import AuditInputError
+    from .session import PINNED
+
+    bad = second_copies(spark.conf)
+    if bad:
+        start = " ".join(f"--conf {key}={value}" for key, value in PINNED.items())
+        raise AuditInputError(
+            f"the Spark Connect server {master_of(spark)} runs with {' and '.join(bad)}, "
+            "so a task could run twice and browse its queue again: start the server with "
+            f"{start} (a Connect client cannot set them)")
+
+
 def _reachable(url: str, timeout: float = 10.0) -> None:
     """Say at once when nothing listens at ``url`` (the Connect client would retry for
     minutes before giving up)."""

@@ -124,7 +124,7 @@ DAEMON_MODULE = "mqconsole.audit.daemon"
 installed package, not compiled again from Spark's zip in every daemon and worker)."""
 
 # what mqconsole never leaves to a site: a retried or speculative copy of a task would
-# browse a queue again
+# browse a queue again (over Spark Connect they are the server's: remote.check_runs_tasks_once)
 PINNED = {"spark.task.maxFailures": "1", "spark.speculation": "false"}
 # Java options mqconsole adds to a site's (its logging settings must reach the JVM)
 JAVA_OPTIONS = ("spark.driver.extraJavaOptions", "spark.executor.extraJavaOptions")

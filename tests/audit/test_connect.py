@@ -276,10 +276,13 @@ def test_a_snapshot_on_a_hadoop_uri_only_the_server_knows(over_connect) -> None:
     assert [p.name for p in (vroot / "exports").iterdir()] == [".young.tmp-2-bbb"]
 
 
-def test_a_server_without_the_plugin_is_one_sentence(tmp_path) -> None:
+def test_a_server_without_the_plugin_or_with_speculation_is_one_sentence(tmp_path) -> None:
     """A Connect server started without mqconsole's plugin: a snapshot that is not a
     file: path is refused in one sentence saying how to add the plugin (or use --master),
-    exit 2 as for any other bad input."""
+    exit 2 as for any other bad input. The same server runs with ``spark.speculation=true``
+    (a Connect client cannot pin it off, as a classic session does): an export to a file:
+    path there is refused in one sentence naming the setting and how to start the server,
+    before anything is written."""
     from mqconsole.audit.storeplugin import missing_plugin
 
     from .cluster import connect_server
@@ -290,12 +293,17 @@ def test_a_server_without_the_plugin_is_one_sentence(tmp_path) -> None:
                                         if p)
     out = "hdfs://namenode.invalid:8020/audit/snap"
     (tmp_path / "server").mkdir()
-    with connect_server(tmp_path / "server", master="local[1]") as server:
+    (tmp_path / "shared").mkdir()
+    with connect_server(tmp_path / "server", master="local[1]",
+                        settings=["--conf", "spark.speculation=true"]) as server:
         client = Client([], env, tmp_path / "home", tmp_path / "client.log")
         try:
             export = client("--embedded", str(scene.qm_path), "audit", "export", "--out", out,
                             "--queues", QUEUES, "--remote", server.url)
             report = client("audit", "report", "--in", out, "--remote", server.url, "--json")
+            twice = client("--embedded", str(scene.qm_path), "audit", "export", "--out",
+                           str(tmp_path / "shared" / "snap"), "--queues", QUEUES,
+                           "--remote", server.url)
         finally:
             assert client.close() == 0
     sentence = f"mqconsole: {missing_plugin(out)}"
@@ -306,6 +314,14 @@ def test_a_server_without_the_plugin_is_one_sentence(tmp_path) -> None:
         assert done.err.strip().splitlines()[-1] == sentence
         assert "Traceback" not in done.err and "JVM stacktrace" not in done.err
     assert report.json == {"error": str(missing_plugin(out)), "exit": 2}
+    assert twice.code == 2, twice.err
+    assert twice.err.strip().splitlines()[-1] == (
+        f"mqconsole: the Spark Connect server {server.url} runs with spark.speculation=true, "
+        "so a task could run twice and browse its queue again: start the server with "
+        "--conf spark.task.maxFailures=1 --conf spark.speculation=false (a Connect client "
+        "cannot set them)")
+    assert "Traceback" not in twice.err
+    assert list((tmp_path / "shared").iterdir()) == []  # nothing staged, nothing written
 
 
 def test_remote_export_to_a_server_that_does_not_answer_is_exit_3_in_one_sentence(

@@ -102,6 +102,35 @@ def test_a_site_sets_spark_and_mqconsole_keeps_only_what_it_pins(tmp_path):
     assert own["spark.python.daemon.module"] == "site.daemon"
 
 
+class _ServerConf:
+    """A Connect session's ``spark.conf`` as the check reads it: ``get(key, default)``, the
+    server's value, or the default where the server set none."""
+
+    def __init__(self, settings: dict[str, str]) -> None:
+        self.settings = settings
+
+    def get(self, key: str, default: str | None = None) -> str | None:
+        return self.settings.get(key, default)
+
+
+@pytest.mark.parametrize(("server", "bad"), [
+    ({"spark.task.maxFailures": "1"}, []),
+    ({"spark.task.maxFailures": "1", "spark.speculation": "false"}, []),
+    ({"spark.task.maxFailures": "1", "spark.speculation": "true"}, ["spark.speculation=true"]),
+    ({"spark.task.maxFailures": "1", "spark.speculation": "True"}, ["spark.speculation=True"]),
+    ({}, ["spark.task.maxFailures=4"]),  # Spark's default: three retries
+    ({"spark.task.maxFailures": "2", "spark.speculation": "true"},
+     ["spark.speculation=true", "spark.task.maxFailures=2"]),
+])
+def test_a_connect_server_that_would_run_a_task_twice_is_named_by_its_settings(server, bad):
+    """Over Spark Connect the export cannot pin retries and speculation off (the server's
+    settings): it reads them and names those that let a task run twice (the refusal itself,
+    on a real server: test_connect)."""
+    from mqconsole.audit.remote import second_copies
+
+    assert second_copies(_ServerConf(server)) == bad
+
+
 def test_the_workers_daemon_imports_pyspark_from_the_installed_package(tmp_path):
     """pip's layout (``<pyspark>/python/lib/*.zip`` beside the package): those zips go last
     in the daemon's path, so pyspark is imported from its compiled files; a zip of another
