@@ -14,6 +14,7 @@ partition type inference is turned off, and ``put_date`` is cast back to a date.
 
 from __future__ import annotations
 
+import contextlib
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -235,7 +236,7 @@ def read_messages(spark: SparkSession, folder: SnapshotFolder,
             frame = spark.createDataFrame([], empty)
         else:
             paths = [join(folder.data, f) for f in listed] if listed else [folder.data]
-            frame = spark.read.option("basePath", folder.data).parquet(*paths)
+            frame = data_reader(spark, folder, listed=bool(listed)).parquet(*paths)
         if "put_date" in frame.columns:
             # the frame's own column, not functions.col: the same code on Spark Connect
             frame = frame.withColumn("put_date", frame["put_date"].cast("date"))
@@ -248,6 +249,17 @@ def read_messages(spark: SparkSession, folder: SnapshotFolder,
                               f"{', '.join(missing)})")
     frame.createOrReplaceTempView(VIEW)
     return frame
+
+
+def data_reader(spark: SparkSession, folder: SnapshotFolder, listed: bool = True) -> Any:
+    """Spark's reader of the snapshot's data files (partition columns from the folders
+    under ``data``); for the files a committed manifest lists (``listed``), with the
+    columns it names: no file's footer is read to learn them."""
+    reader = spark.read.option("basePath", folder.data)
+    if listed and folder.files is not None:
+        with contextlib.suppress(AuditInputError):  # (no columns listed: Spark reads them)
+            reader = reader.schema(manifest_ddl(folder))
+    return reader
 
 
 def missing_note(folder: SnapshotFolder) -> str | None:

@@ -54,6 +54,7 @@ from mqconsole.audit.snapshot import (  # (where the snapshot's parts are named)
     SUMMARY_DIR,
     SUMMARY_FILE,
     SnapshotFolder,
+    data_reader,
 )
 from mqconsole.audit.sqltext import sql_text
 from mqconsole.audit.store import Op, join, op
@@ -661,8 +662,7 @@ def data_disagreement(spark: SparkSession, folder: SnapshotFolder
     found: dict[str, int] = {}
     present = folder.present or []
     if present:
-        frame = (spark.read.option("basePath", folder.data)
-                 .parquet(*[join(folder.data, p) for p in present]))
+        frame = data_reader(spark, folder).parquet(*[join(folder.data, p) for p in present])
         for row in (frame.selectExpr("input_file_name() AS file").groupBy("file").count()
                     .collect()):
             path = relative(row["file"], folder.data)
