@@ -154,14 +154,29 @@ def site_defaults(environ: Mapping[str, str] | None = None) -> dict[str, str]:
     return out
 
 
+NOT_CONF = {
+    "spark.master": "name the master with --master (or a Spark Connect server with --remote)",
+    "spark.submit.deployMode": "mqconsole's own process is the Spark driver (client mode); "
+                               "in cluster mode the driver would run on the cluster, without "
+                               "mqconsole",
+}
+"""Spark settings ``--conf`` does not take, and why (config/console.py says the same of
+``tui.audit_conf``): the master is ``--master``'s (spark_conf_pairs would drop it, silently),
+and mqconsole starts the driver itself."""
+
+
 def parse_conf(pairs: Sequence[str]) -> dict[str, str]:
-    """``--conf k=v`` values as a dict; :class:`AuditInputError` naming a bad one."""
+    """``--conf k=v`` values as a dict; :class:`AuditInputError` naming a bad one (not
+    ``spark.KEY=VALUE``, or one of :data:`NOT_CONF`)."""
     out: dict[str, str] = {}
     for pair in pairs:
         key, sep, value = pair.partition("=")
         if not sep or not key.strip() or not key.strip().startswith("spark."):
             raise AuditInputError(f"--conf {pair!r} is not a Spark setting: use "
                                   "--conf spark.KEY=VALUE")
+        if key.strip() in NOT_CONF:
+            raise AuditInputError(f"--conf {key.strip()} is not taken: "
+                                  f"{NOT_CONF[key.strip()]}")
         out[key.strip()] = value.strip()
     return out
 

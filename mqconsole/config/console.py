@@ -11,6 +11,14 @@ from .checks import Model, err
 
 # the audit's Spark masters (audit.session checks them exactly; config may not import it)
 _MASTER = re.compile(r"^(local(\[[^\]]+\])?|spark://\S+|yarn|k8s://\S+|sc://\S+)$")
+# the Spark settings tui.audit_conf does not take, and why (audit.session.NOT_CONF, as the
+# audit commands' --conf says it)
+_NOT_CONF = {
+    "spark.master": "name the master with tui.audit_master",
+    "spark.submit.deployMode": "mqconsole's own process is the Spark driver (client mode); in "
+                               "cluster mode the driver would run on the cluster, without "
+                               "mqconsole",
+}
 
 DEFAULT_THEME = "mqconsole-dark"
 
@@ -115,6 +123,8 @@ class TuiConfig(Model):
                     or any(c.isspace() for c in name):
                 raise err("conf", f"{str(key)!r} is not a Spark setting: name it spark.KEY "
                           "(as --conf spark.KEY=VALUE does)", at=(key,))
+            if name in _NOT_CONF:
+                raise err("conf", f"{name} is not taken here: {_NOT_CONF[name]}", at=(key,))
             if isinstance(setting, bool):
                 out[name] = "true" if setting else "false"
             elif isinstance(setting, str | int | float):

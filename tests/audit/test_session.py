@@ -168,6 +168,11 @@ def test_site_defaults_are_read_as_spark_submit_reads_them(tmp_path):
     for bad in ("spark.a", "a=1", "=1"):
         with pytest.raises(AuditInputError, match="not a Spark setting"):
             parse_conf([bad])
+    # the master is --master's, and mqconsole's process is the driver: said, not dropped
+    for bad in ("spark.master=yarn", " spark.submit.deployMode = cluster"):
+        with pytest.raises(AuditInputError, match=r"^--conf spark\.(master|submit\.deployMode) "
+                                                  "is not taken: "):
+            parse_conf(["spark.a=1", bad])
 
 
 def test_a_big_export_compiles_its_hot_code_with_c2_and_every_other_session_with_c1(tmp_path):

@@ -201,6 +201,32 @@ def test_not_a_query_missing_snapshot_and_bad_time_are_exit_2_before_spark(tmp_p
     assert r.code == 2 and "not a Spark setting" in r.err and "starting Spark" not in r.err
 
 
+def test_conf_that_names_the_master_or_the_deploy_mode_is_exit_2_before_spark(tmp_path):
+    """``--conf spark.master=…`` was taken and dropped (the report ran on local[*]); it and
+    ``spark.submit.deployMode`` (mqconsole's process is the driver) are refused, on every
+    audit command that takes --conf, in one sentence, before Spark starts (``before_spark``:
+    starting it would fail the test) and before any prompt."""
+    from mqconsole.audit.session import NOT_CONF
+
+    home = tmp_path / "home"
+    qm = tmp_path / "qm.sqlite"
+    commands = [["audit", "report", "--in", str(tmp_path)],
+                ["audit", "sql", "--in", str(tmp_path), "SELECT 1"],
+                ["--embedded", str(qm), "audit", "export", "--out", str(tmp_path / "snap"),
+                 "--queues", "APP.*"]]
+    for key, value in (("spark.master", "yarn"), ("spark.submit.deployMode", "cluster")):
+        for args in commands:
+            r = run_cli(*args, "--conf", "spark.executor.memory=2g", "--conf",
+                        f"{key}={value}", home=home, before_spark=True)
+            assert r.code == 2, (args, r.err)
+            said = [line for line in r.err.splitlines() if "is not taken" in line]
+            assert len(said) == 1 and said[0].endswith(
+                f"--conf {key} is not taken: {NOT_CONF[key]}"), r.err
+            assert "starting Spark" not in r.err and "Traceback" not in r.err
+    assert "--master" in NOT_CONF["spark.master"]
+    assert not (tmp_path / "snap").exists() and not qm.exists()
+
+
 def test_no_java_or_no_pyspark_is_exit_3_saying_how_to_get_them(snapshot, tmp_path):
     folder, _ = snapshot
     home = tmp_path / "home"

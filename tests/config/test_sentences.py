@@ -169,6 +169,14 @@ def test_a_bad_spark_setting_of_the_console_names_its_line() -> None:
     err = fails("tui:\n  audit_conf:\n    spark.jars: [a.jar, b.jar]\n")
     assert (err.line, err.setting) == (3, "tui.audit_conf.spark.jars")
     assert "needs one value" in str(err)
+    # what the audit commands' --conf refuses too (audit.session.NOT_CONF)
+    err = fails("tui:\n  audit_conf:\n    spark.executor.memory: 4g\n    spark.master: yarn\n")
+    assert (err.line, err.setting) == (4, "tui.audit_conf.spark.master")
+    assert str(err).endswith("spark.master is not taken here: name the master with "
+                             "tui.audit_master")
+    err = fails("tui:\n  audit_conf:\n    spark.submit.deployMode: cluster\n")
+    assert (err.line, err.setting) == (3, "tui.audit_conf.spark.submit.deployMode")
+    assert "mqconsole's own process is the Spark driver" in str(err)
 
 
 def test_control_characters_from_the_file_are_shown_escaped() -> None:
