@@ -535,7 +535,7 @@ def run_export(spark: SparkSession, plan: ExportPlan, *,
     renames = store.renames(out)
     # staged beside --out, published by a rename; or written in place, committed by the
     # marker written last. Either beats while the export runs (heartbeat.py), its first
-    # beat written with the folder or the claim
+    # beat written with the folder, or once the claim is known to be on no snapshot
     staged = (join(parent(out), f".{name_of(out)}.tmp-{os.getpid()}-{uuid.uuid4().hex[:12]}")
               if renames else out)
     heartbeat = Heartbeat(store, staged)
@@ -543,11 +543,16 @@ def run_export(spark: SparkSession, plan: ExportPlan, *,
         store.many([op("mkdirs", uri=staged), *heartbeat.ops()])
     else:
         try:
-            store.many([op("mkdirs", uri=out),
-                        op("write_new", uri=join(out, CLAIM), text=f"{os.getpid()}\n"),
-                        *heartbeat.ops()])
+            *_, committed_since = store.many([
+                op("mkdirs", uri=out),
+                op("write_new", uri=join(out, CLAIM), text=f"{os.getpid()}\n"),
+                op("exists", uri=join(out, COMMIT_MARKER))])
         except FileExistsError:
             raise _taken(out) from None
+        if committed_since:  # another export committed here since the look above: it wrote its
+            store.remove(join(out, CLAIM))  # marker before it let go of its claim
+            raise _taken(out)
+        store.many(heartbeat.ops())
     held = store.hold(staged)
     started = time.monotonic()
     master = master_of(spark)

@@ -183,3 +183,63 @@ def test_a_file_that_is_not_utf8_text_is_the_same_oserror_from_every_store(spark
             store.read_text(uri)
         assert (e.value.errno, e.value.strerror, e.value.filename) == (
             errno.EILSEQ, "not UTF-8 text", where)
+
+
+def _tree(folder: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*"))
+            if p.is_file()}
+
+
+@pytest.mark.parametrize("renames", [True, False], ids=["published-by-rename", "in-place"])
+def test_an_out_another_export_committed_while_this_one_ran_is_refused_at_commit(
+        spark, tmp_path, viewfs, monkeypatch, renames) -> None:
+    """On a Hadoop URI the start of the run checks --out (the plan cannot: not this
+    machine's path); an export that commits to the same --out after that check, while this
+    one runs, is only seen at the commit: this one is refused there (OutTaken, exit 2), the
+    other's snapshot keeps every byte and is complete, and nothing of this one is left
+    (no ``.snap.tmp-*`` beside it). The other export runs to its end inside the first step
+    after the start's check (``remove_leftovers``), so the order is the test's, not the
+    machine's. Both where the folder is published by a no-replace rename and where it is
+    written in place (an object store; viewfs:// made one here)."""
+    from mqconsole.audit import export
+    from mqconsole.audit import store as stores_module
+    from mqconsole.audit.export import ExportRequest, OutTaken, plan_export, run_export
+
+    if not renames:
+        monkeypatch.setattr(stores_module, "ATOMIC_RENAME", ("file",))
+    base, root = viewfs
+    scene = build_scene(tmp_path / "scene")
+    out = f"{base}/snap"
+
+    def request(queues: list[str]) -> ExportRequest:
+        return ExportRequest(out=out, patterns=queues, connections={
+            "dev": {"backend": "embedded", "path": str(scene.qm_path)}})
+
+    other = plan_export(request(["APP.*.BOQ"]))
+    this = plan_export(request(list(DEMO_QUEUES)))
+    original = export.remove_leftovers
+    meanwhile: dict = {}
+
+    def other_export_commits_first(*args, **kwargs):
+        if not meanwhile:  # (the other export's own call finds it set: the original)
+            meanwhile["started"] = True
+            meanwhile["summary"] = run_export(spark, other)
+            meanwhile["tree"] = _tree(root / "snap")
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(export, "remove_leftovers", other_export_commits_first)
+    with pytest.raises(OutTaken, match="written by another export while this one ran") as e:
+        run_export(spark, this)
+    assert e.value.code == 2
+    assert "summary" in meanwhile  # the other export ran, after this one's start check
+    assert _tree(root / "snap") == meanwhile["tree"]  # every byte of the other's snapshot
+    manifest = json.loads((root / "snap" / "manifest.json").read_text())
+    rows = meanwhile["summary"].rows
+    assert manifest["rows"] == rows > 0
+    on_disk = sorted(p.relative_to(root / "snap" / "messages").as_posix()
+                     for p in (root / "snap" / "messages").rglob("*.parquet"))
+    assert [f["path"] for f in manifest["files"]] == on_disk
+    assert sum(f["rows"] for f in manifest["files"]) == rows
+    assert (root / "snap" / "_SUCCESS").is_file()
+    assert not (root / "snap" / "_EXPORTING").exists()
+    assert sorted(p.name for p in root.iterdir()) == ["snap"]  # no .snap.tmp-* left
