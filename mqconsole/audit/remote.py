@@ -14,6 +14,7 @@ the export and the console use instead of ``sparkContext.master`` and ``cancelAl
 from __future__ import annotations
 
 import contextlib
+import re
 from typing import TYPE_CHECKING, Any
 
 from .errors import first_line
@@ -98,7 +99,13 @@ def second_copies(conf: Any) -> list[str]:
     if speculation.strip().lower() != "false":
         bad.append(f"spark.speculation={speculation}")
     failures = str(conf.get("spark.task.maxFailures", SPARK_DEFAULTS["spark.task.maxFailures"]))
-    if failures.strip() != "1":
+    master = str(conf.get("spark.master", "") or "").strip()
+    local = re.fullmatch(r"local(?:\[(?:\d+|\*)(?:,\s*(\d+))?\])?", master)
+    if local is not None:  # Spark's local mode retries only local[N,F]'s F - 1 times
+        tries = local.group(1)
+        if tries is not None and tries != "1":
+            bad.append(f"spark.master={master}")
+    elif failures.strip() != "1":
         bad.append(f"spark.task.maxFailures={failures}")
     return bad
 

@@ -121,6 +121,13 @@ class _ServerConf:
     ({}, ["spark.task.maxFailures=4"]),  # Spark's default: three retries
     ({"spark.task.maxFailures": "2", "spark.speculation": "true"},
      ["spark.speculation=true", "spark.task.maxFailures=2"]),
+    # a local master retries no task, whatever maxFailures says, but local[N,F]'s F
+    ({"spark.master": "local[*]"}, []),
+    ({"spark.master": "local"}, []),
+    ({"spark.master": "local[4]", "spark.task.maxFailures": "8"}, []),
+    ({"spark.master": "local[4,1]"}, []),
+    ({"spark.master": "local[4,3]"}, ["spark.master=local[4,3]"]),
+    ({"spark.master": "spark://host:7077"}, ["spark.task.maxFailures=4"]),
 ])
 def test_a_connect_server_that_would_run_a_task_twice_is_named_by_its_settings(server, bad):
     """Over Spark Connect the export cannot pin retries and speculation off (the server's
