@@ -77,9 +77,10 @@ def is_remote(master: str | None) -> bool:
 
 def start_spark(master: str | None, conf: Mapping[str, str] | None = None) -> Any:
     """The Spark session of the console's audits (reused once started): ``tui.audit_master``,
-    local[*] by default, a Spark Connect server for ``sc://…``; with ``conf``
+    else the site's (``spark-defaults.conf``) or local[*], a Spark Connect server for
+    ``sc://…``; with ``conf``
     (``tui.audit_conf``: the audit commands' ``--conf``) as they give it."""
-    from .session import DEFAULT_MASTER, SparkSettings, start_session
+    from .session import SparkSettings, default_master, start_session
 
     if is_remote(master):
         from .remote import connect, set_conf
@@ -87,7 +88,8 @@ def start_spark(master: str | None, conf: Mapping[str, str] | None = None) -> An
         session = connect(str(master))
         set_conf(session, dict(conf or {}))
         return session
-    return start_session(SparkSettings(master=master or DEFAULT_MASTER, conf=dict(conf or {})))
+    return start_session(SparkSettings(master=master or default_master(),
+                                       conf=dict(conf or {})))
 
 
 def starter(start: Callable[..., Any], conf: Mapping[str, str] | None) -> SparkStarter:

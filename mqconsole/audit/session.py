@@ -154,6 +154,23 @@ def site_defaults(environ: Mapping[str, str] | None = None) -> dict[str, str]:
     return out
 
 
+def default_master(environ: Mapping[str, str] | None = None) -> str:
+    """The master when none is named (no ``--master``, no ``tui.audit_master``): the site's
+    ``spark.master`` in its ``spark-defaults.conf``, as spark-submit takes it, else
+    :data:`DEFAULT_MASTER`; :class:`BadMaster` naming the file when it is not a master."""
+    named = site_defaults(environ).get("spark.master")
+    if not named:
+        return DEFAULT_MASTER
+    try:
+        return check_master(named)
+    except BadMaster:
+        env = os.environ if environ is None else environ
+        folder = env.get("SPARK_CONF_DIR") or os.path.join(env.get("SPARK_HOME", ""), "conf")
+        raise BadMaster(f"{os.path.join(folder, 'spark-defaults.conf')} names spark.master "
+                        f"{named!r}, not a Spark master: use local[N], local[*], "
+                        "spark://HOST:PORT, yarn or k8s://URL there, or give --master") from None
+
+
 NOT_CONF = {
     "spark.master": "name the master with --master (or a Spark Connect server with --remote)",
     "spark.submit.deployMode": "mqconsole's own process is the Spark driver (client mode); "
@@ -390,6 +407,6 @@ def log_path() -> Path:
 
 
 __all__ = ["DEFAULT_MASTER", "HOT_JIT", "HOT_ROWS", "PINNED", "QUICK_JIT", "BadMaster",
-           "SparkSettings", "SparkUnavailable",
-           "check_master", "first_line", "log_path", "parse_conf", "site_defaults",
-           "spark_conf_pairs", "spark_log_dir", "start_session", "stop_session"]
+           "SparkSettings", "SparkUnavailable", "check_master", "default_master",
+           "first_line", "log_path", "parse_conf", "site_defaults", "spark_conf_pairs",
+           "spark_log_dir", "start_session", "stop_session"]

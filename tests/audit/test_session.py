@@ -182,6 +182,30 @@ def test_site_defaults_are_read_as_spark_submit_reads_them(tmp_path):
             parse_conf(["spark.a=1", bad])
 
 
+def test_the_master_none_names_is_the_sites_then_local(tmp_path):
+    """No --master: spark.master of the site's spark-defaults.conf, as spark-submit takes
+    it (it ran on local[*] whatever the site named, silently); a bad one names the file."""
+    import pytest
+
+    from mqconsole.audit.session import DEFAULT_MASTER, BadMaster, default_master
+
+    conf_dir = tmp_path / "conf"
+    conf_dir.mkdir()
+    env = {"SPARK_CONF_DIR": str(conf_dir)}
+    assert default_master(env) == DEFAULT_MASTER == "local[*]"  # no file
+    (conf_dir / "spark-defaults.conf").write_text("spark.executor.memory 4g\n")
+    assert default_master(env) == DEFAULT_MASTER
+    (conf_dir / "spark-defaults.conf").write_text("spark.master   spark://head:7077\n")
+    assert default_master(env) == "spark://head:7077"
+    (conf_dir / "spark-defaults.conf").write_text("spark.master=yarn\n")
+    assert default_master({"SPARK_HOME": str(tmp_path)}) == "yarn"
+    (conf_dir / "spark-defaults.conf").write_text("spark.master mars\n")
+    with pytest.raises(BadMaster, match=r"spark-defaults\.conf names spark\.master 'mars', "
+                                        "not a Spark master") as e:
+        default_master(env)
+    assert str(conf_dir / "spark-defaults.conf") in str(e.value)
+
+
 def test_a_big_export_compiles_its_hot_code_with_c2_and_every_other_session_with_c1(tmp_path):
     """C1 only for a session's driver by default; C2 for the code run ~10^5 times when the
     session is for an export of many rows (the export's JVM spends most of its time in a few

@@ -8,6 +8,7 @@ log, never the terminal) is the CLI export's check (test_audit_export_cli.py).""
 from __future__ import annotations
 
 import json
+import shutil
 
 import pytest
 
@@ -196,6 +197,17 @@ def test_not_a_query_missing_snapshot_and_bad_time_are_exit_2_before_spark(tmp_p
     assert r.code == 2 and "ISO 8601" in r.err
     r = before_spark("audit", "report", "--in", str(tmp_path), "--master", "mars")
     assert r.code == 2 and "not a Spark master" in r.err
+    site = tmp_path / "site"  # no --master: the site's spark-defaults.conf names it
+    site.mkdir()
+    (site / "spark-defaults.conf").write_text("spark.master mars\n")
+    (tmp_path / "manifest.json").write_text('{"format": "parquet"}')
+    (tmp_path / "messages" / "queue=A").mkdir(parents=True)
+    (tmp_path / "messages" / "queue=A" / "part-0.parquet").write_bytes(b"PAR1")
+    r = run_cli("audit", "report", "--in", str(tmp_path), home=home, before_spark=True,
+                env={"SPARK_CONF_DIR": str(site)})
+    assert r.code == 2 and "spark-defaults.conf names spark.master 'mars'" in r.err, r.err
+    shutil.rmtree(tmp_path / "messages")
+    (tmp_path / "manifest.json").unlink()
     r = before_spark("audit", "sql", "--in", str(tmp_path), "--conf", "executor.memory=4g",
                      "SELECT 1")
     assert r.code == 2 and "not a Spark setting" in r.err and "starting Spark" not in r.err

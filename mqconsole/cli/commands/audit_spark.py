@@ -46,8 +46,9 @@ def spark_options(fn):
     fn = click.option("--remote", metavar="sc://HOST:PORT", callback=_check_remote,
                       help="Run on a Spark Connect server instead.")(fn)
     return click.option("--master", metavar="URL", callback=_check_master,
-                        help="Spark master: local[N] (default local[*]), spark://HOST:PORT, "
-                             "yarn, k8s://URL.")(fn)
+                        help="Spark master: local[N], spark://HOST:PORT, yarn, k8s://URL "
+                             "(default: spark.master of the site's spark-defaults.conf, "
+                             "else local[*]).")(fn)
 
 
 def check_choice(master: str | None, remote: str | None) -> None:
@@ -62,16 +63,18 @@ def open_spark(master: str | None, remote: str | None, intro: str = "",
     progress on stderr, ``intro`` first on the same line. ``rows``: how many an export
     will write (from :data:`~mqconsole.audit.session.HOT_ROWS` on, a session started here
     compiles its per-row code with C2)."""
-    from mqconsole.audit.session import DEFAULT_MASTER, HOT_ROWS, SparkSettings, start_session
+    from mqconsole.audit.session import HOT_ROWS, SparkSettings, default_master, start_session
 
     check_choice(master, remote)
-    say(f"{intro}starting Spark ({remote or master or DEFAULT_MASTER}) ...")
+    if not remote:
+        master = master or default_master()  # (a bad one in spark-defaults.conf: exit 2)
+    say(f"{intro}starting Spark ({remote or master}) ...")
     if remote:
         from mqconsole.audit.remote import connect, set_conf
 
         session = connect(remote)
         set_conf(session, conf or {})
         return session
-    return start_session(SparkSettings(master=master or DEFAULT_MASTER, conf=conf or {},
+    return start_session(SparkSettings(master=master or default_master(), conf=conf or {},
                                        compile_hot=rows >= HOT_ROWS, share_classes=True,
                                        dump_classes=rows >= HOT_ROWS))
