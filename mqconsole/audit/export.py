@@ -72,7 +72,7 @@ from .store import (
     name_of,
     op,
     parent,
-    relative,
+    spark_relative,
     to_uri,
 )
 from .store import (
@@ -879,7 +879,7 @@ def _count(spark: SparkSession, plan: ExportPlan, data: str, sources: list[Queue
     per_source: dict[tuple[str, str, str], int] = {}
     bounds: dict[tuple[str, str], tuple[int, int, int]] = {}  # queue rows: n, lo, hi
     for row in counted:
-        path = relative(row["file"], data)
+        path = spark_relative(row["file"], data)
         n = int(row["n"])
         if path is not None:
             per_file[path] = per_file.get(path, 0) + n

@@ -63,7 +63,7 @@ from mqconsole.audit.snapshot import (
     read_messages,
     unreadable,
 )
-from mqconsole.audit.store import relative
+from mqconsole.audit.store import spark_relative
 from mqconsole.audit.summary import (
     GROUPABLE,
     data_disagreement,
@@ -161,7 +161,8 @@ def _build(spark: SparkSession, folder: SnapshotFolder, when: datetime, say: Pro
         if count_files:
             found: dict[str, int] = {}
             for row in rollup:
-                path = relative(row["_file"], folder.data) if row["_set"] == "file" else None
+                path = (spark_relative(row["_file"], folder.data) if row["_set"] == "file"
+                        else None)
                 if path is not None:
                     found[path] = found.get(path, 0) + int(row["n"])
             differs = disagreement(folder, found)[0]

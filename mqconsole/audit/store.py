@@ -3,7 +3,9 @@
 A snapshot is named by a URI Spark's Hadoop reaches: ``file:``, ``hdfs:``, and ``s3a:``,
 ``abfss:``, ``gs:`` where the site adds the connector. A path without a scheme is made an
 absolute ``file:`` URI here, on the client (:func:`to_uri`), before it reaches Spark, so a
-relative ``--in`` means the client's folder, never the server's working folder.
+relative ``--in`` means the client's folder, never the server's working folder. A URI is a
+Hadoop path string, literal as Spark takes it (``a%20b`` names the folder ``a%20b``); only a
+data file's URI as Spark lists it is decoded, once (:func:`spark_path`).
 
 The export and the report do their file operations (the manifest, the commit marker, the
 stored aggregates' ``summary.json``, listing, publishing) through a :class:`Store` chosen by
@@ -71,14 +73,34 @@ def has_scheme(text: str) -> bool:
     return bool(_SCHEME.match(text)) and not re.match(r"^[A-Za-z]:[\\/]", text)
 
 
+def _parts(uri: str) -> tuple[str, str | None, str]:
+    """``uri``'s scheme (lower case, "" for none), authority (None for none) and path, as
+    Hadoop's ``Path`` reads the string: every character after the authority is the path's
+    own (a ``%`` is a ``%``, a ``?`` or ``#`` is part of a name), nothing is decoded."""
+    scheme, rest = "", uri
+    if has_scheme(uri):
+        scheme, _, rest = uri.partition(":")
+    authority = None
+    if rest.startswith("//") and len(rest) > 2:
+        end = rest.find("/", 2)
+        end = len(rest) if end < 0 else end
+        authority, rest = rest[2:end], rest[end:]
+    return scheme.lower(), authority, rest
+
+
 def to_uri(text: str | os.PathLike[str]) -> str:
     """``text`` as an absolute URI: a URI with a scheme as given (``file:`` ones made
-    ``file:///abs``), a path made absolute against this process's folder, as ``file:``."""
+    ``file:///abs``), a path made absolute against this process's folder, as ``file:``.
+
+    A URI here is a Hadoop path string, read as Spark reads it (``Path``): literal, no
+    escapes (``/data/a%20b`` is the folder named ``a%20b``, as Spark writes it); so
+    ``to_uri(to_uri(x)) == to_uri(x)``."""
     raw = os.fspath(text)
     if has_scheme(raw):
-        if urlparse(raw).scheme.lower() != "file":
+        scheme, _authority, path = _parts(raw)
+        if scheme != "file":
             return raw.rstrip("/") if raw.rstrip("/").count("/") > 2 else raw
-        raw = unquote(urlparse(raw).path) or "/"
+        raw = path or "/"
     path = os.path.normpath(os.path.abspath(os.path.expanduser(raw)))
     return "file://" + path
 
@@ -88,8 +110,9 @@ def scheme_of(uri: str) -> str:
 
 
 def local_path(uri: str) -> str | None:
-    """The path of a ``file:`` URI, else None."""
-    return unquote(urlparse(uri).path) if scheme_of(uri) == "file" else None
+    """The path of a ``file:`` URI (literal: :func:`to_uri`), else None."""
+    scheme, _authority, path = _parts(uri)
+    return path if scheme == "file" else None
 
 
 def display(uri: str) -> str:
@@ -102,23 +125,43 @@ def join(uri: str, *parts: str) -> str:
 
 
 def parent(uri: str) -> str:
-    parsed = urlparse(uri)
-    path = posixpath.dirname(parsed.path.rstrip("/")) or "/"
-    return parsed._replace(path=path).geturl() if parsed.scheme != "file" else "file://" + path
+    scheme, authority, path = _parts(uri)
+    folder = posixpath.dirname(path.rstrip("/")) or "/"
+    if scheme == "file":
+        return "file://" + folder
+    return f"{scheme}:" + ("" if authority is None else f"//{authority}") + folder
 
 
 def name_of(uri: str) -> str:
-    return posixpath.basename(urlparse(uri).path.rstrip("/"))
+    return posixpath.basename(_parts(uri)[2].rstrip("/"))
 
 
-def relative(file_uri: str, root: str) -> str | None:
-    """``file_uri`` (as Spark's ``input_file_name()`` gives it) relative to the folder
-    ``root``, or None when it is not under it."""
-    inner = posixpath.normpath(unquote(urlparse(file_uri).path))
-    base = posixpath.normpath(unquote(urlparse(root).path))
+def _under(inner: str, root: str) -> str | None:
+    inner, base = posixpath.normpath(inner), posixpath.normpath(_parts(root)[2])
     if inner == base or not inner.startswith(base.rstrip("/") + "/"):
         return None
     return inner[len(base.rstrip("/")) + 1:]
+
+
+def relative(uri: str, root: str) -> str | None:
+    """``uri`` relative to the folder ``root``, or None when it is not under it; both this
+    module's URIs (literal Hadoop path strings, as :func:`to_uri` gives them and Hadoop's
+    ``Path.toString()`` does)."""
+    return _under(_parts(uri)[2], root)
+
+
+def spark_path(file_uri: str) -> str:
+    """The path of a data file's URI as Spark lists it (``input_file_name()``,
+    ``DataFrame.inputFiles()``: ``Path.toUri()``, a real URI whose ``%`` is written
+    ``%25``), decoded once: the file's literal path (a partition folder ``queue=A%2FB``,
+    Spark's own escape of the queue ``A/B``, stays ``queue=A%2FB``)."""
+    return unquote(urlparse(file_uri).path)
+
+
+def spark_relative(file_uri: str, root: str) -> str | None:
+    """A data file Spark listed (``file_uri``, :func:`spark_path`) relative to the folder
+    ``root`` (one of this module's URIs, literal), or None when it is not under it."""
+    return _under(spark_path(file_uri), root)
 
 
 OPERATIONS = ("read_text", "exists", "is_dir", "write_new", "write_bytes", "mkdirs", "remove",
@@ -534,6 +577,7 @@ class HadoopStore(Store):
         out = {}
         while found.hasNext():
             status = found.next()
+            # Path.toString(): the literal path, as Spark's writer named the folders
             inner = relative(str(status.getPath().toString()), uri)
             if inner is not None:
                 out[inner] = int(status.getLen())
@@ -607,4 +651,4 @@ __all__ = ["ATOMIC_RENAME", "BEAT_SECONDS", "HEARTBEAT", "LEFTOVER_SECONDS", "OP
            "QUEUED_STALE_SECONDS", "STALE_SECONDS", "HadoopStore", "LocalStore", "Op",
            "OutTaken", "Store", "declared_bound", "display", "gone", "has_scheme",
            "heartbeat_text", "join", "local_path", "name_of", "op", "parent", "relative",
-           "scheme_of", "to_uri"]
+           "scheme_of", "spark_path", "spark_relative", "to_uri"]

@@ -341,12 +341,16 @@ of every MsgId: 0.95 s against 1.7-2.3 s at 1M)."""
 
 
 def queues_of(paths: Iterable[str]) -> list[str]:
-    """The queues named by the ``queue=…`` partition folders of data files' paths."""
+    """The queues named by the ``queue=…`` partition folders of data files' URIs as Spark
+    lists them (``DataFrame.inputFiles()``: decoded once to the literal path, then the
+    folder's name unescaped as Spark escaped it)."""
     from .compact import queue_of
+    from .store import spark_path
 
     found = set()
     for path in paths:
-        folders = [p for p in str(path).split("/")[:-1] if p.startswith("queue=")]
+        folders = [p for p in spark_path(str(path)).split("/")[:-1]
+                   if p.startswith("queue=")]
         if folders:
             found.add(queue_of(folders[-1]))
     return sorted(found)
@@ -657,7 +661,7 @@ def data_disagreement(spark: SparkSession, folder: SnapshotFolder
     when every listed file is there with its rows, else (what differs, the listed files
     still there to read). A file the manifest does not list is not the snapshot's, and not
     read."""
-    from .store import relative
+    from .store import spark_relative
 
     found: dict[str, int] = {}
     present = folder.present or []
@@ -665,7 +669,7 @@ def data_disagreement(spark: SparkSession, folder: SnapshotFolder
         frame = data_reader(spark, folder).parquet(*[join(folder.data, p) for p in present])
         for row in (frame.selectExpr("input_file_name() AS file").groupBy("file").count()
                     .collect()):
-            path = relative(row["file"], folder.data)
+            path = spark_relative(row["file"], folder.data)
             if path is not None:
                 found[path] = int(row["count"])
     return disagreement(folder, found)

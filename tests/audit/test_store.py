@@ -243,3 +243,157 @@ def test_an_out_another_export_committed_while_this_one_ran_is_refused_at_commit
     assert (root / "snap" / "_SUCCESS").is_file()
     assert not (root / "snap" / "_EXPORTING").exists()
     assert sorted(p.name for p in root.iterdir()) == ["snap"]  # no .snap.tmp-* left
+
+
+# -- names with % (and queues with /): one literal path everywhere -------------------------
+
+def _queues(tmp_path: Path, depths: dict[str, int]) -> str:
+    """An embedded queue manager holding the queues ``depths`` names, that many messages
+    each (MQ names may hold ``/`` and ``%``)."""
+    from mqconsole.backends.base import Context
+    from mqconsole.backends.open import open_embedded
+    from mqconsole.mq.queue import QueueAttrs
+
+    from .test_raw import mixed
+
+    qm_path = tmp_path / "qm.sqlite"
+    qm = open_embedded(str(qm_path), create=True, name="QM1")
+    try:
+        for queue, depth in depths.items():
+            qm.define_queue(QueueAttrs(name=queue, max_depth=100000))
+            for m in mixed(depth):
+                qm.put(queue, m, context=Context.SET_ALL, syncpoint=True)
+        qm.commit()
+    finally:
+        qm.close()
+    return str(qm_path)
+
+
+def test_uris_are_hadoop_paths_taken_literally() -> None:
+    """A URI names its folder as Spark's Hadoop takes the string (``Path``): a ``%`` is a
+    ``%``, never an escape to decode; only a data file's URI as Spark lists it
+    (``input_file_name()``, ``inputFiles()``: ``%`` written ``%25``) is decoded, once."""
+    from mqconsole.audit.store import local_path, name_of, parent
+
+    here = os.getcwd()
+    assert to_uri("a%20b") == f"file://{here}/a%20b"
+    assert to_uri(to_uri("/data/a%2520b")) == "file:///data/a%2520b"  # (was a b, twice)
+    assert to_uri("/data/a%20b/") == to_uri("file:///data/a%20b") == "file:///data/a%20b"
+    assert to_uri("file:/data/a%2Fb") == "file:///data/a%2Fb"
+    assert to_uri("/data/a b") == "file:///data/a b"
+    assert local_path("file:///data/a%20b") == "/data/a%20b"
+    assert display("file:///data/a%20b") == "/data/a%20b"
+    assert display("file:///data/50%#1?x") == "/data/50%#1?x"  # no query, no fragment
+    assert parent("file:///data/50%#1/.a%20b.tmp-1") == "file:///data/50%#1"
+    assert parent("viewfs://nn/a%2Fb/c?d") == "viewfs://nn/a%2Fb"
+    assert name_of("hdfs://nn:8020/audit/a%20b#2") == "a%20b#2"
+    # our own strings, compared as they are
+    assert relative("viewfs://nn/s/messages/queue=A%2FB/part-0.parquet",
+                    "viewfs://nn/s/messages") == "queue=A%2FB/part-0.parquet"
+    assert relative("file:///a%20b/messages/q/p", "file:///a%20b/messages") == "q/p"
+    assert relative("file:///a b/messages/q/p", "file:///a%20b/messages") is None
+    # Spark's listing of the file queue=A%2FB/part-0.parquet in the folder a%20b
+    from mqconsole.audit.store import spark_relative
+
+    listed = "file:///data/a%2520b/messages/queue=A%252FB/part-0.parquet"
+    assert spark_relative(listed, "file:///data/a%20b/messages") == "queue=A%2FB/part-0.parquet"
+    assert spark_relative("file:///data/a%20b/messages/q/p", "file:///data/a%20b/messages") \
+        is None  # (Spark would have written a%2520b: another folder)
+    assert spark_relative("viewfs://nn/s%20t/m/queue=A%2520B/p%23.parquet",
+                          "viewfs://nn/s t/m") == "queue=A%20B/p#.parquet"
+    # the queues of Spark's listing: its URIs decoded once, then the folders unescaped
+    from mqconsole.audit.summary import queues_of
+
+    assert queues_of([listed, "viewfs://nn/m/queue=A%2525B/p.parquet",
+                      "file:///m/queue=A%20B/part-1.parquet"]) == ["A B", "A%B", "A/B"]
+
+
+def test_an_out_named_with_a_percent_is_one_folder(spark, tmp_path) -> None:
+    """A classic session's export to ``--out …/a%20b``: Spark writes the data in the folder
+    of that literal name, and so does the driver its manifest and marker (they went to
+    ``a b``: the snapshot split in two); the report and ``audit sql`` read it."""
+    from mqconsole.audit.export import ExportRequest, plan_export, run_export
+    from mqconsole.audit.query import run_query
+    from mqconsole.audit.report import build_report
+
+    qm_path = _queues(tmp_path, {"A.DLQ": 40, "B.DLQ": 20})
+    out = tmp_path / "a%20b"
+    summary = run_export(spark, plan_export(ExportRequest(
+        out=to_uri(out), patterns=["A.DLQ", "B.DLQ"],
+        connections={"dev": {"backend": "embedded", "path": qm_path}})))
+    assert summary.rows == 60
+    assert sorted(p.name for p in tmp_path.iterdir() if not p.name.startswith("qm.")) == [
+        "a%20b"]  # (no "a b", nothing staged left beside)
+    manifest = json.loads((out / "manifest.json").read_text())
+    on_disk = sorted(p.relative_to(out / "messages").as_posix()
+                     for p in (out / "messages").rglob("*.parquet"))
+    assert sorted(f["path"] for f in manifest["files"]) == on_disk and on_disk
+    assert manifest["rows"] == 60 and (out / "_SUCCESS").is_file()
+    said: list[str] = []
+    for use_summary in (True, False):
+        report = build_report(spark, out, as_of=NOW, use_summary=use_summary,
+                              warn=said.append)
+        assert report["messages"] == 60
+        assert {r["queue"]: r["count"] for r in report["by_queue"]} == {"A.DLQ": 40,
+                                                                        "B.DLQ": 20}
+    assert said == []
+    assert run_query(spark, out, "SELECT count(*) FROM messages").rows == [[60]]
+
+
+@pytest.mark.parametrize("where", ["viewfs", "file"])
+def test_queues_named_with_a_slash_and_a_percent(spark, tmp_path, monkeypatch, viewfs,
+                                                 where) -> None:
+    """Queues ``APP/IN`` and ``A%B`` (Spark's partition folders ``queue=APP%2FIN`` and
+    ``queue=A%25B``), each written by every task and so compacted, exported to a Hadoop
+    URI (viewfs://, as hdfs://) and to a ``file:`` folder: the listing the compaction plans
+    by, the manifest and the report name the folders as they are, so every row is counted
+    (stored aggregates and from the messages), by the queues' own names, no listed file
+    said missing, and ``audit sql`` reads them all."""
+    from mqconsole.audit import compact as compact_module
+    from mqconsole.audit.export import ExportRequest, plan_export, run_export
+    from mqconsole.audit.query import run_query
+    from mqconsole.audit.report import build_report
+
+    from .test_compact import _spread_reads
+
+    base, root = viewfs
+    if where == "file":
+        root = tmp_path / "disk"
+        root.mkdir()
+        base = to_uri(root)
+    out = f"{base}/snap"
+    qm_path = _queues(tmp_path, {"APP/IN": 1500, "A%B": 300})
+    _spread_reads(monkeypatch)
+    planned: dict[str, tuple[list[str], int]] = {}
+    plan = compact_module.plan_compaction
+
+    def planning(*args, **kwargs):
+        planned.update(plan(*args, **kwargs))
+        return dict(planned)
+
+    monkeypatch.setattr(compact_module, "plan_compaction", planning)
+    summary = run_export(spark, plan_export(ExportRequest(
+        out=out, patterns=["APP/IN", "A%B"],
+        connections={"dev": {"backend": "embedded", "path": qm_path}})))
+    assert summary.rows == 1800
+    tasks = spark.sparkContext.defaultParallelism
+    assert tasks > 1 and {folder: (len(files), want) for folder, (files, want)
+                          in planned.items()} == {"queue=APP%2FIN": (tasks, 1),
+                                                  "queue=A%25B": (tasks, 1)}
+    snap = root / "snap"
+    manifest = json.loads((snap / "manifest.json").read_text())
+    on_disk = sorted(p.relative_to(snap / "messages").as_posix()
+                     for p in (snap / "messages").rglob("*.parquet"))
+    assert sorted(f["path"] for f in manifest["files"]) == on_disk
+    assert [f.split("/")[0] for f in on_disk] == ["queue=A%25B", "queue=APP%2FIN"]
+    assert manifest["rows"] == 1800 == sum(f["rows"] for f in manifest["files"])
+    said: list[str] = []
+    for use_summary in (True, False):
+        report = build_report(spark, out, as_of=NOW, use_summary=use_summary,
+                              warn=said.append)
+        assert report["messages"] == 1800
+        assert {r["queue"]: r["count"] for r in report["by_queue"]} == {"APP/IN": 1500,
+                                                                        "A%B": 300}
+    assert said == []  # the listed files are there, with their rows
+    assert run_query(spark, out, "SELECT queue, count(*) FROM messages GROUP BY queue "
+                     "ORDER BY queue").rows == [["A%B", 300], ["APP/IN", 1500]]

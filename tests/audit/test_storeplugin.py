@@ -215,3 +215,26 @@ def test_connect_plugin_without_a_jdk_or_a_spark_is_one_sentence(tmp_path) -> No
                 before_spark=True)
     assert r.code == 2 and r.err.strip() == \
         f"mqconsole: {tmp_path} is a folder: name the jar file to write", r.err
+
+
+def test_a_listing_names_folders_as_they_are(spark, store, viewfs) -> None:
+    """A folder ``a%20b`` holding Spark's partition folders of the queues ``A/B``, ``A%B``
+    and ``A B``: every store (the driver's disk, Hadoop's, the plugin's) lists the same
+    relative paths, literal, as the folders are named (Hadoop's file listing was decoded
+    again: ``queue=A%2FB`` became ``queue=A/B``, a file no reader finds)."""
+    from mqconsole.audit.store import LocalStore, to_uri
+
+    base, root = viewfs
+    names = ["queue=A%2FB/part-0.parquet", "queue=A%25B/part-1.parquet",
+             "queue=A b/part-2.parquet", "_SUCCESS"]
+    for i, name in enumerate(names):
+        (root / "a%20b" / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / "a%20b" / name).write_bytes(b"x" * i)
+    want = {name: i for i, name in enumerate(names)}
+    folder = f"{base}/a%20b"
+    assert store.sizes(uri=folder) == want
+    assert LocalStore().sizes(to_uri(root / "a%20b")) == want
+    assert HadoopStore(spark).sizes(to_uri(root / "a%20b")) == want
+    assert store.exists(uri=f"{folder}/queue=A%2FB/part-0.parquet")
+    assert not store.exists(uri=f"{base}/a b")
+    assert store.children(uri=folder) == sorted(n.split("/")[0] for n in names)
