@@ -1,4 +1,5 @@
-"""A Spark standalone cluster on 127.0.0.1, started with pyspark's own ``spark-class``.
+"""A Spark standalone cluster (on 127.0.0.1, or on ``host``: the run's is at this machine's
+network address, tests/conftest.py), started with pyspark's own ``spark-class``.
 
 pip's pyspark has no ``sbin/start-master.sh``, but ``$SPARK_HOME/bin/spark-class`` runs the
 master and the worker classes (spark.md). ``spark-class`` ends by ``exec``-ing java, so the

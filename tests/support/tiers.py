@@ -107,12 +107,13 @@ RANKS = ("cluster", "spark", "slow", "pty")
 
 
 WEIGHTS = {
-    "audit/test_connect.py": 200, "tui/test_audit_screen.py": 150, "audit/test_cluster.py": 90,
+    "audit/test_connect.py": 200, "tui/test_audit_screen.py": 150, "audit/test_cluster.py": 45,
     "cli/test_audit_export_cli.py": 200,
     "cli/test_audit_cli.py": 130, "audit/test_own_session.py": 150, "audit/test_datasource.py": 30,
     "tui/test_audit_child.py": 100, "audit/test_export.py": 60, "audit/test_report.py": 40,
 }
-"""Heavy modules' wall seconds, roughly (a quiet 2-worker run, 2026-12-02; docs/benchmarks.md):
+"""Heavy modules' wall seconds, roughly (a quiet 2-worker run, 2026-12-02; test_cluster.py
+since it runs on the run's cluster, 2026-12-04; docs/benchmarks.md):
 only to share the heavy modules out evenly (:func:`spread`); a module not named here weighs
 :data:`ITEM_WEIGHT` for each of its tests in a heavy tier (its light tests count nothing)."""
 
