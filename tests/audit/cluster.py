@@ -145,6 +145,11 @@ class ConnectServer:
     plugin: bool = False  # whether it runs mqconsole's plugin (tests/conftest.py)
     tasks: Path | None = None  # where its executors' probe writes (tests/audit/taskmarks.py)
 
+    def started(self, timeout: float = START_BOUND) -> ConnectServer:
+        """This server, once its log says it started (its process ended: RuntimeError)."""
+        _wait_for(self.log, "Spark Connect server started", self.process, timeout)
+        return self
+
     @property
     def app_id(self) -> str | None:
         """Its application's id on a standalone cluster (its log says it when connected)."""
@@ -155,12 +160,14 @@ class ConnectServer:
 
 @contextlib.contextmanager
 def connect_server(folder: Path, *, timeout: float = START_BOUND, master: str = "local[2]",
-                   settings: Sequence[str] = ()) -> Iterator[ConnectServer]:
+                   settings: Sequence[str] = (), wait: bool = True) -> Iterator[ConnectServer]:
     """A Spark Connect server on 127.0.0.1 (``master``: ``local[2]``, or a standalone
     cluster's ``spark://…``, whose worker runs the executors), started in the foreground with
     ``spark-submit --class …SparkConnectServer`` (what ``sbin/start-connect-server.sh --wait``
     runs), ``settings`` (``--jars``, ``--conf``...) added; its Python workers are this
-    venv's. Stopped by PID when the block ends."""
+    venv's. The block begins once the server says it started, or at once with ``wait=False``
+    (the caller then waits with :meth:`ConnectServer.started`: its JVM starts meanwhile).
+    Stopped by PID when the block ends."""
     home = spark_home()
     env = {**os.environ, "SPARK_HOME": str(home), "SPARK_LOCAL_IP": "127.0.0.1",
            "PYSPARK_PYTHON": sys.executable, "SPARK_LOG_DIR": str(folder)}
@@ -178,7 +185,7 @@ def connect_server(folder: Path, *, timeout: float = START_BOUND, master: str = 
              "--conf", "spark.sql.shuffle.partitions=2", *settings],
             stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=env)
     try:
-        _wait_for(log, "Spark Connect server started", proc, timeout)
-        yield ConnectServer(f"sc://127.0.0.1:{port}", proc, log)
+        server = ConnectServer(f"sc://127.0.0.1:{port}", proc, log)
+        yield server.started(timeout) if wait else server
     finally:
         stop(proc)

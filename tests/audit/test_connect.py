@@ -77,7 +77,23 @@ class OverConnect:
 
 
 @pytest.fixture(scope="module")
-def over_connect(spark_connect, tmp_path_factory) -> OverConnect:
+def plain_server(tmp_path_factory):
+    """A Spark Connect server without mqconsole's plugin and with ``spark.speculation=true``
+    (``local[1]``), for the test of what a client says to such a server. Its JVM is started
+    and not waited for (:func:`over_connect` asks for it, so that it starts while that
+    client runs); the test waits until it says it started. Stopped by PID when this
+    module's tests end, and the run fails if it outlives that."""
+    from .cluster import alive, connect_server
+
+    folder = tmp_path_factory.mktemp("plain-server")
+    with connect_server(folder, master="local[1]", wait=False,
+                        settings=["--conf", "spark.speculation=true"]) as server:
+        yield server
+    assert not alive(server.process.pid), "the Connect server outlived its stop"
+
+
+@pytest.fixture(scope="module")
+def over_connect(spark_connect, plain_server, tmp_path_factory) -> OverConnect:
     """One client: the export, the report, sql, the bad query and three refused writes over
     Connect, in its own mount namespace where ``unshare`` allows (the folder the server and
     the worker share, hidden behind a private tmpfs: any file the client opened or wrote
@@ -276,7 +292,8 @@ def test_a_snapshot_on_a_hadoop_uri_only_the_server_knows(over_connect) -> None:
     assert [p.name for p in (vroot / "exports").iterdir()] == [".young.tmp-2-bbb"]
 
 
-def test_a_server_without_the_plugin_or_with_speculation_is_one_sentence(tmp_path) -> None:
+def test_a_server_without_the_plugin_or_with_speculation_is_one_sentence(plain_server,
+                                                                          tmp_path) -> None:
     """A Connect server started without mqconsole's plugin: a snapshot that is not a
     file: path is refused in one sentence saying how to add the plugin (or use --master),
     exit 2 as for any other bad input. The same server runs with ``spark.speculation=true``
@@ -285,27 +302,23 @@ def test_a_server_without_the_plugin_or_with_speculation_is_one_sentence(tmp_pat
     before anything is written."""
     from mqconsole.audit.storeplugin import missing_plugin
 
-    from .cluster import connect_server
-
     scene = build_scene(tmp_path / "scene")
     env = {k: v for k, v in os.environ.items() if not k.startswith("MQCONSOLE_")}
     env["PYTHONPATH"] = os.pathsep.join(p for p in (str(REPO), os.environ.get("PYTHONPATH"))
                                         if p)
     out = "hdfs://namenode.invalid:8020/audit/snap"
-    (tmp_path / "server").mkdir()
     (tmp_path / "shared").mkdir()
-    with connect_server(tmp_path / "server", master="local[1]",
-                        settings=["--conf", "spark.speculation=true"]) as server:
-        client = Client([], env, tmp_path / "home", tmp_path / "client.log")
-        try:
-            export = client("--embedded", str(scene.qm_path), "audit", "export", "--out", out,
-                            "--queues", QUEUES, "--remote", server.url)
-            report = client("audit", "report", "--in", out, "--remote", server.url, "--json")
-            twice = client("--embedded", str(scene.qm_path), "audit", "export", "--out",
-                           str(tmp_path / "shared" / "snap"), "--queues", QUEUES,
-                           "--remote", server.url)
-        finally:
-            assert client.close() == 0
+    client = Client([], env, tmp_path / "home", tmp_path / "client.log")
+    try:
+        server = plain_server.started()  # (the client's Python has started meanwhile)
+        export = client("--embedded", str(scene.qm_path), "audit", "export", "--out", out,
+                        "--queues", QUEUES, "--remote", server.url)
+        report = client("audit", "report", "--in", out, "--remote", server.url, "--json")
+        twice = client("--embedded", str(scene.qm_path), "audit", "export", "--out",
+                       str(tmp_path / "shared" / "snap"), "--queues", QUEUES,
+                       "--remote", server.url)
+    finally:
+        assert client.close() == 0
     sentence = f"mqconsole: {missing_plugin(out)}"
     assert sentence.startswith("mqconsole: hdfs://namenode.invalid:8020: over Spark Connect")
     assert "connect-plugin" in sentence and "--master" in sentence
