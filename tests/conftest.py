@@ -173,19 +173,18 @@ def spark(spark_log: Path):
 def spark_cluster(tmp_path_factory):
     """One Spark standalone cluster (a master and a worker) per test process, shared by the
     tests that run on a cluster and by :func:`spark_connect`'s server; both JVMs are stopped
-    by PID when the run ends, and the run fails if either outlives it. It listens on this
-    machine's network address (``own_address``), so that every test on it runs on a cluster
-    mqconsole takes for one elsewhere (``session.on_this_machine`` is false: a real
-    cluster's settings), and on 127.0.0.1 only where the machine has no other address. (So
-    for as long as the run holds it, its master and worker, without authentication, and
-    their web UIs listen where other machines on that network can reach them.)
+    by PID when the run ends, and the run fails if either outlives it. It listens on
+    :data:`~tests.audit.cluster.ELSEWHERE` (127.0.0.2), a loopback address mqconsole does not
+    take for this machine (``session.on_this_machine`` is false: every test on it gets a
+    real cluster's settings), which no other machine reaches: a master and a worker without
+    authentication accept any job, and are not put on the machine's network for the run.
     The worker offers 4 cores and 4 GB (an offer, not a reservation) and an application takes
     2 cores, as a 2-core worker gave: the Connect server's and a test's run side by side."""
-    from tests.audit.cluster import alive, own_address, standalone_cluster
+    from tests.audit.cluster import ELSEWHERE, alive, standalone_cluster
 
     folder = tmp_path_factory.mktemp("cluster")
     with standalone_cluster(folder, cores=4, memory="4g", app_cores=2,
-                            host=own_address() or "127.0.0.1") as cluster:
+                            host=ELSEWHERE) as cluster:
         yield cluster
     assert not any(alive(pid) for pid in cluster.pids), "a cluster JVM outlived its stop"
 

@@ -1,5 +1,5 @@
-"""A Spark standalone cluster (on 127.0.0.1, or on ``host``: the run's is at this machine's
-network address, tests/conftest.py), started with pyspark's own ``spark-class``.
+"""A Spark standalone cluster (on 127.0.0.1, or on ``host``: the run's is at
+127.0.0.2, tests/conftest.py), started with pyspark's own ``spark-class``.
 
 pip's pyspark has no ``sbin/start-master.sh``, but ``$SPARK_HOME/bin/spark-class`` runs the
 master and the worker classes (spark.md). ``spark-class`` ends by ``exec``-ing java, so the
@@ -85,16 +85,11 @@ def stop(proc: subprocess.Popen) -> None:
         proc.wait(timeout=30)
 
 
-def own_address() -> str | None:
-    """This machine's address on its network (the one a packet out would leave from; none
-    is sent), or None where it has only the loopback."""
-    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
-        try:
-            probe.connect(("192.0.2.1", 9))  # TEST-NET-1: routed, never reached
-            address = probe.getsockname()[0]
-        except OSError:
-            return None
-    return None if address.startswith("127.") or address == "0.0.0.0" else address
+ELSEWHERE = "127.0.0.2"
+"""Where the run's cluster listens: on the loopback (Linux routes all of 127.0.0.0/8 there;
+no other machine reaches it), yet not the address mqconsole takes for this machine
+(``session.on_this_machine``: 127.0.0.1 and localhost), so a cluster there is run as one
+elsewhere is: the settings a real cluster gets."""
 
 
 @contextlib.contextmanager
