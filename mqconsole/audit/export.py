@@ -527,7 +527,10 @@ def run_export(spark: SparkSession, plan: ExportPlan, *,
     if is_connect(spark):  # before anything is written (a classic session's are PINNED)
         check_runs_tasks_once(spark)
     if there and _abandoned_in_place(claimed, committed, beat_age, beat_text):  # a killed
-        store.remove(out)  # in-place export's
+        if store.many([op("remove", uri=out), op("exists", uri=out)])[-1]:  # in-place export's
+            raise AuditInputError(f"{display(out)} holds what a killed export left, and it "
+                                  "could not all be removed: remove it, or choose another "
+                                  "--out")
         there, old_manifest = False, None
     if request.remote or local_path(out) is None:  # not checked by the plan
         _check_target(store, out, request.replace, there, old_manifest)
@@ -539,20 +542,20 @@ def run_export(spark: SparkSession, plan: ExportPlan, *,
     staged = (join(parent(out), f".{name_of(out)}.tmp-{os.getpid()}-{uuid.uuid4().hex[:12]}")
               if renames else out)
     heartbeat = Heartbeat(store, staged)
+    token = f"{os.getpid()}-{uuid.uuid4().hex}\n"  # (in place) this export's claim
     if renames:
         store.many([op("mkdirs", uri=staged), *heartbeat.ops()])
     else:
         try:
-            *_, committed_since = store.many([
-                op("mkdirs", uri=out),
-                op("write_new", uri=join(out, CLAIM), text=f"{os.getpid()}\n"),
-                op("exists", uri=join(out, COMMIT_MARKER))])
+            committed_since = store.many([
+                op("mkdirs", uri=out), op("write_new", uri=join(out, CLAIM), text=token),
+                op("exists", uri=join(out, COMMIT_MARKER)), *heartbeat.ops()])[2]
         except FileExistsError:
             raise _taken(out) from None
         if committed_since:  # another export committed here since the look above: it wrote its
-            store.remove(join(out, CLAIM))  # marker before it let go of its claim
+            store.many([op("remove", uri=join(out, CLAIM)),  # marker before it let go of
+                        op("remove", uri=heartbeat.uri)])  # its claim
             raise _taken(out)
-        store.many(heartbeat.ops())
     held = store.hold(staged)
     started = time.monotonic()
     master = master_of(spark)
@@ -597,6 +600,8 @@ def run_export(spark: SparkSession, plan: ExportPlan, *,
         beat_gone = op("remove", uri=heartbeat.uri)
         last = ([beat_gone, op("publish", staged=staged, out=out, replace=request.replace)]
                 if renames else [op("remove", uri=join(out, CLAIM)), beat_gone])
+        if not renames and not _still_ours(store, out, token):
+            raise _taken(out)  # (its folder is another export's now: nothing of it removed)
         try:
             if held is None:  # nothing held here to let go of first: the commit in one go
                 store.many([*writes, *last])
@@ -611,7 +616,10 @@ def run_export(spark: SparkSession, plan: ExportPlan, *,
     except BaseException as exc:
         heartbeat.stop()  # no beat after this: none may make the folder again
         store.release(held, staged)
-        store.remove(staged)
+        # in place, --out itself: removed only while it holds this export's claim and no
+        # commit marker (not once committed, and never another export's)
+        if renames or _still_ours(store, out, token):
+            store.remove(staged)
         if isinstance(exc, OSError) and exc.errno == errno.ENOSPC:
             raise NoSpace("the export failed: no space left on device (nothing was "
                           "written: free some space and export again)") from None
@@ -629,6 +637,18 @@ def run_export(spark: SparkSession, plan: ExportPlan, *,
 
 
 CLAIM = "_EXPORTING"  # an in-place export's claim on --out, removed when it commits
+
+
+def _still_ours(store: Store, out: str, token: str) -> bool:
+    """Does ``out`` (written in place) hold this export's claim (``token``) and no commit
+    marker? False too when that cannot be told (the folder is then left, for its heartbeat
+    to say, once stopped, that it was abandoned)."""
+    try:
+        claim, marked = store.many([op("read_text", uri=join(out, CLAIM)),
+                                    op("exists", uri=join(out, COMMIT_MARKER))])
+    except Exception:
+        return False
+    return claim == token and not marked
 
 
 def _abandoned_in_place(claim_age: float | None, committed: bool, beat_age: float | None,
@@ -871,8 +891,9 @@ def _count(spark: SparkSession, plan: ExportPlan, data: str, sources: list[Queue
                 .groupBy("file", "qmgr", "queue", "source")
                 .agg(*_count_aggregates(frame)).collect()]
     except Exception as e:
-        if "UNABLE_TO_INFER_SCHEMA" in first_line(e) or "PATH_NOT_FOUND" in first_line(e):
-            counted = []  # no rows, so no file
+        if not listing and ("UNABLE_TO_INFER_SCHEMA" in first_line(e)
+                            or "PATH_NOT_FOUND" in first_line(e)):
+            counted = []  # no rows, so no file (never a listed file gone: the job fails)
         else:
             raise
     per_file: dict[str, int] = {}

@@ -427,14 +427,19 @@ class LocalStore(Store):
                 os.close(held)
 
     def abandoned(self, staged: str) -> bool:
-        """Its lock can be taken (the export holding it is gone); without a lock, the
-        process its name carries is gone."""
+        """Its lock can be taken (the export holding it is gone); without a lock, its
+        heartbeat has stopped (:meth:`Store.abandoned`: an export whose process is on
+        another machine, a Connect server's executors writing to a shared folder, holds no
+        lock here and its process cannot be asked); without either, the process its name
+        carries is gone."""
         import fcntl
 
         folder = self._p(staged)
         try:
             fd = os.open(os.path.join(folder, LOCK), os.O_RDWR | getattr(os, "O_CLOEXEC", 0))
         except FileNotFoundError:
+            if os.path.lexists(os.path.join(folder, HEARTBEAT)):
+                return super().abandoned(staged)
             pid = os.path.basename(folder).rsplit(".tmp-", 1)[-1].split("-", 1)[0]
             if not pid.isdigit() or len(pid) == 12:
                 return True  # an older version's folder (no lock, no pid in the name)

@@ -59,6 +59,41 @@ class Scene:
     duplicate_ids: set[str]  # MsgIds (hex) on more than one queue or file
 
 
+def plain_queue_manager(folder: Path, queue: str = "APP.IN", messages: int = 5) -> str:
+    """An embedded queue manager (``folder``/qm.sqlite) of ``messages`` plain messages on
+    ``queue`` (``m0``, ``m1``, ...), put on 2026-11-20 at 08:00."""
+    path = folder / "qm.sqlite"
+    qm = open_embedded(str(path), create=True, name="QM1")
+    try:
+        qm.define_queue(QueueAttrs(queue))
+        md = MQMD(format="MQSTR", put_date="20261120", put_time="08000000")
+        for i in range(messages):
+            qm.put(queue, Message(md, b"m%d" % i), context=Context.SET_ALL, syncpoint=True)
+        qm.commit()
+    finally:
+        qm.close()
+    return str(path)
+
+
+def mixed_queue_manager(folder: Path, depths: dict[str, int]) -> str:
+    """An embedded queue manager (``folder``/qm.sqlite) holding the queues ``depths``
+    names, that many messages each: dead letters, RFH2 ones, plain ones and a header that
+    does not parse (``test_raw.mixed``); MQ names may hold ``/`` and ``%``."""
+    from .test_raw import mixed
+
+    path = folder / "qm.sqlite"
+    qm = open_embedded(str(path), create=True, name="QM1")
+    try:
+        for queue, depth in depths.items():
+            qm.define_queue(QueueAttrs(name=queue, max_depth=100000))
+            for m in mixed(depth):
+                qm.put(queue, m, context=Context.SET_ALL, syncpoint=True)
+        qm.commit()
+    finally:
+        qm.close()
+    return str(path)
+
+
 def _audit_messages(dlq_ids: list[bytes]) -> list[Message]:
     out = []
     base = MQMD(format="MQSTR", put_date="20261120", put_time="08000000",

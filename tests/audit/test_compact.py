@@ -7,11 +7,8 @@ import json
 import pytest
 
 from mqconsole.audit.compact import parquet_files, plan_compaction, wanted_files
-from mqconsole.backends.base import Context
-from mqconsole.backends.open import open_embedded
-from mqconsole.mq.queue import QueueAttrs
 
-from .test_raw import mixed
+from .scene import mixed_queue_manager
 
 MB = 1 << 20
 
@@ -48,17 +45,7 @@ def test_the_data_files_of_a_store_listing() -> None:
 
 def _two_queues(tmp_path) -> str:
     """An embedded queue manager holding A.DLQ (1,500 messages) and B.DLQ (300)."""
-    qm_path = tmp_path / "qm.sqlite"
-    qm = open_embedded(str(qm_path), create=True, name="QM1")
-    try:
-        for queue, depth in (("A.DLQ", 1500), ("B.DLQ", 300)):
-            qm.define_queue(QueueAttrs(name=queue, max_depth=100000))
-            for m in mixed(depth):
-                qm.put(queue, m, context=Context.SET_ALL, syncpoint=True)
-        qm.commit()
-    finally:
-        qm.close()
-    return str(qm_path)
+    return mixed_queue_manager(tmp_path, {"A.DLQ": 1500, "B.DLQ": 300})
 
 
 def _spread_reads(monkeypatch) -> None:

@@ -414,6 +414,25 @@ def test_a_deleted_partition_file_makes_the_report_say_so_and_recount(spark, tmp
     assert again == damaged
 
 
+def test_a_listed_data_file_gone_before_the_count_fails_the_export(spark, tmp_path, scene,
+                                                                    monkeypatch) -> None:
+    """The count reads the files the compaction says are the data, by name: one of them gone
+    is a failed export (nothing committed, nothing left), never a snapshot of no rows (a
+    missing path was taken for an export of empty queues, and committed)."""
+    from mqconsole.audit import export
+    from mqconsole.audit.compact import Compacted
+    from mqconsole.audit.export import run_export
+
+    def a_file_gone(_spark, _store, _data, _plan, _keep, listing):
+        return Compacted({**listing, "queue=APP.ORDERS.BOQ/part-gone.parquet": 10},
+                         ["queue=APP.ORDERS.BOQ/part-old.parquet"])
+
+    monkeypatch.setattr(export, "_compact", a_file_gone)
+    with pytest.raises(Exception, match="PATH_NOT_FOUND"):  # (the CLI's boundary: exit 1)
+        run_export(spark, plan_export(_request(tmp_path, scene)))
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith((".snap", "snap"))]
+
+
 def test_the_readers_read_only_the_files_the_manifest_lists(spark, tmp_path, scene) -> None:
     """A file dropped into the data folder later is not the snapshot's: not Parquet (a
     note, a partial upload) or a copy of a listed file, the report and ``audit sql`` read

@@ -29,6 +29,8 @@ from mqconsole.audit.store import (
     to_uri,
 )
 
+from .scene import plain_queue_manager
+
 DAY_AND_AN_HOUR = 25 * 3600
 STOPPED = STALE_SECONDS + 60  # a heartbeat this old has stopped (it declares 10 minutes)
 
@@ -81,25 +83,6 @@ def _leftovers(where: Path) -> dict[str, Path]:
 GONE = ("stopped", "queued, stopped", "older, old")
 
 
-def _qm(tmp_path: Path) -> str:
-    """A queue manager of five messages on APP.IN."""
-    from mqconsole.backends.base import Context
-    from mqconsole.backends.open import open_embedded
-    from mqconsole.mq.md import MQMD
-    from mqconsole.mq.message import Message
-    from mqconsole.mq.queue import QueueAttrs
-
-    path = tmp_path / "qm.sqlite"
-    qm = open_embedded(str(path), create=True, name="QM1")
-    qm.define_queue(QueueAttrs("APP.IN"))
-    md = MQMD(format="MQSTR", put_date="20261120", put_time="08000000")
-    for i in range(5):
-        qm.put("APP.IN", Message(md, b"m%d" % i), context=Context.SET_ALL, syncpoint=True)
-    qm.commit()
-    qm.close()
-    return str(path)
-
-
 def _request(out: str, qm: str):
     from mqconsole.audit.export import ExportRequest
 
@@ -126,7 +109,8 @@ def test_the_next_export_removes_staging_whose_heartbeat_stopped(spark, viewfs,
 
     base, root = viewfs
     left = _leftovers(root)
-    summary = run_export(spark, plan_export(_request(f"{base}/snap", _qm(tmp_path))))
+    qm = plain_queue_manager(tmp_path)
+    summary = run_export(spark, plan_export(_request(f"{base}/snap", qm)))
     assert summary.rows == 5
     assert sorted(p.name for p in root.iterdir()) == sorted(
         ["snap", *(p.name for k, p in left.items() if k not in GONE)])
@@ -145,7 +129,7 @@ def test_an_in_place_export_is_judged_by_its_heartbeat(spark, viewfs, tmp_path,
 
     monkeypatch.setattr(store_module, "ATOMIC_RENAME", ("file",))
     base, root = viewfs
-    qm = _qm(tmp_path)
+    qm = plain_queue_manager(tmp_path)
 
     def claimed(name: str, beat_age: float) -> Path:
         out = _left(root / name, beat_age=beat_age)
@@ -203,8 +187,8 @@ def test_a_running_export_beats_through_its_store(spark, viewfs, tmp_path, monke
     monkeypatch.setattr(export, "store_for", lambda spark, uri: Watched(spark))
     monkeypatch.setattr(export, "_run_job", when_beaten)
     with caplog.at_level(logging.WARNING, logger="mqconsole.audit.heartbeat"):
-        summary = export.run_export(spark, export.plan_export(_request(f"{base}/snap",
-                                                                       _qm(tmp_path))))
+        qm = plain_queue_manager(tmp_path)
+        summary = export.run_export(spark, export.plan_export(_request(f"{base}/snap", qm)))
     assert summary.rows == 5
     assert len({beat["time"] for beat in seen}) == len(seen) >= 3
     assert {(b["host"], b["pid"], b["every"], b["stale_after"]) for b in seen} == {

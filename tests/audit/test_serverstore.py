@@ -171,20 +171,10 @@ def test_export_report_and_sql_through_the_server_store(spark, on_the_server,
     from mqconsole.audit.export import ExportRequest, plan_export, run_export
     from mqconsole.audit.query import prepare_query
     from mqconsole.audit.report import build_report
-    from mqconsole.backends.base import Context
-    from mqconsole.backends.open import open_embedded
-    from mqconsole.mq.md import MQMD
-    from mqconsole.mq.message import Message
-    from mqconsole.mq.queue import QueueAttrs
 
-    qm_path = tmp_path / "qm.sqlite"
-    qm = open_embedded(str(qm_path), create=True, name="QM1")
-    qm.define_queue(QueueAttrs("APP.IN"))
-    md = MQMD(format="MQSTR", put_date="20261120", put_time="08000000")
-    for i in range(5):
-        qm.put("APP.IN", Message(md, b"m%d" % i), context=Context.SET_ALL, syncpoint=True)
-    qm.commit()
-    qm.close()
+    from .scene import plain_queue_manager
+
+    qm_path = plain_queue_manager(tmp_path)
 
     def request(out: Path) -> ExportRequest:  # (remote: --out checked through the store)
         return ExportRequest(out=out, patterns=["APP.IN"], remote=True, connections={

@@ -13,7 +13,7 @@ import pytest
 from mqconsole.audit.store import HadoopStore, display, relative, to_uri
 from mqconsole.audit.stores import store_for
 
-from .scene import DEMO_QUEUES, NOW, build_scene, expected_rows
+from .scene import DEMO_QUEUES, NOW, build_scene, expected_rows, mixed_queue_manager
 
 
 def test_paths_become_absolute_uris_here() -> None:
@@ -245,29 +245,63 @@ def test_an_out_another_export_committed_while_this_one_ran_is_refused_at_commit
     assert sorted(p.name for p in root.iterdir()) == ["snap"]  # no .snap.tmp-* left
 
 
+@pytest.mark.parametrize("fails", [True, False], ids=["then-fails", "then-commits"])
+def test_an_in_place_export_whose_claim_was_taken_removes_nothing(
+        spark, tmp_path, viewfs, monkeypatch, fails) -> None:
+    """Written in place (an object store), the export's folder is --out itself: when its
+    claim is another export's by the time it fails or commits (two exports that both took a
+    killed one's folder for abandoned), it is refused (exit 2) and removes nothing of the
+    other's (its failure path removed --out whole, claim, data and all)."""
+    from mqconsole.audit import export
+    from mqconsole.audit import store as stores_module
+    from mqconsole.audit.export import ExportRequest, OutTaken, plan_export, run_export
+
+    monkeypatch.setattr(stores_module, "ATOMIC_RENAME", ("file",))
+    base, root = viewfs
+    scene = build_scene(tmp_path / "scene")
+    original = export._count
+
+    def taken_meanwhile(*args, **kwargs):
+        (root / "snap" / "_EXPORTING").unlink()
+        (root / "snap" / "_EXPORTING").write_text("999-another\n")
+        (root / "snap" / "theirs.txt").write_text("the other export's\n")
+        if fails:
+            raise RuntimeError("the job failed")
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(export, "_count", taken_meanwhile)
+    plan = plan_export(ExportRequest(out=f"{base}/snap", patterns=["APP.*.BOQ"], connections={
+        "dev": {"backend": "embedded", "path": str(scene.qm_path)}}))
+    with pytest.raises(RuntimeError if fails else OutTaken):
+        run_export(spark, plan)
+    assert (root / "snap" / "_EXPORTING").read_text() == "999-another\n"
+    assert (root / "snap" / "theirs.txt").is_file()
+    assert not (root / "snap" / "_SUCCESS").exists()
+
+
+def test_a_lockless_staging_folder_with_a_heartbeat_is_judged_by_it_on_this_disk(
+        tmp_path) -> None:
+    """A staging folder on a disk this machine shares, made by an export whose process is
+    elsewhere (a Connect server's executors): no lock here, and the pid in its name is not
+    this machine's to ask. Its heartbeat says: kept while recent, removed once stopped
+    (the pid alone said "gone" at once: a live export's staging removed)."""
+    from mqconsole.audit.export import clean_staging
+    from mqconsole.audit.store import HEARTBEAT, STALE_SECONDS
+
+    from .test_export_leftovers import _dead_pid
+
+    staged = tmp_path / f".snap.tmp-{_dead_pid()}-abcdef123456"
+    (staged / "messages").mkdir(parents=True)
+    (staged / HEARTBEAT).write_text('{"stale_after": 600}\n')
+    assert clean_staging(tmp_path) == ([], [str(staged)])
+    assert staged.is_dir()
+    old = os.stat(staged / HEARTBEAT).st_mtime - STALE_SECONDS - 60
+    os.utime(staged / HEARTBEAT, (old, old))
+    assert clean_staging(tmp_path) == ([str(staged)], [])
+    assert not staged.exists()
+
+
 # -- names with % (and queues with /): one literal path everywhere -------------------------
-
-def _queues(tmp_path: Path, depths: dict[str, int]) -> str:
-    """An embedded queue manager holding the queues ``depths`` names, that many messages
-    each (MQ names may hold ``/`` and ``%``)."""
-    from mqconsole.backends.base import Context
-    from mqconsole.backends.open import open_embedded
-    from mqconsole.mq.queue import QueueAttrs
-
-    from .test_raw import mixed
-
-    qm_path = tmp_path / "qm.sqlite"
-    qm = open_embedded(str(qm_path), create=True, name="QM1")
-    try:
-        for queue, depth in depths.items():
-            qm.define_queue(QueueAttrs(name=queue, max_depth=100000))
-            for m in mixed(depth):
-                qm.put(queue, m, context=Context.SET_ALL, syncpoint=True)
-        qm.commit()
-    finally:
-        qm.close()
-    return str(qm_path)
-
 
 def test_uris_are_hadoop_paths_taken_literally() -> None:
     """A URI names its folder as Spark's Hadoop takes the string (``Path``): a ``%`` is a
@@ -316,7 +350,7 @@ def test_an_out_named_with_a_percent_is_one_folder(spark, tmp_path) -> None:
     from mqconsole.audit.query import run_query
     from mqconsole.audit.report import build_report
 
-    qm_path = _queues(tmp_path, {"A.DLQ": 40, "B.DLQ": 20})
+    qm_path = mixed_queue_manager(tmp_path, {"A.DLQ": 40, "B.DLQ": 20})
     out = tmp_path / "a%20b"
     summary = run_export(spark, plan_export(ExportRequest(
         out=to_uri(out), patterns=["A.DLQ", "B.DLQ"],
@@ -362,7 +396,7 @@ def test_queues_named_with_a_slash_and_a_percent(spark, tmp_path, monkeypatch, v
         root.mkdir()
         base = to_uri(root)
     out = f"{base}/snap"
-    qm_path = _queues(tmp_path, {"APP/IN": 1500, "A%B": 300})
+    qm_path = mixed_queue_manager(tmp_path, {"APP/IN": 1500, "A%B": 300})
     _spread_reads(monkeypatch)
     planned: dict[str, tuple[list[str], int]] = {}
     plan = compact_module.plan_compaction
