@@ -70,7 +70,6 @@ from mqconsole.audit.summary import (
     disagreement,
     files_digest,
     from_the_messages,
-    listed_present,
     load_summary,
 )
 from mqconsole.ops.words import counted
@@ -133,7 +132,7 @@ def _build(spark: SparkSession, folder: SnapshotFolder, when: datetime, say: Pro
                 warn(_disagrees(differs))
                 use_summary = False
         else:  # the messages are read anyway: their pass counts each file's rows too
-            present = listed_present(folder)
+            present = list(folder.present or [])  # the listed files that are there
             count_files = True
     if use_summary:
         stored = load_summary(spark, folder)

@@ -98,8 +98,9 @@ def locate(path: str | Path, store: Store | None = None) -> SnapshotFolder:
     """Check that ``path`` (a path or URI) is a snapshot folder, through ``store`` (by
     default the local disk, for a ``file:`` snapshot); :class:`AuditInputError` naming it
     if not. What it reads there (the manifest, the commit marker, the stored aggregates'
-    description, whether the data folder is there) is read in one :meth:`Store.many`: one
-    Spark job over Spark Connect."""
+    description, whether the data folder is there, the data folder's listing) is read in
+    one :meth:`Store.many`: one Spark job over Spark Connect (a second one lists the
+    folder itself where its manifest lists files kept there, not in ``messages/``)."""
     root = to_uri(path)
     if store is None:
         store = LocalStore()
@@ -268,9 +269,15 @@ def missing_note(folder: SnapshotFolder) -> str | None:
     missing = folder.missing
     if not missing:
         return None
+    return (f"the snapshot's data disagrees with its manifest ({missing_files(missing)}): "
+            "reading the files that are there")
+
+
+def missing_files(missing: list[str]) -> str:
+    """How a sentence says which listed data files are not there (``missing``: one or
+    more)."""
     more = f" and {len(missing) - 1} more" if len(missing) > 1 else ""
-    return (f"the snapshot's data disagrees with its manifest ({missing[0]}{more} listed in "
-            "the manifest is missing): reading the files that are there")
+    return f"{missing[0]}{more} listed in the manifest is missing"
 
 
 def manifest_ddl(folder: SnapshotFolder) -> str:

@@ -55,6 +55,7 @@ from mqconsole.audit.snapshot import (  # (where the snapshot's parts are named)
     SUMMARY_FILE,
     SnapshotFolder,
     data_reader,
+    missing_files,
 )
 from mqconsole.audit.sqltext import sql_text
 from mqconsole.audit.store import Op, join, op
@@ -675,12 +676,6 @@ def data_disagreement(spark: SparkSession, folder: SnapshotFolder
     return disagreement(folder, found)
 
 
-def listed_present(folder: SnapshotFolder) -> list[str]:
-    """The data files the manifest lists that are there (the folder's listing when it was
-    opened, no Spark): what a report counting each file's rows as it reads them reads."""
-    return list(folder.present or [])
-
-
 def disagreement(folder: SnapshotFolder, found: dict[str, int]
                  ) -> tuple[str | None, list[str]]:
     """:func:`data_disagreement` from each file's rows as Spark counted them (``found``:
@@ -690,8 +685,7 @@ def disagreement(folder: SnapshotFolder, found: dict[str, int]
     changed = [p for p in listed if p in found and found[p] != listed[p]]
     present = [p for p in listed if p in found]
     if missing:
-        more = f" and {len(missing) - 1} more" if len(missing) > 1 else ""
-        return f"{missing[0]}{more} listed in the manifest is missing", present
+        return missing_files(missing), present
     if changed:
         return (f"{changed[0]} holds {found[changed[0]]:,} rows, the manifest says "
                 f"{listed[changed[0]]:,}"), present

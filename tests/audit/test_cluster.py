@@ -1,6 +1,6 @@
 """A real cluster: a Spark standalone master and worker (pyspark's own ``spark-class``; the
-run's ``spark_cluster``, shared with the Connect server's tests), at this machine's network
-address where it has one, export + report with ``--master spark://…``: the same report as
+run's ``spark_cluster``, shared with the Connect server's tests), at 127.0.0.2 (a cluster
+mqconsole takes for one elsewhere), export + report with ``--master spark://…``: the same report as
 plain Python's (the oracle, which test_report and test_audit_cli hold local Spark's report
 to: a local run here would only start one JVM more). The fixture stops both JVMs by PID
 when the run ends.

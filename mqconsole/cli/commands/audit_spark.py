@@ -66,15 +66,15 @@ def open_spark(master: str | None, remote: str | None, intro: str = "",
     from mqconsole.audit.session import HOT_ROWS, SparkSettings, default_master, start_session
 
     check_choice(master, remote)
-    if not remote:
-        master = master or default_master()  # (a bad one in spark-defaults.conf: exit 2)
-    say(f"{intro}starting Spark ({remote or master}) ...")
     if remote:
         from mqconsole.audit.remote import connect, set_conf
 
+        say(f"{intro}starting Spark ({remote}) ...")
         session = connect(remote)
         set_conf(session, conf or {})
         return session
-    return start_session(SparkSettings(master=master or default_master(), conf=conf or {},
+    named = master or default_master()  # (a bad one in spark-defaults.conf: exit 2)
+    say(f"{intro}starting Spark ({named}) ...")
+    return start_session(SparkSettings(master=named, conf=conf or {},
                                        compile_hot=rows >= HOT_ROWS, share_classes=True,
                                        dump_classes=rows >= HOT_ROWS))
