@@ -303,6 +303,21 @@ def test_a_lockless_staging_folder_with_a_heartbeat_is_judged_by_it_on_this_disk
 
 # -- names with % (and queues with /): one literal path everywhere -------------------------
 
+def _both_reports_count(spark, out: str | Path, by_queue: dict[str, int]) -> None:
+    """The report from the stored aggregates and the one from the messages both count
+    ``by_queue``'s rows on its queues, and neither doubts the snapshot (its listed files
+    are there, with their rows)."""
+    from mqconsole.audit.report import build_report
+
+    said: list[str] = []
+    for use_summary in (True, False):
+        report = build_report(spark, out, as_of=NOW, use_summary=use_summary,
+                              warn=said.append)
+        assert report["messages"] == sum(by_queue.values())
+        assert {r["queue"]: r["count"] for r in report["by_queue"]} == by_queue
+    assert said == []
+
+
 def test_uris_are_hadoop_paths_taken_literally() -> None:
     """A URI names its folder as Spark's Hadoop takes the string (``Path``): a ``%`` is a
     ``%``, never an escape to decode; only a data file's URI as Spark lists it
@@ -348,7 +363,6 @@ def test_an_out_named_with_a_percent_is_one_folder(spark, tmp_path) -> None:
     ``a b``: the snapshot split in two); the report and ``audit sql`` read it."""
     from mqconsole.audit.export import ExportRequest, plan_export, run_export
     from mqconsole.audit.query import run_query
-    from mqconsole.audit.report import build_report
 
     qm_path = mixed_queue_manager(tmp_path, {"A.DLQ": 40, "B.DLQ": 20})
     out = tmp_path / "a%20b"
@@ -363,14 +377,7 @@ def test_an_out_named_with_a_percent_is_one_folder(spark, tmp_path) -> None:
                      for p in (out / "messages").rglob("*.parquet"))
     assert sorted(f["path"] for f in manifest["files"]) == on_disk and on_disk
     assert manifest["rows"] == 60 and (out / "_SUCCESS").is_file()
-    said: list[str] = []
-    for use_summary in (True, False):
-        report = build_report(spark, out, as_of=NOW, use_summary=use_summary,
-                              warn=said.append)
-        assert report["messages"] == 60
-        assert {r["queue"]: r["count"] for r in report["by_queue"]} == {"A.DLQ": 40,
-                                                                        "B.DLQ": 20}
-    assert said == []
+    _both_reports_count(spark, out, {"A.DLQ": 40, "B.DLQ": 20})
     assert run_query(spark, out, "SELECT count(*) FROM messages").rows == [[60]]
 
 
@@ -386,7 +393,6 @@ def test_queues_named_with_a_slash_and_a_percent(spark, tmp_path, monkeypatch, v
     from mqconsole.audit import compact as compact_module
     from mqconsole.audit.export import ExportRequest, plan_export, run_export
     from mqconsole.audit.query import run_query
-    from mqconsole.audit.report import build_report
 
     from .test_compact import _spread_reads
 
@@ -421,13 +427,6 @@ def test_queues_named_with_a_slash_and_a_percent(spark, tmp_path, monkeypatch, v
     assert sorted(f["path"] for f in manifest["files"]) == on_disk
     assert [f.split("/")[0] for f in on_disk] == ["queue=A%25B", "queue=APP%2FIN"]
     assert manifest["rows"] == 1800 == sum(f["rows"] for f in manifest["files"])
-    said: list[str] = []
-    for use_summary in (True, False):
-        report = build_report(spark, out, as_of=NOW, use_summary=use_summary,
-                              warn=said.append)
-        assert report["messages"] == 1800
-        assert {r["queue"]: r["count"] for r in report["by_queue"]} == {"APP/IN": 1500,
-                                                                        "A%B": 300}
-    assert said == []  # the listed files are there, with their rows
+    _both_reports_count(spark, out, {"APP/IN": 1500, "A%B": 300})
     assert run_query(spark, out, "SELECT queue, count(*) FROM messages GROUP BY queue "
                      "ORDER BY queue").rows == [["A%B", 300], ["APP/IN", 1500]]
