@@ -519,14 +519,12 @@ def run_export(spark: SparkSession, plan: ExportPlan, *,
     out = to_uri(request.out)
     store = store_for(spark, out)
     # what is there, in one go (over Connect, each Store.many is one job on the server)
-    there, old_manifest, beside, claimed, committed, beat_age, beat_text = store.many([
+    there, old_manifest, beside, *in_place = store.many([
         op("exists", uri=out), op("read_text", uri=join(out, MANIFEST)),
-        op("children", uri=parent(out)), op("age", uri=join(out, CLAIM)),
-        op("exists", uri=join(out, COMMIT_MARKER)), op("age", uri=join(out, HEARTBEAT)),
-        op("read_text", uri=join(out, HEARTBEAT))])
+        op("children", uri=parent(out)), *_in_place_look(out)])
     if is_connect(spark):  # before anything is written (a classic session's are PINNED)
         check_runs_tasks_once(spark)
-    if there and _abandoned_in_place(claimed, committed, beat_age, beat_text):  # a killed
+    if there and _abandoned_in_place(*in_place):  # a killed
         if store.many([op("remove", uri=out), op("exists", uri=out)])[-1]:  # in-place export's
             raise AuditInputError(f"{display(out)} holds what a killed export left, and it "
                                   "could not all be removed: remove it, or choose another "
@@ -651,6 +649,14 @@ def _still_ours(store: Store, out: str, token: str) -> bool:
     return claim == token and not marked
 
 
+def _in_place_look(folder: str) -> list[Op]:
+    """What tells whether ``folder`` is a killed in-place export's, as store operations
+    whose results are :func:`_abandoned_in_place`'s arguments in order: its claim's age,
+    whether it is committed, its heartbeat's age and text."""
+    return [op("age", uri=join(folder, CLAIM)), op("exists", uri=join(folder, COMMIT_MARKER)),
+            op("age", uri=join(folder, HEARTBEAT)), op("read_text", uri=join(folder, HEARTBEAT))]
+
+
 def _abandoned_in_place(claim_age: float | None, committed: bool, beat_age: float | None,
                         beat_text: str | None) -> bool:
     """Is a folder what an in-place export (a file system without an atomic rename) left
@@ -693,11 +699,10 @@ def clean_staging(folder: str | Path, store: Store | None = None
     removed, kept = [], []
     if store.is_dir(target):
         places.append((target, None))
-        claim_age, committed, beat_age, beat_text = store.many([
-            op("age", uri=join(target, CLAIM)), op("exists", uri=join(target, COMMIT_MARKER)),
-            op("age", uri=join(target, HEARTBEAT)), op("read_text", uri=join(target, HEARTBEAT))])
+        look = store.many(_in_place_look(target))
+        claim_age, committed = look[:2]
         if claim_age is not None and not committed:  # an in-place export's --out
-            if _abandoned_in_place(claim_age, committed, beat_age, beat_text):
+            if _abandoned_in_place(*look):
                 store.remove(target)
                 return [display(target)], []
             return [], [display(target)]
